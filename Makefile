@@ -1,0 +1,37 @@
+# Hawala: `make run` sets up what is missing and starts the wallet; `make test` runs every test.
+SHELL := /bin/bash
+APT_PACKAGES := libsecp256k1-dev libsodium-dev pkg-config
+PYTHON ?= python3
+ARGS ?=
+
+.PHONY: run test build release bench deps vectors clean
+
+## Install the missing Debian packages (apt-get; sudo when not root).
+deps:
+	@./scripts/install-deps.sh $(APT_PACKAGES)
+
+build: deps
+	swift build --product hawala
+
+release: deps
+	swift build -c release --product hawala --product hawala-bench
+
+## Build and start hawala (pass arguments with ARGS="derive --chain bitcoin").
+run: build
+	@.build/debug/hawala $(ARGS)
+
+## Every test: unit tests, official and cross-implementation vectors, CLI tests.
+test: deps
+	swift build --build-tests
+	swift test --skip-build --parallel --num-workers 2
+
+## Benchmarks, release build (figures in README.md).
+bench: release
+	@./scripts/bench.sh
+
+## Regenerate the cross-implementation vectors (needs PyPI's bip-utils and mnemonic; not used by tests).
+vectors:
+	$(PYTHON) scripts/gen_cross_vectors.py > Tests/HawalaKeysTests/Vectors/cross-implementation.json
+
+clean:
+	rm -rf .build

@@ -1,0 +1,79 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// One set of Swift settings for every target: Swift 6 language mode (strict concurrency).
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+]
+
+let package = Package(
+    name: "Hawala",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "HawalaCrypto", targets: ["HawalaCrypto"]),
+        .library(name: "HawalaKeys", targets: ["HawalaKeys"]),
+        .executable(name: "hawala", targets: ["hawala"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSecp256k1",
+            pkgConfig: "libsecp256k1",
+            providers: [.apt(["libsecp256k1-dev"]), .brew(["secp256k1"])]
+        ),
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
+        ),
+        .target(
+            name: "HawalaCrypto",
+            dependencies: [
+                "CSecp256k1",
+                "CSodium",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "HawalaKeys",
+            dependencies: ["HawalaCrypto"],
+            resources: [.copy("Resources/wordlists")],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "hawala",
+            dependencies: [
+                "HawalaKeys",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "hawala-bench",
+            dependencies: ["HawalaKeys"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HawalaCryptoTests",
+            dependencies: ["HawalaCrypto"],
+            resources: [.copy("Vectors")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HawalaKeysTests",
+            dependencies: ["HawalaKeys"],
+            resources: [.copy("Vectors")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HawalaCLITests",
+            dependencies: [],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

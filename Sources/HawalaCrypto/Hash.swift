@@ -1,0 +1,59 @@
+import Crypto
+import _CryptoExtras
+import Foundation
+
+/// Hash functions and MACs. SHA-2, HMAC and PBKDF2 come from swift-crypto; RIPEMD-160 and
+/// Keccak-256 are hand-written (no library here offers them) and proven with official vectors.
+public enum Hash {
+    /// SHA-256.
+    public static func sha256<D: DataProtocol>(_ data: D) -> [UInt8] {
+        Array(SHA256.hash(data: data))
+    }
+
+    /// SHA-256 applied twice, as Bitcoin uses it for checksums.
+    public static func doubleSHA256<D: DataProtocol>(_ data: D) -> [UInt8] {
+        Array(SHA256.hash(data: Array(SHA256.hash(data: data))))
+    }
+
+    /// SHA-512.
+    public static func sha512<D: DataProtocol>(_ data: D) -> [UInt8] {
+        Array(SHA512.hash(data: data))
+    }
+
+    /// RIPEMD-160(SHA-256(data)), Bitcoin's key and script hash.
+    public static func hash160<D: DataProtocol>(_ data: D) -> [UInt8] {
+        RIPEMD160.hash(sha256(data))
+    }
+
+    /// BIP340 tagged hash: `SHA256(SHA256(tag) ‖ SHA256(tag) ‖ data)`.
+    public static func tagged(_ tag: String, _ data: [UInt8]) -> [UInt8] {
+        let tagHash = Array(SHA256.hash(data: Array(tag.utf8)))
+        var hasher = SHA256()
+        hasher.update(data: tagHash)
+        hasher.update(data: tagHash)
+        hasher.update(data: data)
+        return Array(hasher.finalize())
+    }
+
+    /// HMAC-SHA512 with a public key (BIP32 chain codes, SLIP-10 curve names).
+    public static func hmacSHA512<K: ContiguousBytes, D: DataProtocol>(key: K, _ data: D) -> [UInt8] {
+        Array(HMAC<SHA512>.authenticationCode(for: data, using: SymmetricKey(data: key)))
+    }
+
+    /// HMAC-SHA512 whose output is secret (derived private keys).
+    public static func hmacSHA512Secret<K: ContiguousBytes, D: DataProtocol>(key: K, _ data: D) -> SecretBytes {
+        let mac = HMAC<SHA512>.authenticationCode(for: data, using: SymmetricKey(data: key))
+        return mac.withUnsafeBytes { SecretBytes($0) }
+    }
+
+    /// PBKDF2-HMAC-SHA512 (BIP39 seeds, CIP-3 Icarus master keys).
+    public static func pbkdf2SHA512(password: SecretBytes, salt: [UInt8], rounds: Int, outputByteCount: Int) -> SecretBytes {
+        password.withUnsafeBytes { pw in
+            // The API throws only for parameters outside what BoringSSL accepts; ours are fixed.
+            let key = try! KDF.Insecure.PBKDF2.deriveKey(
+                from: pw, salt: salt, using: .sha512,
+                outputByteCount: outputByteCount, unsafeUncheckedRounds: rounds)
+            return key.withUnsafeBytes { SecretBytes($0) }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+internal import CSodium
+
+/// Bytes that must stay secret: mnemonics, seeds, private keys, passwords.
+///
+/// The storage is a private heap allocation that is wiped when the last reference goes away.
+/// Equality runs in constant time. Every textual form — `description`, `debugDescription`,
+/// `dump`, string interpolation — is `<redacted>`, so a secret cannot leak through a log line
+/// or an error message by accident.
+public final class SecretBytes: @unchecked Sendable {
+    // Immutable after init, so sharing across threads is safe.
+    private let storage: UnsafeMutableRawBufferPointer
+
+    /// The number of bytes held.
+    public var count: Int { count_ }
+
+    /// Whether no bytes are held.
+    public var isEmpty: Bool { count_ == 0 }
+
+    /// Copies `bytes` into fresh secret storage. The caller remains responsible for its own copy.
+    public init<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+        let array = Array(bytes)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(array.count, 1), alignment: 16)
+        array.withUnsafeBytes { source in
+            if !source.isEmpty { buffer.copyMemory(from: source) }
+        }
+        storage = buffer
+        count_ = array.count
+        var wipe = array
+        SecretBytes.wipe(&wipe)
+    }
+
+    /// Allocates `count` bytes and lets `initializer` fill them in place, so the secret never
+    /// exists outside this storage.
+    public init(count: Int, initializer: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
+        storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
+        storage.initializeMemory(as: UInt8.self, repeating: 0)
+        count_ = count
+        do {
+            try initializer(UnsafeMutableRawBufferPointer(rebasing: storage[0..<count]))
+        } catch {
+            sodium_memzero(storage.baseAddress, storage.count)
+            storage.deallocate()
+            throw error
+        }
+    }
+
+    /// Takes the UTF-8 bytes of `string`. Prefer reading secrets straight into `SecretBytes`;
+    /// a Swift `String` cannot be wiped.
+    public convenience init(utf8 string: String) {
+        self.init(Array(string.utf8))
+    }
+
+    private let count_: Int
+
+    deinit {
+        sodium_memzero(storage.baseAddress, storage.count)
+        storage.deallocate()
+    }
+
+    /// Calls `body` with the secret bytes. Do not let the pointer escape.
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(rebasing: storage[0..<count_]))
+    }
+
+    /// A copy of the bytes as an array. Use sparingly: an array cannot be wiped reliably.
+    public func unsafeCopy() -> [UInt8] {
+        withUnsafeBytes { Array($0) }
+    }
+
+    /// A new secret made of the bytes in `range`.
+    public func slice(_ range: Range<Int>) -> SecretBytes {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count_, "slice out of bounds")
+        return SecretBytes(count: range.count) { dest in
+            withUnsafeBytes { src in
+                if !range.isEmpty { dest.copyMemory(from: UnsafeRawBufferPointer(rebasing: src[range])) }
+            }
+        }
+    }
+
+    /// Overwrites an array's bytes with zeros (best effort for temporaries).
+    public static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) }
+    }
+}
+
+extension SecretBytes: Equatable {
+    /// Constant-time comparison (the length is not secret).
+    public static func == (lhs: SecretBytes, rhs: SecretBytes) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        if lhs.count == 0 { return true }
+        return lhs.withUnsafeBytes { a in
+            rhs.withUnsafeBytes { b in sodium_memcmp(a.baseAddress, b.baseAddress, a.count) == 0 }
+        }
+    }
+}
+
+extension SecretBytes: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String { "<redacted>" }
+    public var debugDescription: String { "<redacted>" }
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+}

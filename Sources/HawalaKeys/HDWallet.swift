@@ -1,0 +1,190 @@
+import Foundation
+import HawalaCrypto
+
+/// One derived address, as `hawala derive --json` prints it.
+public struct DerivedAddress: Sendable, Codable, Equatable {
+    public let chain: String
+    public let path: String
+    public let address: String
+    /// Hex of the public key: compressed SEC1 for secp256k1, 32 bytes for Ed25519.
+    public let publicKey: String
+}
+
+/// Errors from address derivation.
+public enum DerivationError: Error, Equatable, CustomStringConvertible {
+    /// Cardano keys come from the BIP39 entropy (CIP-3), which a seed-only wallet lacks.
+    case needsMnemonic(chain: String)
+    /// account/change/index outside 0…2³¹−1, or change not 0/1.
+    case outOfRange(String)
+    /// The account export applies to Bitcoin-family chains only.
+    case notBitcoinFamily(String)
+
+    public var description: String {
+        switch self {
+        case .needsMnemonic(let c): "\(c) keys are derived from the BIP39 words (CIP-3), which this wallet does not have"
+        case .outOfRange(let why): why
+        case .notBitcoinFamily(let c): "\(c) has no extended public key export; only Bitcoin-family chains do"
+        }
+    }
+}
+
+/// The keys of one wallet: a BIP39 mnemonic and passphrase (or a bare BIP32 seed, as SLIP-39
+/// recovers), from which every chain's addresses are derived.
+public final class HDWallet: Sendable {
+    private let seed: SecretBytes
+    /// Cardano's Icarus master key needs the entropy, not the seed.
+    private let cardanoRoot: SecretBytes?
+    private let cardanoChain: SecretBytes?
+
+    /// A wallet from BIP39 words and an optional passphrase.
+    public init(mnemonic: Mnemonic, passphrase: SecretBytes = SecretBytes([])) {
+        seed = mnemonic.seed(passphrase: passphrase)
+        let root = CardanoExtendedKey(icarusEntropy: mnemonic.entropy(), passphrase: HDWallet.nfkd(passphrase))
+        cardanoRoot = root.extendedKey
+        cardanoChain = root.chainCode
+    }
+
+    /// A wallet from a BIP32 seed alone (16–64 bytes). Cardano is unavailable.
+    public init(seed: SecretBytes) {
+        self.seed = seed
+        cardanoRoot = nil
+        cardanoChain = nil
+    }
+
+    private static func nfkd(_ secret: SecretBytes) -> SecretBytes {
+        var bytes = Mnemonic.normalize(secret)
+        defer { SecretBytes.wipe(&bytes) }
+        return SecretBytes(bytes)
+    }
+
+    /// The BIP32 master key.
+    public func masterKey() throws -> ExtendedPrivateKey { try ExtendedPrivateKey(seed: seed) }
+
+    /// The fingerprint of the BIP32 master key (descriptors' key origin).
+    public func masterFingerprint() throws -> UInt32 { try masterKey().fingerprint }
+
+    /// Addresses `from ..< from + count` on (`account`, `change`) of `chain`, in index order.
+    /// Large ranges are spread over every core.
+    /// - Throws: `DerivationError`, `ExtendedKeyError`.
+    public func addresses(chain: Chain, account: UInt32 = 0, change: UInt32 = 0, from: UInt32 = 0, count: Int = 1) throws -> [DerivedAddress] {
+        guard count >= 0 else { throw DerivationError.outOfRange("count must not be negative") }
+        guard account < ChildNumber.hardenedOffset else { throw DerivationError.outOfRange("account must be below 2147483648") }
+        guard change <= 1 else { throw DerivationError.outOfRange("change must be 0 or 1") }
+        guard UInt64(from) + UInt64(count) <= UInt64(ChildNumber.hardenedOffset) else {
+            throw DerivationError.outOfRange("indexes must stay below 2147483648")
+        }
+        if count == 0 { return [] }
+        let deriveOne: @Sendable (UInt32) throws -> DerivedAddress
+        switch chain.curve {
+        case .secp256k1:
+            let accountKey = try masterKey().derive(path: try chain.accountPath(account: account))
+            let branch = try accountKey.publicKey.derive(try ChildNumber(change, hardened: false))
+            deriveOne = { index in
+                let key = try branch.childKey(index)
+                let path = try chain.path(account: account, change: change, index: index)
+                return DerivedAddress(
+                    chain: chain.name, path: path.description,
+                    address: try Address.encode(secp256k1: key, format: chain.addressFormat),
+                    publicKey: hexString(key.compressed))
+            }
+        case .ed25519:
+            let base = try SLIP10Ed25519Key(seed: seed).derive(path: DerivationPath("m/44'/\(chain.coinType)'"))
+            deriveOne = { index in
+                let path = try chain.path(account: account, change: change, index: index)
+                let key = try base.derive(ChildNumber(index, hardened: true)).derive(ChildNumber(0, hardened: true))
+                let pub = key.publicKey
+                return DerivedAddress(chain: chain.name, path: path.description, address: Address.solana(publicKey: pub), publicKey: hexString(pub))
+            }
+        case .ed25519Cardano:
+            guard let cardanoRoot, let cardanoChain else { throw DerivationError.needsMnemonic(chain: chain.name) }
+            let root = CardanoExtendedKey(restoring: cardanoRoot, chainCode: cardanoChain)
+            let accountKey = root.derive(path: try chain.accountPath(account: account))
+            let branch = accountKey.derive(try ChildNumber(change, hardened: false))
+            let stake = accountKey.derive(try ChildNumber(2, hardened: false)).derive(try ChildNumber(0, hardened: false)).publicKey
+            guard case .cardanoBase(let networkID) = chain.addressFormat else { preconditionFailure("Cardano chain without a Cardano format") }
+            deriveOne = { index in
+                let path = try chain.path(account: account, change: change, index: index)
+                let pub = branch.derive(try ChildNumber(index, hardened: false)).publicKey
+                return DerivedAddress(
+                    chain: chain.name, path: path.description,
+                    address: Address.cardanoBase(paymentKey: pub, stakeKey: stake, networkID: networkID),
+                    publicKey: hexString(pub))
+            }
+        }
+        return try Parallel.map(count: count) { try deriveOne(from + UInt32($0)) }
+    }
+
+    /// The account extended public key (SLIP-132 version for the chain) and its BIP380 output
+    /// descriptor with key origin and checksum, as Electrum, Sparrow and Bitcoin Core import.
+    public func accountExport(chain: Chain, account: UInt32 = 0) throws -> AccountExport {
+        guard let version = chain.accountKeyVersion, let template = chain.descriptorTemplate else {
+            throw DerivationError.notBitcoinFamily(chain.name)
+        }
+        guard account < ChildNumber.hardenedOffset else { throw DerivationError.outOfRange("account must be below 2147483648") }
+        let master = try masterKey()
+        let path = try chain.accountPath(account: account)
+        let accountKey = try master.derive(path: path).publicKey
+        let fingerprint = String(format: "%08x", master.fingerprint)
+        let plainVersion: ExtendedKeyVersion = version.isTestnet ? .tpub : .xpub
+        let origin = "[\(fingerprint)/\(path.format(hardenedMarker: "h").dropFirst(2))]"
+        let keyExpression = origin + accountKey.serialized(version: plainVersion) + "/0/*"
+        let descriptor = Descriptor.withChecksum(template.replacingOccurrences(of: "KEY", with: keyExpression))
+        return AccountExport(
+            chain: chain.name, path: path.description, xpub: accountKey.serialized(version: version),
+            descriptor: descriptor, fingerprint: fingerprint)
+    }
+}
+
+/// An account's extended public key and descriptor, as `hawala xpub --json` prints it.
+public struct AccountExport: Sendable, Codable, Equatable {
+    public let chain: String
+    public let path: String
+    public let xpub: String
+    public let descriptor: String
+    /// The master key fingerprint, 8 hex digits.
+    public let fingerprint: String
+}
+
+/// Runs independent work over all cores, keeping results in order.
+enum Parallel {
+    /// Below this many items, threads cost more than they save.
+    static let threshold = 64
+
+    static func map<T: Sendable>(count: Int, _ body: @Sendable (Int) throws -> T) throws -> [T] {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        if count < threshold || cores < 2 { return try (0..<count).map(body) }
+        let chunks = min(cores * 4, count)
+        let results = ResultBox<T>(count: count)
+        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+            let start = count * chunk / chunks
+            let end = count * (chunk + 1) / chunks
+            do {
+                var local = [T]()
+                local.reserveCapacity(end - start)
+                for i in start..<end { local.append(try body(i)) }
+                results.store(local, at: start)
+            } catch {
+                results.fail(error)
+            }
+        }
+        return try results.collect()
+    }
+
+    /// Collects chunk results from threads.
+    private final class ResultBox<T: Sendable>: @unchecked Sendable {
+        private let lock = NSLock()
+        private var parts: [(Int, [T])] = []
+        private var error: Error?
+        let count: Int
+        init(count: Int) { self.count = count }
+        func store(_ part: [T], at start: Int) { lock.lock(); parts.append((start, part)); lock.unlock() }
+        func fail(_ e: Error) { lock.lock(); if error == nil { error = e }; lock.unlock() }
+        func collect() throws -> [T] {
+            if let error { throw error }
+            var out = [T]()
+            out.reserveCapacity(count)
+            for (_, part) in parts.sorted(by: { $0.0 < $1.0 }) { out += part }
+            return out
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import HawalaCrypto
+
+/// A failure the user can act on: one line on stderr and a meaningful exit code.
+struct CLIError: Error {
+    /// Exit codes: 1 user-facing failure (bad input, wrong password, invalid data), 2 usage error.
+    enum Code: Int32 { case failure = 1, usage = 2 }
+    let message: String
+    let code: Code
+
+    init(_ message: String, code: Code = .failure) {
+        self.message = message
+        self.code = code
+    }
+}
+
+/// Reading secrets and input without putting them in argv, and without unbounded reads.
+enum Input {
+    /// No real mnemonic or passphrase comes near this; larger input is refused, not read.
+    static let maximumSecretBytes = 64 * 1024
+
+    /// Whether standard input is a terminal.
+    static var stdinIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+
+    /// Reads the first line of `fd` (without its newline), at most `limit` bytes; never reads
+    /// past the first newline more than one buffer's worth and never waits for more once the
+    /// line is complete.
+    static func readFirstLine(fd: Int32 = STDIN_FILENO, limit: Int = 4096, what: String) throws -> SecretBytes {
+        var collected = [UInt8]()
+        defer { SecretBytes.wipe(&collected) }
+        var buffer = [UInt8](repeating: 0, count: 1)
+        defer { SecretBytes.wipe(&buffer) }
+        // Byte by byte so nothing after the line is consumed (the next reader may want it).
+        while true {
+            let n = read(fd, &buffer, 1)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw CLIError("cannot read \(what): \(String(cString: strerror(errno)))")
+            }
+            if n == 0 || buffer[0] == 0x0A { break }
+            collected.append(buffer[0])
+            if collected.count > limit { throw CLIError("\(what) is too long (more than \(limit) bytes on one line)") }
+        }
+        if collected.last == 0x0D { collected.removeLast() }
+        return SecretBytes(collected)
+    }
+
+    /// Reads a secret file exactly as written, minus one trailing newline: leading and trailing
+    /// spaces are part of a BIP39 passphrase. `-` reads standard input.
+    static func readSecretFile(_ path: String, what: String) throws -> SecretBytes {
+        let fd: Int32 = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw CLIError("cannot open \(what) file \(path): \(String(cString: strerror(errno)))") }
+        defer { if fd != STDIN_FILENO { close(fd) } }
+        var collected = [UInt8]()
+        defer { SecretBytes.wipe(&collected) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        defer { SecretBytes.wipe(&buffer) }
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw CLIError("cannot read \(what) file \(path): \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { break }
+            collected.append(contentsOf: buffer[0..<n])
+            if collected.count > maximumSecretBytes { throw CLIError("\(what) file \(path) is too large") }
+        }
+        if collected.last == 0x0A { collected.removeLast() }
+        return SecretBytes(collected)
+    }
+
+    /// Prompts on the terminal with echo off and reads one line.
+    static func promptSecret(_ prompt: String) throws -> SecretBytes {
+        let ttyFD = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        guard ttyFD >= 0 else { throw CLIError("no terminal to prompt on; pass the secret through a file or standard input") }
+        defer { close(ttyFD) }
+        var original = termios()
+        let haveTermios = tcgetattr(ttyFD, &original) == 0
+        if haveTermios {
+            var silent = original
+            silent.c_lflag &= ~tcflag_t(ECHO)
+            silent.c_lflag |= tcflag_t(ECHONL)
+            tcsetattr(ttyFD, TCSAFLUSH, &silent)
+        }
+        defer { if haveTermios { tcsetattr(ttyFD, TCSAFLUSH, &original) } }
+        _ = prompt.withCString { write(ttyFD, $0, strlen($0)) }
+        return try readFirstLine(fd: ttyFD, limit: maximumSecretBytes, what: "input")
+    }
+
+    /// The mnemonic: a prompt with echo off on a terminal, else the first line of stdin.
+    static func readMnemonic() throws -> SecretBytes {
+        let secret = stdinIsTerminal
+            ? try promptSecret("Mnemonic (input hidden): ")
+            : try readFirstLine(limit: 4096, what: "the mnemonic")
+        return secret
+    }
+
+    /// The BIP39 passphrase from `--passphrase-file`, or empty.
+    static func readPassphrase(file: String?) throws -> SecretBytes {
+        guard let file else { return SecretBytes([]) }
+        return try readSecretFile(file, what: "passphrase")
+    }
+}
+
+/// Writing to stderr.
+enum Output {
+    static func error(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+}
