@@ -72,7 +72,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HawalaCLITests",
-            dependencies: [],
+            dependencies: ["hawala", "HawalaKeys"],
             swiftSettings: swiftSettings
         ),
     ]

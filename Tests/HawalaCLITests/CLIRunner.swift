@@ -1,0 +1,65 @@
+import Foundation
+
+/// Runs the real `hawala` binary, as a user or script would.
+struct CLIResult {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+    /// stderr as lines, without the trailing empty one.
+    var errorLines: [String] { stderr.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
+}
+
+enum CLI {
+    /// The binary: `$HAWALA_BIN`, or the one SwiftPM built beside the test bundle.
+    static let binary: URL = {
+        if let path = ProcessInfo.processInfo.environment["HAWALA_BIN"] { return URL(fileURLWithPath: path) }
+        var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while dir.path != "/" {
+            let candidate = dir.appendingPathComponent(".build/debug/hawala")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: "hawala")
+    }()
+
+    /// Runs `hawala arguments…` with `stdin` as standard input; kills it after `timeout` seconds
+    /// (a hang is a failure, reported as status -9).
+    static func run(_ arguments: [String], stdin: Data = Data(), environment: [String: String] = [:], timeout: TimeInterval = 60) throws -> CLIResult {
+        signal(SIGPIPE, SIG_IGN)
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        let input = Pipe(), output = Pipe(), error = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let writer = Thread {
+            try? input.fileHandleForWriting.write(contentsOf: stdin)
+            try? input.fileHandleForWriting.close()
+        }
+        writer.start()
+        let outBox = DataBox(), errBox = DataBox()
+        let readers = DispatchGroup()
+        DispatchQueue.global().async(group: readers) { outBox.data = output.fileHandleForReading.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: readers) { errBox.data = error.fileHandleForReading.readDataToEndOfFile() }
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { process.terminate(); kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        readers.wait()
+        return CLIResult(
+            status: process.terminationReason == .uncaughtSignal ? -process.terminationStatus : process.terminationStatus,
+            stdout: String(decoding: outBox.data, as: UTF8.self),
+            stderr: String(decoding: errBox.data, as: UTF8.self))
+    }
+
+    static func run(_ arguments: [String], input: String) throws -> CLIResult {
+        try run(arguments, stdin: Data(input.utf8))
+    }
+}
+
+final class DataBox: @unchecked Sendable { var data = Data() }

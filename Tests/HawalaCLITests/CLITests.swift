@@ -1,0 +1,154 @@
+import Foundation
+import HawalaKeys
+import HawalaCrypto
+import Testing
+
+let abandonAbout = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+
+/// A failure must be one clear line on stderr: no crash, no stack trace.
+func expectCleanFailure(_ r: CLIResult, status: Int32 = 1, contains text: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(r.status == status, "exit \(r.status), stderr: \(r.stderr)", sourceLocation: sourceLocation)
+    #expect(r.stdout.isEmpty, "stdout: \(r.stdout)", sourceLocation: sourceLocation)
+    if status == 1 { #expect(r.errorLines.count == 1, "stderr: \(r.stderr)", sourceLocation: sourceLocation) }
+    #expect(!r.stderr.contains("Fatal error") && !r.stderr.contains("Stack dump"), sourceLocation: sourceLocation)
+    if let text { #expect(r.stderr.contains(text), "stderr: \(r.stderr)", sourceLocation: sourceLocation) }
+}
+
+@Suite("hawala mnemonic")
+struct MnemonicCLITests {
+    @Test func generateValidatesBack() throws {
+        let r = try CLI.run(["mnemonic", "generate"])
+        #expect(r.status == 0)
+        let line = r.stdout.trimmingCharacters(in: .newlines)
+        #expect(!line.contains("\n") && line.split(separator: " ").count == 12)
+        let v = try CLI.run(["mnemonic", "validate"], input: line + "\n")
+        #expect(v.status == 0 && v.stdout == "valid (English, 12 words)\n")
+        // Two runs differ.
+        #expect(try CLI.run(["mnemonic", "generate"]).stdout != r.stdout)
+    }
+
+    @Test func generateJapanese24() throws {
+        let r = try CLI.run(["mnemonic", "generate", "--words", "24", "--language", "japanese"])
+        #expect(r.status == 0)
+        #expect(r.stdout.trimmingCharacters(in: .newlines).components(separatedBy: "\u{3000}").count == 24)
+        let v = try CLI.run(["mnemonic", "validate"], input: r.stdout)
+        #expect(v.stdout == "valid (Japanese, 24 words)\n")
+    }
+
+    @Test func generateRefusesBadCounts() throws {
+        expectCleanFailure(try CLI.run(["mnemonic", "generate", "--words", "13"]), status: 2, contains: "12, 15, 18, 21 or 24")
+        expectCleanFailure(try CLI.run(["mnemonic", "generate", "--language", "klingon"]), status: 2)
+    }
+
+    @Test func validateNamesTheProblem() throws {
+        let typo = abandonAbout.replacingOccurrences(of: "about", with: "abandn")
+        let r = try CLI.run(["mnemonic", "validate"], input: typo)
+        expectCleanFailure(r)
+        #expect(r.stderr == "word 12 \"abandn\" is not in the English word list; did you mean: abandon\n")
+        expectCleanFailure(try CLI.run(["mnemonic", "validate"], input: "abandon abandon"), contains: "expected 12, 15, 18, 21 or 24 words, got 2")
+        expectCleanFailure(try CLI.run(["mnemonic", "validate"], input: String(repeating: "abandon ", count: 12)), contains: "checksum")
+        expectCleanFailure(try CLI.run(["mnemonic", "validate", "--language", "french"], input: abandonAbout))
+    }
+
+    @Test func hostileInput() throws {
+        expectCleanFailure(try CLI.run(["mnemonic", "validate"], stdin: Data()), contains: "no mnemonic")
+        expectCleanFailure(try CLI.run(["mnemonic", "validate"], stdin: Data([0xFF, 0xFE, 0x00, 0x80, 0x0A])), contains: "UTF-8")
+        var random = [UInt8](repeating: 0, count: 3000)
+        SystemRandom.fill(&random)
+        random = random.map { $0 == 0x0A ? 0x20 : $0 }
+        expectCleanFailure(try CLI.run(["mnemonic", "validate"], stdin: Data(random)))
+        // Megabytes on one line: refused quickly, not read whole.
+        let huge = Data(repeating: 0x61, count: 8 * 1024 * 1024)
+        let start = Date()
+        expectCleanFailure(try CLI.run(["derive", "--chain", "bitcoin"], stdin: huge), contains: "too long")
+        #expect(Date().timeIntervalSince(start) < 20)
+    }
+
+    @Test func suggest() throws {
+        #expect(try CLI.run(["mnemonic", "suggest", "aban"]).stdout == "abandon\n")
+        #expect(try CLI.run(["mnemonic", "suggest", "zo"]).stdout == "zone\nzoo\n")
+        expectCleanFailure(try CLI.run(["mnemonic", "suggest", "qqq"]))
+    }
+}
+
+@Suite("hawala derive, xpub, address")
+struct DeriveCLITests {
+    @Test func deriveJSON() throws {
+        let r = try CLI.run(["derive", "--chain", "bitcoin", "--count", "3", "--json"], input: abandonAbout + "\n")
+        #expect(r.status == 0)
+        let rows = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [[String: String]]
+        #expect(rows.count == 3)
+        #expect(rows[0]["address"] == "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu")
+        #expect(rows[1]["path"] == "m/84'/0'/0'/0/1")
+        #expect(rows[0]["publicKey"] == "0330d54fd0dd420a6e5f8d3624f5f3482cae350f79d5f0753bf5beef9c2d91af3c")
+        #expect(rows[0]["chain"] == "bitcoin")
+        // Keys in the documented order.
+        let order = ["\"chain\"", "\"path\"", "\"address\"", "\"publicKey\""].map { r.stdout.range(of: $0)!.lowerBound }
+        #expect(order == order.sorted())
+    }
+
+    @Test func deriveEveryChainMatchesTheLibrary() throws {
+        let wallet = HDWallet(mnemonic: try Mnemonic(text: abandonAbout))
+        for chain in Chain.all {
+            let r = try CLI.run(["derive", "--chain", chain.name, "--account", "1", "--change", "1", "--from", "5", "--count", "2", "--json"], input: abandonAbout)
+            #expect(r.status == 0, "\(chain.name): \(r.stderr)")
+            let rows = try JSONDecoder().decode([DerivedAddress].self, from: Data(r.stdout.utf8))
+            #expect(rows == (try wallet.addresses(chain: chain, account: 1, change: 1, from: 5, count: 2)))
+        }
+    }
+
+    @Test func passphraseFileIsReadExactly() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hawala-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("passphrase")
+        try Data("  TREZOR ☃ \n".utf8).write(to: file)
+        let r = try CLI.run(["derive", "--chain", "ethereum", "--passphrase-file", file.path, "--json"], input: abandonAbout)
+        let rows = try JSONDecoder().decode([DerivedAddress].self, from: Data(r.stdout.utf8))
+        let expected = try HDWallet(mnemonic: Mnemonic(text: abandonAbout), passphrase: SecretBytes(utf8: "  TREZOR ☃ ")).addresses(chain: .ethereum)
+        #expect(rows == expected)
+        let plain = try HDWallet(mnemonic: Mnemonic(text: abandonAbout)).addresses(chain: .ethereum)
+        #expect(rows != plain)
+        // The passphrase may follow the mnemonic on stdin.
+        let viaStdin = try CLI.run(["derive", "--chain", "ethereum", "--passphrase-file", "-", "--json"], input: abandonAbout + "\n  TREZOR ☃ \n")
+        #expect(try JSONDecoder().decode([DerivedAddress].self, from: Data(viaStdin.stdout.utf8)) == expected)
+        expectCleanFailure(try CLI.run(["derive", "--chain", "ethereum", "--passphrase-file", dir.appendingPathComponent("missing").path], input: abandonAbout), contains: "cannot open")
+    }
+
+    @Test func deriveBadArguments() throws {
+        expectCleanFailure(try CLI.run(["derive", "--chain", "dogecoin"], input: abandonAbout), status: 2)
+        expectCleanFailure(try CLI.run(["derive", "--chain", "bitcoin", "--count", "0"], input: abandonAbout), status: 2)
+        expectCleanFailure(try CLI.run(["derive", "--chain", "bitcoin", "--change", "2"], input: abandonAbout), status: 2)
+        expectCleanFailure(try CLI.run(["derive", "--chain", "bitcoin", "--account", "2147483648"], input: abandonAbout), status: 2)
+        expectCleanFailure(try CLI.run(["derive", "--chain", "bitcoin", "--from", "-1"], input: abandonAbout), status: 2)
+        expectCleanFailure(try CLI.run(["derive", "--chain", "bitcoin"], input: ""), contains: "no mnemonic")
+        expectCleanFailure(try CLI.run(["derive"], input: abandonAbout), status: 2)
+    }
+
+    @Test func xpub() throws {
+        let r = try CLI.run(["xpub", "--chain", "bitcoin", "--json"], input: abandonAbout)
+        #expect(r.status == 0)
+        let obj = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: String]
+        #expect(obj["xpub"] == "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs")
+        #expect(obj["descriptor"] == "wpkh([73c5da0a/84h/0h/0h]xpub6CatWdiZiodmUeTDp8LT5or8nmbKNcuyvz7WyksVFkKB4RHwCD3XyuvPEbvqAQY3rAPshWcMLoP2fMFMKHPJ4ZeZXYVUhLv1VMrjPC7PW6V/0/*)#afwvtk2s")
+        #expect(obj["fingerprint"] == "73c5da0a" && obj["path"] == "m/84'/0'/0'" && obj["chain"] == "bitcoin")
+        let plain = try CLI.run(["xpub", "--chain", "bitcoin-taproot"], input: abandonAbout)
+        #expect(plain.stdout.hasPrefix("xpub6BgBgsespWvERF3LHQu6CnqdvfEvtMcQjYrcRzx53QJjSxarj2afYWcLteoGVky7D3UKDP9QyrLprQ3VCECoY49yfdDEHGCtMMj92pReUsQ\ntr([73c5da0a/86h/0h/0h]"))
+        expectCleanFailure(try CLI.run(["xpub", "--chain", "ethereum"], input: abandonAbout), status: 2)
+    }
+
+    @Test func addressValidate() throws {
+        #expect(try CLI.run(["address", "validate", "--chain", "bitcoin", "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu"]).stdout == "valid\n")
+        #expect(try CLI.run(["address", "validate", "--chain", "cardano", "addr1qy8ac7qqy0vtulyl7wntmsxc6wex80gvcyjy33qffrhm7sh927ysx5sftuw0dlft05dz3c7revpf7jx0xnlcjz3g69mq4afdhv"]).status == 0)
+        expectCleanFailure(try CLI.run(["address", "validate", "--chain", "bitcoin", "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyv"]), contains: "checksum")
+        expectCleanFailure(try CLI.run(["address", "validate", "--chain", "ethereum", "0x9858EfFD232B4033E47d90003D41EC34EcaEda95"]), contains: "checksum")
+        expectCleanFailure(try CLI.run(["address", "validate", "--chain", "bitcoin"]), status: 2)
+    }
+
+    @Test func helpEverywhere() throws {
+        for args in [[], ["mnemonic"], ["mnemonic", "generate"], ["mnemonic", "validate"], ["mnemonic", "suggest"], ["derive"], ["xpub"], ["address", "validate"], ["chains"]] {
+            let r = try CLI.run(args + ["--help"])
+            #expect(r.status == 0 && r.stdout.contains("USAGE"), "\(args)")
+        }
+    }
+}
