@@ -79,11 +79,12 @@ public final class HDWallet: Sendable {
         case .secp256k1:
             let accountKey = try masterKey().derive(path: try chain.accountPath(account: account))
             let branch = try accountKey.publicKey.derive(try ChildNumber(change, hardened: false))
+            // The path text is built by appending the index: parsing a path per address is slow.
+            let prefix = try chain.path(account: account, change: change, index: 0).description.dropLast()
             deriveOne = { index in
                 let key = try branch.childKey(index)
-                let path = try chain.path(account: account, change: change, index: index)
                 return DerivedAddress(
-                    chain: chain.name, path: path.description,
+                    chain: chain.name, path: prefix + String(index),
                     address: try Address.encode(secp256k1: key, format: chain.addressFormat),
                     publicKey: hexString(key.compressed))
             }
@@ -102,11 +103,11 @@ public final class HDWallet: Sendable {
             let branch = accountKey.derive(try ChildNumber(change, hardened: false))
             let stake = accountKey.derive(try ChildNumber(2, hardened: false)).derive(try ChildNumber(0, hardened: false)).publicKey
             guard case .cardanoBase(let networkID) = chain.addressFormat else { preconditionFailure("Cardano chain without a Cardano format") }
+            let prefix = try chain.path(account: account, change: change, index: 0).description.dropLast()
             deriveOne = { index in
-                let path = try chain.path(account: account, change: change, index: index)
                 let pub = branch.derive(try ChildNumber(index, hardened: false)).publicKey
                 return DerivedAddress(
-                    chain: chain.name, path: path.description,
+                    chain: chain.name, path: prefix + String(index),
                     address: Address.cardanoBase(paymentKey: pub, stakeKey: stake, networkID: networkID),
                     publicKey: hexString(pub))
             }

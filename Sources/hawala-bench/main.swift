@@ -1,1 +1,52 @@
-print("bench")
+import Foundation
+import HawalaCrypto
+import HawalaKeys
+
+// Throughput figures for `make bench` (release build). Each figure runs for about `seconds`.
+let seconds = Double(ProcessInfo.processInfo.environment["BENCH_SECONDS"] ?? "3") ?? 3
+let cores = ProcessInfo.processInfo.activeProcessorCount
+
+func measure(_ label: String, unit: String, _ body: () throws -> Int) rethrows -> Double {
+    _ = try body()  // warm up
+    var done = 0
+    let start = Date()
+    while Date().timeIntervalSince(start) < seconds { done += try body() }
+    let rate = Double(done) / Date().timeIntervalSince(start)
+    print(String(format: "%-46@ %12.0f %@/s", label as NSString, rate, unit as NSString))
+    return rate
+}
+
+let mnemonic = try Mnemonic(text: "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about")
+let passphrase = SecretBytes(utf8: "TREZOR")
+let wallet = HDWallet(mnemonic: mnemonic)
+let master = try wallet.masterKey()
+let branch = try master.derive(path: DerivationPath("m/84'/0'/0'")).publicKey.derive(ChildNumber(0, hardened: false))
+
+print("hawala-bench: \(cores) cores, \(Int(seconds)) s per figure")
+_ = measure("mnemonic -> seed (PBKDF2-SHA512, 2048)", unit: "seeds") {
+    _ = mnemonic.seed(passphrase: passphrase)
+    return 1
+}
+var next: UInt32 = 0
+_ = try measure("BIP84 addresses from account xpub, 1 core", unit: "addr") {
+    for _ in 0..<200 {
+        let key = try branch.childKey(next)
+        _ = try Address.encode(secp256k1: key, format: Chain.bitcoin.addressFormat)
+        next &+= 1
+    }
+    return 200
+}
+_ = try measure("BIP84 addresses, all cores (HDWallet.addresses)", unit: "addr") {
+    try wallet.addresses(chain: .bitcoin, from: 0, count: 20_000).count
+}
+_ = try measure("Solana addresses (SLIP-10), all cores", unit: "addr") {
+    try wallet.addresses(chain: .solana, from: 0, count: 2_000).count
+}
+_ = try measure("Cardano base addresses (CIP-1852), all cores", unit: "addr") {
+    try wallet.addresses(chain: .cardano, from: 0, count: 2_000).count
+}
+_ = try measure("secp256k1 pubkey tweak-add alone, 1 core", unit: "ops") {
+    let tweak = [UInt8](repeating: 0x11, count: 32)
+    for _ in 0..<200 { _ = try branch.key.adding(tweak: tweak) }
+    return 200
+}
