@@ -4,7 +4,7 @@ APT_PACKAGES := libsecp256k1-dev libsodium-dev pkg-config
 PYTHON ?= python3
 ARGS ?=
 
-.PHONY: run test build release bench deps vectors clean
+.PHONY: run test test-asan build release bench deps vectors clean
 
 ## Install the missing Debian packages (apt-get; sudo when not root).
 deps:
@@ -20,10 +20,16 @@ release: deps
 run: build
 	@.build/debug/hawala $(ARGS)
 
-## Every test: unit tests, official and cross-implementation vectors, CLI tests.
+## Every test: unit tests, official and cross-implementation vectors, CLI tests; then the
+## library tests again under AddressSanitizer (the crypto layer handles raw memory).
 test: deps
 	swift build --build-tests
 	swift test --skip-build --parallel --num-workers 2
+	$(MAKE) --no-print-directory test-asan
+
+test-asan: deps
+	swift build --build-tests --sanitize=address --scratch-path .build/asan
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 swift test --skip-build --sanitize=address --scratch-path .build/asan --parallel --num-workers 2 --skip HawalaCLITests
 
 ## Benchmarks, release build (figures in README.md).
 bench: release

@@ -32,16 +32,19 @@ public final class SecretBytes: @unchecked Sendable {
     /// Allocates `count` bytes and lets `initializer` fill them in place, so the secret never
     /// exists outside this storage.
     public init(count: Int, initializer: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
-        storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
-        storage.initializeMemory(as: UInt8.self, repeating: 0)
-        count_ = count
+        // Filled before any stored property is set: if `initializer` throws, no instance exists,
+        // so `deinit` cannot free the buffer a second time.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
+        buffer.initializeMemory(as: UInt8.self, repeating: 0)
         do {
-            try initializer(UnsafeMutableRawBufferPointer(rebasing: storage[0..<count]))
+            try initializer(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]))
         } catch {
-            sodium_memzero(storage.baseAddress, storage.count)
-            storage.deallocate()
+            sodium_memzero(buffer.baseAddress, buffer.count)
+            buffer.deallocate()
             throw error
         }
+        storage = buffer
+        count_ = count
     }
 
     /// Takes the UTF-8 bytes of `string`. Prefer reading secrets straight into `SecretBytes`;

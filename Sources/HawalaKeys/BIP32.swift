@@ -148,17 +148,18 @@ public struct ExtendedPublicKey: Sendable, Equatable {
 
     init(key: Secp256k1.PublicKey, chainCode: [UInt8], depth: UInt8, parentFingerprint: UInt32, childNumber: ChildNumber) {
         self.key = key
+        self.compressedKey = key.compressed
         self.chainCode = chainCode
         self.depth = depth
         self.parentFingerprint = parentFingerprint
         self.childNumber = childNumber
     }
 
-    /// The compressed public key, 33 bytes.
-    public var compressedKey: [UInt8] { key.compressed }
+    /// The compressed public key, 33 bytes (kept: every child derivation hashes it).
+    public let compressedKey: [UInt8]
 
     /// HASH160 of the compressed public key.
-    public var identifier: [UInt8] { Hash.hash160(key.compressed) }
+    public var identifier: [UInt8] { Hash.hash160(compressedKey) }
 
     /// The first four bytes of the identifier, big-endian.
     public var fingerprint: UInt32 {
@@ -171,7 +172,7 @@ public struct ExtendedPublicKey: Sendable, Equatable {
     public func derive(_ child: ChildNumber) throws -> ExtendedPublicKey {
         guard !child.isHardened else { throw ExtendedKeyError.hardenedFromPublic }
         guard depth < 255 else { throw ExtendedKeyError.tooDeep }
-        let parent = key.compressed
+        let parent = compressedKey
         let (tweak, childChain) = ExtendedPublicKey.ckd(chainCode: chainCode, parent: parent, index: child.rawValue)
         let fp = Hash.hash160(parent)
         return ExtendedPublicKey(
@@ -184,7 +185,7 @@ public struct ExtendedPublicKey: Sendable, Equatable {
     /// chain code kept).
     public func childKey(_ index: UInt32) throws -> Secp256k1.PublicKey {
         guard index < ChildNumber.hardenedOffset else { throw ExtendedKeyError.hardenedFromPublic }
-        let (tweak, _) = ExtendedPublicKey.ckd(chainCode: chainCode, parent: key.compressed, index: index)
+        let (tweak, _) = ExtendedPublicKey.ckd(chainCode: chainCode, parent: compressedKey, index: index)
         return try key.adding(tweak: tweak)
     }
 
@@ -200,7 +201,7 @@ public struct ExtendedPublicKey: Sendable, Equatable {
     public func serialized(version: ExtendedKeyVersion = .xpub) -> String {
         var data = ExtendedKeyCoding.header(version.publicVersion, depth, parentFingerprint, childNumber.rawValue)
         data += chainCode
-        data += key.compressed
+        data += compressedKey
         return Base58.encodeCheck(data)
     }
 

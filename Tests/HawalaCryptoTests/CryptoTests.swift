@@ -31,6 +31,18 @@ struct SecretBytesTests {
         #expect(SecretBytes([]).isEmpty)
     }
 
+    /// Regression: a throwing initializer once freed the buffer and then `deinit` freed it again,
+    /// corrupting the heap (glibc aborts on a repeated double free; AddressSanitizer reports it).
+    @Test func throwingInitializerFreesOnce() {
+        struct Refused: Error {}
+        for _ in 0..<2_000 {
+            #expect(throws: Refused.self) { try SecretBytes(count: 32) { _ in throw Refused() } }
+        }
+        // The heap is still sound: allocations of the same size work and hold their bytes.
+        let survivors = (0..<64).map { i in SecretBytes(count: 32) { $0.storeBytes(of: UInt8(i), as: UInt8.self) } }
+        #expect(survivors.enumerated().allSatisfy { $0.element.unsafeCopy()[0] == UInt8($0.offset) })
+    }
+
     @Test func wipeZeroes() {
         var bytes: [UInt8] = [9, 9, 9]
         SecretBytes.wipe(&bytes)
