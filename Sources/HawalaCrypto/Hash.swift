@@ -35,6 +35,25 @@ public enum Hash {
         return Array(hasher.finalize())
     }
 
+    /// HMAC-SHA512 under one key, for many messages: the key's inner and outer pads are hashed
+    /// once (BIP32 public derivation hashes thousands of children under one chain code).
+    // Unchecked: HMAC's hash state is copy-on-write; every use copies `prepared` before updating,
+    // so threads never write to the shared state.
+    public struct KeyedHMACSHA512: @unchecked Sendable {
+        private let prepared: HMAC<SHA512>
+
+        public init<K: ContiguousBytes>(key: K) {
+            prepared = HMAC<SHA512>(key: SymmetricKey(data: key))
+        }
+
+        /// The 64-byte MAC of `data`.
+        public func authenticationCode(_ data: UnsafeRawBufferPointer) -> [UInt8] {
+            var mac = prepared
+            mac.update(data: data)
+            return Array(mac.finalize())
+        }
+    }
+
     /// HMAC-SHA512 with a public key (BIP32 chain codes, SLIP-10 curve names).
     public static func hmacSHA512<K: ContiguousBytes, D: DataProtocol>(key: K, _ data: D) -> [UInt8] {
         Array(HMAC<SHA512>.authenticationCode(for: data, using: SymmetricKey(data: key)))

@@ -29,22 +29,28 @@ public enum AddressError: Error, Equatable, CustomStringConvertible {
 public enum Address {
     /// The address of a secp256k1 public key under `format` (all formats except Solana and Cardano).
     public static func encode(secp256k1 key: Secp256k1.PublicKey, format: AddressFormat) throws -> String {
+        try encode(secp256k1: key, compressed: key.compressed, format: format)
+    }
+
+    /// As `encode(secp256k1:format:)`, with the key's compressed encoding already at hand
+    /// (serializing costs a field inversion).
+    static func encode(secp256k1 key: Secp256k1.PublicKey, compressed: [UInt8], format: AddressFormat) throws -> String {
         switch format {
         case .p2wpkh(let hrp):
-            return Bech32.segwitAddress(hrp: hrp, version: 0, program: Hash.hash160(key.compressed))
+            return Bech32.segwitAddress(hrp: hrp, version: 0, program: Hash.hash160(compressed))
         case .p2tr(let hrp):
             return Bech32.segwitAddress(hrp: hrp, version: 1, program: try key.taprootOutputKey())
         case .p2shP2wpkh(let version):
-            let redeemScript: [UInt8] = [0x00, 0x14] + Hash.hash160(key.compressed)
+            let redeemScript: [UInt8] = [0x00, 0x14] + Hash.hash160(compressed)
             return Base58.encodeCheck([version] + Hash.hash160(redeemScript))
         case .p2pkh(let version):
-            return Base58.encodeCheck([version] + Hash.hash160(key.compressed))
+            return Base58.encodeCheck([version] + Hash.hash160(compressed))
         case .ethereum:
             return ethereumAddress(Array(Keccak256.hash(Array(key.uncompressed.dropFirst())).suffix(20)))
         case .xrp:
-            return Base58.encodeCheck([0x00] + Hash.hash160(key.compressed), alphabet: .ripple)
+            return Base58.encodeCheck([0x00] + Hash.hash160(compressed), alphabet: .ripple)
         case .cosmos(let hrp):
-            return Bech32.encode(hrp: hrp, bytes: Hash.hash160(key.compressed))
+            return Bech32.encode(hrp: hrp, bytes: Hash.hash160(compressed))
         case .solana, .cardanoBase:
             preconditionFailure("\(format) is not a secp256k1 address format")
         }
@@ -61,7 +67,7 @@ public enum Address {
 
     /// EIP-55: hex digits upper-cased where the matching nibble of Keccak-256(lower-case hex) ≥ 8.
     public static func ethereumAddress(_ bytes: [UInt8]) -> String {
-        let hex = Array(bytes.map { String(format2: $0) }.joined().utf8)
+        let hex = Array(hexString(bytes).utf8)
         let hash = Keccak256.hash(hex)
         var out = [UInt8]()
         for (i, c) in hex.enumerated() {
@@ -168,17 +174,17 @@ public enum Address {
     }
 }
 
-extension String {
-    /// Two lower-case hex digits.
-    init(format2 byte: UInt8) {
-        let digits = Array("0123456789abcdef".utf8)
-        self = String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]], as: UTF8.self)
-    }
-}
-
 /// Lower-case hex of bytes.
 public func hexString<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-    bytes.map { String(format2: $0) }.joined()
+    let digits = Array("0123456789abcdef".utf8)
+    let array = Array(bytes)
+    return String(unsafeUninitializedCapacity: array.count * 2) { out in
+        for (i, byte) in array.enumerated() {
+            out[2 * i] = digits[Int(byte >> 4)]
+            out[2 * i + 1] = digits[Int(byte & 0x0F)]
+        }
+        return array.count * 2
+    }
 }
 
 /// Bytes of a hex string, or nil.

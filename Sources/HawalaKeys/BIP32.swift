@@ -150,6 +150,7 @@ public struct ExtendedPublicKey: Sendable, Equatable {
         self.key = key
         self.compressedKey = key.compressed
         self.chainCode = chainCode
+        self.chainMAC = Hash.KeyedHMACSHA512(key: chainCode)
         self.depth = depth
         self.parentFingerprint = parentFingerprint
         self.childNumber = childNumber
@@ -157,6 +158,9 @@ public struct ExtendedPublicKey: Sendable, Equatable {
 
     /// The compressed public key, 33 bytes (kept: every child derivation hashes it).
     public let compressedKey: [UInt8]
+
+    /// HMAC-SHA512 keyed with the chain code, prepared once for every child.
+    private let chainMAC: Hash.KeyedHMACSHA512
 
     /// HASH160 of the compressed public key.
     public var identifier: [UInt8] { Hash.hash160(compressedKey) }
@@ -173,7 +177,7 @@ public struct ExtendedPublicKey: Sendable, Equatable {
         guard !child.isHardened else { throw ExtendedKeyError.hardenedFromPublic }
         guard depth < 255 else { throw ExtendedKeyError.tooDeep }
         let parent = compressedKey
-        let (tweak, childChain) = ExtendedPublicKey.ckd(chainCode: chainCode, parent: parent, index: child.rawValue)
+        let (tweak, childChain) = ckd(index: child.rawValue)
         let fp = Hash.hash160(parent)
         return ExtendedPublicKey(
             key: try key.adding(tweak: tweak), chainCode: childChain, depth: depth + 1,
@@ -185,15 +189,20 @@ public struct ExtendedPublicKey: Sendable, Equatable {
     /// chain code kept).
     public func childKey(_ index: UInt32) throws -> Secp256k1.PublicKey {
         guard index < ChildNumber.hardenedOffset else { throw ExtendedKeyError.hardenedFromPublic }
-        let (tweak, _) = ExtendedPublicKey.ckd(chainCode: chainCode, parent: compressedKey, index: index)
+        let (tweak, _) = ckd(index: index)
         return try key.adding(tweak: tweak)
     }
 
-    private static func ckd(chainCode: [UInt8], parent: [UInt8], index: UInt32) -> (tweak: [UInt8], chainCode: [UInt8]) {
-        var data = parent
-        data.append(UInt8(index >> 24)); data.append(UInt8(index >> 16 & 0xFF))
-        data.append(UInt8(index >> 8 & 0xFF)); data.append(UInt8(index & 0xFF))
-        let i = Hash.hmacSHA512(key: chainCode, data)
+    /// CKDpub's HMAC: `HMAC-SHA512(chainCode, serP(parent) ‖ ser32(index))`, split in halves.
+    private func ckd(index: UInt32) -> (tweak: [UInt8], chainCode: [UInt8]) {
+        // 33 + 4 bytes on the stack: no allocation per child.
+        var data: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+        let i = withUnsafeMutableBytes(of: &data) { buffer in
+            compressedKey.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: 33) }
+            buffer[33] = UInt8(index >> 24); buffer[34] = UInt8(index >> 16 & 0xFF)
+            buffer[35] = UInt8(index >> 8 & 0xFF); buffer[36] = UInt8(index & 0xFF)
+            return chainMAC.authenticationCode(UnsafeRawBufferPointer(rebasing: buffer[0..<37]))
+        }
         return (Array(i[0..<32]), Array(i[32..<64]))
     }
 

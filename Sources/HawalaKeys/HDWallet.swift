@@ -83,10 +83,11 @@ public final class HDWallet: Sendable {
             let prefix = try chain.path(account: account, change: change, index: 0).description.dropLast()
             deriveOne = { index in
                 let key = try branch.childKey(index)
+                let compressed = key.compressed
                 return DerivedAddress(
                     chain: chain.name, path: prefix + String(index),
-                    address: try Address.encode(secp256k1: key, format: chain.addressFormat),
-                    publicKey: hexString(key.compressed))
+                    address: try Address.encode(secp256k1: key, compressed: compressed, format: chain.addressFormat),
+                    publicKey: hexString(compressed))
             }
         case .ed25519:
             let base = try SLIP10Ed25519Key(seed: seed).derive(path: DerivationPath("m/44'/\(chain.coinType)'"))

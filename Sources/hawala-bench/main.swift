@@ -6,7 +6,11 @@ import HawalaKeys
 let seconds = Double(ProcessInfo.processInfo.environment["BENCH_SECONDS"] ?? "3") ?? 3
 let cores = ProcessInfo.processInfo.activeProcessorCount
 
+/// `BENCH_ONLY=text` runs only the figures whose label contains `text` (for profiling one).
+let only = ProcessInfo.processInfo.environment["BENCH_ONLY"]
+
 func measure(_ label: String, unit: String, _ body: () throws -> Int) rethrows -> Double {
+    if let only, !label.contains(only) { return 0 }
     _ = try body()  // warm up
     var done = 0
     let start = Date()
@@ -49,4 +53,12 @@ _ = try measure("secp256k1 pubkey tweak-add alone, 1 core", unit: "ops") {
     let tweak = [UInt8](repeating: 0x11, count: 32)
     for _ in 0..<200 { _ = try branch.key.adding(tweak: tweak) }
     return 200
+}
+_ = try measure("secp256k1 pubkey tweak-add alone, all cores", unit: "ops") {
+    let tweak = [UInt8](repeating: 0x11, count: 32)
+    let key = branch.key
+    DispatchQueue.concurrentPerform(iterations: cores) { _ in
+        for _ in 0..<1000 { _ = try? key.adding(tweak: tweak) }
+    }
+    return 1000 * cores
 }
