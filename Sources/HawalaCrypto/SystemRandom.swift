@@ -11,6 +11,13 @@ public enum SystemRandom {
         bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { randombytes_buf(base, $0.count) } }
     }
 
+    /// `count` random bytes (salts, nonces, identifiers).
+    public static func bytes(_ count: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        fill(&out)
+        return out
+    }
+
     /// `count` random bytes held as a secret.
     public static func secret(count: Int) -> SecretBytes {
         precondition(ready, "libsodium failed to initialize")

@@ -113,4 +113,62 @@ struct SodiumTests {
         let out = Hash.pbkdf2SHA512(password: SecretBytes(utf8: "password"), salt: Array("salt".utf8), rounds: 1, outputByteCount: 64)
         #expect(hex(out.unsafeCopy()) == "867f70cf1ade02cff3752599a3a53dc4af34c7a669815ae5d513554e1c8cf252c02d470a285a0501bad999bfe943c08f050235d7d68b1da55e63f73b60a57fce")
     }
+
+    @Test func hkdf() {
+        // RFC 5869 test case 1 (SHA-256).
+        let okm = Hash.hkdfSHA256(
+            SecretBytes([UInt8](repeating: 0x0b, count: 22)),
+            salt: Array(0x00...0x0c), info: Array(0xf0...0xf9), length: 42)
+        #expect(hex(okm.unsafeCopy()) == "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865")
+    }
+}
+
+@Suite("AES-256-GCM")
+struct AESGCMTests {
+    // The GCM specification's test case 16 (McGrew and Viega): AES-256, 60-byte plaintext, 20 bytes of associated data.
+    let key = SecretBytes(bytes(fromHex: "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308"))
+    let nonce = bytes(fromHex: "cafebabefacedbaddecaf888")
+    let aad = bytes(fromHex: "feedfacedeadbeeffeedfacedeadbeefabaddad2")
+    let plaintext = bytes(fromHex: "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39")
+    let expected = "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662" + "76fc6ece0f4e1768cddf8853bb2d551b"
+
+    @Test func specificationVector() throws {
+        let sealed = try AESGCM.seal(plaintext, key: key, nonce: nonce, associatedData: aad)
+        #expect(hex(sealed) == expected)
+        #expect(try AESGCM.open(sealed, key: key, nonce: nonce, associatedData: aad).unsafeCopy() == plaintext)
+    }
+
+    @Test func everyChangeIsRefused() throws {
+        let sealed = try AESGCM.seal(plaintext, key: key, nonce: nonce, associatedData: aad)
+        for i in [0, 30, sealed.count - 1] {
+            var tampered = sealed
+            tampered[i] ^= 1
+            #expect(throws: AESGCM.Error.authenticationFailed) { try AESGCM.open(tampered, key: key, nonce: nonce, associatedData: aad) }
+        }
+        var otherAAD = aad
+        otherAAD[0] ^= 1
+        #expect(throws: AESGCM.Error.authenticationFailed) { try AESGCM.open(sealed, key: key, nonce: nonce, associatedData: otherAAD) }
+        #expect(throws: AESGCM.Error.authenticationFailed) { try AESGCM.open(Array(sealed.dropLast()), key: key, nonce: nonce, associatedData: aad) }
+        #expect(throws: AESGCM.Error.authenticationFailed) { try AESGCM.open([1, 2, 3], key: key, nonce: nonce) }
+        #expect(throws: AESGCM.Error.authenticationFailed) { try AESGCM.open(sealed, key: SystemRandom.secret(count: 32), nonce: nonce, associatedData: aad) }
+        #expect(throws: AESGCM.Error.invalidKeyLength(16)) { try AESGCM.seal(plaintext, key: SecretBytes([UInt8](repeating: 1, count: 16)), nonce: nonce) }
+        #expect(throws: AESGCM.Error.invalidNonceLength(8)) { try AESGCM.seal(plaintext, key: key, nonce: [UInt8](repeating: 0, count: 8)) }
+    }
+
+    @Test func emptyPlaintextRoundTrips() throws {
+        let nonce = AESGCM.randomNonce()
+        let sealed = try AESGCM.seal([UInt8](), key: key, nonce: nonce)
+        #expect(sealed.count == AESGCM.tagLength)
+        #expect(try AESGCM.open(sealed, key: key, nonce: nonce).isEmpty)
+    }
+}
+
+private func bytes(fromHex hex: String) -> [UInt8] {
+    var out = [UInt8]()
+    var chars = Array(hex.utf8)[...]
+    while chars.count >= 2 {
+        out.append(UInt8(String(decoding: chars.prefix(2), as: UTF8.self), radix: 16)!)
+        chars = chars.dropFirst(2)
+    }
+    return out
 }

@@ -1,0 +1,73 @@
+import Crypto
+import Foundation
+
+/// AES-256-GCM through swift-crypto: every secret Hawala keeps at rest is sealed with it.
+public enum AESGCM {
+    /// Errors from sealing and opening.
+    public enum Error: Swift.Error, Equatable, CustomStringConvertible {
+        /// The key is not 32 bytes.
+        case invalidKeyLength(Int)
+        /// The nonce is not 12 bytes.
+        case invalidNonceLength(Int)
+        /// The ciphertext, its tag or the associated data was changed, or the key is wrong.
+        case authenticationFailed
+
+        public var description: String {
+            switch self {
+            case .invalidKeyLength(let n): "AES-256-GCM needs a 32-byte key, not \(n) bytes"
+            case .invalidNonceLength(let n): "AES-GCM needs a 12-byte nonce, not \(n) bytes"
+            case .authenticationFailed: "authentication failed"
+            }
+        }
+    }
+
+    /// Bytes of the nonce and of the tag.
+    public static let nonceLength = 12
+    public static let tagLength = 16
+
+    /// A fresh random 12-byte nonce. Random nonces are safe for fewer than 2^32 messages per key;
+    /// Hawala's keys each seal far fewer.
+    public static func randomNonce() -> [UInt8] { SystemRandom.bytes(nonceLength) }
+
+    /// Encrypts `plaintext` under `key` with `nonce`, authenticating `associatedData` too.
+    /// - Returns: ciphertext ‖ 16-byte tag.
+    public static func seal<P: DataProtocol>(_ plaintext: P, key: SecretBytes, nonce: [UInt8], associatedData: [UInt8] = []) throws -> [UInt8] {
+        let symmetricKey = try symmetric(key)
+        guard nonce.count == nonceLength else { throw Error.invalidNonceLength(nonce.count) }
+        let box = try AES.GCM.seal(plaintext, using: symmetricKey, nonce: AES.GCM.Nonce(data: nonce), authenticating: associatedData)
+        return Array(box.ciphertext) + Array(box.tag)
+    }
+
+    /// Decrypts and authenticates ciphertext ‖ tag. The plaintext is returned as a secret.
+    /// - Throws: `AESGCM.Error.authenticationFailed` for any change or a wrong key; nothing of the
+    ///   plaintext is released then.
+    public static func open(_ sealed: [UInt8], key: SecretBytes, nonce: [UInt8], associatedData: [UInt8] = []) throws -> SecretBytes {
+        let symmetricKey = try symmetric(key)
+        guard nonce.count == nonceLength else { throw Error.invalidNonceLength(nonce.count) }
+        guard sealed.count >= tagLength else { throw Error.authenticationFailed }
+        do {
+            let box = try AES.GCM.SealedBox(
+                nonce: AES.GCM.Nonce(data: nonce),
+                ciphertext: sealed[..<(sealed.count - tagLength)],
+                tag: sealed[(sealed.count - tagLength)...])
+            let plain = try AES.GCM.open(box, using: symmetricKey, authenticating: associatedData)
+            return plain.withUnsafeBytes { SecretBytes($0) }
+        } catch {
+            throw Error.authenticationFailed
+        }
+    }
+
+    private static func symmetric(_ key: SecretBytes) throws -> SymmetricKey {
+        guard key.count == 32 else { throw Error.invalidKeyLength(key.count) }
+        return key.withUnsafeBytes { SymmetricKey(data: $0) }
+    }
+}
+
+extension Hash {
+    /// HKDF-SHA256 (RFC 5869): a `length`-byte key from input keying material, salt and context.
+    public static func hkdfSHA256(_ inputKey: SecretBytes, salt: [UInt8], info: [UInt8], length: Int) -> SecretBytes {
+        let key = inputKey.withUnsafeBytes { SymmetricKey(data: $0) }
+        let derived = HKDF<SHA256>.deriveKey(inputKeyMaterial: key, salt: salt, info: info, outputByteCount: length)
+        return derived.withUnsafeBytes { SecretBytes($0) }
+    }
+}
