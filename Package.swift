@@ -12,11 +12,14 @@ let package = Package(
     products: [
         .library(name: "HawalaCrypto", targets: ["HawalaCrypto"]),
         .library(name: "HawalaKeys", targets: ["HawalaKeys"]),
+        .library(name: "HawalaWallet", targets: ["HawalaWallet"]),
         .executable(name: "hawala", targets: ["hawala"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .systemLibrary(
@@ -45,17 +48,28 @@ let package = Package(
             resources: [.copy("Resources/wordlists")],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "HawalaWallet",
+            dependencies: [
+                "HawalaKeys",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "hawala",
             dependencies: [
                 "HawalaKeys",
+                "HawalaWallet",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "hawala-bench",
-            dependencies: ["HawalaKeys"],
+            dependencies: ["HawalaKeys", "HawalaWallet"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -71,8 +85,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "HawalaWalletTests",
+            dependencies: ["HawalaWallet"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "HawalaCLITests",
-            dependencies: ["hawala", "HawalaKeys"],
+            dependencies: ["hawala", "HawalaKeys", "HawalaWallet"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -54,6 +54,11 @@ public enum Hash {
         }
     }
 
+    /// HMAC-SHA256 (identifiers derived from a secret key without revealing it).
+    public static func hmacSHA256<D: DataProtocol>(key: SecretBytes, _ data: D) -> [UInt8] {
+        key.withUnsafeBytes { Array(HMAC<SHA256>.authenticationCode(for: data, using: SymmetricKey(data: $0))) }
+    }
+
     /// HMAC-SHA512 with a public key (BIP32 chain codes, SLIP-10 curve names).
     public static func hmacSHA512<K: ContiguousBytes, D: DataProtocol>(key: K, _ data: D) -> [UInt8] {
         Array(HMAC<SHA512>.authenticationCode(for: data, using: SymmetricKey(data: key)))

@@ -8,6 +8,13 @@ public struct DerivedAddress: Sendable, Codable, Equatable {
     public let address: String
     /// Hex of the public key: compressed SEC1 for secp256k1, 32 bytes for Ed25519.
     public let publicKey: String
+
+    public init(chain: String, path: String, address: String, publicKey: String) {
+        self.chain = chain
+        self.path = path
+        self.address = address
+        self.publicKey = publicKey
+    }
 }
 
 /// Errors from address derivation.
@@ -57,6 +64,13 @@ public final class HDWallet: Sendable {
         return SecretBytes(bytes)
     }
 
+    /// A stable identifier of this wallet's keys — HMAC-SHA256 keyed with the seed over `context`,
+    /// 16 bytes — that reveals nothing about the seed. The same words and passphrase always give
+    /// the same identifier.
+    public func identifier(context: String) -> [UInt8] {
+        Array(Hash.hmacSHA256(key: seed, Array(context.utf8)).prefix(16))
+    }
+
     /// The BIP32 master key.
     public func masterKey() throws -> ExtendedPrivateKey { try ExtendedPrivateKey(seed: seed) }
 
@@ -78,17 +92,7 @@ public final class HDWallet: Sendable {
         switch chain.curve {
         case .secp256k1:
             let accountKey = try masterKey().derive(path: try chain.accountPath(account: account))
-            let branch = try accountKey.publicKey.derive(try ChildNumber(change, hardened: false))
-            // The path text is built by appending the index: parsing a path per address is slow.
-            let prefix = try chain.path(account: account, change: change, index: 0).description.dropLast()
-            deriveOne = { index in
-                let key = try branch.childKey(index)
-                let compressed = key.compressed
-                return DerivedAddress(
-                    chain: chain.name, path: prefix + String(index),
-                    address: try Address.encode(secp256k1: key, compressed: compressed, format: chain.addressFormat),
-                    publicKey: hexString(compressed))
-            }
+            return try HDWallet.addresses(chain: chain, accountKey: accountKey.publicKey, account: account, change: change, from: from, count: count)
         case .ed25519:
             let base = try SLIP10Ed25519Key(seed: seed).derive(path: DerivationPath("m/44'/\(chain.coinType)'"))
             deriveOne = { index in
@@ -114,6 +118,27 @@ public final class HDWallet: Sendable {
             }
         }
         return try Parallel.map(count: count) { try deriveOne(from + UInt32($0)) }
+    }
+
+    /// Addresses of a secp256k1 `chain` from the account extended public key alone (no secret):
+    /// `from ..< from + count` on branch `change`, in index order, over every core.
+    public static func addresses(chain: Chain, accountKey: ExtendedPublicKey, account: UInt32, change: UInt32, from: UInt32, count: Int) throws -> [DerivedAddress] {
+        guard chain.curve == .secp256k1 else { throw DerivationError.outOfRange("\(chain.name) has no public derivation") }
+        guard count >= 0, UInt64(from) + UInt64(count) <= UInt64(ChildNumber.hardenedOffset) else {
+            throw DerivationError.outOfRange("indexes must stay below 2147483648")
+        }
+        let branch = try accountKey.derive(try ChildNumber(change, hardened: false))
+        // The path text is built by appending the index: parsing a path per address is slow.
+        let prefix = try chain.path(account: account, change: change, index: 0).description.dropLast()
+        return try Parallel.map(count: count) { offset in
+            let index = from + UInt32(offset)
+            let key = try branch.childKey(index)
+            let compressed = key.compressed
+            return DerivedAddress(
+                chain: chain.name, path: prefix + String(index),
+                address: try Address.encode(secp256k1: key, compressed: compressed, format: chain.addressFormat),
+                publicKey: hexString(compressed))
+        }
     }
 
     /// The account extended public key (SLIP-132 version for the chain) and its BIP380 output

@@ -201,6 +201,15 @@ public struct Mnemonic: Sendable, CustomStringConvertible, CustomDebugStringConv
         return indexList.map(list.displayWord(at:))
     }
 
+    /// Whether `answer` names the word at `position` (1-based): the word itself in any
+    /// normalization or case, or its unique four-letter prefix.
+    public func matches(_ answer: String, at position: Int) -> Bool {
+        guard position >= 1, position <= wordCount else { return false }
+        let typed = answer.trimmingCharacters(in: .whitespacesAndNewlines).lowercased().decomposedStringWithCompatibilityMapping
+        guard let index = Wordlist.of(language).resolve(typed) else { return false }
+        return index == indexList[position - 1]
+    }
+
     /// The words joined with the language's separator (the ideographic space for Japanese),
     /// in NFC — the form to show or write down. Handle with care.
     public var phrase: String { words.joined(separator: language.separator) }

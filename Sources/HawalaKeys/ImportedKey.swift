@@ -1,0 +1,93 @@
+import Crypto
+import Foundation
+import HawalaCrypto
+
+/// A single private key brought in from elsewhere: WIF for Bitcoin and Litecoin, 64 hex digits
+/// for the EVM chains, a base58 secret key for Solana (64-byte keypair as Phantom and the Solana
+/// CLI export it, or the 32-byte seed).
+public struct ImportedPrivateKey: Sendable, CustomStringConvertible {
+    public let chain: Chain
+    /// The 32-byte private key (for Solana, the Ed25519 seed). Secret.
+    public let secret: SecretBytes
+    /// The receiving address on `chain`.
+    public let address: String
+    /// Hex of the public key.
+    public let publicKey: String
+
+    /// Errors naming what is wrong with the text, never echoing it.
+    public enum Error: Swift.Error, Equatable, CustomStringConvertible {
+        case unsupportedChain(String)
+        case malformed(String)
+
+        public var description: String {
+            switch self {
+            case .unsupportedChain(let c): "\(c) does not take imported keys here; supported: bitcoin (all kinds), bitcoin-testnet, litecoin, ethereum, bsc, polygon, solana"
+            case .malformed(let why): why
+            }
+        }
+    }
+
+    /// Parses `text` (surrounding whitespace ignored) as a private key for `chain`.
+    public init(text: SecretBytes, chain: Chain) throws {
+        guard let string = text.withUnsafeBytes({ String(validating: $0, as: UTF8.self) })?
+            .trimmingCharacters(in: .whitespacesAndNewlines), !string.isEmpty else {
+            throw Error.malformed("the key file is empty or not text")
+        }
+        self.chain = chain
+        switch chain.addressFormat {
+        case .p2wpkh, .p2tr, .p2shP2wpkh, .p2pkh:
+            let expected: UInt8 = chain.coinType == 2 ? 0xB0 : (chain.network == .testnet ? 0xEF : 0x80)
+            guard var payload = try? Base58.decodeCheck(string) else {
+                throw Error.malformed("not a WIF private key (Base58Check failed)")
+            }
+            defer { SecretBytes.wipe(&payload) }
+            guard payload.count == 33 || payload.count == 34 else { throw Error.malformed("a WIF key is 33 or 34 bytes, not \(payload.count)") }
+            guard payload[0] == expected else {
+                throw Error.malformed(String(format: "WIF version 0x%02x is not %@'s (0x%02x)", payload[0], chain.name, expected))
+            }
+            guard payload.count == 34, payload[33] == 1 else {
+                throw Error.malformed("uncompressed WIF keys are not supported (they cannot have SegWit addresses)")
+            }
+            secret = SecretBytes(payload[1..<33])
+        case .ethereum:
+            var hex = string.lowercased()
+            if hex.hasPrefix("0x") { hex.removeFirst(2) }
+            guard hex.count == 64, var bytes = bytes(fromHex: hex) else {
+                throw Error.malformed("an EVM private key is 64 hex digits, optionally after 0x")
+            }
+            defer { SecretBytes.wipe(&bytes) }
+            secret = SecretBytes(bytes)
+        case .solana:
+            guard var bytes = try? Base58.decode(string) else { throw Error.malformed("not a base58 Solana secret key") }
+            defer { SecretBytes.wipe(&bytes) }
+            guard bytes.count == 64 || bytes.count == 32 else {
+                throw Error.malformed("a Solana secret key is 64 bytes (keypair) or 32 (seed), not \(bytes.count)")
+            }
+            secret = SecretBytes(bytes[0..<32])
+            let pub = ImportedPrivateKey.ed25519PublicKey(secret)
+            if bytes.count == 64 && Array(bytes[32..<64]) != pub {
+                throw Error.malformed("the keypair's public half does not match its secret half")
+            }
+            publicKey = hexString(pub)
+            address = Address.solana(publicKey: pub)
+            return
+        default:
+            throw Error.unsupportedChain(chain.name)
+        }
+        guard secret.withUnsafeBytes({ Secp256k1.isValidPrivateKey($0) }) else {
+            throw Error.malformed("the key is zero or not below the secp256k1 order")
+        }
+        let key = try Secp256k1.PublicKey(privateKey: secret)
+        publicKey = hexString(key.compressed)
+        address = try Address.encode(secp256k1: key, format: chain.addressFormat)
+    }
+
+    /// The Ed25519 public key of a 32-byte seed (swift-crypto).
+    static func ed25519PublicKey(_ seed: SecretBytes) -> [UInt8] {
+        // 32 bytes is always a valid Ed25519 seed.
+        let key = seed.withUnsafeBytes { try! Curve25519.Signing.PrivateKey(rawRepresentation: $0) }
+        return Array(key.publicKey.rawRepresentation)
+    }
+
+    public var description: String { "ImportedPrivateKey(\(chain.name), \(address), <redacted>)" }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import HawalaCrypto
+import HawalaKeys
+
+/// The recovery flow (seed 000, seed 004 M1.9–M1.10) as a state machine with no I/O: network →
+/// number of words → each word checked as it is entered (or the whole phrase pasted) → checksum
+/// → optional BIP39 passphrase → the first Bitcoin, Ethereum and Solana addresses, which the
+/// person confirms against their records → done. Nothing is saved by the flow: the caller saves
+/// the result of `.done`, and the store refuses to replace an existing wallet.
+public struct RecoveryFlow: Sendable {
+    public enum State: Sendable, Equatable {
+        case choosingNetwork
+        case choosingWordCount
+        /// Waiting for the word at `position` (1-based) of `wordCount`.
+        case enteringWord(position: Int)
+        /// All words entered but the checksum fails: a word is wrong. Edit one or start over.
+        case checksumFailed
+        /// Words valid; waiting for the optional BIP39 passphrase.
+        case enteringPassphrase
+        /// The addresses to compare with the person's records.
+        case confirmingAddresses([DerivedAddress])
+        /// Confirmed: save `result`.
+        case done
+        case cancelled
+    }
+
+    public enum Event: Sendable {
+        case network(Network)
+        case wordCount(Int)
+        /// One typed word or prefix; a string with several words is taken as the whole phrase.
+        case word(String)
+        /// Go back one word.
+        case back
+        /// Re-enter the word at `position` (after a checksum failure).
+        case edit(position: Int)
+        case passphrase(SecretBytes)
+        case confirm
+        /// The addresses don't match: start over.
+        case reject
+        case cancel
+    }
+
+    /// Why the last event was not taken; nil after an accepted one.
+    public enum Problem: Sendable, Equatable, CustomStringConvertible {
+        case unknownWord(String, suggestions: [String])
+        case ambiguousPrefix(String, candidates: [String])
+        case wrongLanguage(String, expected: Language)
+        case invalidWordCount(Int)
+        case invalidPhrase(String)
+        case notApplicable
+
+        public var description: String {
+            switch self {
+            case let .unknownWord(w, s): "\"\(w)\" is not in the word list" + (s.isEmpty ? "" : "; did you mean: \(s.joined(separator: ", "))")
+            case let .ambiguousPrefix(p, c): "\"\(p)\" could be: \(c.joined(separator: ", "))"
+            case let .wrongLanguage(w, l): "\"\(w)\" is not in the \(l.displayName) word list of the earlier words"
+            case .invalidWordCount(let n): "a mnemonic has 12, 15, 18, 21 or 24 words, not \(n)"
+            case .invalidPhrase(let why): why
+            case .notApplicable: "not possible at this step"
+            }
+        }
+    }
+
+    /// What a person should know before choosing the network.
+    public static let networkWarning = "The network decides the addresses: restoring on the wrong network shows different addresses (the funds are not lost, but you won't see them)."
+
+    public private(set) var state: State = .choosingNetwork
+    public private(set) var problem: Problem?
+    public private(set) var network: Network = .mainnet
+    public private(set) var wordCount = 12
+    /// The words accepted so far (as in the word list).
+    public private(set) var words: [String] = []
+    public private(set) var language: Language?
+    /// The validated mnemonic and passphrase, once the words pass the checksum.
+    public private(set) var mnemonic: Mnemonic?
+    public private(set) var passphrase = SecretBytes([])
+
+    public init() {}
+
+    /// The chains whose first address is shown for confirmation.
+    public var confirmationChains: [Chain] {
+        [network == .testnet ? .bitcoinTestnet : .bitcoin, .ethereum, .solana]
+    }
+
+    public mutating func send(_ event: Event) {
+        problem = nil
+        switch (state, event) {
+        case (_, .cancel): state = .cancelled
+        case (.choosingNetwork, .network(let n)):
+            network = n
+            state = .choosingWordCount
+        case (.choosingWordCount, .wordCount(let n)):
+            guard Mnemonic.wordCounts.contains(n) else { problem = .invalidWordCount(n); return }
+            wordCount = n
+            words = []
+            language = nil
+            state = .enteringWord(position: 1)
+        case (.choosingWordCount, .word(let text)) where RecoveryFlow.split(text).count > 1,
+             (.enteringWord, .word(let text)) where RecoveryFlow.split(text).count > 1:
+            acceptPhrase(text)
+        case (.enteringWord(let position), .word(let text)):
+            acceptWord(text, at: position)
+        case (.enteringWord(let position), .back):
+            if position > 1 { words.removeLast(); state = .enteringWord(position: position - 1) } else { state = .choosingWordCount }
+        case (.checksumFailed, .edit(let position)):
+            guard position >= 1, position <= words.count else { problem = .notApplicable; return }
+            // Re-enter from `position`: the words after it are kept in place.
+            editing = position
+            state = .enteringWord(position: position)
+        case (.enteringPassphrase, .passphrase(let secret)):
+            passphrase = secret
+            guard let mnemonic else { return }
+            let keys = HDWallet(mnemonic: mnemonic, passphrase: secret)
+            let addresses = confirmationChains.compactMap { try? keys.addresses(chain: $0, count: 1).first }
+            state = .confirmingAddresses(addresses)
+        case (.confirmingAddresses, .confirm): state = .done
+        case (.confirmingAddresses, .reject), (.checksumFailed, .reject):
+            self = RecoveryFlow()
+        default:
+            problem = .notApplicable
+        }
+    }
+
+    /// When re-entering one word after a checksum failure, its position.
+    private var editing: Int?
+
+    private mutating func acceptWord(_ typed: String, at position: Int) {
+        let text = typed.trimmingCharacters(in: .whitespacesAndNewlines).lowercased().decomposedStringWithCompatibilityMapping
+        guard !text.isEmpty else { problem = .unknownWord("", suggestions: []); return }
+        let candidates: [Language] = language.map { [$0] } ?? ([.english] + Language.allCases.filter { $0 != .english })
+        for l in candidates {
+            let list = Wordlist.of(l)
+            if let index = list.resolve(text) {
+                language = l
+                let word = list.words[index]
+                if let editing {
+                    words[editing - 1] = word
+                    self.editing = nil
+                    finishIfComplete(force: true)
+                    return
+                }
+                words.append(word)
+                finishIfComplete(force: false)
+                if case .enteringWord = state { state = .enteringWord(position: position + 1) }
+                return
+            }
+        }
+        let list = Wordlist.of(language ?? .english)
+        let prefixed = list.suggestions(forPrefix: text, limit: 6)
+        if prefixed.count > 1 {
+            problem = .ambiguousPrefix(typed, candidates: prefixed)
+        } else if let language, Language.allCases.contains(where: { $0 != language && Wordlist.of($0).resolve(text) != nil }) {
+            problem = .wrongLanguage(typed, expected: language)
+        } else {
+            problem = .unknownWord(typed, suggestions: prefixed.isEmpty ? list.closestWords(to: text) : prefixed)
+        }
+    }
+
+    private mutating func finishIfComplete(force: Bool) {
+        guard words.count == wordCount || force else { return }
+        guard words.count == wordCount else { state = .enteringWord(position: words.count + 1); return }
+        let language = self.language ?? .english
+        do {
+            mnemonic = try Mnemonic(text: words.joined(separator: " "), language: language)
+            state = .enteringPassphrase
+        } catch {
+            state = .checksumFailed
+        }
+    }
+
+    private mutating func acceptPhrase(_ text: String) {
+        do {
+            let m = try Mnemonic(text: text)
+            mnemonic = m
+            wordCount = m.wordCount
+            language = m.language
+            words = m.words.map { $0.decomposedStringWithCompatibilityMapping }
+            state = .enteringPassphrase
+        } catch let error as MnemonicError {
+            problem = .invalidPhrase(error.description)
+        } catch {
+            problem = .invalidPhrase("not a valid mnemonic")
+        }
+    }
+
+    static func split(_ text: String) -> [Substring] {
+        text.split(whereSeparator: { $0.isWhitespace })
+    }
+}

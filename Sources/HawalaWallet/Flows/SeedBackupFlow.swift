@@ -1,0 +1,104 @@
+import Foundation
+import HawalaCrypto
+import HawalaKeys
+
+/// The seed backup flow (seed 000) as a state machine with no I/O: why it matters → the words →
+/// a quiz on 3–5 random positions → confirmation. A terminal or a SwiftUI view renders `state`
+/// and sends events; randomness comes in so tests can fix the positions.
+public struct SeedBackupFlow: Sendable {
+    public enum State: Sendable, Equatable {
+        /// Why the backup matters; next: the words, or back up later.
+        case intro
+        /// The words are shown, one per line, numbered from 1.
+        case showingWords
+        /// Asking for the word at `position` (1-based); `question` counts from 0.
+        case quiz(question: Int, position: Int)
+        /// The answer for `position` was wrong: retry it or see the words again.
+        case wrongAnswer(position: Int)
+        /// Every answer was right: the person confirms they keep the words safe.
+        case confirming
+        /// Done: the wallet is backed up.
+        case backedUp
+        /// "Back up later": the wallet stays not backed up and reminders follow.
+        case skipped
+    }
+
+    public enum Event: Sendable, Equatable {
+        /// Move on (intro → words → quiz).
+        case proceed
+        /// Back up later.
+        case skip
+        case answer(String)
+        /// Try the same question again.
+        case retry
+        /// Go back to the words; the quiz restarts with new positions.
+        case showWordsAgain
+        /// The final confirmation.
+        case confirm
+    }
+
+    /// Errors for events that don't fit the state.
+    public struct InvalidEvent: Error, Equatable, CustomStringConvertible {
+        public let description: String
+    }
+
+    public private(set) var state: State = .intro
+    /// The quiz positions (1-based), in the order asked.
+    public private(set) var positions: [Int]
+    /// Wrong answers so far.
+    public private(set) var mistakes = 0
+    public var wordCount: Int { mnemonic.wordCount }
+
+    private let mnemonic: Mnemonic
+    private let random: @Sendable (Int) -> Int
+
+    /// - Parameters:
+    ///   - random: a uniform integer in `0..<bound` (the system CSPRNG by default).
+    public init(mnemonic: Mnemonic, random: @escaping @Sendable (Int) -> Int = SeedBackupFlow.systemRandom, startWithWords: Bool = false) {
+        self.mnemonic = mnemonic
+        self.random = random
+        positions = SeedBackupFlow.pickPositions(wordCount: mnemonic.wordCount, random: random)
+        if startWithWords { state = .showingWords }
+    }
+
+    /// libsodium's unbiased uniform integers from the operating system's CSPRNG.
+    public static let systemRandom: @Sendable (Int) -> Int = { Int(SystemRandom.uniform(UInt32($0))) }
+
+    /// 3–5 distinct positions, in random order.
+    static func pickPositions(wordCount: Int, random: (Int) -> Int) -> [Int] {
+        let count = 3 + random(3)
+        var pool = Array(1...wordCount)
+        var picked: [Int] = []
+        for _ in 0..<count { picked.append(pool.remove(at: random(pool.count))) }
+        return picked
+    }
+
+    /// The words to show in `showingWords` (NFC). Handle with care.
+    public var words: [String] { mnemonic.words }
+
+    /// Applies `event`; refuses events that don't belong to the current state.
+    public mutating func send(_ event: Event) throws {
+        switch (state, event) {
+        case (.intro, .proceed): state = .showingWords
+        case (.intro, .skip), (.showingWords, .skip), (.quiz, .skip), (.wrongAnswer, .skip): state = .skipped
+        case (.showingWords, .proceed): state = .quiz(question: 0, position: positions[0])
+        case (.quiz(let question, let position), .answer(let text)):
+            if mnemonic.matches(text, at: position) {
+                let next = question + 1
+                state = next < positions.count ? .quiz(question: next, position: positions[next]) : .confirming
+            } else {
+                mistakes += 1
+                state = .wrongAnswer(position: position)
+            }
+        case (.wrongAnswer(let position), .retry):
+            let question = positions.firstIndex(of: position)!
+            state = .quiz(question: question, position: position)
+        case (.wrongAnswer, .showWordsAgain), (.quiz, .showWordsAgain):
+            positions = SeedBackupFlow.pickPositions(wordCount: wordCount, random: random)
+            state = .showingWords
+        case (.confirming, .confirm): state = .backedUp
+        default:
+            throw InvalidEvent(description: "\(event) does not apply while \(state)")
+        }
+    }
+}

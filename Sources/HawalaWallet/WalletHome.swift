@@ -1,0 +1,39 @@
+import Foundation
+
+/// Where Hawala keeps its data: `$HAWALA_HOME`, else `$XDG_DATA_HOME/hawala`, else
+/// `~/.local/share/hawala`. The folder is private to the user (0700), its files 0600.
+public struct WalletHome: Sendable, Equatable {
+    public let directory: URL
+
+    public init(directory: URL) { self.directory = directory }
+
+    /// The folder the environment names.
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> WalletHome {
+        if let home = environment["HAWALA_HOME"], !home.isEmpty {
+            return WalletHome(directory: URL(fileURLWithPath: home, isDirectory: true))
+        }
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            return WalletHome(directory: URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("hawala", isDirectory: true))
+        }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return WalletHome(directory: URL(fileURLWithPath: home, isDirectory: true)
+            .appendingPathComponent(".local/share/hawala", isDirectory: true))
+    }
+
+    /// The wallet database.
+    public var databaseURL: URL { directory.appendingPathComponent("wallets.sqlite") }
+
+    /// Whether the database exists (commands that only read must not create it).
+    public var exists: Bool { FileManager.default.fileExists(atPath: databaseURL.path) }
+
+    /// Creates the folder (0700) if needed and tightens its mode if it was looser.
+    func prepare() throws {
+        let path = directory.path
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw WalletError.storage("cannot create \(path): \(error.localizedDescription)")
+        }
+        guard chmod(path, 0o700) == 0 else { throw WalletError.storage("cannot restrict \(path) to its owner") }
+    }
+}

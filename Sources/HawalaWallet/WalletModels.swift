@@ -1,0 +1,68 @@
+import Foundation
+import HawalaKeys
+
+/// Whether the words of a wallet were written down and checked.
+public struct BackupStatus: Sendable, Codable, Equatable {
+    public enum State: String, Sendable, Codable {
+        case notBackedUp = "not-backed-up"
+        case backedUp = "backed-up"
+    }
+    public let state: State
+    /// When the quiz was first passed.
+    public let backedUpAt: Date?
+    /// When the quiz was last passed (`verify-backup`).
+    public let lastVerifiedAt: Date?
+
+    public var isBackedUp: Bool { state == .backedUp }
+
+    /// "not backed up", "backed up 2026-11-22", "backed up 2026-11-22, last verified 2026-12-01".
+    public var summary: String {
+        guard let backedUpAt else { return "not backed up" }
+        var text = "backed up \(BackupStatus.day(backedUpAt))"
+        if let lastVerifiedAt, lastVerifiedAt != backedUpAt { text += ", last verified \(BackupStatus.day(lastVerifiedAt))" }
+        return text
+    }
+
+    static func day(_ date: Date) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyy-MM-dd"
+        return f.string(from: date)
+    }
+}
+
+/// An account of an HD wallet on one chain (seed 004 M1.1).
+public struct HDAccount: Sendable, Codable, Equatable {
+    public let chain: String
+    public let index: UInt32
+    /// The account's derivation path, e.g. `m/84'/0'/0'`.
+    public let path: String
+    public let label: String?
+}
+
+/// A private key imported into a wallet, kept apart from its HD accounts. The key is sealed.
+public struct ImportedAccount: Sendable, Codable, Equatable {
+    public let id: String
+    public let chain: String
+    public let address: String
+    public let label: String?
+    public let importedAt: Date
+}
+
+/// What the store shows without the password: the public model of one wallet.
+public struct WalletSummary: Sendable, Codable, Equatable {
+    /// Deterministic from the seed (words and passphrase), UUID-formatted.
+    public let id: String
+    public let name: String
+    public let createdAt: Date
+    public let network: Network
+    public let wordCount: Int
+    public let hasPassphrase: Bool
+    /// The BIP32 master key fingerprint, 8 hex digits.
+    public let fingerprint: String
+    public let backup: BackupStatus
+    public let accounts: [HDAccount]
+    public let importedAccounts: [ImportedAccount]
+    public let isCurrent: Bool
+}

@@ -1,0 +1,468 @@
+import Foundation
+import GRDB
+import HawalaCrypto
+import HawalaKeys
+
+/// The wallets of one user, in an SQLite database (GRDB) under `WalletHome`.
+///
+/// The public model — names, networks, accounts, cached addresses, backup status — is readable
+/// without the password. Mnemonics, BIP39 passphrases and imported keys are sealed with
+/// AES-256-GCM under the `Keyring` derived from the wallet password. Every change is one
+/// immediate SQLite transaction: a process killed at any moment leaves the old state or the new.
+public final class WalletStore: Sendable {
+    public let home: WalletHome
+    private let db: DatabaseQueue
+
+    /// Receive addresses kept per chain at creation, so listing them needs no password.
+    public static let cachedAddressCount = 20
+    /// The shortest wallet password accepted.
+    public static let minimumPasswordLength = 8
+
+    /// Opens the store; creates it (folder 0700, file 0600) when `create` is true.
+    /// - Throws: `WalletError.noWallets` when it does not exist and `create` is false.
+    public init(home: WalletHome = .fromEnvironment(), create: Bool) throws {
+        self.home = home
+        if !home.exists {
+            guard create else { throw WalletError.noWallets }
+            try home.prepare()
+        }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(15)  // another process writing: wait, don't fail
+        configuration.foreignKeysEnabled = true
+        let path = home.databaseURL.path
+        // New files (database, journal) are private to the user.
+        let previousMask = umask(0o077)
+        defer { umask(previousMask) }
+        do {
+            db = try DatabaseQueue(path: path, configuration: configuration)
+            try WalletStore.migrator.migrate(db)
+        } catch let error as DatabaseError {
+            throw WalletError.storage("cannot open the wallet database \(path): \(error.message ?? error.description)")
+        }
+        chmod(path, 0o600)
+    }
+
+    // MARK: Schema
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE keyring (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    kdf TEXT NOT NULL,
+                    passes INTEGER NOT NULL,
+                    memoryKiB INTEGER NOT NULL,
+                    salt BLOB NOT NULL,
+                    verifier BLOB NOT NULL);
+                CREATE TABLE wallet (
+                    id TEXT PRIMARY KEY,
+                    name TEXT NOT NULL UNIQUE,
+                    createdAt REAL NOT NULL,
+                    network TEXT NOT NULL,
+                    wordCount INTEGER NOT NULL,
+                    language TEXT NOT NULL,
+                    hasPassphrase INTEGER NOT NULL,
+                    fingerprint TEXT NOT NULL,
+                    backedUpAt REAL,
+                    lastVerifiedAt REAL,
+                    sealedEntropy BLOB NOT NULL,
+                    sealedPassphrase BLOB);
+                CREATE TABLE account (
+                    walletId TEXT NOT NULL REFERENCES wallet(id) ON DELETE CASCADE,
+                    chain TEXT NOT NULL,
+                    accountIndex INTEGER NOT NULL,
+                    path TEXT NOT NULL,
+                    label TEXT,
+                    xpub TEXT,
+                    PRIMARY KEY (walletId, chain, accountIndex));
+                CREATE TABLE address (
+                    walletId TEXT NOT NULL REFERENCES wallet(id) ON DELETE CASCADE,
+                    chain TEXT NOT NULL,
+                    accountIndex INTEGER NOT NULL,
+                    change INTEGER NOT NULL,
+                    addressIndex INTEGER NOT NULL,
+                    path TEXT NOT NULL,
+                    address TEXT NOT NULL,
+                    publicKey TEXT NOT NULL,
+                    PRIMARY KEY (walletId, chain, accountIndex, change, addressIndex));
+                CREATE TABLE importedAccount (
+                    id TEXT PRIMARY KEY,
+                    walletId TEXT NOT NULL REFERENCES wallet(id) ON DELETE CASCADE,
+                    chain TEXT NOT NULL,
+                    address TEXT NOT NULL,
+                    label TEXT,
+                    importedAt REAL NOT NULL,
+                    sealedKey BLOB NOT NULL,
+                    UNIQUE (walletId, chain, address));
+                CREATE TABLE setting (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                """)
+        }
+        return migrator
+    }
+
+    /// The schema versions applied, oldest first (for tests and `status`).
+    public func appliedMigrations() throws -> [String] {
+        try db.read { try WalletStore.migrator.appliedMigrations($0) }
+    }
+
+    // MARK: Password
+
+    /// Whether a wallet password has been set.
+    public func hasPassword() throws -> Bool {
+        try read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM keyring") == 1 }
+    }
+
+    /// Unlocks with `password` (one Argon2id run).
+    /// - Throws: `WalletError.wrongPassword`; nothing changes.
+    public func unlock(password: SecretBytes) throws -> Keyring {
+        guard let row = try read({ try Row.fetchOne($0, sql: "SELECT * FROM keyring WHERE id = 1") }) else { throw WalletError.noWallets }
+        let parameters = try WalletStore.parameters(row)
+        let keyring = try Keyring(password: password, parameters: parameters)
+        try keyring.check(verifier: WalletStore.bytes(row, "verifier"))
+        return keyring
+    }
+
+    /// The keyring for a first wallet: a new password, checked for length. It is saved with the
+    /// first change that uses it.
+    public func newKeyring(password: SecretBytes, parameters: KDFParameters = KDFParameters()) throws -> Keyring {
+        try WalletStore.checkStrength(password)
+        return try Keyring(password: password, parameters: parameters)
+    }
+
+    static func checkStrength(_ password: SecretBytes) throws {
+        let characters = password.withUnsafeBytes { String(validating: $0, as: UTF8.self)?.count ?? $0.count }
+        guard characters >= minimumPasswordLength else {
+            throw WalletError.weakPassword("the wallet password must have at least \(minimumPasswordLength) characters")
+        }
+    }
+
+    // MARK: Reading the public model
+
+    /// Every wallet, by creation time.
+    public func list() throws -> [WalletSummary] {
+        try read { db in
+            let current = try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'current'")
+            return try Row.fetchAll(db, sql: "SELECT * FROM wallet ORDER BY createdAt, name").map { try WalletStore.summary($0, db: db, current: current) }
+        }
+    }
+
+    /// The wallet named `name`, or the current wallet when `name` is nil.
+    public func wallet(named name: String?) throws -> WalletSummary {
+        let all = try list()
+        if let name {
+            guard let found = all.first(where: { $0.name == name }) else { throw WalletError.noSuchWallet(name) }
+            return found
+        }
+        guard let current = all.first(where: \.isCurrent) ?? all.first else { throw WalletError.noWallets }
+        return current
+    }
+
+    /// The current wallet, if any wallet exists.
+    public func current() throws -> WalletSummary? {
+        try list().first(where: \.isCurrent)
+    }
+
+    /// Addresses of `wallet` on `chain` (account 0, receive branch), from the cache or, past it,
+    /// from the account's extended public key. No password needed.
+    public func addresses(wallet: WalletSummary, chain: Chain, count: Int) throws -> [DerivedAddress] {
+        guard count >= 1, count <= 100_000 else { throw WalletError.invalidRequest("count must be between 1 and 100000") }
+        guard wallet.accounts.contains(where: { $0.chain == chain.name }) else {
+            throw WalletError.invalidRequest("wallet \"\(wallet.name)\" has no \(chain.name) account (its network is \(wallet.network.rawValue))")
+        }
+        let cached = try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT path, address, publicKey FROM address
+                WHERE walletId = ? AND chain = ? AND accountIndex = 0 AND change = 0 AND addressIndex < ?
+                ORDER BY addressIndex
+                """, arguments: [wallet.id, chain.name, count])
+                .map { DerivedAddress(chain: chain.name, path: $0["path"], address: $0["address"], publicKey: $0["publicKey"]) }
+        }
+        if cached.count >= count { return cached }
+        guard chain.curve == .secp256k1,
+              let xpub = try read({ try String.fetchOne($0, sql: "SELECT xpub FROM account WHERE walletId = ? AND chain = ? AND accountIndex = 0", arguments: [wallet.id, chain.name]) }),
+              case .public(let accountKey, _) = try ExtendedKey(xpub) else {
+            throw WalletError.invalidRequest("\(chain.name) keeps \(cached.count) addresses without the password; derive more with `hawala derive --chain \(chain.name)`")
+        }
+        return try HDWallet.addresses(chain: chain, accountKey: accountKey, account: 0, change: 0, from: 0, count: count)
+    }
+
+    // MARK: Changes
+
+    /// Adds a wallet for `mnemonic` (and BIP39 `passphrase`) as the current wallet.
+    /// - Throws: `WalletError.alreadyExists` when these keys are already a wallet (nothing is
+    ///   changed: a restore never replaces another wallet), `.nameTaken`, `.invalidName`.
+    @discardableResult
+    public func add(mnemonic: Mnemonic, passphrase: SecretBytes, name: String?, network: Network,
+                    keyring: Keyring, now: Date = Date()) throws -> WalletSummary {
+        let keys = HDWallet(mnemonic: mnemonic, passphrase: passphrase)
+        let id = WalletStore.walletID(keys)
+        let fingerprint = String(format: "%08x", try keys.masterFingerprint())
+        let chains = Chain.all.filter { $0.network == network }
+        var accounts: [(chain: Chain, path: String, xpub: String?)] = []
+        var addresses: [DerivedAddress] = []
+        let master = try keys.masterKey()
+        for chain in chains {
+            let path = try chain.accountPath(account: 0)
+            let xpub = chain.curve == .secp256k1 ? try master.derive(path: path).publicKey.serialized() : nil
+            accounts.append((chain, path.description, xpub))
+            addresses += try keys.addresses(chain: chain, count: WalletStore.cachedAddressCount)
+        }
+        let sealedEntropy = try keyring.seal(mnemonic.entropy(), context: WalletStore.context(wallet: id, "entropy"))
+        let sealedPassphrase = passphrase.isEmpty ? nil : try keyring.seal(passphrase, context: WalletStore.context(wallet: id, "passphrase"))
+        let chosenName: String
+        if let name { chosenName = try WalletStore.validName(name) } else { chosenName = "" }
+
+        try write { db in
+            try self.saveKeyringIfNew(keyring, db: db)
+            if let existing = try String.fetchOne(db, sql: "SELECT name FROM wallet WHERE id = ?", arguments: [id]) {
+                throw WalletError.alreadyExists(name: existing)
+            }
+            let finalName = chosenName.isEmpty ? try WalletStore.freeName(db) : chosenName
+            if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM wallet WHERE name = ?", arguments: [finalName])! > 0 {
+                throw WalletError.nameTaken(finalName)
+            }
+            try db.execute(sql: """
+                INSERT INTO wallet (id, name, createdAt, network, wordCount, language, hasPassphrase, fingerprint, sealedEntropy, sealedPassphrase)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [id, finalName, now.timeIntervalSince1970, network.rawValue, mnemonic.wordCount,
+                                 mnemonic.language.rawValue, !passphrase.isEmpty, fingerprint, Data(sealedEntropy), sealedPassphrase.map { Data($0) }])
+            for account in accounts {
+                try db.execute(sql: "INSERT INTO account (walletId, chain, accountIndex, path, xpub) VALUES (?, ?, 0, ?, ?)",
+                               arguments: [id, account.chain.name, account.path, account.xpub])
+            }
+            let insert = try db.makeStatement(sql: """
+                INSERT INTO address (walletId, chain, accountIndex, change, addressIndex, path, address, publicKey)
+                VALUES (?, ?, 0, 0, ?, ?, ?, ?)
+                """)
+            for (offset, a) in addresses.enumerated() {
+                try insert.execute(arguments: [id, a.chain, offset % WalletStore.cachedAddressCount, a.path, a.address, a.publicKey])
+            }
+            try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES ('current', ?)", arguments: [id])
+        }
+        return try list().first { $0.id == id }!
+    }
+
+    /// Makes `name` the current wallet (kept across runs).
+    public func use(_ name: String) throws {
+        try write { db in
+            guard let id = try String.fetchOne(db, sql: "SELECT id FROM wallet WHERE name = ?", arguments: [name]) else { throw WalletError.noSuchWallet(name) }
+            try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES ('current', ?)", arguments: [id])
+        }
+    }
+
+    /// Renames a wallet.
+    public func rename(_ old: String, to new: String) throws {
+        let newName = try WalletStore.validName(new)
+        try write { db in
+            guard try String.fetchOne(db, sql: "SELECT id FROM wallet WHERE name = ?", arguments: [old]) != nil else { throw WalletError.noSuchWallet(old) }
+            if old == newName { return }
+            if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM wallet WHERE name = ?", arguments: [newName])! > 0 { throw WalletError.nameTaken(newName) }
+            try db.execute(sql: "UPDATE wallet SET name = ? WHERE name = ?", arguments: [newName, old])
+        }
+    }
+
+    /// Deletes a wallet and everything of it (accounts, addresses, imported keys). The keyring
+    /// proves the password was given. When it was the current wallet, the oldest remaining
+    /// wallet becomes current.
+    public func delete(_ name: String, keyring: Keyring) throws {
+        try write { db in
+            try self.checkKeyringIsCurrent(keyring, db: db)
+            guard let id = try String.fetchOne(db, sql: "SELECT id FROM wallet WHERE name = ?", arguments: [name]) else { throw WalletError.noSuchWallet(name) }
+            try db.execute(sql: "DELETE FROM wallet WHERE id = ?", arguments: [id])
+            let current = try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'current'")
+            if current == id {
+                if let next = try String.fetchOne(db, sql: "SELECT id FROM wallet ORDER BY createdAt, name LIMIT 1") {
+                    try db.execute(sql: "UPDATE setting SET value = ? WHERE key = 'current'", arguments: [next])
+                } else {
+                    try db.execute(sql: "DELETE FROM setting WHERE key = 'current'")
+                }
+            }
+        }
+    }
+
+    /// Imports a private key into `wallet` as an imported account; the key is sealed.
+    @discardableResult
+    public func importKey(_ key: ImportedPrivateKey, into wallet: WalletSummary, label: String?, keyring: Keyring, now: Date = Date()) throws -> ImportedAccount {
+        let id = UUID().uuidString.lowercased()
+        let sealed = try keyring.seal(key.secret, context: WalletStore.context(imported: id))
+        try write { db in
+            try self.checkKeyringIsCurrent(keyring, db: db)
+            guard try String.fetchOne(db, sql: "SELECT id FROM wallet WHERE id = ?", arguments: [wallet.id]) != nil else { throw WalletError.noSuchWallet(wallet.name) }
+            if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM importedAccount WHERE walletId = ? AND chain = ? AND address = ?",
+                                arguments: [wallet.id, key.chain.name, key.address])! > 0 {
+                throw WalletError.importedAccountExists(address: key.address)
+            }
+            try db.execute(sql: """
+                INSERT INTO importedAccount (id, walletId, chain, address, label, importedAt, sealedKey) VALUES (?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [id, wallet.id, key.chain.name, key.address, label, now.timeIntervalSince1970, Data(sealed)])
+        }
+        return ImportedAccount(id: id, chain: key.chain.name, address: key.address, label: label, importedAt: Date(timeIntervalSince1970: now.timeIntervalSince1970))
+    }
+
+    /// Re-seals every secret under `newPassword` and replaces the keyring, in one transaction.
+    /// - Returns: the new keyring.
+    @discardableResult
+    public func changePassword(from keyring: Keyring, to newPassword: SecretBytes, parameters: KDFParameters = KDFParameters()) throws -> Keyring {
+        try WalletStore.checkStrength(newPassword)
+        let newKeyring = try Keyring(password: newPassword, parameters: parameters)
+        let verifier = try newKeyring.makeVerifier()
+        try write { db in
+            try self.checkKeyringIsCurrent(keyring, db: db)
+            for row in try Row.fetchAll(db, sql: "SELECT id, sealedEntropy, sealedPassphrase FROM wallet") {
+                let id: String = row["id"]
+                let entropy = try WalletStore.open(keyring, WalletStore.bytes(row, "sealedEntropy"), WalletStore.context(wallet: id, "entropy"), what: "the sealed words")
+                let newEntropy = try newKeyring.seal(entropy, context: WalletStore.context(wallet: id, "entropy"))
+                var newPassphrase: Data?
+                if let sealed = row["sealedPassphrase"] as Data? {
+                    let passphrase = try WalletStore.open(keyring, Array(sealed), WalletStore.context(wallet: id, "passphrase"), what: "the sealed passphrase")
+                    newPassphrase = Data(try newKeyring.seal(passphrase, context: WalletStore.context(wallet: id, "passphrase")))
+                }
+                try db.execute(sql: "UPDATE wallet SET sealedEntropy = ?, sealedPassphrase = ? WHERE id = ?", arguments: [Data(newEntropy), newPassphrase, id])
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT id, sealedKey FROM importedAccount") {
+                let id: String = row["id"]
+                let key = try WalletStore.open(keyring, WalletStore.bytes(row, "sealedKey"), WalletStore.context(imported: id), what: "an imported key")
+                try db.execute(sql: "UPDATE importedAccount SET sealedKey = ? WHERE id = ?",
+                               arguments: [Data(try newKeyring.seal(key, context: WalletStore.context(imported: id))), id])
+            }
+            try db.execute(sql: "UPDATE keyring SET kdf = 'argon2id', passes = ?, memoryKiB = ?, salt = ?, verifier = ? WHERE id = 1",
+                           arguments: [parameters.passes, parameters.memoryKiB, Data(parameters.salt), Data(verifier)])
+        }
+        return newKeyring
+    }
+
+    /// The words and BIP39 passphrase of `wallet`.
+    /// - Throws: `WalletError.tampered` when a sealed value fails authentication.
+    public func secrets(of wallet: WalletSummary, keyring: Keyring) throws -> (mnemonic: Mnemonic, passphrase: SecretBytes) {
+        guard let row = try read({ try Row.fetchOne($0, sql: "SELECT language, sealedEntropy, sealedPassphrase FROM wallet WHERE id = ?", arguments: [wallet.id]) }) else {
+            throw WalletError.noSuchWallet(wallet.name)
+        }
+        let entropy = try WalletStore.open(keyring, WalletStore.bytes(row, "sealedEntropy"), WalletStore.context(wallet: wallet.id, "entropy"), what: "the sealed words of \"\(wallet.name)\"")
+        guard let language = Language(rawValue: row["language"]) else { throw WalletError.storage("unknown word-list language in the database") }
+        let mnemonic = try Mnemonic(entropy: entropy, language: language)
+        var passphrase = SecretBytes([])
+        if let sealed = row["sealedPassphrase"] as Data? {
+            passphrase = try WalletStore.open(keyring, Array(sealed), WalletStore.context(wallet: wallet.id, "passphrase"), what: "the sealed passphrase of \"\(wallet.name)\"")
+        }
+        return (mnemonic, passphrase)
+    }
+
+    /// The private key of an imported account.
+    public func importedKey(_ account: ImportedAccount, keyring: Keyring) throws -> SecretBytes {
+        guard let sealed = try read({ try Data.fetchOne($0, sql: "SELECT sealedKey FROM importedAccount WHERE id = ?", arguments: [account.id]) }) else {
+            throw WalletError.invalidRequest("no imported account \(account.address)")
+        }
+        return try WalletStore.open(keyring, Array(sealed), WalletStore.context(imported: account.id), what: "the imported key \(account.address)")
+    }
+
+    /// Records that the quiz was passed: the first time sets "backed up", every time "verified".
+    public func recordBackup(of wallet: WalletSummary, at date: Date = Date()) throws {
+        try write { db in
+            try db.execute(sql: "UPDATE wallet SET backedUpAt = COALESCE(backedUpAt, ?), lastVerifiedAt = ? WHERE id = ?",
+                           arguments: [date.timeIntervalSince1970, date.timeIntervalSince1970, wallet.id])
+        }
+    }
+
+    // MARK: Helpers
+
+    private func read<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try db.read(body) } catch let error as DatabaseError { throw WalletStore.storageError(error) }
+    }
+
+    /// One immediate transaction: concurrent writers queue on SQLite's lock instead of failing.
+    private func write(_ body: (Database) throws -> Void) throws {
+        do {
+            try db.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    try body(db)
+                    return .commit
+                }
+            }
+        } catch let error as DatabaseError { throw WalletStore.storageError(error) }
+    }
+
+    static func storageError(_ error: DatabaseError) -> WalletError {
+        .storage("wallet database error: \(error.message ?? error.description)")
+    }
+
+    private func saveKeyringIfNew(_ keyring: Keyring, db: Database) throws {
+        if let row = try Row.fetchOne(db, sql: "SELECT * FROM keyring WHERE id = 1") {
+            // Another process may have set a password since this keyring was made.
+            guard WalletStore.bytes(row, "salt") == keyring.parameters.salt else { throw WalletError.wrongPassword }
+            try keyring.check(verifier: WalletStore.bytes(row, "verifier"))
+            return
+        }
+        let p = keyring.parameters
+        try db.execute(sql: "INSERT INTO keyring (id, kdf, passes, memoryKiB, salt, verifier) VALUES (1, 'argon2id', ?, ?, ?, ?)",
+                       arguments: [p.passes, p.memoryKiB, Data(p.salt), Data(try keyring.makeVerifier())])
+    }
+
+    /// The keyring must match the stored one (the password may have changed in another process).
+    private func checkKeyringIsCurrent(_ keyring: Keyring, db: Database) throws {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM keyring WHERE id = 1"),
+              WalletStore.bytes(row, "salt") == keyring.parameters.salt else { throw WalletError.wrongPassword }
+        try keyring.check(verifier: WalletStore.bytes(row, "verifier"))
+    }
+
+    static func parameters(_ row: Row) throws -> KDFParameters {
+        guard (row["kdf"] as String?) == "argon2id" else { throw WalletError.invalidKDFParameters("unknown KDF") }
+        let parameters = KDFParameters(passes: row["passes"], memoryKiB: row["memoryKiB"], salt: bytes(row, "salt"))
+        try parameters.validate()
+        return parameters
+    }
+
+    static func bytes(_ row: Row, _ column: String) -> [UInt8] {
+        (row[column] as Data?).map { Array($0) } ?? []
+    }
+
+    static func open(_ keyring: Keyring, _ sealed: [UInt8], _ context: [UInt8], what: String) throws -> SecretBytes {
+        do { return try keyring.open(sealed, context: context) } catch { throw WalletError.tampered(what) }
+    }
+
+    static func context(wallet id: String, _ kind: String) -> [UInt8] { Array("hawala/wallet/v1/\(id)/\(kind)".utf8) }
+    static func context(imported id: String) -> [UInt8] { Array("hawala/imported/v1/\(id)".utf8) }
+
+    /// UUID-formatted identifier from the seed (words and passphrase), revealing nothing of it.
+    static func walletID(_ keys: HDWallet) -> String {
+        var b = keys.identifier(context: "hawala wallet id v1")
+        b[6] = (b[6] & 0x0F) | 0x80  // version 8 (custom), RFC 9562
+        b[8] = (b[8] & 0x3F) | 0x80
+        let hex = hexString(b)
+        let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
+        return parts.joined(separator: "-")
+    }
+
+    /// Names are 1–64 characters, no control characters, trimmed.
+    static func validName(_ name: String) throws -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed.count <= 64 else { throw WalletError.invalidName("a wallet name has 1 to 64 characters") }
+        guard !trimmed.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) else {
+            throw WalletError.invalidName("a wallet name cannot contain control characters")
+        }
+        return trimmed
+    }
+
+    private static func freeName(_ db: Database) throws -> String {
+        let names = Set(try String.fetchAll(db, sql: "SELECT name FROM wallet"))
+        var n = names.count + 1
+        while names.contains("Wallet \(n)") { n += 1 }
+        return "Wallet \(n)"
+    }
+
+    static func summary(_ row: Row, db: Database, current: String?) throws -> WalletSummary {
+        let id: String = row["id"]
+        let accounts = try Row.fetchAll(db, sql: "SELECT chain, accountIndex, path, label FROM account WHERE walletId = ? ORDER BY rowid", arguments: [id])
+            .map { HDAccount(chain: $0["chain"], index: UInt32($0["accountIndex"] as Int64), path: $0["path"], label: $0["label"]) }
+        let imported = try Row.fetchAll(db, sql: "SELECT id, chain, address, label, importedAt FROM importedAccount WHERE walletId = ? ORDER BY importedAt", arguments: [id])
+            .map { ImportedAccount(id: $0["id"], chain: $0["chain"], address: $0["address"], label: $0["label"], importedAt: Date(timeIntervalSince1970: $0["importedAt"])) }
+        let backedUpAt = (row["backedUpAt"] as Double?).map(Date.init(timeIntervalSince1970:))
+        let verifiedAt = (row["lastVerifiedAt"] as Double?).map(Date.init(timeIntervalSince1970:))
+        return WalletSummary(
+            id: id, name: row["name"], createdAt: Date(timeIntervalSince1970: row["createdAt"]),
+            network: Network(rawValue: row["network"]) ?? .mainnet, wordCount: row["wordCount"],
+            hasPassphrase: row["hasPassphrase"], fingerprint: row["fingerprint"],
+            backup: BackupStatus(state: backedUpAt == nil ? .notBackedUp : .backedUp, backedUpAt: backedUpAt, lastVerifiedAt: verifiedAt),
+            accounts: accounts, importedAccounts: imported, isCurrent: id == current)
+    }
+}
