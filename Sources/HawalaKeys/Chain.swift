@@ -139,7 +139,12 @@ extension Chain {
 
     /// The account-level path (the part of the template before the change step), for chains
     /// derived in BIP44 layers.
+    /// Chains without an account step (Solana's `m/44'/501'/i'/0'`) answer the part before the
+    /// index step.
     public func accountPath(account: UInt32) throws -> DerivationPath {
-        try DerivationPath(pathTemplate.components(separatedBy: "/a'")[0] + "/\(account)'")
+        guard pathTemplate.contains("/a'") else {
+            return try DerivationPath(pathTemplate.components(separatedBy: "/").prefix { !$0.contains("i") }.joined(separator: "/"))
+        }
+        return try DerivationPath(pathTemplate.components(separatedBy: "/a'")[0] + "/\(account)'")
     }
 }

@@ -83,7 +83,7 @@ public struct ImportedPrivateKey: Sendable, CustomStringConvertible {
     }
 
     /// The Ed25519 public key of a 32-byte seed (swift-crypto).
-    static func ed25519PublicKey(_ seed: SecretBytes) -> [UInt8] {
+    public static func ed25519PublicKey(_ seed: SecretBytes) -> [UInt8] {
         // 32 bytes is always a valid Ed25519 seed.
         let key = seed.withUnsafeBytes { try! Curve25519.Signing.PrivateKey(rawRepresentation: $0) }
         return Array(key.publicKey.rawRepresentation)

@@ -1,0 +1,154 @@
+import HawalaCrypto
+import HawalaKeys
+import Testing
+@testable import HawalaWallet
+
+/// A deterministic stand-in for the CSPRNG: always the first choice.
+let firstChoice: @Sendable (Int) -> Int = { _ in 0 }
+
+@Suite("Seed backup flow")
+struct SeedBackupFlowTests {
+    let mnemonic = try! Mnemonic(text: abandonAbout)
+
+    @Test func happyPath() throws {
+        var flow = SeedBackupFlow(mnemonic: mnemonic, random: firstChoice)
+        #expect(flow.state == .intro)
+        try flow.send(.proceed)
+        #expect(flow.state == .showingWords && flow.words.count == 12)
+        // random always 0: 3 questions, positions 1, 2, 3.
+        #expect(flow.positions == [1, 2, 3])
+        try flow.send(.proceed)
+        #expect(flow.state == .quiz(question: 0, position: 1))
+        try flow.send(.answer("abandon"))
+        try flow.send(.answer("ABAN"))  // a unique four-letter prefix, any case
+        try flow.send(.answer(" abandon "))
+        #expect(flow.state == .confirming)
+        try flow.send(.confirm)
+        #expect(flow.state == .backedUp && flow.mistakes == 0)
+    }
+
+    @Test func wrongAnswerRetryAndBack() throws {
+        var flow = SeedBackupFlow(mnemonic: mnemonic, random: firstChoice, startWithWords: true)
+        try flow.send(.proceed)
+        try flow.send(.answer("about"))  // word 1 is "abandon"
+        #expect(flow.state == .wrongAnswer(position: 1) && flow.mistakes == 1)
+        try flow.send(.retry)
+        #expect(flow.state == .quiz(question: 0, position: 1))
+        try flow.send(.answer("zoo"))
+        try flow.send(.showWordsAgain)
+        #expect(flow.state == .showingWords)
+        #expect(throws: SeedBackupFlow.InvalidEvent.self) { try flow.send(.confirm) }
+    }
+
+    @Test func skipIsAllowedFromEveryStepBeforeTheEnd() throws {
+        for steps in 0...2 {
+            var flow = SeedBackupFlow(mnemonic: mnemonic, random: firstChoice)
+            for _ in 0..<steps { try flow.send(.proceed) }
+            try flow.send(.skip)
+            #expect(flow.state == .skipped)
+        }
+    }
+
+    @Test func positionsAreDistinctAndVary() {
+        var seen = Set<[Int]>()
+        for _ in 0..<50 {
+            let flow = SeedBackupFlow(mnemonic: mnemonic)
+            #expect((3...5).contains(flow.positions.count))
+            #expect(Set(flow.positions).count == flow.positions.count)
+            #expect(flow.positions.allSatisfy { (1...12).contains($0) })
+            seen.insert(flow.positions)
+        }
+        #expect(seen.count > 10, "the quiz must differ between runs")
+    }
+
+    @Test func lastWordOfA24WordMnemonicCanBeAsked() throws {
+        let m = try Mnemonic.generate(wordCount: 24)
+        let flow = SeedBackupFlow(mnemonic: m, random: { $0 - 1 })  // always the last choice
+        #expect(flow.positions == [24, 23, 22, 21, 20])
+    }
+}
+
+@Suite("Recovery flow")
+struct RecoveryFlowTests {
+    @Test func wordByWordWithPrefixesAndSuggestions() throws {
+        var flow = RecoveryFlow()
+        #expect(flow.state == .choosingNetwork)
+        flow.send(.network(.mainnet))
+        flow.send(.wordCount(13))
+        #expect(flow.problem == .invalidWordCount(13) && flow.state == .choosingWordCount)
+        flow.send(.wordCount(12))
+        #expect(flow.state == .enteringWord(position: 1))
+        flow.send(.word("aban"))
+        #expect(flow.state == .enteringWord(position: 2) && flow.words == ["abandon"])
+        flow.send(.word("ab"))  // ambiguous
+        if case .ambiguousPrefix(_, let candidates)? = flow.problem { #expect(candidates.contains("abandon") && candidates.contains("ability")) } else { Issue.record("\(String(describing: flow.problem))") }
+        flow.send(.word("abandn"))
+        if case .unknownWord(_, let suggestions)? = flow.problem { #expect(suggestions.contains("abandon")) } else { Issue.record("\(String(describing: flow.problem))") }
+        #expect(flow.state == .enteringWord(position: 2))
+        flow.send(.word("zoo"))
+        flow.send(.back)
+        #expect(flow.state == .enteringWord(position: 2) && flow.words == ["abandon"])
+        for _ in 2...11 { flow.send(.word("abandon")) }
+        flow.send(.word("about"))
+        #expect(flow.state == .enteringPassphrase)
+        flow.send(.passphrase(SecretBytes([])))
+        guard case .confirmingAddresses(let addresses) = flow.state else { Issue.record("\(flow.state)"); return }
+        #expect(addresses.map(\.address) == [
+            "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu",
+            "0x9858EfFD232B4033E47d90003D41EC34EcaEda94",
+            "HAgk14JpMQLgt6rVgv7cBQFJWFto5Dqxi472uT3DKpqk",
+        ])
+        flow.send(.confirm)
+        #expect(try flow.state == .done && flow.mnemonic == Mnemonic(text: abandonAbout))
+    }
+
+    @Test func checksumFailureThenEdit() {
+        var flow = RecoveryFlow()
+        flow.send(.network(.testnet))
+        flow.send(.wordCount(12))
+        for _ in 1...12 { flow.send(.word("abandon")) }
+        #expect(flow.state == .checksumFailed)
+        flow.send(.edit(position: 12))
+        #expect(flow.state == .enteringWord(position: 12))
+        flow.send(.word("about"))
+        #expect(flow.state == .enteringPassphrase)
+        flow.send(.passphrase(SecretBytes([])))
+        guard case .confirmingAddresses(let addresses) = flow.state else { Issue.record("\(flow.state)"); return }
+        #expect(addresses.first?.chain == "bitcoin-testnet" && addresses.first?.address.hasPrefix("tb1q") == true)
+        flow.send(.reject)
+        #expect(flow.state == .choosingNetwork && flow.mnemonic == nil)
+    }
+
+    @Test func pastedPhraseAndLanguages() {
+        var flow = RecoveryFlow()
+        flow.send(.network(.mainnet))
+        flow.send(.word(abandonAbout))  // pasted at the word-count step
+        #expect(flow.state == .enteringPassphrase && flow.wordCount == 12)
+
+        var bad = RecoveryFlow()
+        bad.send(.network(.mainnet))
+        bad.send(.wordCount(12))
+        bad.send(.word("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon"))
+        if case .invalidPhrase? = bad.problem {} else { Issue.record("\(String(describing: bad.problem))") }
+
+        // Spanish first word fixes the language; an English-only word then is named as such.
+        var spanish = RecoveryFlow()
+        spanish.send(.network(.mainnet))
+        spanish.send(.wordCount(12))
+        spanish.send(.word("ábaco"))
+        #expect(spanish.language == .spanish)
+        spanish.send(.word("about"))
+        #expect(spanish.problem == .wrongLanguage("about", expected: .spanish))
+    }
+
+    @Test func passphraseChangesTheAddresses() {
+        var flow = RecoveryFlow()
+        flow.send(.network(.mainnet))
+        flow.send(.word(abandonAbout))
+        flow.send(.passphrase(SecretBytes(utf8: "TREZOR")))
+        guard case .confirmingAddresses(let addresses) = flow.state else { Issue.record("\(flow.state)"); return }
+        #expect(addresses[0].address != "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu")
+        flow.send(.cancel)
+        #expect(flow.state == .cancelled)
+    }
+}

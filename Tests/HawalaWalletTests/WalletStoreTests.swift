@@ -1,0 +1,238 @@
+import Foundation
+import GRDB
+import HawalaCrypto
+import HawalaKeys
+import Testing
+@testable import HawalaWallet
+
+let abandonAbout = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+/// Cheap parameters for tests only (the store's default is 64 MiB, 3 passes).
+func fastKDF() -> KDFParameters { KDFParameters(passes: 1, memoryKiB: 8192) }
+
+func temporaryHome() -> WalletHome {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hawala-test-\(UUID().uuidString)")
+    return WalletHome(directory: dir)
+}
+
+func password(_ text: String) -> SecretBytes { SecretBytes(utf8: text) }
+
+@Suite("Wallet store")
+struct WalletStoreTests {
+    @Test func createListReopenAndUnlock() throws {
+        let home = temporaryHome()
+        let store = try WalletStore(home: home, create: true)
+        let keyring = try store.newKeyring(password: password("correct horse"), parameters: fastKDF())
+        let mnemonic = try Mnemonic(text: abandonAbout)
+        let wallet = try store.add(mnemonic: mnemonic, passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
+        #expect(wallet.name == "Main" && wallet.isCurrent && wallet.fingerprint == "73c5da0a")
+        #expect(wallet.backup.state == .notBackedUp)
+        #expect(wallet.accounts.map(\.chain) == Chain.all.filter { $0.network == .mainnet }.map(\.name))
+
+        // Files are private.
+        var info = stat()
+        stat(home.directory.path, &info)
+        #expect(info.st_mode & 0o777 == 0o700)
+        stat(home.databaseURL.path, &info)
+        #expect(info.st_mode & 0o777 == 0o600)
+
+        // A second process sees the same: reopen.
+        let reopened = try WalletStore(home: home, create: false)
+        #expect(try reopened.list() == [wallet])
+        let unlocked = try reopened.unlock(password: password("correct horse"))
+        let (words, passphrase) = try reopened.secrets(of: wallet, keyring: unlocked)
+        #expect(words == mnemonic && passphrase.isEmpty)
+        // Cached addresses match the key core's derivation; past the cache, the xpub continues it.
+        let keys = HDWallet(mnemonic: mnemonic)
+        for chain in Chain.all where chain.network == .mainnet {
+            #expect(try reopened.addresses(wallet: wallet, chain: chain, count: 20) == keys.addresses(chain: chain, count: 20))
+        }
+        #expect(try reopened.addresses(wallet: wallet, chain: .bitcoin, count: 50) == keys.addresses(chain: .bitcoin, count: 50))
+        #expect(throws: WalletError.self) { try reopened.addresses(wallet: wallet, chain: .solana, count: 21) }
+        #expect(try reopened.appliedMigrations() == ["v1"])
+    }
+
+    @Test func idIsDeterministicAndPassphraseMakesAnotherWallet() throws {
+        let store = try WalletStore(home: temporaryHome(), create: true)
+        let keyring = try store.newKeyring(password: password("correct horse"), parameters: fastKDF())
+        let mnemonic = try Mnemonic(text: abandonAbout)
+        let a = try store.add(mnemonic: mnemonic, passphrase: SecretBytes([]), name: nil, network: .mainnet, keyring: keyring)
+        let b = try store.add(mnemonic: mnemonic, passphrase: SecretBytes(utf8: "TREZOR"), name: nil, network: .mainnet, keyring: keyring)
+        #expect(a.id != b.id && a.name == "Wallet 1" && b.name == "Wallet 2" && b.hasPassphrase)
+        // Same words, same passphrase: the overwrite guard refuses and changes nothing.
+        #expect(throws: WalletError.alreadyExists(name: "Wallet 1")) {
+            try store.add(mnemonic: mnemonic, passphrase: SecretBytes([]), name: "Again", network: .testnet, keyring: keyring)
+        }
+        #expect(try store.list().count == 2)
+        // The id does not depend on the store: another store computes the same one.
+        let other = try WalletStore(home: temporaryHome(), create: true)
+        let otherKeyring = try other.newKeyring(password: password("another one"), parameters: fastKDF())
+        #expect(try other.add(mnemonic: mnemonic, passphrase: SecretBytes([]), name: nil, network: .mainnet, keyring: otherKeyring).id == a.id)
+        let (_, secret) = try store.secrets(of: b, keyring: keyring)
+        #expect(secret == SecretBytes(utf8: "TREZOR"))
+    }
+
+    @Test func wrongPasswordChangesNothing() throws {
+        let store = try WalletStore(home: temporaryHome(), create: true)
+        let keyring = try store.newKeyring(password: password("correct horse"), parameters: fastKDF())
+        try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
+        #expect(throws: WalletError.wrongPassword) { try store.unlock(password: password("wrong horse")) }
+        // A keyring from a wrong password cannot delete, import or change the password.
+        let forged = try Keyring(password: password("wrong horse"), parameters: keyring.parameters)
+        #expect(throws: WalletError.wrongPassword) { try store.delete("Main", keyring: forged) }
+        #expect(throws: WalletError.wrongPassword) { try store.changePassword(from: forged, to: password("new password"), parameters: fastKDF()) }
+        #expect(try store.list().map(\.name) == ["Main"])
+        _ = try store.unlock(password: password("correct horse"))
+    }
+
+    @Test func changePasswordResealsEverything() throws {
+        let store = try WalletStore(home: temporaryHome(), create: true)
+        let keyring = try store.newKeyring(password: password("correct horse"), parameters: fastKDF())
+        let wallet = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes(utf8: " spaced "), name: "Main", network: .mainnet, keyring: keyring)
+        let key = try ImportedPrivateKey(text: SecretBytes(utf8: "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"), chain: .ethereum)
+        let imported = try store.importKey(key, into: wallet, label: "hot", keyring: keyring)
+        let newKeyring = try store.changePassword(from: keyring, to: password("battery staple"), parameters: fastKDF())
+        #expect(throws: WalletError.wrongPassword) { try store.unlock(password: password("correct horse")) }
+        let unlocked = try store.unlock(password: password("battery staple"))
+        let (mnemonic, passphrase) = try store.secrets(of: wallet, keyring: unlocked)
+        #expect(mnemonic == (try Mnemonic(text: abandonAbout)) && passphrase == SecretBytes(utf8: " spaced "))
+        #expect(try store.importedKey(imported, keyring: newKeyring) == key.secret)
+        #expect(throws: WalletError.weakPassword("the wallet password must have at least 8 characters")) {
+            try store.changePassword(from: unlocked, to: password("short"), parameters: fastKDF())
+        }
+    }
+
+    @Test func tamperedCiphertextIsReported() throws {
+        let home = temporaryHome()
+        let store = try WalletStore(home: home, create: true)
+        let keyring = try store.newKeyring(password: password("correct horse"), parameters: fastKDF())
+        let wallet = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
+        let db = try DatabaseQueue(path: home.databaseURL.path)
+        try db.write { db in
+            var sealed = try Data.fetchOne(db, sql: "SELECT sealedEntropy FROM wallet")!
+            sealed[sealed.count - 1] ^= 0x01
+            try db.execute(sql: "UPDATE wallet SET sealedEntropy = ?", arguments: [sealed])
+        }
+        #expect(throws: WalletError.tampered("the sealed words of \"Main\"")) { try store.secrets(of: wallet, keyring: keyring) }
+        // A sealed value copied to another wallet's row fails too (its context names the owner).
+        let other = try store.add(mnemonic: try Mnemonic.generate(), passphrase: SecretBytes([]), name: "Other", network: .mainnet, keyring: keyring)
+        try db.write { db in
+            try db.execute(sql: "UPDATE wallet SET sealedEntropy = (SELECT sealedEntropy FROM wallet WHERE id = ?) WHERE id = ?", arguments: [other.id, wallet.id])
+        }
+        #expect(throws: WalletError.tampered("the sealed words of \"Main\"")) { try store.secrets(of: wallet, keyring: keyring) }
+        _ = try store.secrets(of: other, keyring: keyring)
+    }
+
+    @Test func hostileKDFParametersAreRefusedBeforeDeriving() throws {
+        let home = temporaryHome()
+        let store = try WalletStore(home: home, create: true)
+        let keyring = try store.newKeyring(password: password("correct horse"), parameters: fastKDF())
+        try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
+        let db = try DatabaseQueue(path: home.databaseURL.path)
+        for (column, value) in [("memoryKiB", 64 * 1024 * 1024), ("memoryKiB", 16), ("passes", 0), ("passes", 1000)] {
+            try db.write { try $0.execute(sql: "UPDATE keyring SET passes = 1, memoryKiB = 8192") }
+            try db.write { try $0.execute(sql: "UPDATE keyring SET \(column) = ?", arguments: [value]) }
+            #expect(throws: WalletError.self) { try store.unlock(password: password("correct horse")) }
+        }
+    }
+
+    @Test func useRenameDelete() throws {
+        let store = try WalletStore(home: temporaryHome(), create: true)
+        let keyring = try store.newKeyring(password: password("correct horse"), parameters: fastKDF())
+        let first = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "One", network: .mainnet, keyring: keyring)
+        let second = try store.add(mnemonic: try Mnemonic.generate(wordCount: 24), passphrase: SecretBytes([]), name: "Two", network: .testnet, keyring: keyring)
+        #expect(try store.current()?.id == second.id)
+        #expect(second.accounts.map(\.chain) == ["bitcoin-testnet"])
+        try store.use("One")
+        #expect(try store.current()?.id == first.id)
+        #expect(throws: WalletError.noSuchWallet("Three")) { try store.use("Three") }
+        #expect(throws: WalletError.nameTaken("Two")) { try store.rename("One", to: "Two") }
+        #expect(throws: WalletError.self) { try store.rename("One", to: "  ") }
+        try store.rename("One", to: "Savings")
+        let key = try ImportedPrivateKey(text: SecretBytes(utf8: "KwDiBf89QgGbjEhKnhXJuH7LrciVrZi3qYjgd9M7rFU73sVHnoWn"), chain: .bitcoin)
+        try store.importKey(key, into: try store.wallet(named: "Savings"), label: nil, keyring: keyring)
+        #expect(throws: WalletError.importedAccountExists(address: key.address)) {
+            try store.importKey(key, into: try store.wallet(named: "Savings"), label: nil, keyring: keyring)
+        }
+        try store.delete("Savings", keyring: keyring)
+        #expect(try store.list().map(\.name) == ["Two"])
+        #expect(try store.current()?.name == "Two")
+        // Nothing of the deleted wallet is left.
+        let db = try DatabaseQueue(path: store.home.databaseURL.path)
+        for table in ["account", "address", "importedAccount"] {
+            #expect(try db.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM \(table) WHERE walletId = ?", arguments: [first.id]) } == 0)
+        }
+    }
+
+    @Test func backupStatus() throws {
+        let store = try WalletStore(home: temporaryHome(), create: true)
+        let keyring = try store.newKeyring(password: password("correct horse"), parameters: fastKDF())
+        let wallet = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
+        let day1 = Date(timeIntervalSince1970: 1_700_000_000), day2 = day1.addingTimeInterval(86_400 * 3)
+        try store.recordBackup(of: wallet, at: day1)
+        #expect(try store.current()?.backup.summary == "backed up 2023-11-14")
+        try store.recordBackup(of: wallet, at: day2)
+        #expect(try store.current()?.backup.summary == "backed up 2023-11-14, last verified 2023-11-17")
+    }
+
+    @Test func missingStoreIsNotCreatedByReaders() throws {
+        let home = temporaryHome()
+        #expect(throws: WalletError.noWallets) { try WalletStore(home: home, create: false) }
+        #expect(!FileManager.default.fileExists(atPath: home.directory.path))
+    }
+
+    @Test func twoWritersAtOnce() throws {
+        let home = temporaryHome()
+        let setup = try WalletStore(home: home, create: true)
+        let keyring = try setup.newKeyring(password: password("correct horse"), parameters: fastKDF())
+        try setup.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
+        // Separate connections, as two processes would have, adding wallets concurrently.
+        let mnemonics = try (0..<8).map { _ in try Mnemonic.generate() }
+        DispatchQueue.concurrentPerform(iterations: 8) { i in
+            let store = try! WalletStore(home: home, create: false)
+            _ = try! store.add(mnemonic: mnemonics[i], passphrase: SecretBytes([]), name: "W\(i)", network: .mainnet, keyring: keyring)
+        }
+        #expect(try setup.list().count == 9)
+    }
+
+    @Test func homeFromEnvironment() {
+        #expect(WalletHome.fromEnvironment(["HAWALA_HOME": "/x/y", "XDG_DATA_HOME": "/d", "HOME": "/h"]).directory.path == "/x/y")
+        #expect(WalletHome.fromEnvironment(["XDG_DATA_HOME": "/d", "HOME": "/h"]).directory.path == "/d/hawala")
+        #expect(WalletHome.fromEnvironment(["XDG_DATA_HOME": "relative", "HOME": "/h"]).directory.path == "/h/.local/share/hawala")
+    }
+}
+
+@Suite("Imported keys")
+struct ImportedKeyTests {
+    @Test func formats() throws {
+        // WIF of private key 1 (compressed) → the well-known address of 1·G.
+        let wif = try ImportedPrivateKey(text: SecretBytes(utf8: "KwDiBf89QgGbjEhKnhXJuH7LrciVrZi3qYjgd9M7rFU73sVHnoWn\n"), chain: .bitcoin)
+        #expect(wif.address == "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4")
+        #expect(try ImportedPrivateKey(text: SecretBytes(utf8: "KwDiBf89QgGbjEhKnhXJuH7LrciVrZi3qYjgd9M7rFU73sVHnoWn"), chain: .bitcoinLegacy).address == "1BgGZ9tcN4rm9KBzDn7KprQz87SZ26SAMH")
+        // The Ethereum account of the well-known test key.
+        let eth = try ImportedPrivateKey(text: SecretBytes(utf8: "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"), chain: .ethereum)
+        #expect(eth.address == "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23")
+        // Solana: the 64-byte keypair and its 32-byte seed give the same address.
+        let seed = [UInt8](repeating: 7, count: 32)
+        let pub = ImportedPrivateKey.ed25519PublicKey(SecretBytes(seed))
+        let fromPair = try ImportedPrivateKey(text: SecretBytes(utf8: Base58.encode(seed + pub)), chain: .solana)
+        let fromSeed = try ImportedPrivateKey(text: SecretBytes(utf8: Base58.encode(seed)), chain: .solana)
+        #expect(fromPair.address == fromSeed.address && fromPair.address == Base58.encode(pub))
+    }
+
+    @Test func refusals() {
+        let cases: [(String, Chain)] = [
+            ("5HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jvhTVqvbTLvyTJ", .bitcoin),  // uncompressed WIF
+            ("KwDiBf89QgGbjEhKnhXJuH7LrciVrZi3qYjgd9M7rFU73sVHnoWn", .litecoin),  // Bitcoin WIF on Litecoin
+            ("KwDiBf89QgGbjEhKnhXJuH7LrciVrZi3qYjgd9M7rFU73sVHnoWm", .bitcoin),  // checksum
+            ("0x00", .ethereum),
+            ("0000000000000000000000000000000000000000000000000000000000000000", .ethereum),  // zero key
+            ("", .ethereum),
+            ("abc", .xrp),
+        ]
+        for (text, chain) in cases {
+            #expect(throws: ImportedPrivateKey.Error.self, "\(text) on \(chain.name)") { try ImportedPrivateKey(text: SecretBytes(utf8: text), chain: chain) }
+        }
+        let seed = [UInt8](repeating: 7, count: 32)
+        #expect(throws: ImportedPrivateKey.Error.self) { try ImportedPrivateKey(text: SecretBytes(utf8: Base58.encode(seed + [UInt8](repeating: 1, count: 32))), chain: .solana) }
+    }
+}
