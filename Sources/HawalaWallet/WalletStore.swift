@@ -187,6 +187,13 @@ public final class WalletStore: Sendable {
         return try HDWallet.addresses(chain: chain, accountKey: accountKey, account: 0, change: 0, from: 0, count: count)
     }
 
+    /// The name of the wallet these words and passphrase already are, if any (the overwrite
+    /// guard, checked before asking for anything else).
+    public func existingWallet(mnemonic: Mnemonic, passphrase: SecretBytes) throws -> String? {
+        let id = WalletStore.walletID(HDWallet(mnemonic: mnemonic, passphrase: passphrase))
+        return try read { try String.fetchOne($0, sql: "SELECT name FROM wallet WHERE id = ?", arguments: [id]) }
+    }
+
     // MARK: Changes
 
     /// Adds a wallet for `mnemonic` (and BIP39 `passphrase`) as the current wallet.

@@ -10,10 +10,13 @@ struct Hawala: ParsableCommand {
             Secrets never go on the command line: mnemonics come from standard input or a prompt \
             with echo off, passphrases from a file (--passphrase-file, "-" for standard input).
 
+            Diagnostics: --log-level trace|debug|info|notice|warning|error|critical (before or after \
+            the command; default warning) writes to stderr. Secrets are never logged.
+
             Exit codes: 0 success, 1 invalid input or failure, 2 usage error.
             """,
         version: HawalaVersion.string,
-        subcommands: [MnemonicCommand.self, DeriveCommand.self, XpubCommand.self, AddressCommand.self, ChainsCommand.self]
+        subcommands: [WalletCommand.self, MnemonicCommand.self, DeriveCommand.self, XpubCommand.self, AddressCommand.self, ChainsCommand.self]
     )
 }
 

@@ -71,20 +71,10 @@ enum Input {
 
     /// Prompts on the terminal with echo off and reads one line.
     static func promptSecret(_ prompt: String) throws -> SecretBytes {
-        let ttyFD = open("/dev/tty", O_RDWR | O_CLOEXEC)
-        guard ttyFD >= 0 else { throw CLIError("no terminal to prompt on; pass the secret through a file or standard input") }
-        defer { close(ttyFD) }
-        var original = termios()
-        let haveTermios = tcgetattr(ttyFD, &original) == 0
-        if haveTermios {
-            var silent = original
-            silent.c_lflag &= ~tcflag_t(ECHO)
-            silent.c_lflag |= tcflag_t(ECHONL)
-            tcsetattr(ttyFD, TCSAFLUSH, &silent)
+        guard let terminal = Terminal.open() else {
+            throw CLIError("no terminal to prompt on; pass the secret through a file or standard input")
         }
-        defer { if haveTermios { tcsetattr(ttyFD, TCSAFLUSH, &original) } }
-        _ = prompt.withCString { write(ttyFD, $0, strlen($0)) }
-        return try readFirstLine(fd: ttyFD, limit: maximumSecretBytes, what: "input")
+        return try terminal.askSecret(prompt)
     }
 
     /// The mnemonic: a prompt with echo off on a terminal, else the first line of stdin.

@@ -2,12 +2,56 @@ import ArgumentParser
 import Foundation
 import HawalaCrypto
 import HawalaKeys
+import HawalaWallet
+import Logging
 
 // Every failure ends as one line on stderr and a meaningful exit code: 1 for bad input or a
 // failed operation, 2 for usage errors. Never a stack trace.
 signal(SIGPIPE, SIG_IGN)
+
+/// `--log-level LEVEL` is accepted anywhere on the line; it only configures logging.
+func extractLogLevel(_ arguments: inout [String]) -> Logger.Level {
+    guard let i = arguments.firstIndex(where: { $0 == "--log-level" || $0.hasPrefix("--log-level=") }) else { return .warning }
+    let value: String?
+    if arguments[i].hasPrefix("--log-level=") {
+        value = String(arguments[i].dropFirst("--log-level=".count))
+        arguments.remove(at: i)
+    } else {
+        value = i + 1 < arguments.count ? arguments[i + 1] : nil
+        arguments.removeSubrange(i..<min(i + 2, arguments.count))
+    }
+    guard let value, let level = Logger.Level(rawValue: value) else {
+        Output.error("error: --log-level takes one of: \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+        exit(2)
+    }
+    return level
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+let logLevel = extractLogLevel(&arguments)
+LoggingSystem.bootstrap { label in
+    var handler = StreamLogHandler.standardError(label: label)
+    handler.logLevel = logLevel
+    return handler
+}
+
+/// The seed's re-prompt: while the current wallet is not backed up, say so on every command
+/// (except the ones that back it up).
+func remindAboutBackup(_ command: ParsableCommand) {
+    if command is WalletCreate || command is WalletVerifyBackup || command is WalletRestore { return }
+    let home = WalletHome.fromEnvironment()
+    guard home.exists, let store = try? WalletStore(home: home, create: false),
+          let current = try? store.current(), !current.backup.isBackedUp else { return }
+    Output.error("reminder: wallet \"\(current.name)\" is not backed up; run `hawala wallet verify-backup`")
+}
+
 do {
-    var command = try Hawala.parseAsRoot()
+    if arguments.isEmpty, isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 {
+        try Onboarding.run()
+        exit(0)
+    }
+    var command = try Hawala.parseAsRoot(arguments)
+    remindAboutBackup(command)
     try command.run()
 } catch let error as CLIError {
     Output.error(error.message)

@@ -28,7 +28,7 @@ struct SeedBackupFlowTests {
     }
 
     @Test func wrongAnswerRetryAndBack() throws {
-        var flow = SeedBackupFlow(mnemonic: mnemonic, random: firstChoice, startWithWords: true)
+        var flow = SeedBackupFlow(mnemonic: mnemonic, random: firstChoice, start: .words)
         try flow.send(.proceed)
         try flow.send(.answer("about"))  // word 1 is "abandon"
         #expect(flow.state == .wrongAnswer(position: 1) && flow.mistakes == 1)
@@ -59,6 +59,14 @@ struct SeedBackupFlowTests {
             seen.insert(flow.positions)
         }
         #expect(seen.count > 10, "the quiz must differ between runs")
+    }
+
+    @Test func verifyStartsAtTheQuiz() throws {
+        var flow = SeedBackupFlow(mnemonic: mnemonic, random: firstChoice, start: .quiz)
+        #expect(flow.state == .quiz(question: 0, position: 1))
+        for _ in 0..<3 { try flow.send(.answer("abandon")) }
+        try flow.send(.confirm)
+        #expect(flow.state == .backedUp)
     }
 
     @Test func lastWordOfA24WordMnemonicCanBeAsked() throws {

@@ -52,13 +52,20 @@ public struct SeedBackupFlow: Sendable {
     private let mnemonic: Mnemonic
     private let random: @Sendable (Int) -> Int
 
+    /// Where the flow begins: right after `create` at the intro; `verify-backup` at the quiz.
+    public enum Start: Sendable { case intro, words, quiz }
+
     /// - Parameters:
     ///   - random: a uniform integer in `0..<bound` (the system CSPRNG by default).
-    public init(mnemonic: Mnemonic, random: @escaping @Sendable (Int) -> Int = SeedBackupFlow.systemRandom, startWithWords: Bool = false) {
+    public init(mnemonic: Mnemonic, random: @escaping @Sendable (Int) -> Int = SeedBackupFlow.systemRandom, start: Start = .intro) {
         self.mnemonic = mnemonic
         self.random = random
         positions = SeedBackupFlow.pickPositions(wordCount: mnemonic.wordCount, random: random)
-        if startWithWords { state = .showingWords }
+        switch start {
+        case .intro: state = .intro
+        case .words: state = .showingWords
+        case .quiz: state = .quiz(question: 0, position: positions[0])
+        }
     }
 
     /// libsodium's unbiased uniform integers from the operating system's CSPRNG.

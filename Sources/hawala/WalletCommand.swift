@@ -1,0 +1,541 @@
+import ArgumentParser
+import Foundation
+import HawalaCrypto
+import HawalaKeys
+import HawalaWallet
+import Logging
+
+/// `hawala wallet …`: wallets kept encrypted in `$HAWALA_HOME`.
+struct WalletCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "wallet",
+        abstract: "Create, restore and manage wallets kept encrypted on this machine.",
+        discussion: """
+            Wallets live in $HAWALA_HOME (default $XDG_DATA_HOME/hawala, else ~/.local/share/hawala). \
+            Words, passphrases and imported keys are sealed with AES-256-GCM under a key derived \
+            from the wallet password with Argon2id; names, accounts and addresses are readable \
+            without it. The password comes from a prompt with echo off or --password-file \
+            ("-" = standard input).
+            """,
+        subcommands: [
+            WalletCreate.self, WalletRestore.self, WalletList.self, WalletUse.self, WalletRename.self,
+            WalletDelete.self, WalletImportKey.self, WalletChangePassword.self, WalletAddresses.self,
+            WalletShowSeed.self, WalletVerifyBackup.self, WalletStatus.self,
+        ])
+}
+
+// MARK: - Shared pieces
+
+let log = Logger(label: "hawala")
+
+/// Where the password comes from.
+struct PasswordOptions: ParsableArguments {
+    @Option(name: .customLong("password-file"), help: ArgumentHelp("File holding the wallet password (\"-\" = standard input); otherwise a prompt.", valueName: "path"))
+    var passwordFile: String?
+}
+
+enum WalletSession {
+    static func store(create: Bool) throws -> WalletStore {
+        let home = WalletHome.fromEnvironment()
+        log.debug("wallet store", metadata: ["home": "\(home.directory.path)"])
+        return try WalletStore(home: home, create: create)
+    }
+
+    /// The password from the file or a prompt.
+    static func readPassword(file: String?, prompt: String = "Wallet password: ") throws -> SecretBytes {
+        if let file { return try Input.readSecretFile(file, what: "password") }
+        guard let terminal = Terminal.open() else {
+            throw CLIError("no terminal to ask for the wallet password; pass --password-file", code: .usage)
+        }
+        return try terminal.askSecret(prompt)
+    }
+
+    /// Unlocks the store (one Argon2id run).
+    static func unlock(_ store: WalletStore, file: String?) throws -> Keyring {
+        let password = try readPassword(file: file)
+        log.debug("unlocking: argon2id")
+        return try store.unlock(password: password)
+    }
+
+    /// The keyring for a change: the existing password, or — for the first wallet — a new one,
+    /// asked twice at a prompt.
+    static func keyringForChange(_ store: WalletStore, file: String?) throws -> Keyring {
+        if try store.hasPassword() { return try unlock(store, file: file) }
+        return try store.newKeyring(password: try newPassword(file: file, purpose: "Choose a wallet password"))
+    }
+
+    /// A new password: from the file, or typed twice.
+    static func newPassword(file: String?, purpose: String) throws -> SecretBytes {
+        if let file { return try Input.readSecretFile(file, what: "password") }
+        guard let terminal = Terminal.open() else {
+            throw CLIError("no terminal to ask for a new password; pass a password file", code: .usage)
+        }
+        terminal.line("\(purpose) (at least \(WalletStore.minimumPasswordLength) characters). It unlocks your wallets on this machine.")
+        let first = try terminal.askSecret("New password: ")
+        let second = try terminal.askSecret("Repeat it: ")
+        guard first == second else { throw CLIError("the passwords do not match; nothing was changed") }
+        return first
+    }
+
+    static func mnemonicFromFile(_ path: String) throws -> Mnemonic {
+        let phrase = try Input.readSecretFile(path, what: "mnemonic")
+        do { return try Mnemonic(phrase: phrase) } catch let e as MnemonicError { throw CLIError(e.description) }
+    }
+
+    static func passphrase(file: String?) throws -> SecretBytes {
+        try Input.readPassphrase(file: file)
+    }
+
+    /// "-" may stand for standard input once only.
+    static func checkOneStdin(_ files: String?...) throws {
+        if files.filter({ $0 == "-" }).count > 1 {
+            throw CLIError("only one secret can come from standard input (\"-\")", code: .usage)
+        }
+    }
+}
+
+extension Network: ExpressibleByArgument {}
+
+extension BackupStatus {
+    var json: JSONValue {
+        .object([
+            ("state", .string(state.rawValue)),
+            ("backedUpAt", backedUpAt.map { .string(ISO8601.string($0)) } ?? .null),
+            ("lastVerifiedAt", lastVerifiedAt.map { .string(ISO8601.string($0)) } ?? .null),
+        ])
+    }
+}
+
+enum ISO8601 {
+    static func string(_ date: Date) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime]
+        return f.string(from: date)
+    }
+}
+
+extension WalletSummary {
+    /// The documented JSON shape of `wallet list` (README).
+    var json: JSONValue {
+        .object([
+            ("id", .string(id)),
+            ("name", .string(name)),
+            ("current", .bool(isCurrent)),
+            ("network", .string(network.rawValue)),
+            ("createdAt", .string(ISO8601.string(createdAt))),
+            ("fingerprint", .string(fingerprint)),
+            ("wordCount", .int(wordCount)),
+            ("hasPassphrase", .bool(hasPassphrase)),
+            ("backup", backup.json),
+            ("chains", .array(accounts.map { .string($0.chain) })),
+            ("importedAccounts", .array(importedAccounts.map {
+                .object([("chain", .string($0.chain)), ("address", .string($0.address)), ("label", $0.label.map { .string($0) } ?? .null),
+                         ("importedAt", .string(ISO8601.string($0.importedAt)))])
+            })),
+        ])
+    }
+}
+
+// MARK: - Flows rendered in the terminal
+
+enum BackupFlowRenderer {
+    /// Runs the seed backup flow; returns whether the wallet ended backed up.
+    static func run(_ flow: inout SeedBackupFlow, on terminal: Terminal) throws -> Bool {
+        while true {
+            switch flow.state {
+            case .intro:
+                terminal.line("")
+                terminal.line("Back up your wallet now.")
+                terminal.line("Write down these \(flow.wordCount) words, in order, on paper. You'll need them to recover your wallet")
+                terminal.line("if this machine is lost, stolen or broken. Anyone who has them can take your funds:")
+                terminal.line("never share them, never type them into a website, no screenshots, no photos, no cloud notes.")
+                let answer = try terminal.ask("Press Enter to show the words (or type \"later\" to back up later): ")
+                try flow.send(isLater(answer) ? .skip : .proceed)
+            case .showingWords:
+                terminal.line("")
+                for (i, word) in flow.words.enumerated() { terminal.line("\(i + 1). \(word)") }
+                terminal.line("")
+                let answer = try terminal.ask("Press Enter when you have written them down (or \"later\"): ")
+                terminal.clearScreen()
+                try flow.send(isLater(answer) ? .skip : .proceed)
+            case .quiz(let question, let position):
+                if question == 0 { terminal.line("Check your backup: type the words asked for (\(flow.positions.count) questions).") }
+                let answer = try terminal.ask("Word #\(position): ")
+                try flow.send(.answer(answer))
+            case .wrongAnswer(let position):
+                let answer = try terminal.ask("That is not word #\(position). [r]etry, see the [w]ords again, or back up [l]ater: ")
+                switch answer.trimmingCharacters(in: .whitespaces).lowercased() {
+                case "w", "words": try flow.send(.showWordsAgain)
+                case "l", "later": try flow.send(.skip)
+                default: try flow.send(.retry)
+                }
+            case .confirming:
+                terminal.line("All correct.")
+                let answer = try terminal.ask("Type \"yes\" to confirm the words are written down and kept offline: ")
+                if answer.trimmingCharacters(in: .whitespaces).lowercased() == "yes" { try flow.send(.confirm) } else { try flow.send(.skip) }
+            case .backedUp:
+                terminal.line("Backup verified.")
+                return true
+            case .skipped:
+                terminal.line("Not backed up. Until you are, Hawala reminds you; run `hawala wallet verify-backup` once the words are written down.")
+                terminal.line("Without them, losing this machine loses the funds.")
+                return false
+            }
+        }
+    }
+
+    static func isLater(_ answer: String) -> Bool {
+        ["later", "l", "skip"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
+    }
+}
+
+enum RecoveryRenderer {
+    /// Runs the recovery flow in the terminal; returns the flow when done, nil when cancelled.
+    static func run(_ flow: inout RecoveryFlow, on terminal: Terminal, network: Network?, passphraseFile: String?) throws -> RecoveryFlow? {
+        while true {
+            if let problem = flow.problem { terminal.line("  \(problem)") }
+            switch flow.state {
+            case .choosingNetwork:
+                if let network { flow.send(.network(network)); continue }
+                terminal.line(RecoveryFlow.networkWarning)
+                let answer = try terminal.ask("Network: [m]ainnet or [t]estnet? [m] ").trimmingCharacters(in: .whitespaces).lowercased()
+                flow.send(.network(answer.hasPrefix("t") ? .testnet : .mainnet))
+            case .choosingWordCount:
+                let answer = try terminal.ask("How many words (12, 15, 18, 21, 24), or paste the whole phrase: [12] ").trimmingCharacters(in: .whitespaces)
+                if answer.isEmpty { flow.send(.wordCount(12)) } else if let n = Int(answer) { flow.send(.wordCount(n)) } else { flow.send(.word(answer)) }
+            case .enteringWord(let position):
+                let answer = try terminal.ask("Word \(position) of \(flow.wordCount) (a prefix of 4 letters is enough; \"<\" goes back): ")
+                if answer.trimmingCharacters(in: .whitespaces) == "<" { flow.send(.back) } else { flow.send(.word(answer)) }
+            case .checksumFailed:
+                terminal.line("These words do not form a valid mnemonic (checksum mismatch): at least one word is wrong.")
+                for (i, w) in flow.words.enumerated() { terminal.line("\(i + 1). \(w)") }
+                let answer = try terminal.ask("Number of the word to correct, or \"restart\": ").trimmingCharacters(in: .whitespaces)
+                if let n = Int(answer) { flow.send(.edit(position: n)) } else { flow.send(.reject) }
+            case .enteringPassphrase:
+                if let passphraseFile {
+                    flow.send(.passphrase(try Input.readPassphrase(file: passphraseFile)))
+                } else {
+                    flow.send(.passphrase(try terminal.askSecret("BIP39 passphrase, if the wallet has one (Enter for none; input hidden): ")))
+                }
+            case .confirmingAddresses(let addresses):
+                terminal.line("Compare these first receiving addresses with your records:")
+                for a in addresses { terminal.line("  \(a.chain): \(a.address)") }
+                if try terminal.confirm("Do they match?") { flow.send(.confirm) } else {
+                    terminal.line("Then a word, the passphrase or the network differs. Start again.")
+                    flow.send(.reject)
+                }
+            case .done:
+                return flow
+            case .cancelled:
+                return nil
+            }
+        }
+    }
+}
+
+// MARK: - Commands
+
+struct WalletCreate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "create",
+        abstract: "Create a wallet with new words, then back them up.",
+        discussion: "Right after creation, the backup flow shows the words and checks them with a short quiz. Without a terminal, pass --skip-backup and run `hawala wallet verify-backup` later.")
+
+    @Option(help: "Wallet name (default: Wallet N).") var name: String?
+    @Option(help: "Number of words: 12 or 24.") var words: Int = 12
+    @Option(help: "mainnet or testnet.") var network: Network = .mainnet
+    @Option(name: .customLong("passphrase-file"), help: ArgumentHelp("File holding an optional BIP39 passphrase.", valueName: "path")) var passphraseFile: String?
+    @OptionGroup var password: PasswordOptions
+    @Flag(name: .customLong("skip-backup"), help: "Back up later (the wallet is marked not backed up).") var skipBackup = false
+
+    func validate() throws {
+        guard words == 12 || words == 24 else { throw ValidationError("--words must be 12 or 24") }
+        try WalletSession.checkOneStdin(passphraseFile, password.passwordFile)
+    }
+
+    func run() throws {
+        // The flow needs a terminal: find out before creating anything.
+        let terminal = skipBackup ? nil : try Terminal.required("pass --skip-backup to back up later with `hawala wallet verify-backup`")
+        let store = try WalletSession.store(create: true)
+        let passphrase = try WalletSession.passphrase(file: passphraseFile)
+        let keyring = try WalletSession.keyringForChange(store, file: password.passwordFile)
+        let mnemonic = try Mnemonic.generate(wordCount: words)
+        let wallet = try store.add(mnemonic: mnemonic, passphrase: passphrase, name: name, network: network, keyring: keyring)
+        log.info("wallet created", metadata: ["id": "\(wallet.id)", "network": "\(network.rawValue)"])
+        print("created wallet \"\(wallet.name)\" (\(network.rawValue), fingerprint \(wallet.fingerprint))")
+        if let terminal {
+            var flow = SeedBackupFlow(mnemonic: mnemonic)
+            if try BackupFlowRenderer.run(&flow, on: terminal) { try store.recordBackup(of: wallet) }
+        } else {
+            Output.error("warning: wallet \"\(wallet.name)\" is not backed up; run `hawala wallet verify-backup` once the words (`hawala wallet show-seed`) are written down")
+        }
+    }
+}
+
+struct WalletRestore: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore",
+        abstract: "Restore a wallet from its words, checking everything before saving.",
+        discussion: "In a terminal, words are entered one by one and checked as typed. With --mnemonic-file the words come from a file; the first addresses are shown and must be confirmed (--yes confirms them non-interactively). A restore never replaces an existing wallet.")
+
+    @Option(help: "Wallet name (default: Wallet N).") var name: String?
+    @Option(help: "mainnet or testnet (asked in a terminal when not given).") var network: Network?
+    @Option(name: .customLong("mnemonic-file"), help: ArgumentHelp("File holding the words (\"-\" = standard input).", valueName: "path")) var mnemonicFile: String?
+    @Option(name: .customLong("passphrase-file"), help: ArgumentHelp("File holding the BIP39 passphrase.", valueName: "path")) var passphraseFile: String?
+    @OptionGroup var password: PasswordOptions
+    @Flag(help: "Confirm the shown addresses without asking.") var yes = false
+
+    func validate() throws {
+        try WalletSession.checkOneStdin(mnemonicFile, passphraseFile, password.passwordFile)
+    }
+
+    func run() throws {
+        var flow = RecoveryFlow()
+        if let mnemonicFile {
+            let mnemonic = try WalletSession.mnemonicFromFile(mnemonicFile)
+            flow.send(.network(network ?? .mainnet))
+            flow.send(.word(mnemonic.phrase))
+            flow.send(.passphrase(try WalletSession.passphrase(file: passphraseFile)))
+            guard case .confirmingAddresses(let addresses) = flow.state else { throw CLIError("could not derive the addresses") }
+            for a in addresses { Output.error("\(a.chain): \(a.address)") }
+            if yes {
+                flow.send(.confirm)
+            } else {
+                let terminal = try Terminal.required("pass --yes to confirm the addresses")
+                guard try terminal.confirm("Do these addresses match your records?") else { throw CLIError("not confirmed; nothing was saved") }
+                flow.send(.confirm)
+            }
+        } else {
+            let terminal = try Terminal.required("pass the words with --mnemonic-file")
+            guard let done = try RecoveryRenderer.run(&flow, on: terminal, network: network, passphraseFile: passphraseFile) else {
+                throw CLIError("cancelled; nothing was saved")
+            }
+            flow = done
+        }
+        guard flow.state == .done, let mnemonic = flow.mnemonic else { throw CLIError("the recovery did not complete; nothing was saved") }
+        let store = try WalletSession.store(create: true)
+        if let existing = try store.existingWallet(mnemonic: mnemonic, passphrase: flow.passphrase) {
+            throw WalletError.alreadyExists(name: existing)
+        }
+        let keyring = try WalletSession.keyringForChange(store, file: password.passwordFile)
+        let wallet = try store.add(mnemonic: mnemonic, passphrase: flow.passphrase, name: name, network: flow.network, keyring: keyring)
+        // The person has the words (they just typed them): the wallet counts as backed up.
+        try store.recordBackup(of: wallet)
+        log.info("wallet restored", metadata: ["id": "\(wallet.id)"])
+        print("restored wallet \"\(wallet.name)\" (\(wallet.network.rawValue), fingerprint \(wallet.fingerprint))")
+    }
+}
+
+struct WalletList: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the wallets (no password needed).")
+    @Flag(help: "JSON output (shape in the README).") var json = false
+
+    func run() throws {
+        let home = WalletHome.fromEnvironment()
+        let wallets = home.exists ? try WalletStore(home: home, create: false).list() : []
+        if json { JSONValue.array(wallets.map(\.json)).print(); return }
+        if wallets.isEmpty { print("no wallets; create one with `hawala wallet create` or restore one with `hawala wallet restore`"); return }
+        for w in wallets {
+            print("\(w.isCurrent ? "*" : " ") \(w.name)  \(w.network.rawValue)  \(w.fingerprint)  \(w.backup.summary)")
+        }
+    }
+}
+
+struct WalletUse: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "use", abstract: "Switch the current wallet (kept across runs).")
+    @Argument(help: "Wallet name.") var name: String
+    func run() throws {
+        try WalletSession.store(create: false).use(name)
+        print("current wallet: \(name)")
+    }
+}
+
+struct WalletRename: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "rename", abstract: "Rename a wallet.")
+    @Argument(help: "Current name.") var old: String
+    @Argument(help: "New name.") var new: String
+    func run() throws {
+        try WalletSession.store(create: false).rename(old, to: new)
+        print("renamed \"\(old)\" to \"\(new.trimmingCharacters(in: .whitespaces))\"")
+    }
+}
+
+struct WalletDelete: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete", abstract: "Delete a wallet and everything of it from this machine.",
+        discussion: "Needs the password and, in a terminal, the wallet's name typed again (--yes skips that). Funds stay on the blockchain: only the words can bring them back.")
+    @Argument(help: "Wallet name.") var name: String
+    @OptionGroup var password: PasswordOptions
+    @Flag(help: "Skip the typed confirmation.") var yes = false
+
+    func run() throws {
+        let store = try WalletSession.store(create: false)
+        let wallet = try store.wallet(named: name)
+        if !yes {
+            let terminal = try Terminal.required("pass --yes to delete without the typed confirmation")
+            terminal.line("Deleting \"\(wallet.name)\" removes its words and keys from this machine. Without a backup of the words, its funds are lost.")
+            if !wallet.backup.isBackedUp { terminal.line("This wallet is NOT backed up.") }
+            let typed = try terminal.ask("Type the wallet's name to delete it: ")
+            guard typed == wallet.name else { throw CLIError("the name does not match; nothing was deleted") }
+        }
+        let keyring = try WalletSession.unlock(store, file: password.passwordFile)
+        try store.delete(wallet.name, keyring: keyring)
+        print("deleted wallet \"\(wallet.name)\"")
+    }
+}
+
+struct WalletImportKey: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import-key", abstract: "Import a private key into the current wallet as a separate account.",
+        discussion: "WIF for Bitcoin and Litecoin, 64 hex digits for Ethereum/BSC/Polygon, a base58 secret key for Solana. The key comes from --key-file or a prompt with echo off.")
+    @Option(help: "Chain of the key.") var chain: Chain
+    @Option(help: "Label for the account.") var name: String?
+    @Option(name: .customLong("key-file"), help: ArgumentHelp("File holding the private key (\"-\" = standard input).", valueName: "path")) var keyFile: String?
+    @OptionGroup var password: PasswordOptions
+
+    func validate() throws { try WalletSession.checkOneStdin(keyFile, password.passwordFile) }
+
+    func run() throws {
+        let store = try WalletSession.store(create: false)
+        let wallet = try store.wallet(named: nil)
+        let text = try keyFile.map { try Input.readSecretFile($0, what: "key") } ?? Input.promptSecret("Private key (input hidden): ")
+        let key: ImportedPrivateKey
+        do { key = try ImportedPrivateKey(text: text, chain: chain) } catch let e as ImportedPrivateKey.Error { throw CLIError(e.description) }
+        let keyring = try WalletSession.unlock(store, file: password.passwordFile)
+        let account = try store.importKey(key, into: wallet, label: name, keyring: keyring)
+        print("imported \(account.address) (\(chain.name)) into wallet \"\(wallet.name)\"")
+    }
+}
+
+struct WalletChangePassword: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "change-password", abstract: "Change the wallet password; every secret is re-sealed in one transaction.")
+    @Option(name: .customLong("password-file"), help: ArgumentHelp("File holding the current password.", valueName: "path")) var passwordFile: String?
+    @Option(name: .customLong("new-password-file"), help: ArgumentHelp("File holding the new password.", valueName: "path")) var newPasswordFile: String?
+
+    func validate() throws { try WalletSession.checkOneStdin(passwordFile, newPasswordFile) }
+
+    func run() throws {
+        let store = try WalletSession.store(create: false)
+        let keyring = try WalletSession.unlock(store, file: passwordFile)
+        let new = try WalletSession.newPassword(file: newPasswordFile, purpose: "Choose the new wallet password")
+        try store.changePassword(from: keyring, to: new)
+        print("password changed")
+    }
+}
+
+struct WalletAddresses: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "addresses", abstract: "Receiving addresses of a wallet (no password needed).")
+    @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
+    @Option(help: "Only this chain (default: every chain of the wallet).") var chain: Chain?
+    @Option(help: "How many addresses per chain.") var count: Int = 1
+    @Flag(help: "JSON output: the objects of `hawala derive --json`.") var json = false
+
+    func validate() throws {
+        guard (1...100_000).contains(count) else { throw ValidationError("--count must be between 1 and 100000") }
+    }
+
+    func run() throws {
+        let store = try WalletSession.store(create: false)
+        let summary = try store.wallet(named: wallet)
+        let chains = try chain.map { [$0] } ?? summary.accounts.map { account in
+            guard let c = Chain.named(account.chain) else { throw CLIError("unknown chain \(account.chain) in the database") }
+            return c
+        }
+        var all: [DerivedAddress] = []
+        for c in chains { all += try store.addresses(wallet: summary, chain: c, count: count) }
+        if json { JSONValue.array(all.map(\.json)).print(); return }
+        print(all.map { "\($0.chain) \($0.path) \($0.address)" }.joined(separator: "\n"))
+    }
+}
+
+struct WalletShowSeed: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show-seed", abstract: "Show a wallet's words, after the password.",
+        discussion: "In a terminal the words are masked and revealed one at a time; the screen is cleared at the end. --reveal prints them plainly for scripts and needs --password-file.")
+    @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
+    @Flag(help: "Print the words on one line (needs --password-file).") var reveal = false
+    @OptionGroup var password: PasswordOptions
+
+    func validate() throws {
+        if reveal && password.passwordFile == nil { throw ValidationError("--reveal needs --password-file") }
+    }
+
+    func run() throws {
+        let store = try WalletSession.store(create: false)
+        let summary = try store.wallet(named: wallet)
+        if reveal {
+            let keyring = try WalletSession.unlock(store, file: password.passwordFile)
+            print(try store.secrets(of: summary, keyring: keyring).mnemonic.phrase)
+            return
+        }
+        let terminal = try Terminal.required("use --reveal with --password-file in scripts")
+        terminal.line("Anyone who sees these words can take the funds of \"\(summary.name)\".")
+        terminal.line("Make sure no one is watching and nothing is recording the screen.")
+        guard try terminal.confirm("Show the words?") else { return }
+        let keyring = try WalletSession.unlock(store, file: password.passwordFile)
+        let words = try store.secrets(of: summary, keyring: keyring).mnemonic.words
+        var revealed: Int?
+        while true {
+            terminal.clearScreen()
+            for (i, word) in words.enumerated() {
+                terminal.line("\(i + 1). " + (revealed == i + 1 ? word : String(repeating: "•", count: 6)))
+            }
+            let answer = try terminal.ask("Number of the word to reveal, or Enter to finish: ").trimmingCharacters(in: .whitespaces)
+            guard let n = Int(answer), (1...words.count).contains(n) else { break }
+            revealed = n
+        }
+        terminal.clearScreen()
+    }
+}
+
+struct WalletVerifyBackup: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify-backup", abstract: "Check the written-down words with a quiz and record the date.")
+    @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
+    @OptionGroup var password: PasswordOptions
+
+    func run() throws {
+        let terminal = try Terminal.required("the quiz is answered at a terminal")
+        let store = try WalletSession.store(create: false)
+        let summary = try store.wallet(named: wallet)
+        let keyring = try WalletSession.unlock(store, file: password.passwordFile)
+        let mnemonic = try store.secrets(of: summary, keyring: keyring).mnemonic
+        terminal.line("Have your written words for \"\(summary.name)\" at hand.")
+        var flow = SeedBackupFlow(mnemonic: mnemonic, start: .quiz)
+        if try BackupFlowRenderer.run(&flow, on: terminal) {
+            try store.recordBackup(of: summary)
+            print("backup of \"\(summary.name)\" verified")
+        } else {
+            throw CLIError("backup not verified")
+        }
+    }
+}
+
+struct WalletStatus: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "The current wallet, its network and backup status.")
+    @Flag(help: "JSON output (shape in the README).") var json = false
+
+    func run() throws {
+        let home = WalletHome.fromEnvironment()
+        let wallets = home.exists ? try WalletStore(home: home, create: false).list() : []
+        let current = wallets.first(where: \.isCurrent)
+        if json {
+            JSONValue.object([
+                ("home", .string(home.directory.path)),
+                ("wallets", .int(wallets.count)),
+                ("current", current.map { w in
+                    .object([("id", .string(w.id)), ("name", .string(w.name)), ("network", .string(w.network.rawValue)),
+                             ("fingerprint", .string(w.fingerprint)), ("backup", w.backup.json)])
+                } ?? .null),
+                ("networks", .array(Array(Set(wallets.map(\.network.rawValue))).sorted().map { .string($0) })),
+            ]).print()
+            return
+        }
+        guard let current else { print("no wallet yet (\(home.directory.path)); create one with `hawala wallet create`"); return }
+        print("current wallet: \(current.name) (\(current.network.rawValue), fingerprint \(current.fingerprint))")
+        print("backup: \(current.backup.summary)")
+        print("wallets: \(wallets.count) in \(home.directory.path)")
+    }
+}
