@@ -89,7 +89,7 @@ enum WalletSession {
     /// "-" may stand for standard input once only.
     static func checkOneStdin(_ files: String?...) throws {
         if files.filter({ $0 == "-" }).count > 1 {
-            throw CLIError("only one secret can come from standard input (\"-\")", code: .usage)
+            throw ValidationError("only one secret can come from standard input (\"-\")")
         }
     }
 }
@@ -296,7 +296,11 @@ struct WalletRestore: ParsableCommand {
             flow.send(.network(network ?? .mainnet))
             flow.send(.word(mnemonic.phrase))
             flow.send(.passphrase(try WalletSession.passphrase(file: passphraseFile)))
-            guard case .confirmingAddresses(let addresses) = flow.state else { throw CLIError("could not derive the addresses") }
+            guard case .confirmingAddresses(let addresses) = flow.state, let mnemonic = flow.mnemonic else { throw CLIError("could not derive the addresses") }
+            // The overwrite guard comes first: nothing to confirm for a wallet that exists.
+            if let existing = try WalletSession.store(create: true).existingWallet(mnemonic: mnemonic, passphrase: flow.passphrase) {
+                throw WalletError.alreadyExists(name: existing)
+            }
             for a in addresses { Output.error("\(a.chain): \(a.address)") }
             if yes {
                 flow.send(.confirm)

@@ -24,12 +24,21 @@ enum CLI {
 
     /// Runs `hawala arguments…` with `stdin` as standard input; kills it after `timeout` seconds
     /// (a hang is a failure, reported as status -9).
-    static func run(_ arguments: [String], stdin: Data = Data(), environment: [String: String] = [:], timeout: TimeInterval = 60) throws -> CLIResult {
+    /// With `newSession`, the program runs in a new session (setsid(1)): no controlling terminal,
+    /// as under CI or cron, even when the tests run in a terminal.
+    static func run(_ arguments: [String], stdin: Data = Data(), environment: [String: String] = [:], timeout: TimeInterval = 60, newSession: Bool = false) throws -> CLIResult {
         signal(SIGPIPE, SIG_IGN)
         let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
+        if newSession {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+            process.arguments = ["--wait", binary.path] + arguments
+        } else {
+            process.executableURL = binary
+            process.arguments = arguments
+        }
         var env = ProcessInfo.processInfo.environment
+        // Each run gets its own empty wallet home unless the test names one.
+        env["HAWALA_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("hawala-cli-\(UUID().uuidString)").path
         for (k, v) in environment { env[k] = v }
         process.environment = env
         let input = Pipe(), output = Pipe(), error = Pipe()

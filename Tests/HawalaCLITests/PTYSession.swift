@@ -9,7 +9,7 @@ final class PTYSession {
     /// Everything the terminal has shown so far.
     private(set) var screen = ""
 
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    init(_ arguments: [String], environment: [String: String] = [:], home: String? = nil) throws {
         // posix_openpt/grantpt/unlockpt/ptsname are not visible to Swift here; on Linux they are
         // /dev/ptmx, TIOCSPTLCK and TIOCGPTN (grantpt has nothing to do with devpts).
         master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
@@ -35,6 +35,7 @@ final class PTYSession {
 
         var env = ProcessInfo.processInfo.environment
         env["TERM"] = "dumb"
+        env["HAWALA_HOME"] = home ?? FileManager.default.temporaryDirectory.appendingPathComponent("hawala-pty-\(UUID().uuidString)").path
         for (k, v) in environment { env[k] = v }
         let argv = ([CLI.binary.path] + arguments).map { strdup($0) } + [nil]
         let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -61,6 +62,29 @@ final class PTYSession {
             guard readAvailable(waitMilliseconds: 50) else { throw PTYError("program ended before \"\(text)\"; screen:\n\(screen)") }
         }
         return screen
+    }
+
+    /// How many times `text` appears on the screen so far.
+    func occurrences(of text: String) -> Int { screen.components(separatedBy: text).count - 1 }
+
+    /// Waits until `text` appears for the `n`-th time; returns the screen after it.
+    @discardableResult
+    func expect(_ text: String, occurrence n: Int, timeout: TimeInterval = 20) throws -> Substring {
+        let deadline = Date().addingTimeInterval(timeout)
+        while occurrences(of: text) < n {
+            guard Date() < deadline else { throw PTYError("timed out waiting for \"\(text)\" #\(n); screen:\n\(screen)") }
+            guard readAvailable(waitMilliseconds: 50) else { throw PTYError("program ended before \"\(text)\" #\(n); screen:\n\(screen)") }
+        }
+        return Substring(screen.components(separatedBy: text)[n])
+    }
+
+    /// Reads the screen until `condition` holds.
+    func waitUntil(timeout: TimeInterval = 20, _ condition: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() {
+            guard Date() < deadline else { throw PTYError("timed out; screen:\n\(screen)") }
+            guard readAvailable(waitMilliseconds: 50) else { throw PTYError("program ended; screen:\n\(screen)") }
+        }
     }
 
     /// Types `line` and Enter.

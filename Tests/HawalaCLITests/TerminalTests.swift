@@ -22,3 +22,90 @@ struct TerminalTests {
         #expect(!session.screen.contains("abandn\r\n"), "echoed: \(session.screen)")
     }
 }
+
+@Suite("Wallet flows at a terminal")
+struct WalletTerminalTests {
+    /// create → read the words → answer the quiz → status says backed up.
+    @Test func createBackupQuizStatus() throws {
+        let f = try WalletFixture()
+        let session = try PTYSession(["wallet", "create", "--name", "Main", "--password-file", f.path("password")], home: f.data.path)
+        try session.expect("Press Enter to show the words")
+        session.send("")
+        let afterWords = try session.expect("Press Enter when you have written them down")
+        var words: [Int: String] = [:]
+        for line in afterWords.split(whereSeparator: \.isNewline) {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, parts[0].hasSuffix("."), let n = Int(parts[0].dropLast()) { words[n] = String(parts[1]) }
+        }
+        #expect(words.count == 12)
+        session.send("")
+        // The first answer is wrong, to exercise retry; then every question is answered.
+        let first = try session.expect("Word #", occurrence: 1)
+        #expect(Int(first.prefix { $0.isNumber }) != nil)
+        session.send("zzzz")
+        try session.expect("[r]etry")
+        session.send("r")
+        var asked: [Int] = []
+        var prompt = 2
+        while true {
+            let rest = try session.expect("Word #", occurrence: prompt)
+            guard let position = Int(rest.prefix { $0.isNumber }) else { Issue.record("no position in \(rest)"); return }
+            asked.append(position)
+            session.send(words[position]!)
+            try session.waitUntil { session.occurrences(of: "Word #") > prompt || session.screen.contains("All correct.") }
+            if session.screen.contains("All correct.") { break }
+            prompt += 1
+        }
+        #expect((3...5).contains(asked.count) && Set(asked).count == asked.count)
+        try session.expect("Type \"yes\"")
+        session.send("yes")
+        #expect(try session.wait() == 0, "\(session.screen)")
+        #expect(session.screen.contains("Backup verified."))
+        let status = try f.run(["wallet", "status", "--json"])
+        #expect(status.stdout.contains("\"state\": \"backed-up\""), "\(status.stdout)")
+        #expect(status.stderr.isEmpty, "no reminder once backed up: \(status.stderr)")
+    }
+
+    /// Recover a known mnemonic word by word → the shown addresses are the expected ones.
+    @Test func restoreWordByWord() throws {
+        let f = try WalletFixture()
+        let session = try PTYSession(["wallet", "restore", "--name", "Restored"], home: f.data.path)
+        try session.expect("[m]ainnet or [t]estnet?")
+        session.send("m")
+        try session.expect("How many words")
+        session.send("12")
+        for position in 1...12 {
+            try session.expect("Word \(position) of 12")
+            if position == 3 {
+                session.send("abandn")  // a typo: suggestions, then the same word again
+                try session.expect("did you mean: abandon")
+                try session.expect("Word 3 of 12", occurrence: 2)
+            }
+            session.send(position == 12 ? "abou" : "aban")
+        }
+        try session.expect("BIP39 passphrase")
+        session.send("")
+        try session.expect("Do they match?")
+        #expect(session.screen.contains("bitcoin: bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu"))
+        #expect(session.screen.contains("ethereum: 0x9858EfFD232B4033E47d90003D41EC34EcaEda94"))
+        #expect(session.screen.contains("solana: HAgk14JpMQLgt6rVgv7cBQFJWFto5Dqxi472uT3DKpqk"))
+        session.send("y")
+        try session.expect("New password: ")
+        session.send(f.password)
+        try session.expect("Repeat it: ")
+        session.send(f.password)
+        #expect(try session.wait() == 0, "\(session.screen)")
+        #expect(session.screen.contains("restored wallet \"Restored\" (mainnet, fingerprint 73c5da0a)"))
+        #expect(!session.screen.contains(f.password), "the password was echoed")
+        let seed = try f.run(["wallet", "show-seed", "--reveal", "--password-file", f.path("password")])
+        #expect(seed.stdout == abandonAbout + "\n")
+    }
+
+    @Test func createWithoutTerminalNeedsSkipBackup() throws {
+        // No controlling terminal: the child is started in a new session without one.
+        let f = try WalletFixture()
+        let r = try CLI.run(["wallet", "create", "--password-file", f.path("password")], environment: f.environment, newSession: true)
+        #expect(r.status == 2 && r.stderr.contains("--skip-backup"), "\(r.stderr)")
+        #expect(try f.run(["wallet", "list", "--json"]).stdout == "[]\n", "nothing was created")
+    }
+}
