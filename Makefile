@@ -14,7 +14,8 @@ build: deps
 	swift build --product hawala
 
 release: deps
-	swift build -c release --product hawala --product hawala-bench
+	swift build -c release --product hawala
+	swift build -c release --product hawala-bench
 
 ## Build and start hawala (pass arguments with ARGS="derive --chain bitcoin").
 run: build

@@ -18,3 +18,28 @@ echo "== hawala derive --count 20000 (wall vs CPU time shows the cores in use) =
 M="abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
 TIMEFORMAT="wall %R s, user %U s, sys %S s"
 time (echo "$M" | .build/release/hawala derive --chain bitcoin --count 20000 > /dev/null)
+echo "== wallet commands: process time (user + sys) in a store of 50 wallets =="
+HOME_DIR=$(mktemp -d)
+trap 'rm -rf "$HOME_DIR"' EXIT
+.build/release/hawala-bench populate-wallets "$HOME_DIR/store" 50
+HAWALA_HOME="$HOME_DIR/store" python3 - <<'PY'
+import resource, subprocess
+def cpu_ms(args, runs=5):
+    best = None
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run([".build/release/hawala"] + args, check=True, stdout=subprocess.DEVNULL)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        ms = ((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)) * 1000
+        best = ms if best is None else min(best, ms)
+    return best
+print(f"{'wallet list (50 wallets)':52} {cpu_ms(['wallet', 'list']):9.1f} ms")
+print(f"{'wallet list --json (50 wallets)':52} {cpu_ms(['wallet', 'list', '--json']):9.1f} ms")
+chains = ["bitcoin", "bitcoin-taproot", "bitcoin-nested-segwit", "bitcoin-legacy", "litecoin", "ethereum", "bsc", "polygon", "solana", "xrp", "cosmos", "cardano"]
+worst = 0
+for c in chains:
+    ms = cpu_ms(["wallet", "addresses", "--chain", c, "--count", "20"])
+    worst = max(worst, ms)
+    print(f"{'wallet addresses --count 20 --chain ' + c:52} {ms:9.1f} ms")
+print(f"{'wallet addresses --count 20, slowest chain':52} {worst:9.1f} ms")
+PY

@@ -149,18 +149,25 @@ public final class WalletStore: Sendable {
 
     /// The wallet named `name`, or the current wallet when `name` is nil.
     public func wallet(named name: String?) throws -> WalletSummary {
-        let all = try list()
         if let name {
-            guard let found = all.first(where: { $0.name == name }) else { throw WalletError.noSuchWallet(name) }
+            let found = try read { db in
+                try Row.fetchOne(db, sql: "SELECT * FROM wallet WHERE name = ?", arguments: [name]).map {
+                    try WalletStore.summary($0, db: db, current: try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'current'"))
+                }
+            }
+            guard let found else { throw WalletError.noSuchWallet(name) }
             return found
         }
-        guard let current = all.first(where: \.isCurrent) ?? all.first else { throw WalletError.noWallets }
+        guard let current = try current() else { throw WalletError.noWallets }
         return current
     }
 
     /// The current wallet, if any wallet exists.
     public func current() throws -> WalletSummary? {
-        try list().first(where: \.isCurrent)
+        try read { db in
+            let id = try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'current'")
+            return try Row.fetchOne(db, sql: "SELECT * FROM wallet WHERE id = ?", arguments: [id]).map { try WalletStore.summary($0, db: db, current: id) }
+        }
     }
 
     /// Addresses of `wallet` on `chain` (account 0, receive branch), from the cache or, past it,

@@ -1,6 +1,21 @@
 import Foundation
 import HawalaCrypto
 import HawalaKeys
+import HawalaWallet
+
+// `hawala-bench populate-wallets DIR N`: a wallet store with N wallets (password
+// "benchmark password", default KDF parameters) for timing the CLI on it.
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "populate-wallets", let n = Int(CommandLine.arguments[3]) {
+    let store = try WalletStore(home: WalletHome(directory: URL(fileURLWithPath: CommandLine.arguments[2])), create: true)
+    let keyring = try store.hasPassword()
+        ? try store.unlock(password: SecretBytes(utf8: "benchmark password"))
+        : try store.newKeyring(password: SecretBytes(utf8: "benchmark password"))
+    for _ in 0..<n {
+        let wallet = try store.add(mnemonic: try Mnemonic.generate(), passphrase: SecretBytes([]), name: nil, network: .mainnet, keyring: keyring)
+        try store.recordBackup(of: wallet)
+    }
+    exit(0)
+}
 
 // Throughput figures for `make bench` (release build). Each figure runs for about `seconds`.
 let seconds = Double(ProcessInfo.processInfo.environment["BENCH_SECONDS"] ?? "3") ?? 3
@@ -61,4 +76,32 @@ _ = try measure("secp256k1 pubkey tweak-add alone, all cores", unit: "ops") {
         for _ in 0..<1000 { _ = try? key.adding(tweak: tweak) }
     }
     return 1000 * cores
+}
+
+// Unlocking the wallet store against libsodium's Argon2id with the same parameters.
+if only == nil || "unlock".contains(only!) {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hawala-bench-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let store = try WalletStore(home: WalletHome(directory: dir), create: true)
+    let password = SecretBytes(utf8: "benchmark password")
+    let keyring = try store.newKeyring(password: password)
+    try store.add(mnemonic: mnemonic, passphrase: SecretBytes([]), name: "Bench", network: .mainnet, keyring: keyring)
+    let p = keyring.parameters
+    func median(_ body: () throws -> Void) rethrows -> Double {
+        var times: [Double] = []
+        for _ in 0..<7 {
+            let t = Date()
+            try body()
+            times.append(Date().timeIntervalSince(t))
+        }
+        return times.sorted()[3]
+    }
+    var kdf = 0.0, unlock = 0.0
+    // Interleaved so both see the same machine.
+    for _ in 0..<2 {
+        kdf += try median { _ = try Sodium.argon2id(password: password, salt: p.salt, opsLimit: p.passes, memLimitBytes: p.memoryKiB * 1024) }
+        unlock += try median { _ = try store.unlock(password: password) }
+    }
+    print(String(format: "%-46@ %9.1f ms", "libsodium Argon2id (\(p.memoryKiB / 1024) MiB, \(p.passes) passes)" as NSString, kdf / 2 * 1000))
+    print(String(format: "%-46@ %9.1f ms  (%.3f x Argon2id)", "wallet store unlock" as NSString, unlock / 2 * 1000, unlock / kdf))
 }
