@@ -87,6 +87,7 @@ let package = Package(
         .testTarget(
             name: "HawalaWalletTests",
             dependencies: ["HawalaWallet"],
+            resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -3,6 +3,20 @@ import HawalaCrypto
 import HawalaKeys
 import HawalaWallet
 
+// `hawala-bench make-fixture DIR`: the schema-v1 fixture of Tests/HawalaWalletTests/Fixtures
+// (one wallet of the "abandon … about" words, password "correct horse", 8 MiB / 1 pass).
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "make-fixture" {
+    let store = try WalletStore(home: WalletHome(directory: URL(fileURLWithPath: CommandLine.arguments[2])), create: true)
+    let keyring = try store.newKeyring(password: SecretBytes(utf8: "correct horse"), parameters: KDFParameters(passes: 1, memoryKiB: 8192))
+    let words = try Mnemonic(text: "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about")
+    let wallet = try store.add(mnemonic: words, passphrase: SecretBytes(utf8: "TREZOR"), name: "Fixture v1", network: .mainnet, keyring: keyring,
+                               now: Date(timeIntervalSince1970: 1_795_000_000))
+    try store.recordBackup(of: wallet, at: Date(timeIntervalSince1970: 1_795_000_000))
+    let key = try ImportedPrivateKey(text: SecretBytes(utf8: "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"), chain: .ethereum)
+    try store.importKey(key, into: wallet, label: "fixture", keyring: keyring, now: Date(timeIntervalSince1970: 1_795_000_000))
+    exit(0)
+}
+
 // `hawala-bench populate-wallets DIR N`: a wallet store with N wallets (password
 // "benchmark password", default KDF parameters) for timing the CLI on it.
 if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "populate-wallets", let n = Int(CommandLine.arguments[3]) {
