@@ -455,18 +455,35 @@ struct WalletAddresses: ParsableCommand {
 struct WalletShowSeed: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show-seed", abstract: "Show a wallet's words, after the password.",
-        discussion: "In a terminal the words are masked and revealed one at a time; the screen is cleared at the end. --reveal prints them plainly for scripts and needs --password-file.")
+        discussion: "In a terminal the words are masked and revealed one at a time; the screen is cleared at the end. --reveal prints them plainly for scripts and needs --password-file. --copy puts them on the clipboard (wl-copy or xclip) and clears it after 30 seconds.")
     @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
     @Flag(help: "Print the words on one line (needs --password-file).") var reveal = false
+    @Flag(help: "Copy the words to the clipboard (wl-copy or xclip), cleared after 30 seconds.") var copy = false
     @OptionGroup var password: PasswordOptions
 
     func validate() throws {
         if reveal && password.passwordFile == nil { throw ValidationError("--reveal needs --password-file") }
+        if reveal && copy { throw ValidationError("--reveal and --copy cannot be combined") }
     }
 
     func run() throws {
         let store = try WalletSession.store(create: false)
         let summary = try store.wallet(named: wallet)
+        if copy {
+            guard let clipboard = Clipboard.find() else {
+                throw CLIError("no clipboard here (needs wl-copy under Wayland or xclip under X11); write the words down from `hawala wallet show-seed`")
+            }
+            let terminal = try Terminal.required("copying needs a confirmation at a terminal")
+            terminal.line("Warning: other programs can read the clipboard, and clipboard managers may keep a history.")
+            terminal.line("Paste the words only into software you trust, then clear your clipboard history.")
+            guard try terminal.confirm("Copy the words of \"\(summary.name)\" to the clipboard?") else { return }
+            let keyring = try WalletSession.unlock(store, file: password.passwordFile)
+            let phrase = SecretBytes(utf8: try store.secrets(of: summary, keyring: keyring).mnemonic.phrase)
+            try clipboard.copy(phrase)
+            clipboard.scheduleClear(after: Clipboard.clearDelay)
+            terminal.line("Copied with \(clipboard.name); the clipboard is cleared in \(Clipboard.clearDelay) seconds.")
+            return
+        }
         if reveal {
             let keyring = try WalletSession.unlock(store, file: password.passwordFile)
             print(try store.secrets(of: summary, keyring: keyring).mnemonic.phrase)

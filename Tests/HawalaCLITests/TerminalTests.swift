@@ -109,3 +109,46 @@ struct WalletTerminalTests {
         #expect(try f.run(["wallet", "list", "--json"]).stdout == "[]\n", "nothing was created")
     }
 }
+
+@Suite("Clipboard and onboarding at a terminal")
+struct ClipboardTests {
+    /// A stand-in xclip that records what it is given, so the test sees the copy and the clear.
+    @Test func copyThenClear() throws {
+        let f = try WalletFixture()
+        #expect(try f.restoreAbandon().status == 0)
+        let bin = f.home.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let clip = f.home.appendingPathComponent("clipboard").path
+        let fake = bin.appendingPathComponent("xclip").path
+        try "#!/bin/sh\ncat > \"\(clip)\"\n".write(toFile: fake, atomically: true, encoding: .utf8)
+        chmod(fake, 0o755)
+        let env = ["PATH": bin.path + ":/usr/bin:/bin", "DISPLAY": ":99", "HAWALA_CLIPBOARD_CLEAR_SECONDS": "1"]
+        let session = try PTYSession(["wallet", "show-seed", "--copy", "--password-file", f.path("password")], environment: env, home: f.data.path)
+        try session.expect("clipboard managers may keep a history")
+        try session.expect("[y/N]")
+        session.send("y")
+        #expect(try session.wait() == 0, "\(session.screen)")
+        #expect(session.screen.contains("cleared in 1 seconds"))
+        #expect(!session.screen.contains("abandon"))
+        #expect(try String(contentsOfFile: clip, encoding: .utf8) == abandonAbout)
+        // After the delay, the clipboard holds nothing.
+        let deadline = Date().addingTimeInterval(10)
+        while (try? String(contentsOfFile: clip, encoding: .utf8)) != "" && Date() < deadline { usleep(100_000) }
+        #expect(try String(contentsOfFile: clip, encoding: .utf8) == "")
+    }
+
+    @Test func noClipboardIsOneClearLine() throws {
+        let f = try WalletFixture()
+        #expect(try f.restoreAbandon().status == 0)
+        let r = try CLI.run(["wallet", "show-seed", "--copy", "--password-file", f.path("password")],
+                            environment: f.environment.merging(["PATH": "/nonexistent", "DISPLAY": ":99"]) { $1 })
+        expectCleanFailure(r, contains: "no clipboard here")
+    }
+
+    @Test func onboardingOffersCreateOrRestore() throws {
+        let session = try PTYSession([])
+        try session.expect("[c]reate a new wallet, [r]estore one from its words, or [q]uit?")
+        session.send("q")
+        #expect(try session.wait() == 0)
+    }
+}
