@@ -152,3 +152,82 @@ struct ClipboardTests {
         #expect(try session.wait() == 0)
     }
 }
+
+@Suite("More wallet commands at a terminal")
+struct MoreTerminalTests {
+    @Test func verifyBackupRecordsTheDate() throws {
+        let f = try WalletFixture()
+        #expect(try f.run(["wallet", "create", "--skip-backup", "--password-file", f.path("password")]).status == 0)
+        let words = try f.run(["wallet", "show-seed", "--reveal", "--password-file", f.path("password")]).stdout
+            .trimmingCharacters(in: .newlines).split(separator: " ").map(String.init)
+        let session = try PTYSession(["wallet", "verify-backup", "--password-file", f.path("password")], home: f.data.path)
+        var prompt = 1
+        while true {
+            let rest = try session.expect("Word #", occurrence: prompt)
+            let position = Int(rest.prefix { $0.isNumber })!
+            session.send(words[position - 1])
+            try session.waitUntil { session.occurrences(of: "Word #") > prompt || session.screen.contains("All correct.") }
+            if session.screen.contains("All correct.") { break }
+            prompt += 1
+        }
+        session.send("yes")
+        #expect(try session.wait() == 0, "\(session.screen)")
+        #expect(session.screen.contains("verified"))
+        #expect(!session.screen.contains(words.joined(separator: " ")))
+        let list = try f.run(["wallet", "list", "--json"])
+        #expect(list.stdout.contains("\"state\": \"backed-up\"") && list.stderr.isEmpty)
+    }
+
+    @Test func showSeedMasksAndRevealsOneWord() throws {
+        let f = try WalletFixture()
+        #expect(try f.restoreAbandon().status == 0)
+        let session = try PTYSession(["wallet", "show-seed", "--password-file", f.path("password")], home: f.data.path)
+        try session.expect("Show the words? [y/N]")
+        session.send("y")
+        try session.expect("Number of the word to reveal")
+        #expect(session.screen.contains("12. ••••••") && !session.screen.contains("about"))
+        session.send("12")
+        try session.expect("12. about")
+        #expect(!session.screen.contains("1. abandon"), "only the asked word is shown")
+        session.send("")
+        #expect(try session.wait() == 0)
+    }
+
+    @Test func deleteAsksForTheNameTyped() throws {
+        let f = try WalletFixture()
+        #expect(try f.restoreAbandon().status == 0)
+        let wrong = try PTYSession(["wallet", "delete", "Abandon", "--password-file", f.path("password")], home: f.data.path)
+        try wrong.expect("Type the wallet's name to delete it: ")
+        wrong.send("abandon")
+        #expect(try wrong.wait() == 1)
+        #expect(try f.run(["wallet", "list"]).stdout.contains("Abandon"))
+        let right = try PTYSession(["wallet", "delete", "Abandon", "--password-file", f.path("password")], home: f.data.path)
+        try right.expect("Type the wallet's name to delete it: ")
+        right.send("Abandon")
+        #expect(try right.wait() == 0)
+        #expect(try f.run(["wallet", "list", "--json"]).stdout == "[]\n")
+    }
+}
+
+@Suite("Concurrent processes")
+struct ConcurrentProcessTests {
+    @Test func fourCreatesAtOnce() throws {
+        let f = try WalletFixture()
+        #expect(try f.restoreAbandon().status == 0)
+        let results = ResultsBox()
+        DispatchQueue.concurrentPerform(iterations: 4) { i in
+            let r = try? f.run(["wallet", "create", "--name", "P\(i)", "--skip-backup", "--password-file", f.path("password")])
+            results.add(r?.status ?? -1)
+        }
+        #expect(results.all == [0, 0, 0, 0])
+        let names = try f.run(["wallet", "list", "--json"]).stdout
+        for i in 0..<4 { #expect(names.contains("\"P\(i)\"")) }
+    }
+}
+
+final class ResultsBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [Int32] = []
+    func add(_ v: Int32) { lock.lock(); values.append(v); lock.unlock() }
+    var all: [Int32] { lock.lock(); defer { lock.unlock() }; return values }
+}
