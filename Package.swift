@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "HawalaCrypto", targets: ["HawalaCrypto"]),
         .library(name: "HawalaKeys", targets: ["HawalaKeys"]),
         .library(name: "HawalaWallet", targets: ["HawalaWallet"]),
+        .library(name: "HawalaBackup", targets: ["HawalaBackup"]),
         .executable(name: "hawala", targets: ["hawala"]),
     ],
     dependencies: [
@@ -57,11 +58,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "HawalaBackup",
+            dependencies: ["HawalaWallet"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "hawala",
             dependencies: [
                 "HawalaKeys",
                 "HawalaWallet",
+                "HawalaBackup",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -69,7 +76,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "hawala-bench",
-            dependencies: ["HawalaKeys", "HawalaWallet"],
+            dependencies: ["HawalaKeys", "HawalaWallet", "HawalaBackup"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -91,8 +98,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "HawalaBackupTests",
+            dependencies: ["HawalaBackup"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "HawalaCLITests",
-            dependencies: ["hawala", "HawalaKeys", "HawalaWallet"],
+            dependencies: ["hawala", "HawalaKeys", "HawalaWallet", "HawalaBackup"],
             swiftSettings: swiftSettings
         ),
     ]
