@@ -74,12 +74,32 @@ public struct ImportedPrivateKey: Sendable, CustomStringConvertible {
         default:
             throw Error.unsupportedChain(chain.name)
         }
+        (publicKey, address) = try ImportedPrivateKey.addressOf(secp256k1: secret, chain: chain)
+    }
+
+    /// A key already parsed (from a backup): 32 bytes for `chain`.
+    public init(secret: SecretBytes, chain: Chain) throws {
+        guard secret.count == 32 else { throw Error.malformed("a private key is 32 bytes, not \(secret.count)") }
+        self.chain = chain
+        self.secret = secret
+        switch chain.addressFormat {
+        case .p2wpkh, .p2tr, .p2shP2wpkh, .p2pkh, .ethereum:
+            (publicKey, address) = try ImportedPrivateKey.addressOf(secp256k1: secret, chain: chain)
+        case .solana:
+            let pub = ImportedPrivateKey.ed25519PublicKey(secret)
+            publicKey = hexString(pub)
+            address = Address.solana(publicKey: pub)
+        default:
+            throw Error.unsupportedChain(chain.name)
+        }
+    }
+
+    private static func addressOf(secp256k1 secret: SecretBytes, chain: Chain) throws -> (publicKey: String, address: String) {
         guard secret.withUnsafeBytes({ Secp256k1.isValidPrivateKey($0) }) else {
             throw Error.malformed("the key is zero or not below the secp256k1 order")
         }
         let key = try Secp256k1.PublicKey(privateKey: secret)
-        publicKey = hexString(key.compressed)
-        address = try Address.encode(secp256k1: key, format: chain.addressFormat)
+        return (hexString(key.compressed), try Address.encode(secp256k1: key, format: chain.addressFormat))
     }
 
     /// The Ed25519 public key of a 32-byte seed (swift-crypto).

@@ -209,57 +209,80 @@ public final class WalletStore: Sendable {
     @discardableResult
     public func add(mnemonic: Mnemonic, passphrase: SecretBytes, name: String?, network: Network,
                     keyring: Keyring, now: Date = Date()) throws -> WalletSummary {
+        let prepared = try prepare(mnemonic: mnemonic, passphrase: passphrase, network: network, keyring: keyring)
+        let chosenName = try name.map(WalletStore.validName)
+        try writeTransaction { db in
+            try self.saveKeyringIfNew(keyring, db: db)
+            try self.insert(prepared, name: chosenName ?? WalletStore.freeName(db), createdAt: now, db: db)
+        }
+        return try list().first { $0.id == prepared.id }!
+    }
+
+    /// Everything derived and sealed for a new wallet, computed before the transaction so the
+    /// transaction itself is short.
+    struct PreparedWallet {
+        let id: String
+        let fingerprint: String
+        let network: Network
+        let wordCount: Int
+        let language: Language
+        let hasPassphrase: Bool
+        let accounts: [(chain: Chain, path: String, xpub: String?)]
+        let addresses: [DerivedAddress]
+        let sealedEntropy: [UInt8]
+        let sealedPassphrase: [UInt8]?
+    }
+
+    func prepare(mnemonic: Mnemonic, passphrase: SecretBytes, network: Network, keyring: Keyring) throws -> PreparedWallet {
         let keys = HDWallet(mnemonic: mnemonic, passphrase: passphrase)
         let id = WalletStore.walletID(keys)
-        let fingerprint = String(format: "%08x", try keys.masterFingerprint())
-        let chains = Chain.all.filter { $0.network == network }
         var accounts: [(chain: Chain, path: String, xpub: String?)] = []
         var addresses: [DerivedAddress] = []
         let master = try keys.masterKey()
-        for chain in chains {
+        for chain in Chain.all where chain.network == network {
             let path = try chain.accountPath(account: 0)
             let xpub = chain.curve == .secp256k1 ? try master.derive(path: path).publicKey.serialized() : nil
             accounts.append((chain, path.description, xpub))
             addresses += try keys.addresses(chain: chain, count: WalletStore.cachedAddressCount)
         }
-        let sealedEntropy = try keyring.seal(mnemonic.entropy(), context: WalletStore.context(wallet: id, "entropy"))
-        let sealedPassphrase = passphrase.isEmpty ? nil : try keyring.seal(passphrase, context: WalletStore.context(wallet: id, "passphrase"))
-        let chosenName: String
-        if let name { chosenName = try WalletStore.validName(name) } else { chosenName = "" }
+        return PreparedWallet(
+            id: id, fingerprint: String(format: "%08x", master.fingerprint), network: network,
+            wordCount: mnemonic.wordCount, language: mnemonic.language, hasPassphrase: !passphrase.isEmpty,
+            accounts: accounts, addresses: addresses,
+            sealedEntropy: try keyring.seal(mnemonic.entropy(), context: WalletStore.context(wallet: id, "entropy")),
+            sealedPassphrase: passphrase.isEmpty ? nil : try keyring.seal(passphrase, context: WalletStore.context(wallet: id, "passphrase")))
+    }
 
-        try write { db in
-            try self.saveKeyringIfNew(keyring, db: db)
-            if let existing = try String.fetchOne(db, sql: "SELECT name FROM wallet WHERE id = ?", arguments: [id]) {
-                throw WalletError.alreadyExists(name: existing)
-            }
-            let finalName = chosenName.isEmpty ? try WalletStore.freeName(db) : chosenName
-            if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM wallet WHERE name = ?", arguments: [finalName])! > 0 {
-                throw WalletError.nameTaken(finalName)
-            }
-            try db.execute(sql: """
-                INSERT INTO wallet (id, name, createdAt, network, wordCount, language, hasPassphrase, fingerprint, sealedEntropy, sealedPassphrase)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [id, finalName, now.timeIntervalSince1970, network.rawValue, mnemonic.wordCount,
-                                 mnemonic.language.rawValue, !passphrase.isEmpty, fingerprint, Data(sealedEntropy), sealedPassphrase.map { Data($0) }])
-            for account in accounts {
-                try db.execute(sql: "INSERT INTO account (walletId, chain, accountIndex, path, xpub) VALUES (?, ?, 0, ?, ?)",
-                               arguments: [id, account.chain.name, account.path, account.xpub])
-            }
-            let insert = try db.makeStatement(sql: """
-                INSERT INTO address (walletId, chain, accountIndex, change, addressIndex, path, address, publicKey)
-                VALUES (?, ?, 0, 0, ?, ?, ?, ?)
-                """)
-            for (offset, a) in addresses.enumerated() {
-                try insert.execute(arguments: [id, a.chain, offset % WalletStore.cachedAddressCount, a.path, a.address, a.publicKey])
-            }
-            try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES ('current', ?)", arguments: [id])
+    /// Inserts a prepared wallet as the current wallet, inside the caller's transaction.
+    func insert(_ p: PreparedWallet, name: String, createdAt: Date, db: Database) throws {
+        if let existing = try String.fetchOne(db, sql: "SELECT name FROM wallet WHERE id = ?", arguments: [p.id]) {
+            throw WalletError.alreadyExists(name: existing)
         }
-        return try list().first { $0.id == id }!
+        if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM wallet WHERE name = ?", arguments: [name])! > 0 {
+            throw WalletError.nameTaken(name)
+        }
+        try db.execute(sql: """
+            INSERT INTO wallet (id, name, createdAt, network, wordCount, language, hasPassphrase, fingerprint, sealedEntropy, sealedPassphrase)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [p.id, name, createdAt.timeIntervalSince1970, p.network.rawValue, p.wordCount,
+                             p.language.rawValue, p.hasPassphrase, p.fingerprint, Data(p.sealedEntropy), p.sealedPassphrase.map { Data($0) }])
+        for account in p.accounts {
+            try db.execute(sql: "INSERT INTO account (walletId, chain, accountIndex, path, xpub) VALUES (?, ?, 0, ?, ?)",
+                           arguments: [p.id, account.chain.name, account.path, account.xpub])
+        }
+        let statement = try db.makeStatement(sql: """
+            INSERT INTO address (walletId, chain, accountIndex, change, addressIndex, path, address, publicKey)
+            VALUES (?, ?, 0, 0, ?, ?, ?, ?)
+            """)
+        for (offset, a) in p.addresses.enumerated() {
+            try statement.execute(arguments: [p.id, a.chain, offset % WalletStore.cachedAddressCount, a.path, a.address, a.publicKey])
+        }
+        try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES ('current', ?)", arguments: [p.id])
     }
 
     /// Makes `name` the current wallet (kept across runs).
     public func use(_ name: String) throws {
-        try write { db in
+        try writeTransaction { db in
             guard let id = try String.fetchOne(db, sql: "SELECT id FROM wallet WHERE name = ?", arguments: [name]) else { throw WalletError.noSuchWallet(name) }
             try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES ('current', ?)", arguments: [id])
         }
@@ -268,7 +291,7 @@ public final class WalletStore: Sendable {
     /// Renames a wallet.
     public func rename(_ old: String, to new: String) throws {
         let newName = try WalletStore.validName(new)
-        try write { db in
+        try writeTransaction { db in
             guard try String.fetchOne(db, sql: "SELECT id FROM wallet WHERE name = ?", arguments: [old]) != nil else { throw WalletError.noSuchWallet(old) }
             if old == newName { return }
             if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM wallet WHERE name = ?", arguments: [newName])! > 0 { throw WalletError.nameTaken(newName) }
@@ -280,7 +303,7 @@ public final class WalletStore: Sendable {
     /// proves the password was given. When it was the current wallet, the oldest remaining
     /// wallet becomes current.
     public func delete(_ name: String, keyring: Keyring) throws {
-        try write { db in
+        try writeTransaction { db in
             try self.checkKeyringIsCurrent(keyring, db: db)
             guard let id = try String.fetchOne(db, sql: "SELECT id FROM wallet WHERE name = ?", arguments: [name]) else { throw WalletError.noSuchWallet(name) }
             try db.execute(sql: "DELETE FROM wallet WHERE id = ?", arguments: [id])
@@ -300,7 +323,7 @@ public final class WalletStore: Sendable {
     public func importKey(_ key: ImportedPrivateKey, into wallet: WalletSummary, label: String?, keyring: Keyring, now: Date = Date()) throws -> ImportedAccount {
         let id = UUID().uuidString.lowercased()
         let sealed = try keyring.seal(key.secret, context: WalletStore.context(imported: id))
-        try write { db in
+        try writeTransaction { db in
             try self.checkKeyringIsCurrent(keyring, db: db)
             guard try String.fetchOne(db, sql: "SELECT id FROM wallet WHERE id = ?", arguments: [wallet.id]) != nil else { throw WalletError.noSuchWallet(wallet.name) }
             if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM importedAccount WHERE walletId = ? AND chain = ? AND address = ?",
@@ -321,7 +344,7 @@ public final class WalletStore: Sendable {
         try WalletStore.checkStrength(newPassword)
         let newKeyring = try Keyring(password: newPassword, parameters: parameters)
         let verifier = try newKeyring.makeVerifier()
-        try write { db in
+        try writeTransaction { db in
             try self.checkKeyringIsCurrent(keyring, db: db)
             for row in try Row.fetchAll(db, sql: "SELECT id, sealedEntropy, sealedPassphrase FROM wallet") {
                 let id: String = row["id"]
@@ -372,7 +395,7 @@ public final class WalletStore: Sendable {
 
     /// Records that the quiz was passed: the first time sets "backed up", every time "verified".
     public func recordBackup(of wallet: WalletSummary, at date: Date = Date()) throws {
-        try write { db in
+        try writeTransaction { db in
             try db.execute(sql: "UPDATE wallet SET backedUpAt = COALESCE(backedUpAt, ?), lastVerifiedAt = ? WHERE id = ?",
                            arguments: [date.timeIntervalSince1970, date.timeIntervalSince1970, wallet.id])
         }
@@ -385,7 +408,7 @@ public final class WalletStore: Sendable {
     }
 
     /// One immediate transaction: concurrent writers queue on SQLite's lock instead of failing.
-    private func write(_ body: (Database) throws -> Void) throws {
+    func writeTransaction(_ body: (Database) throws -> Void) throws {
         do {
             try db.writeWithoutTransaction { db in
                 try db.inTransaction(.immediate) {
@@ -400,7 +423,7 @@ public final class WalletStore: Sendable {
         .storage("wallet database error: \(error.message ?? error.description)")
     }
 
-    private func saveKeyringIfNew(_ keyring: Keyring, db: Database) throws {
+    func saveKeyringIfNew(_ keyring: Keyring, db: Database) throws {
         if let row = try Row.fetchOne(db, sql: "SELECT * FROM keyring WHERE id = 1") {
             // Another process may have set a password since this keyring was made.
             guard WalletStore.bytes(row, "salt") == keyring.parameters.salt else { throw WalletError.wrongPassword }

@@ -2,6 +2,7 @@ import Foundation
 import HawalaCrypto
 import HawalaKeys
 import HawalaWallet
+import HawalaBackup
 
 // `hawala-bench make-fixture DIR`: the schema-v1 fixture of Tests/HawalaWalletTests/Fixtures
 // (one wallet of the "abandon … about" words, password "correct horse", 8 MiB / 1 pass).
@@ -14,6 +15,21 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "make-fixture" 
     try store.recordBackup(of: wallet, at: Date(timeIntervalSince1970: 1_795_000_000))
     let key = try ImportedPrivateKey(text: SecretBytes(utf8: "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"), chain: .ethereum)
     try store.importKey(key, into: wallet, label: "fixture", keyring: keyring, now: Date(timeIntervalSince1970: 1_795_000_000))
+    exit(0)
+}
+
+// `hawala-bench make-backup-fixture FILE`: the version-1 .hawala fixture of
+// Tests/HawalaBackupTests/Fixtures (password "fixture password v1", Argon2id floor cost).
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "make-backup-fixture" {
+    let when = Date(timeIntervalSince1970: 1_795_000_000)
+    let words = try Mnemonic(text: "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about")
+    let key = ImportedAccountExport(chain: "ethereum", key: SecretBytes(bytes(fromHex: "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")!), label: "hot", importedAt: when)
+    let wallets = [
+        WalletExport(name: "Main", network: .mainnet, createdAt: when, mnemonic: words, passphrase: SecretBytes([]), backedUpAt: when, lastVerifiedAt: when, importedAccounts: [key]),
+        WalletExport(name: "Hidden", network: .testnet, createdAt: when, mnemonic: words, passphrase: SecretBytes(utf8: "TREZOR"), backedUpAt: nil, lastVerifiedAt: nil, importedAccounts: []),
+    ]
+    let payload = try BackupPayload(createdAt: when, app: "hawala 0.1.0", wallets: wallets, current: "Main").encoded()
+    try BackupFile.write(payload, to: URL(fileURLWithPath: CommandLine.arguments[2]), password: SecretBytes(utf8: "fixture password v1"), cost: .floor, createdAt: when)
     exit(0)
 }
 

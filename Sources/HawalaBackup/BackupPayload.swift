@@ -1,0 +1,115 @@
+import Foundation
+import HawalaCrypto
+import HawalaKeys
+import HawalaWallet
+
+/// The JSON inside a `.hawala` file (payload format 1, docs/hawala-format.md).
+struct BackupPayloadJSON: Codable {
+    var format: Int
+    var createdAt: Date
+    var app: String
+    var wallets: [Wallet]
+    var settings: Settings
+
+    struct Wallet: Codable {
+        var name: String
+        var network: String
+        var createdAt: Date
+        var language: String
+        var entropy: String
+        var passphrase: String?
+        var backedUpAt: Date?
+        var lastVerifiedAt: Date?
+        var importedAccounts: [Imported]
+    }
+
+    struct Imported: Codable {
+        var chain: String
+        var key: String
+        var label: String?
+        var importedAt: Date
+    }
+
+    struct Settings: Codable {
+        var current: String?
+    }
+}
+
+/// What a backup holds, decoded: wallets with their secrets and the current wallet's name.
+public struct BackupPayload: Sendable {
+    public static let format = 1
+    /// A bound on the payload a reader holds in memory (wallets are kilobytes).
+    public static let maximumBytes = 64 * 1024 * 1024
+
+    public let createdAt: Date
+    public let app: String
+    public let wallets: [WalletExport]
+    public let current: String?
+
+    public init(createdAt: Date = Date(), app: String, wallets: [WalletExport], current: String?) {
+        self.createdAt = createdAt
+        self.app = app
+        self.wallets = wallets
+        self.current = current
+    }
+
+    /// UTF-8 JSON, as a secret.
+    public func encoded() throws -> SecretBytes {
+        let json = BackupPayloadJSON(
+            format: BackupPayload.format, createdAt: createdAt, app: app,
+            wallets: wallets.map { w in
+                BackupPayloadJSON.Wallet(
+                    name: w.name, network: w.network.rawValue, createdAt: w.createdAt, language: w.mnemonic.language.rawValue,
+                    entropy: hexString(w.mnemonic.entropy().unsafeCopy()),
+                    passphrase: w.passphrase.isEmpty ? nil : Data(w.passphrase.unsafeCopy()).base64EncodedString(),
+                    backedUpAt: w.backedUpAt, lastVerifiedAt: w.lastVerifiedAt,
+                    importedAccounts: w.importedAccounts.map {
+                        BackupPayloadJSON.Imported(chain: $0.chain, key: hexString($0.key.unsafeCopy()), label: $0.label, importedAt: $0.importedAt)
+                    })
+            },
+            settings: .init(current: current))
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys]
+        var data = try encoder.encode(json)
+        defer { data.resetBytes(in: 0..<data.count) }
+        return SecretBytes(data)
+    }
+
+    /// Parses and checks the JSON of an authenticated payload.
+    /// - Throws: `HawalaFileError.invalidPayload` naming what is wrong.
+    public static func decode(_ payload: SecretBytes) throws -> BackupPayload {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let json: BackupPayloadJSON
+        do {
+            json = try payload.withUnsafeBytes { try decoder.decode(BackupPayloadJSON.self, from: Data($0)) }
+        } catch {
+            throw HawalaFileError.invalidPayload("the payload is not valid backup JSON")
+        }
+        guard json.format == format else { throw HawalaFileError.invalidPayload("unsupported payload format \(json.format)") }
+        let wallets = try json.wallets.map { w -> WalletExport in
+            guard let network = Network(rawValue: w.network) else { throw HawalaFileError.invalidPayload("unknown network \(w.network)") }
+            guard let language = Language(rawValue: w.language) else { throw HawalaFileError.invalidPayload("unknown word list \(w.language)") }
+            guard var entropy = bytes(fromHex: w.entropy) else { throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": entropy is not hex") }
+            defer { SecretBytes.wipe(&entropy) }
+            let mnemonic: Mnemonic
+            do { mnemonic = try Mnemonic(entropy: SecretBytes(entropy), language: language) } catch {
+                throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": invalid entropy")
+            }
+            var passphrase = SecretBytes([])
+            if let p = w.passphrase {
+                guard let data = Data(base64Encoded: p) else { throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": passphrase is not base64") }
+                passphrase = SecretBytes(data)
+            }
+            let imported = try w.importedAccounts.map { a -> ImportedAccountExport in
+                guard var key = bytes(fromHex: a.key), key.count == 32 else { throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": an imported key is malformed") }
+                defer { SecretBytes.wipe(&key) }
+                return ImportedAccountExport(chain: a.chain, key: SecretBytes(key), label: a.label, importedAt: a.importedAt)
+            }
+            return WalletExport(name: w.name, network: network, createdAt: w.createdAt, mnemonic: mnemonic, passphrase: passphrase,
+                                backedUpAt: w.backedUpAt, lastVerifiedAt: w.lastVerifiedAt, importedAccounts: imported)
+        }
+        return BackupPayload(createdAt: json.createdAt, app: json.app, wallets: wallets, current: json.settings.current)
+    }
+}

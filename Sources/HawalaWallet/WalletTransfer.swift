@@ -1,0 +1,140 @@
+import Foundation
+import GRDB
+import HawalaCrypto
+import HawalaKeys
+
+/// A wallet with its secrets, as a backup carries it. Handle with care: it holds the words.
+public struct WalletExport: Sendable {
+    public let name: String
+    public let network: Network
+    public let createdAt: Date
+    public let mnemonic: Mnemonic
+    public let passphrase: SecretBytes
+    public let backedUpAt: Date?
+    public let lastVerifiedAt: Date?
+    public let importedAccounts: [ImportedAccountExport]
+
+    public init(name: String, network: Network, createdAt: Date, mnemonic: Mnemonic, passphrase: SecretBytes,
+                backedUpAt: Date?, lastVerifiedAt: Date?, importedAccounts: [ImportedAccountExport]) {
+        self.name = name
+        self.network = network
+        self.createdAt = createdAt
+        self.mnemonic = mnemonic
+        self.passphrase = passphrase
+        self.backedUpAt = backedUpAt
+        self.lastVerifiedAt = lastVerifiedAt
+        self.importedAccounts = importedAccounts
+    }
+
+    /// The deterministic wallet id of these words and passphrase.
+    public var id: String { WalletStore.walletID(HDWallet(mnemonic: mnemonic, passphrase: passphrase)) }
+}
+
+/// An imported account with its private key.
+public struct ImportedAccountExport: Sendable {
+    public let chain: String
+    public let key: SecretBytes
+    public let label: String?
+    public let importedAt: Date
+
+    public init(chain: String, key: SecretBytes, label: String?, importedAt: Date) {
+        self.chain = chain
+        self.key = key
+        self.label = label
+        self.importedAt = importedAt
+    }
+}
+
+/// What to do when an imported wallet meets one already here (same keys or same name).
+public enum ConflictPolicy: String, Sendable, CaseIterable {
+    /// Keep what is here; drop the incoming wallet.
+    case skip
+    /// Keep both: the incoming wallet under a free name. Identical keys are kept once.
+    case keepBoth = "keep-both"
+    /// The incoming wallet replaces the one here (same keys, or same name).
+    case replace
+}
+
+/// The outcome for one incoming wallet.
+public enum ImportOutcome: Sendable, Equatable {
+    case added(name: String)
+    case skipped(name: String, existing: String)
+    case replaced(name: String, existing: String)
+}
+
+extension WalletStore {
+    /// The wallets named (all when nil) with their secrets, for a backup.
+    public func exportWallets(names: [String]?, keyring: Keyring) throws -> [WalletExport] {
+        var wallets = try list()
+        if let names {
+            for name in names where !wallets.contains(where: { $0.name == name }) { throw WalletError.noSuchWallet(name) }
+            wallets = wallets.filter { names.contains($0.name) }
+        }
+        return try wallets.map { w in
+            let (mnemonic, passphrase) = try secrets(of: w, keyring: keyring)
+            let imported = try w.importedAccounts.map { a in
+                ImportedAccountExport(chain: a.chain, key: try importedKey(a, keyring: keyring), label: a.label, importedAt: a.importedAt)
+            }
+            return WalletExport(name: w.name, network: w.network, createdAt: w.createdAt, mnemonic: mnemonic, passphrase: passphrase,
+                                backedUpAt: w.backup.backedUpAt, lastVerifiedAt: w.backup.lastVerifiedAt, importedAccounts: imported)
+        }
+    }
+
+    /// Which wallets here an incoming wallet conflicts with: same keys, or same name.
+    public func conflicts(for incoming: WalletExport) throws -> (sameKeys: String?, sameName: Bool) {
+        let id = incoming.id
+        let all = try list()
+        return (all.first { $0.id == id }?.name, all.contains { $0.name == incoming.name })
+    }
+
+    /// Adds `incoming` under `policy`; the whole import of one wallet (wallet, accounts,
+    /// imported keys, the replaced wallet's removal) is one transaction.
+    @discardableResult
+    public func importWallet(_ incoming: WalletExport, policy: ConflictPolicy, keyring: Keyring) throws -> ImportOutcome {
+        let (sameKeys, sameName) = try conflicts(for: incoming)
+        var name = incoming.name
+        var replacing: String?
+        if let existing = sameKeys {
+            switch policy {
+            case .skip, .keepBoth: return .skipped(name: incoming.name, existing: existing)
+            case .replace: replacing = existing
+            }
+        } else if sameName {
+            switch policy {
+            case .skip: return .skipped(name: incoming.name, existing: incoming.name)
+            case .keepBoth: name = try freeName(like: incoming.name)
+            case .replace: replacing = incoming.name
+            }
+        }
+        let prepared = try prepare(mnemonic: incoming.mnemonic, passphrase: incoming.passphrase, network: incoming.network, keyring: keyring)
+        let imported = try incoming.importedAccounts.map { a -> (String, String, String?, Date, [UInt8]) in
+            guard let chain = Chain.named(a.chain) else { throw WalletError.invalidRequest("unknown chain \(a.chain) in the backup") }
+            let key = try ImportedPrivateKey(secret: a.key, chain: chain)
+            let id = UUID().uuidString.lowercased()
+            return (id, chain.name, a.label, a.importedAt, try keyring.seal(key.secret, context: WalletStore.context(imported: id))) as (String, String, String?, Date, [UInt8])
+        }
+        let importedAddresses = try incoming.importedAccounts.map { a in try ImportedPrivateKey(secret: a.key, chain: Chain.named(a.chain)!).address }
+        try writeTransaction { db in
+            try self.saveKeyringIfNew(keyring, db: db)
+            if let replacing {
+                try db.execute(sql: "DELETE FROM wallet WHERE name = ?", arguments: [replacing])
+            }
+            try self.insert(prepared, name: name, createdAt: incoming.createdAt, db: db)
+            try db.execute(sql: "UPDATE wallet SET backedUpAt = ?, lastVerifiedAt = ? WHERE id = ?",
+                           arguments: [incoming.backedUpAt?.timeIntervalSince1970, incoming.lastVerifiedAt?.timeIntervalSince1970, prepared.id])
+            for (i, a) in imported.enumerated() {
+                try db.execute(sql: "INSERT INTO importedAccount (id, walletId, chain, address, label, importedAt, sealedKey) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                               arguments: [a.0, prepared.id, a.1, importedAddresses[i], a.2, a.3.timeIntervalSince1970, Data(a.4)])
+            }
+        }
+        if let replacing { return .replaced(name: name, existing: replacing) }
+        return .added(name: name)
+    }
+
+    func freeName(like base: String) throws -> String {
+        let names = Set(try list().map(\.name))
+        var n = 2
+        while names.contains("\(base) (\(n))") { n += 1 }
+        return "\(base) (\(n))"
+    }
+}

@@ -1,0 +1,198 @@
+import ArgumentParser
+import Foundation
+import HawalaBackup
+import HawalaCrypto
+import HawalaKeys
+import HawalaWallet
+
+/// `hawala backup …`: encrypted backup files a user can hold.
+struct BackupCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup",
+        abstract: "Encrypted .hawala backup files: export, inspect, import.",
+        discussion: "The format is documented in docs/hawala-format.md: Argon2id (256 MiB, 3 passes) wraps a random file key; the payload is AES-256-GCM in 64 KiB chunks; the whole header is authenticated.",
+        subcommands: [BackupExport.self, BackupInspect.self, BackupImport.self])
+}
+
+enum BackupPasswords {
+    /// The backup password for a new file: from the file, or typed twice; checked for strength.
+    static func new(file: String?) throws -> SecretBytes {
+        let password: SecretBytes
+        if let file {
+            password = try Input.readSecretFile(file, what: "backup password")
+        } else {
+            let terminal = try Terminal.required("pass --backup-password-file")
+            terminal.line("Choose a password for this backup file (at least \(PasswordStrength.minimumLength) characters; several words are best).")
+            let first = try terminal.askSecret("Backup password: ")
+            let second = try terminal.askSecret("Repeat it: ")
+            guard first == second else { throw CLIError("the passwords do not match; nothing was written") }
+            password = first
+        }
+        guard let text = password.withUnsafeBytes({ String(validating: $0, as: UTF8.self) }) else {
+            throw CLIError("the backup password is not valid UTF-8 text")
+        }
+        if let refusal = PasswordStrength.refusal(text) { throw CLIError(refusal) }
+        let strength = PasswordStrength(text)
+        Output.error("backup password strength: \(strength.rating) (about \(strength.bits) bits)")
+        return password
+    }
+
+    static func existing(file: String?) throws -> SecretBytes {
+        if let file { return try Input.readSecretFile(file, what: "backup password") }
+        return try Terminal.required("pass --backup-password-file").askSecret("Backup password: ")
+    }
+
+    /// A note on stderr before a slow key derivation, when someone is watching.
+    static func progress(_ text: String) {
+        if isatty(STDERR_FILENO) == 1 { Output.error(text) }
+    }
+}
+
+struct BackupExport: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Export wallets to an encrypted .hawala file.",
+        discussion: "The file is written atomically and read back before success is reported. Suggested name: hawala-backup-YYYY-MM-DD.hawala (used when --out is a folder). An existing file is never replaced.")
+
+    @Option(help: "Export only this wallet.") var wallet: String?
+    @Flag(help: "Export every wallet (the default).") var all = false
+    @Option(help: ArgumentHelp("The file to write, or a folder for the suggested name.", valueName: "path")) var out: String
+    @OptionGroup var password: PasswordOptions
+    @Option(name: .customLong("backup-password-file"), help: ArgumentHelp("File holding the password for the backup file.", valueName: "path")) var backupPasswordFile: String?
+
+    func validate() throws {
+        if wallet != nil && all { throw ValidationError("--wallet and --all cannot be combined") }
+        try WalletSession.checkOneStdin(password.passwordFile, backupPasswordFile)
+    }
+
+    static func suggestedName(_ date: Date = Date()) -> String {
+        "hawala-backup-\(date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!).year().month().day())).hawala"
+    }
+
+    func run() throws {
+        var url = URL(fileURLWithPath: out)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            url = url.appendingPathComponent(BackupExport.suggestedName())
+        }
+        guard !FileManager.default.fileExists(atPath: url.path) else {
+            throw CLIError("\(url.path) already exists; choose another name (a backup is never replaced)")
+        }
+        let store = try WalletSession.store(create: false)
+        let keyring = try WalletSession.unlock(store, file: password.passwordFile)
+        let wallets = try store.exportWallets(names: wallet.map { [$0] }, keyring: keyring)
+        guard !wallets.isEmpty else { throw WalletError.noWallets }
+        let backupPassword = try BackupPasswords.new(file: backupPasswordFile)
+        let payload = try BackupPayload(app: "hawala \(HawalaVersion.string)", wallets: wallets, current: try store.current()?.name).encoded()
+        BackupPasswords.progress("encrypting and reading back (Argon2id, 256 MiB, twice)…")
+        try BackupFile.write(payload, to: url, password: backupPassword)
+        print("wrote \(url.path) (\(wallets.count) wallet\(wallets.count == 1 ? "" : "s"), verified by reading it back)")
+    }
+}
+
+struct BackupInspect: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inspect", abstract: "Show a .hawala file's header (no password needed).")
+    @Argument(help: "The .hawala file.") var file: String
+    @Flag(help: "JSON output: {version, flags, kdf: {name, passes, memoryKiB}, createdAt, chunkSize, sizeBytes}.") var json = false
+
+    func run() throws {
+        let url = URL(fileURLWithPath: file)
+        let header = try BackupFile.inspect(url)
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+        let created = ISO8601.string(Date(timeIntervalSince1970: TimeInterval(header.createdAt)))
+        if json {
+            JSONValue.object([
+                ("version", .int(Int(header.version))),
+                ("flags", .int(Int(header.flags))),
+                ("kdf", .object([("name", .string("argon2id")), ("passes", .int(Int(header.kdfPasses))), ("memoryKiB", .int(Int(header.kdfMemoryKiB)))])),
+                ("createdAt", .string(created)),
+                ("chunkSize", .int(HawalaFileHeader.chunkSize)),
+                ("sizeBytes", .int(size)),
+            ]).print()
+            return
+        }
+        print("version: \(header.version)")
+        print("key derivation: Argon2id, \(header.kdfMemoryKiB / 1024) MiB, \(header.kdfPasses) passes")
+        print("created: \(created)")
+        print("size: \(size) bytes")
+    }
+}
+
+extension ConflictPolicy: ExpressibleByArgument {}
+
+struct BackupImport: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import wallets from a .hawala file, after a preview.",
+        discussion: "Nothing is written before the preview. A wallet that is already here (same words and passphrase, or the same name) is handled as --on-conflict says: skip it, keep both (the incoming one under a new name), or replace the one here; in a terminal you are asked, never silently.")
+
+    @Argument(help: "The .hawala file.") var file: String
+    @Option(name: .customLong("backup-password-file"), help: ArgumentHelp("File holding the backup file's password.", valueName: "path")) var backupPasswordFile: String?
+    @OptionGroup var password: PasswordOptions
+    @Option(name: .customLong("on-conflict"), help: "skip, keep-both or replace.") var onConflict: ConflictPolicy?
+    @Flag(name: .customLong("dry-run"), help: "Show the preview and stop.") var dryRun = false
+
+    func validate() throws { try WalletSession.checkOneStdin(password.passwordFile, backupPasswordFile) }
+
+    func run() throws {
+        let url = URL(fileURLWithPath: file)
+        _ = try BackupFile.inspect(url)  // refuse a non-.hawala file before asking for anything
+        let backupPassword = try BackupPasswords.existing(file: backupPasswordFile)
+        BackupPasswords.progress("decrypting (Argon2id)…")
+        let payload = try BackupPayload.decode(try BackupFile.read(url, password: backupPassword))
+        let home = WalletHome.fromEnvironment()
+        let existingStore = home.exists ? try WalletStore(home: home, create: false) : nil
+
+        // The preview.
+        var conflicted: [(WalletExport, String)] = []
+        print("\(payload.wallets.count) wallet\(payload.wallets.count == 1 ? "" : "s") in \(url.lastPathComponent) (made by \(payload.app)):")
+        for w in payload.wallets {
+            let keys = HDWallet(mnemonic: w.mnemonic, passphrase: w.passphrase)
+            let chains: [Chain] = [w.network == .testnet ? .bitcoinTestnet : .bitcoin, .ethereum, .solana]
+            let first = chains.compactMap { c in (try? keys.addresses(chain: c, count: 1).first).map { "\(c.name) \($0.address)" } }
+            print("  \(w.name) (\(w.network.rawValue), \(w.mnemonic.wordCount) words\(w.importedAccounts.isEmpty ? "" : ", \(w.importedAccounts.count) imported keys")): \(first.joined(separator: ", "))")
+            if let store = existingStore {
+                let (sameKeys, sameName) = try store.conflicts(for: w)
+                if let sameKeys {
+                    print("    conflict: the same wallet is already here as \"\(sameKeys)\"")
+                    conflicted.append((w, sameKeys))
+                } else if sameName {
+                    print("    conflict: another wallet here is named \"\(w.name)\"")
+                    conflicted.append((w, w.name))
+                }
+            }
+        }
+        if dryRun { return }
+
+        var policies: [String: ConflictPolicy] = [:]
+        if !conflicted.isEmpty {
+            if let onConflict {
+                for (w, _) in conflicted { policies[w.name] = onConflict }
+            } else if let terminal = Terminal.open() {
+                for (w, existing) in conflicted {
+                    let answer = try terminal.ask("\"\(w.name)\" conflicts with \"\(existing)\": [s]kip, [k]eep both, or [r]eplace? ").trimmingCharacters(in: .whitespaces).lowercased()
+                    switch answer {
+                    case "k", "keep", "keep-both", "keep both": policies[w.name] = .keepBoth
+                    case "r", "replace": policies[w.name] = .replace
+                    default: policies[w.name] = .skip
+                    }
+                }
+            } else {
+                throw CLIError("\(conflicted.count) wallet\(conflicted.count == 1 ? " is" : "s are") already here; choose --on-conflict skip|keep-both|replace (nothing was imported)")
+            }
+        }
+        let store = try WalletSession.store(create: true)
+        let keyring = try WalletSession.keyringForChange(store, file: password.passwordFile)
+        for w in payload.wallets {
+            switch try store.importWallet(w, policy: policies[w.name] ?? .skip, keyring: keyring) {
+            case .added(let name): print("imported \"\(name)\"")
+            case .skipped(let name, let existing): print("skipped \"\(name)\" (already here as \"\(existing)\")")
+            case .replaced(let name, let existing): print("replaced \"\(existing)\" with \"\(name)\"")
+            }
+        }
+        if let current = payload.current, (try? store.wallet(named: current)) != nil, existingStore == nil {
+            try store.use(current)
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import HawalaCrypto
+import HawalaKeys
+import HawalaWallet
+import Testing
+@testable import HawalaBackup
+
+let abandonAbout = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+
+func newStore() throws -> (WalletStore, Keyring) {
+    let home = WalletHome(directory: FileManager.default.temporaryDirectory.appendingPathComponent("hawala-backup-test-\(UUID().uuidString)"))
+    let store = try WalletStore(home: home, create: true)
+    return (store, try store.newKeyring(password: SecretBytes(utf8: "wallet password"), parameters: KDFParameters(passes: 1, memoryKiB: 8192)))
+}
+
+@Suite("Version-1 fixture")
+struct BackupFixtureTests {
+    @Test func importsInEveryLaterVersion() throws {
+        let url = try #require(Bundle.module.url(forResource: "backup-v1", withExtension: "hawala", subdirectory: "Fixtures"))
+        let header = try BackupFile.inspect(url)
+        #expect(header.version == 1 && header.createdAt == 1_795_000_000)
+        #expect(throws: HawalaFileError.wrongPasswordOrDamaged) { try BackupFile.read(url, password: SecretBytes(utf8: "fixture password v2")) }
+        let payload = try BackupPayload.decode(try BackupFile.read(url, password: SecretBytes(utf8: "fixture password v1")))
+        #expect(payload.wallets.map(\.name) == ["Main", "Hidden"] && payload.current == "Main")
+        let (store, keyring) = try newStore()
+        for w in payload.wallets { try store.importWallet(w, policy: .skip, keyring: keyring) }
+        let main = try store.wallet(named: "Main"), hidden = try store.wallet(named: "Hidden")
+        #expect(main.fingerprint == "73c5da0a" && main.backup.isBackedUp && hidden.network == .testnet && !hidden.backup.isBackedUp)
+        #expect(main.importedAccounts.map(\.address) == ["0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"])
+        #expect(try store.secrets(of: hidden, keyring: keyring).passphrase == SecretBytes(utf8: "TREZOR"))
+        #expect(try store.addresses(wallet: main, chain: .bitcoin, count: 1).first?.address == "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu")
+    }
+}
+
+@Suite("Export and import")
+struct ExportImportTests {
+    func exportAll(_ store: WalletStore, _ keyring: Keyring) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString).hawala")
+        let payload = try BackupPayload(app: "test", wallets: try store.exportWallets(names: nil, keyring: keyring), current: nil).encoded()
+        try BackupFile.write(payload, to: url, password: testPassword, cost: .floor)
+        return url
+    }
+
+    @Test func roundTripThroughAFile() throws {
+        let (store, keyring) = try newStore()
+        let main = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes(utf8: " spaced "), name: "Main", network: .mainnet, keyring: keyring)
+        try store.importKey(try ImportedPrivateKey(text: SecretBytes(utf8: "KwDiBf89QgGbjEhKnhXJuH7LrciVrZi3qYjgd9M7rFU73sVHnoWn"), chain: .bitcoin), into: main, label: nil, keyring: keyring)
+        try store.add(mnemonic: try Mnemonic.generate(wordCount: 24, language: .japanese), passphrase: SecretBytes([]), name: "日本", network: .testnet, keyring: keyring)
+        let url = try exportAll(store, keyring)
+        let payload = try BackupPayload.decode(try BackupFile.read(url, password: testPassword))
+        let (other, otherKeyring) = try newStore()
+        for w in payload.wallets { #expect(try other.importWallet(w, policy: .skip, keyring: otherKeyring) == .added(name: w.name)) }
+        for w in try store.list() {
+            let copy = try other.wallet(named: w.name)
+            #expect(copy.id == w.id && copy.network == w.network && copy.importedAccounts.map(\.address) == w.importedAccounts.map(\.address))
+            let (m1, p1) = try store.secrets(of: w, keyring: keyring), (m2, p2) = try other.secrets(of: copy, keyring: otherKeyring)
+            #expect(m1 == m2 && p1 == p2)
+        }
+    }
+
+    @Test func conflictsAreResolvedAsAsked() throws {
+        let (store, keyring) = try newStore()
+        try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
+        let payload = try BackupPayload.decode(try BackupFile.read(try exportAll(store, keyring), password: testPassword))
+        let incoming = payload.wallets[0]
+        // Same keys: skip and keep-both keep it once; replace swaps it in.
+        #expect(try store.importWallet(incoming, policy: .skip, keyring: keyring) == .skipped(name: "Main", existing: "Main"))
+        #expect(try store.importWallet(incoming, policy: .keepBoth, keyring: keyring) == .skipped(name: "Main", existing: "Main"))
+        try store.rename("Main", to: "Renamed")
+        #expect(try store.importWallet(incoming, policy: .replace, keyring: keyring) == .replaced(name: "Main", existing: "Renamed"))
+        #expect(try store.list().map(\.name) == ["Main"])
+        // Same name, other keys.
+        let stranger = WalletExport(name: "Main", network: .mainnet, createdAt: Date(), mnemonic: try Mnemonic.generate(), passphrase: SecretBytes([]),
+                                    backedUpAt: nil, lastVerifiedAt: nil, importedAccounts: [])
+        #expect(try store.importWallet(stranger, policy: .skip, keyring: keyring) == .skipped(name: "Main", existing: "Main"))
+        #expect(try store.importWallet(stranger, policy: .keepBoth, keyring: keyring) == .added(name: "Main (2)"))
+        #expect(try store.list().count == 2)
+    }
+
+    @Test func exportIsAtomicAndReadBack() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("atomic-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let url = dir.appendingPathComponent("b.hawala")
+        try BackupFile.write(SecretBytes(utf8: "{}"), to: url, password: testPassword, cost: .floor)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["b.hawala"], "no temporary file left")
+        // An unwritable folder fails cleanly and leaves nothing.
+        #expect(throws: HawalaFileError.self) { try BackupFile.write(SecretBytes(utf8: "{}"), to: URL(fileURLWithPath: "/nonexistent/x.hawala"), password: testPassword, cost: .floor) }
+    }
+
+    @Test func invalidPayloads() throws {
+        for json in ["", "[]", "{\"format\": 2}", "{\"format\":1,\"createdAt\":\"x\"}"] {
+            #expect(throws: HawalaFileError.self) { try BackupPayload.decode(SecretBytes(utf8: json)) }
+        }
+    }
+
+    @Test func passwordStrength() {
+        #expect(PasswordStrength.refusal("short") != nil)
+        #expect(PasswordStrength.refusal("aaaaaaaaaaaa") != nil)
+        #expect(PasswordStrength.refusal("abcdefghijkl") != nil)
+        #expect(PasswordStrength.refusal("correct horse battery staple") == nil)
+        #expect(PasswordStrength("correct horse battery staple").rating == "strong")
+    }
+}
