@@ -35,7 +35,12 @@ public enum AESGCM {
         let symmetricKey = try symmetric(key)
         guard nonce.count == nonceLength else { throw Error.invalidNonceLength(nonce.count) }
         let box = try AES.GCM.seal(plaintext, using: symmetricKey, nonce: AES.GCM.Nonce(data: nonce), authenticating: associatedData)
-        return Array(box.ciphertext) + Array(box.tag)
+        // Copied through raw buffers: Array(Data) goes byte by byte.
+        var out = [UInt8]()
+        out.reserveCapacity(box.ciphertext.count + tagLength)
+        box.ciphertext.withUnsafeBytes { out.append(contentsOf: $0) }
+        box.tag.withUnsafeBytes { out.append(contentsOf: $0) }
+        return out
     }
 
     /// Decrypts and authenticates ciphertext ‖ tag. The plaintext is returned as a secret.

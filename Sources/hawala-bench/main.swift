@@ -33,6 +33,37 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "make-backup-fi
     exit(0)
 }
 
+// `hawala-bench stream MIB FILE`: .hawala export then import of MIB MiB (KDF excluded), with
+// throughput and this process's peak resident memory.
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "stream", let mib = Int(CommandLine.arguments[2]) {
+    let path = CommandLine.arguments[3]
+    let password = SecretBytes(utf8: "benchmark backup password")
+    var piece = [UInt8](repeating: 0, count: 1 << 20)
+    SystemRandom.fill(&piece)
+    let out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    let writer = try HawalaFileWriter(sink: FileDescriptorStream(fd: out), password: password, cost: .floor)
+    var start = Date()
+    for _ in 0..<mib { try writer.write(piece) }
+    try writer.finish()
+    let encrypt = Date().timeIntervalSince(start)
+    close(out)
+    let input = open(path, O_RDONLY)
+    let reader = try HawalaFileReader(source: FileDescriptorStream(fd: input), password: password)
+    start = Date()
+    var total = 0
+    while let chunk = try reader.nextChunk() { total += chunk.count }
+    let decrypt = Date().timeIntervalSince(start)
+    close(input)
+    unlink(path)
+    precondition(total == mib << 20)
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    let rate = { (seconds: Double) in Double(mib) * 1.048576 / seconds }  // MB/s
+    print(String(format: "%5d MiB: export %7.0f MB/s, import %7.0f MB/s, peak RSS %5.1f MiB",
+                 mib, rate(encrypt), rate(decrypt), Double(usage.ru_maxrss) / 1024))
+    exit(0)
+}
+
 // `hawala-bench populate-wallets DIR N`: a wallet store with N wallets (password
 // "benchmark password", default KDF parameters) for timing the CLI on it.
 if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "populate-wallets", let n = Int(CommandLine.arguments[3]) {
