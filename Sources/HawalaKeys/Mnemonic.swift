@@ -214,6 +214,9 @@ public struct Mnemonic: Sendable, CustomStringConvertible, CustomDebugStringConv
     /// in NFC — the form to show or write down. Handle with care.
     public var phrase: String { words.joined(separator: language.separator) }
 
+    /// The NFKD words joined by single spaces, as a secret (the form keys are derived from).
+    public func normalizedWords() -> SecretBytes { normalizedSentence() }
+
     /// The NFKD sentence BIP39 hashes: words joined by single spaces.
     func normalizedSentence() -> SecretBytes {
         let list = Wordlist.of(language)

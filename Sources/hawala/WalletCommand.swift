@@ -138,7 +138,9 @@ extension WalletSummary {
 
 enum BackupFlowRenderer {
     /// Runs the seed backup flow; returns whether the wallet ended backed up.
-    static func run(_ flow: inout SeedBackupFlow, on terminal: Terminal) throws -> Bool {
+    /// `grid` shows the words in rows of four (the credential phrase); `allowLater` offers
+    /// "back up later" (a wallet) — without it, "later" cancels.
+    static func run(_ flow: inout SeedBackupFlow, on terminal: Terminal, grid: Bool = false, allowLater: Bool = true) throws -> Bool {
         while true {
             switch flow.state {
             case .intro:
@@ -151,9 +153,23 @@ enum BackupFlowRenderer {
                 try flow.send(isLater(answer) ? .skip : .proceed)
             case .showingWords:
                 terminal.line("")
-                for (i, word) in flow.words.enumerated() { terminal.line("\(i + 1). \(word)") }
+                if grid {
+                    let words = flow.words
+                    let width = (words.map(\.count).max() ?? 8) + 5
+                    for row in stride(from: 0, to: words.count, by: 4) {
+                        let cells = (row..<min(row + 4, words.count)).map { i -> String in
+                            let cell = "\(i + 1). \(words[i])"
+                            return cell + String(repeating: " ", count: max(1, width - cell.count))
+                        }
+                        terminal.line(cells.joined())
+                    }
+                } else {
+                    for (i, word) in flow.words.enumerated() { terminal.line("\(i + 1). \(word)") }
+                }
                 terminal.line("")
-                let answer = try terminal.ask("Press Enter when you have written them down (or \"later\"): ")
+                let answer = try terminal.ask(allowLater
+                    ? "Press Enter when you have written them down (or \"later\"): "
+                    : "Press Enter when you have written them down (\"cancel\" to stop): ")
                 terminal.clearScreen()
                 try flow.send(isLater(answer) ? .skip : .proceed)
             case .quiz(let question, let position):
@@ -174,6 +190,9 @@ enum BackupFlowRenderer {
             case .backedUp:
                 terminal.line("Backup verified.")
                 return true
+            case .skipped where !allowLater:
+                terminal.line("Cancelled.")
+                return false
             case .skipped:
                 terminal.line("Not backed up. Until you are, Hawala reminds you; run `hawala wallet verify-backup` once the words are written down.")
                 terminal.line("Without them, losing this machine loses the funds.")
@@ -183,7 +202,7 @@ enum BackupFlowRenderer {
     }
 
     static func isLater(_ answer: String) -> Bool {
-        ["later", "l", "skip"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
+        ["later", "l", "skip", "cancel"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HawalaKeys
 import Testing
 
 @Suite("At a terminal")
@@ -230,4 +231,63 @@ final class ResultsBox: @unchecked Sendable {
     private var values: [Int32] = []
     func add(_ v: Int32) { lock.lock(); values.append(v); lock.unlock() }
     var all: [Int32] { lock.lock(); defer { lock.unlock() }; return values }
+}
+
+@Suite("Credential backup at a terminal")
+struct CredentialTerminalTests {
+    @Test func createShowsAGridChecksThenRecovers() throws {
+        let f = try WalletFixture()
+        let blob = try f.write("credential.json", "{\"secret\": \"vault token 123\"}")
+        let envelope = f.home.appendingPathComponent("credential.hwcb").path
+        let session = try PTYSession(["backup", "credential", "create", "--in", blob, "--out", envelope], home: f.data.path)
+        let grid = try session.expect("Press Enter when you have written them down")
+        var words: [Int: String] = [:]
+        for line in grid.split(whereSeparator: \.isNewline) {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            var i = 0
+            while i + 1 < fields.count {
+                if fields[i].hasSuffix("."), let n = Int(fields[i].dropLast()) { words[n] = String(fields[i + 1]) }
+                i += 1
+            }
+        }
+        #expect(words.count == 24, "\(session.screen)")
+        #expect(grid.split(whereSeparator: \.isNewline).filter { $0.contains("1. ") || $0.contains("5. ") }.count >= 2)
+        session.send("")
+        var prompt = 1
+        while true {
+            let rest = try session.expect("Word #", occurrence: prompt)
+            session.send(words[Int(rest.prefix { $0.isNumber })!]!)
+            try session.waitUntil { session.occurrences(of: "Word #") > prompt || session.screen.contains("All correct.") }
+            if session.screen.contains("All correct.") { break }
+            prompt += 1
+        }
+        session.send("yes")
+        #expect(try session.wait() == 0, "\(session.screen)")
+        #expect(FileManager.default.fileExists(atPath: envelope))
+
+        let phrase = try f.write("phrase", (1...24).map { words[$0]! }.joined(separator: " ") + "\n")
+        let out = f.home.appendingPathComponent("recovered.json").path
+        let r = try f.run(["backup", "credential", "recover", "--in", envelope, "--out", out, "--phrase-file", phrase])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == "{\"secret\": \"vault token 123\"}")
+        // A different valid phrase: one clear line.
+        let other = try f.write("other", (try Mnemonic.generate(wordCount: 24)).phrase)
+        expectCleanFailure(try f.run(["backup", "credential", "recover", "--in", envelope, "--out", out + "2", "--phrase-file", other]),
+                           contains: "wrong recovery phrase or damaged file")
+        expectCleanFailure(try f.run(["backup", "credential", "recover", "--in", envelope, "--out", out, "--phrase-file", phrase]), contains: "already exists")
+        expectCleanFailure(try f.run(["backup", "credential", "recover", "--in", blob, "--out", out + "3", "--phrase-file", phrase]), contains: "not a Hawala credential backup")
+        let twelve = try f.write("twelve", abandonAbout)
+        expectCleanFailure(try f.run(["backup", "credential", "recover", "--in", envelope, "--out", out + "4", "--phrase-file", twelve]), contains: "24 words")
+    }
+
+    @Test func cancelWritesNothing() throws {
+        let f = try WalletFixture()
+        let blob = try f.write("credential.json", "x")
+        let envelope = f.home.appendingPathComponent("never.hwcb").path
+        let session = try PTYSession(["backup", "credential", "create", "--in", blob, "--out", envelope], home: f.data.path)
+        try session.expect("\"cancel\" to stop")
+        session.send("cancel")
+        #expect(try session.wait() == 1)
+        #expect(!FileManager.default.fileExists(atPath: envelope))
+    }
 }

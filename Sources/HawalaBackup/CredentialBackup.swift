@@ -1,0 +1,103 @@
+import Foundation
+import HawalaCrypto
+import HawalaKeys
+
+/// An opaque credential blob encrypted under a key derived with Argon2id from a fresh 24-word
+/// BIP39 recovery phrase (seed 001), in a small versioned, authenticated envelope:
+///
+/// ```
+/// "HWCB" ‖ version u16 (1) ‖ kdf u8 (1 = Argon2id) ‖ reserved u8 (0) ‖ passes u32 ‖ memory KiB u32
+///        ‖ salt (16) ‖ nonce (12) ‖ AES-256-GCM ciphertext ‖ tag (16)
+/// ```
+///
+/// Everything before the ciphertext is the associated data, so no field can be changed. The key
+/// is Argon2id over the phrase's NFKD words joined by spaces. Bounds are checked before the KDF.
+public enum CredentialEnvelope {
+    public static let magic: [UInt8] = Array("HWCB".utf8)
+    public static let version: UInt16 = 1
+    static let headerSize = 4 + 2 + 1 + 1 + 4 + 4 + 16 + 12
+    /// The largest blob accepted.
+    public static let maximumBlobBytes = 16 * 1024 * 1024
+    /// 64 MiB, 3 passes: the phrase carries 256 bits, the KDF only slows a stolen envelope further.
+    public static let defaultCost = HawalaKDFCost(passes: 3, memoryKiB: 64 * 1024)
+
+    public enum Error: Swift.Error, Equatable, CustomStringConvertible {
+        case notAnEnvelope
+        case unsupportedVersion(UInt16)
+        case invalidParameters(String)
+        case wrongPhraseOrDamaged
+        case tooLarge
+
+        public var description: String {
+            switch self {
+            case .notAnEnvelope: "not a Hawala credential backup"
+            case .unsupportedVersion(let v): "unsupported credential backup version \(v)"
+            case .invalidParameters(let why): "refused: \(why)"
+            case .wrongPhraseOrDamaged: "wrong recovery phrase or damaged file"
+            case .tooLarge: "the credential is larger than \(maximumBlobBytes / (1024 * 1024)) MiB"
+            }
+        }
+    }
+
+    /// Encrypts `blob` under `phrase` (a 24-word mnemonic).
+    public static func seal(_ blob: SecretBytes, phrase: Mnemonic, cost: HawalaKDFCost = defaultCost) throws -> [UInt8] {
+        guard blob.count <= maximumBlobBytes else { throw Error.tooLarge }
+        guard HawalaFileHeader.passBounds.contains(cost.passes), HawalaFileHeader.memoryBoundsKiB.contains(cost.memoryKiB) else {
+            throw Error.invalidParameters("key-derivation parameters out of bounds")
+        }
+        let salt = SystemRandom.bytes(16), nonce = AESGCM.randomNonce()
+        let header = magic + be(version) + [1, 0] + be(cost.passes) + be(cost.memoryKiB) + salt + nonce
+        let key = try derive(phrase, salt: salt, passes: cost.passes, memoryKiB: cost.memoryKiB)
+        return header + (try blob.withUnsafeBytes { try AESGCM.seal($0, key: key, nonce: nonce, associatedData: header) })
+    }
+
+    /// Decrypts an envelope with `phrase`.
+    public static func open(_ envelope: [UInt8], phrase: Mnemonic) throws -> SecretBytes {
+        guard envelope.count >= 4, Array(envelope[0..<4]) == magic else { throw Error.notAnEnvelope }
+        guard envelope.count >= headerSize + AESGCM.tagLength else { throw Error.wrongPhraseOrDamaged }
+        let v = UInt16(envelope[4]) << 8 | UInt16(envelope[5])
+        guard v == version else { throw Error.unsupportedVersion(v) }
+        guard envelope[6] == 1, envelope[7] == 0 else { throw Error.invalidParameters("unknown key-derivation function") }
+        let passes = HawalaFileHeader.u32(envelope, 8), memory = HawalaFileHeader.u32(envelope, 12)
+        guard HawalaFileHeader.passBounds.contains(passes), HawalaFileHeader.memoryBoundsKiB.contains(memory) else {
+            throw Error.invalidParameters("key-derivation parameters out of bounds (\(passes) passes, \(memory) KiB)")
+        }
+        guard envelope.count <= headerSize + maximumBlobBytes + AESGCM.tagLength else { throw Error.tooLarge }
+        let header = Array(envelope[0..<headerSize])
+        let key = try derive(phrase, salt: Array(envelope[16..<32]), passes: passes, memoryKiB: memory)
+        do {
+            return try AESGCM.open(Array(envelope[headerSize...]), key: key, nonce: Array(envelope[32..<44]), associatedData: header)
+        } catch {
+            throw Error.wrongPhraseOrDamaged
+        }
+    }
+
+    static func derive(_ phrase: Mnemonic, salt: [UInt8], passes: UInt32, memoryKiB: UInt32) throws -> SecretBytes {
+        try HawalaKeys.kek(password: phrase.normalizedWords(), salt: salt, passes: passes, memoryKiB: memoryKiB)
+    }
+}
+
+/// Atomic file writes: temporary file in the same folder, fsync, rename, fsync of the folder.
+public enum AtomicFile {
+    /// Writes `bytes` to `url` (mode 0600). Refuses to replace an existing file unless `replace`.
+    public static func write(_ bytes: SecretBytes, to url: URL, replace: Bool = false) throws {
+        if !replace && FileManager.default.fileExists(atPath: url.path) {
+            throw HawalaFileError.io("\(url.path) already exists; choose another name")
+        }
+        let folder = url.deletingLastPathComponent()
+        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw HawalaFileError.io("cannot create a file in \(folder.path): \(String(cString: strerror(errno)))") }
+        var done = false
+        defer { if !done { unlink(temporary.path) } }
+        do {
+            defer { close(fd) }
+            if !bytes.isEmpty { try bytes.withUnsafeBytes { try FileDescriptorStream(fd: fd).write($0) } }
+            guard fsync(fd) == 0 else { throw HawalaFileError.io("cannot flush \(temporary.path) to disk") }
+        }
+        guard rename(temporary.path, url.path) == 0 else { throw HawalaFileError.io("cannot write \(url.path): \(String(cString: strerror(errno)))") }
+        done = true
+        let dir = open(folder.path, O_RDONLY | O_CLOEXEC)
+        if dir >= 0 { fsync(dir); close(dir) }
+    }
+}

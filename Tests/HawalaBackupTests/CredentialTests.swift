@@ -1,0 +1,35 @@
+import Foundation
+import HawalaCrypto
+import HawalaKeys
+import Testing
+@testable import HawalaBackup
+
+@Suite("Credential backup envelope")
+struct CredentialTests {
+    let phrase = try! Mnemonic.generate(wordCount: 24)
+    let blob = SecretBytes(utf8: "{\"token\":\"opaque credential\"}")
+
+    @Test func roundTripAndWrongPhrase() throws {
+        let envelope = try CredentialEnvelope.seal(blob, phrase: phrase, cost: .floor)
+        #expect(try CredentialEnvelope.open(envelope, phrase: phrase) == blob)
+        #expect(throws: CredentialEnvelope.Error.wrongPhraseOrDamaged) { try CredentialEnvelope.open(envelope, phrase: try Mnemonic.generate(wordCount: 24)) }
+        #expect(try CredentialEnvelope.open(try CredentialEnvelope.seal(SecretBytes([]), phrase: phrase, cost: .floor), phrase: phrase).isEmpty)
+    }
+
+    @Test func everyFieldIsAuthenticatedOrChecked() throws {
+        let envelope = try CredentialEnvelope.seal(blob, phrase: phrase, cost: .floor)
+        for offset in 0..<envelope.count {
+            var altered = envelope
+            altered[offset] ^= 0x01
+            #expect(throws: CredentialEnvelope.Error.self, "byte \(offset)") { try CredentialEnvelope.open(altered, phrase: phrase) }
+        }
+        #expect(throws: CredentialEnvelope.Error.notAnEnvelope) { try CredentialEnvelope.open([], phrase: phrase) }
+        #expect(throws: CredentialEnvelope.Error.wrongPhraseOrDamaged) { try CredentialEnvelope.open(Array(envelope.prefix(50)), phrase: phrase) }
+        var version = envelope
+        version[5] = 2
+        #expect(throws: CredentialEnvelope.Error.unsupportedVersion(2)) { try CredentialEnvelope.open(version, phrase: phrase) }
+        var huge = envelope
+        huge.replaceSubrange(12..<16, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        #expect(throws: CredentialEnvelope.Error.self) { try CredentialEnvelope.open(huge, phrase: phrase) }
+    }
+}
