@@ -4,7 +4,7 @@ APT_PACKAGES := libsecp256k1-dev libsodium-dev libsqlite3-dev pkg-config
 PYTHON ?= python3
 ARGS ?=
 
-.PHONY: run test test-asan build release bench deps vectors clean
+.PHONY: run test test-asan build release bench deps vectors fuzz clean
 
 ## Install the missing Debian packages (apt-get; sudo when not root).
 deps:
@@ -39,6 +39,13 @@ bench: release
 ## Regenerate the cross-implementation vectors (needs PyPI's bip-utils and mnemonic; not used by tests).
 vectors:
 	$(PYTHON) scripts/gen_cross_vectors.py > Tests/HawalaKeysTests/Vectors/cross-implementation.json
+
+## libFuzzer over the .hawala decoder (FUZZ_SECONDS, default 600); crashes land in fuzz/.
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	HAWALA_FUZZ=1 swift build --product hawala-fuzz --scratch-path .build/fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+	mkdir -p fuzz/corpus fuzz/crashes
+	HAWALA_FUZZ=1 .build/fuzz/debug/hawala-fuzz fuzz/corpus fuzz/seeds -artifact_prefix=fuzz/crashes/ -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
 
 clean:
 	rm -rf .build

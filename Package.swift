@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 /// One set of Swift settings for every target: Swift 6 language mode (strict concurrency).
@@ -110,3 +111,9 @@ let package = Package(
         ),
     ]
 )
+
+// The libFuzzer target exists only for `make fuzz` (HAWALA_FUZZ=1): it has no main of its own.
+if ProcessInfo.processInfo.environment["HAWALA_FUZZ"] != nil {
+    package.targets.append(.executableTarget(name: "hawala-fuzz", dependencies: ["HawalaBackup"], swiftSettings: swiftSettings))
+    package.products.append(.executable(name: "hawala-fuzz", targets: ["hawala-fuzz"]))
+}

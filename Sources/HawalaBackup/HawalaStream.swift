@@ -149,11 +149,27 @@ public final class HawalaFileReader {
 
     /// Checks the header, derives the key (one Argon2id run) and opens the file key.
     /// - Throws: `HawalaFileError` — `.wrongPasswordOrDamaged` when the key does not open.
-    public init(source: ByteSource, password: SecretBytes) throws {
+    public convenience init(source: ByteSource, password: SecretBytes) throws {
+        try self.init(source: source) { header in
+            try HawalaKeys.kek(password: password, salt: header.salt, passes: header.kdfPasses, memoryKiB: header.kdfMemoryKiB)
+        }
+    }
+
+    /// For the fuzzer: the key-encryption key given directly, so each input skips Argon2id.
+    @_spi(Fuzzing) public convenience init(source: ByteSource, keyEncryptionKey: SecretBytes) throws {
+        try self.init(source: source) { _ in keyEncryptionKey }
+    }
+
+    /// For the fuzzer: the key-encryption key `password` gives with `header`'s parameters.
+    @_spi(Fuzzing) public static func keyEncryptionKey(password: SecretBytes, header: HawalaFileHeader) throws -> SecretBytes {
+        try HawalaKeys.kek(password: password, salt: header.salt, passes: header.kdfPasses, memoryKiB: header.kdfMemoryKiB)
+    }
+
+    private init(source: ByteSource, kek deriveKEK: (HawalaFileHeader) throws -> SecretBytes) throws {
         self.source = source
         let bytes = try source.read(HawalaFileHeader.size)
         let header = try HawalaFileHeader.parse(bytes)
-        let kek = try HawalaKeys.kek(password: password, salt: header.salt, passes: header.kdfPasses, memoryKiB: header.kdfMemoryKiB)
+        let kek = try deriveKEK(header)
         let fileKey: SecretBytes
         do {
             fileKey = try AESGCM.open(header.wrappedKey, key: kek, nonce: header.wrapNonce, associatedData: Array(bytes[0..<HawalaFileHeader.wrapADSize]))
