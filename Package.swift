@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "HawalaKeys", targets: ["HawalaKeys"]),
         .library(name: "HawalaWallet", targets: ["HawalaWallet"]),
         .library(name: "HawalaBackup", targets: ["HawalaBackup"]),
+        .library(name: "HawalaPaper", targets: ["HawalaPaper"]),
         .executable(name: "hawala", targets: ["hawala"]),
     ],
     dependencies: [
@@ -33,6 +34,16 @@ let package = Package(
             name: "CSodium",
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
+        ),
+        .systemLibrary(
+            name: "CCairo",
+            pkgConfig: "cairo",
+            providers: [.apt(["libcairo2-dev"]), .brew(["cairo"])]
+        ),
+        .systemLibrary(
+            name: "CQREncode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"]), .brew(["qrencode"])]
         ),
         .target(
             name: "HawalaCrypto",
@@ -64,9 +75,15 @@ let package = Package(
             dependencies: ["HawalaWallet"],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "HawalaPaper",
+            dependencies: ["HawalaKeys", "CCairo", "CQREncode"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "hawala",
             dependencies: [
+                "HawalaPaper",
                 "HawalaKeys",
                 "HawalaWallet",
                 "HawalaBackup",
@@ -102,6 +119,11 @@ let package = Package(
             name: "HawalaBackupTests",
             dependencies: ["HawalaBackup"],
             resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HawalaPaperTests",
+            dependencies: ["HawalaPaper"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

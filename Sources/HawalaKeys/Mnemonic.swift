@@ -201,6 +201,9 @@ public struct Mnemonic: Sendable, CustomStringConvertible, CustomDebugStringConv
         return indexList.map(list.displayWord(at:))
     }
 
+    /// The words' indexes in the list (0…2047), as SeedQR encodes them. Handle with care.
+    public var wordIndexes: [Int] { indexList }
+
     /// Whether `answer` names the word at `position` (1-based): the word itself in any
     /// normalization or case, or its unique four-letter prefix.
     public func matches(_ answer: String, at position: Int) -> Bool {

@@ -11,7 +11,7 @@ struct BackupCommand: ParsableCommand {
         commandName: "backup",
         abstract: "Encrypted .hawala backup files (export, inspect, import) and credential backups.",
         discussion: "The format is documented in docs/hawala-format.md: Argon2id (256 MiB, 3 passes) wraps a random file key; the payload is AES-256-GCM in 64 KiB chunks; the whole header is authenticated.",
-        subcommands: [BackupExport.self, BackupInspect.self, BackupImport.self, CredentialCommand.self])
+        subcommands: [BackupExport.self, BackupInspect.self, BackupImport.self, CredentialCommand.self, PaperCommand.self])
 }
 
 enum BackupPasswords {

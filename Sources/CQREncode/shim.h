@@ -1,0 +1,4 @@
+#ifndef HAWALA_CQRENCODE_SHIM_H
+#define HAWALA_CQRENCODE_SHIM_H
+#include <qrencode.h>
+#endif

@@ -1,0 +1,57 @@
+import Foundation
+import HawalaKeys
+import Testing
+
+/// Runs a tool from Debian's poppler-utils or zbar-tools (installed by `make test`).
+func tool(_ name: String, _ arguments: [String]) throws -> Data {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/\(name)")
+    process.arguments = arguments
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return data
+}
+
+@Suite("hawala backup paper")
+struct PaperCLITests {
+    // SeedQR specification test vector 2: its Compact bytestream holds a zero byte.
+    let vector2 = "atom solve joy ugly ankle message setup typical bean era cactus various odor refuse element afraid meadow quick medal plate wisdom swap noble shallow"
+    let vector2Digits = "011416550964188800731119157218870156061002561932122514430573003611011405110613292018175411971576"
+
+    @Test func withWordsRendersDecodableSeedQRs() throws {
+        let f = try WalletFixture()
+        let words = try f.write("v2", vector2 + "\n")
+        #expect(try f.run(["wallet", "restore", "--name", "V2", "--mnemonic-file", words, "--password-file", f.path("password"), "--yes"]).status == 0)
+        let pdf = f.home.appendingPathComponent("sheet.pdf").path
+        let r = try f.run(["backup", "paper", "--with-words", "--paper", "letter", "--out", pdf, "--password-file", f.path("password")])
+        #expect(r.status == 0 && r.stderr.contains("holds the words in the clear"), "\(r.stderr)")
+        var info = stat()
+        stat(pdf, &info)
+        #expect(info.st_mode & 0o777 == 0o600)
+        let png = f.home.appendingPathComponent("sheet").path
+        _ = try tool("pdftoppm", ["-r", "150", "-png", "-singlefile", pdf, png])
+        let text = String(decoding: try tool("zbarimg", ["--raw", "-q", png + ".png"]), as: UTF8.self)
+        #expect(text.contains(vector2Digits), "Standard SeedQR: \(text)")
+        let binary = [UInt8](try tool("zbarimg", ["--raw", "-q", "-Sbinary", png + ".png"]))
+        let entropy = try Mnemonic(text: vector2).entropy().unsafeCopy()
+        #expect(binary.count >= entropy.count && (0...(binary.count - entropy.count)).contains { Array(binary[$0..<($0 + entropy.count)]) == entropy },
+                "Compact SeedQR bytes not found")
+        let words24 = String(decoding: try tool("pdftotext", [pdf, "-"]), as: UTF8.self)
+        #expect(words24.contains("shallow") && words24.contains("24.") && words24.contains("fireproof"))
+    }
+
+    @Test func blankSheetNeedsNoPassword() throws {
+        let f = try WalletFixture()
+        #expect(try f.restoreAbandon(name: "Main").status == 0)
+        let pdf = f.home.appendingPathComponent("blank.pdf").path
+        #expect(try f.run(["backup", "paper", "--blank", "--out", pdf]).status == 0)
+        let text = String(decoding: try tool("pdftotext", [pdf, "-"]), as: UTF8.self)
+        #expect(text.contains("Main") && text.contains("73c5da0a") && text.contains("12.") && !text.contains("13.") && !text.contains("abandon"))
+        #expect(try f.run(["backup", "paper", "--out", pdf + "2"]).status == 2)
+        expectCleanFailure(try f.run(["backup", "paper", "--blank", "--out", pdf]), contains: "already exists")
+    }
+}
