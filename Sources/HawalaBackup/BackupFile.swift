@@ -7,27 +7,15 @@ public enum BackupFile {
     /// rename, fsync of the folder), then reads the file back and decrypts it before reporting
     /// success. On any failure nothing is left at `url` that wasn't there before.
     public static func write(_ payload: SecretBytes, to url: URL, password: SecretBytes, cost: HawalaKDFCost = .default, createdAt: Date = Date()) throws {
-        let folder = url.deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw HawalaFileError.io("cannot create a file in \(folder.path): \(String(cString: strerror(errno)))") }
-        var renamed = false
-        defer { if !renamed { unlink(temporary.path) } }
-        do {
-            defer { close(fd) }
-            let stream = FileDescriptorStream(fd: fd)
-            let writer = try HawalaFileWriter(sink: stream, password: password, cost: cost, createdAt: createdAt)
+        try AtomicFile.write(to: url, replace: true, produce: { fd, _ in
+            let writer = try HawalaFileWriter(sink: FileDescriptorStream(fd: fd), password: password, cost: cost, createdAt: createdAt)
             try payload.withUnsafeBytes { try writer.write($0) }
             try writer.finish()
-            guard fsync(fd) == 0 else { throw HawalaFileError.io("cannot flush \(temporary.path) to disk") }
-        }
-        // Read back before anything is replaced: an export that can't be read is no backup.
-        let readBack = try read(temporary, password: password, limit: max(payload.count, 1))
-        guard readBack == payload else { throw HawalaFileError.io("the written file did not read back identically") }
-        guard rename(temporary.path, url.path) == 0 else { throw HawalaFileError.io("cannot move the backup to \(url.path): \(String(cString: strerror(errno)))") }
-        renamed = true
-        let dir = open(folder.path, O_RDONLY | O_CLOEXEC)
-        if dir >= 0 { fsync(dir); close(dir) }
+        }, verify: { path in
+            // Read back before anything is replaced: an export that can't be read is no backup.
+            let readBack = try read(URL(fileURLWithPath: path), password: password, limit: max(payload.count, 1))
+            guard readBack == payload else { throw HawalaFileError.io("the written file did not read back identically") }
+        })
     }
 
     /// Decrypts the whole payload of `url` (at most `limit` bytes).

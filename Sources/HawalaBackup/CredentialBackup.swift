@@ -76,28 +76,3 @@ public enum CredentialEnvelope {
         try HawalaKeys.kek(password: phrase.normalizedWords(), salt: salt, passes: passes, memoryKiB: memoryKiB)
     }
 }
-
-/// Atomic file writes: temporary file in the same folder, fsync, rename, fsync of the folder.
-public enum AtomicFile {
-    /// Writes `bytes` to `url` (mode 0600). Refuses to replace an existing file unless `replace`.
-    public static func write(_ bytes: SecretBytes, to url: URL, replace: Bool = false) throws {
-        if !replace && FileManager.default.fileExists(atPath: url.path) {
-            throw HawalaFileError.io("\(url.path) already exists; choose another name")
-        }
-        let folder = url.deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw HawalaFileError.io("cannot create a file in \(folder.path): \(String(cString: strerror(errno)))") }
-        var done = false
-        defer { if !done { unlink(temporary.path) } }
-        do {
-            defer { close(fd) }
-            if !bytes.isEmpty { try bytes.withUnsafeBytes { try FileDescriptorStream(fd: fd).write($0) } }
-            guard fsync(fd) == 0 else { throw HawalaFileError.io("cannot flush \(temporary.path) to disk") }
-        }
-        guard rename(temporary.path, url.path) == 0 else { throw HawalaFileError.io("cannot write \(url.path): \(String(cString: strerror(errno)))") }
-        done = true
-        let dir = open(folder.path, O_RDONLY | O_CLOEXEC)
-        if dir >= 0 { fsync(dir); close(dir) }
-    }
-}

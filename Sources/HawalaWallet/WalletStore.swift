@@ -150,13 +150,10 @@ public final class WalletStore: Sendable {
     /// The wallet named `name`, or the current wallet when `name` is nil.
     public func wallet(named name: String?) throws -> WalletSummary {
         if let name {
-            let found = try read { db in
-                try Row.fetchOne(db, sql: "SELECT * FROM wallet WHERE name = ?", arguments: [name]).map {
-                    try WalletStore.summary($0, db: db, current: try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'current'"))
-                }
+            guard let id = try read({ try String.fetchOne($0, sql: "SELECT id FROM wallet WHERE name = ?", arguments: [name]) }) else {
+                throw WalletError.noSuchWallet(name)
             }
-            guard let found else { throw WalletError.noSuchWallet(name) }
-            return found
+            return try wallet(id: id)
         }
         guard let current = try current() else { throw WalletError.noWallets }
         return current
@@ -215,7 +212,18 @@ public final class WalletStore: Sendable {
             try self.saveKeyringIfNew(keyring, db: db)
             try self.insert(prepared, name: chosenName ?? WalletStore.freeName(db), createdAt: now, db: db)
         }
-        return try list().first { $0.id == prepared.id }!
+        return try wallet(id: prepared.id)
+    }
+
+    /// The wallet with `id`.
+    func wallet(id: String) throws -> WalletSummary {
+        let found = try read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM wallet WHERE id = ?", arguments: [id]).map {
+                try WalletStore.summary($0, db: db, current: try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'current'"))
+            }
+        }
+        guard let found else { throw WalletError.noSuchWallet(id) }
+        return found
     }
 
     /// Everything derived and sealed for a new wallet, computed before the transaction so the

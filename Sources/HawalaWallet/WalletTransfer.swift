@@ -107,13 +107,12 @@ extension WalletStore {
             }
         }
         let prepared = try prepare(mnemonic: incoming.mnemonic, passphrase: incoming.passphrase, network: incoming.network, keyring: keyring)
-        let imported = try incoming.importedAccounts.map { a -> (String, String, String?, Date, [UInt8]) in
+        let imported = try incoming.importedAccounts.map { a -> (id: String, key: ImportedPrivateKey, account: ImportedAccountExport, sealed: [UInt8]) in
             guard let chain = Chain.named(a.chain) else { throw WalletError.invalidRequest("unknown chain \(a.chain) in the backup") }
             let key = try ImportedPrivateKey(secret: a.key, chain: chain)
             let id = UUID().uuidString.lowercased()
-            return (id, chain.name, a.label, a.importedAt, try keyring.seal(key.secret, context: WalletStore.context(imported: id))) as (String, String, String?, Date, [UInt8])
+            return (id, key, a, try keyring.seal(key.secret, context: WalletStore.context(imported: id)))
         }
-        let importedAddresses = try incoming.importedAccounts.map { a in try ImportedPrivateKey(secret: a.key, chain: Chain.named(a.chain)!).address }
         try writeTransaction { db in
             try self.saveKeyringIfNew(keyring, db: db)
             if let replacing {
@@ -122,9 +121,9 @@ extension WalletStore {
             try self.insert(prepared, name: name, createdAt: incoming.createdAt, db: db)
             try db.execute(sql: "UPDATE wallet SET backedUpAt = ?, lastVerifiedAt = ? WHERE id = ?",
                            arguments: [incoming.backedUpAt?.timeIntervalSince1970, incoming.lastVerifiedAt?.timeIntervalSince1970, prepared.id])
-            for (i, a) in imported.enumerated() {
+            for a in imported {
                 try db.execute(sql: "INSERT INTO importedAccount (id, walletId, chain, address, label, importedAt, sealedKey) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                               arguments: [a.0, prepared.id, a.1, importedAddresses[i], a.2, a.3.timeIntervalSince1970, Data(a.4)])
+                               arguments: [a.id, prepared.id, a.key.chain.name, a.key.address, a.account.label, a.account.importedAt.timeIntervalSince1970, Data(a.sealed)])
             }
         }
         if let replacing { return .replaced(name: name, existing: replacing) }

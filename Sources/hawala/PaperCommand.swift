@@ -41,13 +41,8 @@ struct PaperCommand: ParsableCommand {
             content = .blank(wordCount: summary.wordCount)
         }
         // Drawn into a private temporary file, then renamed: no half-written sheet.
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        let previous = umask(0o077)
-        defer { umask(previous); unlink(temporary.path) }
-        try PaperBackup(walletName: summary.name, fingerprint: summary.fingerprint, paper: paper, content: content).render(to: temporary.path)
-        let fd = open(temporary.path, O_RDONLY)
-        if fd >= 0 { fsync(fd); close(fd) }
-        guard rename(temporary.path, url.path) == 0 else { throw CLIError("cannot write \(out): \(String(cString: strerror(errno)))") }
+        let sheet = PaperBackup(walletName: summary.name, fingerprint: summary.fingerprint, paper: paper, content: content)
+        try AtomicFile.write(to: url) { _, path in try sheet.render(to: path) }
         print("wrote \(out)")
         if withWords {
             Output.error("warning: \(out) holds the words in the clear; print it, then delete the file (shred -u \(out))")

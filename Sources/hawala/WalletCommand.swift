@@ -82,10 +82,6 @@ enum WalletSession {
         do { return try Mnemonic(phrase: phrase) } catch let e as MnemonicError { throw CLIError(e.description) }
     }
 
-    static func passphrase(file: String?) throws -> SecretBytes {
-        try Input.readPassphrase(file: file)
-    }
-
     /// "-" may stand for standard input once only.
     static func checkOneStdin(_ files: String?...) throws {
         if files.filter({ $0 == "-" }).count > 1 {
@@ -274,7 +270,7 @@ struct WalletCreate: ParsableCommand {
         // The flow needs a terminal: find out before creating anything.
         let terminal = skipBackup ? nil : try Terminal.required("pass --skip-backup to back up later with `hawala wallet verify-backup`")
         let store = try WalletSession.store(create: true)
-        let passphrase = try WalletSession.passphrase(file: passphraseFile)
+        let passphrase = try Input.readPassphrase(file: passphraseFile)
         let keyring = try WalletSession.keyringForChange(store, file: password.passwordFile)
         let mnemonic = try Mnemonic.generate(wordCount: words)
         let wallet = try store.add(mnemonic: mnemonic, passphrase: passphrase, name: name, network: network, keyring: keyring)
@@ -312,7 +308,7 @@ struct WalletRestore: ParsableCommand {
             let mnemonic = try WalletSession.mnemonicFromFile(mnemonicFile)
             flow.send(.network(network ?? .mainnet))
             flow.send(.word(mnemonic.phrase))
-            flow.send(.passphrase(try WalletSession.passphrase(file: passphraseFile)))
+            flow.send(.passphrase(try Input.readPassphrase(file: passphraseFile)))
             guard case .confirmingAddresses(let addresses) = flow.state, let mnemonic = flow.mnemonic else { throw CLIError("could not derive the addresses") }
             // The overwrite guard comes first: nothing to confirm for a wallet that exists.
             if let existing = try WalletSession.store(create: true).existingWallet(mnemonic: mnemonic, passphrase: flow.passphrase) {
