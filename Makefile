@@ -36,9 +36,11 @@ test-asan: deps
 bench: release
 	@./scripts/bench.sh
 
-## Regenerate the cross-implementation vectors (needs PyPI's bip-utils and mnemonic; not used by tests).
+## Regenerate the cross-implementation vectors (needs PyPI's bip-utils, mnemonic, embit and
+## shamir-mnemonic; the tests only read the committed JSON).
 vectors:
 	$(PYTHON) scripts/gen_cross_vectors.py > Tests/HawalaKeysTests/Vectors/cross-implementation.json
+	$(PYTHON) scripts/gen_slip39_vectors.py
 
 ## libFuzzer over the .hawala decoder (FUZZ_SECONDS, default 600); crashes land in fuzz/.
 FUZZ_SECONDS ?= 600

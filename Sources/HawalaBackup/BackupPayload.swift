@@ -15,8 +15,10 @@ struct BackupPayloadJSON: Codable {
         var name: String
         var network: String
         var createdAt: Date
-        var language: String
-        var entropy: String
+        /// BIP39 wallets: the word list and the entropy (hex). Seed wallets: `seed` (hex) instead.
+        var language: String?
+        var entropy: String?
+        var seed: String?
         var passphrase: String?
         var backedUpAt: Date?
         var lastVerifiedAt: Date?
@@ -59,9 +61,10 @@ public struct BackupPayload: Sendable {
             format: BackupPayload.format, createdAt: createdAt, app: app,
             wallets: wallets.map { w in
                 BackupPayloadJSON.Wallet(
-                    name: w.name, network: w.network.rawValue, createdAt: w.createdAt, language: w.mnemonic.language.rawValue,
-                    entropy: hexString(w.mnemonic.entropy().unsafeCopy()),
-                    passphrase: w.passphrase.isEmpty ? nil : Data(w.passphrase.unsafeCopy()).base64EncodedString(),
+                    name: w.name, network: w.network.rawValue, createdAt: w.createdAt, language: w.secret.mnemonic?.language.rawValue,
+                    entropy: w.secret.mnemonic.map { hexString($0.entropy().unsafeCopy()) },
+                    seed: { if case let .seed(seed) = w.secret { hexString(seed.unsafeCopy()) } else { nil } }(),
+                    passphrase: w.secret.passphrase.isEmpty ? nil : Data(w.secret.passphrase.unsafeCopy()).base64EncodedString(),
                     backedUpAt: w.backedUpAt, lastVerifiedAt: w.lastVerifiedAt,
                     importedAccounts: w.importedAccounts.map {
                         BackupPayloadJSON.Imported(chain: $0.chain, key: hexString($0.key.unsafeCopy()), label: $0.label, importedAt: $0.importedAt)
@@ -90,24 +93,37 @@ public struct BackupPayload: Sendable {
         guard json.format == format else { throw HawalaFileError.invalidPayload("unsupported payload format \(json.format)") }
         let wallets = try json.wallets.map { w -> WalletExport in
             guard let network = Network(rawValue: w.network) else { throw HawalaFileError.invalidPayload("unknown network \(w.network)") }
-            guard let language = Language(rawValue: w.language) else { throw HawalaFileError.invalidPayload("unknown word list \(w.language)") }
-            guard var entropy = bytes(fromHex: w.entropy) else { throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": entropy is not hex") }
-            defer { SecretBytes.wipe(&entropy) }
-            let mnemonic: Mnemonic
-            do { mnemonic = try Mnemonic(entropy: SecretBytes(entropy), language: language) } catch {
-                throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": invalid entropy")
-            }
-            var passphrase = SecretBytes([])
-            if let p = w.passphrase {
-                guard let data = Data(base64Encoded: p) else { throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": passphrase is not base64") }
-                passphrase = SecretBytes(data)
+            let secret: WalletSecret
+            switch (w.language, w.entropy, w.seed) {
+            case let (language?, entropyHex?, nil):
+                guard let language = Language(rawValue: language) else { throw HawalaFileError.invalidPayload("unknown word list \(language)") }
+                guard var entropy = bytes(fromHex: entropyHex) else { throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": entropy is not hex") }
+                defer { SecretBytes.wipe(&entropy) }
+                let mnemonic: Mnemonic
+                do { mnemonic = try Mnemonic(entropy: SecretBytes(entropy), language: language) } catch {
+                    throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": invalid entropy")
+                }
+                var passphrase = SecretBytes([])
+                if let p = w.passphrase {
+                    guard let data = Data(base64Encoded: p) else { throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": passphrase is not base64") }
+                    passphrase = SecretBytes(data)
+                }
+                secret = .mnemonic(mnemonic, passphrase: passphrase)
+            case let (nil, nil, seedHex?):
+                guard var seed = bytes(fromHex: seedHex), (16...64).contains(seed.count), w.passphrase == nil else {
+                    throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": the seed must be 16 to 64 bytes of hex")
+                }
+                defer { SecretBytes.wipe(&seed) }
+                secret = .seed(SecretBytes(seed))
+            default:
+                throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": needs either a word list and entropy or a seed")
             }
             let imported = try w.importedAccounts.map { a -> ImportedAccountExport in
                 guard var key = bytes(fromHex: a.key), key.count == 32 else { throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": an imported key is malformed") }
                 defer { SecretBytes.wipe(&key) }
                 return ImportedAccountExport(chain: a.chain, key: SecretBytes(key), label: a.label, importedAt: a.importedAt)
             }
-            return WalletExport(name: w.name, network: network, createdAt: w.createdAt, mnemonic: mnemonic, passphrase: passphrase,
+            return WalletExport(name: w.name, network: network, createdAt: w.createdAt, secret: secret,
                                 backedUpAt: w.backedUpAt, lastVerifiedAt: w.lastVerifiedAt, importedAccounts: imported)
         }
         return BackupPayload(createdAt: json.createdAt, app: json.app, wallets: wallets, current: json.settings.current)

@@ -80,4 +80,15 @@ public enum Hash {
             return key.withUnsafeBytes { SecretBytes($0) }
         }
     }
+
+    /// PBKDF2-HMAC-SHA256 (SLIP-39's Feistel round function).
+    public static func pbkdf2SHA256(password: SecretBytes, salt: [UInt8], rounds: Int, outputByteCount: Int) -> SecretBytes {
+        password.withUnsafeBytes { pw in
+            // The API throws only for parameters outside what BoringSSL accepts; callers pass fixed ones.
+            let key = try! KDF.Insecure.PBKDF2.deriveKey(
+                from: pw, salt: salt, using: .sha256,
+                outputByteCount: outputByteCount, unsafeUncheckedRounds: rounds)
+            return key.withUnsafeBytes { SecretBytes($0) }
+        }
+    }
 }

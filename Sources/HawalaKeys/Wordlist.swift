@@ -52,8 +52,9 @@ public enum Language: String, CaseIterable, Sendable, Codable {
     var fileName: String { rawValue.replacingOccurrences(of: "-", with: "_") }
 }
 
-/// One BIP39 word list: 2048 words, loaded from the package's resources (see
-/// `Resources/wordlists/README.md` for their source) and indexed by their NFKD form.
+/// One word list — BIP39's 2048 words of a language, or SLIP-39's 1024 English words — loaded
+/// from the package's resources (see `Resources/wordlists/README.md` for their source) and
+/// indexed by their NFKD form.
 public final class Wordlist: Sendable {
     /// The language of this list.
     public let language: Language
@@ -63,16 +64,20 @@ public final class Wordlist: Sendable {
     private let foldedIndex: [String: Int]
     private let sorted: [(key: [UInt8], index: Int)]
 
-    private init(language: Language) {
+    private convenience init(language: Language) {
+        self.init(resource: language.fileName, count: 2048, language: language)
+    }
+
+    private init(resource: String, count: Int, language: Language) {
         self.language = language
-        guard let url = Bundle.module.url(forResource: language.fileName, withExtension: "txt", subdirectory: "wordlists"),
+        guard let url = Bundle.module.url(forResource: resource, withExtension: "txt", subdirectory: "wordlists"),
               let text = try? String(contentsOf: url, encoding: .utf8)
-        else { fatalError("BIP39 word list \(language.fileName).txt is missing from the package resources") }
+        else { fatalError("word list \(resource).txt is missing from the package resources") }
         // The published lists are NFKD already (a test checks), so no normalization here.
         let list = text.split(whereSeparator: \.isNewline).map(String.init)
-        precondition(list.count == 2048, "BIP39 word list \(language.fileName).txt must hold 2048 words")
+        precondition(list.count == count, "word list \(resource).txt must hold \(count) words")
         words = list
-        var index = [String: Int](minimumCapacity: 2048)
+        var index = [String: Int](minimumCapacity: count)
         for (i, w) in list.enumerated() { index[w] = i }
         self.index = index
         // Accent-free forms (ábaco → abaco) are accepted when they name one word only.
@@ -102,10 +107,13 @@ public final class Wordlist: Sendable {
     /// The word list of `language`.
     public static func of(_ language: Language) -> Wordlist { lists[language]! }
 
+    /// SLIP-39's 1024 English words; each is identified by its first four letters.
+    public static let slip39 = Wordlist(resource: "slip39", count: 1024, language: .english)
+
     /// The word at `index` in NFC, the form shown to people.
     public func displayWord(at index: Int) -> String { words[index].precomposedStringWithCanonicalMapping }
 
-    /// The index (0…2047) of an NFKD-normalized word, if it is in the list exactly.
+    /// The index (0…2047, or 0…1023 for SLIP-39) of an NFKD-normalized word, if it is in the list exactly.
     public func exactIndex(of word: String) -> Int? { index[word] }
 
     /// Resolves what a person typed — the exact word, the word without its accents, or a unique

@@ -1,4 +1,5 @@
 import Foundation
+import HawalaCrypto
 import HawalaKeys
 
 /// Whether the words of a wallet were written down and checked.
@@ -53,6 +54,9 @@ public struct WalletSummary: Sendable, Codable, Equatable {
     public let name: String
     public let createdAt: Date
     public let network: Network
+    /// Words or a bare seed.
+    public let kind: WalletKind
+    /// The number of words (0 for a seed wallet).
     public let wordCount: Int
     public let hasPassphrase: Bool
     /// The BIP32 master key fingerprint, 8 hex digits.
@@ -61,4 +65,46 @@ public struct WalletSummary: Sendable, Codable, Equatable {
     public let accounts: [HDAccount]
     public let importedAccounts: [ImportedAccount]
     public let isCurrent: Bool
+}
+
+/// What a wallet's keys come from.
+public enum WalletKind: String, Sendable, Codable {
+    /// BIP39 words (and an optional BIP39 passphrase).
+    case bip39
+    /// A BIP32 seed with no words: the master secret of SLIP-39 shares made by another wallet.
+    case seed
+}
+
+/// The secret a wallet's keys derive from.
+public enum WalletSecret: Sendable {
+    case mnemonic(Mnemonic, passphrase: SecretBytes)
+    /// A BIP32 seed, 16–64 bytes.
+    case seed(SecretBytes)
+
+    public var kind: WalletKind {
+        switch self {
+        case .mnemonic: .bip39
+        case .seed: .seed
+        }
+    }
+
+    /// The HD keys.
+    public var keys: HDWallet {
+        switch self {
+        case let .mnemonic(mnemonic, passphrase): HDWallet(mnemonic: mnemonic, passphrase: passphrase)
+        case let .seed(seed): HDWallet(seed: seed)
+        }
+    }
+
+    /// The words, for BIP39 wallets.
+    public var mnemonic: Mnemonic? {
+        if case let .mnemonic(m, _) = self { return m }
+        return nil
+    }
+
+    /// The BIP39 passphrase (empty for seed wallets).
+    public var passphrase: SecretBytes {
+        if case let .mnemonic(_, p) = self { return p }
+        return SecretBytes([])
+    }
 }

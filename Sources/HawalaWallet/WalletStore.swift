@@ -6,7 +6,8 @@ import HawalaKeys
 /// The wallets of one user, in an SQLite database (GRDB) under `WalletHome`.
 ///
 /// The public model — names, networks, accounts, cached addresses, backup status — is readable
-/// without the password. Mnemonics, BIP39 passphrases and imported keys are sealed with
+/// without the password. BIP39 entropy (or, for seed wallets, the BIP32 seed), BIP39
+/// passphrases and imported keys are sealed with
 /// AES-256-GCM under the `Keyring` derived from the wallet password. Every change is one
 /// immediate SQLite transaction: a process killed at any moment leaves the old state or the new.
 public final class WalletStore: Sendable {
@@ -96,6 +97,15 @@ public final class WalletStore: Sendable {
                     sealedKey BLOB NOT NULL,
                     UNIQUE (walletId, chain, address));
                 CREATE TABLE setting (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                """)
+        }
+        // v2: seed-only wallets (SLIP-39 shares made by another wallet). `sealedSecret` holds the
+        // BIP39 entropy of a `bip39` wallet or the BIP32 seed of a `seed` wallet; the sealing
+        // context names which, so a changed `kind` fails authentication.
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: """
+                ALTER TABLE wallet RENAME COLUMN sealedEntropy TO sealedSecret;
+                ALTER TABLE wallet ADD COLUMN kind TEXT NOT NULL DEFAULT 'bip39' CHECK (kind IN ('bip39', 'seed'));
                 """)
         }
         return migrator
@@ -194,7 +204,12 @@ public final class WalletStore: Sendable {
     /// The name of the wallet these words and passphrase already are, if any (the overwrite
     /// guard, checked before asking for anything else).
     public func existingWallet(mnemonic: Mnemonic, passphrase: SecretBytes) throws -> String? {
-        let id = WalletStore.walletID(HDWallet(mnemonic: mnemonic, passphrase: passphrase))
+        try existingWallet(secret: .mnemonic(mnemonic, passphrase: passphrase))
+    }
+
+    /// The name of the wallet these keys already are, if any.
+    public func existingWallet(secret: WalletSecret) throws -> String? {
+        let id = WalletStore.walletID(secret.keys)
         return try read { try String.fetchOne($0, sql: "SELECT name FROM wallet WHERE id = ?", arguments: [id]) }
     }
 
@@ -206,7 +221,14 @@ public final class WalletStore: Sendable {
     @discardableResult
     public func add(mnemonic: Mnemonic, passphrase: SecretBytes, name: String?, network: Network,
                     keyring: Keyring, now: Date = Date()) throws -> WalletSummary {
-        let prepared = try prepare(mnemonic: mnemonic, passphrase: passphrase, network: network, keyring: keyring)
+        try add(secret: .mnemonic(mnemonic, passphrase: passphrase), name: name, network: network, keyring: keyring, now: now)
+    }
+
+    /// Adds a wallet for `secret` — words or a bare BIP32 seed — as the current wallet.
+    /// A seed wallet has no Cardano account (Cardano's Icarus keys need the words).
+    @discardableResult
+    public func add(secret: WalletSecret, name: String?, network: Network, keyring: Keyring, now: Date = Date()) throws -> WalletSummary {
+        let prepared = try prepare(secret: secret, network: network, keyring: keyring)
         let chosenName = try name.map(WalletStore.validName)
         try writeTransaction { db in
             try self.saveKeyringIfNew(keyring, db: db)
@@ -232,32 +254,37 @@ public final class WalletStore: Sendable {
         let id: String
         let fingerprint: String
         let network: Network
+        let kind: WalletKind
         let wordCount: Int
         let language: Language
         let hasPassphrase: Bool
         let accounts: [(chain: Chain, path: String, xpub: String?)]
         let addresses: [DerivedAddress]
-        let sealedEntropy: [UInt8]
+        let sealedSecret: [UInt8]
         let sealedPassphrase: [UInt8]?
     }
 
-    func prepare(mnemonic: Mnemonic, passphrase: SecretBytes, network: Network, keyring: Keyring) throws -> PreparedWallet {
-        let keys = HDWallet(mnemonic: mnemonic, passphrase: passphrase)
+    func prepare(secret: WalletSecret, network: Network, keyring: Keyring) throws -> PreparedWallet {
+        let keys = secret.keys
         let id = WalletStore.walletID(keys)
         var accounts: [(chain: Chain, path: String, xpub: String?)] = []
         var addresses: [DerivedAddress] = []
         let master = try keys.masterKey()
-        for chain in Chain.all where chain.network == network {
+        for chain in Chain.all where chain.network == network && (secret.kind == .bip39 || chain.curve != .ed25519Cardano) {
             let path = try chain.accountPath(account: 0)
             let xpub = chain.curve == .secp256k1 ? try master.derive(path: path).publicKey.serialized() : nil
             accounts.append((chain, path.description, xpub))
             addresses += try keys.addresses(chain: chain, count: WalletStore.cachedAddressCount)
         }
+        let passphrase = secret.passphrase
+        let sealedSecret: [UInt8] = switch secret {
+        case let .mnemonic(mnemonic, _): try keyring.seal(mnemonic.entropy(), context: WalletStore.context(wallet: id, "entropy"))
+        case let .seed(seed): try keyring.seal(seed, context: WalletStore.context(wallet: id, "seed"))
+        }
         return PreparedWallet(
-            id: id, fingerprint: String(format: "%08x", master.fingerprint), network: network,
-            wordCount: mnemonic.wordCount, language: mnemonic.language, hasPassphrase: !passphrase.isEmpty,
-            accounts: accounts, addresses: addresses,
-            sealedEntropy: try keyring.seal(mnemonic.entropy(), context: WalletStore.context(wallet: id, "entropy")),
+            id: id, fingerprint: String(format: "%08x", master.fingerprint), network: network, kind: secret.kind,
+            wordCount: secret.mnemonic?.wordCount ?? 0, language: secret.mnemonic?.language ?? .english, hasPassphrase: !passphrase.isEmpty,
+            accounts: accounts, addresses: addresses, sealedSecret: sealedSecret,
             sealedPassphrase: passphrase.isEmpty ? nil : try keyring.seal(passphrase, context: WalletStore.context(wallet: id, "passphrase")))
     }
 
@@ -270,10 +297,10 @@ public final class WalletStore: Sendable {
             throw WalletError.nameTaken(name)
         }
         try db.execute(sql: """
-            INSERT INTO wallet (id, name, createdAt, network, wordCount, language, hasPassphrase, fingerprint, sealedEntropy, sealedPassphrase)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [p.id, name, createdAt.timeIntervalSince1970, p.network.rawValue, p.wordCount,
-                             p.language.rawValue, p.hasPassphrase, p.fingerprint, Data(p.sealedEntropy), p.sealedPassphrase.map { Data($0) }])
+            INSERT INTO wallet (id, name, createdAt, network, kind, wordCount, language, hasPassphrase, fingerprint, sealedSecret, sealedPassphrase)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [p.id, name, createdAt.timeIntervalSince1970, p.network.rawValue, p.kind.rawValue, p.wordCount,
+                             p.language.rawValue, p.hasPassphrase, p.fingerprint, Data(p.sealedSecret), p.sealedPassphrase.map { Data($0) }])
         for account in p.accounts {
             try db.execute(sql: "INSERT INTO account (walletId, chain, accountIndex, path, xpub) VALUES (?, ?, 0, ?, ?)",
                            arguments: [p.id, account.chain.name, account.path, account.xpub])
@@ -354,16 +381,17 @@ public final class WalletStore: Sendable {
         let verifier = try newKeyring.makeVerifier()
         try writeTransaction { db in
             try self.checkKeyringIsCurrent(keyring, db: db)
-            for row in try Row.fetchAll(db, sql: "SELECT id, sealedEntropy, sealedPassphrase FROM wallet") {
+            for row in try Row.fetchAll(db, sql: "SELECT id, kind, sealedSecret, sealedPassphrase FROM wallet") {
                 let id: String = row["id"]
-                let entropy = try WalletStore.open(keyring, WalletStore.bytes(row, "sealedEntropy"), WalletStore.context(wallet: id, "entropy"), what: "the sealed words")
-                let newEntropy = try newKeyring.seal(entropy, context: WalletStore.context(wallet: id, "entropy"))
+                let context = try WalletStore.secretContext(row)
+                let secret = try WalletStore.open(keyring, WalletStore.bytes(row, "sealedSecret"), context, what: "the sealed secret of a wallet")
+                let newSecret = try newKeyring.seal(secret, context: context)
                 var newPassphrase: Data?
                 if let sealed = row["sealedPassphrase"] as Data? {
                     let passphrase = try WalletStore.open(keyring, Array(sealed), WalletStore.context(wallet: id, "passphrase"), what: "the sealed passphrase")
                     newPassphrase = Data(try newKeyring.seal(passphrase, context: WalletStore.context(wallet: id, "passphrase")))
                 }
-                try db.execute(sql: "UPDATE wallet SET sealedEntropy = ?, sealedPassphrase = ? WHERE id = ?", arguments: [Data(newEntropy), newPassphrase, id])
+                try db.execute(sql: "UPDATE wallet SET sealedSecret = ?, sealedPassphrase = ? WHERE id = ?", arguments: [Data(newSecret), newPassphrase, id])
             }
             for row in try Row.fetchAll(db, sql: "SELECT id, sealedKey FROM importedAccount") {
                 let id: String = row["id"]
@@ -378,19 +406,28 @@ public final class WalletStore: Sendable {
     }
 
     /// The words and BIP39 passphrase of `wallet`.
-    /// - Throws: `WalletError.tampered` when a sealed value fails authentication.
+    /// - Throws: `WalletError.noWords` for a seed wallet; `.tampered` when a sealed value fails
+    ///   authentication.
     public func secrets(of wallet: WalletSummary, keyring: Keyring) throws -> (mnemonic: Mnemonic, passphrase: SecretBytes) {
-        guard let row = try read({ try Row.fetchOne($0, sql: "SELECT language, sealedEntropy, sealedPassphrase FROM wallet WHERE id = ?", arguments: [wallet.id]) }) else {
+        guard case let .mnemonic(mnemonic, passphrase) = try secret(of: wallet, keyring: keyring) else { throw WalletError.noWords(wallet.name) }
+        return (mnemonic, passphrase)
+    }
+
+    /// What the keys of `wallet` derive from: its words and passphrase, or its seed.
+    /// - Throws: `WalletError.tampered` when a sealed value fails authentication.
+    public func secret(of wallet: WalletSummary, keyring: Keyring) throws -> WalletSecret {
+        guard let row = try read({ try Row.fetchOne($0, sql: "SELECT id, kind, language, sealedSecret, sealedPassphrase FROM wallet WHERE id = ?", arguments: [wallet.id]) }) else {
             throw WalletError.noSuchWallet(wallet.name)
         }
-        let entropy = try WalletStore.open(keyring, WalletStore.bytes(row, "sealedEntropy"), WalletStore.context(wallet: wallet.id, "entropy"), what: "the sealed words of \"\(wallet.name)\"")
+        let secret = try WalletStore.open(keyring, WalletStore.bytes(row, "sealedSecret"), try WalletStore.secretContext(row), what: "the sealed secret of \"\(wallet.name)\"")
+        if row["kind"] as String == WalletKind.seed.rawValue { return .seed(secret) }
         guard let language = Language(rawValue: row["language"]) else { throw WalletError.storage("unknown word-list language in the database") }
-        let mnemonic = try Mnemonic(entropy: entropy, language: language)
+        let mnemonic = try Mnemonic(entropy: secret, language: language)
         var passphrase = SecretBytes([])
         if let sealed = row["sealedPassphrase"] as Data? {
             passphrase = try WalletStore.open(keyring, Array(sealed), WalletStore.context(wallet: wallet.id, "passphrase"), what: "the sealed passphrase of \"\(wallet.name)\"")
         }
-        return (mnemonic, passphrase)
+        return .mnemonic(mnemonic, passphrase: passphrase)
     }
 
     /// The private key of an imported account.
@@ -466,6 +503,14 @@ public final class WalletStore: Sendable {
     }
 
     static func context(wallet id: String, _ kind: String) -> [UInt8] { Array("hawala/wallet/v1/\(id)/\(kind)".utf8) }
+    /// The sealing context of a wallet row's secret: its id and its kind.
+    static func secretContext(_ row: Row) throws -> [UInt8] {
+        switch WalletKind(rawValue: row["kind"]) {
+        case .bip39: context(wallet: row["id"], "entropy")
+        case .seed: context(wallet: row["id"], "seed")
+        case nil: throw WalletError.storage("unknown wallet kind in the database")
+        }
+    }
     static func context(imported id: String) -> [UInt8] { Array("hawala/imported/v1/\(id)".utf8) }
 
     /// UUID-formatted identifier from the seed (words and passphrase), revealing nothing of it.
@@ -505,7 +550,7 @@ public final class WalletStore: Sendable {
         let verifiedAt = (row["lastVerifiedAt"] as Double?).map(Date.init(timeIntervalSince1970:))
         return WalletSummary(
             id: id, name: row["name"], createdAt: Date(timeIntervalSince1970: row["createdAt"]),
-            network: Network(rawValue: row["network"]) ?? .mainnet, wordCount: row["wordCount"],
+            network: Network(rawValue: row["network"]) ?? .mainnet, kind: WalletKind(rawValue: row["kind"]) ?? .bip39, wordCount: row["wordCount"],
             hasPassphrase: row["hasPassphrase"], fingerprint: row["fingerprint"],
             backup: BackupStatus(state: backedUpAt == nil ? .notBackedUp : .backedUp, backedUpAt: backedUpAt, lastVerifiedAt: verifiedAt),
             accounts: accounts, importedAccounts: imported, isCurrent: id == current)

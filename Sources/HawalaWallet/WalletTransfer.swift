@@ -8,26 +8,25 @@ public struct WalletExport: Sendable {
     public let name: String
     public let network: Network
     public let createdAt: Date
-    public let mnemonic: Mnemonic
-    public let passphrase: SecretBytes
+    /// The words and BIP39 passphrase, or the seed.
+    public let secret: WalletSecret
     public let backedUpAt: Date?
     public let lastVerifiedAt: Date?
     public let importedAccounts: [ImportedAccountExport]
 
-    public init(name: String, network: Network, createdAt: Date, mnemonic: Mnemonic, passphrase: SecretBytes,
+    public init(name: String, network: Network, createdAt: Date, secret: WalletSecret,
                 backedUpAt: Date?, lastVerifiedAt: Date?, importedAccounts: [ImportedAccountExport]) {
         self.name = name
         self.network = network
         self.createdAt = createdAt
-        self.mnemonic = mnemonic
-        self.passphrase = passphrase
+        self.secret = secret
         self.backedUpAt = backedUpAt
         self.lastVerifiedAt = lastVerifiedAt
         self.importedAccounts = importedAccounts
     }
 
-    /// The deterministic wallet id of these words and passphrase.
-    public var id: String { WalletStore.walletID(HDWallet(mnemonic: mnemonic, passphrase: passphrase)) }
+    /// The deterministic wallet id of these keys.
+    public var id: String { WalletStore.walletID(secret.keys) }
 }
 
 /// An imported account with its private key.
@@ -71,11 +70,11 @@ extension WalletStore {
             wallets = wallets.filter { names.contains($0.name) }
         }
         return try wallets.map { w in
-            let (mnemonic, passphrase) = try secrets(of: w, keyring: keyring)
+            let secret = try secret(of: w, keyring: keyring)
             let imported = try w.importedAccounts.map { a in
                 ImportedAccountExport(chain: a.chain, key: try importedKey(a, keyring: keyring), label: a.label, importedAt: a.importedAt)
             }
-            return WalletExport(name: w.name, network: w.network, createdAt: w.createdAt, mnemonic: mnemonic, passphrase: passphrase,
+            return WalletExport(name: w.name, network: w.network, createdAt: w.createdAt, secret: secret,
                                 backedUpAt: w.backup.backedUpAt, lastVerifiedAt: w.backup.lastVerifiedAt, importedAccounts: imported)
         }
     }
@@ -106,7 +105,7 @@ extension WalletStore {
             case .replace: replacing = incoming.name
             }
         }
-        let prepared = try prepare(mnemonic: incoming.mnemonic, passphrase: incoming.passphrase, network: incoming.network, keyring: keyring)
+        let prepared = try prepare(secret: incoming.secret, network: incoming.network, keyring: keyring)
         let imported = try incoming.importedAccounts.map { a -> (id: String, key: ImportedPrivateKey, account: ImportedAccountExport, sealed: [UInt8]) in
             guard let chain = Chain.named(a.chain) else { throw WalletError.invalidRequest("unknown chain \(a.chain) in the backup") }
             let key = try ImportedPrivateKey(secret: a.key, chain: chain)

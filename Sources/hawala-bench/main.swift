@@ -10,7 +10,7 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "make-fixture" 
     let store = try WalletStore(home: WalletHome(directory: URL(fileURLWithPath: CommandLine.arguments[2])), create: true)
     let keyring = try store.newKeyring(password: SecretBytes(utf8: "correct horse"), parameters: KDFParameters(passes: 1, memoryKiB: 8192))
     let words = try Mnemonic(text: "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about")
-    let wallet = try store.add(mnemonic: words, passphrase: SecretBytes(utf8: "TREZOR"), name: "Fixture v1", network: .mainnet, keyring: keyring,
+    let wallet = try store.add(secret: .mnemonic(words, passphrase: SecretBytes(utf8: "TREZOR")), name: "Fixture v1", network: .mainnet, keyring: keyring,
                                now: Date(timeIntervalSince1970: 1_795_000_000))
     try store.recordBackup(of: wallet, at: Date(timeIntervalSince1970: 1_795_000_000))
     let key = try ImportedPrivateKey(text: SecretBytes(utf8: "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"), chain: .ethereum)
@@ -25,8 +25,8 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "make-backup-fi
     let words = try Mnemonic(text: "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about")
     let key = ImportedAccountExport(chain: "ethereum", key: SecretBytes(bytes(fromHex: "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")!), label: "hot", importedAt: when)
     let wallets = [
-        WalletExport(name: "Main", network: .mainnet, createdAt: when, mnemonic: words, passphrase: SecretBytes([]), backedUpAt: when, lastVerifiedAt: when, importedAccounts: [key]),
-        WalletExport(name: "Hidden", network: .testnet, createdAt: when, mnemonic: words, passphrase: SecretBytes(utf8: "TREZOR"), backedUpAt: nil, lastVerifiedAt: nil, importedAccounts: []),
+        WalletExport(name: "Main", network: .mainnet, createdAt: when, secret: .mnemonic(words, passphrase: SecretBytes([])), backedUpAt: when, lastVerifiedAt: when, importedAccounts: [key]),
+        WalletExport(name: "Hidden", network: .testnet, createdAt: when, secret: .mnemonic(words, passphrase: SecretBytes(utf8: "TREZOR")), backedUpAt: nil, lastVerifiedAt: nil, importedAccounts: []),
     ]
     let payload = try BackupPayload(createdAt: when, app: "hawala 0.1.0", wallets: wallets, current: "Main").encoded()
     try BackupFile.write(payload, to: URL(fileURLWithPath: CommandLine.arguments[2]), password: SecretBytes(utf8: "fixture password v1"), cost: .floor, createdAt: when)

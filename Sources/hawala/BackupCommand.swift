@@ -9,9 +9,9 @@ import HawalaWallet
 struct BackupCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backup",
-        abstract: "Encrypted .hawala backup files (export, inspect, import) and credential backups.",
+        abstract: "Encrypted .hawala backup files (export, inspect, import), credential backups, paper sheets and SLIP-39 shares.",
         discussion: "The format is documented in docs/hawala-format.md: Argon2id (256 MiB, 3 passes) wraps a random file key; the payload is AES-256-GCM in 64 KiB chunks; the whole header is authenticated.",
-        subcommands: [BackupExport.self, BackupInspect.self, BackupImport.self, CredentialCommand.self, PaperCommand.self])
+        subcommands: [BackupExport.self, BackupInspect.self, BackupImport.self, CredentialCommand.self, PaperCommand.self, ShamirCommand.self])
 }
 
 enum BackupPasswords {
@@ -148,10 +148,10 @@ struct BackupImport: ParsableCommand {
         var conflicted: [(WalletExport, String)] = []
         print("\(payload.wallets.count) wallet\(payload.wallets.count == 1 ? "" : "s") in \(url.lastPathComponent) (made by \(payload.app)):")
         for w in payload.wallets {
-            let keys = HDWallet(mnemonic: w.mnemonic, passphrase: w.passphrase)
+            let keys = w.secret.keys
             let chains: [Chain] = [w.network == .testnet ? .bitcoinTestnet : .bitcoin, .ethereum, .solana]
             let first = chains.compactMap { c in (try? keys.addresses(chain: c, count: 1).first).map { "\(c.name) \($0.address)" } }
-            print("  \(w.name) (\(w.network.rawValue), \(w.mnemonic.wordCount) words\(w.importedAccounts.isEmpty ? "" : ", \(w.importedAccounts.count) imported keys")): \(first.joined(separator: ", "))")
+            print("  \(w.name) (\(w.network.rawValue), \(w.secret.mnemonic.map { "\($0.wordCount) words" } ?? "seed only")\(w.importedAccounts.isEmpty ? "" : ", \(w.importedAccounts.count) imported keys")): \(first.joined(separator: ", "))")
             if let store = existingStore {
                 let (sameKeys, sameName) = try store.conflicts(for: w)
                 if let sameKeys {

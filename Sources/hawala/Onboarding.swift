@@ -16,10 +16,10 @@ enum Onboarding {
         let answer = try terminal.ask("[c]reate a new wallet, [r]estore one from its words, or [q]uit? ").trimmingCharacters(in: .whitespaces).lowercased()
         switch answer {
         case "c", "create":
-            var command = try WalletCreate.parse([])
+            let command = try WalletCreate.parse([])
             try command.run()
         case "r", "restore":
-            var command = try WalletRestore.parse([])
+            let command = try WalletRestore.parse([])
             try command.run()
         default:
             print("See `hawala --help`.")

@@ -29,6 +29,7 @@ struct PaperCommand: ParsableCommand {
         guard !FileManager.default.fileExists(atPath: url.path) else { throw CLIError("\(out) already exists; choose another name") }
         let store = try WalletSession.store(create: false)
         let summary = try store.wallet(named: wallet)
+        guard summary.kind == .bip39 else { throw WalletError.noWords(summary.name) }
         let content: PaperBackup.Content
         if withWords {
             let keyring = try WalletSession.unlock(store, file: password.passwordFile)

@@ -118,6 +118,7 @@ extension WalletSummary {
             ("network", .string(network.rawValue)),
             ("createdAt", .string(ISO8601.string(createdAt))),
             ("fingerprint", .string(fingerprint)),
+            ("kind", .string(kind.rawValue)),
             ("wordCount", .int(wordCount)),
             ("hasPassphrase", .bool(hasPassphrase)),
             ("backup", backup.json),

@@ -70,7 +70,7 @@ struct ExportImportTests {
         #expect(try store.importWallet(incoming, policy: .replace, keyring: keyring) == .replaced(name: "Main", existing: "Renamed"))
         #expect(try store.list().map(\.name) == ["Main"])
         // Same name, other keys.
-        let stranger = WalletExport(name: "Main", network: .mainnet, createdAt: Date(), mnemonic: try Mnemonic.generate(), passphrase: SecretBytes([]),
+        let stranger = WalletExport(name: "Main", network: .mainnet, createdAt: Date(), secret: .mnemonic(try Mnemonic.generate(), passphrase: SecretBytes([])),
                                     backedUpAt: nil, lastVerifiedAt: nil, importedAccounts: [])
         #expect(try store.importWallet(stranger, policy: .skip, keyring: keyring) == .skipped(name: "Main", existing: "Main"))
         #expect(try store.importWallet(stranger, policy: .keepBoth, keyring: keyring) == .added(name: "Main (2)"))

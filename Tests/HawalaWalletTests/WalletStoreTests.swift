@@ -48,7 +48,7 @@ struct WalletStoreTests {
         }
         #expect(try reopened.addresses(wallet: wallet, chain: .bitcoin, count: 50) == keys.addresses(chain: .bitcoin, count: 50))
         #expect(throws: WalletError.self) { try reopened.addresses(wallet: wallet, chain: .solana, count: 21) }
-        #expect(try reopened.appliedMigrations() == ["v1"])
+        #expect(try reopened.appliedMigrations() == ["v1", "v2"])
     }
 
     @Test func idIsDeterministicAndPassphraseMakesAnotherWallet() throws {
@@ -108,18 +108,40 @@ struct WalletStoreTests {
         let wallet = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
         let db = try DatabaseQueue(path: home.databaseURL.path)
         try db.write { db in
-            var sealed = try Data.fetchOne(db, sql: "SELECT sealedEntropy FROM wallet")!
+            var sealed = try Data.fetchOne(db, sql: "SELECT sealedSecret FROM wallet")!
             sealed[sealed.count - 1] ^= 0x01
-            try db.execute(sql: "UPDATE wallet SET sealedEntropy = ?", arguments: [sealed])
+            try db.execute(sql: "UPDATE wallet SET sealedSecret = ?", arguments: [sealed])
         }
-        #expect(throws: WalletError.tampered("the sealed words of \"Main\"")) { try store.secrets(of: wallet, keyring: keyring) }
+        #expect(throws: WalletError.tampered("the sealed secret of \"Main\"")) { try store.secrets(of: wallet, keyring: keyring) }
         // A sealed value copied to another wallet's row fails too (its context names the owner).
         let other = try store.add(mnemonic: try Mnemonic.generate(), passphrase: SecretBytes([]), name: "Other", network: .mainnet, keyring: keyring)
         try db.write { db in
-            try db.execute(sql: "UPDATE wallet SET sealedEntropy = (SELECT sealedEntropy FROM wallet WHERE id = ?) WHERE id = ?", arguments: [other.id, wallet.id])
+            try db.execute(sql: "UPDATE wallet SET sealedSecret = (SELECT sealedSecret FROM wallet WHERE id = ?) WHERE id = ?", arguments: [other.id, wallet.id])
         }
-        #expect(throws: WalletError.tampered("the sealed words of \"Main\"")) { try store.secrets(of: wallet, keyring: keyring) }
+        #expect(throws: WalletError.tampered("the sealed secret of \"Main\"")) { try store.secrets(of: wallet, keyring: keyring) }
         _ = try store.secrets(of: other, keyring: keyring)
+    }
+
+    /// A seed-only wallet (SLIP-39 shares from another wallet): sealed as a seed, no words, no
+    /// Cardano account; it survives a password change; relabelling it as BIP39 fails authentication.
+    @Test func seedWallets() throws {
+        let home = temporaryHome()
+        let store = try WalletStore(home: home, create: true)
+        let keyring = try store.newKeyring(password: password("correct horse"), parameters: fastKDF())
+        let seed = SecretBytes(bytes(fromHex: "000102030405060708090a0b0c0d0e0f")!)  // BIP32 test vector 1
+        let wallet = try store.add(secret: .seed(seed), name: "Trezor", network: .mainnet, keyring: keyring)
+        #expect(wallet.kind == .seed && wallet.wordCount == 0 && wallet.fingerprint == "3442193e")
+        #expect(!wallet.accounts.contains { $0.chain == "cardano" } && wallet.accounts.contains { $0.chain == "solana" })
+        #expect(throws: WalletError.noWords("Trezor")) { try store.secrets(of: wallet, keyring: keyring) }
+        guard case .seed(let back) = try store.secret(of: wallet, keyring: keyring) else { Issue.record("not a seed"); return }
+        #expect(back == seed)
+        #expect(try store.existingWallet(secret: .seed(seed)) == "Trezor")
+        let newKeyring = try store.changePassword(from: keyring, to: password("another horse"), parameters: fastKDF())
+        guard case .seed(let again) = try store.secret(of: wallet, keyring: newKeyring) else { Issue.record("not a seed"); return }
+        #expect(again == seed)
+        let db = try DatabaseQueue(path: home.databaseURL.path)
+        try db.write { try $0.execute(sql: "UPDATE wallet SET kind = 'bip39', wordCount = 12") }
+        #expect(throws: WalletError.tampered("the sealed secret of \"Trezor\"")) { try store.secret(of: wallet, keyring: newKeyring) }
     }
 
     @Test func hostileKDFParametersAreRefusedBeforeDeriving() throws {

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+
+@Suite("hawala backup shamir")
+struct ShamirCLITests {
+    // SLIP-39 official vector 4 (2 of 3, passphrase "TREZOR") and its root key.
+    let vector4 = """
+        shadow pistol academic always adequate wildlife fancy gross oasis cylinder mustang wrist rescue view short owner flip making coding armed
+        shadow pistol academic acid actress prayer class unknown daughter sweater depict flip twice unkind craft early superior advocate guest smoking
+        """
+    let vector4Xprv = "xprv9s21ZrQH143K2nNuAbfWPHBtfiSCS14XQgb3otW4pX655q58EEZeC8zmjEUwucBu9dPnxdpbZLCn57yx45RBkwJHnwHFjZK4XPJ8SyeYjYg"
+
+    /// The shares in `split` output, by group.
+    func groups(_ output: String) -> [[String]] {
+        var groups = [[String]]()
+        for line in output.split(separator: "\n") {
+            if line.hasPrefix("# group ") { groups.append([]) } else if !line.hasPrefix("#") { groups[groups.count - 1].append(String(line)) }
+        }
+        return groups
+    }
+
+    /// A BIP39 wallet split into groups comes back, from a sufficient subset, as the same words
+    /// and addresses in a fresh home; extra shares are accepted, too few are refused.
+    @Test func splitAndRecoverBIP39Wallet() throws {
+        let f = try WalletFixture()
+        #expect(try f.restoreAbandon(name: "Main").status == 0)
+        try f.write("slip-pass", "hunter2 hunter2\n")
+        let split = try f.run(["backup", "shamir", "split", "--group-threshold", "2", "--group", "2/3", "--group", "3/5", "--group", "1/1",
+                               "--passphrase-file", f.path("slip-pass"), "--password-file", f.path("password")])
+        #expect(split.status == 0, "\(split.stderr)")
+        let g = groups(split.stdout)
+        #expect(g.map(\.count) == [3, 5, 1])
+        #expect(g.joined().allSatisfy { $0.split(separator: " ").count == 20 })
+        #expect(split.stdout.contains("fingerprint 73c5da0a") && split.stdout.contains("--as bip39"))
+
+        let fresh = try WalletFixture()
+        let subset = try fresh.write("shares", "# two groups\n\(g[0][2])\n\n\(g[2][0])\n\(g[0][0])\n")
+        try fresh.write("slip-pass", "hunter2 hunter2\n")
+        let r = try fresh.run(["backup", "shamir", "recover", "--shares-file", subset, "--passphrase-file", fresh.path("slip-pass"),
+                               "--as", "bip39", "--name", "Back", "--password-file", fresh.path("password"), "--yes"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("recovered wallet \"Back\"") && r.stdout.contains("fingerprint 73c5da0a"))
+        #expect(r.stderr.contains("bitcoin: bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu"), "\(r.stderr)")  // BIP84 vector address
+        let words = try fresh.run(["wallet", "show-seed", "--reveal", "--password-file", fresh.path("password")])
+        #expect(words.stdout.contains("abandon abandon") && words.stdout.contains("about"))
+        // The whole output works too (every extra share is checked against the others).
+        let all = try fresh.write("all", split.stdout)
+        let xprv = try fresh.run(["backup", "shamir", "recover", "--shares-file", all, "--passphrase-file", fresh.path("slip-pass"), "--print-xprv"])
+        #expect(xprv.status == 0 && xprv.stdout.hasPrefix("xprv"), "\(xprv.stderr)")
+        // The same wallet again is refused; one complete group is not enough.
+        expectCleanFailure(try fresh.run(["backup", "shamir", "recover", "--shares-file", subset, "--passphrase-file", fresh.path("slip-pass"),
+                                          "--as", "bip39", "--password-file", fresh.path("password"), "--yes"]), contains: "already exists")
+        let one = try fresh.write("one", g[2][0] + "\n")
+        expectCleanFailure(try fresh.run(["backup", "shamir", "recover", "--shares-file", one, "--print-xprv"]), contains: "not enough groups: 1 complete, 2 needed")
+        let short = try fresh.write("short", g[1][0] + "\n" + g[2][0] + "\n")
+        expectCleanFailure(try fresh.run(["backup", "shamir", "recover", "--shares-file", short, "--print-xprv"]), contains: "group 2 needs 3 shares, 1 given")
+    }
+
+    /// Shares made elsewhere: the published vector's root key, and a seed-only wallet that has no
+    /// words but exports, imports and splits back into shares recovering the same key.
+    @Test func trezorSharesBecomeSeedWallet() throws {
+        let f = try WalletFixture()
+        let shares = try f.write("vector4", vector4 + "\n")
+        try f.write("trezor", "TREZOR\n")
+        let xprv = try f.run(["backup", "shamir", "recover", "--shares-file", shares, "--passphrase-file", f.path("trezor"), "--print-xprv"])
+        #expect(xprv.status == 0 && xprv.stdout == vector4Xprv + "\n", "\(xprv.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: f.data.path), "--print-xprv saves nothing")
+
+        // Without --as and without a terminal: a usage error that says how to choose.
+        expectCleanFailure(try f.run(["backup", "shamir", "recover", "--shares-file", shares, "--passphrase-file", f.path("trezor"),
+                                      "--password-file", f.path("password"), "--yes"]), status: 2, contains: "--as seed")
+        let r = try f.run(["backup", "shamir", "recover", "--shares-file", shares, "--passphrase-file", f.path("trezor"), "--as", "seed",
+                           "--name", "Trezor", "--password-file", f.path("password"), "--yes"])
+        #expect(r.status == 0 && r.stdout.contains("seed only"), "\(r.stderr)")
+        let list = try f.run(["wallet", "list", "--json"])
+        #expect(list.stdout.contains("\"kind\": \"seed\"") && list.stdout.contains("\"wordCount\": 0"), "\(list.stdout)")
+        expectCleanFailure(try f.run(["wallet", "show-seed", "--reveal", "--password-file", f.path("password")]), contains: "has no BIP39 words")
+
+        // Export and import keep it a seed wallet with the same keys.
+        try f.write("backup-pass", "a long backup password for tests\n")
+        let file = f.home.appendingPathComponent("seed.hawala").path
+        #expect(try f.run(["backup", "export", "--out", file, "--password-file", f.path("password"), "--backup-password-file", f.path("backup-pass")]).status == 0)
+        let g = try WalletFixture()
+        try g.write("backup-pass", "a long backup password for tests\n")
+        let imported = try g.run(["backup", "import", file, "--backup-password-file", g.path("backup-pass"), "--password-file", g.path("password")])
+        #expect(imported.status == 0 && imported.stdout.contains("seed only"), "\(imported.stdout) \(imported.stderr)")
+
+        // Splitting it shares the seed itself: the shares give back the vector's root key.
+        let split = try g.run(["backup", "shamir", "split", "--group-threshold", "1", "--group", "2/2", "--no-extendable",
+                               "--iteration-exponent", "0", "--password-file", g.path("password")])
+        #expect(split.status == 0 && split.stdout.contains("--as seed"), "\(split.stderr)")
+        let again = try g.write("again", split.stdout)
+        let back = try g.run(["backup", "shamir", "recover", "--shares-file", again, "--print-xprv"])
+        #expect(back.stdout == vector4Xprv + "\n", "\(back.stderr)")
+    }
+
+    /// Wrong input: one clear line and exit 1; impossible layouts are usage errors (exit 2).
+    @Test func badInput() throws {
+        let f = try WalletFixture()
+        let lines = vector4.split(separator: "\n").map(String.init)
+        let broken = try f.write("broken", lines[0].replacingOccurrences(of: "armed", with: "arena") + "\n")
+        expectCleanFailure(try f.run(["backup", "shamir", "recover", "--shares-file", broken, "--print-xprv"]), contains: "share 1 has an invalid checksum")
+        let typo = try f.write("typo", lines[0].replacingOccurrences(of: "wildlife", with: "wildlyfe") + "\n")
+        expectCleanFailure(try f.run(["backup", "shamir", "recover", "--shares-file", typo, "--print-xprv"]), contains: "word 6: \"wildlyfe\" is not a SLIP-39 word")
+        let empty = try f.write("empty", "# nothing\n\n")
+        expectCleanFailure(try f.run(["backup", "shamir", "recover", "--shares-file", empty, "--print-xprv"]), contains: "holds no shares")
+        let binary = try f.write("binary", String(repeating: "\u{7}\u{0}ÿ", count: 100))
+        expectCleanFailure(try f.run(["backup", "shamir", "recover", "--shares-file", binary, "--print-xprv"]))
+        expectCleanFailure(try f.run(["backup", "shamir", "recover", "--shares-file", f.path("missing"), "--print-xprv"]), contains: "cannot open")
+
+        #expect(try f.restoreAbandon().status == 0)
+        for layout in [["--group-threshold", "2", "--group", "2/3"], ["--group-threshold", "1", "--group", "1/3"],
+                       ["--group-threshold", "1", "--group", "4/3"], ["--group-threshold", "1", "--group", "two/3"],
+                       ["--group-threshold", "1", "--group", "2/17"], ["--group-threshold", "1"]] {
+            let r = try f.run(["backup", "shamir", "split"] + layout + ["--password-file", f.path("password")])
+            #expect(r.status == 2 && r.stdout.isEmpty && !r.stderr.contains("Fatal"), "\(layout): \(r.stderr)")
+        }
+        try f.write("accented", "pässword\n")
+        expectCleanFailure(try f.run(["backup", "shamir", "split", "--group-threshold", "1", "--group", "1/1", "--passphrase-file", f.path("accented"),
+                                      "--password-file", f.path("password")]), contains: "printable ASCII")
+        try f.write("wrong", "not the password\n")
+        expectCleanFailure(try f.run(["backup", "shamir", "split", "--group-threshold", "1", "--group", "1/1", "--password-file", f.path("wrong")]),
+                           contains: "wrong password")
+    }
+}
