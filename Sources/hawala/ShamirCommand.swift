@@ -98,7 +98,8 @@ struct ShamirSplit: ParsableCommand {
                                       groups: layout, extendable: extendable, iterationExponent: iterationExponent)
         let kind = summary.kind == .bip39 ? "its BIP39 entropy; recover with --as bip39" : "its BIP32 seed; recover with --as seed"
         print("# SLIP-39 shares of wallet \"\(summary.name)\" (fingerprint \(summary.fingerprint)), \(kind)")
-        print("# any \(groupThreshold) of these \(layout.count) group\(layout.count == 1 ? "" : "s") recover it\(passphrase.isEmpty ? "" : ", with the passphrase")")
+        let needed = layout.count == 1 ? "the group below recovers it" : "any \(groupThreshold) of these \(layout.count) groups recover it"
+        print("# \(needed)\(passphrase.isEmpty ? "" : ", with the passphrase")")
         for (i, group) in shares.enumerated() {
             print("# group \(i + 1): any \(layout[i].threshold) of these \(layout[i].count) shares")
             for share in group { print(share.words.joined(separator: " ")) }

@@ -123,3 +123,32 @@ struct ShamirCLITests {
                            contains: "wrong password")
     }
 }
+
+@Suite("hawala backup shamir at a terminal")
+struct ShamirTerminalTests {
+    /// Shares typed one by one (four-letter prefixes, a typo retyped), then the choice between the
+    /// two readings by their first addresses; the confirmed wallet is saved.
+    @Test func typedSharesAndChoice() throws {
+        let f = try WalletFixture()
+        let shares = ShamirCLITests().vector4.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        try f.write("trezor", "TREZOR\n")
+        let session = try PTYSession(["backup", "shamir", "recover", "--passphrase-file", f.path("trezor"), "--name", "Typed",
+                                      "--password-file", f.path("password")], home: f.data.path)
+        try session.expect("Share 1: ")
+        session.send(shares[0].split(separator: " ").map { String($0.prefix(4)) }.joined(separator: " "))
+        try session.expect("ok: group 1 of 1, 1 of 2 shares")
+        session.send(shares[1].replacingOccurrences(of: "prayer", with: "preyer"))
+        try session.expect("\"preyer\" is not a SLIP-39 word")
+        session.send(shares[1])
+        try session.expect("2 of 2 shares")
+        session.send("")
+        try session.expect("Which first address is yours? [1/2] ")
+        session.send("3")
+        try session.expect("type 1 or 2")
+        session.send("2")
+        try session.expect("Do these addresses match your records?")
+        session.send("y")
+        #expect(try session.wait() == 0, "screen: \(session.screen)")
+        #expect(session.screen.contains("recovered wallet \"Typed\"") && session.screen.contains("seed only"), "\(session.screen)")
+    }
+}
