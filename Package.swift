@@ -40,6 +40,7 @@ let package = Package(
             pkgConfig: "cairo",
             providers: [.apt(["libcairo2-dev"]), .brew(["cairo"])]
         ),
+        .systemLibrary(name: "CMalloc"),  // glibc's mallopt, for the executables
         .systemLibrary(
             name: "CQREncode",
             pkgConfig: "libqrencode",
@@ -84,6 +85,7 @@ let package = Package(
             name: "hawala",
             dependencies: [
                 "HawalaPaper",
+                "CMalloc",
                 "HawalaKeys",
                 "HawalaWallet",
                 "HawalaBackup",
@@ -94,7 +96,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "hawala-bench",
-            dependencies: ["HawalaKeys", "HawalaWallet", "HawalaBackup"],
+            dependencies: ["HawalaKeys", "HawalaWallet", "HawalaBackup", "CMalloc"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

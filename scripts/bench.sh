@@ -45,6 +45,7 @@ print(f"{'wallet addresses --count 20, slowest chain':52} {worst:9.1f} ms")
 PY
 echo "== .hawala export / import (KDF excluded; file in \$TMPDIR) vs openssl speed, same run =="
 openssl speed -evp aes-256-gcm -bytes 16384 -seconds 3 2>/dev/null | awk '/^AES-256-GCM/ { printf "openssl speed -evp aes-256-gcm, 16 KiB blocks: %.0f MB/s\n", $2 / 1000 }'
+.build/release/hawala-bench gcm
 for mib in 1 100 1024; do
     .build/release/hawala-bench stream "$mib" "$HOME_DIR/stream.hawala"
 done

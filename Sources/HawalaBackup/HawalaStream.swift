@@ -93,17 +93,23 @@ public final class HawalaFileWriter {
     /// Adds payload bytes; full chunks are written as soon as more data follows them.
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
         precondition(!finished, "write after finish")
-        pending.append(contentsOf: bytes)
         let size = HawalaFileHeader.chunkSize
-        if pending.count > size {
-            var start = 0
-            while pending.count - start > size {
-                try emit(pending[start..<(start + size)], last: false)
-                start += size
-            }
-            SecretBytes.wipe(&pending, range: 0..<start)
-            pending.removeFirst(start)
+        var input = bytes
+        // Top up a partial chunk first; whole chunks are then sealed straight from `bytes`.
+        if !pending.isEmpty {
+            let take = min(size - pending.count, input.count)
+            pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[..<take]))
+            input = UnsafeRawBufferPointer(rebasing: input[take...])
+            guard !input.isEmpty else { return }  // the chunk may be the last: wait for more
+            try pending.withUnsafeBytes { try emit($0, last: false) }
+            SecretBytes.wipe(&pending)
+            pending.removeAll(keepingCapacity: true)
         }
+        while input.count > size {
+            try emit(UnsafeRawBufferPointer(rebasing: input[..<size]), last: false)
+            input = UnsafeRawBufferPointer(rebasing: input[size...])
+        }
+        pending.append(contentsOf: input)
     }
 
     public func write(_ bytes: [UInt8]) throws { try bytes.withUnsafeBytes { try write($0) } }
@@ -111,7 +117,7 @@ public final class HawalaFileWriter {
     /// Writes the final chunk (empty only when the whole payload is).
     public func finish() throws {
         precondition(!finished, "finish twice")
-        try emit(pending[...], last: true)
+        try pending.withUnsafeBytes { try emit($0, last: true) }
         SecretBytes.wipe(&pending)
         finished = true
     }
@@ -123,11 +129,10 @@ public final class HawalaFileWriter {
         return try! AESGCM.seal([UInt8](), key: payloadKey, nonce: nonce, associatedData: header.mac)
     }
 
-    private func emit(_ chunk: ArraySlice<UInt8>, last: Bool) throws {
+    private func emit(_ chunk: UnsafeRawBufferPointer, last: Bool) throws {
         guard counter < UInt32.max else { throw HawalaFileError.io("payload too large for one .hawala file") }
         let nonce = HawalaKeys.chunkNonce(prefix: header.noncePrefix, counter: counter, last: last)
-        let sealed = try AESGCM.seal(chunk, key: payloadKey, nonce: nonce, associatedData: header.mac)
-        try sealed.withUnsafeBytes { try sink.write($0) }
+        try AESGCM.seal(chunk, key: payloadKey, nonce: nonce, associatedData: header.mac) { try sink.write($0) }
         counter += 1
     }
 }

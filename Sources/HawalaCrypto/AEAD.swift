@@ -43,6 +43,17 @@ public enum AESGCM {
         return out
     }
 
+    /// Encrypts like `seal` and hands ciphertext ‖ tag to `body` without copying it out
+    /// (streams write it straight to their sink).
+    public static func seal<R>(_ plaintext: UnsafeRawBufferPointer, key: SecretBytes, nonce: [UInt8], associatedData: [UInt8] = [],
+                               into body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+        let symmetricKey = try symmetric(key)
+        guard nonce.count == nonceLength else { throw Error.invalidNonceLength(nonce.count) }
+        let box = try AES.GCM.seal(plaintext, using: symmetricKey, nonce: AES.GCM.Nonce(data: nonce), authenticating: associatedData)
+        // `combined` is nonce ‖ ciphertext ‖ tag in one buffer.
+        return try box.combined!.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[nonceLength...])) }
+    }
+
     /// Decrypts and authenticates ciphertext ‖ tag. The plaintext is returned as a secret.
     /// - Throws: `AESGCM.Error.authenticationFailed` for any change or a wrong key; nothing of the
     ///   plaintext is released then.
@@ -51,11 +62,15 @@ public enum AESGCM {
         guard nonce.count == nonceLength else { throw Error.invalidNonceLength(nonce.count) }
         guard sealed.count >= tagLength else { throw Error.authenticationFailed }
         do {
-            let box = try AES.GCM.SealedBox(
-                nonce: AES.GCM.Nonce(data: nonce),
-                ciphertext: sealed[..<(sealed.count - tagLength)],
-                tag: sealed[(sealed.count - tagLength)...])
-            let plain = try AES.GCM.open(box, using: symmetricKey, authenticating: associatedData)
+            // Raw buffers, not slices: swift-crypto copies a generic collection byte by byte.
+            let box = try sealed.withUnsafeBytes { raw in
+                try AES.GCM.SealedBox(
+                    nonce: AES.GCM.Nonce(data: nonce),
+                    ciphertext: UnsafeRawBufferPointer(rebasing: raw[..<(raw.count - tagLength)]),
+                    tag: UnsafeRawBufferPointer(rebasing: raw[(raw.count - tagLength)...]))
+            }
+            var plain = try AES.GCM.open(box, using: symmetricKey, authenticating: associatedData)
+            defer { plain.resetBytes(in: 0..<plain.count) }
             return plain.withUnsafeBytes { SecretBytes($0) }
         } catch {
             throw Error.authenticationFailed

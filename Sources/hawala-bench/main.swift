@@ -1,3 +1,4 @@
+import CMalloc
 import Foundation
 import HawalaCrypto
 import HawalaKeys
@@ -33,6 +34,8 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "make-backup-fi
     exit(0)
 }
 
+mallopt(hawala_m_trim_threshold, 64 << 20)  // as the hawala executable does (see its main.swift)
+
 // `hawala-bench stream MIB FILE`: .hawala export then import of MIB MiB (KDF excluded), with
 // throughput and this process's peak resident memory.
 if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "stream", let mib = Int(CommandLine.arguments[2]) {
@@ -61,6 +64,23 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "stream", let m
     let rate = { (seconds: Double) in Double(mib) * 1.048576 / seconds }  // MB/s
     print(String(format: "%5d MiB: export %7.0f MB/s, import %7.0f MB/s, peak RSS %5.1f MiB",
                  mib, rate(encrypt), rate(decrypt), Double(usage.ru_maxrss) / 1024))
+    exit(0)
+}
+
+// `hawala-bench gcm`: AES-256-GCM seal and open of 64 KiB chunks alone (swift-crypto), MB/s.
+if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "gcm" {
+    let key = SystemRandom.secret(count: 32)
+    let nonce = [UInt8](repeating: 1, count: 12)
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    SystemRandom.fill(&chunk)
+    var start = Date()
+    var sealed = [UInt8]()
+    for _ in 0..<8192 { sealed = try AESGCM.seal(chunk, key: key, nonce: nonce) }
+    let seal = Date().timeIntervalSince(start)
+    start = Date()
+    for _ in 0..<8192 { _ = try AESGCM.open(sealed, key: key, nonce: nonce) }
+    let open = Date().timeIntervalSince(start)
+    print(String(format: "AES-256-GCM 64 KiB: seal %.0f MB/s, open %.0f MB/s", 536.870912 / seal, 536.870912 / open))
     exit(0)
 }
 

@@ -187,6 +187,38 @@ struct HawalaCorpusTests {
         }
     }
 
+    /// A 40-chunk file round-trips from odd-sized writes (partial chunks topped up, whole ones
+    /// sealed in place); a damaged chunk deep inside releases exactly the chunks before it, then its error.
+    @Test func manyChunksKeepOrderAndErrors() throws {
+        let payload = SystemRandom.bytes(40 * chunk + 123)
+        let sink = MemoryStream()
+        let writer = try HawalaFileWriter(sink: sink, password: testPassword, cost: .floor)
+        var offset = 0
+        for piece in [1, 3 * chunk + 7, 17 * chunk, 5, 2 * chunk - 12, 700_000] where offset < payload.count {
+            let end = min(payload.count, offset + piece)
+            try writer.write(Array(payload[offset..<end]))
+            offset = end
+        }
+        try writer.write(Array(payload[offset...]))
+        try writer.finish()
+        let file = sink.bytes
+        #expect(try decrypt(file) == payload)
+
+        for (damaged, expected) in [(20, "chunk 20 failed authentication"), (16, "chunk 16 failed authentication"), (33, "chunk 33 failed authentication")] {
+            let reader = try HawalaFileReader(source: MemoryStream(Self.flip(file, at: headerSize + damaged * sealedChunk + 9)), password: testPassword)
+            for i in 0..<damaged {
+                #expect(try reader.nextChunk()?.unsafeCopy() == Array(payload[(i * chunk)..<((i + 1) * chunk)]), "chunk \(i)")
+            }
+            #expect(throws: HawalaFileError.damaged(expected)) { try reader.nextChunk() }
+        }
+        let swapped = Array(file[0..<(headerSize + 25 * sealedChunk)]) + Array(file[(headerSize + 26 * sealedChunk)..<(headerSize + 27 * sealedChunk)])
+            + Array(file[(headerSize + 25 * sealedChunk)..<(headerSize + 26 * sealedChunk)]) + Array(file[(headerSize + 27 * sealedChunk)...])
+        #expect(throws: HawalaFileError.damaged("chunk 25 failed authentication")) { try decrypt(swapped) }
+        #expect(throws: HawalaFileError.damaged("chunk 29 failed authentication (altered, or the file is truncated)")) {
+            try decrypt(Array(file[0..<(headerSize + 30 * sealedChunk)]))
+        }
+    }
+
     @Test func noPlaintextFromAFailedChunk() throws {
         let file = Self.flip(Self.good, at: headerSize + sealedChunk + 5)  // chunk 1 altered
         let reader = try HawalaFileReader(source: MemoryStream(file), password: testPassword)
