@@ -8,9 +8,17 @@ public enum BackupFile {
     /// success. On any failure nothing is left at `url` that wasn't there before.
     public static func write(_ payload: SecretBytes, to url: URL, password: SecretBytes, cost: HawalaKDFCost = .default, createdAt: Date = Date()) throws {
         try AtomicFile.write(to: url, replace: true, produce: { fd, _ in
-            let writer = try HawalaFileWriter(sink: FileDescriptorStream(fd: fd), password: password, cost: cost, createdAt: createdAt)
-            try payload.withUnsafeBytes { try writer.write($0) }
-            try writer.finish()
+            // Sealing overlaps the kernel's copy of the previous chunk.
+            let sink = BackgroundSink(FileDescriptorStream(fd: fd))
+            do {
+                let writer = try HawalaFileWriter(sink: sink, password: password, cost: cost, createdAt: createdAt)
+                try payload.withUnsafeBytes { try writer.write($0) }
+                try writer.finish()
+            } catch {
+                try? sink.finish()
+                throw error
+            }
+            try sink.finish()
         }, verify: { path in
             // Read back before anything is replaced: an export that can't be read is no backup.
             let readBack = try read(URL(fileURLWithPath: path), password: password, limit: max(payload.count, 1))
@@ -22,8 +30,12 @@ public enum BackupFile {
     public static func read(_ url: URL, password: SecretBytes, limit: Int = BackupPayload.maximumBytes) throws -> SecretBytes {
         let fd = open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw HawalaFileError.io("cannot open \(url.path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        let reader = try HawalaFileReader(source: FileDescriptorStream(fd: fd), password: password)
+        let source = ReadAheadSource(FileDescriptorStream(fd: fd))
+        defer {
+            source.finish()  // the read-ahead thread stops before the descriptor closes
+            close(fd)
+        }
+        let reader = try HawalaFileReader(source: source, password: password)
         return try reader.readAll(limit: limit)
     }
 

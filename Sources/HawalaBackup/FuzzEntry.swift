@@ -1,8 +1,9 @@
 import Foundation
 import HawalaCrypto
-import HawalaKeys
+@_spi(Fuzzing) import HawalaKeys
 
-/// The fuzzer's entry point over the .hawala decoder and the payload and credential parsers
+/// The fuzzer's entry point over the .hawala decoder, the payload and credential parsers and
+/// SLIP-39 share parsing and recovery
 /// (`make fuzz`, Sources/hawala-fuzz), public to the fuzzer and to the seed-replay test only.
 @_spi(Fuzzing) public enum FuzzEntry {
     /// One valid file, made once: its header and key-encryption key let the fuzzer reach the
@@ -39,11 +40,17 @@ import HawalaKeys
         guard let selector = data.first else { return }
         let input = Array(data.dropFirst())
         let fixture = Fixture.shared
-        switch selector % 5 {
+        switch selector % 6 {
         case 0: _ = try? HawalaFileHeader.parse(input)                                    // any header
         case 1: drain(Array(fixture.file.prefix(HawalaFileHeader.size)) + input)           // authentic header, hostile chunks
         case 2: drain(input)                                                               // hostile header and chunks, right key
         case 3: _ = try? BackupPayload.decode(SecretBytes(input))                         // hostile payload JSON
+        case 5:
+            // SLIP-39 shares, one per line: parsing and Shamir recovery (not the PBKDF2 decryption,
+            // whose cost a share's exponent sets by design).
+            let lines = String(decoding: input, as: UTF8.self).split(whereSeparator: \.isNewline).prefix(32)
+            let shares = lines.enumerated().compactMap { try? SLIP39Share(mnemonic: String($1), number: $0 + 1) }
+            _ = try? SLIP39.recoverEncryptedForFuzzing(shares)
         default:
             // A credential envelope's checks before its KDF (magic, version, bounds).
             if input.count < 8 || input[6] != 1 { _ = try? CredentialEnvelope.open(input, phrase: fixture.phrase) }

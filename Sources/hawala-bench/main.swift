@@ -44,18 +44,23 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "stream", let m
     var piece = [UInt8](repeating: 0, count: 1 << 20)
     SystemRandom.fill(&piece)
     let out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    let writer = try HawalaFileWriter(sink: FileDescriptorStream(fd: out), password: password, cost: .floor)
+    // As BackupFile does: writes and reads on a background thread.
+    let sink = BackgroundSink(FileDescriptorStream(fd: out))
+    let writer = try HawalaFileWriter(sink: sink, password: password, cost: .floor)
     var start = Date()
     for _ in 0..<mib { try writer.write(piece) }
     try writer.finish()
+    try sink.finish()
     let encrypt = Date().timeIntervalSince(start)
     close(out)
     let input = open(path, O_RDONLY)
-    let reader = try HawalaFileReader(source: FileDescriptorStream(fd: input), password: password)
+    let source = ReadAheadSource(FileDescriptorStream(fd: input))
+    let reader = try HawalaFileReader(source: source, password: password)
     start = Date()
     var total = 0
     while let chunk = try reader.nextChunk() { total += chunk.count }
     let decrypt = Date().timeIntervalSince(start)
+    source.finish()
     close(input)
     unlink(path)
     precondition(total == mib << 20)

@@ -79,6 +79,11 @@ public enum SLIP39 {
         return try combine(shares, passphrase: passphrase)
     }
 
+    /// For the fuzzer: the Shamir recovery without the (deliberately slow) decryption.
+    @_spi(Fuzzing) public static func recoverEncryptedForFuzzing(_ shares: [SLIP39Share]) throws -> SecretBytes {
+        try recoverEncrypted(shares).0
+    }
+
     /// The encrypted master secret and a share carrying the common parameters.
     static func recoverEncrypted(_ shares: [SLIP39Share]) throws(SLIP39Error) -> (SecretBytes, SLIP39Share) {
         guard let first = shares.first else { throw .noShares }
