@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "HawalaWallet", targets: ["HawalaWallet"]),
         .library(name: "HawalaBackup", targets: ["HawalaBackup"]),
         .library(name: "HawalaPaper", targets: ["HawalaPaper"]),
+        .library(name: "HawalaLightning", targets: ["HawalaLightning"]),
         .executable(name: "hawala", targets: ["hawala"]),
     ],
     dependencies: [
@@ -81,10 +82,22 @@ let package = Package(
             dependencies: ["HawalaKeys", "CCairo", "CQREncode"],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "HawalaLightning",
+            dependencies: ["HawalaCrypto", "HawalaKeys"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HawalaLightningTests",
+            dependencies: ["HawalaLightning", "HawalaKeys"],
+            resources: [.copy("Vectors")],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "hawala",
             dependencies: [
                 "HawalaPaper",
+                "HawalaLightning",
                 "CMalloc",
                 "HawalaKeys",
                 "HawalaWallet",

@@ -143,4 +143,51 @@ public enum Secp256k1 {
             guard secp256k1_ec_seckey_tweak_add(ctx, dest, tweak) == 1 else { throw Error.invalidTweak }
         }
     }
+
+    // MARK: ECDSA (BOLT11 invoice signatures)
+
+    /// A compact ECDSA signature (r ‖ s, 64 bytes) with its recovery id (0–3).
+    public struct RecoverableSignature: Sendable, Equatable {
+        public let compact: [UInt8]
+        public let recoveryID: Int
+        public init(compact: [UInt8], recoveryID: Int) {
+            self.compact = compact
+            self.recoveryID = recoveryID
+        }
+    }
+
+    /// Signs a 32-byte digest with RFC 6979 deterministic nonces; the signature is low-S.
+    /// - Throws: `Secp256k1.Error.invalidPrivateKey`.
+    public static func signRecoverable(digest: [UInt8], privateKey: SecretBytes) throws -> RecoverableSignature {
+        precondition(digest.count == 32)
+        var signature = secp256k1_ecdsa_recoverable_signature()
+        let ok = privateKey.withUnsafeBytes { key in
+            key.count == 32 && secp256k1_ecdsa_sign_recoverable(ctx, &signature, digest, key.bindMemory(to: UInt8.self).baseAddress!, nil, nil) == 1
+        }
+        guard ok else { throw Error.invalidPrivateKey }
+        var compact = [UInt8](repeating: 0, count: 64)
+        var recid: Int32 = 0
+        _ = secp256k1_ecdsa_recoverable_signature_serialize_compact(ctx, &compact, &recid, &signature)
+        return RecoverableSignature(compact: compact, recoveryID: Int(recid))
+    }
+
+    /// The public key that made `signature` over `digest`, or nil when none can have.
+    public static func recover(_ signature: RecoverableSignature, digest: [UInt8]) -> PublicKey? {
+        guard signature.compact.count == 64, (0...3).contains(signature.recoveryID), digest.count == 32 else { return nil }
+        var parsed = secp256k1_ecdsa_recoverable_signature()
+        guard secp256k1_ecdsa_recoverable_signature_parse_compact(ctx, &parsed, signature.compact, Int32(signature.recoveryID)) == 1 else { return nil }
+        var key = secp256k1_pubkey()
+        guard secp256k1_ecdsa_recover(ctx, &key, &parsed, digest) == 1 else { return nil }
+        return PublicKey(raw: key)
+    }
+
+    /// Whether the compact signature (r ‖ s) over `digest` is valid for `publicKey`. High-S
+    /// signatures are refused (libsecp256k1 accepts only the low-S form).
+    public static func verify(compact: [UInt8], digest: [UInt8], publicKey: PublicKey) -> Bool {
+        guard compact.count == 64, digest.count == 32 else { return false }
+        var signature = secp256k1_ecdsa_signature()
+        guard secp256k1_ecdsa_signature_parse_compact(ctx, &signature, compact) == 1 else { return false }
+        var key = publicKey.raw
+        return secp256k1_ecdsa_verify(ctx, &signature, digest, &key) == 1
+    }
 }
