@@ -1,0 +1,188 @@
+import Foundation
+import HawalaCrypto
+import HawalaKeys
+
+/// Why a payment input was refused.
+public enum PaymentInputError: Error, Equatable, Sendable, CustomStringConvertible {
+    case unrecognized
+    case invoice(Bolt11Error)
+    case invalidLNURL(String)
+    case invalidLightningAddress(String)
+    case invalidBitcoinURI(String)
+    case invalidBitcoinAddress(String)
+
+    public var description: String {
+        switch self {
+        case .unrecognized: "not an invoice, LNURL, Lightning address, bitcoin: URI or Bitcoin address"
+        case .invoice(let e): e.description
+        case .invalidLNURL(let why): "invalid LNURL: \(why)"
+        case .invalidLightningAddress(let why): "invalid Lightning address: \(why)"
+        case .invalidBitcoinURI(let why): "invalid bitcoin: URI: \(why)"
+        case .invalidBitcoinAddress(let why): "invalid Bitcoin address: \(why)"
+        }
+    }
+}
+
+/// A `bitcoin:` URI (BIP21 / BIP-321).
+public struct BitcoinURI: Sendable, Equatable {
+    /// Empty when the URI carries only other payment methods (BIP-321 allows that).
+    public let address: String
+    public let network: Network?
+    public let amountSats: UInt64?
+    public let label: String?
+    public let message: String?
+    /// The `lightning=` invoice, preferred over the address when present.
+    public let lightning: Bolt11Invoice?
+
+    public static func == (a: BitcoinURI, b: BitcoinURI) -> Bool {
+        a.address == b.address && a.amountSats == b.amountSats && a.label == b.label && a.message == b.message
+            && a.lightning?.paymentHash == b.lightning?.paymentHash
+    }
+}
+
+/// What someone pasted into the pay screen, recognized (parse only: nothing is fetched).
+public enum PaymentInput: Sendable {
+    case bolt11(Bolt11Invoice)
+    /// LUD-01 bech32 `lnurl…` or a LUD-17 `lnurlp://` / `lnurlw://` / `keyauth://` URL, as the
+    /// https (or .onion http) URL it stands for.
+    case lnurl(URL)
+    /// LUD-16 `user@domain` and the LUD-06 endpoint it resolves to.
+    case lightningAddress(user: String, domain: String, url: URL)
+    case bitcoinURI(BitcoinURI)
+    case bitcoinAddress(String, Network)
+
+    /// Recognizes `text` (surrounding spaces and a `lightning:` prefix are ignored).
+    /// - Throws: `PaymentInputError` naming what is wrong with the kind it looks like.
+    public static func parse(_ text: String) throws(PaymentInputError) -> PaymentInput {
+        var input = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !input.isEmpty, input.utf8.count <= Bolt11Invoice.maximumLength * 2 else { throw .unrecognized }
+        let lower = input.lowercased()
+        if lower.hasPrefix("lightning:") {
+            input = String(input.dropFirst("lightning:".count))
+        }
+        let body = input.lowercased()
+        if body.hasPrefix("bitcoin:") { return .bitcoinURI(try parseBitcoinURI(input)) }
+        if body.hasPrefix("lnurl1") { return .lnurl(try decodeLNURL(input)) }
+        for scheme in ["lnurlp://", "lnurlw://", "lnurlc://", "keyauth://"] where body.hasPrefix(scheme) {
+            return .lnurl(try lud17(input, scheme: scheme))
+        }
+        if body.hasPrefix("ln") {
+            do { return .bolt11(try Bolt11Invoice(input)) } catch { throw .invoice(error) }
+        }
+        if input.contains("@") { return try lightningAddress(input) }
+        for network in [Network.mainnet, .testnet] {
+            if (try? Address.validate(input, chain: network == .mainnet ? .bitcoin : .bitcoinTestnet)) != nil {
+                return .bitcoinAddress(input, network)
+            }
+        }
+        throw .unrecognized
+    }
+
+    // MARK: LNURL (LUD-01, LUD-17)
+
+    /// The URL inside a bech32 `lnurl1…` string; https only, or http for a .onion host.
+    public static func decodeLNURL(_ text: String) throws(PaymentInputError) -> URL {
+        let bytes: [UInt8]
+        do { bytes = try Bech32.decodeBytes(text, hrp: "lnurl", limit: 2048) } catch { throw .invalidLNURL("\(error)") }
+        guard let string = String(validating: bytes, as: UTF8.self) else { throw .invalidLNURL("the URL is not UTF-8") }
+        return try checkedURL(string)
+    }
+
+    static func lud17(_ text: String, scheme: String) throws(PaymentInputError) -> URL {
+        let rest = text.dropFirst(scheme.count)
+        let host = rest.prefix { $0 != "/" && $0 != "?" && $0 != ":" }.lowercased()
+        let transport = host.hasSuffix(".onion") ? "http://" : "https://"
+        return try checkedURL(transport + rest)
+    }
+
+    /// LUD-01: clearnet LNURLs must be https; .onion may be http.
+    static func checkedURL(_ string: String) throws(PaymentInputError) -> URL {
+        guard let url = URL(string: string), let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty else {
+            throw .invalidLNURL("not a URL")
+        }
+        switch scheme {
+        case "https": return url
+        case "http" where host.hasSuffix(".onion"): return url
+        default: throw .invalidLNURL("\(scheme):// is not allowed (https only, or http for .onion)")
+        }
+    }
+
+    // MARK: Lightning address (LUD-16)
+
+    static func lightningAddress(_ text: String) throws(PaymentInputError) -> PaymentInput {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { throw .invalidLightningAddress("one @ expected") }
+        let user = parts[0].lowercased(), domain = parts[1].lowercased()
+        let allowedUser = Set("abcdefghijklmnopqrstuvwxyz0123456789-_.")
+        guard !user.isEmpty, user.count <= 64, user.allSatisfy(allowedUser.contains) else {
+            throw .invalidLightningAddress("the name may hold only a-z, 0-9, -, _ and .")
+        }
+        let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
+        let allowedHost = Set("abcdefghijklmnopqrstuvwxyz0123456789-")
+        guard labels.count >= 2, domain.count <= 253,
+              labels.allSatisfy({ !$0.isEmpty && $0.count <= 63 && $0.allSatisfy(allowedHost.contains) && !$0.hasPrefix("-") && !$0.hasSuffix("-") })
+        else { throw .invalidLightningAddress("\"\(domain)\" is not a domain name") }
+        let transport = domain.hasSuffix(".onion") ? "http" : "https"
+        guard let url = URL(string: "\(transport)://\(domain)/.well-known/lnurlp/\(user)") else { throw .invalidLightningAddress("no URL") }
+        return .lightningAddress(user: user, domain: domain, url: url)
+    }
+
+    // MARK: bitcoin: URIs (BIP21, BIP-321)
+
+    static func parseBitcoinURI(_ text: String) throws(PaymentInputError) -> BitcoinURI {
+        let rest = text.dropFirst("bitcoin:".count)
+        let addressPart = rest.prefix { $0 != "?" }
+        let query = rest.dropFirst(addressPart.count).dropFirst()
+        let address = String(addressPart)
+        var network: Network?
+        if !address.isEmpty {
+            if (try? Address.validate(address, chain: .bitcoin)) != nil {
+                network = .mainnet
+            } else if (try? Address.validate(address, chain: .bitcoinTestnet)) != nil {
+                network = .testnet
+            } else {
+                do { try Address.validate(address, chain: .bitcoin) } catch { throw .invalidBitcoinAddress("\(error)") }
+            }
+        }
+        var amount: UInt64?, label: String?, message: String?, lightning: Bolt11Invoice?
+        var seen = Set<String>()
+        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = kv[0].lowercased()
+            guard let value = (kv.count > 1 ? String(kv[1]) : "").removingPercentEncoding else {
+                throw .invalidBitcoinURI("\(key) is not valid percent-encoding")
+            }
+            guard seen.insert(key).inserted else { throw .invalidBitcoinURI("\(key) appears twice") }
+            switch key {
+            case "amount": amount = try sats(value)
+            case "label": label = value
+            case "message": message = value
+            case "lightning":
+                do { lightning = try Bolt11Invoice(value) } catch { throw .invalidBitcoinURI("lightning: \(error)") }
+            default:
+                if key.hasPrefix("req-") { throw .invalidBitcoinURI("it requires \(key), which this wallet does not know") }
+            }
+        }
+        guard !address.isEmpty || lightning != nil else { throw .invalidBitcoinURI("no address and no invoice") }
+        return BitcoinURI(address: address, network: network, amountSats: amount, label: label, message: message, lightning: lightning)
+    }
+
+    /// A decimal bitcoin amount as satoshis, exactly: digits, an optional point and at most
+    /// eight decimals; no sign, exponent or spaces; at most 21 million.
+    public static func sats(_ text: String) throws(PaymentInputError) -> UInt64 {
+        let parts = text.split(separator: ".", maxSplits: 2, omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), !text.isEmpty,
+              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              !parts[0].isEmpty || (parts.count == 2 && !parts[1].isEmpty)
+        else { throw .invalidBitcoinURI("amount \"\(text)\" is not a decimal number of bitcoin") }
+        let whole = parts[0].isEmpty ? "0" : String(parts[0])
+        let fraction = parts.count == 2 ? String(parts[1]) : ""
+        guard fraction.count <= 8 else { throw .invalidBitcoinURI("amount \"\(text)\" has more than 8 decimals") }
+        guard whole.count <= 8, let btc = UInt64(whole), let frac = UInt64(fraction.padding(toLength: 8, withPad: "0", startingAt: 0)) else {
+            throw .invalidBitcoinURI("amount \"\(text)\" is too large")
+        }
+        let total = btc * 100_000_000 + frac
+        guard total <= 2_100_000_000_000_000 else { throw .invalidBitcoinURI("amount \"\(text)\" exceeds 21 million bitcoin") }
+        return total
+    }
+}

@@ -1,0 +1,117 @@
+import ArgumentParser
+import Foundation
+import HawalaKeys
+import HawalaLightning
+
+/// `hawala ln …`: Lightning payments.
+struct LightningCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ln",
+        abstract: "Lightning: decode invoices, LNURLs, Lightning addresses and bitcoin: URIs.",
+        discussion: "Sending and receiving (a payment backend) are not built yet; `ln decode` needs no wallet and fetches nothing.",
+        subcommands: [LightningDecode.self])
+}
+
+struct LightningDecode: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decode",
+        abstract: "Decode a BOLT11 invoice, an LNURL, a Lightning address or a bitcoin: URI (parse only).",
+        discussion: """
+            An invoice's signature is always checked (against its n field, or by recovering the \
+            payee's key); an invalid invoice exits 1 with the reason. Nothing is fetched: an LNURL \
+            or a Lightning address is shown as the URL a payment would query.
+            """)
+
+    @Argument(help: "The invoice, LNURL, Lightning address or URI.") var input: String
+    @Flag(help: "JSON output (keys in the README).") var json = false
+
+    func run() throws {
+        let parsed = try PaymentInput.parse(input)
+        if json { LightningDecode.json(parsed).print(); return }
+        for line in LightningDecode.lines(parsed) { print(line) }
+    }
+
+    static func json(_ input: PaymentInput) -> JSONValue {
+        switch input {
+        case .bolt11(let invoice): return invoiceJSON(invoice)
+        case .lnurl(let url): return .object([("type", .string("lnurl")), ("url", .string(url.absoluteString))])
+        case let .lightningAddress(user, domain, url):
+            return .object([("type", .string("lightning-address")), ("user", .string(user)), ("domain", .string(domain)), ("url", .string(url.absoluteString))])
+        case .bitcoinURI(let uri):
+            return .object([
+                ("type", .string("bitcoin-uri")), ("address", uri.address.isEmpty ? .null : .string(uri.address)),
+                ("network", uri.network.map { .string($0.rawValue) } ?? .null),
+                ("amountSats", uri.amountSats.map { .int(Int($0)) } ?? .null),
+                ("label", uri.label.map { .string($0) } ?? .null), ("message", uri.message.map { .string($0) } ?? .null),
+                ("lightning", uri.lightning.map(invoiceJSON) ?? .null),
+            ])
+        case let .bitcoinAddress(address, network):
+            return .object([("type", .string("bitcoin-address")), ("address", .string(address)), ("network", .string(network.rawValue))])
+        }
+    }
+
+    /// The documented `ln decode --json` shape of an invoice.
+    static func invoiceJSON(_ i: Bolt11Invoice) -> JSONValue {
+        .object([
+            ("network", .string(i.network.rawValue)),
+            ("amountMsat", i.amountMsat.map { .int(Int($0)) } ?? .null),
+            ("paymentHash", .string(hexString(i.paymentHash))),
+            ("paymentSecret", i.paymentSecret.map { .string(hexString($0)) } ?? .null),
+            ("description", i.description.map { .string($0) } ?? .null),
+            ("descriptionHash", i.descriptionHash.map { .string(hexString($0)) } ?? .null),
+            ("payee", .string(hexString(i.payee))),
+            ("timestamp", .int(Int(i.timestamp))),
+            ("expiry", .int(Int(i.expiry))),
+            ("minFinalCltvExpiry", .int(Int(i.minFinalCltvExpiry))),
+            ("fallbackAddresses", .array(i.fallbacks.map { .string($0.address) })),
+            ("routeHints", .array(i.routeHints.map { route in
+                .array(route.map { hop in
+                    .object([("nodeId", .string(hexString(hop.nodeID))), ("shortChannelId", .string(hop.shortChannelIDText)),
+                             ("feeBaseMsat", .int(Int(hop.feeBaseMsat))), ("feeProportionalMillionths", .int(Int(hop.feeProportionalMillionths))),
+                             ("cltvExpiryDelta", .int(Int(hop.cltvExpiryDelta)))])
+                })
+            })),
+            ("features", .array(i.features.map { .int($0) })),
+            ("signatureValid", .bool(true)),  // an invoice whose signature fails is an error, never printed
+        ])
+    }
+
+    static func lines(_ input: PaymentInput) -> [String] {
+        switch input {
+        case .bolt11(let i):
+            var out = ["Lightning invoice (\(i.network))"]
+            out.append("  amount:          " + (i.amountMsat.map(amountText) ?? "any amount (the payer chooses)"))
+            if let d = i.description { out.append("  description:     \(d)") }
+            if let h = i.descriptionHash { out.append("  description hash: \(hexString(h))") }
+            out.append("  payee:           \(hexString(i.payee))")
+            out.append("  payment hash:    \(hexString(i.paymentHash))")
+            let created = Date(timeIntervalSince1970: Double(i.timestamp))
+            out.append("  created:         \(ISO8601.string(created))")
+            out.append("  expires:         \(ISO8601.string(i.expiresAt))\(i.isExpired() ? " (expired)" : "")")
+            out.append("  min final CLTV:  \(i.minFinalCltvExpiry) blocks")
+            for f in i.fallbacks { out.append("  fallback:        \(f.address)") }
+            for (n, route) in i.routeHints.enumerated() {
+                out.append("  route hint \(n + 1):    " + route.map { "\(hexString($0.nodeID).prefix(16))… via \($0.shortChannelIDText)" }.joined(separator: " → "))
+            }
+            if !i.features.isEmpty { out.append("  features:        \(i.features.map(String.init).joined(separator: ", "))") }
+            out.append("  signature:       valid")
+            return out
+        case .lnurl(let url): return ["LNURL: \(url.absoluteString)"]
+        case let .lightningAddress(user, domain, url): return ["Lightning address \(user)@\(domain): \(url.absoluteString)"]
+        case .bitcoinURI(let uri):
+            var out = ["bitcoin: URI"]
+            if !uri.address.isEmpty { out.append("  address:   \(uri.address) (\(uri.network?.rawValue ?? "?"))") }
+            if let a = uri.amountSats { out.append("  amount:    \(a) sat") }
+            if let l = uri.label { out.append("  label:     \(l)") }
+            if let m = uri.message { out.append("  message:   \(m)") }
+            if let i = uri.lightning { out.append("  lightning: invoice for \(i.amountMsat.map(amountText) ?? "any amount") (preferred)") }
+            return out
+        case let .bitcoinAddress(address, network): return ["Bitcoin address \(address) (\(network.rawValue))"]
+        }
+    }
+
+    /// "250000 sat", or with the millisatoshis when they are not whole satoshis.
+    static func amountText(_ msat: UInt64) -> String {
+        msat % 1000 == 0 ? "\(msat / 1000) sat" : "\(msat / 1000).\(String(format: "%03d", Int(msat % 1000))) sat (\(msat) msat)"
+    }
+}
