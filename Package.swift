@@ -109,7 +109,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "hawala-bench",
-            dependencies: ["HawalaKeys", "HawalaWallet", "HawalaBackup", "CMalloc"],
+            dependencies: ["HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaLightning", "CMalloc"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -102,8 +102,13 @@ public struct Bolt11Invoice: Sendable {
     /// the `n` field when present (low-S required), else by recovering the payee's key.
     /// - Throws: `Bolt11Error`.
     public init(_ invoice: String) throws(Bolt11Error) {
-        var text = invoice.trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.lowercased().hasPrefix("lightning:") { text = String(text.dropFirst("lightning:".count)) }
+        // ASCII trimming on the UTF-8 view: Foundation's trimming bridges through NSString and
+        // cost a quarter of the decoding time.
+        var utf8 = Substring(invoice).utf8
+        while let first = utf8.first, first == 0x20 || (0x09...0x0D).contains(first) { utf8 = utf8.dropFirst() }
+        while let last = utf8.last, last == 0x20 || (0x09...0x0D).contains(last) { utf8 = utf8.dropLast() }
+        var text = String(Substring(utf8))
+        if text.utf8.count > 10, text.utf8.prefix(10).map({ $0 | 0x20 }) == Array("lightning:".utf8) { text = String(text.dropFirst(10)) }
         guard text.utf8.count <= Bolt11Invoice.maximumLength else { throw .tooLong(limit: Bolt11Invoice.maximumLength) }
         let hrp: String, values: [UInt8]
         do {

@@ -2,6 +2,7 @@ import CMalloc
 import Foundation
 import HawalaCrypto
 import HawalaKeys
+import HawalaLightning
 import HawalaWallet
 import HawalaBackup
 
@@ -86,6 +87,31 @@ if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "gcm" {
     for _ in 0..<8192 { _ = try AESGCM.open(sealed, key: key, nonce: nonce) }
     let open = Date().timeIntervalSince(start)
     print(String(format: "AES-256-GCM 64 KiB: seal %.0f MB/s, open %.0f MB/s", 536.870912 / seal, 536.870912 / open))
+    exit(0)
+}
+
+// `hawala-bench bolt11 FILE`: BOLT11 decoding with signature checks on one core, invoices/s,
+// over the invoices in FILE (one per line).
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "bolt11" {
+    let invoices = try String(contentsOfFile: CommandLine.arguments[2], encoding: .utf8).split(separator: "\n").map(String.init)
+    var decoded = 0
+    let start = Date()
+    while Date().timeIntervalSince(start) < 3 {
+        for invoice in invoices { _ = try Bolt11Invoice(invoice); decoded += 1 }
+    }
+    print(String(format: "BOLT11 decode + signature check, 1 core: %.0f invoices/s", Double(decoded) / Date().timeIntervalSince(start)))
+    // The ceiling: libsecp256k1's public-key recovery alone, same run.
+    let key = SystemRandom.secret(count: 32)
+    let signed = try (0..<64).map { _ in
+        let digest = SystemRandom.bytes(32)
+        return (digest, try Secp256k1.signRecoverable(digest: digest, privateKey: key))
+    }
+    var recovered = 0
+    let recoveryStart = Date()
+    while Date().timeIntervalSince(recoveryStart) < 3 {
+        for (digest, signature) in signed { _ = Secp256k1.recover(signature, digest: digest); recovered += 1 }
+    }
+    print(String(format: "libsecp256k1 ecdsa_recover alone, 1 core: %.0f/s", Double(recovered) / Date().timeIntervalSince(recoveryStart)))
     exit(0)
 }
 
