@@ -1,4 +1,5 @@
 import Crypto
+import _CryptoExtras
 import Foundation
 
 /// AES-256-GCM through swift-crypto: every secret Hawala keeps at rest is sealed with it.
@@ -89,5 +90,29 @@ extension Hash {
         let key = inputKey.withUnsafeBytes { SymmetricKey(data: $0) }
         let derived = HKDF<SHA256>.deriveKey(inputKeyMaterial: key, salt: salt, info: info, outputByteCount: length)
         return derived.withUnsafeBytes { SecretBytes($0) }
+    }
+}
+
+/// AES-256-CBC with PKCS#7 padding, for protocols that specify it (LNURL's LUD-10 success
+/// action). Unauthenticated: never used for Hawala's own data, which is AES-GCM.
+public enum AESCBC {
+    public enum Error: Swift.Error, Equatable {
+        case invalidKeyOrIV
+        case decryptionFailed
+    }
+
+    public static func decrypt(_ ciphertext: [UInt8], key: [UInt8], iv: [UInt8]) throws -> [UInt8] {
+        guard key.count == 32, iv.count == 16 else { throw Error.invalidKeyOrIV }
+        do {
+            let plain = try AES._CBC.decrypt(ciphertext, using: SymmetricKey(data: key), iv: AES._CBC.IV(ivBytes: iv))
+            return Array(plain)
+        } catch {
+            throw Error.decryptionFailed
+        }
+    }
+
+    public static func encrypt(_ plaintext: [UInt8], key: [UInt8], iv: [UInt8]) throws -> [UInt8] {
+        guard key.count == 32, iv.count == 16 else { throw Error.invalidKeyOrIV }
+        return Array(try AES._CBC.encrypt(plaintext, using: SymmetricKey(data: key), iv: AES._CBC.IV(ivBytes: iv)))
     }
 }

@@ -1,0 +1,90 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+
+/// Fetches an LNURL service's JSON. A protocol so the pay flow can be tested without a network.
+public protocol LNURLFetching: Sendable {
+    func get(_ url: URL) async throws(LNURLError) -> Data
+}
+
+/// GET over async-http-client, bounded: a time limit for the whole exchange, a size limit on
+/// the answer, no redirects (a service could otherwise send the wallet anywhere).
+public final class HTTPFetcher: LNURLFetching {
+    public static let defaultTimeout: TimeAmount = .seconds(15)
+    public static let defaultMaximumBytes = 256 * 1024
+
+    private let client: HTTPClient
+    private let timeout: TimeAmount
+    private let maximumBytes: Int
+
+    public init(timeout: TimeAmount = HTTPFetcher.defaultTimeout, maximumBytes: Int = HTTPFetcher.defaultMaximumBytes) {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        configuration.timeout = .init(connect: .seconds(5), read: timeout)
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        self.timeout = timeout
+        self.maximumBytes = maximumBytes
+    }
+
+    /// Ends the client; call once done.
+    public func shutdown() async {
+        try? await client.shutdown()
+    }
+
+    public func get(_ url: URL) async throws(LNURLError) -> Data {
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.headers.add(name: "Accept", value: "application/json")
+        let host = url.host ?? "the service"
+        do {
+            let response = try await client.execute(request, timeout: timeout)
+            guard response.status == .ok else {
+                // LNURL services report errors in a 200 JSON body; anything else is a transport failure.
+                throw LNURLError.http("\(host) answered HTTP \(response.status.code)")
+            }
+            let body = try await response.body.collect(upTo: maximumBytes)
+            return Data(body.readableBytesView)
+        } catch let error as LNURLError {
+            throw error
+        } catch is NIOTooManyBytesError {
+            throw .http("\(host)'s answer is larger than \(maximumBytes / 1024) KiB; refused")
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
+            throw .http("\(host) did not answer in time")
+        } catch {
+            throw .http("cannot reach \(host): \(error)")
+        }
+    }
+}
+
+/// LNURL-pay from a pasted input to a checked invoice (LUD-06, -09, -10, -12, -16).
+public struct LNURLPayFlow: Sendable {
+    public let fetcher: LNURLFetching
+    /// For tests on loopback only: accept http:// on 127.0.0.1.
+    let allowLoopbackHTTP: Bool
+
+    public init(fetcher: LNURLFetching) {
+        self.init(fetcher: fetcher, allowLoopbackHTTP: false)
+    }
+
+    init(fetcher: LNURLFetching, allowLoopbackHTTP: Bool) {
+        self.fetcher = fetcher
+        self.allowLoopbackHTTP = allowLoopbackHTTP
+    }
+
+    /// The pay request behind an LNURL or a Lightning address.
+    public func payRequest(for input: PaymentInput) async throws(LNURLError) -> LNURLPayRequest {
+        switch input {
+        case .lnurl(let url):
+            return try LNURLPayRequest.parse(try await fetcher.get(url), from: url, allowLoopbackHTTP: allowLoopbackHTTP)
+        case let .lightningAddress(user, domain, url):
+            return try LNURLPayRequest.parse(try await fetcher.get(url), from: url, identifier: "\(user)@\(domain)", allowLoopbackHTTP: allowLoopbackHTTP)
+        default:
+            throw .invalidResponse("not an LNURL or a Lightning address")
+        }
+    }
+
+    /// Asks the service for an invoice of `amountMsat` (with an optional comment) and checks it.
+    public func invoice(for request: LNURLPayRequest, amountMsat: UInt64, comment: String? = nil,
+                        network: LightningNetwork) async throws(LNURLError) -> (Bolt11Invoice, SuccessAction?) {
+        let url = try request.callbackURL(amountMsat: amountMsat, comment: comment)
+        return try request.invoice(from: try await fetcher.get(url), amountMsat: amountMsat, network: network)
+    }
+}
