@@ -42,7 +42,8 @@ vectors:
 	$(PYTHON) scripts/gen_cross_vectors.py > Tests/HawalaKeysTests/Vectors/cross-implementation.json
 	$(PYTHON) scripts/gen_slip39_vectors.py
 
-## libFuzzer over the .hawala decoder (FUZZ_SECONDS, default 600); crashes land in fuzz/.
+## libFuzzer over the .hawala decoder, SLIP-39 shares and the Lightning parsers (FUZZ_SECONDS,
+## default 600); crashes land in fuzz/.
 FUZZ_SECONDS ?= 600
 fuzz: deps
 	HAWALA_FUZZ=1 swift build --product hawala-fuzz --scratch-path .build/fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library

@@ -152,6 +152,6 @@ let package = Package(
 
 // The libFuzzer target exists only for `make fuzz` (HAWALA_FUZZ=1): it has no main of its own.
 if ProcessInfo.processInfo.environment["HAWALA_FUZZ"] != nil {
-    package.targets.append(.executableTarget(name: "hawala-fuzz", dependencies: ["HawalaBackup"], swiftSettings: swiftSettings))
+    package.targets.append(.executableTarget(name: "hawala-fuzz", dependencies: ["HawalaBackup", "HawalaLightning"], swiftSettings: swiftSettings))
     package.products.append(.executable(name: "hawala-fuzz", targets: ["hawala-fuzz"]))
 }

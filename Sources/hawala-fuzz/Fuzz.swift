@@ -1,10 +1,17 @@
 // libFuzzer target (`make fuzz`): built only when HAWALA_FUZZ is set, with
-// -sanitize=fuzzer,address -parse-as-library. The targets are in HawalaBackup's FuzzEntry.
+// -sanitize=fuzzer,address -parse-as-library. The targets are in HawalaBackup's FuzzEntry and,
+// for a first byte of 0xC0 or more, HawalaLightning's LightningFuzzEntry.
 @_spi(Fuzzing) import HawalaBackup
+@_spi(Fuzzing) import HawalaLightning
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    FuzzEntry.run(UnsafeBufferPointer(start: data, count: size))
+    let input = UnsafeBufferPointer(start: data, count: size)
+    if let first = input.first, first >= 0xC0 {
+        LightningFuzzEntry.run(input)
+    } else {
+        FuzzEntry.run(input)
+    }
     return 0
 }
 
