@@ -182,6 +182,9 @@ public final class WalletStore: Sendable {
     public func addresses(wallet: WalletSummary, chain: Chain, count: Int) throws -> [DerivedAddress] {
         guard count >= 1, count <= 100_000 else { throw WalletError.invalidRequest("count must be between 1 and 100000") }
         guard wallet.accounts.contains(where: { $0.chain == chain.name }) else {
+            if wallet.kind == .seed, chain.curve == .ed25519Cardano {
+                throw WalletError.invalidRequest("wallet \"\(wallet.name)\" has no words, and Cardano's keys derive from the words: it has no cardano account")
+            }
             throw WalletError.invalidRequest("wallet \"\(wallet.name)\" has no \(chain.name) account (its network is \(wallet.network.rawValue))")
         }
         let cached = try read { db in

@@ -5,7 +5,7 @@ import HawalaKeys
 struct Hawala: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hawala",
-        abstract: "Hawala, a self-custodial wallet: BIP39 mnemonics, HD keys and addresses.",
+        abstract: "Hawala, a self-custodial wallet: encrypted wallets, addresses on ten chains, backups you can hold, Lightning invoices.",
         discussion: """
             Secrets never go on the command line: mnemonics come from standard input or a prompt \
             with echo off, passphrases from a file (--passphrase-file, "-" for standard input).

@@ -485,6 +485,7 @@ struct WalletShowSeed: ParsableCommand {
     func run() throws {
         let store = try WalletSession.store(create: false)
         let summary = try store.wallet(named: wallet)
+        guard summary.kind == .bip39 else { throw WalletError.noWords(summary.name) }
         if copy {
             guard let clipboard = Clipboard.find() else {
                 throw CLIError("no clipboard here (needs wl-copy under Wayland or xclip under X11); write the words down from `hawala wallet show-seed`")
@@ -532,9 +533,10 @@ struct WalletVerifyBackup: ParsableCommand {
     @OptionGroup var password: PasswordOptions
 
     func run() throws {
-        let terminal = try Terminal.required("the quiz is answered at a terminal")
         let store = try WalletSession.store(create: false)
         let summary = try store.wallet(named: wallet)
+        guard summary.kind == .bip39 else { throw WalletError.noWords(summary.name) }
+        let terminal = try Terminal.required("the quiz is answered at a terminal")
         let keyring = try WalletSession.unlock(store, file: password.passwordFile)
         let mnemonic = try store.secrets(of: summary, keyring: keyring).mnemonic
         terminal.line("Have your written words for \"\(summary.name)\" at hand.")

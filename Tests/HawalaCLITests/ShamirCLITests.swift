@@ -75,6 +75,10 @@ struct ShamirCLITests {
         let list = try f.run(["wallet", "list", "--json"])
         #expect(list.stdout.contains("\"kind\": \"seed\"") && list.stdout.contains("\"wordCount\": 0"), "\(list.stdout)")
         expectCleanFailure(try f.run(["wallet", "show-seed", "--reveal", "--password-file", f.path("password")]), contains: "has no BIP39 words")
+        expectCleanFailure(try f.run(["wallet", "verify-backup", "--password-file", f.path("password")]), contains: "has no BIP39 words")
+        expectCleanFailure(try f.run(["backup", "paper", "--blank", "--out", f.home.appendingPathComponent("p.pdf").path]), contains: "has no BIP39 words")
+        expectCleanFailure(try f.run(["wallet", "addresses", "--chain", "cardano"]), contains: "it has no cardano account")
+        #expect(try f.run(["wallet", "addresses", "--chain", "solana", "--count", "25"]).status == 1, "past the cache Solana needs `hawala derive`")
 
         // Export and import keep it a seed wallet with the same keys.
         try f.write("backup-pass", "a long backup password for tests\n")
