@@ -29,6 +29,8 @@ public enum WalletError: Error, Equatable, CustomStringConvertible {
     case importedAccountExists(address: String)
     /// A request the wallet cannot satisfy (count out of range, unknown chain…).
     case invalidRequest(String)
+    /// The request needs the wallet password (addresses past the cache without an xpub).
+    case passwordNeeded(String)
     /// The wallet is a bare seed (recovered from SLIP-39 shares): it has no words to show.
     case noWords(String)
 
@@ -47,6 +49,7 @@ public enum WalletError: Error, Equatable, CustomStringConvertible {
         case .invalidImportedKey(let why): why
         case .importedAccountExists(let address): "\(address) is already imported in this wallet"
         case .invalidRequest(let why): why
+        case .passwordNeeded(let why): why
         case .noWords(let name): "wallet \"\(name)\" was recovered from SLIP-39 shares and has no BIP39 words; back it up with `hawala backup shamir split` or `hawala backup export`"
         }
     }

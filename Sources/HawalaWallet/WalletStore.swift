@@ -199,9 +199,17 @@ public final class WalletStore: Sendable {
         guard chain.curve == .secp256k1,
               let xpub = try read({ try String.fetchOne($0, sql: "SELECT xpub FROM account WHERE walletId = ? AND chain = ? AND accountIndex = 0", arguments: [wallet.id, chain.name]) }),
               case .public(let accountKey, _) = try ExtendedKey(xpub) else {
-            throw WalletError.invalidRequest("\(chain.name) keeps \(cached.count) addresses without the password; derive more with `hawala derive --chain \(chain.name)`")
+            throw WalletError.passwordNeeded("\(chain.name) keeps \(cached.count) addresses without the password; more need it (--password-file, or at the prompt)")
         }
         return try HDWallet.addresses(chain: chain, accountKey: accountKey, account: 0, change: 0, from: 0, count: count)
+    }
+
+    /// Addresses of `wallet` on `chain` derived from its secret: past the cache for chains
+    /// without an extended public key (Solana, Cardano).
+    public func addresses(wallet: WalletSummary, chain: Chain, count: Int, keyring: Keyring) throws -> [DerivedAddress] {
+        guard count >= 1, count <= 100_000 else { throw WalletError.invalidRequest("count must be between 1 and 100000") }
+        guard wallet.accounts.contains(where: { $0.chain == chain.name }) else { return try addresses(wallet: wallet, chain: chain, count: count) }
+        return try secret(of: wallet, keyring: keyring).keys.addresses(chain: chain, account: 0, change: 0, from: 0, count: count)
     }
 
     /// The name of the wallet these words and passphrase already are, if any (the overwrite

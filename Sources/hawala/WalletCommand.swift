@@ -444,11 +444,13 @@ struct WalletChangePassword: ParsableCommand {
 
 struct WalletAddresses: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "addresses", abstract: "Receiving addresses of a wallet (no password needed).")
+        commandName: "addresses", abstract: "Receiving addresses of a wallet (no password needed for the first 20).",
+        discussion: "The first 20 addresses of every chain, and any number on Bitcoin-family chains (from the stored account xpub), need no password. More Solana or Cardano addresses are derived from the wallet's secret: the password is asked (or read from --password-file).")
     @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
     @Option(help: "Only this chain (default: every chain of the wallet).") var chain: Chain?
     @Option(help: "How many addresses per chain.") var count: Int = 1
     @Flag(help: "JSON output: the objects of `hawala derive --json`.") var json = false
+    @OptionGroup var password: PasswordOptions
 
     func validate() throws {
         guard (1...100_000).contains(count) else { throw ValidationError("--count must be between 1 and 100000") }
@@ -462,7 +464,15 @@ struct WalletAddresses: ParsableCommand {
             return c
         }
         var all: [DerivedAddress] = []
-        for c in chains { all += try store.addresses(wallet: summary, chain: c, count: count) }
+        var keyring: Keyring?
+        for c in chains {
+            do {
+                all += try store.addresses(wallet: summary, chain: c, count: count)
+            } catch WalletError.passwordNeeded {
+                if keyring == nil { keyring = try WalletSession.unlock(store, file: password.passwordFile) }
+                all += try store.addresses(wallet: summary, chain: c, count: count, keyring: keyring!)
+            }
+        }
         if json { JSONValue.array(all.map(\.json)).print(); return }
         print(all.map { "\($0.chain) \($0.path) \($0.address)" }.joined(separator: "\n"))
     }

@@ -78,7 +78,12 @@ struct ShamirCLITests {
         expectCleanFailure(try f.run(["wallet", "verify-backup", "--password-file", f.path("password")]), contains: "has no BIP39 words")
         expectCleanFailure(try f.run(["backup", "paper", "--blank", "--out", f.home.appendingPathComponent("p.pdf").path]), contains: "has no BIP39 words")
         expectCleanFailure(try f.run(["wallet", "addresses", "--chain", "cardano"]), contains: "it has no cardano account")
-        #expect(try f.run(["wallet", "addresses", "--chain", "solana", "--count", "25"]).status == 1, "past the cache Solana needs `hawala derive`")
+        // Past the cache, Solana addresses of a seed wallet come from its secret, with the password.
+        #expect(try f.run(["wallet", "addresses", "--chain", "solana", "--count", "25"]).status == 2, "no terminal, no password file: usage")
+        let cached = try f.run(["wallet", "addresses", "--chain", "solana", "--count", "20"])
+        let more = try f.run(["wallet", "addresses", "--chain", "solana", "--count", "25", "--password-file", f.path("password")])
+        #expect(more.status == 0 && more.stdout.split(separator: "\n").count == 25, "\(more.stderr)")
+        #expect(more.stdout.hasPrefix(cached.stdout.trimmingCharacters(in: .newlines)))
 
         // Export and import keep it a seed wallet with the same keys.
         try f.write("backup-pass", "a long backup password for tests\n")
