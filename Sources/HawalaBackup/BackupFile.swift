@@ -30,12 +30,8 @@ public enum BackupFile {
     public static func read(_ url: URL, password: SecretBytes, limit: Int = BackupPayload.maximumBytes) throws -> SecretBytes {
         let fd = open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw HawalaFileError.io("cannot open \(url.path): \(String(cString: strerror(errno)))") }
-        let source = ReadAheadSource(FileDescriptorStream(fd: fd))
-        defer {
-            source.finish()  // the read-ahead thread stops before the descriptor closes
-            close(fd)
-        }
-        let reader = try HawalaFileReader(source: source, password: password)
+        defer { close(fd) }
+        let reader = try HawalaFileReader(source: FileDescriptorStream(fd: fd), password: password)
         return try reader.readAll(limit: limit)
     }
 

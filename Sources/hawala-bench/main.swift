@@ -45,7 +45,7 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "stream", let m
     var piece = [UInt8](repeating: 0, count: 1 << 20)
     SystemRandom.fill(&piece)
     let out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    // As BackupFile does: writes and reads on a background thread.
+    // As BackupFile does: writes on a background thread.
     let sink = BackgroundSink(FileDescriptorStream(fd: out))
     let writer = try HawalaFileWriter(sink: sink, password: password, cost: .floor)
     var start = Date()
@@ -55,13 +55,11 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "stream", let m
     let encrypt = Date().timeIntervalSince(start)
     close(out)
     let input = open(path, O_RDONLY)
-    let source = ReadAheadSource(FileDescriptorStream(fd: input))
-    let reader = try HawalaFileReader(source: source, password: password)
+    let reader = try HawalaFileReader(source: FileDescriptorStream(fd: input), password: password)
     start = Date()
     var total = 0
     while let chunk = try reader.nextChunk() { total += chunk.count }
     let decrypt = Date().timeIntervalSince(start)
-    source.finish()
     close(input)
     unlink(path)
     precondition(total == mib << 20)
