@@ -72,22 +72,19 @@ public enum Hash {
 
     /// PBKDF2-HMAC-SHA512 (BIP39 seeds, CIP-3 Icarus master keys).
     public static func pbkdf2SHA512(password: SecretBytes, salt: [UInt8], rounds: Int, outputByteCount: Int) -> SecretBytes {
-        password.withUnsafeBytes { pw in
-            // The API throws only for parameters outside what BoringSSL accepts; ours are fixed.
-            let key = try! KDF.Insecure.PBKDF2.deriveKey(
-                from: pw, salt: salt, using: .sha512,
-                outputByteCount: outputByteCount, unsafeUncheckedRounds: rounds)
-            return key.withUnsafeBytes { SecretBytes($0) }
-        }
+        pbkdf2(password, salt, rounds, outputByteCount, .sha512)
     }
 
     /// PBKDF2-HMAC-SHA256 (SLIP-39's Feistel round function).
     public static func pbkdf2SHA256(password: SecretBytes, salt: [UInt8], rounds: Int, outputByteCount: Int) -> SecretBytes {
+        pbkdf2(password, salt, rounds, outputByteCount, .sha256)
+    }
+
+    private static func pbkdf2(_ password: SecretBytes, _ salt: [UInt8], _ rounds: Int, _ outputByteCount: Int,
+                               _ hash: KDF.Insecure.PBKDF2.HashFunction) -> SecretBytes {
         password.withUnsafeBytes { pw in
             // The API throws only for parameters outside what BoringSSL accepts; callers pass fixed ones.
-            let key = try! KDF.Insecure.PBKDF2.deriveKey(
-                from: pw, salt: salt, using: .sha256,
-                outputByteCount: outputByteCount, unsafeUncheckedRounds: rounds)
+            let key = try! KDF.Insecure.PBKDF2.deriveKey(from: pw, salt: salt, using: hash, outputByteCount: outputByteCount, unsafeUncheckedRounds: rounds)
             return key.withUnsafeBytes { SecretBytes($0) }
         }
     }
