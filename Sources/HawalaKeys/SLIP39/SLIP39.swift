@@ -34,18 +34,7 @@ public enum SLIP39 {
         try checkSecretLength(masterSecret.count)
         try checkPassphrase(passphrase)
         guard (0...15).contains(iterationExponent) else { throw .invalidParameters("the iteration exponent must be 0 to 15") }
-        guard !groups.isEmpty, groups.count <= maximumShareCount else { throw .invalidParameters("there must be 1 to 16 groups") }
-        guard (1...groups.count).contains(groupThreshold) else {
-            throw .invalidParameters("the group threshold must be 1 to the number of groups (\(groups.count))")
-        }
-        for (i, g) in groups.enumerated() {
-            guard (1...maximumShareCount).contains(g.count), (1...g.count).contains(g.threshold) else {
-                throw .invalidParameters("group \(i + 1): \(g.threshold) of \(g.count) is impossible (1 ≤ threshold ≤ shares ≤ 16)")
-            }
-            guard !(g.threshold == 1 && g.count > 1) else {
-                throw .invalidParameters("group \(i + 1): 1 of \(g.count) would make identical copies; use 1/1 for a single share")
-            }
-        }
+        try checkLayout(groupThreshold: groupThreshold, groups: groups)
         let idBytes = random(2)
         let identifier = (UInt16(idBytes[0]) << 8 | UInt16(idBytes[1])) & 0x7FFF
         let encrypted = crypt(masterSecret, passphrase: passphrase, iterationExponent: iterationExponent,
@@ -192,6 +181,22 @@ public enum SLIP39 {
             right = newRight
         }
         return SecretBytes(right + left)
+    }
+
+    /// Refuses an impossible layout of groups (the checks `split` makes before any work).
+    public static func checkLayout(groupThreshold: Int, groups: [Group]) throws(SLIP39Error) {
+        guard !groups.isEmpty, groups.count <= maximumShareCount else { throw .invalidParameters("there must be 1 to 16 groups") }
+        guard (1...groups.count).contains(groupThreshold) else {
+            throw .invalidParameters("the group threshold must be 1 to the number of groups (\(groups.count))")
+        }
+        for (i, g) in groups.enumerated() {
+            guard (1...maximumShareCount).contains(g.count), (1...g.count).contains(g.threshold) else {
+                throw .invalidParameters("group \(i + 1): \(g.threshold) of \(g.count) is impossible (1 ≤ threshold ≤ shares ≤ 16)")
+            }
+            guard !(g.threshold == 1 && g.count > 1) else {
+                throw .invalidParameters("group \(i + 1): 1 of \(g.count) would make identical copies; use 1/1 for a single share")
+            }
+        }
     }
 
     static func checkSecretLength(_ count: Int) throws(SLIP39Error) {
