@@ -57,8 +57,7 @@ struct ShamirSplit: ParsableCommand {
         guard (0...6).contains(iterationExponent) else { throw ValidationError("--iteration-exponent must be 0 to 6") }
         // An impossible layout is a usage error, found before anything is asked.
         do {
-            _ = try SLIP39.split(masterSecret: SecretBytes([UInt8](repeating: 0, count: 16)), groupThreshold: groupThreshold,
-                                 groups: try parsedGroups(), iterationExponent: 0, random: { [UInt8](repeating: 0, count: $0) })
+            try SLIP39.checkLayout(groupThreshold: groupThreshold, groups: try parsedGroups())
         } catch let error as SLIP39Error {
             throw ValidationError(error.description)
         }
