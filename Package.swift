@@ -85,12 +85,16 @@ let package = Package(
         ),
         .target(
             name: "HawalaLightning",
-            dependencies: ["HawalaCrypto", "HawalaKeys", .product(name: "AsyncHTTPClient", package: "async-http-client")],
+            dependencies: [
+                "HawalaCrypto", "HawalaKeys", "HawalaWallet",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HawalaLightningTests",
-            dependencies: ["HawalaLightning", "HawalaKeys"],
+            dependencies: ["HawalaLightning", "HawalaKeys", "HawalaWallet"],
             resources: [.copy("Vectors")],
             swiftSettings: swiftSettings
         ),

@@ -64,6 +64,11 @@ public final class HDWallet: Sendable {
         return SecretBytes(bytes)
     }
 
+    /// The secp256k1 private key at a BIP32 `path` from the seed (e.g. a Lightning node key).
+    public func privateKey(at path: DerivationPath) throws -> SecretBytes {
+        try masterKey().derive(path: path).privateKey
+    }
+
     /// A stable identifier of this wallet's keys — HMAC-SHA256 keyed with the seed over `context`,
     /// 16 bytes — that reveals nothing about the seed. The same words and passphrase always give
     /// the same identifier.

@@ -62,6 +62,8 @@ public struct Bolt11Invoice: Sendable {
         }
     }
 
+    /// The invoice as text, lowercase, without a `lightning:` prefix.
+    public let text: String
     public let network: LightningNetwork
     /// nil for an amountless invoice.
     public let amountMsat: UInt64?
@@ -151,10 +153,11 @@ public struct Bolt11Invoice: Sendable {
             guard let key = Secp256k1.recover(signature, digest: digest) else { throw .invalidSignature }
             payee = key.compressed
         }
-        self.init(network: network, amountMsat: amount, timestamp: timestamp, fields: fields, parsed: parsed, payee: payee)
+        self.init(text: text.lowercased(), network: network, amountMsat: amount, timestamp: timestamp, fields: fields, parsed: parsed, payee: payee)
     }
 
-    private init(network: LightningNetwork, amountMsat: UInt64?, timestamp: UInt64, fields: [Field], parsed: Interpreted, payee: [UInt8]) {
+    private init(text: String, network: LightningNetwork, amountMsat: UInt64?, timestamp: UInt64, fields: [Field], parsed: Interpreted, payee: [UInt8]) {
+        self.text = text
         self.network = network
         self.amountMsat = amountMsat
         self.timestamp = timestamp

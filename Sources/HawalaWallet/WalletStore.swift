@@ -12,7 +12,7 @@ import HawalaKeys
 /// immediate SQLite transaction: a process killed at any moment leaves the old state or the new.
 public final class WalletStore: Sendable {
     public let home: WalletHome
-    private let db: DatabaseQueue
+    let db: DatabaseQueue
 
     /// Receive addresses kept per chain at creation, so listing them needs no password.
     public static let cachedAddressCount = 20
@@ -106,6 +106,38 @@ public final class WalletStore: Sendable {
             try db.execute(sql: """
                 ALTER TABLE wallet RENAME COLUMN sealedEntropy TO sealedSecret;
                 ALTER TABLE wallet ADD COLUMN kind TEXT NOT NULL DEFAULT 'bip39' CHECK (kind IN ('bip39', 'seed'));
+                """)
+        }
+        // v3: Lightning payment history and per-wallet settings (see Payments.swift).
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: """
+                CREATE TABLE payment (
+                    walletId TEXT NOT NULL REFERENCES wallet(id) ON DELETE CASCADE,
+                    id TEXT NOT NULL,
+                    type TEXT NOT NULL CHECK (type IN ('send', 'receive')),
+                    status TEXT NOT NULL CHECK (status IN ('pending', 'completed', 'failed')),
+                    amountMsat INTEGER NOT NULL CHECK (amountMsat >= 0),
+                    feeMsat INTEGER NOT NULL CHECK (feeMsat >= 0),
+                    timestamp REAL NOT NULL,
+                    method TEXT NOT NULL,
+                    backend TEXT NOT NULL,
+                    invoice TEXT,
+                    description TEXT,
+                    paymentHash TEXT,
+                    preimage TEXT,
+                    destination TEXT,
+                    idempotencyKey TEXT,
+                    failureReason TEXT,
+                    fiatCurrency TEXT,
+                    fiatValue TEXT,
+                    PRIMARY KEY (walletId, id));
+                CREATE INDEX payment_by_time ON payment (walletId, timestamp DESC, id DESC);
+                CREATE UNIQUE INDEX payment_by_idempotency_key ON payment (walletId, idempotencyKey) WHERE idempotencyKey IS NOT NULL;
+                CREATE TABLE walletSetting (
+                    walletId TEXT NOT NULL REFERENCES wallet(id) ON DELETE CASCADE,
+                    key TEXT NOT NULL,
+                    value TEXT NOT NULL,
+                    PRIMARY KEY (walletId, key));
                 """)
         }
         return migrator
@@ -459,7 +491,7 @@ public final class WalletStore: Sendable {
 
     // MARK: Helpers
 
-    private func read<T>(_ body: (Database) throws -> T) throws -> T {
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
         do { return try db.read(body) } catch let error as DatabaseError { throw WalletStore.storageError(error) }
     }
 

@@ -7,9 +7,19 @@ import HawalaLightning
 struct LightningCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ln",
-        abstract: "Lightning: decode invoices, LNURLs, Lightning addresses and bitcoin: URIs.",
-        discussion: "Sending and receiving (a payment backend) are not built yet; `ln decode` needs no wallet and fetches nothing.",
-        subcommands: [LightningDecode.self])
+        abstract: "Lightning: decode, receive, pay, balance, history and export.",
+        discussion: """
+            `ln decode` needs no wallet and fetches nothing. The other commands work through the \
+            wallet's payment backend. The only backend built here is devnet (`--backend devnet:PATH` \
+            or `hawala ln config --backend devnet:PATH`): Hawala wallets on this machine paying each \
+            other through a shared ledger file — a development network, not the Lightning network. \
+            Commands that sign (invoice, pay, devnet fund) unlock the wallet with a prompt or \
+            --password-file.
+            """,
+        subcommands: [
+            LightningDecode.self, LightningInvoice.self, LightningPay.self, LightningBalance.self, LightningHistory.self,
+            LightningShow.self, LightningExport.self, LightningWatch.self, LightningConfig.self, LightningDevnet.self,
+        ])
 }
 
 struct LightningDecode: ParsableCommand {

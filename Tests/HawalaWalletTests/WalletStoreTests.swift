@@ -48,7 +48,7 @@ struct WalletStoreTests {
         }
         #expect(try reopened.addresses(wallet: wallet, chain: .bitcoin, count: 50) == keys.addresses(chain: .bitcoin, count: 50))
         #expect(throws: WalletError.self) { try reopened.addresses(wallet: wallet, chain: .solana, count: 21) }
-        #expect(try reopened.appliedMigrations() == ["v1", "v2"])
+        #expect(try reopened.appliedMigrations() == ["v1", "v2", "v3"])
     }
 
     @Test func idIsDeterministicAndPassphraseMakesAnotherWallet() throws {

@@ -1,0 +1,288 @@
+import Foundation
+import HawalaCrypto
+import HawalaKeys
+import HawalaWallet
+
+/// The development backend, "devnet": Lightning payments between Hawala wallets on this machine,
+/// settled through one shared SQLite file (`DevnetLedger`). It is not the Lightning network —
+/// invoices are for regtest (`lnbcrt…`) and no money moves anywhere else — but everything a
+/// wallet does with a real backend happens for real: each wallet signs its invoices with its own
+/// node key, payments pay fees, invoices expire, and insufficient balance, an expired invoice or
+/// an unknown destination fail.
+///
+/// The node key is derived from the wallet's seed at `nodeKeyPath` (LND's node-key family 6,
+/// coin type 1 for a test network), so a wallet restored from its words is the same node.
+public final class DevnetBackend: PaymentBackend, @unchecked Sendable {
+    public static let name = "devnet"
+    public static let nodeKeyPath = "m/1017'/1'/6'/0/0"
+    /// Accepted invoice expiry (seconds) and description length (bytes, BOLT11's `d` field).
+    public static let expiryRange: ClosedRange<UInt64> = 1...31_536_000
+    public static let maximumDescriptionBytes = 639
+    /// How often other processes' payments are looked for while a listener is registered.
+    static let pollInterval: Duration = .milliseconds(200)
+
+    public var name: String { DevnetBackend.name }
+    public let network: LightningNetwork = .regtest
+    public var ledgerPath: String { ledger.path }
+
+    let ledger: DevnetLedger
+    private let rates: FiatRatesProvider?
+    private let lnurl: LNURLPayFlow?
+    private let clock: @Sendable () -> Date
+
+    // Guarded by `lock`.
+    private let lock = NSLock()
+    private var nodeKey: SecretBytes?
+    private var nodeID: String?
+    private var listeners: [String: @Sendable (PaymentEvent) -> Void] = [:]
+    private var poller: Task<Void, Never>?
+
+    /// Opens (creating if needed) the devnet ledger at `ledgerPath`.
+    public init(ledgerPath: String, rates: FiatRatesProvider? = nil, lnurl: LNURLPayFlow? = nil,
+                clock: @escaping @Sendable () -> Date = { Date() }) throws {
+        ledger = try DevnetLedger(path: ledgerPath)
+        self.rates = rates
+        self.lnurl = lnurl
+        self.clock = clock
+    }
+
+    deinit { poller?.cancel() }
+
+    /// The node key of a wallet.
+    public static func nodeKey(_ keys: HDWallet) throws -> SecretBytes {
+        try keys.privateKey(at: DerivationPath(nodeKeyPath))
+    }
+
+    /// The node id (hex compressed public key) of a wallet.
+    public static func nodeID(_ keys: HDWallet) throws -> String {
+        hexString(try Secp256k1.PublicKey(privateKey: nodeKey(keys)).compressed)
+    }
+
+    // MARK: Connection
+
+    public func connect(_ request: ConnectRequest) async throws {
+        let key = try DevnetBackend.nodeKey(request.keys)
+        let id = hexString(try Secp256k1.PublicKey(privateKey: key).compressed)
+        try ledger.register(node: id, now: clock())
+        lock.withLock {
+            nodeKey = key
+            nodeID = id
+        }
+    }
+
+    /// Watches a node without its key: balance, payments and events work; paying and invoicing
+    /// need `connect`.
+    public func attach(nodeID id: String) {
+        lock.withLock { nodeID = id }
+    }
+
+    public func disconnect() async {
+        let task = lock.withLock {
+            defer {
+                poller = nil
+                listeners = [:]
+                nodeKey = nil
+            }
+            return poller
+        }
+        task?.cancel()
+    }
+
+    public func sync() async throws {
+        let id = try node()
+        try ledger.register(node: id, now: clock())
+        emit(.synced)
+    }
+
+    public func getInfo() async throws -> NodeInfo {
+        let id = try node()
+        return NodeInfo(nodeID: id, balanceMsat: try ledger.balanceMsat(node: id))
+    }
+
+    // MARK: Sending
+
+    public func parse(_ input: String) async throws -> PaymentInput {
+        try PaymentInput.parse(input)
+    }
+
+    public func prepareSendPayment(_ request: PrepareSendRequest) async throws -> PrepareSendResponse {
+        let invoice: Bolt11Invoice
+        switch try PaymentInput.parse(request.input) {
+        case .bolt11(let i): invoice = i
+        case .bitcoinURI(let uri):
+            guard let i = uri.lightning else { throw LightningError.notPayable("devnet pays Lightning invoices only; this bitcoin: URI has no lightning= invoice") }
+            invoice = i
+        case .bitcoinAddress:
+            throw LightningError.notPayable("devnet pays Lightning invoices only, not on-chain addresses")
+        case .lnurl, .lightningAddress:
+            throw LightningError.notPayable("an LNURL or Lightning address is paid with prepareLnurlPay")
+        }
+        return try prepare(invoice, amountSats: request.amountSats)
+    }
+
+    func prepare(_ invoice: Bolt11Invoice, amountSats: UInt64?) throws -> PrepareSendResponse {
+        let me = try node()
+        guard invoice.network == network else { throw LightningError.wrongNetwork(invoice: invoice.network, backend: network, backendName: name) }
+        guard !invoice.isExpired(at: clock()) else { throw LightningError.expired(invoice.expiresAt) }
+        let amountMsat: UInt64
+        switch (invoice.amountMsat, amountSats) {
+        case (nil, nil): throw LightningError.amountRequired
+        case (let invoiceMsat?, let given?) where given.multipliedReportingOverflow(by: 1000).partialValue != invoiceMsat:
+            throw LightningError.amountMismatch(invoiceSats: invoiceMsat / 1000, givenSats: given)
+        case (let invoiceMsat?, _): amountMsat = invoiceMsat
+        case (nil, let given?):
+            let (msat, overflow) = given.multipliedReportingOverflow(by: 1000)
+            guard !overflow, msat > 0, msat <= DevnetLedger.maximumMsat else {
+                throw LightningError.amountOutOfRange("the amount must be between 1 sat and 21,000,000 BTC")
+            }
+            amountMsat = msat
+        }
+        guard amountMsat > 0 else { throw LightningError.amountOutOfRange("the amount must be at least 1 msat") }
+        let payee = hexString(invoice.payee)
+        guard payee != me else { throw LightningError.ownInvoice }
+        // What route finding would learn on a real network: is the payee reachable, is it paid.
+        let state = try ledger.invoiceState(paymentHash: hexString(invoice.paymentHash), payee: payee)
+        guard state.known else { throw LightningError.unknownDestination(String(payee.prefix(16)) + "…") }
+        guard !state.paid else { throw LightningError.alreadyPaid }
+        let fee = DevnetLedger.fee(amountMsat: amountMsat)
+        let balance = try ledger.balanceMsat(node: me)
+        guard balance >= amountMsat + fee else { throw LightningError.insufficientBalance(haveMsat: balance, needMsat: amountMsat + fee) }
+        return PrepareSendResponse(invoiceText: invoice.text, invoice: invoice, amountMsat: amountMsat, feeMsat: fee)
+    }
+
+    /// Pays; a failure the network reports (expired meanwhile, balance spent meanwhile…) is a
+    /// failed payment in the history, returned, not thrown.
+    public func sendPayment(_ prepared: PrepareSendResponse, idempotencyKey: String) async throws -> Payment {
+        let me = try signingNode()
+        return try ledger.pay(payer: me, invoice: prepared.invoice, text: prepared.invoiceText, amountMsat: prepared.amountMsat,
+                              feeMsat: prepared.feeMsat, idempotencyKey: idempotencyKey, now: clock())
+    }
+
+    public func prepareLnurlPay(_ request: PrepareLnurlPayRequest) async throws -> PrepareLnurlPayResponse {
+        guard let lnurl else { throw LightningError.notPayable("no HTTP client configured for LNURL") }
+        let (msat, overflow) = request.amountSats.multipliedReportingOverflow(by: 1000)
+        guard !overflow else { throw LightningError.amountOutOfRange("the amount is too large") }
+        let (invoice, action) = try await lnurl.invoice(for: request.payRequest, amountMsat: msat, comment: request.comment, network: network)
+        return PrepareLnurlPayResponse(payRequest: request.payRequest, prepared: try prepare(invoice, amountSats: request.amountSats), successAction: action)
+    }
+
+    public func lnurlPay(_ prepared: PrepareLnurlPayResponse, idempotencyKey: String) async throws -> Payment {
+        try await sendPayment(prepared.prepared, idempotencyKey: idempotencyKey)
+    }
+
+    // MARK: Receiving
+
+    public func receivePayment(_ request: ReceiveRequest) async throws -> ReceiveResponse {
+        let key = try lock.withLock { () throws -> SecretBytes in
+            guard let nodeKey else { throw LightningError.notConnected }
+            return nodeKey
+        }
+        var amountMsat: UInt64?
+        if let sats = request.amountSats {
+            let (msat, overflow) = sats.multipliedReportingOverflow(by: 1000)
+            guard sats > 0, !overflow, msat <= DevnetLedger.maximumMsat else {
+                throw LightningError.amountOutOfRange("the amount must be between 1 sat and 21,000,000 BTC")
+            }
+            amountMsat = msat
+        }
+        guard DevnetBackend.expiryRange.contains(request.expirySeconds) else {
+            throw LightningError.amountOutOfRange("the expiry must be between 1 second and 1 year")
+        }
+        guard request.description.utf8.count <= DevnetBackend.maximumDescriptionBytes else {
+            throw LightningError.amountOutOfRange("the description is longer than \(DevnetBackend.maximumDescriptionBytes) bytes")
+        }
+        var preimage = SystemRandom.bytes(32)
+        defer { SecretBytes.wipe(&preimage) }
+        let paymentHash = Hash.sha256(preimage)
+        let fields = Bolt11Invoice.fields(paymentHash: paymentHash, paymentSecret: SystemRandom.bytes(32), description: request.description,
+                                          expiry: request.expirySeconds, features: [8, 14])
+        let text = try Bolt11Invoice.encode(network: network, amountMsat: amountMsat, timestamp: UInt64(clock().timeIntervalSince1970),
+                                            fields: fields, privateKey: key)
+        let invoice = try Bolt11Invoice(text)
+        try ledger.addInvoice(invoice, text: text, preimage: preimage)
+        return ReceiveResponse(invoice: text, paymentHash: hexString(paymentHash), feeMsat: 0, expiresAt: invoice.expiresAt)
+    }
+
+    /// Test funds (devnet only): credits this node and records a received payment.
+    public func fund(sats: UInt64) async throws -> Payment {
+        let (msat, overflow) = sats.multipliedReportingOverflow(by: 1000)
+        guard !overflow else { throw LightningError.amountOutOfRange("devnet funding must be between 1 sat and 21,000,000 BTC") }
+        return try ledger.fund(node: try signingNode(), amountMsat: msat, now: clock())
+    }
+
+    // MARK: History, rates, fees
+
+    public func listPayments(_ filter: PaymentFilter) async throws -> [Payment] {
+        try ledger.payments(of: try node(), filter: filter)
+    }
+
+    public func getPayment(id: String) async throws -> Payment? {
+        try ledger.payment(id: id, as: try node())
+    }
+
+    public func listFiatRates() async throws -> [FiatRate] {
+        guard let rates else { return [] }
+        return try await rates.rates()
+    }
+
+    /// Devnet has no mempool: fixed minimal rates.
+    public func recommendedFees() async throws -> RecommendedFees {
+        RecommendedFees(fastest: 2, halfHour: 1, hour: 1, economy: 1, minimum: 1)
+    }
+
+    // MARK: Events
+
+    public func addEventListener(_ listener: @escaping @Sendable (PaymentEvent) -> Void) -> String {
+        let id = UUID().uuidString
+        let needsPoller = lock.withLock {
+            listeners[id] = listener
+            return poller == nil
+        }
+        if needsPoller { startPolling() }
+        return id
+    }
+
+    public func removeEventListener(_ id: String) {
+        let task: Task<Void, Never>? = lock.withLock {
+            listeners[id] = nil
+            guard listeners.isEmpty else { return nil }
+            defer { poller = nil }
+            return poller
+        }
+        task?.cancel()
+    }
+
+    /// Looks for new ledger rows of this node (from any process) and reports them.
+    private func startPolling() {
+        guard let id = lock.withLock({ nodeID }), let first = try? ledger.lastSequence() else { return }
+        let ledger = self.ledger
+        let task = Task { [weak self] in
+            var seen = first
+            while !Task.isCancelled {
+                try? await Task.sleep(for: DevnetBackend.pollInterval)
+                guard let (payments, last) = try? ledger.changes(of: id, after: seen) else { continue }
+                seen = last
+                for payment in payments { self?.emit(.about(payment)) }
+            }
+        }
+        lock.withLock {
+            if poller == nil { poller = task } else { task.cancel() }
+        }
+    }
+
+    private func emit(_ event: PaymentEvent) {
+        for listener in lock.withLock({ Array(listeners.values) }) { listener(event) }
+    }
+
+    // MARK: Helpers
+
+    private func node() throws -> String {
+        guard let id = lock.withLock({ nodeID }) else { throw LightningError.notConnected }
+        return id
+    }
+
+    private func signingNode() throws -> String {
+        guard let id = lock.withLock({ nodeKey == nil ? nil : nodeID }) else { throw LightningError.notConnected }
+        return id
+    }
+}

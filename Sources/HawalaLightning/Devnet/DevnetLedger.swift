@@ -1,0 +1,283 @@
+import Foundation
+import GRDB
+import HawalaCrypto
+import HawalaKeys
+import HawalaWallet
+
+/// The shared SQLite file that settles devnet payments between Hawala wallets on this machine.
+/// It plays the network: node balances, the invoices nodes registered (with their preimages, so
+/// the ledger can settle them), and every payment attempt. Each payment is one immediate
+/// transaction — debit, credit, invoice marked paid — so two processes paying at once can't
+/// double-spend a balance or an invoice. Nothing in it is a key.
+final class DevnetLedger: Sendable {
+    let path: String
+    private let db: DatabaseQueue
+
+    /// Fees every devnet payment pays: a base fee plus a proportional part (like a route's).
+    static let baseFeeMsat: UInt64 = 1_000
+    static let feePartsPerMillion: UInt64 = 1_000
+    /// The largest single payment or funding (the supply of bitcoin).
+    static let maximumMsat: UInt64 = 21_000_000 * 100_000_000 * 1000
+
+    static func fee(amountMsat: UInt64) -> UInt64 {
+        baseFeeMsat + (amountMsat * feePartsPerMillion + 999_999) / 1_000_000
+    }
+
+    init(path: String) throws {
+        self.path = path
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(15)
+        let previousMask = umask(0o077)
+        defer { umask(previousMask) }
+        do {
+            let directory = (path as NSString).deletingLastPathComponent
+            if !directory.isEmpty { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+            db = try DatabaseQueue(path: path, configuration: configuration)
+            try DevnetLedger.migrator.migrate(db)
+        } catch let error as DatabaseError {
+            throw LightningError.invalidBackend("cannot open the devnet ledger \(path): \(error.message ?? error.description)")
+        } catch let error as CocoaError {
+            throw LightningError.invalidBackend("cannot create the devnet ledger's folder for \(path): \(error.localizedDescription)")
+        }
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("devnet-v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE node (
+                    id TEXT PRIMARY KEY,
+                    balanceMsat INTEGER NOT NULL CHECK (balanceMsat >= 0),
+                    createdAt REAL NOT NULL);
+                CREATE TABLE invoice (
+                    paymentHash TEXT PRIMARY KEY,
+                    payee TEXT NOT NULL REFERENCES node(id),
+                    bolt11 TEXT NOT NULL,
+                    amountMsat INTEGER,
+                    description TEXT,
+                    createdAt REAL NOT NULL,
+                    expiresAt REAL NOT NULL,
+                    preimage TEXT NOT NULL,
+                    paidBy TEXT);
+                CREATE TABLE payment (
+                    id TEXT PRIMARY KEY,
+                    seq INTEGER NOT NULL UNIQUE,
+                    payer TEXT,
+                    payee TEXT NOT NULL,
+                    paymentHash TEXT,
+                    bolt11 TEXT,
+                    description TEXT,
+                    amountMsat INTEGER NOT NULL,
+                    feeMsat INTEGER NOT NULL,
+                    status TEXT NOT NULL CHECK (status IN ('pending', 'completed', 'failed')),
+                    failureReason TEXT,
+                    preimage TEXT,
+                    idempotencyKey TEXT,
+                    createdAt REAL NOT NULL,
+                    UNIQUE (payer, idempotencyKey));
+                CREATE INDEX payment_by_payer ON payment (payer, createdAt);
+                CREATE INDEX payment_by_payee ON payment (payee, createdAt);
+                """)
+        }
+        return migrator
+    }
+
+    // MARK: Nodes and invoices
+
+    /// Makes `node` known to the ledger (balance 0) if it is not yet.
+    func register(node: String, now: Date) throws {
+        try write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO node (id, balanceMsat, createdAt) VALUES (?, 0, ?)", arguments: [node, now.timeIntervalSince1970])
+        }
+    }
+
+    func balanceMsat(node: String) throws -> UInt64 {
+        let value = try read { try Int64.fetchOne($0, sql: "SELECT balanceMsat FROM node WHERE id = ?", arguments: [node]) }
+        return UInt64(value ?? 0)
+    }
+
+    func addInvoice(_ invoice: Bolt11Invoice, text: String, preimage: [UInt8]) throws {
+        try write { db in
+            try db.execute(sql: """
+                INSERT INTO invoice (paymentHash, payee, bolt11, amountMsat, description, createdAt, expiresAt, preimage)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [
+                    hexString(invoice.paymentHash), hexString(invoice.payee), text, invoice.amountMsat.map { Int64($0) },
+                    invoice.description, Double(invoice.timestamp), invoice.expiresAt.timeIntervalSince1970, hexString(preimage),
+                ])
+        }
+    }
+
+    /// Whether an invoice with this payment hash, payable to `payee`, is registered and unpaid.
+    func invoiceState(paymentHash: String, payee: String) throws -> (known: Bool, paid: Bool) {
+        try read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT paidBy FROM invoice WHERE paymentHash = ? AND payee = ?", arguments: [paymentHash, payee]) else {
+                return (false, false)
+            }
+            return (true, (row["paidBy"] as String?) != nil)
+        }
+    }
+
+    // MARK: Payments
+
+    /// Test funds: credits `node` and records a completed receive.
+    func fund(node: String, amountMsat: UInt64, now: Date) throws -> Payment {
+        guard amountMsat > 0, amountMsat <= DevnetLedger.maximumMsat else {
+            throw LightningError.amountOutOfRange("devnet funding must be between 1 sat and 21,000,000 BTC")
+        }
+        let id = DevnetLedger.newID()
+        try write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO node (id, balanceMsat, createdAt) VALUES (?, 0, ?)", arguments: [node, now.timeIntervalSince1970])
+            let balance = try Int64.fetchOne(db, sql: "SELECT balanceMsat FROM node WHERE id = ?", arguments: [node]) ?? 0
+            guard UInt64(balance) + amountMsat <= DevnetLedger.maximumMsat else {
+                throw LightningError.amountOutOfRange("a devnet balance can't exceed 21,000,000 BTC")
+            }
+            try db.execute(sql: "UPDATE node SET balanceMsat = balanceMsat + ? WHERE id = ?", arguments: [Int64(amountMsat), node])
+            try DevnetLedger.insertPayment(db, id: id, payer: nil, payee: node, paymentHash: nil, bolt11: nil,
+                                           description: "devnet test funds", amountMsat: amountMsat, feeMsat: 0,
+                                           status: .completed, failureReason: nil, preimage: nil, idempotencyKey: nil, now: now)
+        }
+        return try payment(id: id, as: node)!
+    }
+
+    /// Pays `invoice` from `payer` in one transaction, or records why it failed. A second call
+    /// with the same `idempotencyKey` returns the first attempt and moves no money.
+    func pay(payer: String, invoice: Bolt11Invoice, text: String, amountMsat: UInt64, feeMsat: UInt64, idempotencyKey: String, now: Date) throws -> Payment {
+        let id = DevnetLedger.newID()
+        var existing: String?
+        try write { db in
+            if let earlier = try String.fetchOne(db, sql: "SELECT id FROM payment WHERE payer = ? AND idempotencyKey = ?", arguments: [payer, idempotencyKey]) {
+                existing = earlier
+                return
+            }
+            let hash = hexString(invoice.paymentHash)
+            let payee = hexString(invoice.payee)
+            var failure: String?
+            var preimage: String?
+            let row = try Row.fetchOne(db, sql: "SELECT * FROM invoice WHERE paymentHash = ? AND payee = ?", arguments: [hash, payee])
+            let balance = UInt64(try Int64.fetchOne(db, sql: "SELECT balanceMsat FROM node WHERE id = ?", arguments: [payer]) ?? 0)
+            if let row {
+                if (row["paidBy"] as String?) != nil {
+                    failure = "invoice already paid"
+                } else if now.timeIntervalSince1970 >= (row["expiresAt"] as Double) {
+                    failure = "invoice expired"
+                } else if payee == payer {
+                    failure = "cannot pay this wallet's own invoice"
+                } else if balance < amountMsat + feeMsat {
+                    failure = "insufficient balance"
+                } else {
+                    preimage = row["preimage"]
+                    try db.execute(sql: "UPDATE node SET balanceMsat = balanceMsat - ? WHERE id = ?", arguments: [Int64(amountMsat + feeMsat), payer])
+                    try db.execute(sql: "UPDATE node SET balanceMsat = balanceMsat + ? WHERE id = ?", arguments: [Int64(amountMsat), payee])
+                    try db.execute(sql: "UPDATE invoice SET paidBy = ? WHERE paymentHash = ?", arguments: [payer, hash])
+                }
+            } else {
+                failure = "unknown destination: no devnet node \(payee.prefix(16))… has this invoice"
+            }
+            try DevnetLedger.insertPayment(db, id: id, payer: payer, payee: payee, paymentHash: hash, bolt11: text,
+                                           description: invoice.description, amountMsat: amountMsat,
+                                           feeMsat: failure == nil ? feeMsat : 0, status: failure == nil ? .completed : .failed,
+                                           failureReason: failure, preimage: preimage, idempotencyKey: idempotencyKey, now: now)
+        }
+        return try payment(id: existing ?? id, as: payer)!
+    }
+
+    private static func insertPayment(_ db: Database, id: String, payer: String?, payee: String, paymentHash: String?, bolt11: String?,
+                                      description: String?, amountMsat: UInt64, feeMsat: UInt64, status: Payment.Status,
+                                      failureReason: String?, preimage: String?, idempotencyKey: String?, now: Date) throws {
+        let seq = (try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM payment") ?? 0) + 1
+        try db.execute(sql: """
+            INSERT INTO payment (id, seq, payer, payee, paymentHash, bolt11, description, amountMsat, feeMsat, status,
+                failureReason, preimage, idempotencyKey, createdAt)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [id, seq, payer, payee, paymentHash, bolt11, description, Int64(amountMsat), Int64(feeMsat),
+                             status.rawValue, failureReason, preimage, idempotencyKey, now.timeIntervalSince1970])
+    }
+
+    /// The payment with `id` as `node` sees it (nil when it is not one of its payments).
+    func payment(id: String, as node: String) throws -> Payment? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM payment WHERE id = ?", arguments: [id]).flatMap { DevnetLedger.payment($0, as: node) }
+        }
+    }
+
+    /// `node`'s payments matching `filter`, newest first. A receive appears once it completed.
+    /// Sends and receives are two indexed queries, not one OR over the whole ledger.
+    func payments(of node: String, filter: PaymentFilter) throws -> [Payment] {
+        var common = ""
+        var commonArguments: StatementArguments = []
+        if let from = filter.from { common += " AND createdAt >= ?"; commonArguments += [from.timeIntervalSince1970] }
+        if let to = filter.to { common += " AND createdAt < ?"; commonArguments += [to.timeIntervalSince1970] }
+        if let hash = filter.paymentHash { common += " AND paymentHash = ?"; commonArguments += [hash] }
+        if let status = filter.status { common += " AND status = ?"; commonArguments += [status.rawValue] }
+        var parts: [String] = []
+        var arguments: StatementArguments = []
+        if filter.type != .receive {
+            parts.append("SELECT * FROM payment WHERE payer = ?" + common)
+            arguments += [node]
+            arguments += commonArguments
+        }
+        if filter.type != .send {
+            parts.append("SELECT * FROM payment WHERE payee = ? AND status = 'completed' AND payer IS NOT ?" + common)
+            arguments += [node, node]
+            arguments += commonArguments
+        }
+        let sql = "SELECT * FROM (" + parts.joined(separator: " UNION ALL ") + ") ORDER BY createdAt DESC, seq DESC LIMIT ? OFFSET ?"
+        arguments += [filter.limit ?? -1, max(0, filter.offset)]
+        return try read { db in try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap { DevnetLedger.payment($0, as: node) } }
+    }
+
+    /// `node`'s payments recorded after sequence number `seq`, oldest first, with the last
+    /// sequence number seen (for the event poller).
+    func changes(of node: String, after seq: Int64) throws -> (payments: [Payment], last: Int64) {
+        try read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM payment WHERE seq > ? AND (payer = ? OR payee = ?) ORDER BY seq",
+                                        arguments: [seq, node, node])
+            let last = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM payment") ?? 0
+            return (rows.compactMap { DevnetLedger.payment($0, as: node) }, max(last, seq))
+        }
+    }
+
+    func lastSequence() throws -> Int64 {
+        try read { try Int64.fetchOne($0, sql: "SELECT MAX(seq) FROM payment") ?? 0 }
+    }
+
+    static func payment(_ row: Row, as node: String) -> Payment? {
+        let payer: String? = row["payer"]
+        let payee: String = row["payee"]
+        guard let status = Payment.Status(rawValue: row["status"]) else { return nil }
+        let type: Payment.Kind
+        if payer == node { type = .send } else if payee == node, status == .completed { type = .receive } else { return nil }
+        let amount: Int64 = row["amountMsat"]
+        let fee: Int64 = row["feeMsat"]
+        return Payment(
+            id: row["id"], type: type, status: status, amountMsat: UInt64(amount), feeMsat: type == .send ? UInt64(fee) : 0,
+            timestamp: Date(timeIntervalSince1970: row["createdAt"]), backend: DevnetBackend.name,
+            details: Payment.Details(invoice: row["bolt11"], description: row["description"], paymentHash: row["paymentHash"],
+                                     preimage: status == .completed ? row["preimage"] : nil, destination: payee),
+            idempotencyKey: type == .send ? row["idempotencyKey"] : nil, failureReason: row["failureReason"])
+    }
+
+    static func newID() -> String { hexString(SystemRandom.bytes(16)) }
+
+    // MARK: Access
+
+    private func read<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try db.read(body) } catch let error as DatabaseError { throw ledgerError(error) }
+    }
+
+    private func write(_ body: (Database) throws -> Void) throws {
+        do {
+            try db.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    try body(db)
+                    return .commit
+                }
+            }
+        } catch let error as DatabaseError { throw ledgerError(error) }
+    }
+
+    private func ledgerError(_ error: DatabaseError) -> LightningError {
+        .invalidBackend("devnet ledger \(path): \(error.message ?? error.description)")
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import HawalaCrypto
+import HawalaKeys
+import HawalaWallet
+
+/// Which backend a wallet pays through, as written in `--backend` and the wallet's settings.
+public enum BackendSpec: Sendable, Equatable, CustomStringConvertible {
+    /// The development network: a shared ledger file on this machine.
+    case devnet(path: String)
+
+    /// Parses `devnet:PATH` (a relative path is made absolute).
+    public static func parse(_ text: String, relativeTo directory: String = FileManager.default.currentDirectoryPath) throws -> BackendSpec {
+        let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+        guard parts.count == 2, parts[0] == "devnet", !parts[1].isEmpty else {
+            throw LightningError.invalidBackend("unknown backend \"\(text)\": the only backend here is devnet:PATH (a development network on this machine, not the Lightning network)")
+        }
+        let path = parts[1].hasPrefix("/") ? parts[1] : URL(fileURLWithPath: directory).appendingPathComponent(parts[1]).standardizedFileURL.path
+        return .devnet(path: path)
+    }
+
+    public var description: String {
+        switch self {
+        case .devnet(let path): "devnet:\(path)"
+        }
+    }
+}
+
+/// A wallet's Lightning side: a payment backend plus the history in the wallet store. It keeps
+/// the rules the backend alone can't: a payment is recorded as pending before it is sent (a
+/// crash leaves "pending", never "failed" and never nothing), the same idempotency key never
+/// pays twice even across backends, and completed payments get their fiat value of the moment.
+public final class LightningWallet: Sendable {
+    /// Per-wallet settings keys in the wallet store.
+    public enum SettingKey {
+        public static let backend = "ln.backend"
+        public static let nodeID = "ln.nodeId"
+        public static let fiatCurrency = "ln.fiat"
+        public static let rates = "ln.rates"
+        static let syncedAt = "ln.syncedAt"
+    }
+
+    public let store: WalletStore
+    public let wallet: WalletSummary
+    public let backend: PaymentBackend
+    private let fiat: (currency: String, provider: FiatRatesProvider)?
+    private let clock: @Sendable () -> Date
+
+    public init(store: WalletStore, wallet: WalletSummary, backend: PaymentBackend,
+                fiat: (currency: String, provider: FiatRatesProvider)? = nil, clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.store = store
+        self.wallet = wallet
+        self.backend = backend
+        self.fiat = fiat
+        self.clock = clock
+    }
+
+    /// Pays `prepared` once per `idempotencyKey`: a key already used returns that payment
+    /// (settled, failed or still pending) and sends nothing.
+    public func pay(_ prepared: PrepareSendResponse, idempotencyKey: String) async throws -> Payment {
+        try await pay(prepared.invoice, amountMsat: prepared.amountMsat, feeMsat: prepared.feeMsat, idempotencyKey: idempotencyKey) {
+            try await self.backend.sendPayment(prepared, idempotencyKey: idempotencyKey)
+        }
+    }
+
+    /// `pay` for a prepared LNURL-pay.
+    public func pay(_ prepared: PrepareLnurlPayResponse, idempotencyKey: String) async throws -> Payment {
+        try await pay(prepared.prepared.invoice, amountMsat: prepared.prepared.amountMsat, feeMsat: prepared.prepared.feeMsat, idempotencyKey: idempotencyKey) {
+            try await self.backend.lnurlPay(prepared, idempotencyKey: idempotencyKey)
+        }
+    }
+
+    private func pay(_ invoice: Bolt11Invoice, amountMsat: UInt64, feeMsat: UInt64, idempotencyKey: String,
+                     send: () async throws -> Payment) async throws -> Payment {
+        if let earlier = try store.payment(walletID: wallet.id, idempotencyKey: idempotencyKey), earlier.status != .pending {
+            return earlier
+        }
+        // Recorded before sending: whatever happens next, the history says "pending" until the
+        // backend says otherwise.
+        let placeholder = Payment(
+            id: "pending-" + hexString(Hash.sha256(Array(idempotencyKey.utf8)).prefix(12)), type: .send, status: .pending,
+            amountMsat: amountMsat, feeMsat: feeMsat, timestamp: clock(), backend: backend.name,
+            details: Payment.Details(invoice: invoice.text, description: invoice.description, paymentHash: hexString(invoice.paymentHash),
+                                     destination: hexString(invoice.payee)),
+            idempotencyKey: idempotencyKey)
+        try store.savePayment(placeholder, walletID: wallet.id)
+        let result = try await send()
+        try await record([result])
+        return try store.payment(walletID: wallet.id, id: result.id) ?? result
+    }
+
+    /// Records payments reported by the backend (an event, a sync), with the fiat value of the
+    /// moment for payments that just completed.
+    public func record(_ payments: [Payment]) async throws {
+        var annotated = payments
+        if let fiat, annotated.contains(where: { $0.status == .completed && $0.fiat == nil }) {
+            let rate = try? await fiat.provider.rate(fiat.currency)
+            for i in annotated.indices where annotated[i].status == .completed && annotated[i].fiat == nil {
+                // Only the moment's rate is known: older payments stay without a fiat value.
+                guard let rate, abs(annotated[i].timestamp.timeIntervalSince(clock())) < 600 else { continue }
+                annotated[i].fiat = Payment.FiatValue(currency: rate.currency, value: rate.value(msat: annotated[i].amountMsat))
+            }
+        }
+        try store.savePayments(annotated, walletID: wallet.id)
+    }
+
+    /// Brings the history up to date with the backend: payments since the last sync (with an
+    /// hour's overlap) and every payment still pending here.
+    @discardableResult
+    public func sync() async throws -> Int {
+        try await backend.sync()
+        let syncedAt = try store.setting(SettingKey.syncedAt, walletID: wallet.id).flatMap(Double.init)
+        let now = clock()
+        var found = try await backend.listPayments(PaymentFilter(from: syncedAt.map { Date(timeIntervalSince1970: $0 - 3600) }))
+        let pending = try store.payments(walletID: wallet.id, filter: PaymentFilter(status: .pending))
+        for local in pending where !found.contains(where: { $0.id == local.id || ($0.idempotencyKey != nil && $0.idempotencyKey == local.idempotencyKey) }) {
+            if let remote = try await backend.getPayment(id: local.id) {
+                found.append(remote)
+            } else if let hash = local.details.paymentHash,
+                      let remote = try await backend.listPayments(PaymentFilter(type: .send, paymentHash: hash)).first(where: { $0.idempotencyKey == local.idempotencyKey }) {
+                found.append(remote)
+            }
+        }
+        try await record(found)
+        try store.setSetting(SettingKey.syncedAt, to: String(now.timeIntervalSince1970), walletID: wallet.id)
+        return found.count
+    }
+
+    /// History from the wallet store.
+    public func history(_ filter: PaymentFilter) throws -> [Payment] {
+        try store.payments(walletID: wallet.id, filter: filter)
+    }
+}

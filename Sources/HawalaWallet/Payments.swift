@@ -1,0 +1,237 @@
+import Foundation
+import GRDB
+
+/// One payment in a wallet's history, shaped like the Spark SDK's `Payment`.
+/// Amounts are millisatoshis; a pending payment is not final (it may still settle).
+public struct Payment: Sendable, Codable, Equatable {
+    public enum Kind: String, Sendable, Codable, CaseIterable { case send, receive }
+    public enum Status: String, Sendable, Codable, CaseIterable { case pending, completed, failed }
+
+    /// What a payment paid or was paid by.
+    public struct Details: Sendable, Codable, Equatable {
+        public var invoice: String?
+        public var description: String?
+        public var paymentHash: String?
+        /// Proof of payment; kept only once the payment completed.
+        public var preimage: String?
+        /// The payee's node id (hex) for a send, ours for a receive.
+        public var destination: String?
+
+        public init(invoice: String? = nil, description: String? = nil, paymentHash: String? = nil, preimage: String? = nil, destination: String? = nil) {
+            self.invoice = invoice
+            self.description = description
+            self.paymentHash = paymentHash
+            self.preimage = preimage
+            self.destination = destination
+        }
+    }
+
+    /// A payment's value in a fiat currency at the time it was made.
+    public struct FiatValue: Sendable, Codable, Equatable {
+        public let currency: String
+        public let value: Decimal
+        public init(currency: String, value: Decimal) {
+            self.currency = currency
+            self.value = value
+        }
+    }
+
+    public let id: String
+    public let type: Kind
+    public var status: Status
+    public let amountMsat: UInt64
+    public var feeMsat: UInt64
+    public let timestamp: Date
+    /// "lightning" (the only method so far).
+    public let method: String
+    /// The backend that made it: "devnet" or a real network's name.
+    public let backend: String
+    public var details: Details
+    public let idempotencyKey: String?
+    public var failureReason: String?
+    public var fiat: FiatValue?
+
+    public init(id: String, type: Kind, status: Status, amountMsat: UInt64, feeMsat: UInt64, timestamp: Date,
+                method: String = "lightning", backend: String, details: Details, idempotencyKey: String? = nil,
+                failureReason: String? = nil, fiat: FiatValue? = nil) {
+        self.id = id
+        self.type = type
+        self.status = status
+        self.amountMsat = amountMsat
+        self.feeMsat = feeMsat
+        self.timestamp = timestamp
+        self.method = method
+        self.backend = backend
+        self.details = details
+        self.idempotencyKey = idempotencyKey
+        self.failureReason = failureReason
+        self.fiat = fiat
+    }
+
+    public var amountSats: UInt64 { amountMsat / 1000 }
+    /// Fees rounded up to whole satoshis (never shown lower than paid).
+    public var feeSats: UInt64 { (feeMsat + 999) / 1000 }
+}
+
+/// Which payments to list: newest first, optional type, status and time range, paging.
+public struct PaymentFilter: Sendable, Equatable {
+    public var type: Payment.Kind?
+    public var status: Payment.Status?
+    public var from: Date?
+    public var to: Date?
+    /// Hex payment hash.
+    public var paymentHash: String?
+    public var offset: Int
+    public var limit: Int?
+
+    public init(type: Payment.Kind? = nil, status: Payment.Status? = nil, from: Date? = nil, to: Date? = nil,
+                paymentHash: String? = nil, offset: Int = 0, limit: Int? = nil) {
+        self.paymentHash = paymentHash
+        self.type = type
+        self.status = status
+        self.from = from
+        self.to = to
+        self.offset = offset
+        self.limit = limit
+    }
+}
+
+// MARK: - History in the wallet store
+
+extension WalletStore {
+    /// Records `payment` for `walletID`, or updates it when it is already recorded. A final
+    /// status (completed, failed) is never turned back into pending, and a completed payment
+    /// never becomes failed: a late or replayed update can't rewrite history.
+    public func savePayment(_ payment: Payment, walletID: String) throws {
+        try savePayments([payment], walletID: walletID)
+    }
+
+    /// `savePayment` for many payments in one transaction.
+    public func savePayments(_ payments: [Payment], walletID: String) throws {
+        try writeTransaction { db in
+            for payment in payments {
+                if let old = try Row.fetchOne(db, sql: "SELECT status FROM payment WHERE walletId = ? AND id = ?", arguments: [walletID, payment.id]) {
+                    let oldStatus = Payment.Status(rawValue: old["status"]) ?? .pending
+                    guard WalletStore.mayReplace(oldStatus, with: payment.status) else { continue }
+                }
+                if let key = payment.idempotencyKey {
+                    // The backend's record replaces the placeholder written before sending.
+                    try db.execute(sql: "DELETE FROM payment WHERE walletId = ? AND idempotencyKey = ? AND id != ? AND status = 'pending'",
+                                   arguments: [walletID, key, payment.id])
+                    if try Bool.fetchOne(db, sql: "SELECT 1 FROM payment WHERE walletId = ? AND idempotencyKey = ? AND id != ?",
+                                         arguments: [walletID, key, payment.id]) == true { continue }
+                }
+                try WalletStore.insert(payment, walletID: walletID, db: db)
+            }
+        }
+    }
+
+    static func mayReplace(_ old: Payment.Status, with new: Payment.Status) -> Bool {
+        switch (old, new) {
+        case (.pending, _): true
+        case (.failed, .completed): true  // a retry under the same key that settled
+        case (.completed, .completed), (.failed, .failed): true
+        default: false
+        }
+    }
+
+    private static func insert(_ p: Payment, walletID: String, db: Database) throws {
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO payment (walletId, id, type, status, amountMsat, feeMsat, timestamp, method, backend,
+                invoice, description, paymentHash, preimage, destination, idempotencyKey, failureReason, fiatCurrency, fiatValue)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [
+                walletID, p.id, p.type.rawValue, p.status.rawValue, Int64(clamping: p.amountMsat), Int64(clamping: p.feeMsat),
+                p.timestamp.timeIntervalSince1970, p.method, p.backend, p.details.invoice, p.details.description,
+                p.details.paymentHash, p.status == .completed ? p.details.preimage : nil, p.details.destination,
+                p.idempotencyKey, p.failureReason, p.fiat?.currency, p.fiat.map { "\($0.value)" },
+            ])
+    }
+
+    /// The wallet's payments matching `filter`, newest first.
+    public func payments(walletID: String, filter: PaymentFilter = PaymentFilter()) throws -> [Payment] {
+        var rows: [Payment] = []
+        try forEachPayment(walletID: walletID, filter: filter) { rows.append($0) }
+        return rows
+    }
+
+    /// Calls `body` with each matching payment, newest first, without holding them all in memory.
+    public func forEachPayment(walletID: String, filter: PaymentFilter = PaymentFilter(), _ body: (Payment) throws -> Void) throws {
+        var sql = "SELECT * FROM payment WHERE walletId = ?"
+        var arguments: StatementArguments = [walletID]
+        if let type = filter.type { sql += " AND type = ?"; arguments += [type.rawValue] }
+        if let status = filter.status { sql += " AND status = ?"; arguments += [status.rawValue] }
+        if let from = filter.from { sql += " AND timestamp >= ?"; arguments += [from.timeIntervalSince1970] }
+        if let to = filter.to { sql += " AND timestamp < ?"; arguments += [to.timeIntervalSince1970] }
+        if let hash = filter.paymentHash { sql += " AND paymentHash = ?"; arguments += [hash] }
+        sql += " ORDER BY timestamp DESC, id DESC LIMIT ? OFFSET ?"
+        arguments += [filter.limit ?? -1, max(0, filter.offset)]
+        try read { db in
+            let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+            while let row = try cursor.next() { try body(try WalletStore.payment(row)) }
+        }
+    }
+
+    /// The payment with `id` (or the only payment whose id or payment hash starts with `id`).
+    public func payment(walletID: String, id: String) throws -> Payment? {
+        try read { db in
+            if let row = try Row.fetchOne(db, sql: "SELECT * FROM payment WHERE walletId = ? AND id = ?", arguments: [walletID, id]) {
+                return try WalletStore.payment(row)
+            }
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM payment WHERE walletId = ? AND (id LIKE ? ESCAPE '\\' OR paymentHash LIKE ? ESCAPE '\\') LIMIT 2",
+                                        arguments: [walletID, WalletStore.likePrefix(id), WalletStore.likePrefix(id)])
+            guard rows.count == 1 else {
+                if rows.count > 1 { throw WalletError.invalidRequest("\"\(id)\" matches more than one payment; give more of the id") }
+                return nil
+            }
+            return try WalletStore.payment(rows[0])
+        }
+    }
+
+    /// The payment sent under `idempotencyKey`, if any.
+    public func payment(walletID: String, idempotencyKey: String) throws -> Payment? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM payment WHERE walletId = ? AND idempotencyKey = ?", arguments: [walletID, idempotencyKey]).map(WalletStore.payment)
+        }
+    }
+
+    static func likePrefix(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
+    }
+
+    static func payment(_ row: Row) throws -> Payment {
+        guard let type = Payment.Kind(rawValue: row["type"]), let status = Payment.Status(rawValue: row["status"]) else {
+            throw WalletError.storage("the wallet database holds a payment of unknown type or status")
+        }
+        let fiat: Payment.FiatValue? = {
+            guard let currency: String = row["fiatCurrency"], let text: String = row["fiatValue"], let value = Decimal(string: text) else { return nil }
+            return Payment.FiatValue(currency: currency, value: value)
+        }()
+        let amount: Int64 = row["amountMsat"]
+        let fee: Int64 = row["feeMsat"]
+        return Payment(
+            id: row["id"], type: type, status: status, amountMsat: UInt64(max(0, amount)), feeMsat: UInt64(max(0, fee)),
+            timestamp: Date(timeIntervalSince1970: row["timestamp"]), method: row["method"], backend: row["backend"],
+            details: Payment.Details(invoice: row["invoice"], description: row["description"], paymentHash: row["paymentHash"],
+                                     preimage: row["preimage"], destination: row["destination"]),
+            idempotencyKey: row["idempotencyKey"], failureReason: row["failureReason"], fiat: fiat)
+    }
+
+    // MARK: Per-wallet settings
+
+    /// A wallet's setting (e.g. its Lightning backend), or nil.
+    public func setting(_ key: String, walletID: String) throws -> String? {
+        try read { try String.fetchOne($0, sql: "SELECT value FROM walletSetting WHERE walletId = ? AND key = ?", arguments: [walletID, key]) }
+    }
+
+    /// Sets (or, with nil, removes) a wallet's setting.
+    public func setSetting(_ key: String, to value: String?, walletID: String) throws {
+        try writeTransaction { db in
+            if let value {
+                try db.execute(sql: "INSERT OR REPLACE INTO walletSetting (walletId, key, value) VALUES (?, ?, ?)", arguments: [walletID, key, value])
+            } else {
+                try db.execute(sql: "DELETE FROM walletSetting WHERE walletId = ? AND key = ?", arguments: [walletID, key])
+            }
+        }
+    }
+}

@@ -1,0 +1,547 @@
+import ArgumentParser
+import Foundation
+import HawalaBackup
+import HawalaCrypto
+import HawalaKeys
+import HawalaLightning
+import HawalaPaper
+import HawalaWallet
+
+// `hawala ln invoice|pay|balance|history|show|export|watch|config|devnet`: the wallet side of
+// Lightning, through the wallet's payment backend (devnet here: see LightningSession).
+
+/// Options every wallet-side `ln` command takes.
+struct LightningOptions: ParsableArguments {
+    @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
+    @Option(help: ArgumentHelp("Payment backend, e.g. devnet:PATH (default: the wallet's, see `hawala ln config`).", valueName: "spec"))
+    var backend: String?
+    @OptionGroup var password: PasswordOptions
+}
+
+/// A wallet, its backend and its history, opened for one command.
+struct LightningSession {
+    let store: WalletStore
+    let wallet: WalletSummary
+    let backend: DevnetBackend
+    let lightning: LightningWallet
+
+    /// Opens the wallet's backend. `signing` unlocks the wallet (prompt or --password-file) to
+    /// derive the node key; otherwise the node id saved by an earlier command is enough, and the
+    /// password is asked only the first time.
+    static func open(_ options: LightningOptions, signing: Bool, lnurl: LNURLPayFlow? = nil) throws -> LightningSession {
+        let store = try WalletSession.store(create: false)
+        let wallet = try store.wallet(named: options.wallet)
+        let specText = try options.backend ?? store.setting(LightningWallet.SettingKey.backend, walletID: wallet.id)
+        guard let specText else {
+            throw CLIError("""
+                no Lightning backend is set for wallet "\(wallet.name)": pass --backend devnet:PATH, or save one with \
+                `hawala ln config --backend devnet:PATH` (devnet is a development network on this machine, not the Lightning network)
+                """)
+        }
+        let spec = try BackendSpec.parse(specText)
+        let fiat = try configuredFiat(store, wallet)
+        let backend: DevnetBackend
+        switch spec {
+        case .devnet(let path): backend = try DevnetBackend(ledgerPath: path, rates: fiat?.provider, lnurl: lnurl)
+        }
+        let savedNode = try store.setting(LightningWallet.SettingKey.nodeID, walletID: wallet.id)
+        if signing || savedNode == nil {
+            let keyring = try WalletSession.unlock(store, file: options.password.passwordFile)
+            let keys = try store.secret(of: wallet, keyring: keyring).keys
+            try blocking { try await backend.connect(ConnectRequest(keys: keys, storageDirectory: store.home.directory)) }
+            let info = try blocking { try await backend.getInfo() }
+            if info.nodeID != savedNode { try store.setSetting(LightningWallet.SettingKey.nodeID, to: info.nodeID, walletID: wallet.id) }
+        } else if let savedNode {
+            backend.attach(nodeID: savedNode)
+        }
+        return LightningSession(store: store, wallet: wallet, backend: backend,
+                                lightning: LightningWallet(store: store, wallet: wallet, backend: backend, fiat: fiat))
+    }
+
+    /// The wallet's fiat currency and rates source, when configured.
+    static func configuredFiat(_ store: WalletStore, _ wallet: WalletSummary, currency: String? = nil) throws -> (currency: String, provider: FiatRatesProvider)? {
+        guard let code = try currency ?? store.setting(LightningWallet.SettingKey.fiatCurrency, walletID: wallet.id) else { return nil }
+        guard let source = try store.setting(LightningWallet.SettingKey.rates, walletID: wallet.id) else {
+            if currency != nil { throw CLIError("no fiat rates source is set: `hawala ln config --rates-file PATH` or `--rates-url URL`") }
+            return nil
+        }
+        if source.hasPrefix("file:") { return (code, FileRatesProvider(path: String(source.dropFirst(5)))) }
+        guard source.hasPrefix("url:"), let url = URL(string: String(source.dropFirst(4))) else { throw CLIError("the saved rates source \"\(source)\" is not valid") }
+        return (code, HTTPRatesProvider(url: url, fetcher: HTTPFetcher()))
+    }
+
+    /// Which backend, for the user: always says devnet is not the Lightning network.
+    var backendLabel: String { "devnet (development network on this machine, not the Lightning network)" }
+}
+
+/// Runs async library code from a synchronous command.
+func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    let box = ResultBox<T>()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        do { box.result = .success(try await body()) } catch { box.result = .failure(error) }
+        done.signal()
+    }
+    done.wait()
+    return try box.result!.get()
+}
+
+/// Carries a task's result back to the waiting thread (the semaphore orders the accesses).
+private final class ResultBox<T>: @unchecked Sendable {
+    var result: Result<T, Error>?
+}
+
+/// Flushes stdout (a pipe buffers until exit otherwise).
+func flushOutput() { fflush(nil) }
+
+/// Sats from msat for display: exact when not whole.
+func satsText(_ msat: UInt64) -> String { PaymentExport.sats(msat) + " sat" }
+
+extension Payment {
+    /// The `--json` shape of a payment (`ln history`, `ln show`, `ln pay`).
+    var json: JSONValue {
+        .object([
+            ("id", .string(id)), ("type", .string(PaymentExport.word(type))), ("status", .string(status.rawValue)),
+            ("amountMsat", .int(Int(amountMsat))), ("feeMsat", .int(Int(feeMsat))),
+            ("timestamp", .string(PaymentExport.date(timestamp))), ("method", .string(method)), ("backend", .string(backend)),
+            ("description", details.description.map { .string($0) } ?? .null),
+            ("paymentHash", details.paymentHash.map { .string($0) } ?? .null),
+            ("preimage", details.preimage.map { .string($0) } ?? .null),
+            ("destination", details.destination.map { .string($0) } ?? .null),
+            ("invoice", details.invoice.map { .string($0) } ?? .null),
+            ("failureReason", failureReason.map { .string($0) } ?? .null),
+            ("fiat", fiat.map { .object([("currency", .string($0.currency)), ("value", .string("\($0.value)"))]) } ?? .null),
+        ])
+    }
+
+    /// One line of `ln history`.
+    var line: String {
+        let sign = type == .send ? "-" : "+"
+        var text = "\(PaymentExport.date(timestamp))  \(sign)\(satsText(amountMsat))"
+        if type == .send { text += " (fee \(satsText(feeMsat)))" }
+        text += "  \(status.rawValue)  \(id)"
+        if let d = details.description, !d.isEmpty { text += "  \(d.prefix(60))" }
+        if let reason = failureReason { text += "  [\(reason)]" }
+        return text
+    }
+}
+
+// MARK: - invoice
+
+struct LightningInvoice: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "invoice", abstract: "Create an invoice to receive a payment (needs the wallet password).",
+        discussion: "Prints the BOLT11 invoice on stdout. --wait blocks until it is paid (or --timeout seconds pass: exit 1, the invoice stays valid until it expires).")
+    @OptionGroup var options: LightningOptions
+    @Option(help: "Amount in sats.") var amount: UInt64?
+    @Flag(help: "No amount: the payer chooses.") var amountless = false
+    @Option(help: "What the payment is for (shown to the payer).") var description: String = ""
+    @Option(help: "Seconds until the invoice expires.") var expiry: UInt64 = Bolt11Invoice.defaultExpiry
+    @Flag(help: "Also draw the invoice as a QR code.") var qr = false
+    @Flag(help: "Wait until the invoice is paid.") var wait = false
+    @Option(help: "With --wait: give up after this many seconds.") var timeout: UInt64 = 3600
+
+    func validate() throws {
+        guard (amount != nil) != amountless else { throw ValidationError("give exactly one of --amount SATS or --amountless") }
+        if let amount, amount == 0 { throw ValidationError("--amount must be at least 1 sat (or use --amountless)") }
+        guard DevnetBackend.expiryRange.contains(expiry) else { throw ValidationError("--expiry must be between 1 and 31536000 seconds") }
+        guard (1...86_400 * 7).contains(timeout) else { throw ValidationError("--timeout must be between 1 and 604800 seconds") }
+    }
+
+    func run() throws {
+        let session = try LightningSession.open(options, signing: true)
+        let request = ReceiveRequest(amountSats: amount, description: description, expirySeconds: expiry)
+        let backend = session.backend
+        let response = try blocking { try await backend.receivePayment(request) }
+        print(response.invoice)
+        if qr { for line in TextQR.terminalLines(try TextQR.encode(response.invoice)) { print(line) } }
+        flushOutput()
+        Output.error("on \(session.backendLabel); expires \(ISO8601.string(response.expiresAt))")
+        guard wait else { return }
+        Output.error("waiting for the payment…")
+        let seconds = timeout
+        let hash = response.paymentHash
+        let lightning = session.lightning
+        let payment: Payment
+        do {
+            payment = try blocking {
+                let paid = try await backend.waitForPayment(paymentHash: hash, timeout: .seconds(seconds))
+                try await lightning.record([paid])
+                return paid
+            }
+        } catch LightningError.timeout {
+            throw CLIError("not paid within \(seconds) s; the invoice stays valid until \(ISO8601.string(response.expiresAt))")
+        }
+        print("received \(satsText(payment.amountMsat)) (payment \(payment.id))")
+    }
+}
+
+// MARK: - pay
+
+struct LightningPay: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pay", abstract: "Pay an invoice, a Lightning address or an LNURL (needs the wallet password).",
+        discussion: """
+            Shows the amount, the fee, the total, the description and the expiry, and asks before \
+            paying unless --yes. The same idempotency key never pays twice; by default it is the \
+            invoice's payment hash, so running the same command again returns the first result. \
+            Exit codes: 0 paid, 1 failed or refused, 2 usage error, 3 still pending (not final: \
+            check later with `hawala ln show ID`).
+            """)
+    @OptionGroup var options: LightningOptions
+    @Argument(help: "A BOLT11 invoice, a bitcoin: URI with a lightning= invoice, a Lightning address or an LNURL.") var input: String
+    @Option(help: "Amount in sats (for an amountless invoice, a Lightning address or an LNURL).") var amount: UInt64?
+    @Option(name: .customLong("max-fee"), help: "Refuse when the fee is above this many sats.") var maxFee: UInt64?
+    @Option(help: "A comment for the payee (LNURL-pay services that accept one).") var comment: String?
+    @Option(name: .customLong("idempotency-key"), help: "Pay at most once under this key (default: the invoice's payment hash).") var idempotencyKey: String?
+    @Flag(help: "Pay without asking.") var yes = false
+    @Flag(help: "JSON output of the final payment.") var json = false
+
+    func validate() throws {
+        if let key = idempotencyKey, key.isEmpty || key.utf8.count > 256 { throw ValidationError("--idempotency-key must be 1–256 bytes") }
+        if let amount, amount == 0 { throw ValidationError("--amount must be at least 1 sat") }
+    }
+
+    func run() throws {
+        let parsed: PaymentInput
+        do { parsed = try PaymentInput.parse(input) } catch { throw CLIError(String(describing: error)) }
+        let isLNURL: Bool
+        switch parsed {
+        case .lnurl, .lightningAddress: isLNURL = true
+        default: isLNURL = false
+        }
+        if comment != nil && !isLNURL { throw CLIError("--comment is for Lightning addresses and LNURL-pay only", code: .usage) }
+        // A key already used answers with its payment, before any password or network.
+        var invoiceKey: String?
+        if case .bolt11(let invoice) = parsed { invoiceKey = "invoice:" + hexString(invoice.paymentHash) }
+        if case .bitcoinURI(let uri) = parsed, let invoice = uri.lightning { invoiceKey = "invoice:" + hexString(invoice.paymentHash) }
+        if let key = idempotencyKey ?? invoiceKey {
+            let store = try WalletSession.store(create: false)
+            let summary = try store.wallet(named: options.wallet)
+            if let earlier = try store.payment(walletID: summary.id, idempotencyKey: key) {
+                Output.error("already paid under this idempotency key: nothing was sent again")
+                return try report(earlier, successAction: nil)
+            }
+        }
+        if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm the payment; pass --yes to pay without asking", code: .usage) }
+        let fetcher = isLNURL ? HTTPFetcher() : nil
+        defer { if let fetcher { try? blocking { await fetcher.shutdown() } } }
+        let session = try LightningSession.open(options, signing: true, lnurl: fetcher.map { LNURLPayFlow(fetcher: $0) })
+        let backend = session.backend
+        let input = self.input, amount = self.amount, comment = self.comment
+
+        // Prepare: nothing is paid yet.
+        let prepared: PrepareSendResponse
+        var lnurlResponse: PrepareLnurlPayResponse?
+        if isLNURL, let fetcher {
+            guard let amount else { throw CLIError("a Lightning address or LNURL needs --amount SATS") }
+            let payRequest = try blocking { try await LNURLPayFlow(fetcher: fetcher).payRequest(for: parsed) }
+            Output.error("\(payRequest.domain) accepts \(satsText(payRequest.minSendableMsat))–\(satsText(payRequest.maxSendableMsat)): \(payRequest.description)")
+            let request = PrepareLnurlPayRequest(payRequest: payRequest, amountSats: amount, comment: comment)
+            let response = try blocking { try await backend.prepareLnurlPay(request) }
+            lnurlResponse = response
+            prepared = response.prepared
+        } else {
+            prepared = try blocking { try await backend.prepareSendPayment(PrepareSendRequest(input: input, amountSats: amount)) }
+        }
+        if let maxFee, prepared.feeMsat > maxFee.multipliedReportingOverflow(by: 1000).partialValue {
+            throw LightningError.feeAboveMaximum(feeMsat: prepared.feeMsat, maximumMsat: maxFee * 1000)
+        }
+        let preview = [
+            "Pay on \(session.backendLabel)",
+            "  amount:      \(satsText(prepared.amountMsat))",
+            "  fee:         \(satsText(prepared.feeMsat))",
+            "  total:       \(satsText(prepared.totalMsat))",
+            "  description: \(prepared.description.flatMap { $0.isEmpty ? nil : $0 } ?? "(none)")",
+            "  to:          \(hexString(prepared.invoice.payee))",
+            "  expires:     \(ISO8601.string(prepared.expiresAt))",
+        ]
+        if yes {
+            for line in preview { Output.error(line) }
+        } else {
+            let terminal = try Terminal.required("pass --yes")
+            for line in preview { terminal.line(line) }
+            guard try terminal.confirm("Pay \(satsText(prepared.totalMsat)) in total?") else { throw CLIError("not paid") }
+        }
+
+        let key = idempotencyKey ?? "invoice:" + hexString(prepared.invoice.paymentHash)
+        let lnurlPrepared = lnurlResponse
+        let lightning = session.lightning
+        let payment: Payment = try blocking {
+            if let lnurlPrepared { return try await lightning.pay(lnurlPrepared, idempotencyKey: key) }
+            return try await lightning.pay(prepared, idempotencyKey: key)
+        }
+        try report(payment, successAction: lnurlPrepared?.successAction)
+    }
+
+    /// Prints the final status; exit 1 when failed, 3 when still pending.
+    func report(_ payment: Payment, successAction: SuccessAction?) throws {
+        if json { payment.json.print() }
+        switch payment.status {
+        case .completed:
+            if !json { print("paid \(satsText(payment.amountMsat)) (fee \(satsText(payment.feeMsat))); payment \(payment.id), preimage \(payment.details.preimage ?? "?")") }
+            if let successAction, let text = try? successAction.text(preimage: payment.details.preimage.flatMap { bytes(fromHex: $0) }) {
+                Output.error("message from the payee: \(text)")
+            }
+        case .failed:
+            throw CLIError("payment failed: \(payment.failureReason ?? "no reason given") (payment \(payment.id))")
+        case .pending:
+            Output.error("payment \(payment.id) is pending: not final, it may still settle; check with `hawala ln show \(payment.id)`")
+            throw ExitCode(3)
+        }
+    }
+}
+
+// MARK: - balance, history, show
+
+struct LightningBalance: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "balance", abstract: "The Lightning balance (syncs the history first).",
+        discussion: "JSON keys: balanceSats, balanceMsat, backend, nodeId, and fiat {currency, value, btcPrice} with --fiat.")
+    @OptionGroup var options: LightningOptions
+    @Option(help: "Also show the value in this currency (needs a rates source: `hawala ln config`).") var fiat: String?
+    @Flag(help: "JSON output.") var json = false
+
+    func run() throws {
+        let session = try LightningSession.open(options, signing: false)
+        let lightning = session.lightning, backend = session.backend
+        let info = try blocking {
+            try await lightning.sync()
+            return try await backend.getInfo()
+        }
+        var fiatValue: (FiatRate, Decimal)?
+        if let code = fiat?.uppercased() {
+            guard let (currency, provider) = try LightningSession.configuredFiat(session.store, session.wallet, currency: code) else { throw CLIError("no rates source") }
+            let rate = try blocking { try await provider.rate(currency) }
+            fiatValue = (rate, rate.value(msat: info.balanceMsat))
+        }
+        if json {
+            var fields: [(String, JSONValue)] = [
+                ("balanceSats", .int(Int(info.balanceSats))), ("balanceMsat", .int(Int(info.balanceMsat))),
+                ("backend", .string(session.backend.name)), ("nodeId", .string(info.nodeID)),
+            ]
+            if let (rate, value) = fiatValue {
+                fields.append(("fiat", .object([("currency", .string(rate.currency)), ("value", .string("\(value)")), ("btcPrice", .string("\(rate.btcPrice)"))])))
+            }
+            JSONValue.object(fields).print()
+            return
+        }
+        var line = "\(satsText(info.balanceMsat))"
+        if let (rate, value) = fiatValue { line += " ≈ \(value) \(rate.currency)" }
+        print(line)
+        Output.error("on \(session.backendLabel)")
+    }
+}
+
+extension Payment.Status: ExpressibleByArgument {}
+
+enum HistoryType: String, ExpressibleByArgument, CaseIterable {
+    case sent, received
+    var kind: Payment.Kind { self == .sent ? .send : .receive }
+}
+
+struct LightningHistory: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history", abstract: "Payments, newest first, from the wallet's store.",
+        discussion: "Reads the history kept on this machine (no password needed); `ln balance` or `ln watch` bring it up to date. JSON: an array of payment objects (README).")
+    @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
+    @Option(help: "Only sent or received payments.") var type: HistoryType?
+    @Option(help: "Only payments in this status (pending, completed, failed).") var status: Payment.Status?
+    @Option(help: "At most this many payments.") var limit: Int = 20
+    @Option(help: "Skip this many payments first.") var offset: Int = 0
+    @Flag(help: "JSON output.") var json = false
+
+    func validate() throws {
+        guard (1...1_000_000).contains(limit) else { throw ValidationError("--limit must be between 1 and 1000000") }
+        guard offset >= 0 else { throw ValidationError("--offset can't be negative") }
+    }
+
+    func run() throws {
+        let store = try WalletSession.store(create: false)
+        let summary = try store.wallet(named: wallet)
+        let payments = try store.payments(walletID: summary.id, filter: PaymentFilter(type: type?.kind, status: status, offset: offset, limit: limit))
+        if json { JSONValue.array(payments.map(\.json)).print(); return }
+        if payments.isEmpty { Output.error("no payments"); return }
+        var out = ""
+        for p in payments { out += p.line + "\n" }
+        FileHandle.standardOutput.write(Data(out.utf8))
+    }
+}
+
+struct LightningShow: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "One payment: amounts, status, invoice, preimage.",
+        discussion: "PAYMENT_ID may be the first characters of the id or of the payment hash.")
+    @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
+    @Argument(help: "The payment id (or a unique prefix of it or of the payment hash).") var paymentID: String
+    @Flag(help: "JSON output.") var json = false
+
+    func run() throws {
+        let store = try WalletSession.store(create: false)
+        let summary = try store.wallet(named: wallet)
+        guard let p = try store.payment(walletID: summary.id, id: paymentID) else { throw CLIError("no payment \"\(paymentID)\" in wallet \"\(summary.name)\"") }
+        if json { p.json.print(); return }
+        var lines = [
+            "payment \(p.id)",
+            "  type:         \(PaymentExport.word(p.type))",
+            "  status:       \(p.status.rawValue)\(p.status == .pending ? " (not final: it may still settle)" : "")",
+            "  amount:       \(satsText(p.amountMsat))",
+            "  fee:          \(satsText(p.feeMsat))",
+            "  date:         \(PaymentExport.date(p.timestamp))",
+            "  backend:      \(p.backend)",
+        ]
+        if let f = p.fiat { lines.append("  fiat then:    \(f.value) \(f.currency)") }
+        if let d = p.details.description { lines.append("  description:  \(d)") }
+        if let h = p.details.paymentHash { lines.append("  payment hash: \(h)") }
+        if let x = p.details.preimage { lines.append("  preimage:     \(x)") }
+        if let d = p.details.destination { lines.append("  node:         \(d)") }
+        if let r = p.failureReason { lines.append("  failure:      \(r)") }
+        if let i = p.details.invoice { lines.append("  invoice:      \(i)") }
+        print(lines.joined(separator: "\n"))
+    }
+}
+
+// MARK: - export, watch
+
+struct LightningExport: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export", abstract: "Write the whole history to a CSV or JSON file (columns in the README).",
+        discussion: "The file is written atomically and is not replaced unless --force.")
+    @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
+    @Option(help: "csv or json.") var format: PaymentExport.Format
+    @Option(help: "The file to write.") var out: String
+    @Flag(help: "Replace the file if it exists.") var force = false
+
+    func run() throws {
+        let store = try WalletSession.store(create: false)
+        let summary = try store.wallet(named: wallet)
+        let url = URL(fileURLWithPath: out)
+        var count = 0
+        let showProgress = isatty(STDERR_FILENO) == 1
+        try AtomicFile.write(to: url, replace: force, produce: { fd, _ in
+            let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
+            var written = 0
+            count = try PaymentExport.write(format, store: store, walletID: summary.id) { data in
+                try handle.write(contentsOf: data)
+                written += data.count
+                if showProgress { FileHandle.standardError.write(Data("\rexporting… \(written / 1024) KiB".utf8)) }
+            }
+        })
+        if showProgress { FileHandle.standardError.write(Data("\r".utf8)) }
+        Output.error("exported \(count) payments to \(url.path)")
+    }
+}
+
+extension PaymentExport.Format: ExpressibleByArgument {}
+
+struct LightningWatch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch", abstract: "Print payment events as they happen (until interrupted).",
+        discussion: "One line per event on stdout (with --json, one JSON object per line: event, payment); each is also recorded in the history.")
+    @OptionGroup var options: LightningOptions
+    @Option(help: "Stop after this many seconds (default: run until interrupted).") var timeout: UInt64?
+    @Flag(help: "JSON lines.") var json = false
+
+    func run() throws {
+        let session = try LightningSession.open(options, signing: false)
+        let lightning = session.lightning, backend = session.backend
+        let json = self.json
+        Output.error("watching \(session.wallet.name) on \(session.backendLabel)…")
+        let seconds = timeout
+        try blocking {
+            let (events, continuation) = AsyncStream<PaymentEvent>.makeStream()
+            let id = backend.addEventListener { continuation.yield($0) }
+            defer { backend.removeEventListener(id) }
+            try await lightning.sync()
+            if let seconds {
+                Task {
+                    try? await Task.sleep(for: .seconds(seconds))
+                    continuation.finish()
+                }
+            }
+            for await event in events {
+                guard let payment = event.payment else { continue }
+                try await lightning.record([payment])
+                let name: String
+                switch event {
+                case .paymentSucceeded: name = "paymentSucceeded"
+                case .paymentPending: name = "paymentPending"
+                case .paymentFailed: name = "paymentFailed"
+                case .synced: name = "synced"
+                }
+                if json {
+                    print(JSONValue.object([("event", .string(name)), ("payment", payment.json)]).render().replacingOccurrences(of: "\n", with: ""))
+                } else {
+                    print("\(name) \(payment.line)")
+                }
+                flushOutput()
+            }
+        }
+    }
+}
+
+// MARK: - config, devnet
+
+struct LightningConfig: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "config", abstract: "Show or set the wallet's Lightning settings: backend, fiat currency, rates source.")
+    @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
+    @Option(help: ArgumentHelp("Payment backend to use, e.g. devnet:PATH.", valueName: "spec")) var backend: String?
+    @Option(help: "Fiat currency for values in the history and balance (e.g. USD).") var fiat: String?
+    @Option(name: .customLong("rates-file"), help: "Offline rates table (JSON: {\"USD\": \"65000.00\", …}).") var ratesFile: String?
+    @Option(name: .customLong("rates-url"), help: "HTTPS URL answering the same JSON.") var ratesURL: String?
+
+    func validate() throws {
+        if ratesFile != nil && ratesURL != nil { throw ValidationError("give one of --rates-file or --rates-url") }
+        if let fiat, fiat.count != 3 || !fiat.allSatisfy({ $0.isASCII && $0.isLetter }) { throw ValidationError("--fiat takes a three-letter currency code") }
+        if let ratesURL, URL(string: ratesURL)?.scheme?.lowercased() != "https" { throw ValidationError("--rates-url must be an https URL") }
+    }
+
+    func run() throws {
+        let store = try WalletSession.store(create: false)
+        let summary = try store.wallet(named: wallet)
+        typealias Key = LightningWallet.SettingKey
+        if let backend {
+            let spec = try BackendSpec.parse(backend)
+            if case .devnet(let path) = spec { _ = try DevnetBackend(ledgerPath: path) }  // reachable and a ledger
+            if spec.description != (try store.setting(Key.backend, walletID: summary.id)) {
+                try store.setSetting(Key.nodeID, to: nil, walletID: summary.id)
+            }
+            try store.setSetting(Key.backend, to: spec.description, walletID: summary.id)
+        }
+        if let fiat { try store.setSetting(Key.fiatCurrency, to: fiat.uppercased(), walletID: summary.id) }
+        if let ratesFile { try store.setSetting(Key.rates, to: "file:" + URL(fileURLWithPath: ratesFile).standardizedFileURL.path, walletID: summary.id) }
+        if let ratesURL { try store.setSetting(Key.rates, to: "url:" + ratesURL, walletID: summary.id) }
+        for (label, key) in [("backend", Key.backend), ("fiat", Key.fiatCurrency), ("rates", Key.rates), ("node id", Key.nodeID)] {
+            print("\(label): \(try store.setting(key, walletID: summary.id) ?? "(not set)")")
+        }
+    }
+}
+
+struct LightningDevnet: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "devnet", abstract: "Devnet only: test funds on the development network.",
+        subcommands: [LightningDevnetFund.self])
+}
+
+struct LightningDevnetFund: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fund", abstract: "Give this wallet test funds on devnet (needs the wallet password).")
+    @OptionGroup var options: LightningOptions
+    @Argument(help: "Amount in sats.") var sats: UInt64
+
+    func validate() throws {
+        guard (1...2_100_000_000_000_000).contains(sats) else { throw ValidationError("SATS must be between 1 and 2100000000000000") }
+    }
+
+    func run() throws {
+        let session = try LightningSession.open(options, signing: true)
+        let backend = session.backend, lightning = session.lightning, sats = self.sats
+        let info = try blocking {
+            let payment = try await backend.fund(sats: sats)
+            try await lightning.record([payment])
+            return try await backend.getInfo()
+        }
+        print("devnet: funded \(sats) sat; balance \(satsText(info.balanceMsat))")
+    }
+}
