@@ -488,8 +488,8 @@ struct LightningConfig: ParsableCommand {
     @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
     @Option(help: ArgumentHelp("Payment backend to use, e.g. devnet:PATH.", valueName: "spec")) var backend: String?
     @Option(help: "Fiat currency for values in the history and balance (e.g. USD).") var fiat: String?
-    @Option(name: .customLong("rates-file"), help: "Offline rates table (JSON: {\"USD\": \"65000.00\", …}).") var ratesFile: String?
-    @Option(name: .customLong("rates-url"), help: "HTTPS URL answering the same JSON.") var ratesURL: String?
+    @Option(name: .customLong("rates-file"), help: "Offline rates table: one `CODE PRICE` a line, e.g. `USD 65000.00`.") var ratesFile: String?
+    @Option(name: .customLong("rates-url"), help: "HTTPS URL answering [{\"coin\": \"USD\", \"value\": 65000.0}, …].") var ratesURL: String?
 
     func validate() throws {
         if ratesFile != nil && ratesURL != nil { throw ValidationError("give one of --rates-file or --rates-url") }
