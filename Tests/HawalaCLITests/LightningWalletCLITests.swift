@@ -1,0 +1,172 @@
+import Foundation
+import Testing
+
+let legalWinner = "legal winner thank year wave sausage worth useful legal winner thank yellow"
+
+/// A `hawala` process left running (ln watch, ln invoice --wait), read line by line.
+final class RunningCLI: @unchecked Sendable {
+    let process = Process()
+    private let output = Pipe(), error = Pipe()
+    private var buffer = Data()
+
+    init(_ arguments: [String], environment: [String: String]) throws {
+        process.executableURL = CLI.binary
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+    }
+
+    /// The next line of stdout (nil at the end).
+    func nextLine() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                buffer.removeSubrange(buffer.startIndex...newline)
+                return line
+            }
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { return nil }
+            buffer.append(chunk)
+        }
+    }
+
+    /// Waits for the exit; the rest of stdout, stderr and the status.
+    func finish() -> CLIResult {
+        let rest = output.fileHandleForReading.readDataToEndOfFile()
+        let err = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CLIResult(status: process.terminationStatus, stdout: String(decoding: buffer + rest, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+    }
+}
+
+@Suite("hawala ln on devnet, two wallets")
+struct LightningWalletCLITests {
+    let alice: WalletFixture
+    let bob: WalletFixture
+    let ledger: String
+
+    init() throws {
+        alice = try WalletFixture()
+        bob = try WalletFixture()
+        try bob.write("mnemonic", legalWinner + "\n")
+        ledger = alice.home.appendingPathComponent("devnet/ledger.sqlite").path
+        #expect(try alice.restoreAbandon(name: "alice").status == 0)
+        #expect(try bob.restoreAbandon(name: "bob").status == 0)
+    }
+
+    func json(_ result: CLIResult) throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+    }
+
+    @Test func invoicePayHistoryBalancesIdempotencyExpiryAndWatch() throws {
+        // No backend yet: says how to set one.
+        let none = try alice.run(["ln", "balance"])
+        #expect(none.status == 1 && none.stderr.contains("--backend devnet:PATH") && none.stderr.contains("not the Lightning network"))
+        for f in [alice, bob] {
+            let config = try f.run(["ln", "config", "--backend", "devnet:\(ledger)"])
+            #expect(config.status == 0 && config.stdout.contains("backend: devnet:\(ledger)"), "\(config.stderr)")
+        }
+        let fund = try alice.run(["ln", "devnet", "fund", "100000", "--password-file", alice.path("password")])
+        #expect(fund.status == 0 && fund.stdout == "devnet: funded 100000 sat; balance 100000 sat\n", "\(fund.stderr)")
+
+        // bob's first invoice unlocks his wallet and saves his node id; watching needs no password.
+        let invoice = try bob.run(["ln", "invoice", "--amount", "2500", "--description", "coffee", "--password-file", bob.path("password")])
+        #expect(invoice.status == 0, "\(invoice.stderr)")
+        let text = invoice.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(text.hasPrefix("lnbcrt25u1") && invoice.stderr.contains("devnet"))
+        let watch = try RunningCLI(["ln", "watch", "--json", "--timeout", "6"], environment: bob.environment)
+        Thread.sleep(forTimeInterval: 1.5)
+
+        // alice pays: preview on stderr, result on stdout.
+        let pay = try alice.run(["ln", "pay", text, "--yes", "--password-file", alice.path("password")])
+        #expect(pay.status == 0, "\(pay.stderr)")
+        #expect(pay.stdout.hasPrefix("paid 2500 sat (fee 3.5 sat); payment "))
+        #expect(pay.stderr.contains("amount:      2500 sat") && pay.stderr.contains("fee:         3.5 sat") && pay.stderr.contains("total:       2503.5 sat"))
+        #expect(pay.stderr.contains("description: coffee") && pay.stderr.contains("expires:"))
+        // The same command again: the idempotency key (the payment hash) has paid; nothing moves.
+        let again = try alice.run(["ln", "pay", text, "--yes", "--password-file", alice.path("password")])
+        #expect(again.status == 0 && again.stderr.contains("already paid under this idempotency key") && again.stdout == pay.stdout)
+        // Under another key the invoice is refused: it has been paid.
+        let other = try alice.run(["ln", "pay", text, "--yes", "--idempotency-key", "other", "--password-file", alice.path("password")])
+        #expect(other.status == 1 && other.stderr.contains("already been paid"))
+
+        // Balances and histories on both sides.
+        let a = try #require(try json(try alice.run(["ln", "balance", "--json"])) as? [String: Any])
+        #expect(a["balanceSats"] as? Int == 97_496 && a["balanceMsat"] as? Int == 97_496_500 && a["backend"] as? String == "devnet")
+        let b = try #require(try json(try bob.run(["ln", "balance", "--json"])) as? [String: Any])
+        #expect(b["balanceSats"] as? Int == 2_500)
+        let aHistory = try #require(try json(try alice.run(["ln", "history", "--json"])) as? [[String: Any]])
+        #expect(aHistory.map { $0["type"] as? String } == ["sent", "received"])
+        #expect(aHistory[0]["amountMsat"] as? Int == 2_500_000 && aHistory[0]["feeMsat"] as? Int == 3_500 && aHistory[0]["status"] as? String == "completed")
+        #expect(aHistory[1]["description"] as? String == "devnet test funds")
+        let bHistory = try #require(try json(try bob.run(["ln", "history", "--json"])) as? [[String: Any]])
+        #expect(bHistory.count == 1 && bHistory[0]["type"] as? String == "received" && bHistory[0]["amountMsat"] as? Int == 2_500_000)
+        #expect(bHistory[0]["id"] as? String == aHistory[0]["id"] as? String && bHistory[0]["preimage"] as? String == aHistory[0]["preimage"] as? String)
+        let sent = try alice.run(["ln", "history", "--type", "sent"])
+        #expect(sent.status == 0 && sent.stdout.split(separator: "\n").count == 1 && sent.stdout.contains("-2500 sat (fee 3.5 sat)  completed"))
+        let id = try #require(aHistory[0]["id"] as? String)
+        let show = try alice.run(["ln", "show", String(id.prefix(8))])
+        #expect(show.status == 0 && show.stdout.contains("payment \(id)") && show.stdout.contains("preimage:"))
+
+        // bob's watcher saw the payment arrive.
+        let watched = watch.finish()
+        #expect(watched.status == 0, "\(watched.stderr)")
+        #expect(watched.stdout.contains("\"event\": \"paymentSucceeded\"") && watched.stdout.contains(id), "\(watched.stdout)")
+
+        // An expired invoice is refused before anything is paid.
+        let short = try bob.run(["ln", "invoice", "--amount", "10", "--expiry", "1", "--password-file", bob.path("password")])
+        Thread.sleep(forTimeInterval: 2.2)
+        let expired = try alice.run(["ln", "pay", short.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "--yes", "--password-file", alice.path("password")])
+        #expect(expired.status == 1 && expired.errorLines.count == 1 && expired.stderr.hasPrefix("the invoice expired at "), "\(expired.stderr)")
+        #expect(try alice.run(["ln", "history", "--json"]).stdout.components(separatedBy: "\"id\"").count == 3)  // still two payments
+
+        // Exports: atomic, not overwritten without --force.
+        let out = alice.home.appendingPathComponent("history.csv").path
+        let export = try alice.run(["ln", "export", "--format", "csv", "--out", out])
+        #expect(export.status == 0 && export.stderr.contains("exported 2 payments"))
+        let csv = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(csv.hasPrefix("date,type,status,amount_sats,fee_sats,fiat_value,fiat_currency,description,payment_hash,invoice,id\r\n"))
+        #expect(csv.contains(",sent,completed,2500,3.5,,,coffee,"))
+        #expect(try alice.run(["ln", "export", "--format", "json", "--out", out]).status == 1)
+        #expect(try alice.run(["ln", "export", "--format", "json", "--out", out, "--force"]).status == 0)
+    }
+
+    /// `ln invoice --wait` prints the invoice at once, then the confirmation when paid.
+    @Test func invoiceWaitsForThePayment() throws {
+        for f in [alice, bob] { #expect(try f.run(["ln", "config", "--backend", "devnet:\(ledger)"]).status == 0) }
+        #expect(try alice.run(["ln", "devnet", "fund", "50", "--password-file", alice.path("password")]).status == 0)
+        let waiting = try RunningCLI(["ln", "invoice", "--amountless", "--wait", "--timeout", "30", "--password-file", bob.path("password")], environment: bob.environment)
+        let invoice = try #require(waiting.nextLine())
+        #expect(invoice.hasPrefix("lnbcrt1"))
+        let pay = try alice.run(["ln", "pay", invoice, "--amount", "21", "--yes", "--password-file", alice.path("password")])
+        #expect(pay.status == 0, "\(pay.stderr)")
+        let done = waiting.finish()
+        #expect(done.status == 0 && done.stdout.contains("received 21 sat (payment "), "\(done.stderr)")
+        // The payer's fee is shown; the amountless invoice needed --amount.
+        let noAmount = try alice.run(["ln", "pay", invoice, "--yes", "--password-file", alice.path("password"), "--idempotency-key", "x"])
+        #expect(noAmount.status == 1)
+    }
+
+    /// Usage and refusals: one line, meaningful exit codes, no secrets asked of a pipe.
+    @Test func refusals() throws {
+        #expect(try alice.run(["ln", "config", "--backend", "lightning:mainnet"]).status == 1)
+        #expect(try alice.run(["ln", "config", "--backend", "devnet:\(ledger)", "--fiat", "dollars"]).status == 2)
+        #expect(try alice.run(["ln", "invoice", "--password-file", alice.path("password")]).status == 2)  // no amount choice
+        #expect(try alice.run(["ln", "invoice", "--amount", "5", "--amountless"]).status == 2)
+        #expect(try alice.run(["ln", "history", "--limit", "0"]).status == 2)
+        try alice.write("wrong", "not the password\n")
+        let wrong = try alice.run(["ln", "invoice", "--amount", "5", "--password-file", alice.path("wrong"), "--backend", "devnet:\(ledger)"])
+        #expect(wrong.status == 1 && wrong.errorLines == ["wrong password"])
+        let fund = try alice.run(["ln", "devnet", "fund", "0", "--password-file", alice.path("password")])
+        #expect(fund.status == 2)
+        // Paying without a terminal needs --yes.
+        let invoice = try bob.run(["ln", "invoice", "--amount", "5", "--password-file", bob.path("password"), "--backend", "devnet:\(ledger)"])
+        let noTTY = try CLI.run(["ln", "pay", invoice.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "--password-file", alice.path("password")],
+                                environment: alice.environment, newSession: true)
+        #expect(noTTY.status == 2 && noTTY.stderr.contains("--yes"))
+        #expect(try alice.run(["ln", "show", "nope"]).status == 1)
+    }
+}
