@@ -127,6 +127,33 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "populate-walle
     exit(0)
 }
 
+// `hawala-bench populate-payments DIR N`: N Lightning payments (invoice, description, hashes,
+// mixed types and statuses) in the current wallet of the store at DIR, for `ln history` and
+// `ln export` timings.
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "populate-payments", let n = Int(CommandLine.arguments[3]) {
+    let store = try WalletStore(home: WalletHome(directory: URL(fileURLWithPath: CommandLine.arguments[2])), create: false)
+    guard let wallet = try store.current() else { print("no wallet in the store"); exit(1) }
+    let invoice = "lnbcrt25u1p4s89u9pp59tjz9waycs2yzj47r0mddp8w6gxm7tlgd5g5408x5j7h6jc56khssp5zk9s6zc885rxgje846cfq06azcexsa0wjskj9xrszm5vphgxjueqdq2vdhkven9v59qrsgqvapvve80s2upc3rzns2np3txz20gx0a2m6u28m6xh6dnse95d2ljlw5f06dgwesade3ml3sekcjd9t5p036n57z7xhx05ghnrpefxuqpmlu4dv"
+    let start = Date().timeIntervalSince1970 - Double(n) * 60
+    var batch: [Payment] = []
+    for i in 0..<n {
+        let send = i % 3 != 0
+        batch.append(Payment(
+            id: hexString(SystemRandom.bytes(16)), type: send ? .send : .receive, status: i % 50 == 0 ? .failed : .completed,
+            amountMsat: UInt64(1_000 * (1 + i % 100_000)), feeMsat: send ? 1_000 + UInt64(i % 1_000) : 0, timestamp: Date(timeIntervalSince1970: start + Double(i) * 60),
+            backend: "devnet",
+            details: Payment.Details(invoice: invoice, description: "payment number \(i), for coffee", paymentHash: hexString(SystemRandom.bytes(32)),
+                                     preimage: hexString(SystemRandom.bytes(32)), destination: "02" + hexString(SystemRandom.bytes(32))),
+            idempotencyKey: send ? "bench:\(i)" : nil, fiat: Payment.FiatValue(currency: "USD", value: Decimal(i % 1000) / 100)))
+        if batch.count == 10_000 {
+            try store.savePayments(batch, walletID: wallet.id)
+            batch.removeAll(keepingCapacity: true)
+        }
+    }
+    try store.savePayments(batch, walletID: wallet.id)
+    exit(0)
+}
+
 // Throughput figures for `make bench` (release build). Each figure runs for about `seconds`.
 let seconds = Double(ProcessInfo.processInfo.environment["BENCH_SECONDS"] ?? "3") ?? 3
 let cores = ProcessInfo.processInfo.activeProcessorCount
