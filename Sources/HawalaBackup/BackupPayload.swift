@@ -23,6 +23,30 @@ struct BackupPayloadJSON: Codable {
         var backedUpAt: Date?
         var lastVerifiedAt: Date?
         var importedAccounts: [Imported]
+        /// Lightning history and per-wallet settings (absent in files written before them).
+        var payments: [PaymentJSON]?
+        var settings: [String: String]?
+    }
+
+    struct PaymentJSON: Codable {
+        var id: String
+        var type: String
+        var status: String
+        var amountMsat: UInt64
+        var feeMsat: UInt64
+        /// Seconds since 1970, fractional (ISO 8601 dates would drop the fraction).
+        var timestamp: Double
+        var method: String
+        var backend: String
+        var invoice: String?
+        var description: String?
+        var paymentHash: String?
+        var preimage: String?
+        var destination: String?
+        var idempotencyKey: String?
+        var failureReason: String?
+        var fiatCurrency: String?
+        var fiatValue: String?
     }
 
     struct Imported: Codable {
@@ -40,8 +64,9 @@ struct BackupPayloadJSON: Codable {
 /// What a backup holds, decoded: wallets with their secrets and the current wallet's name.
 public struct BackupPayload: Sendable {
     public static let format = 1
-    /// A bound on the payload a reader holds in memory (wallets are kilobytes).
-    public static let maximumBytes = 64 * 1024 * 1024
+    /// A bound on the payload a reader holds in memory (wallets are kilobytes; a Lightning
+    /// history is about 1 KiB a payment).
+    public static let maximumBytes = 256 * 1024 * 1024
 
     public let createdAt: Date
     public let app: String
@@ -68,7 +93,16 @@ public struct BackupPayload: Sendable {
                     backedUpAt: w.backedUpAt, lastVerifiedAt: w.lastVerifiedAt,
                     importedAccounts: w.importedAccounts.map {
                         BackupPayloadJSON.Imported(chain: $0.chain, key: hexString($0.key.unsafeCopy()), label: $0.label, importedAt: $0.importedAt)
-                    })
+                    },
+                    payments: w.payments.isEmpty ? nil : w.payments.map { p in
+                        BackupPayloadJSON.PaymentJSON(
+                            id: p.id, type: p.type.rawValue, status: p.status.rawValue, amountMsat: p.amountMsat, feeMsat: p.feeMsat,
+                            timestamp: p.timestamp.timeIntervalSince1970, method: p.method, backend: p.backend, invoice: p.details.invoice,
+                            description: p.details.description, paymentHash: p.details.paymentHash, preimage: p.details.preimage,
+                            destination: p.details.destination, idempotencyKey: p.idempotencyKey, failureReason: p.failureReason,
+                            fiatCurrency: p.fiat?.currency, fiatValue: p.fiat.map { "\($0.value)" })
+                    },
+                    settings: w.settings.isEmpty ? nil : w.settings)
             },
             settings: .init(current: current))
         let encoder = JSONEncoder()
@@ -123,8 +157,27 @@ public struct BackupPayload: Sendable {
                 defer { SecretBytes.wipe(&key) }
                 return ImportedAccountExport(chain: a.chain, key: SecretBytes(key), label: a.label, importedAt: a.importedAt)
             }
+            let payments = try (w.payments ?? []).map { p -> Payment in
+                guard let type = Payment.Kind(rawValue: p.type), let status = Payment.Status(rawValue: p.status), p.timestamp.isFinite,
+                      p.amountMsat <= UInt64(Int64.max), p.feeMsat <= UInt64(Int64.max) else {
+                    throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": a payment is malformed")
+                }
+                var fiat: Payment.FiatValue?
+                if let currency = p.fiatCurrency, let text = p.fiatValue {
+                    guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+                        throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": a payment's fiat value is not a decimal")
+                    }
+                    fiat = Payment.FiatValue(currency: currency, value: value)
+                }
+                return Payment(id: p.id, type: type, status: status, amountMsat: p.amountMsat, feeMsat: p.feeMsat,
+                               timestamp: Date(timeIntervalSince1970: p.timestamp), method: p.method, backend: p.backend,
+                               details: Payment.Details(invoice: p.invoice, description: p.description, paymentHash: p.paymentHash,
+                                                        preimage: p.preimage, destination: p.destination),
+                               idempotencyKey: p.idempotencyKey, failureReason: p.failureReason, fiat: fiat)
+            }
             return WalletExport(name: w.name, network: network, createdAt: w.createdAt, secret: secret,
-                                backedUpAt: w.backedUpAt, lastVerifiedAt: w.lastVerifiedAt, importedAccounts: imported)
+                                backedUpAt: w.backedUpAt, lastVerifiedAt: w.lastVerifiedAt, importedAccounts: imported,
+                                payments: payments, settings: w.settings ?? [:])
         }
         return BackupPayload(createdAt: json.createdAt, app: json.app, wallets: wallets, current: json.settings.current)
     }

@@ -135,7 +135,7 @@ extension WalletStore {
         }
     }
 
-    private static func insert(_ p: Payment, walletID: String, db: Database) throws {
+    static func insert(_ p: Payment, walletID: String, db: Database) throws {
         try db.execute(sql: """
             INSERT OR REPLACE INTO payment (walletId, id, type, status, amountMsat, feeMsat, timestamp, method, backend,
                 invoice, description, paymentHash, preimage, destination, idempotencyKey, failureReason, fiatCurrency, fiatValue)
@@ -222,6 +222,17 @@ extension WalletStore {
     /// A wallet's setting (e.g. its Lightning backend), or nil.
     public func setting(_ key: String, walletID: String) throws -> String? {
         try read { try String.fetchOne($0, sql: "SELECT value FROM walletSetting WHERE walletId = ? AND key = ?", arguments: [walletID, key]) }
+    }
+
+    /// A wallet's settings worth carrying in a backup (not sync cursors).
+    public func settings(walletID: String) throws -> [String: String] {
+        try read { db in
+            var out: [String: String] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT key, value FROM walletSetting WHERE walletId = ? AND key != 'ln.syncedAt'", arguments: [walletID]) {
+                out[row["key"]] = row["value"]
+            }
+            return out
+        }
     }
 
     /// Sets (or, with nil, removes) a wallet's setting.

@@ -13,9 +13,16 @@ public struct WalletExport: Sendable {
     public let backedUpAt: Date?
     public let lastVerifiedAt: Date?
     public let importedAccounts: [ImportedAccountExport]
+    /// The Lightning payment history, so it comes back with the wallet.
+    public let payments: [Payment]
+    /// Per-wallet settings (Lightning backend, fiat currency, rates source, node id).
+    public let settings: [String: String]
 
     public init(name: String, network: Network, createdAt: Date, secret: WalletSecret,
-                backedUpAt: Date?, lastVerifiedAt: Date?, importedAccounts: [ImportedAccountExport]) {
+                backedUpAt: Date?, lastVerifiedAt: Date?, importedAccounts: [ImportedAccountExport],
+                payments: [Payment] = [], settings: [String: String] = [:]) {
+        self.payments = payments
+        self.settings = settings
         self.name = name
         self.network = network
         self.createdAt = createdAt
@@ -75,7 +82,8 @@ extension WalletStore {
                 ImportedAccountExport(chain: a.chain, key: try importedKey(a, keyring: keyring), label: a.label, importedAt: a.importedAt)
             }
             return WalletExport(name: w.name, network: w.network, createdAt: w.createdAt, secret: secret,
-                                backedUpAt: w.backup.backedUpAt, lastVerifiedAt: w.backup.lastVerifiedAt, importedAccounts: imported)
+                                backedUpAt: w.backup.backedUpAt, lastVerifiedAt: w.backup.lastVerifiedAt, importedAccounts: imported,
+                                payments: try payments(walletID: w.id), settings: try settings(walletID: w.id))
         }
     }
 
@@ -123,6 +131,10 @@ extension WalletStore {
             for a in imported {
                 try db.execute(sql: "INSERT INTO importedAccount (id, walletId, chain, address, label, importedAt, sealedKey) VALUES (?, ?, ?, ?, ?, ?, ?)",
                                arguments: [a.id, prepared.id, a.key.chain.name, a.key.address, a.account.label, a.account.importedAt.timeIntervalSince1970, Data(a.sealed)])
+            }
+            for payment in incoming.payments { try WalletStore.insert(payment, walletID: prepared.id, db: db) }
+            for (key, value) in incoming.settings {
+                try db.execute(sql: "INSERT OR REPLACE INTO walletSetting (walletId, key, value) VALUES (?, ?, ?)", arguments: [prepared.id, key, value])
             }
         }
         if let replacing { return .replaced(name: name, existing: replacing) }

@@ -58,6 +58,30 @@ struct ExportImportTests {
         }
     }
 
+    /// The Lightning history and settings travel with the wallet, exactly.
+    @Test func paymentHistoryComesBack() throws {
+        let (store, keyring) = try newStore()
+        let main = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
+        let payments = [
+            Payment(id: "a", type: .receive, status: .completed, amountMsat: 1_500, feeMsat: 0, timestamp: Date(timeIntervalSince1970: 1_795_000_000.125),
+                    backend: "devnet", details: Payment.Details(description: "tip ⚡", paymentHash: "ab", preimage: "cd", destination: "02ef"),
+                    fiat: Payment.FiatValue(currency: "EUR", value: Decimal(string: "0.01")!)),
+            Payment(id: "b", type: .send, status: .pending, amountMsat: 7, feeMsat: 1_001, timestamp: Date(timeIntervalSince1970: 1_795_000_100.5),
+                    backend: "devnet", details: Payment.Details(invoice: "lnbcrt1…"), idempotencyKey: "k", failureReason: nil),
+        ]
+        try store.savePayments(payments, walletID: main.id)
+        try store.setSetting("ln.backend", to: "devnet:/tmp/x", walletID: main.id)
+        let url = try exportAll(store, keyring)
+        let payload = try BackupPayload.decode(try BackupFile.read(url, password: testPassword))
+        let (other, otherKeyring) = try newStore()
+        _ = try other.importWallet(payload.wallets[0], policy: .skip, keyring: otherKeyring)
+        #expect(try other.payments(walletID: main.id) == (try store.payments(walletID: main.id)))
+        #expect(try other.setting("ln.backend", walletID: main.id) == "devnet:/tmp/x")
+        // A malformed payment is refused by name, not imported half.
+        let bad = #"{"format":1,"createdAt":"2026-01-01T00:00:00Z","app":"x","settings":{},"wallets":[{"name":"W","network":"mainnet","createdAt":"2026-01-01T00:00:00Z","language":"english","entropy":"00000000000000000000000000000000","importedAccounts":[],"payments":[{"id":"x","type":"gift","status":"completed","amountMsat":1,"feeMsat":0,"timestamp":1,"method":"lightning","backend":"devnet"}]}]}"#
+        #expect(throws: HawalaFileError.invalidPayload("wallet \"W\": a payment is malformed")) { try BackupPayload.decode(SecretBytes(utf8: bad)) }
+    }
+
     @Test func conflictsAreResolvedAsAsked() throws {
         let (store, keyring) = try newStore()
         try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
