@@ -109,17 +109,18 @@ extension WalletStore {
     /// `savePayment` for many payments in one transaction.
     public func savePayments(_ payments: [Payment], walletID: String) throws {
         try writeTransaction { db in
+            // Cached statements: a backup import or a sync may bring 100,000 payments.
+            let status = try db.cachedStatement(sql: "SELECT status FROM payment WHERE walletId = ? AND id = ?")
+            let dropPlaceholder = try db.cachedStatement(sql: "DELETE FROM payment WHERE walletId = ? AND idempotencyKey = ? AND id != ? AND status = 'pending'")
+            let keyTaken = try db.cachedStatement(sql: "SELECT 1 FROM payment WHERE walletId = ? AND idempotencyKey = ? AND id != ?")
             for payment in payments {
-                if let old = try Row.fetchOne(db, sql: "SELECT status FROM payment WHERE walletId = ? AND id = ?", arguments: [walletID, payment.id]) {
-                    let oldStatus = Payment.Status(rawValue: old["status"]) ?? .pending
-                    guard WalletStore.mayReplace(oldStatus, with: payment.status) else { continue }
+                if let old = try String.fetchOne(status, arguments: [walletID, payment.id]) {
+                    guard WalletStore.mayReplace(Payment.Status(rawValue: old) ?? .pending, with: payment.status) else { continue }
                 }
                 if let key = payment.idempotencyKey {
                     // The backend's record replaces the placeholder written before sending.
-                    try db.execute(sql: "DELETE FROM payment WHERE walletId = ? AND idempotencyKey = ? AND id != ? AND status = 'pending'",
-                                   arguments: [walletID, key, payment.id])
-                    if try Bool.fetchOne(db, sql: "SELECT 1 FROM payment WHERE walletId = ? AND idempotencyKey = ? AND id != ?",
-                                         arguments: [walletID, key, payment.id]) == true { continue }
+                    try dropPlaceholder.execute(arguments: [walletID, key, payment.id])
+                    if try Bool.fetchOne(keyTaken, arguments: [walletID, key, payment.id]) == true { continue }
                 }
                 try WalletStore.insert(payment, walletID: walletID, db: db)
             }
@@ -136,11 +137,11 @@ extension WalletStore {
     }
 
     static func insert(_ p: Payment, walletID: String, db: Database) throws {
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO payment (walletId, id, type, status, amountMsat, feeMsat, timestamp, method, backend,
                 invoice, description, paymentHash, preimage, destination, idempotencyKey, failureReason, fiatCurrency, fiatValue)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [
+            """).execute(arguments: [
                 walletID, p.id, p.type.rawValue, p.status.rawValue, Int64(clamping: p.amountMsat), Int64(clamping: p.feeMsat),
                 p.timestamp.timeIntervalSince1970, p.method, p.backend, p.details.invoice, p.details.description,
                 p.details.paymentHash, p.status == .completed ? p.details.preimage : nil, p.details.destination,

@@ -186,6 +186,17 @@ struct LightningWalletTests {
         #expect(String(decoding: empty, as: UTF8.self) == "[]\n")
     }
 
+    /// The hand-written civil-date conversion agrees with Foundation's formatter.
+    @Test func datesMatchFoundation() {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        var generator = SystemRandomNumberGenerator()
+        for seconds in [0.0, -1, 86_399.9, 951_782_400, 4_102_444_800, -2_208_988_800] + (0..<500).map({ _ in Double(Int64.random(in: -5_000_000_000...10_000_000_000, using: &generator)) }) {
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(PaymentExport.date(date) == formatter.string(from: date), "\(seconds)")
+        }
+    }
+
     @Test func satsAreExact() {
         #expect(PaymentExport.sats(0) == "0" && PaymentExport.sats(1) == "0.001" && PaymentExport.sats(1_010) == "1.01")
         #expect(PaymentExport.sats(2_100_000_000_000_000_000) == "2100000000000000")
