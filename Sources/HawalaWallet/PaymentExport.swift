@@ -183,6 +183,10 @@ public enum PaymentExport {
         var text = text
         out.append(UInt8(ascii: "\""))
         text.withUTF8 { bytes in
+            if !bytes.contains(where: { (b: UInt8) -> Bool in b < 0x20 || b == 0x22 || b == 0x5C || b == 0xE2 }) {
+                out += bytes  // the common case: nothing to escape
+                return
+            }
             var i = 0
             while i < bytes.count {
                 let b = bytes[i]
