@@ -238,7 +238,8 @@ public struct Bolt11Invoice: Sendable {
     }
 
     /// The meaning of the fields, by BOLT11's reader rules: the first of each kind counts;
-    /// `p`, `h`, `s` and `n` of the wrong length and `f` of an unknown version are skipped.
+    /// `p`, `h`, `s` and `n` of the wrong length and `f` of an unknown version are skipped;
+    /// `p` and `s` are required, and exactly one of `d` and `h`.
     static func interpret(_ fields: [Field], network: LightningNetwork) throws(Bolt11Error) -> Interpreted {
         var r = Interpreted()
         var seenHash = false
@@ -262,7 +263,7 @@ public struct Bolt11Invoice: Sendable {
             case 24 where r.minFinalCltvExpiry == nil:  // c
                 r.minFinalCltvExpiry = try uint(d)
             case 9:  // f
-                if let fallback = fallback(d, network: network) { r.fallbacks.append(fallback) }
+                if let fallback = try fallback(d, network: network) { r.fallbacks.append(fallback) }
             case 3:  // r
                 r.routeHints.append(try routeHint(d))
             case 5 where r.features.isEmpty:  // 9
@@ -277,20 +278,31 @@ public struct Bolt11Invoice: Sendable {
             }
         }
         guard seenHash else { throw .missingPaymentHash }
+        guard r.paymentSecret != nil else { throw .missingPaymentSecret }
         guard r.description != nil || r.descriptionHash != nil else { throw .missingDescription }
+        guard r.description == nil || r.descriptionHash == nil else { throw .descriptionAndHash }
         return r
     }
 
-    static func fallback(_ d: [UInt8], network: LightningNetwork) -> FallbackAddress? {
-        guard let version = d.first else { return nil }
+    /// A fallback address; nil for an unknown version (19–31, skipped). A known version whose
+    /// program breaks its rules fails the invoice: v0 takes 20 or 32 bytes (BIP141), v1 32
+    /// (BIP341), v2–16 2 to 40, P2PKH and P2SH 20.
+    static func fallback(_ d: [UInt8], network: LightningNetwork) throws(Bolt11Error) -> FallbackAddress? {
+        guard let version = d.first else { throw .invalidFallback("an empty f field") }
         let program = bytes(Array(d.dropFirst()), count: (d.count - 1) * 5 / 8)
         let encoding = network.fallbackEncoding
         let address: String
         switch version {
-        case 17 where program.count == 20: address = Base58.encodeCheck([encoding.p2pkh] + program)
-        case 18 where program.count == 20: address = Base58.encodeCheck([encoding.p2sh] + program)
+        case 17, 18:
+            guard program.count == 20 else { throw .invalidFallback("a \(version == 17 ? "P2PKH" : "P2SH") hash of \(program.count) bytes") }
+            address = Base58.encodeCheck([version == 17 ? encoding.p2pkh : encoding.p2sh] + program)
         case 0...16:
-            guard (2...40).contains(program.count), version != 0 || [20, 32].contains(program.count) else { return nil }
+            let valid = switch version {
+            case 0: [20, 32].contains(program.count)
+            case 1: program.count == 32
+            default: (2...40).contains(program.count)
+            }
+            guard valid else { throw .invalidFallback("a SegWit v\(version) program of \(program.count) bytes") }
             address = Bech32.segwitAddress(hrp: encoding.segwit, version: Int(version), program: program)
         default: return nil  // versions 19–31: unknown, skipped
         }

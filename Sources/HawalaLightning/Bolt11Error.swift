@@ -17,8 +17,14 @@ public enum Bolt11Error: Error, Equatable, Sendable, CustomStringConvertible {
     /// No public key produces this signature, or it does not verify against the `n` field.
     case invalidSignature
     case missingPaymentHash
+    /// No valid `s` field (BOLT11 requires the payment secret).
+    case missingPaymentSecret
     /// Neither a `d` nor an `h` field.
     case missingDescription
+    /// Both a `d` and an `h` field.
+    case descriptionAndHash
+    /// An `f` field of a known version that breaks its address rules (BIP141, BIP341, Base58).
+    case invalidFallback(String)
     case invalidDescription
     /// An even (compulsory) feature bit this wallet does not know.
     case unknownRequiredFeature(Int)
@@ -36,7 +42,10 @@ public enum Bolt11Error: Error, Equatable, Sendable, CustomStringConvertible {
         case .tooShort: "the invoice is too short to hold a timestamp and a signature"
         case .invalidSignature: "the invoice's signature is invalid"
         case .missingPaymentHash: "the invoice has no payment hash"
+        case .missingPaymentSecret: "the invoice has no payment secret (s field), which BOLT11 requires"
         case .missingDescription: "the invoice has neither a description nor a description hash"
+        case .descriptionAndHash: "the invoice has both a description and a description hash"
+        case .invalidFallback(let why): "invalid fallback address: \(why)"
         case .invalidDescription: "the description is not valid UTF-8"
         case .unknownRequiredFeature(let bit): "the invoice requires unknown feature \(bit)"
         case .malformedField(let why): "malformed field: \(why)"

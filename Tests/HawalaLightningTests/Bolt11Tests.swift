@@ -59,7 +59,7 @@ struct Bolt11Tests {
     /// spec's private key reproduces the example exactly.
     @Test func specValidVectors() throws {
         let vectors = try Vectors.load()
-        #expect(vectors.valid.count == 13)
+        #expect(vectors.valid.count == 15)  // the examples of the current spec (lightning/bolts, 2025)
         let key = SecretBytes(bytes(fromHex: vectors.specPrivateKey)!)
         for v in vectors.valid {
             let invoice = try Bolt11Invoice(v.invoice)
@@ -70,7 +70,7 @@ struct Bolt11Tests {
 
     /// The spec's facts, independent of any other implementation.
     @Test func specFacts() throws {
-        let pico = try Bolt11Invoice(try Vectors.load().valid[9].invoice)
+        let pico = try Bolt11Invoice(try Vectors.load().valid[10].invoice)
         #expect(pico.amountMsat == 967_878_534 && pico.expiry == 604_800 && pico.minFinalCltvExpiry == 10)
         #expect(pico.routeHints == [[RouteHintHop(nodeID: bytes(fromHex: "03d06758583bb5154774a6eb221b1276c9e82d65bbaceca806d90e20c108f4b1c7")!,
                                                   shortChannelID: 589_390 << 40 | 3312 << 16 | 1, feeBaseMsat: 1000,
@@ -78,20 +78,25 @@ struct Bolt11Tests {
         let rusty = try Bolt11Invoice(try Vectors.load().valid[5].invoice)
         #expect(rusty.fallbacks.map(\.address) == ["1RustyRX2oai4EYYDpQGWvEL62BBGqN9T"] && rusty.routeHints[0].count == 2)
         #expect(rusty.routeHints[0][1].shortChannelID == 0x0304_0506_0708_090A && rusty.routeHints[0][1].cltvExpiryDelta == 4)
-        let features = try Bolt11Invoice(try Vectors.load().valid[10].invoice)
-        #expect(features.features == [9, 15, 99])
+        let features = try Bolt11Invoice(try Vectors.load().valid[11].invoice)
+        #expect(features.features == [8, 14, 99] && features.paymentSecret == [UInt8](repeating: 0x11, count: 32))
+        let metadata = try Bolt11Invoice(try Vectors.load().valid[14].invoice)
+        #expect(metadata.metadata == [0x01, 0xFA, 0xFA, 0xF0] && metadata.features == [8, 14, 48])
+        let twoFallbacks = try Bolt11Invoice(try Vectors.load().valid[9].invoice)
+        #expect(twoFallbacks.fallbacks.map(\.address) == ["bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", "bc1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3qccfmv3"])
         #expect(try Vectors.load().valid.allSatisfy { try Bolt11Invoice($0.invoice).payee == bytes(fromHex: "03e7156ae33b0a208d0744199163177e909e80176e55d97a2f221ede0f934dd9ad")! || $0.timestamp == 1_572_468_703 })
     }
 
     /// Each invalid example fails with its own error.
     @Test func specInvalidVectors() throws {
         let vectors = try Vectors.load()
-        #expect(vectors.invalid.count == 8)
+        #expect(vectors.invalid.count == 10)
         let expected: [String: Bolt11Error] = [
             "unknownRequiredFeature": .unknownRequiredFeature(100), "badChecksum": .bech32(.badChecksum),
             "missingSeparator": .bech32(.missingSeparator), "mixedCase": .bech32(.mixedCase),
             "invalidSignature": .invalidSignature, "tooShort": .tooShort,
             "invalidMultiplier": .invalidMultiplier("x"), "subMillisatoshiAmount": .subMillisatoshiAmount,
+            "missingPaymentSecret": .missingPaymentSecret, "invalidFallback": .invalidFallback("a SegWit v0 program of 41 bytes"),
         ]
         for v in vectors.invalid {
             let error = try #require(expected[v.error])
