@@ -178,6 +178,21 @@ struct LightningWalletCLITests {
         #expect(decoded.lowercased() == invoice && invoice.hasPrefix("lnbcrt12340n1"), "zbarimg read: \(decoded)")
     }
 
+    /// Fiat from an offline rates table: the balance's value, and each payment's value at the
+    /// time it was made in the history and the export.
+    @Test func fiatValues() throws {
+        let rates = try alice.write("rates", "# test\nUSD 65000.00\nEUR 60000\n")
+        let config = try alice.run(["ln", "config", "--backend", "devnet:\(ledger)", "--fiat", "usd", "--rates-file", rates])
+        #expect(config.status == 0 && config.stdout.contains("fiat: USD") && config.stdout.contains("rates: file:"), "\(config.stderr)")
+        #expect(try alice.run(["ln", "devnet", "fund", "150000", "--password-file", alice.path("password")]).status == 0)
+        let balance = try #require(try json(try alice.run(["ln", "balance", "--fiat", "EUR", "--json"])) as? [String: Any])
+        let fiat = try #require(balance["fiat"] as? [String: Any])
+        #expect(fiat["currency"] as? String == "EUR" && fiat["value"] as? String == "90" && fiat["btcPrice"] as? String == "60000")
+        let history = try #require(try json(try alice.run(["ln", "history", "--json"])) as? [[String: Any]])
+        #expect((history[0]["fiat"] as? [String: Any])?["value"] as? String == "97.5")
+        #expect(try alice.run(["ln", "balance", "--fiat", "XYZ"]).status == 1)  // not in the table
+    }
+
     /// Usage and refusals: one line, meaningful exit codes, no secrets asked of a pipe.
     @Test func refusals() throws {
         #expect(try alice.run(["ln", "config", "--backend", "lightning:mainnet"]).status == 1)
