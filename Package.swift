@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "HawalaBackup", targets: ["HawalaBackup"]),
         .library(name: "HawalaPaper", targets: ["HawalaPaper"]),
         .library(name: "HawalaLightning", targets: ["HawalaLightning"]),
+        .library(name: "HawalaVault", targets: ["HawalaVault"]),
         .executable(name: "hawala", targets: ["hawala"]),
     ],
     dependencies: [
@@ -89,6 +90,23 @@ let package = Package(
                 "HawalaCrypto", "HawalaKeys", "HawalaWallet",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "HawalaVault",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HawalaVaultTests",
+            dependencies: [
+                "HawalaVault",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),

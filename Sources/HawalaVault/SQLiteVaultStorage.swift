@@ -1,0 +1,223 @@
+import Crypto
+import Foundation
+import GRDB
+
+/// `VaultStorage` in one SQLite file through GRDB (WAL, one immediate transaction per change).
+public final class SQLiteVaultStorage: VaultStorage {
+    private let db: DatabasePool
+
+    public init(path: String) throws(VaultError) {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(15)
+        configuration.foreignKeysEnabled = true
+        let previousMask = umask(0o077)
+        defer { umask(previousMask) }
+        do {
+            db = try DatabasePool(path: path, configuration: configuration)
+            try SQLiteVaultStorage.migrator.migrate(db)
+        } catch {
+            throw .storage("cannot open the vault database \(path): \(error)")
+        }
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("vault-v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE user (
+                    id INTEGER PRIMARY KEY,
+                    name TEXT NOT NULL UNIQUE,
+                    tokenHash BLOB NOT NULL UNIQUE,
+                    createdAt REAL NOT NULL,
+                    revoked INTEGER NOT NULL DEFAULT 0);
+                CREATE TABLE backup (
+                    id TEXT PRIMARY KEY,
+                    userId INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                    createdAt REAL NOT NULL,
+                    sizeBytes INTEGER NOT NULL,
+                    type TEXT NOT NULL CHECK (type IN ('auto', 'manual')),
+                    status TEXT NOT NULL CHECK (status IN ('complete', 'partial', 'failed')),
+                    encryptionMethod TEXT NOT NULL,
+                    sha256 TEXT NOT NULL,
+                    data BLOB NOT NULL);
+                CREATE INDEX backup_by_user ON backup (userId, createdAt DESC);
+                CREATE TABLE settings (
+                    userId INTEGER PRIMARY KEY REFERENCES user(id) ON DELETE CASCADE,
+                    json TEXT NOT NULL);
+                CREATE TABLE credential (
+                    userId INTEGER PRIMARY KEY REFERENCES user(id) ON DELETE CASCADE,
+                    envelope BLOB NOT NULL,
+                    createdAt REAL NOT NULL,
+                    lastVerifiedAt REAL);
+                """)
+        }
+        return migrator
+    }
+
+    /// SHA-256 of a token: what the database keeps instead of the token.
+    static func tokenHash(_ token: String) -> Data { Data(SHA256.hash(data: Data(token.utf8))) }
+
+    static func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
+
+    // MARK: Users
+
+    public func addUser(_ name: String, now: Date) throws(VaultError) -> String {
+        guard (1...64).contains(name.count), name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.@".contains($0)) }) else {
+            throw .invalidField("name", "1–64 letters, digits, - _ . @")
+        }
+        let token = "hwv_" + SQLiteVaultStorage.hex(randomBytes(32))
+        try write { db in
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE name = ?", arguments: [name]) == true { throw VaultError.userExists(name) }
+            try db.execute(sql: "INSERT INTO user (name, tokenHash, createdAt) VALUES (?, ?, ?)",
+                           arguments: [name, SQLiteVaultStorage.tokenHash(token), now.timeIntervalSince1970])
+        }
+        return token
+    }
+
+    public func revokeUser(_ name: String) throws(VaultError) {
+        try write { db in
+            try db.execute(sql: "UPDATE user SET revoked = 1 WHERE name = ?", arguments: [name])
+            guard db.changesCount == 1 else { throw VaultError.notFound }
+        }
+    }
+
+    public func user(token: String) throws(VaultError) -> VaultUser {
+        let row = try read { db in
+            try Row.fetchOne(db, sql: "SELECT id, name FROM user WHERE tokenHash = ? AND revoked = 0", arguments: [SQLiteVaultStorage.tokenHash(token)])
+        }
+        guard let row else { throw .unauthorized }
+        return VaultUser(id: row["id"], name: row["name"])
+    }
+
+    // MARK: Backups
+
+    public func addBackup(_ data: Data, type: Backup.Kind, encryptionMethod: String, sha256: String?, user: VaultUser, now: Date) throws(VaultError) -> Backup {
+        let digest = SQLiteVaultStorage.hex(Data(SHA256.hash(data: data)))
+        if let sha256, sha256.lowercased() != digest { throw .hashMismatch }
+        let backup = Backup(id: SQLiteVaultStorage.hex(randomBytes(16)), createdAt: now, sizeBytes: Int64(data.count), type: type,
+                            status: .complete, encryptionMethod: encryptionMethod, sha256: digest)
+        try write { db in
+            try db.execute(sql: """
+                INSERT INTO backup (id, userId, createdAt, sizeBytes, type, status, encryptionMethod, sha256, data)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [backup.id, user.id, now.timeIntervalSince1970, backup.sizeBytes, type.rawValue, backup.status.rawValue,
+                                 encryptionMethod, digest, data])
+        }
+        try prune(user: user, now: now)
+        return backup
+    }
+
+    public func backups(user: VaultUser) throws(VaultError) -> [Backup] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT id, createdAt, sizeBytes, type, status, encryptionMethod, sha256 FROM backup WHERE userId = ? ORDER BY createdAt DESC, id DESC",
+                             arguments: [user.id]).map(SQLiteVaultStorage.backup)
+        }
+    }
+
+    public func backup(id: String, user: VaultUser) throws(VaultError) -> (Backup, Data) {
+        let row = try read { db in try Row.fetchOne(db, sql: "SELECT * FROM backup WHERE id = ? AND userId = ?", arguments: [id, user.id]) }
+        guard let row else { throw .notFound }
+        let backup = try SQLiteVaultStorage.backup(row)
+        let data: Data = row["data"]
+        guard SQLiteVaultStorage.hex(Data(SHA256.hash(data: data))) == backup.sha256 else { throw .corrupted(id) }
+        return (backup, data)
+    }
+
+    public func deleteBackup(id: String, user: VaultUser) throws(VaultError) {
+        try write { db in
+            try db.execute(sql: "DELETE FROM backup WHERE id = ? AND userId = ?", arguments: [id, user.id])
+            guard db.changesCount == 1 else { throw VaultError.notFound }
+        }
+    }
+
+    public func usage(user: VaultUser) throws(VaultError) -> Int64 {
+        try read { try Int64.fetchOne($0, sql: "SELECT COALESCE(SUM(sizeBytes), 0) FROM backup WHERE userId = ?", arguments: [user.id]) ?? 0 }
+    }
+
+    @discardableResult
+    public func prune(user: VaultUser, now: Date) throws(VaultError) -> [Backup] {
+        let retention = try settings(user: user).retentionDays
+        var removed: [Backup] = []
+        try write { db in
+            let all = try Row.fetchAll(db, sql: "SELECT id, createdAt, sizeBytes, type, status, encryptionMethod, sha256 FROM backup WHERE userId = ?",
+                                       arguments: [user.id]).map(SQLiteVaultStorage.backup)
+            removed = VaultSchedule.expired(all, retentionDays: retention, now: now)
+            for b in removed { try db.execute(sql: "DELETE FROM backup WHERE id = ? AND userId = ?", arguments: [b.id, user.id]) }
+        }
+        return removed
+    }
+
+    static func backup(_ row: Row) throws(VaultError) -> Backup {
+        guard let type = Backup.Kind(rawValue: row["type"]), let status = Backup.Status(rawValue: row["status"]) else {
+            throw .storage("the vault database holds a backup of unknown type or status")
+        }
+        return Backup(id: row["id"], createdAt: Date(timeIntervalSince1970: row["createdAt"]), sizeBytes: row["sizeBytes"], type: type,
+                      status: status, encryptionMethod: row["encryptionMethod"], sha256: row["sha256"])
+    }
+
+    // MARK: Settings and credentials
+
+    public func settings(user: VaultUser) throws(VaultError) -> BackupSettings {
+        let json = try read { try String.fetchOne($0, sql: "SELECT json FROM settings WHERE userId = ?", arguments: [user.id]) }
+        guard let json else { return .defaults }
+        guard let settings = try? JSONDecoder().decode(BackupSettings.self, from: Data(json.utf8)) else { throw .storage("stored settings are unreadable") }
+        return settings
+    }
+
+    public func setSettings(_ settings: BackupSettings, user: VaultUser) throws(VaultError) {
+        try settings.validate()
+        guard let json = try? JSONEncoder().encode(settings) else { throw .storage("cannot encode settings") }
+        try write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO settings (userId, json) VALUES (?, ?)", arguments: [user.id, String(decoding: json, as: UTF8.self)])
+        }
+    }
+
+    public func setCredentialBackup(_ envelope: Data, user: VaultUser, now: Date) throws(VaultError) {
+        try write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO credential (userId, envelope, createdAt, lastVerifiedAt) VALUES (?, ?, ?, NULL)",
+                           arguments: [user.id, envelope, now.timeIntervalSince1970])
+        }
+    }
+
+    public func credentialBackup(user: VaultUser, now: Date) throws(VaultError) -> Data {
+        var envelope: Data?
+        try write { db in
+            envelope = try Data.fetchOne(db, sql: "SELECT envelope FROM credential WHERE userId = ?", arguments: [user.id])
+            if envelope != nil {
+                try db.execute(sql: "UPDATE credential SET lastVerifiedAt = ? WHERE userId = ?", arguments: [now.timeIntervalSince1970, user.id])
+            }
+        }
+        guard let envelope else { throw .notFound }
+        return envelope
+    }
+
+    public func credentialStatus(user: VaultUser) throws(VaultError) -> CredentialBackupStatus {
+        let row = try read { try Row.fetchOne($0, sql: "SELECT createdAt, lastVerifiedAt FROM credential WHERE userId = ?", arguments: [user.id]) }
+        guard let row else { return CredentialBackupStatus(exists: false, createdAt: nil, lastVerifiedAt: nil) }
+        return CredentialBackupStatus(exists: true, createdAt: Date(timeIntervalSince1970: row["createdAt"]),
+                                      lastVerifiedAt: (row["lastVerifiedAt"] as Double?).map { Date(timeIntervalSince1970: $0) })
+    }
+
+    // MARK: Access
+
+    private func read<T>(_ body: (Database) throws -> T) throws(VaultError) -> T {
+        do { return try db.read(body) } catch let error as VaultError { throw error } catch { throw .storage("vault database: \(error)") }
+    }
+
+    private func write(_ body: (Database) throws -> Void) throws(VaultError) {
+        do {
+            try db.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    try body(db)
+                    return .commit
+                }
+            }
+        } catch let error as VaultError { throw error } catch { throw .storage("vault database: \(error)") }
+    }
+}
+
+/// Random bytes from the system's CSPRNG (tokens, backup ids).
+private func randomBytes(_ count: Int) -> Data {
+    var generator = SystemRandomNumberGenerator()
+    return Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+/// One stored backup, as seed 001's `Backup` (the API's JSON shape).
+public struct Backup: Sendable, Codable, Equatable {
+    public enum Kind: String, Sendable, Codable, CaseIterable { case auto, manual }
+    public enum Status: String, Sendable, Codable, CaseIterable { case complete, partial, failed }
+
+    public let id: String
+    /// Server receipt time (never the client's clock).
+    public let createdAt: Date
+    public let sizeBytes: Int64
+    public let type: Kind
+    public let status: Status
+    /// "hawala-v1" for a .hawala file (AES-256-GCM, Argon2id), "opaque" otherwise.
+    public let encryptionMethod: String
+    /// Hex SHA-256 of the stored bytes, checked on every read.
+    public let sha256: String
+
+    public init(id: String, createdAt: Date, sizeBytes: Int64, type: Kind, status: Status, encryptionMethod: String, sha256: String) {
+        self.id = id
+        self.createdAt = createdAt
+        self.sizeBytes = sizeBytes
+        self.type = type
+        self.status = status
+        self.encryptionMethod = encryptionMethod
+        self.sha256 = sha256
+    }
+}
+
+/// A user's backup settings (seed 001), checked field by field.
+public struct BackupSettings: Sendable, Codable, Equatable {
+    public enum Frequency: String, Sendable, Codable, CaseIterable { case daily, weekly, monthly }
+
+    public var autoBackupEnabled: Bool
+    public var backupFrequency: Frequency
+    /// "HH:mm", UTC.
+    public var backupTimeUtc: String
+    /// 7–365.
+    public var retentionDays: Int
+    public var includeMessages: Bool
+    public var wifiOnly: Bool
+
+    public static let retentionRange = 7...365
+    public static let defaults = BackupSettings(autoBackupEnabled: false, backupFrequency: .daily, backupTimeUtc: "03:00",
+                                                retentionDays: 30, includeMessages: false, wifiOnly: true)
+
+    public init(autoBackupEnabled: Bool, backupFrequency: Frequency, backupTimeUtc: String, retentionDays: Int, includeMessages: Bool, wifiOnly: Bool) {
+        self.autoBackupEnabled = autoBackupEnabled
+        self.backupFrequency = backupFrequency
+        self.backupTimeUtc = backupTimeUtc
+        self.retentionDays = retentionDays
+        self.includeMessages = includeMessages
+        self.wifiOnly = wifiOnly
+    }
+
+    /// Throws `VaultError.invalidField` naming the first field out of range.
+    public func validate() throws(VaultError) {
+        guard BackupSettings.retentionRange.contains(retentionDays) else {
+            throw .invalidField("retentionDays", "must be between 7 and 365")
+        }
+        guard BackupSettings.minutes(backupTimeUtc) != nil else { throw .invalidField("backupTimeUtc", "must be HH:mm, 00:00 to 23:59") }
+    }
+
+    /// Minutes after midnight of an "HH:mm" time, or nil when malformed.
+    public static func minutes(_ text: String) -> Int? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              let h = Int(parts[0]), let m = Int(parts[1]), (0..<24).contains(h), (0..<60).contains(m) else { return nil }
+        return h * 60 + m
+    }
+}
+
+/// Whether a credential backup exists (seed 001's `CredentialBackupStatus`).
+public struct CredentialBackupStatus: Sendable, Codable, Equatable {
+    public let exists: Bool
+    public let createdAt: Date?
+    public let lastVerifiedAt: Date?
+}
+
+/// Everything the vault refuses, as one line; the HTTP layer maps each to a status.
+public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// 400, with the field named.
+    case invalidField(String, String)
+    /// 401: no such token (or revoked).
+    case unauthorized
+    /// 404: not this user's, or gone.
+    case notFound
+    /// 409: a user of that name exists.
+    case userExists(String)
+    /// 413: larger than the request limit.
+    case tooLarge(limit: Int64)
+    /// 507: the user's quota would be exceeded.
+    case quotaExceeded(limit: Int64)
+    /// 400: the client's SHA-256 does not match the bytes received.
+    case hashMismatch
+    /// 500: a stored blob no longer matches its recorded hash.
+    case corrupted(String)
+    case storage(String)
+
+    public var description: String {
+        switch self {
+        case let .invalidField(field, why): "\(field): \(why)"
+        case .unauthorized: "invalid or revoked token"
+        case .notFound: "no such backup"
+        case .userExists(let name): "a user named \"\(name)\" exists"
+        case .tooLarge(let limit): "the upload is larger than the limit of \(limit) bytes"
+        case .quotaExceeded(let limit): "the upload would exceed the quota of \(limit) bytes"
+        case .hashMismatch: "the upload's SHA-256 does not match the one sent"
+        case .corrupted(let id): "backup \(id) no longer matches its recorded SHA-256"
+        case .storage(let why): why
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import Crypto
+import Foundation
+import GRDB
+import Testing
+@testable import HawalaVault
+
+/// "2028-02-29T03:00:00Z" → Date.
+func utc(_ text: String) -> Date {
+    let formatter = ISO8601DateFormatter()
+    return formatter.date(from: text)!
+}
+
+func settings(_ frequency: BackupSettings.Frequency, at time: String = "03:00", retention: Int = 30) -> BackupSettings {
+    BackupSettings(autoBackupEnabled: true, backupFrequency: frequency, backupTimeUtc: time, retentionDays: retention, includeMessages: false, wifiOnly: true)
+}
+
+func temporaryStorage() throws -> SQLiteVaultStorage {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hawala-vault-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    return try SQLiteVaultStorage(path: dir.appendingPathComponent("vault.sqlite").path)
+}
+
+@Suite("Vault schedules and retention")
+struct VaultScheduleTests {
+    @Test func firstRunIsTheNextSlot() {
+        #expect(VaultSchedule.nextRun(settings: settings(.weekly), lastRun: nil, now: utc("2027-05-10T01:00:00Z")) == utc("2027-05-10T03:00:00Z"))
+        #expect(VaultSchedule.nextRun(settings: settings(.monthly), lastRun: nil, now: utc("2027-05-10T03:00:00Z")) == utc("2027-05-11T03:00:00Z"))
+        var off = settings(.daily)
+        off.autoBackupEnabled = false
+        #expect(VaultSchedule.nextRun(settings: off, lastRun: nil, now: utc("2027-05-10T01:00:00Z")) == nil)
+    }
+
+    @Test func dailyAcrossMonthAndYearEnds() {
+        let s = settings(.daily, at: "23:30")
+        #expect(VaultSchedule.nextRun(settings: s, lastRun: utc("2027-12-31T23:30:00Z"), now: utc("2027-12-31T23:31:00Z")) == utc("2028-01-01T23:30:00Z"))
+        #expect(VaultSchedule.nextRun(settings: s, lastRun: utc("2028-02-28T23:30:00Z"), now: utc("2028-02-28T23:40:00Z")) == utc("2028-02-29T23:30:00Z"))
+        // A manual backup an hour before the slot: the slot is skipped (less than 12 h later).
+        #expect(VaultSchedule.nextRun(settings: s, lastRun: utc("2027-06-01T22:30:00Z"), now: utc("2027-06-01T22:31:00Z")) == utc("2027-06-02T23:30:00Z"))
+        // The machine was off for days: the next slot after now, not a backlog.
+        #expect(VaultSchedule.nextRun(settings: s, lastRun: utc("2027-06-01T23:30:00Z"), now: utc("2027-06-09T12:00:00Z")) == utc("2027-06-09T23:30:00Z"))
+    }
+
+    @Test func weeklyKeepsTheWeekday() {
+        let s = settings(.weekly)
+        // Tuesday 2028-02-22 → Tuesday 2028-02-29 (leap day) → 2028-03-07.
+        #expect(VaultSchedule.nextRun(settings: s, lastRun: utc("2028-02-22T03:00:00Z"), now: utc("2028-02-22T04:00:00Z")) == utc("2028-02-29T03:00:00Z"))
+        #expect(VaultSchedule.nextRun(settings: s, lastRun: utc("2028-02-29T03:00:00Z"), now: utc("2028-02-29T04:00:00Z")) == utc("2028-03-07T03:00:00Z"))
+        #expect(VaultSchedule.nextRun(settings: s, lastRun: utc("2027-12-28T03:00:00Z"), now: utc("2028-01-20T00:00:00Z")) == utc("2028-01-25T03:00:00Z"))
+    }
+
+    @Test func monthlyClampsAndKeepsTheLastDay() {
+        let s = settings(.monthly)
+        func next(_ last: String, _ now: String) -> Date? { VaultSchedule.nextRun(settings: s, lastRun: utc(last), now: utc(now)) }
+        // The last day of a month stays the last day: Jan 31 → Feb 29 (leap) → Mar 31 → Apr 30.
+        #expect(next("2028-01-31T03:00:00Z", "2028-01-31T04:00:00Z") == utc("2028-02-29T03:00:00Z"))
+        #expect(next("2028-02-29T03:00:00Z", "2028-02-29T04:00:00Z") == utc("2028-03-31T03:00:00Z"))
+        #expect(next("2028-03-31T03:00:00Z", "2028-03-31T04:00:00Z") == utc("2028-04-30T03:00:00Z"))
+        #expect(next("2027-01-31T03:00:00Z", "2027-02-01T00:00:00Z") == utc("2027-02-28T03:00:00Z"))
+        // Other days are clamped in shorter months only: the 30th → Feb 28 (not a last-day anchor in Jan).
+        #expect(next("2027-01-30T03:00:00Z", "2027-01-30T04:00:00Z") == utc("2027-02-28T03:00:00Z"))
+        #expect(next("2027-01-15T03:00:00Z", "2027-01-16T00:00:00Z") == utc("2027-02-15T03:00:00Z"))
+        // Year end, and months skipped while off.
+        #expect(next("2027-12-15T03:00:00Z", "2027-12-16T00:00:00Z") == utc("2028-01-15T03:00:00Z"))
+        #expect(next("2027-10-15T03:00:00Z", "2028-01-20T00:00:00Z") == utc("2028-02-15T03:00:00Z"))
+    }
+
+    @Test func retentionKeepsTheNewestCompleteBackup() {
+        let now = utc("2027-06-30T00:00:00Z")
+        func b(_ id: String, _ daysAgo: Double, _ status: Backup.Status = .complete) -> Backup {
+            Backup(id: id, createdAt: now.addingTimeInterval(-daysAgo * 86_400), sizeBytes: 1, type: .auto, status: status, encryptionMethod: "hawala-v1", sha256: "")
+        }
+        let backups = [b("a", 40), b("b", 31), b("c", 30), b("d", 29.9), b("e", 5, .failed)]
+        // Older than 30 days by receipt time: a and b. Exactly 30 days is kept.
+        #expect(VaultSchedule.expired(backups, retentionDays: 30, now: now).map(\.id) == ["a", "b"])
+        // Nothing recent and complete: the newest complete one survives however old.
+        let stale = [b("old", 400), b("older", 500), b("broken", 300, .failed)]
+        #expect(VaultSchedule.expired(stale, retentionDays: 7, now: now).map(\.id) == ["older", "broken"])
+    }
+
+    @Test func settingsAreValidatedFieldByField() {
+        #expect(throws: VaultError.invalidField("retentionDays", "must be between 7 and 365")) { try settings(.daily, retention: 6).validate() }
+        #expect(throws: VaultError.invalidField("retentionDays", "must be between 7 and 365")) { try settings(.daily, retention: 366).validate() }
+        for bad in ["24:00", "3:00", "03:60", "0300", "03:00:00", "", "aa:bb", "-1:00"] {
+            #expect(throws: VaultError.invalidField("backupTimeUtc", "must be HH:mm, 00:00 to 23:59"), "\(bad)") { try settings(.daily, at: bad).validate() }
+        }
+        #expect(throws: Never.self) { try settings(.monthly, at: "23:59", retention: 365).validate() }
+    }
+}
+
+@Suite("Vault storage (SQLite)")
+struct VaultStorageTests {
+    @Test func tokensAreHashedAndRevocable() throws {
+        let storage = try temporaryStorage()
+        let token = try storage.addUser("alice", now: Date())
+        #expect(token.hasPrefix("hwv_") && token.count == 68)
+        #expect(try storage.user(token: token).name == "alice")
+        #expect(throws: VaultError.userExists("alice")) { try storage.addUser("alice", now: Date()) }
+        #expect(throws: VaultError.invalidField("name", "1–64 letters, digits, - _ . @")) { try storage.addUser("a b", now: Date()) }
+        #expect(throws: VaultError.unauthorized) { try storage.user(token: token + "x") }
+        try storage.revokeUser("alice")
+        #expect(throws: VaultError.unauthorized) { try storage.user(token: token) }
+        #expect(throws: VaultError.notFound) { try storage.revokeUser("nobody") }
+    }
+
+    /// User B can't list, read, delete or see the settings of user A.
+    @Test func usersAreIsolated() throws {
+        let storage = try temporaryStorage()
+        let a = try storage.user(token: try storage.addUser("a", now: Date()))
+        let b = try storage.user(token: try storage.addUser("b", now: Date()))
+        let backup = try storage.addBackup(Data("A's ciphertext".utf8), type: .manual, encryptionMethod: "hawala-v1", sha256: nil, user: a, now: Date())
+        try storage.setSettings(settings(.weekly, retention: 90), user: a)
+        #expect(try storage.backups(user: b).isEmpty)
+        #expect(throws: VaultError.notFound) { try storage.backup(id: backup.id, user: b) }
+        #expect(throws: VaultError.notFound) { try storage.deleteBackup(id: backup.id, user: b) }
+        #expect(try storage.settings(user: b) == .defaults)
+        #expect(try storage.usage(user: b) == 0)
+        #expect(try storage.backup(id: backup.id, user: a).1 == Data("A's ciphertext".utf8))
+        #expect(try storage.settings(user: a).retentionDays == 90)
+    }
+
+    /// The client's hash must match; every read checks the recorded hash.
+    @Test func integrity() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hawala-vault-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let path = dir.appendingPathComponent("vault.sqlite").path
+        let storage = try SQLiteVaultStorage(path: path)
+        let user = try storage.user(token: try storage.addUser("u", now: Date()))
+        let data = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        #expect(throws: VaultError.hashMismatch) {
+            try storage.addBackup(data, type: .manual, encryptionMethod: "hawala-v1", sha256: String(repeating: "0", count: 64), user: user, now: Date())
+        }
+        #expect(try storage.backups(user: user).isEmpty)  // nothing half-stored
+        let digest = SQLiteVaultStorage.hex(Data(SHA256Digest(data)))
+        let backup = try storage.addBackup(data, type: .manual, encryptionMethod: "hawala-v1", sha256: digest.uppercased(), user: user, now: Date())
+        #expect(backup.sha256 == digest && backup.sizeBytes == 100_000 && backup.status == .complete)
+        #expect(try storage.usage(user: user) == 100_000)
+        // A blob changed behind the server's back is refused, not served.
+        let raw = try DatabaseQueue(path: path)
+        try raw.write { try $0.execute(sql: "UPDATE backup SET data = ? WHERE id = ?", arguments: [Data("evil".utf8), backup.id]) }
+        #expect(throws: VaultError.corrupted(backup.id)) { try storage.backup(id: backup.id, user: user) }
+    }
+
+    /// Retention runs on upload by server time, and spares the newest complete backup.
+    @Test func pruneOnUpload() throws {
+        let storage = try temporaryStorage()
+        let user = try storage.user(token: try storage.addUser("u", now: Date()))
+        try storage.setSettings(settings(.daily, retention: 7), user: user)
+        let start = utc("2027-01-01T00:00:00Z")
+        for day in 0..<10 {
+            _ = try storage.addBackup(Data([UInt8(day)]), type: .auto, encryptionMethod: "hawala-v1", sha256: nil, user: user, now: start.addingTimeInterval(Double(day) * 86_400))
+        }
+        // Day 9's upload keeps days 2…9 (day 2 is exactly 7 days old).
+        #expect(try storage.backups(user: user).count == 8)
+        // Long silence: only the newest remains.
+        #expect(try storage.prune(user: user, now: start.addingTimeInterval(100 * 86_400)).count == 7)
+        #expect(try storage.backups(user: user).map(\.createdAt) == [start.addingTimeInterval(9 * 86_400)])
+    }
+
+    @Test func credentialBackup() throws {
+        let storage = try temporaryStorage()
+        let user = try storage.user(token: try storage.addUser("u", now: Date()))
+        #expect(try storage.credentialStatus(user: user) == CredentialBackupStatus(exists: false, createdAt: nil, lastVerifiedAt: nil))
+        #expect(throws: VaultError.notFound) { try storage.credentialBackup(user: user, now: Date()) }
+        let created = utc("2027-03-01T10:00:00Z"), read = utc("2027-03-02T10:00:00Z")
+        try storage.setCredentialBackup(Data("envelope".utf8), user: user, now: created)
+        #expect(try storage.credentialBackup(user: user, now: read) == Data("envelope".utf8))
+        #expect(try storage.credentialStatus(user: user) == CredentialBackupStatus(exists: true, createdAt: created, lastVerifiedAt: read))
+    }
+}
+
+/// SHA-256 for the tests, through the same library the storage uses.
+func SHA256Digest(_ data: Data) -> [UInt8] { Array(SHA256.hash(data: data)) }
