@@ -1,0 +1,112 @@
+import Foundation
+import HawalaVault
+import HawalaVaultAPI
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import OpenAPIHummingbird
+import OpenAPIRuntime
+
+/// Limits a deployment sets (`hawala vault serve` options).
+public struct VaultLimits: Sendable {
+    /// Largest request body, bytes (413 beyond).
+    public var maximumUpload: Int64 = 256 << 20
+    /// Bytes a user may store in all (507 beyond).
+    public var quota: Int64 = 2 << 30
+    /// Failed authentications (or credential recoveries) allowed per token and per address
+    /// within `rateWindow` seconds (429 with Retry-After beyond).
+    public var failuresAllowed = 10
+    public var rateWindow: TimeInterval = 60
+    public init() {}
+}
+
+/// The caller of the request being handled, set by `VaultAuthMiddleware`.
+enum VaultRequest {
+    @TaskLocal static var user: VaultUser?
+    @TaskLocal static var clientAddress: String = "unknown"
+}
+
+/// The vault's HTTP server: the generated OpenAPI handlers over a `VaultStorage`, behind
+/// bearer authentication, rate limits, size limits and metrics.
+public enum VaultServer {
+    /// The application listening on `host:port` (port 0: any free port; `onRunning` gets it).
+    public static func application(storage: VaultStorage, host: String = "127.0.0.1", port: Int = 8080, limits: VaultLimits = VaultLimits(),
+                                   onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
+        let metrics = VaultMetrics()
+        let authFailures = RateLimiter(limit: limits.failuresAllowed, window: limits.rateWindow)
+        let router = Router(context: VaultRequestContext.self)
+        router.add(middleware: VaultAuthMiddleware(storage: storage, failures: authFailures, limits: limits))
+        let handler = VaultHandler(storage: storage, limits: limits, counters: metrics,
+                                   recoveries: RateLimiter(limit: limits.failuresAllowed, window: limits.rateWindow))
+        try handler.registerHandlers(on: router, middlewares: [VaultMetricsMiddleware(metrics: metrics)])
+        return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "hawala-vault"),
+                           onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) })
+    }
+}
+
+/// A request's context with the client's address (for per-address rate limits).
+struct VaultRequestContext: RequestContext, RemoteAddressRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let remoteAddress: SocketAddress?
+
+    init(source: Source) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+}
+
+/// Resolves the bearer token of every /vault request, counting failures per token and per
+/// client address; keeps oversized bodies out before they are read.
+struct VaultAuthMiddleware: RouterMiddleware {
+    typealias Context = VaultRequestContext
+    let storage: VaultStorage
+    let failures: RateLimiter
+    let limits: VaultLimits
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let address = context.remoteAddress?.ipAddress ?? "unknown"
+        guard request.uri.path.hasPrefix("/vault") else { return try await next(request, context) }
+        if let length = request.headers[.contentLength].flatMap(Int64.init), length > limits.maximumUpload {
+            return VaultAuthMiddleware.error(.contentTooLarge, "the upload is larger than the limit of \(limits.maximumUpload) bytes")
+        }
+        let token = request.headers[.authorization].flatMap { value -> String? in
+            guard value.lowercased().hasPrefix("bearer ") else { return nil }
+            return String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        }
+        let tokenKey = "token:" + String((token ?? "").hashValue)
+        for key in ["addr:" + address] + (token == nil ? [] : [tokenKey]) {
+            if let retry = failures.retryAfter(key) {
+                var response = VaultAuthMiddleware.error(.tooManyRequests, "too many failed attempts; retry in \(retry) s")
+                response.headers[HTTPField.Name("Retry-After")!] = String(retry)
+                return response
+            }
+        }
+        guard let token, let user = try? storage.user(token: token) else {
+            failures.recordFailure("addr:" + address)
+            if token != nil { failures.recordFailure(tokenKey) }
+            return VaultAuthMiddleware.error(.unauthorized, "invalid or revoked token")
+        }
+        return try await VaultRequest.$user.withValue(user) {
+            try await VaultRequest.$clientAddress.withValue(address) { try await next(request, context) }
+        }
+    }
+
+    static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        let body = (try? JSONEncoder().encode(Components.Schemas._Error(error: message))) ?? Data()
+        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}
+
+/// Counts requests by operation and status, and body bytes, for `/metrics`.
+struct VaultMetricsMiddleware: ServerMiddleware {
+    let metrics: VaultMetrics
+
+    func intercept(_ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
+                   next: (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)) async throws -> (HTTPResponse, HTTPBody?) {
+        let (response, responseBody) = try await next(request, body, metadata)
+        let bytesIn = request.headerFields[.contentLength].flatMap(Int.init) ?? 0
+        let bytesOut: Int = switch responseBody?.length { case .known(let n)?: Int(n); default: 0 }
+        metrics.record(route: operationID, status: response.status.code, bytesIn: bytesIn, bytesOut: bytesOut)
+        return (response, responseBody)
+    }
+}

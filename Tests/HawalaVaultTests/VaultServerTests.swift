@@ -1,0 +1,151 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import HawalaVault
+import HawalaVaultAPI
+import HawalaVaultServer
+import Hummingbird
+import OpenAPIAsyncHTTPClient
+import OpenAPIRuntime
+import Testing
+
+/// Adds `Authorization: Bearer TOKEN` to every request of the generated client.
+struct BearerToken: ClientMiddleware {
+    let token: String
+    func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+                   next: (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)) async throws -> (HTTPResponse, HTTPBody?) {
+        var request = request
+        request.headerFields[.authorization] = "Bearer \(token)"
+        return try await next(request, body, baseURL)
+    }
+}
+
+/// A vault server on a free loopback port over a fresh SQLite store, for one test.
+struct RunningVault {
+    let storage: SQLiteVaultStorage
+    let port: Int
+    let task: Task<Void, Error>
+
+    static func start(limits: VaultLimits = VaultLimits()) async throws -> RunningVault {
+        let storage = try temporaryStorage()
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let app = try VaultServer.application(storage: storage, port: 0, limits: limits) { continuation.yield($0) }
+        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        var port = 0
+        for await p in ports { port = p; break }
+        return RunningVault(storage: storage, port: port, task: task)
+    }
+
+    func client(token: String?) -> Client {
+        Client(serverURL: URL(string: "http://127.0.0.1:\(port)")!, transport: AsyncHTTPClientTransport(),
+               middlewares: token.map { [BearerToken(token: $0)] } ?? [])
+    }
+
+    func stop() { task.cancel() }
+}
+
+func hexSHA256(_ data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
+
+@Suite("Vault server through the generated client")
+struct VaultServerTests {
+    @Test func backupsEndToEnd() async throws {
+        let vault = try await RunningVault.start()
+        defer { vault.stop() }
+        let alice = vault.client(token: try vault.storage.addUser("alice", now: Date()))
+        let payload = Data("HWLA".utf8) + Data((0..<70_000).map { UInt8(truncatingIfNeeded: $0) })
+
+        let created = try await alice.uploadBackup(query: .init(_type: .manual), headers: .init(X_hyphen_Content_hyphen_SHA256: hexSHA256(payload)),
+                                                   body: .binary(HTTPBody(payload))).created.body.json
+        #expect(created.sizeBytes == Int64(payload.count) && created._type == .manual && created.status == .complete)
+        #expect(created.encryptionMethod == "hawala-v1" && created.sha256 == hexSHA256(payload))
+        #expect(try await alice.listBackups().ok.body.json.map(\.id) == [created.id])
+
+        let download = try await alice.downloadBackup(path: .init(backupId: created.id)).ok
+        #expect(download.headers.X_hyphen_Content_hyphen_SHA256 == created.sha256)
+        #expect(try await Data(collecting: download.body.binary, upTo: 1 << 20) == payload)
+
+        let restore = try await alice.restoreBackup(body: .json(.init(backupId: created.id))).ok.body.json
+        #expect(restore.ciphertext.data == ArraySlice(payload) && restore.backup.id == created.id)
+
+        // A wrong hash is refused, naming the header; nothing is stored.
+        let bad = try await alice.uploadBackup(headers: .init(X_hyphen_Content_hyphen_SHA256: String(repeating: "0", count: 64)), body: .binary(HTTPBody(payload)))
+        #expect(try bad.badRequest.body.json.field == "X-Content-SHA256")
+        #expect(try await alice.listBackups().ok.body.json.count == 1)
+
+        _ = try await alice.deleteBackup(path: .init(backupId: created.id)).noContent
+        #expect(try await alice.listBackups().ok.body.json.isEmpty)
+        _ = try await alice.deleteBackup(path: .init(backupId: created.id)).notFound
+    }
+
+    /// User B can't list, download, restore, delete or read the settings of user A.
+    @Test func isolationAndAuthentication() async throws {
+        let vault = try await RunningVault.start()
+        defer { vault.stop() }
+        let a = vault.client(token: try vault.storage.addUser("a", now: Date()))
+        let b = vault.client(token: try vault.storage.addUser("b", now: Date()))
+        let id = try await a.uploadBackup(body: .binary(HTTPBody(Data("secret".utf8)))).created.body.json.id
+        var settings = try await a.getSettings().ok.body.json
+        settings.retentionDays = 90
+        _ = try await a.putSettings(body: .json(settings)).ok
+        #expect(try await b.listBackups().ok.body.json.isEmpty)
+        _ = try await b.downloadBackup(path: .init(backupId: id)).notFound
+        _ = try await b.restoreBackup(body: .json(.init(backupId: id))).notFound
+        _ = try await b.deleteBackup(path: .init(backupId: id)).notFound
+        #expect(try await b.getSettings().ok.body.json.retentionDays == 30)
+        #expect(try await a.listBackups().ok.body.json.count == 1)
+        // No token, a wrong token: 401. Health and metrics need none.
+        _ = try await vault.client(token: nil).listBackups().unauthorized
+        _ = try await vault.client(token: "hwv_wrong").listBackups().unauthorized
+        #expect(try await String(collecting: vault.client(token: nil).health().ok.body.plainText, upTo: 100) == "ok\n")
+        let metrics = try await String(collecting: vault.client(token: nil).metrics().ok.body.plainText, upTo: 1 << 16)
+        #expect(metrics.contains("hawala_vault_requests_total{route=\"listBackups\",status=\"200\"}") && metrics.contains("hawala_vault_backups_stored_total 1"))
+    }
+
+    @Test func settingsAreValidated() async throws {
+        let vault = try await RunningVault.start()
+        defer { vault.stop() }
+        let c = vault.client(token: try vault.storage.addUser("c", now: Date()))
+        var settings = try await c.getSettings().ok.body.json
+        settings.retentionDays = 400
+        #expect(try await c.putSettings(body: .json(settings)).badRequest.body.json.field == "retentionDays")
+        settings.retentionDays = 7
+        settings.backupTimeUtc = "25:00"
+        #expect(try await c.putSettings(body: .json(settings)).badRequest.body.json.field == "backupTimeUtc")
+        settings.backupTimeUtc = "04:30"
+        settings.backupFrequency = .monthly
+        #expect(try await c.putSettings(body: .json(settings)).ok.body.json == settings)
+        #expect(try await c.getSettings().ok.body.json == settings)
+    }
+
+    /// Limits: 413 past the request size, 507 past the quota, 429 with Retry-After after
+    /// repeated failed authentication from one address.
+    @Test func limits() async throws {
+        var limits = VaultLimits()
+        limits.maximumUpload = 1000
+        limits.quota = 1500
+        limits.failuresAllowed = 3
+        let vault = try await RunningVault.start(limits: limits)
+        defer { vault.stop() }
+        let d = vault.client(token: try vault.storage.addUser("d", now: Date()))
+        _ = try await d.uploadBackup(body: .binary(HTTPBody(Data(count: 1001)))).contentTooLarge
+        _ = try await d.uploadBackup(body: .binary(HTTPBody(Data(count: 1000)))).created
+        _ = try await d.uploadBackup(body: .binary(HTTPBody(Data(count: 600)))).code507
+        let intruder = vault.client(token: "hwv_guess")
+        for _ in 0..<3 { _ = try await intruder.listBackups().unauthorized }
+        let limited = try await intruder.listBackups().tooManyRequests
+        #expect((limited.headers.Retry_hyphen_After ?? 0) > 0)
+    }
+
+    @Test func credentialBackup() async throws {
+        let vault = try await RunningVault.start()
+        defer { vault.stop() }
+        let e = vault.client(token: try vault.storage.addUser("e", now: Date()))
+        #expect(try await e.getCredentialBackupStatus().ok.body.json.exists == false)
+        _ = try await e.recoverCredentials().notFound
+        _ = try await e.uploadCredentialBackup(body: .binary(HTTPBody(Data("envelope".utf8)))).noContent
+        let status = try await e.getCredentialBackupStatus().ok.body.json
+        #expect(status.exists && status.createdAt != nil && status.lastVerifiedAt == nil)
+        #expect(try await Data(collecting: e.recoverCredentials().ok.body.binary, upTo: 1000) == Data("envelope".utf8))
+        #expect(try await e.getCredentialBackupStatus().ok.body.json.lastVerifiedAt != nil)
+    }
+}
