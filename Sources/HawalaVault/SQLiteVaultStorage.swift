@@ -147,6 +147,14 @@ public final class SQLiteVaultStorage: VaultStorage {
         return removed
     }
 
+    @discardableResult
+    public func pruneAll(now: Date) throws(VaultError) -> Int {
+        let users = try read { db in try Row.fetchAll(db, sql: "SELECT id, name FROM user").map { VaultUser(id: $0["id"], name: $0["name"]) } }
+        var count = 0
+        for user in users { count += try prune(user: user, now: now).count }
+        return count
+    }
+
     static func backup(_ row: Row) throws(VaultError) -> Backup {
         guard let type = Backup.Kind(rawValue: row["type"]), let status = Backup.Status(rawValue: row["status"]) else {
             throw .storage("the vault database holds a backup of unknown type or status")

@@ -26,6 +26,9 @@ public protocol VaultStorage: Sendable {
     /// Applies the user's retention now; returns the deleted backups.
     @discardableResult
     func prune(user: VaultUser, now: Date) throws(VaultError) -> [Backup]
+    /// Retention for every user (the server's daily pass); returns how many were deleted.
+    @discardableResult
+    func pruneAll(now: Date) throws(VaultError) -> Int
 
     func settings(user: VaultUser) throws(VaultError) -> BackupSettings
     func setSettings(_ settings: BackupSettings, user: VaultUser) throws(VaultError)

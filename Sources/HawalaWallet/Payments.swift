@@ -247,3 +247,4 @@ extension WalletStore {
         }
     }
 }
+

@@ -16,7 +16,7 @@ struct Hawala: ParsableCommand {
             Exit codes: 0 success, 1 invalid input or failure, 2 usage error.
             """,
         version: HawalaVersion.string,
-        subcommands: [WalletCommand.self, BackupCommand.self, LightningCommand.self, MnemonicCommand.self, DeriveCommand.self, XpubCommand.self, AddressCommand.self, ChainsCommand.self]
+        subcommands: [WalletCommand.self, BackupCommand.self, LightningCommand.self, VaultCommand.self, MnemonicCommand.self, DeriveCommand.self, XpubCommand.self, AddressCommand.self, ChainsCommand.self]
     )
 }
 

@@ -1,0 +1,35 @@
+import Foundation
+import GRDB
+import HawalaCrypto
+
+// MARK: - Store-wide settings (the vault login)
+
+extension WalletStore {
+    /// A store-wide setting in the clear (e.g. the vault's URL), or nil.
+    public func globalSetting(_ key: String) throws -> String? {
+        try read { try String.fetchOne($0, sql: "SELECT value FROM setting WHERE key = ?", arguments: ["x." + key]) }
+    }
+
+    /// Stores `secret` sealed under the keyring (AES-256-GCM, bound to `key`), with `plain`
+    /// beside it in the clear; nil removes both.
+    public func setSealedSetting(_ key: String, secret: SecretBytes?, plain: String? = nil, keyring: Keyring) throws {
+        let sealed = try secret.map { try keyring.seal($0, context: Array("hawala/setting/\(key)".utf8)) }
+        try writeTransaction { db in
+            try self.saveKeyringIfNew(keyring, db: db)
+            for (k, v) in [("x." + key, plain), ("s." + key, sealed.map { Data($0).base64EncodedString() })] {
+                if let v {
+                    try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES (?, ?)", arguments: [k, v])
+                } else {
+                    try db.execute(sql: "DELETE FROM setting WHERE key = ?", arguments: [k])
+                }
+            }
+        }
+    }
+
+    /// The sealed setting `key`, opened with the keyring; nil when absent.
+    public func sealedSetting(_ key: String, keyring: Keyring) throws -> SecretBytes? {
+        guard let text = try read({ try String.fetchOne($0, sql: "SELECT value FROM setting WHERE key = ?", arguments: ["s." + key]) }),
+              let data = Data(base64Encoded: text) else { return nil }
+        do { return try keyring.open(Array(data), context: Array("hawala/setting/\(key)".utf8)) } catch { throw WalletError.tampered("the saved \(key)") }
+    }
+}

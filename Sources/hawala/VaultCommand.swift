@@ -1,0 +1,372 @@
+import ArgumentParser
+import Foundation
+import HTTPTypes
+import HawalaBackup
+import HawalaCrypto
+import HawalaKeys
+import HawalaVault
+import HawalaVaultAPI
+import HawalaVaultServer
+import HawalaWallet
+import OpenAPIAsyncHTTPClient
+
+/// `hawala vault …`: the encrypted backup service and its client.
+struct VaultCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vault",
+        abstract: "The vault: a server that keeps encrypted backups, and the client that uses it.",
+        discussion: """
+            The server stores only ciphertext (.hawala files sealed with the backup password) and \
+            never sees a key. Client commands need `hawala vault login` first; the token is kept \
+            in the wallet store sealed under the wallet password, so they unlock the wallet \
+            (prompt or --password-file).
+            """,
+        subcommands: [VaultServe.self, VaultUserCommand.self, VaultLogin.self, VaultBackup.self, VaultList.self,
+                      VaultRestore.self, VaultDelete.self, VaultSettingsCommand.self])
+}
+
+/// `--db sqlite:PATH` (default: vault.sqlite in $HAWALA_HOME).
+struct VaultDatabaseOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Storage: sqlite:PATH (default: vault.sqlite in $HAWALA_HOME).", valueName: "url")) var db: String?
+
+    func open() throws -> SQLiteVaultStorage {
+        let text = db ?? "sqlite:" + WalletHome.fromEnvironment().directory.appendingPathComponent("vault.sqlite").path
+        if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
+            throw CLIError("PostgreSQL storage is not built yet; use --db sqlite:PATH")
+        }
+        guard text.hasPrefix("sqlite:"), text.count > 7 else { throw CLIError("--db takes sqlite:PATH", code: .usage) }
+        let path = String(text.dropFirst(7))
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        return try SQLiteVaultStorage(path: path)
+    }
+}
+
+// MARK: - Server side
+
+struct VaultServe: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve", abstract: "Run the vault server (until SIGINT or SIGTERM; shuts down gracefully).")
+    @Option(help: "Address to listen on.") var host = "127.0.0.1"
+    @Option(help: "Port (0: any free port, printed).") var port = 8080
+    @OptionGroup var database: VaultDatabaseOptions
+    @Option(name: .customLong("max-upload-mib"), help: "Largest upload, MiB (413 beyond).") var maxUploadMiB: Int64 = 256
+    @Option(name: .customLong("quota-mib"), help: "Storage per user, MiB (507 beyond).") var quotaMiB: Int64 = 2048
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
+        guard maxUploadMiB > 0, quotaMiB > 0 else { throw ValidationError("limits must be positive") }
+    }
+
+    func run() throws {
+        let storage = try database.open()
+        var limits = VaultLimits()
+        limits.maximumUpload = maxUploadMiB << 20
+        limits.quota = quotaMiB << 20
+        let host = self.host
+        let app = try VaultServer.application(storage: storage, host: host, port: port, limits: limits) { port in
+            print("vault listening on http://\(host):\(port)")
+            flushOutput()
+        }
+        try blocking {
+            // Retention once a day as well as after every upload.
+            let daily = Task {
+                while !Task.isCancelled {
+                    _ = try? storage.pruneAll(now: Date())
+                    try? await Task.sleep(for: .seconds(86_400))
+                }
+            }
+            defer { daily.cancel() }
+            try await app.runService()
+        }
+    }
+}
+
+struct VaultUserCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "user", abstract: "Add or revoke the server's users.", subcommands: [VaultUserAdd.self, VaultUserRevoke.self])
+}
+
+struct VaultUserAdd: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add", abstract: "Add a user; prints only its new bearer token (the server keeps a hash).")
+    @Argument(help: "User or device name.") var name: String
+    @OptionGroup var database: VaultDatabaseOptions
+
+    func run() throws { print(try database.open().addUser(name, now: Date())) }
+}
+
+struct VaultUserRevoke: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke a user's token.")
+    @Argument(help: "User or device name.") var name: String
+    @OptionGroup var database: VaultDatabaseOptions
+
+    func run() throws {
+        try database.open().revokeUser(name)
+        Output.error("revoked \"\(name)\"")
+    }
+}
+
+// MARK: - Client side
+
+/// The saved vault login, opened for one command.
+struct VaultSession {
+    let store: WalletStore
+    let keyring: Keyring
+    let client: Client
+
+    static func open(password: PasswordOptions) throws -> VaultSession {
+        let store = try WalletSession.store(create: false)
+        guard let url = try store.globalSetting("vault.url").flatMap(URL.init(string:)) else {
+            throw CLIError("not logged in to a vault: run `hawala vault login --url URL`")
+        }
+        let keyring = try WalletSession.unlock(store, file: password.passwordFile)
+        guard let token = try store.sealedSetting("vault.token", keyring: keyring) else {
+            throw CLIError("not logged in to a vault: run `hawala vault login --url URL`")
+        }
+        let text = token.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        return VaultSession(store: store, keyring: keyring,
+                            client: Client(serverURL: url, transport: AsyncHTTPClientTransport(), middlewares: [VaultBearer(token: text)]))
+    }
+
+    /// One line for an answer the vault refused.
+    static func refused(_ what: String, _ status: Int, _ body: Components.Schemas._Error?) -> CLIError {
+        CLIError("the vault refused \(what) (HTTP \(status))\(body.map { ": \($0.error)" } ?? "")")
+    }
+}
+
+/// The client's `Authorization: Bearer`.
+struct VaultBearer: ClientMiddleware {
+    let token: String
+    func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+                   next: (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)) async throws -> (HTTPResponse, HTTPBody?) {
+        var request = request
+        request.headerFields[.authorization] = "Bearer \(token)"
+        return try await next(request, body, baseURL)
+    }
+}
+
+struct VaultLogin: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "login", abstract: "Save the vault's URL and your token (sealed under the wallet password); checks both.")
+    @Option(help: "The vault's URL, e.g. https://vault.example.com.") var url: String
+    @Option(name: .customLong("token-file"), help: ArgumentHelp("File holding the token (\"-\" = stdin); otherwise a prompt.", valueName: "path")) var tokenFile: String?
+    @OptionGroup var password: PasswordOptions
+
+    func validate() throws {
+        guard let u = URL(string: url), ["https", "http"].contains(u.scheme?.lowercased() ?? ""), u.host != nil else {
+            throw ValidationError("--url must be an http(s) URL")
+        }
+        try WalletSession.checkOneStdin(password.passwordFile, tokenFile)
+    }
+
+    func run() throws {
+        let token = try tokenFile.map { try Input.readSecretFile($0, what: "token") } ?? (try Terminal.required("pass --token-file").askSecret("Vault token: "))
+        let text = token.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        let client = Client(serverURL: URL(string: url)!, transport: AsyncHTTPClientTransport(), middlewares: [VaultBearer(token: text)])
+        switch try blocking({ try await client.listBackups() }) {
+        case .ok: break
+        case .unauthorized: throw CLIError("the vault does not accept this token")
+        case .tooManyRequests(let r): throw CLIError("the vault refused: too many attempts; retry in \(r.headers.Retry_hyphen_After ?? 60) s")
+        case .undocumented(let status, _): throw CLIError("\(url) does not answer like a Hawala vault (HTTP \(status))")
+        }
+        let store = try WalletSession.store(create: false)
+        let keyring = try WalletSession.unlock(store, file: password.passwordFile)
+        try store.setSealedSetting("vault.token", secret: token, keyring: keyring)
+        try store.setSealedSetting("vault.url", secret: nil, plain: url, keyring: keyring)
+        print("logged in to \(url)")
+    }
+}
+
+struct VaultBackup: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup", abstract: "Export every wallet as a .hawala file and upload it (hash-checked).")
+    @OptionGroup var password: PasswordOptions
+    @Option(name: .customLong("backup-password-file"), help: ArgumentHelp("File holding the backup file's password.", valueName: "path")) var backupPasswordFile: String?
+
+    func validate() throws { try WalletSession.checkOneStdin(password.passwordFile, backupPasswordFile) }
+
+    func run() throws {
+        let session = try VaultSession.open(password: password)
+        let wallets = try session.store.exportWallets(names: nil, keyring: session.keyring)
+        guard !wallets.isEmpty else { throw WalletError.noWallets }
+        let backupPassword = try BackupPasswords.new(file: backupPasswordFile)
+        let payload = try BackupPayload(app: "hawala \(HawalaVersion.string)", wallets: wallets, current: try session.store.current()?.name).encoded()
+        // Written and read back like `backup export`, in a private temporary folder.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hawala-vault-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("backup.hawala")
+        BackupPasswords.progress("encrypting and reading back (Argon2id)…")
+        try BackupFile.write(payload, to: file, password: backupPassword)
+        let data = try Data(contentsOf: file)
+        let sha = SHA256Hex.of(data)
+        Output.error("uploading \(data.count) bytes…")
+        let client = session.client
+        switch try blocking({ try await client.uploadBackup(query: .init(_type: .manual), headers: .init(X_hyphen_Content_hyphen_SHA256: sha), body: .binary(HTTPBody(data))) }) {
+        case .created(let r):
+            let b = try r.body.json
+            print("uploaded backup \(b.id) (\(b.sizeBytes) bytes, \(wallets.count) wallet\(wallets.count == 1 ? "" : "s"))")
+        case .badRequest(let r): throw VaultSession.refused("the upload", 400, try? r.body.json)
+        case .unauthorized(let r): throw VaultSession.refused("the token", 401, try? r.body.json)
+        case .contentTooLarge(let r): throw VaultSession.refused("the upload", 413, try? r.body.json)
+        case .tooManyRequests(let r): throw VaultSession.refused("the upload", 429, try? r.body.json)
+        case .code507(let r): throw VaultSession.refused("the upload", 507, try? r.body.json)
+        case .undocumented(let status, _): throw VaultSession.refused("the upload", status, nil)
+        }
+    }
+}
+
+/// Hex SHA-256.
+enum SHA256Hex {
+    static func of(_ data: Data) -> String { hexString(Hash.sha256(Array(data))) }
+}
+
+struct VaultList: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "The backups in the vault, newest first.",
+        discussion: "JSON: the seed's Backup objects (id, createdAt, sizeBytes, type, status, encryptionMethod, sha256).")
+    @OptionGroup var password: PasswordOptions
+    @Flag(help: "JSON output.") var json = false
+
+    func run() throws {
+        let client = try VaultSession.open(password: password).client
+        let backups: [Components.Schemas.Backup]
+        switch try blocking({ try await client.listBackups() }) {
+        case .ok(let r): backups = try r.body.json
+        case .unauthorized(let r): throw VaultSession.refused("the token", 401, try? r.body.json)
+        case .tooManyRequests(let r): throw VaultSession.refused("the request", 429, try? r.body.json)
+        case .undocumented(let status, _): throw VaultSession.refused("the request", status, nil)
+        }
+        if json {
+            JSONValue.array(backups.map { b in
+                .object([("id", .string(b.id)), ("createdAt", .string(ISO8601.string(b.createdAt))), ("sizeBytes", .int(Int(b.sizeBytes))),
+                         ("type", .string(b._type.rawValue)), ("status", .string(b.status.rawValue)),
+                         ("encryptionMethod", .string(b.encryptionMethod)), ("sha256", .string(b.sha256))])
+            }).print()
+            return
+        }
+        if backups.isEmpty { Output.error("no backups in the vault") }
+        for b in backups { print("\(b.id)  \(ISO8601.string(b.createdAt))  \(b.sizeBytes) bytes  \(b._type.rawValue)  \(b.status.rawValue)") }
+    }
+}
+
+struct VaultRestore: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore", abstract: "Download a backup, check its hash, decrypt it and import it after a preview (as `backup import`).")
+    @Argument(help: "The backup id (from `hawala vault list`).") var id: String
+    @OptionGroup var password: PasswordOptions
+    @Option(name: .customLong("backup-password-file"), help: ArgumentHelp("File holding the backup file's password.", valueName: "path")) var backupPasswordFile: String?
+    @Option(name: .customLong("on-conflict"), help: "skip, keep-both or replace.") var onConflict: ConflictPolicy?
+    @Flag(help: "Import without asking (conflicts still need --on-conflict).") var yes = false
+
+    func validate() throws { try WalletSession.checkOneStdin(password.passwordFile, backupPasswordFile) }
+
+    func run() throws {
+        let client = try VaultSession.open(password: password).client
+        let id = self.id
+        let data: Data
+        switch try blocking({ try await client.downloadBackup(path: .init(backupId: id)) }) {
+        case .ok(let r):
+            let body = try r.body.binary
+            data = try blocking { try await Data(collecting: body, upTo: 1 << 30) }
+            guard SHA256Hex.of(data) == r.headers.X_hyphen_Content_hyphen_SHA256 else {
+                throw CLIError("the downloaded backup does not match its SHA-256; nothing was imported")
+            }
+        case .notFound: throw CLIError("no backup \(id) in the vault (see `hawala vault list`)")
+        case .unauthorized(let r): throw VaultSession.refused("the token", 401, try? r.body.json)
+        case .tooManyRequests(let r): throw VaultSession.refused("the request", 429, try? r.body.json)
+        case .undocumented(let status, _): throw VaultSession.refused("the request", status, nil)
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hawala-vault-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("\(id).hawala")
+        try AtomicFile.write(SecretBytes(data), to: file)
+        var arguments = [file.path]
+        if let backupPasswordFile { arguments += ["--backup-password-file", backupPasswordFile] }
+        if let passwordFile = password.passwordFile { arguments += ["--password-file", passwordFile] }
+        if let onConflict { arguments += ["--on-conflict", onConflict.rawValue] }
+        var importer = try BackupImport.parse(arguments)
+        try importer.run()
+    }
+}
+
+struct VaultDelete: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a backup from the vault.")
+    @Argument(help: "The backup id.") var id: String
+    @OptionGroup var password: PasswordOptions
+
+    func run() throws {
+        let client = try VaultSession.open(password: password).client
+        let id = self.id
+        switch try blocking({ try await client.deleteBackup(path: .init(backupId: id)) }) {
+        case .noContent: print("deleted \(id)")
+        case .notFound: throw CLIError("no backup \(id) in the vault")
+        case .unauthorized(let r): throw VaultSession.refused("the token", 401, try? r.body.json)
+        case .tooManyRequests(let r): throw VaultSession.refused("the request", 429, try? r.body.json)
+        case .undocumented(let status, _): throw VaultSession.refused("the request", status, nil)
+        }
+    }
+}
+
+struct VaultSettingsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "settings", abstract: "Show the vault's backup settings, or change one: settings set KEY VALUE.",
+        discussion: "Keys: autoBackupEnabled (true|false), backupFrequency (daily|weekly|monthly), backupTimeUtc (HH:mm), retentionDays (7–365), includeMessages, wifiOnly.")
+    @OptionGroup var password: PasswordOptions
+    @Flag(help: "JSON output.") var json = false
+    @Argument(help: "set KEY VALUE") var change: [String] = []
+
+    func validate() throws {
+        guard change.isEmpty || (change.count == 3 && change[0] == "set") else { throw ValidationError("use: hawala vault settings set KEY VALUE") }
+    }
+
+    func run() throws {
+        let client = try VaultSession.open(password: password).client
+        var settings: Components.Schemas.BackupSettings
+        switch try blocking({ try await client.getSettings() }) {
+        case .ok(let r): settings = try r.body.json
+        case .unauthorized(let r): throw VaultSession.refused("the token", 401, try? r.body.json)
+        case .tooManyRequests(let r): throw VaultSession.refused("the request", 429, try? r.body.json)
+        case .undocumented(let status, _): throw VaultSession.refused("the request", status, nil)
+        }
+        if change.count == 3 {
+            let (key, value) = (change[1], change[2])
+            func bool() throws -> Bool {
+                guard let b = Bool(value) else { throw CLIError("\(key) takes true or false", code: .usage) }
+                return b
+            }
+            switch key {
+            case "autoBackupEnabled": settings.autoBackupEnabled = try bool()
+            case "includeMessages": settings.includeMessages = try bool()
+            case "wifiOnly": settings.wifiOnly = try bool()
+            case "backupTimeUtc": settings.backupTimeUtc = value
+            case "retentionDays":
+                guard let days = Int(value) else { throw CLIError("retentionDays takes a number of days", code: .usage) }
+                settings.retentionDays = days
+            case "backupFrequency":
+                guard let f = Components.Schemas.BackupSettings.backupFrequencyPayload(rawValue: value) else {
+                    throw CLIError("backupFrequency takes daily, weekly or monthly", code: .usage)
+                }
+                settings.backupFrequency = f
+            default: throw CLIError("unknown setting \(key)", code: .usage)
+            }
+            let updated = settings
+            switch try blocking({ try await client.putSettings(body: .json(updated)) }) {
+            case .ok(let r): settings = try r.body.json
+            case .badRequest(let r): throw CLIError((try? r.body.json.error) ?? "invalid setting")
+            case .unauthorized(let r): throw VaultSession.refused("the token", 401, try? r.body.json)
+            case .tooManyRequests(let r): throw VaultSession.refused("the request", 429, try? r.body.json)
+            case .undocumented(let status, _): throw VaultSession.refused("the request", status, nil)
+            }
+        }
+        let fields: [(String, JSONValue)] = [
+            ("autoBackupEnabled", .bool(settings.autoBackupEnabled)), ("backupFrequency", .string(settings.backupFrequency.rawValue)),
+            ("backupTimeUtc", .string(settings.backupTimeUtc)), ("retentionDays", .int(settings.retentionDays)),
+            ("includeMessages", .bool(settings.includeMessages)), ("wifiOnly", .bool(settings.wifiOnly)),
+        ]
+        if json { JSONValue.object(fields).print(); return }
+        for (k, v) in fields { print("\(k): \(v.render())") }
+    }
+}
