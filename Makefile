@@ -21,11 +21,12 @@ release: deps
 run: build
 	@.build/debug/hawala $(ARGS)
 
-## Every test: unit tests, official and cross-implementation vectors, CLI tests; then the
-## library tests again under AddressSanitizer (the crypto layer handles raw memory).
+## Every test: unit tests, official and cross-implementation vectors, CLI tests, schemathesis
+## against the vault server; then the library tests again under AddressSanitizer.
 test: deps
 	swift build --build-tests
 	swift test --skip-build --parallel --num-workers 2
+	./scripts/schemathesis.sh
 	$(MAKE) --no-print-directory test-asan
 
 test-asan: deps

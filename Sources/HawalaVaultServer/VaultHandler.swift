@@ -40,6 +40,7 @@ struct VaultHandler: APIProtocol {
         guard case .binary(let body) = input.body, let data = try await collect(body) else {
             return .contentTooLarge(.init(body: .json(Self.error("the upload is larger than the limit of \(limits.maximumUpload) bytes"))))
         }
+        guard !data.isEmpty else { return .badRequest(.init(body: .json(Self.error("the backup is empty", field: "body")))) }
         guard try storage.usage(user: user) + Int64(data.count) <= limits.quota else {
             return .code507(.init(body: .json(Self.error("the upload would exceed the quota of \(limits.quota) bytes"))))
         }
@@ -51,7 +52,7 @@ struct VaultHandler: APIProtocol {
             counters.backupStored()
             return .created(.init(body: .json(Self.schema(backup))))
         } catch VaultError.hashMismatch {
-            return .badRequest(.init(body: .json(Self.error("the upload's SHA-256 does not match the one sent", field: "X-Content-SHA256"))))
+            return .conflict(.init(body: .json(Self.error("the upload's SHA-256 does not match the one sent", field: "X-Content-SHA256"))))
         }
     }
 
@@ -120,6 +121,7 @@ struct VaultHandler: APIProtocol {
         guard case .binary(let body) = input.body, let data = try await collect(body) else {
             return .contentTooLarge(.init(body: .json(Self.error("the upload is larger than the limit of \(limits.maximumUpload) bytes"))))
         }
+        guard !data.isEmpty else { return .badRequest(.init(body: .json(Self.error("the envelope is empty", field: "body")))) }
         try storage.setCredentialBackup(data, user: try caller(), now: Date())
         return .noContent(.init())
     }

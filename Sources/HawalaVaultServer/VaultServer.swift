@@ -63,8 +63,23 @@ struct VaultAuthMiddleware: RouterMiddleware {
     let failures: RateLimiter
     let limits: VaultLimits
 
+    /// Methods of each route (path segments, `*` for a backup id), for 405 answers.
+    static let routes: [([String], Set<HTTPRequest.Method>)] = [
+        (["vault", "backup"], [.post]), (["vault", "backups"], [.get]), (["vault", "backups", "*"], [.get, .delete]),
+        (["vault", "restore"], [.post]), (["vault", "backup", "settings"], [.get, .put]),
+        (["vault", "credentials", "backup"], [.get, .post]), (["vault", "credentials", "recover"], [.post]),
+        (["healthz"], [.get]), (["metrics"], [.get]),
+    ]
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let address = context.remoteAddress?.ipAddress ?? "unknown"
+        let segments = request.uri.path.split(separator: "/").map(String.init)
+        if let route = VaultAuthMiddleware.routes.first(where: { $0.0.count == segments.count && zip($0.0, segments).allSatisfy { $0 == "*" || $0 == $1 } }),
+           !route.1.contains(request.method) {
+            var response = VaultAuthMiddleware.error(.methodNotAllowed, "\(request.method) is not allowed here")
+            response.headers[HTTPField.Name("Allow")!] = route.1.map(\.rawValue).sorted().joined(separator: ", ")
+            return response
+        }
         guard request.uri.path.hasPrefix("/vault") else { return try await next(request, context) }
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > limits.maximumUpload {
             return VaultAuthMiddleware.error(.contentTooLarge, "the upload is larger than the limit of \(limits.maximumUpload) bytes")
@@ -97,13 +112,24 @@ struct VaultAuthMiddleware: RouterMiddleware {
     }
 }
 
-/// Counts requests by operation and status, and body bytes, for `/metrics`.
+/// Counts requests by operation and status, and body bytes, for `/metrics`; turns requests
+/// the generated code can't decode into 400 answers.
 struct VaultMetricsMiddleware: ServerMiddleware {
     let metrics: VaultMetrics
 
     func intercept(_ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
                    next: (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)) async throws -> (HTTPResponse, HTTPBody?) {
-        let (response, responseBody) = try await next(request, body, metadata)
+        let (response, responseBody): (HTTPResponse, HTTPBody?)
+        do {
+            (response, responseBody) = try await next(request, body, metadata)
+        } catch let error as ServerError {
+            // A request the generated code could not decode (missing or malformed body,
+            // parameter): 400 with the reason, never a 500.
+            let status: HTTPResponse.Status = error.underlyingError is VaultError ? .internalServerError : .badRequest
+            let message = status == .badRequest ? "invalid request: \(error.causeDescription)" : "server error"
+            let json = (try? JSONEncoder().encode(Components.Schemas._Error(error: message))) ?? Data()
+            (response, responseBody) = (HTTPResponse(status: status, headerFields: [.contentType: "application/json"]), HTTPBody(json))
+        }
         let bytesIn = request.headerFields[.contentLength].flatMap(Int.init) ?? 0
         let bytesOut: Int = switch responseBody?.length { case .known(let n)?: Int(n); default: 0 }
         metrics.record(route: operationID, status: response.status.code, bytesIn: bytesIn, bytesOut: bytesOut)

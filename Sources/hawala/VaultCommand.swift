@@ -52,10 +52,11 @@ struct VaultServe: ParsableCommand {
     @OptionGroup var database: VaultDatabaseOptions
     @Option(name: .customLong("max-upload-mib"), help: "Largest upload, MiB (413 beyond).") var maxUploadMiB: Int64 = 256
     @Option(name: .customLong("quota-mib"), help: "Storage per user, MiB (507 beyond).") var quotaMiB: Int64 = 2048
+    @Option(name: .customLong("auth-failures"), help: "Failed authentications per address or token per minute before 429.") var authFailures = 10
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
-        guard maxUploadMiB > 0, quotaMiB > 0 else { throw ValidationError("limits must be positive") }
+        guard maxUploadMiB > 0, quotaMiB > 0, authFailures > 0 else { throw ValidationError("limits must be positive") }
     }
 
     func run() throws {
@@ -63,6 +64,7 @@ struct VaultServe: ParsableCommand {
         var limits = VaultLimits()
         limits.maximumUpload = maxUploadMiB << 20
         limits.quota = quotaMiB << 20
+        limits.failuresAllowed = authFailures
         let host = self.host
         let app = try VaultServer.application(storage: storage, host: host, port: port, limits: limits) { port in
             print("vault listening on http://\(host):\(port)")
@@ -208,6 +210,7 @@ struct VaultBackup: ParsableCommand {
             let b = try r.body.json
             print("uploaded backup \(b.id) (\(b.sizeBytes) bytes, \(wallets.count) wallet\(wallets.count == 1 ? "" : "s"))")
         case .badRequest(let r): throw VaultSession.refused("the upload", 400, try? r.body.json)
+        case .conflict(let r): throw VaultSession.refused("the upload (it arrived damaged)", 409, try? r.body.json)
         case .unauthorized(let r): throw VaultSession.refused("the token", 401, try? r.body.json)
         case .contentTooLarge(let r): throw VaultSession.refused("the upload", 413, try? r.body.json)
         case .tooManyRequests(let r): throw VaultSession.refused("the upload", 429, try? r.body.json)

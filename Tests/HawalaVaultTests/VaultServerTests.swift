@@ -69,7 +69,8 @@ struct VaultServerTests {
 
         // A wrong hash is refused, naming the header; nothing is stored.
         let bad = try await alice.uploadBackup(headers: .init(X_hyphen_Content_hyphen_SHA256: String(repeating: "0", count: 64)), body: .binary(HTTPBody(payload)))
-        #expect(try bad.badRequest.body.json.field == "X-Content-SHA256")
+        #expect(try bad.conflict.body.json.field == "X-Content-SHA256")
+        _ = try await alice.uploadBackup(body: .binary(HTTPBody(Data()))).badRequest  // empty
         #expect(try await alice.listBackups().ok.body.json.count == 1)
 
         _ = try await alice.deleteBackup(path: .init(backupId: created.id)).noContent
