@@ -442,6 +442,15 @@ public final class WalletStore: Sendable {
                 try db.execute(sql: "UPDATE importedAccount SET sealedKey = ? WHERE id = ?",
                                arguments: [Data(try newKeyring.seal(key, context: WalletStore.context(imported: id))), id])
             }
+            // Sealed store-wide settings (the vault token, the vault agent's key).
+            for row in try Row.fetchAll(db, sql: "SELECT key, value FROM setting WHERE key LIKE 's.%'") {
+                let key: String = row["key"], value: String = row["value"]
+                let context = Array("hawala/setting/\(key.dropFirst(2))".utf8)
+                guard let sealed = Data(base64Encoded: value) else { throw WalletError.tampered("the saved \(key.dropFirst(2))") }
+                let secret = try WalletStore.open(keyring, Array(sealed), context, what: "the saved \(key.dropFirst(2))")
+                try db.execute(sql: "UPDATE setting SET value = ? WHERE key = ?",
+                               arguments: [Data(try newKeyring.seal(secret, context: context)).base64EncodedString(), key])
+            }
             try db.execute(sql: "UPDATE keyring SET kdf = 'argon2id', passes = ?, memoryKiB = ?, salt = ?, verifier = ? WHERE id = 1",
                            arguments: [parameters.passes, parameters.memoryKiB, Data(parameters.salt), Data(verifier)])
         }

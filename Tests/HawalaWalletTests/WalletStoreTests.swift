@@ -90,7 +90,12 @@ struct WalletStoreTests {
         let wallet = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes(utf8: " spaced "), name: "Main", network: .mainnet, keyring: keyring)
         let key = try ImportedPrivateKey(text: SecretBytes(utf8: "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"), chain: .ethereum)
         let imported = try store.importKey(key, into: wallet, label: "hot", keyring: keyring)
+        try store.setSealedSetting("vault.token", secret: SecretBytes(utf8: "hwv_token"), plain: "https://vault.example", keyring: keyring)
         let newKeyring = try store.changePassword(from: keyring, to: password("battery staple"), parameters: fastKDF())
+        // Sealed settings (the vault token) follow the password too.
+        #expect(try store.sealedSetting("vault.token", keyring: newKeyring) == SecretBytes(utf8: "hwv_token"))
+        #expect(try store.globalSetting("vault.token") == "https://vault.example")
+        #expect(throws: WalletError.tampered("the saved vault.token")) { try store.sealedSetting("vault.token", keyring: keyring) }
         #expect(throws: WalletError.wrongPassword) { try store.unlock(password: password("correct horse")) }
         let unlocked = try store.unlock(password: password("battery staple"))
         let (mnemonic, passphrase) = try store.secrets(of: wallet, keyring: unlocked)
