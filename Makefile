@@ -1,10 +1,10 @@
 # Hawala: `make run` sets up what is missing and starts the wallet; `make test` runs every test.
 SHELL := /bin/bash
-APT_PACKAGES := libsecp256k1-dev libsodium-dev libsqlite3-dev libcairo2-dev libqrencode-dev pkg-config poppler-utils zbar-tools curl
+APT_PACKAGES := libsecp256k1-dev libsodium-dev libsqlite3-dev libcairo2-dev libqrencode-dev pkg-config poppler-utils zbar-tools curl postgresql
 PYTHON ?= python3
 ARGS ?=
 
-.PHONY: run test test-asan build release bench deps vectors fuzz clean
+.PHONY: run test test-asan build release bench bench-vault deps vectors fuzz clean
 
 ## Install the missing Debian packages (apt-get; sudo when not root).
 deps:
@@ -21,11 +21,12 @@ release: deps
 run: build
 	@.build/debug/hawala $(ARGS)
 
-## Every test: unit tests, official and cross-implementation vectors, CLI tests, schemathesis
-## against the vault server; then the library tests again under AddressSanitizer.
+## Every test: unit tests, official and cross-implementation vectors, CLI tests, the vault
+## storage and server on SQLite and on a throwaway PostgreSQL, schemathesis against the vault
+## server; then the library tests again under AddressSanitizer.
 test: deps
 	swift build --build-tests
-	swift test --skip-build --parallel --num-workers 2
+	./scripts/with-postgres.sh swift test --skip-build --parallel --num-workers 2
 	./scripts/schemathesis.sh
 	$(MAKE) --no-print-directory test-asan
 
@@ -36,6 +37,11 @@ test-asan: deps
 ## Benchmarks, release build (figures in README.md).
 bench: release
 	@./scripts/bench.sh
+
+## Vault server under wrk (list and 1 MiB downloads), nginx serving the same file as reference.
+bench-vault: release
+	@./scripts/install-deps.sh wrk nginx
+	@./scripts/bench-vault.sh
 
 ## Regenerate the cross-implementation vectors (needs PyPI's bip-utils, mnemonic, embit and
 ## shamir-mnemonic; the tests only read the committed JSON).

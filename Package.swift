@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "HawalaPaper", targets: ["HawalaPaper"]),
         .library(name: "HawalaLightning", targets: ["HawalaLightning"]),
         .library(name: "HawalaVault", targets: ["HawalaVault"]),
+        .library(name: "HawalaVaultPostgres", targets: ["HawalaVaultPostgres"]),
         .executable(name: "hawala", targets: ["hawala"]),
     ],
     dependencies: [
@@ -33,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.7.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -108,6 +110,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "HawalaVaultPostgres",
+            dependencies: [
+                "HawalaVault",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The vault's HTTP API: types, server stubs and client generated from openapi.yaml.
         .target(
             name: "HawalaVaultAPI",
@@ -129,12 +140,13 @@ let package = Package(
         .testTarget(
             name: "HawalaVaultTests",
             dependencies: [
-                "HawalaVault", "HawalaVaultServer", "HawalaVaultAPI",
+                "HawalaVault", "HawalaVaultServer", "HawalaVaultAPI", "HawalaVaultPostgres",
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -156,7 +168,10 @@ let package = Package(
                 "HawalaVault",
                 "HawalaVaultAPI",
                 "HawalaVaultServer",
+                "HawalaVaultPostgres",
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import GRDB
 
@@ -54,36 +53,29 @@ public final class SQLiteVaultStorage: VaultStorage {
         return migrator
     }
 
-    /// SHA-256 of a token: what the database keeps instead of the token.
-    static func tokenHash(_ token: String) -> Data { Data(SHA256.hash(data: Data(token.utf8))) }
-
-    static func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
-
     // MARK: Users
 
-    public func addUser(_ name: String, now: Date) throws(VaultError) -> String {
-        guard (1...64).contains(name.count), name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.@".contains($0)) }) else {
-            throw .invalidField("name", "1–64 letters, digits, - _ . @")
-        }
-        let token = "hwv_" + SQLiteVaultStorage.hex(randomBytes(32))
+    public func addUser(_ name: String, now: Date) async throws(VaultError) -> String {
+        try VaultStorageSupport.checkUserName(name)
+        let token = VaultStorageSupport.newToken()
         try write { db in
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE name = ?", arguments: [name]) == true { throw VaultError.userExists(name) }
             try db.execute(sql: "INSERT INTO user (name, tokenHash, createdAt) VALUES (?, ?, ?)",
-                           arguments: [name, SQLiteVaultStorage.tokenHash(token), now.timeIntervalSince1970])
+                           arguments: [name, VaultStorageSupport.tokenHash(token), now.timeIntervalSince1970])
         }
         return token
     }
 
-    public func revokeUser(_ name: String) throws(VaultError) {
+    public func revokeUser(_ name: String) async throws(VaultError) {
         try write { db in
             try db.execute(sql: "UPDATE user SET revoked = 1 WHERE name = ?", arguments: [name])
             guard db.changesCount == 1 else { throw VaultError.notFound }
         }
     }
 
-    public func user(token: String) throws(VaultError) -> VaultUser {
+    public func user(token: String) async throws(VaultError) -> VaultUser {
         let row = try read { db in
-            try Row.fetchOne(db, sql: "SELECT id, name FROM user WHERE tokenHash = ? AND revoked = 0", arguments: [SQLiteVaultStorage.tokenHash(token)])
+            try Row.fetchOne(db, sql: "SELECT id, name FROM user WHERE tokenHash = ? AND revoked = 0", arguments: [VaultStorageSupport.tokenHash(token)])
         }
         guard let row else { throw .unauthorized }
         return VaultUser(id: row["id"], name: row["name"])
@@ -91,10 +83,10 @@ public final class SQLiteVaultStorage: VaultStorage {
 
     // MARK: Backups
 
-    public func addBackup(_ data: Data, type: Backup.Kind, encryptionMethod: String, sha256: String?, user: VaultUser, now: Date) throws(VaultError) -> Backup {
-        let digest = SQLiteVaultStorage.hex(Data(SHA256.hash(data: data)))
+    public func addBackup(_ data: Data, type: Backup.Kind, encryptionMethod: String, sha256: String?, user: VaultUser, now: Date) async throws(VaultError) -> Backup {
+        let digest = VaultStorageSupport.sha256Hex(data)
         if let sha256, sha256.lowercased() != digest { throw .hashMismatch }
-        let backup = Backup(id: SQLiteVaultStorage.hex(randomBytes(16)), createdAt: now, sizeBytes: Int64(data.count), type: type,
+        let backup = Backup(id: VaultStorageSupport.newBackupID(), createdAt: now, sizeBytes: Int64(data.count), type: type,
                             status: .complete, encryptionMethod: encryptionMethod, sha256: digest)
         try write { db in
             try db.execute(sql: """
@@ -103,40 +95,40 @@ public final class SQLiteVaultStorage: VaultStorage {
                 """, arguments: [backup.id, user.id, now.timeIntervalSince1970, backup.sizeBytes, type.rawValue, backup.status.rawValue,
                                  encryptionMethod, digest, data])
         }
-        try prune(user: user, now: now)
+        try await prune(user: user, now: now)
         return backup
     }
 
-    public func backups(user: VaultUser) throws(VaultError) -> [Backup] {
+    public func backups(user: VaultUser) async throws(VaultError) -> [Backup] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT id, createdAt, sizeBytes, type, status, encryptionMethod, sha256 FROM backup WHERE userId = ? ORDER BY createdAt DESC, id DESC",
                              arguments: [user.id]).map(SQLiteVaultStorage.backup)
         }
     }
 
-    public func backup(id: String, user: VaultUser) throws(VaultError) -> (Backup, Data) {
+    public func backup(id: String, user: VaultUser) async throws(VaultError) -> (Backup, Data) {
         let row = try read { db in try Row.fetchOne(db, sql: "SELECT * FROM backup WHERE id = ? AND userId = ?", arguments: [id, user.id]) }
         guard let row else { throw .notFound }
         let backup = try SQLiteVaultStorage.backup(row)
         let data: Data = row["data"]
-        guard SQLiteVaultStorage.hex(Data(SHA256.hash(data: data))) == backup.sha256 else { throw .corrupted(id) }
+        guard VaultStorageSupport.sha256Hex(data) == backup.sha256 else { throw .corrupted(id) }
         return (backup, data)
     }
 
-    public func deleteBackup(id: String, user: VaultUser) throws(VaultError) {
+    public func deleteBackup(id: String, user: VaultUser) async throws(VaultError) {
         try write { db in
             try db.execute(sql: "DELETE FROM backup WHERE id = ? AND userId = ?", arguments: [id, user.id])
             guard db.changesCount == 1 else { throw VaultError.notFound }
         }
     }
 
-    public func usage(user: VaultUser) throws(VaultError) -> Int64 {
+    public func usage(user: VaultUser) async throws(VaultError) -> Int64 {
         try read { try Int64.fetchOne($0, sql: "SELECT COALESCE(SUM(sizeBytes), 0) FROM backup WHERE userId = ?", arguments: [user.id]) ?? 0 }
     }
 
     @discardableResult
-    public func prune(user: VaultUser, now: Date) throws(VaultError) -> [Backup] {
-        let retention = try settings(user: user).retentionDays
+    public func prune(user: VaultUser, now: Date) async throws(VaultError) -> [Backup] {
+        let retention = try await settings(user: user).retentionDays
         var removed: [Backup] = []
         try write { db in
             let all = try Row.fetchAll(db, sql: "SELECT id, createdAt, sizeBytes, type, status, encryptionMethod, sha256 FROM backup WHERE userId = ?",
@@ -148,10 +140,10 @@ public final class SQLiteVaultStorage: VaultStorage {
     }
 
     @discardableResult
-    public func pruneAll(now: Date) throws(VaultError) -> Int {
+    public func pruneAll(now: Date) async throws(VaultError) -> Int {
         let users = try read { db in try Row.fetchAll(db, sql: "SELECT id, name FROM user").map { VaultUser(id: $0["id"], name: $0["name"]) } }
         var count = 0
-        for user in users { count += try prune(user: user, now: now).count }
+        for user in users { count += try await prune(user: user, now: now).count }
         return count
     }
 
@@ -165,14 +157,14 @@ public final class SQLiteVaultStorage: VaultStorage {
 
     // MARK: Settings and credentials
 
-    public func settings(user: VaultUser) throws(VaultError) -> BackupSettings {
+    public func settings(user: VaultUser) async throws(VaultError) -> BackupSettings {
         let json = try read { try String.fetchOne($0, sql: "SELECT json FROM settings WHERE userId = ?", arguments: [user.id]) }
         guard let json else { return .defaults }
         guard let settings = try? JSONDecoder().decode(BackupSettings.self, from: Data(json.utf8)) else { throw .storage("stored settings are unreadable") }
         return settings
     }
 
-    public func setSettings(_ settings: BackupSettings, user: VaultUser) throws(VaultError) {
+    public func setSettings(_ settings: BackupSettings, user: VaultUser) async throws(VaultError) {
         try settings.validate()
         guard let json = try? JSONEncoder().encode(settings) else { throw .storage("cannot encode settings") }
         try write { db in
@@ -180,14 +172,14 @@ public final class SQLiteVaultStorage: VaultStorage {
         }
     }
 
-    public func setCredentialBackup(_ envelope: Data, user: VaultUser, now: Date) throws(VaultError) {
+    public func setCredentialBackup(_ envelope: Data, user: VaultUser, now: Date) async throws(VaultError) {
         try write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO credential (userId, envelope, createdAt, lastVerifiedAt) VALUES (?, ?, ?, NULL)",
                            arguments: [user.id, envelope, now.timeIntervalSince1970])
         }
     }
 
-    public func credentialBackup(user: VaultUser, now: Date) throws(VaultError) -> Data {
+    public func credentialBackup(user: VaultUser, now: Date) async throws(VaultError) -> Data {
         var envelope: Data?
         try write { db in
             envelope = try Data.fetchOne(db, sql: "SELECT envelope FROM credential WHERE userId = ?", arguments: [user.id])
@@ -199,7 +191,7 @@ public final class SQLiteVaultStorage: VaultStorage {
         return envelope
     }
 
-    public func credentialStatus(user: VaultUser) throws(VaultError) -> CredentialBackupStatus {
+    public func credentialStatus(user: VaultUser) async throws(VaultError) -> CredentialBackupStatus {
         let row = try read { try Row.fetchOne($0, sql: "SELECT createdAt, lastVerifiedAt FROM credential WHERE userId = ?", arguments: [user.id]) }
         guard let row else { return CredentialBackupStatus(exists: false, createdAt: nil, lastVerifiedAt: nil) }
         return CredentialBackupStatus(exists: true, createdAt: Date(timeIntervalSince1970: row["createdAt"]),
@@ -222,10 +214,4 @@ public final class SQLiteVaultStorage: VaultStorage {
             }
         } catch let error as VaultError { throw error } catch { throw .storage("vault database: \(error)") }
     }
-}
-
-/// Random bytes from the system's CSPRNG (tokens, backup ids).
-private func randomBytes(_ count: Int) -> Data {
-    var generator = SystemRandomNumberGenerator()
-    return Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
 }

@@ -75,6 +75,12 @@ public struct CredentialBackupStatus: Sendable, Codable, Equatable {
     public let exists: Bool
     public let createdAt: Date?
     public let lastVerifiedAt: Date?
+
+    public init(exists: Bool, createdAt: Date?, lastVerifiedAt: Date?) {
+        self.exists = exists
+        self.createdAt = createdAt
+        self.lastVerifiedAt = lastVerifiedAt
+    }
 }
 
 /// Everything the vault refuses, as one line; the HTTP layer maps each to a status.

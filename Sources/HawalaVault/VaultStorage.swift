@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// Where the vault keeps users, tokens, backups and settings. One protocol, an SQLite
@@ -6,41 +7,88 @@ import Foundation
 /// resolved from the caller's token, so no query can reach another user's rows.
 public protocol VaultStorage: Sendable {
     /// Adds a user and returns its new bearer token (only a hash of it is stored).
-    func addUser(_ name: String, now: Date) throws(VaultError) -> String
+    func addUser(_ name: String, now: Date) async throws(VaultError) -> String
     /// Revokes every token of `name`.
-    func revokeUser(_ name: String) throws(VaultError)
+    func revokeUser(_ name: String) async throws(VaultError)
     /// The user a token belongs to.
-    func user(token: String) throws(VaultError) -> VaultUser
+    func user(token: String) async throws(VaultError) -> VaultUser
 
     /// Stores a backup in one transaction: it is listed only once every byte is stored, so an
     /// upload cut by a crash never appears. `sha256` (hex), when the client sent one, must
     /// match the bytes. Retention runs after the insert.
-    func addBackup(_ data: Data, type: Backup.Kind, encryptionMethod: String, sha256: String?, user: VaultUser, now: Date) throws(VaultError) -> Backup
+    func addBackup(_ data: Data, type: Backup.Kind, encryptionMethod: String, sha256: String?, user: VaultUser, now: Date) async throws(VaultError) -> Backup
     /// The user's backups, newest first.
-    func backups(user: VaultUser) throws(VaultError) -> [Backup]
+    func backups(user: VaultUser) async throws(VaultError) -> [Backup]
     /// A backup and its bytes, checked against the recorded SHA-256.
-    func backup(id: String, user: VaultUser) throws(VaultError) -> (Backup, Data)
-    func deleteBackup(id: String, user: VaultUser) throws(VaultError)
+    func backup(id: String, user: VaultUser) async throws(VaultError) -> (Backup, Data)
+    func deleteBackup(id: String, user: VaultUser) async throws(VaultError)
     /// Total bytes the user stores (for the quota).
-    func usage(user: VaultUser) throws(VaultError) -> Int64
+    func usage(user: VaultUser) async throws(VaultError) -> Int64
     /// Applies the user's retention now; returns the deleted backups.
     @discardableResult
-    func prune(user: VaultUser, now: Date) throws(VaultError) -> [Backup]
+    func prune(user: VaultUser, now: Date) async throws(VaultError) -> [Backup]
     /// Retention for every user (the server's daily pass); returns how many were deleted.
     @discardableResult
-    func pruneAll(now: Date) throws(VaultError) -> Int
+    func pruneAll(now: Date) async throws(VaultError) -> Int
 
-    func settings(user: VaultUser) throws(VaultError) -> BackupSettings
-    func setSettings(_ settings: BackupSettings, user: VaultUser) throws(VaultError)
+    func settings(user: VaultUser) async throws(VaultError) -> BackupSettings
+    func setSettings(_ settings: BackupSettings, user: VaultUser) async throws(VaultError)
 
     /// The credential backup envelope (opaque, sealed by the client).
-    func setCredentialBackup(_ envelope: Data, user: VaultUser, now: Date) throws(VaultError)
-    func credentialBackup(user: VaultUser, now: Date) throws(VaultError) -> Data
-    func credentialStatus(user: VaultUser) throws(VaultError) -> CredentialBackupStatus
+    func setCredentialBackup(_ envelope: Data, user: VaultUser, now: Date) async throws(VaultError)
+    func credentialBackup(user: VaultUser, now: Date) async throws(VaultError) -> Data
+    func credentialStatus(user: VaultUser) async throws(VaultError) -> CredentialBackupStatus
+
+    /// Releases connections (PostgreSQL); nothing for SQLite.
+    func close() async
+}
+
+extension VaultStorage {
+    public func close() async {}
 }
 
 /// A user as the storage knows it.
 public struct VaultUser: Sendable, Equatable {
     public let id: Int64
     public let name: String
+
+    public init(id: Int64, name: String) {
+        self.id = id
+        self.name = name
+    }
+}
+
+/// What every storage shares: token hashing, new ids, the user-name rule, digests.
+public enum VaultStorageSupport {
+    /// SHA-256 of a token: what a database keeps instead of the token.
+    public static func tokenHash(_ token: String) -> Data { Data(SHA256.hash(data: Data(token.utf8))) }
+
+    /// Lower-case hex SHA-256 of a blob.
+    public static func sha256Hex(_ data: Data) -> String { hex(Data(SHA256.hash(data: data))) }
+
+    public static func hex(_ data: Data) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8](); out.reserveCapacity(data.count * 2)
+        for byte in data { out.append(digits[Int(byte >> 4)]); out.append(digits[Int(byte & 15)]) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// A new bearer token: `hwv_` and 256 random bits.
+    public static func newToken() -> String { "hwv_" + hex(randomBytes(32)) }
+
+    /// A new backup id: 128 random bits in hex.
+    public static func newBackupID() -> String { hex(randomBytes(16)) }
+
+    /// User names: 1–64 ASCII letters, digits, `- _ . @`.
+    public static func checkUserName(_ name: String) throws(VaultError) {
+        guard (1...64).contains(name.count), name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.@".contains($0)) }) else {
+            throw .invalidField("name", "1–64 letters, digits, - _ . @")
+        }
+    }
+
+    /// Random bytes from the system's CSPRNG.
+    static func randomBytes(_ count: Int) -> Data {
+        var generator = SystemRandomNumberGenerator()
+        return Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    }
 }

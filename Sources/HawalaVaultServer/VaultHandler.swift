@@ -41,13 +41,13 @@ struct VaultHandler: APIProtocol {
             return .contentTooLarge(.init(body: .json(Self.error("the upload is larger than the limit of \(limits.maximumUpload) bytes"))))
         }
         guard !data.isEmpty else { return .badRequest(.init(body: .json(Self.error("the backup is empty", field: "body")))) }
-        guard try storage.usage(user: user) + Int64(data.count) <= limits.quota else {
+        guard try await storage.usage(user: user) + Int64(data.count) <= limits.quota else {
             return .code507(.init(body: .json(Self.error("the upload would exceed the quota of \(limits.quota) bytes"))))
         }
         // A .hawala file is recognised by its header only; the server can't open it.
         let method = data.starts(with: Array("HWLA".utf8)) ? "hawala-v1" : "opaque"
         do {
-            let backup = try storage.addBackup(data, type: input.query._type == .auto ? .auto : .manual, encryptionMethod: method,
+            let backup = try await storage.addBackup(data, type: input.query._type == .auto ? .auto : .manual, encryptionMethod: method,
                                                sha256: input.headers.X_hyphen_Content_hyphen_SHA256, user: user, now: Date())
             counters.backupStored()
             return .created(.init(body: .json(Self.schema(backup))))
@@ -57,12 +57,12 @@ struct VaultHandler: APIProtocol {
     }
 
     func listBackups(_ input: Operations.listBackups.Input) async throws -> Operations.listBackups.Output {
-        .ok(.init(body: .json(try storage.backups(user: try caller()).map(Self.schema))))
+        .ok(.init(body: .json(try await storage.backups(user: try caller()).map(Self.schema))))
     }
 
     func downloadBackup(_ input: Operations.downloadBackup.Input) async throws -> Operations.downloadBackup.Output {
         do {
-            let (backup, data) = try storage.backup(id: input.path.backupId, user: try caller())
+            let (backup, data) = try await storage.backup(id: input.path.backupId, user: try caller())
             return .ok(.init(headers: .init(X_hyphen_Content_hyphen_SHA256: backup.sha256), body: .binary(HTTPBody(data))))
         } catch VaultError.notFound {
             return .notFound(.init(body: .json(Self.error("no such backup"))))
@@ -71,7 +71,7 @@ struct VaultHandler: APIProtocol {
 
     func deleteBackup(_ input: Operations.deleteBackup.Input) async throws -> Operations.deleteBackup.Output {
         do {
-            try storage.deleteBackup(id: input.path.backupId, user: try caller())
+            try await storage.deleteBackup(id: input.path.backupId, user: try caller())
             return .noContent(.init())
         } catch VaultError.notFound {
             return .notFound(.init(body: .json(Self.error("no such backup"))))
@@ -81,7 +81,7 @@ struct VaultHandler: APIProtocol {
     func restoreBackup(_ input: Operations.restoreBackup.Input) async throws -> Operations.restoreBackup.Output {
         guard case .json(let request) = input.body else { return .badRequest(.init(body: .json(Self.error("a JSON body is needed")))) }
         do {
-            let (backup, data) = try storage.backup(id: request.backupId, user: try caller())
+            let (backup, data) = try await storage.backup(id: request.backupId, user: try caller())
             // The server can't decrypt: the client fills in restoredItems and conflicts.
             return .ok(.init(body: .json(.init(backup: Self.schema(backup), ciphertext: Base64EncodedData(data),
                                                result: .init(success: true, restoredItems: 0, conflicts: [], requiresReauth: false)))))
@@ -93,7 +93,7 @@ struct VaultHandler: APIProtocol {
     // MARK: Settings
 
     func getSettings(_ input: Operations.getSettings.Input) async throws -> Operations.getSettings.Output {
-        .ok(.init(body: .json(Self.schema(try storage.settings(user: try caller())))))
+        .ok(.init(body: .json(Self.schema(try await storage.settings(user: try caller())))))
     }
 
     func putSettings(_ input: Operations.putSettings.Input) async throws -> Operations.putSettings.Output {
@@ -102,8 +102,8 @@ struct VaultHandler: APIProtocol {
                                       backupTimeUtc: s.backupTimeUtc, retentionDays: s.retentionDays, includeMessages: s.includeMessages, wifiOnly: s.wifiOnly)
         do {
             let user = try caller()
-            try storage.setSettings(settings, user: user)
-            try storage.prune(user: user, now: Date())
+            try await storage.setSettings(settings, user: user)
+            try await storage.prune(user: user, now: Date())
             return .ok(.init(body: .json(Self.schema(settings))))
         } catch let VaultError.invalidField(field, why) {
             return .badRequest(.init(body: .json(Self.error("\(field): \(why)", field: field))))
@@ -122,12 +122,12 @@ struct VaultHandler: APIProtocol {
             return .contentTooLarge(.init(body: .json(Self.error("the upload is larger than the limit of \(limits.maximumUpload) bytes"))))
         }
         guard !data.isEmpty else { return .badRequest(.init(body: .json(Self.error("the envelope is empty", field: "body")))) }
-        try storage.setCredentialBackup(data, user: try caller(), now: Date())
+        try await storage.setCredentialBackup(data, user: try caller(), now: Date())
         return .noContent(.init())
     }
 
     func getCredentialBackupStatus(_ input: Operations.getCredentialBackupStatus.Input) async throws -> Operations.getCredentialBackupStatus.Output {
-        let status = try storage.credentialStatus(user: try caller())
+        let status = try await storage.credentialStatus(user: try caller())
         return .ok(.init(body: .json(.init(exists: status.exists, createdAt: status.createdAt, lastVerifiedAt: status.lastVerifiedAt))))
     }
 
@@ -143,7 +143,7 @@ struct VaultHandler: APIProtocol {
         recoveries.recordFailure("user:\(user.id)")
         recoveries.recordFailure("addr:" + VaultRequest.clientAddress)
         do {
-            return .ok(.init(body: .binary(HTTPBody(try storage.credentialBackup(user: user, now: Date())))))
+            return .ok(.init(body: .binary(HTTPBody(try await storage.credentialBackup(user: user, now: Date())))))
         } catch VaultError.notFound {
             return .notFound(.init(body: .json(Self.error("no credential backup"))))
         }

@@ -96,7 +96,7 @@ struct VaultAuthMiddleware: RouterMiddleware {
                 return response
             }
         }
-        guard let token, let user = try? storage.user(token: token) else {
+        guard let token, let user = try? await storage.user(token: token) else {
             failures.recordFailure("addr:" + address)
             if token != nil { failures.recordFailure(tokenKey) }
             return VaultAuthMiddleware.error(.unauthorized, "invalid or revoked token")

@@ -20,14 +20,14 @@ struct BearerToken: ClientMiddleware {
     }
 }
 
-/// A vault server on a free loopback port over a fresh SQLite store, for one test.
+/// A vault server on a free loopback port over a fresh storage, for one test.
 struct RunningVault {
-    let storage: SQLiteVaultStorage
+    let storage: any VaultStorage
     let port: Int
     let task: Task<Void, Error>
 
-    static func start(limits: VaultLimits = VaultLimits()) async throws -> RunningVault {
-        let storage = try temporaryStorage()
+    static func start(_ kind: StorageKind, limits: VaultLimits = VaultLimits()) async throws -> RunningVault {
+        let storage = try await kind.makeStorage()
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let app = try VaultServer.application(storage: storage, port: 0, limits: limits) { continuation.yield($0) }
         let task = Task { try await app.runService(gracefulShutdownSignals: []) }
@@ -41,17 +41,21 @@ struct RunningVault {
                middlewares: token.map { [BearerToken(token: $0)] } ?? [])
     }
 
-    func stop() { task.cancel() }
+    func stop() {
+        task.cancel()
+        let storage = self.storage
+        Task { await storage.close() }
+    }
 }
 
 func hexSHA256(_ data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
 
 @Suite("Vault server through the generated client")
 struct VaultServerTests {
-    @Test func backupsEndToEnd() async throws {
-        let vault = try await RunningVault.start()
+    @Test(arguments: StorageKind.enabled) func backupsEndToEnd(kind: StorageKind) async throws {
+        let vault = try await RunningVault.start(kind)
         defer { vault.stop() }
-        let alice = vault.client(token: try vault.storage.addUser("alice", now: Date()))
+        let alice = vault.client(token: try await vault.storage.addUser("alice", now: Date()))
         let payload = Data("HWLA".utf8) + Data((0..<70_000).map { UInt8(truncatingIfNeeded: $0) })
 
         let created = try await alice.uploadBackup(query: .init(_type: .manual), headers: .init(X_hyphen_Content_hyphen_SHA256: hexSHA256(payload)),
@@ -79,11 +83,11 @@ struct VaultServerTests {
     }
 
     /// User B can't list, download, restore, delete or read the settings of user A.
-    @Test func isolationAndAuthentication() async throws {
-        let vault = try await RunningVault.start()
+    @Test(arguments: StorageKind.enabled) func isolationAndAuthentication(kind: StorageKind) async throws {
+        let vault = try await RunningVault.start(kind)
         defer { vault.stop() }
-        let a = vault.client(token: try vault.storage.addUser("a", now: Date()))
-        let b = vault.client(token: try vault.storage.addUser("b", now: Date()))
+        let a = vault.client(token: try await vault.storage.addUser("a", now: Date()))
+        let b = vault.client(token: try await vault.storage.addUser("b", now: Date()))
         let id = try await a.uploadBackup(body: .binary(HTTPBody(Data("secret".utf8)))).created.body.json.id
         var settings = try await a.getSettings().ok.body.json
         settings.retentionDays = 90
@@ -102,10 +106,10 @@ struct VaultServerTests {
         #expect(metrics.contains("hawala_vault_requests_total{route=\"listBackups\",status=\"200\"}") && metrics.contains("hawala_vault_backups_stored_total 1"))
     }
 
-    @Test func settingsAreValidated() async throws {
-        let vault = try await RunningVault.start()
+    @Test(arguments: StorageKind.enabled) func settingsAreValidated(kind: StorageKind) async throws {
+        let vault = try await RunningVault.start(kind)
         defer { vault.stop() }
-        let c = vault.client(token: try vault.storage.addUser("c", now: Date()))
+        let c = vault.client(token: try await vault.storage.addUser("c", now: Date()))
         var settings = try await c.getSettings().ok.body.json
         settings.retentionDays = 400
         #expect(try await c.putSettings(body: .json(settings)).badRequest.body.json.field == "retentionDays")
@@ -120,14 +124,14 @@ struct VaultServerTests {
 
     /// Limits: 413 past the request size, 507 past the quota, 429 with Retry-After after
     /// repeated failed authentication from one address.
-    @Test func limits() async throws {
+    @Test(arguments: StorageKind.enabled) func limits(kind: StorageKind) async throws {
         var limits = VaultLimits()
         limits.maximumUpload = 1000
         limits.quota = 1500
         limits.failuresAllowed = 3
-        let vault = try await RunningVault.start(limits: limits)
+        let vault = try await RunningVault.start(kind, limits: limits)
         defer { vault.stop() }
-        let d = vault.client(token: try vault.storage.addUser("d", now: Date()))
+        let d = vault.client(token: try await vault.storage.addUser("d", now: Date()))
         _ = try await d.uploadBackup(body: .binary(HTTPBody(Data(count: 1001)))).contentTooLarge
         _ = try await d.uploadBackup(body: .binary(HTTPBody(Data(count: 1000)))).created
         _ = try await d.uploadBackup(body: .binary(HTTPBody(Data(count: 600)))).code507
@@ -137,10 +141,10 @@ struct VaultServerTests {
         #expect((limited.headers.Retry_hyphen_After ?? 0) > 0)
     }
 
-    @Test func credentialBackup() async throws {
-        let vault = try await RunningVault.start()
+    @Test(arguments: StorageKind.enabled) func credentialBackup(kind: StorageKind) async throws {
+        let vault = try await RunningVault.start(kind)
         defer { vault.stop() }
-        let e = vault.client(token: try vault.storage.addUser("e", now: Date()))
+        let e = vault.client(token: try await vault.storage.addUser("e", now: Date()))
         #expect(try await e.getCredentialBackupStatus().ok.body.json.exists == false)
         _ = try await e.recoverCredentials().notFound
         _ = try await e.uploadCredentialBackup(body: .binary(HTTPBody(Data("envelope".utf8)))).noContent

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import HawalaVault
+import HawalaVaultPostgres
 
 /// "2028-02-29T03:00:00Z" → Date.
 func utc(_ text: String) -> Date {
@@ -87,84 +88,102 @@ struct VaultScheduleTests {
     }
 }
 
-@Suite("Vault storage (SQLite)")
+@Suite("Vault storage (SQLite and PostgreSQL)")
 struct VaultStorageTests {
-    @Test func tokensAreHashedAndRevocable() throws {
-        let storage = try temporaryStorage()
-        let token = try storage.addUser("alice", now: Date())
+    @Test(arguments: StorageKind.enabled) func tokensAreHashedAndRevocable(kind: StorageKind) async throws {
+        let storage = try await kind.makeStorage()
+        defer { Task { await storage.close() } }
+        let token = try await storage.addUser("alice", now: Date())
         #expect(token.hasPrefix("hwv_") && token.count == 68)
-        #expect(try storage.user(token: token).name == "alice")
-        #expect(throws: VaultError.userExists("alice")) { try storage.addUser("alice", now: Date()) }
-        #expect(throws: VaultError.invalidField("name", "1–64 letters, digits, - _ . @")) { try storage.addUser("a b", now: Date()) }
-        #expect(throws: VaultError.unauthorized) { try storage.user(token: token + "x") }
-        try storage.revokeUser("alice")
-        #expect(throws: VaultError.unauthorized) { try storage.user(token: token) }
-        #expect(throws: VaultError.notFound) { try storage.revokeUser("nobody") }
+        #expect(try await storage.user(token: token).name == "alice")
+        await #expect(throws: VaultError.userExists("alice")) { try await storage.addUser("alice", now: Date()) }
+        await #expect(throws: VaultError.invalidField("name", "1–64 letters, digits, - _ . @")) { try await storage.addUser("a b", now: Date()) }
+        await #expect(throws: VaultError.unauthorized) { try await storage.user(token: token + "x") }
+        try await storage.revokeUser("alice")
+        await #expect(throws: VaultError.unauthorized) { try await storage.user(token: token) }
+        await #expect(throws: VaultError.notFound) { try await storage.revokeUser("nobody") }
     }
 
     /// User B can't list, read, delete or see the settings of user A.
-    @Test func usersAreIsolated() throws {
-        let storage = try temporaryStorage()
-        let a = try storage.user(token: try storage.addUser("a", now: Date()))
-        let b = try storage.user(token: try storage.addUser("b", now: Date()))
-        let backup = try storage.addBackup(Data("A's ciphertext".utf8), type: .manual, encryptionMethod: "hawala-v1", sha256: nil, user: a, now: Date())
-        try storage.setSettings(settings(.weekly, retention: 90), user: a)
-        #expect(try storage.backups(user: b).isEmpty)
-        #expect(throws: VaultError.notFound) { try storage.backup(id: backup.id, user: b) }
-        #expect(throws: VaultError.notFound) { try storage.deleteBackup(id: backup.id, user: b) }
-        #expect(try storage.settings(user: b) == .defaults)
-        #expect(try storage.usage(user: b) == 0)
-        #expect(try storage.backup(id: backup.id, user: a).1 == Data("A's ciphertext".utf8))
-        #expect(try storage.settings(user: a).retentionDays == 90)
+    @Test(arguments: StorageKind.enabled) func usersAreIsolated(kind: StorageKind) async throws {
+        let storage = try await kind.makeStorage()
+        defer { Task { await storage.close() } }
+        let a = try await storage.user(token: try await storage.addUser("a", now: Date()))
+        let b = try await storage.user(token: try await storage.addUser("b", now: Date()))
+        let backup = try await storage.addBackup(Data("A's ciphertext".utf8), type: .manual, encryptionMethod: "hawala-v1", sha256: nil, user: a, now: Date())
+        try await storage.setSettings(settings(.weekly, retention: 90), user: a)
+        #expect(try await storage.backups(user: b).isEmpty)
+        await #expect(throws: VaultError.notFound) { try await storage.backup(id: backup.id, user: b) }
+        await #expect(throws: VaultError.notFound) { try await storage.deleteBackup(id: backup.id, user: b) }
+        #expect(try await storage.settings(user: b) == .defaults)
+        #expect(try await storage.usage(user: b) == 0)
+        #expect(try await storage.backup(id: backup.id, user: a).1 == Data("A's ciphertext".utf8))
+        #expect(try await storage.settings(user: a).retentionDays == 90)
     }
 
     /// The client's hash must match; every read checks the recorded hash.
-    @Test func integrity() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hawala-vault-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let path = dir.appendingPathComponent("vault.sqlite").path
-        let storage = try SQLiteVaultStorage(path: path)
-        let user = try storage.user(token: try storage.addUser("u", now: Date()))
-        let data = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
-        #expect(throws: VaultError.hashMismatch) {
-            try storage.addBackup(data, type: .manual, encryptionMethod: "hawala-v1", sha256: String(repeating: "0", count: 64), user: user, now: Date())
+    @Test(arguments: StorageKind.enabled) func integrity(kind: StorageKind) async throws {
+        let storage: any VaultStorage
+        let tamper: @Sendable (String) async throws -> Void
+        switch kind {
+        case .sqlite:
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hawala-vault-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            let path = dir.appendingPathComponent("vault.sqlite").path
+            storage = try SQLiteVaultStorage(path: path)
+            tamper = { id in
+                try DatabaseQueue(path: path).write { try $0.execute(sql: "UPDATE backup SET data = ? WHERE id = ?", arguments: [Data("evil".utf8), id]) }
+            }
+        case .postgres:
+            let url = try await TestPostgres.newDatabase()
+            storage = try await PostgresVaultStorage.open(url: url)
+            let database = String(URLComponents(string: url)!.path.dropFirst())
+            tamper = { id in try await TestPostgres.execute("UPDATE vault_backup SET data = 'evil' WHERE id = '\(id)'", database: database) }
         }
-        #expect(try storage.backups(user: user).isEmpty)  // nothing half-stored
-        let digest = SQLiteVaultStorage.hex(Data(SHA256Digest(data)))
-        let backup = try storage.addBackup(data, type: .manual, encryptionMethod: "hawala-v1", sha256: digest.uppercased(), user: user, now: Date())
+        defer { Task { await storage.close() } }
+        let user = try await storage.user(token: try await storage.addUser("u", now: Date()))
+        let data = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        await #expect(throws: VaultError.hashMismatch) {
+            try await storage.addBackup(data, type: .manual, encryptionMethod: "hawala-v1", sha256: String(repeating: "0", count: 64), user: user, now: Date())
+        }
+        #expect(try await storage.backups(user: user).isEmpty)  // nothing half-stored
+        let digest = VaultStorageSupport.hex(Data(SHA256Digest(data)))
+        let backup = try await storage.addBackup(data, type: .manual, encryptionMethod: "hawala-v1", sha256: digest.uppercased(), user: user, now: Date())
         #expect(backup.sha256 == digest && backup.sizeBytes == 100_000 && backup.status == .complete)
-        #expect(try storage.usage(user: user) == 100_000)
+        #expect(try await storage.usage(user: user) == 100_000)
+        #expect(try await storage.backup(id: backup.id, user: user).1 == data)
         // A blob changed behind the server's back is refused, not served.
-        let raw = try DatabaseQueue(path: path)
-        try raw.write { try $0.execute(sql: "UPDATE backup SET data = ? WHERE id = ?", arguments: [Data("evil".utf8), backup.id]) }
-        #expect(throws: VaultError.corrupted(backup.id)) { try storage.backup(id: backup.id, user: user) }
+        try await tamper(backup.id)
+        await #expect(throws: VaultError.corrupted(backup.id)) { try await storage.backup(id: backup.id, user: user) }
     }
 
     /// Retention runs on upload by server time, and spares the newest complete backup.
-    @Test func pruneOnUpload() throws {
-        let storage = try temporaryStorage()
-        let user = try storage.user(token: try storage.addUser("u", now: Date()))
-        try storage.setSettings(settings(.daily, retention: 7), user: user)
+    @Test(arguments: StorageKind.enabled) func pruneOnUpload(kind: StorageKind) async throws {
+        let storage = try await kind.makeStorage()
+        defer { Task { await storage.close() } }
+        let user = try await storage.user(token: try await storage.addUser("u", now: Date()))
+        try await storage.setSettings(settings(.daily, retention: 7), user: user)
         let start = utc("2027-01-01T00:00:00Z")
         for day in 0..<10 {
-            _ = try storage.addBackup(Data([UInt8(day)]), type: .auto, encryptionMethod: "hawala-v1", sha256: nil, user: user, now: start.addingTimeInterval(Double(day) * 86_400))
+            _ = try await storage.addBackup(Data([UInt8(day)]), type: .auto, encryptionMethod: "hawala-v1", sha256: nil, user: user, now: start.addingTimeInterval(Double(day) * 86_400))
         }
         // Day 9's upload keeps days 2…9 (day 2 is exactly 7 days old).
-        #expect(try storage.backups(user: user).count == 8)
+        #expect(try await storage.backups(user: user).count == 8)
         // Long silence: only the newest remains.
-        #expect(try storage.prune(user: user, now: start.addingTimeInterval(100 * 86_400)).count == 7)
-        #expect(try storage.backups(user: user).map(\.createdAt) == [start.addingTimeInterval(9 * 86_400)])
+        #expect(try await storage.prune(user: user, now: start.addingTimeInterval(100 * 86_400)).count == 7)
+        #expect(try await storage.backups(user: user).map(\.createdAt) == [start.addingTimeInterval(9 * 86_400)])
     }
 
-    @Test func credentialBackup() throws {
-        let storage = try temporaryStorage()
-        let user = try storage.user(token: try storage.addUser("u", now: Date()))
-        #expect(try storage.credentialStatus(user: user) == CredentialBackupStatus(exists: false, createdAt: nil, lastVerifiedAt: nil))
-        #expect(throws: VaultError.notFound) { try storage.credentialBackup(user: user, now: Date()) }
+    @Test(arguments: StorageKind.enabled) func credentialBackup(kind: StorageKind) async throws {
+        let storage = try await kind.makeStorage()
+        defer { Task { await storage.close() } }
+        let user = try await storage.user(token: try await storage.addUser("u", now: Date()))
+        #expect(try await storage.credentialStatus(user: user) == CredentialBackupStatus(exists: false, createdAt: nil, lastVerifiedAt: nil))
+        await #expect(throws: VaultError.notFound) { try await storage.credentialBackup(user: user, now: Date()) }
         let created = utc("2027-03-01T10:00:00Z"), read = utc("2027-03-02T10:00:00Z")
-        try storage.setCredentialBackup(Data("envelope".utf8), user: user, now: created)
-        #expect(try storage.credentialBackup(user: user, now: read) == Data("envelope".utf8))
-        #expect(try storage.credentialStatus(user: user) == CredentialBackupStatus(exists: true, createdAt: created, lastVerifiedAt: read))
+        try await storage.setCredentialBackup(Data("envelope".utf8), user: user, now: created)
+        #expect(try await storage.credentialBackup(user: user, now: read) == Data("envelope".utf8))
+        #expect(try await storage.credentialStatus(user: user) == CredentialBackupStatus(exists: true, createdAt: created, lastVerifiedAt: read))
     }
 }
 

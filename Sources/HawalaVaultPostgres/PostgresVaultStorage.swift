@@ -1,0 +1,352 @@
+import Foundation
+import HawalaVault
+import Logging
+import PostgresNIO
+
+/// `VaultStorage` in PostgreSQL through postgres-nio, for deployments beyond one machine:
+/// several `hawala vault serve` processes may share one database. Same rules as the SQLite
+/// storage (and the same test suite): every change in one transaction, every query scoped to
+/// the caller's user, only token hashes stored, each blob's SHA-256 checked on every read.
+public final class PostgresVaultStorage: VaultStorage {
+    private let client: PostgresClient
+    private let runner: Task<Void, Never>
+    private let logger = Logger(label: "hawala.vault.postgres")
+
+    private init(_ configuration: PostgresClient.Configuration) {
+        // The pool's own warnings (e.g. a lease just before run() starts) would only be noise;
+        // a server that can't be reached is reported by `open` and by each failing call.
+        var poolLogger = Logger(label: "hawala.vault.postgres.pool")
+        poolLogger.logLevel = .error
+        let client = PostgresClient(configuration: configuration, backgroundLogger: poolLogger)
+        self.client = client
+        runner = Task { await client.run() }
+    }
+
+    /// Connects to `url` (see `PostgresURL`) and creates or upgrades the schema. Fails with a
+    /// clear error when the server can't be reached within `timeout`.
+    public static func open(url: String, timeout: Duration = .seconds(10)) async throws(VaultError) -> PostgresVaultStorage {
+        let target = try PostgresURL(url)
+        let storage = PostgresVaultStorage(target.configuration)
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await storage.migrate() }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    throw VaultError.storage("no connection within \(timeout.components.seconds) s")
+                }
+                try await group.next()
+                group.cancelAll()
+            }
+        } catch {
+            await storage.close()
+            throw .storage("cannot open the vault database \(target.redacted): \(PostgresVaultStorage.describe(error))")
+        }
+        return storage
+    }
+
+    public func close() async {
+        runner.cancel()
+        await runner.value
+    }
+
+    /// Creates the tables once; concurrent servers starting together serialize on an
+    /// advisory lock.
+    private func migrate() async throws {
+        try await transaction { db in
+            try await db.query("SELECT pg_advisory_xact_lock(7346193)", logger: logger)
+            let statements: [PostgresQuery] = [
+                """
+                CREATE TABLE IF NOT EXISTS vault_user (
+                    id BIGSERIAL PRIMARY KEY,
+                    name TEXT NOT NULL UNIQUE,
+                    token_hash BYTEA NOT NULL UNIQUE,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    revoked BOOLEAN NOT NULL DEFAULT FALSE)
+                """,
+                """
+                CREATE TABLE IF NOT EXISTS vault_backup (
+                    id TEXT PRIMARY KEY,
+                    user_id BIGINT NOT NULL REFERENCES vault_user(id) ON DELETE CASCADE,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    size_bytes BIGINT NOT NULL,
+                    type TEXT NOT NULL CHECK (type IN ('auto', 'manual')),
+                    status TEXT NOT NULL CHECK (status IN ('complete', 'partial', 'failed')),
+                    encryption_method TEXT NOT NULL,
+                    sha256 TEXT NOT NULL,
+                    data BYTEA NOT NULL)
+                """,
+                "CREATE INDEX IF NOT EXISTS vault_backup_by_user ON vault_backup (user_id, created_at DESC)",
+                """
+                CREATE TABLE IF NOT EXISTS vault_settings (
+                    user_id BIGINT PRIMARY KEY REFERENCES vault_user(id) ON DELETE CASCADE,
+                    json TEXT NOT NULL)
+                """,
+                """
+                CREATE TABLE IF NOT EXISTS vault_credential (
+                    user_id BIGINT PRIMARY KEY REFERENCES vault_user(id) ON DELETE CASCADE,
+                    envelope BYTEA NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    last_verified_at DOUBLE PRECISION)
+                """,
+            ]
+            for statement in statements { try await db.query(statement, logger: logger) }
+        }
+    }
+
+    // MARK: Users
+
+    public func addUser(_ name: String, now: Date) async throws(VaultError) -> String {
+        try VaultStorageSupport.checkUserName(name)
+        let token = VaultStorageSupport.newToken()
+        let hash = VaultStorageSupport.tokenHash(token)
+        let inserted = try await run { db in
+            try await db.query("""
+                INSERT INTO vault_user (name, token_hash, created_at) VALUES (\(name), \(hash), \(now.timeIntervalSince1970))
+                ON CONFLICT (name) DO NOTHING RETURNING id
+                """, logger: logger).collect().count
+        }
+        guard inserted == 1 else { throw .userExists(name) }
+        return token
+    }
+
+    public func revokeUser(_ name: String) async throws(VaultError) {
+        let changed = try await run { db in
+            try await db.query("UPDATE vault_user SET revoked = TRUE WHERE name = \(name) RETURNING id", logger: logger).collect().count
+        }
+        guard changed == 1 else { throw .notFound }
+    }
+
+    public func user(token: String) async throws(VaultError) -> VaultUser {
+        let hash = VaultStorageSupport.tokenHash(token)
+        let rows = try await run { db in
+            try await db.query("SELECT id, name FROM vault_user WHERE token_hash = \(hash) AND NOT revoked", logger: logger)
+                .decode((Int64, String).self).collect()
+        }
+        guard let (id, name) = rows.first else { throw .unauthorized }
+        return VaultUser(id: id, name: name)
+    }
+
+    // MARK: Backups
+
+    public func addBackup(_ data: Data, type: Backup.Kind, encryptionMethod: String, sha256: String?, user: VaultUser, now: Date) async throws(VaultError) -> Backup {
+        let digest = VaultStorageSupport.sha256Hex(data)
+        if let sha256, sha256.lowercased() != digest { throw .hashMismatch }
+        let backup = Backup(id: VaultStorageSupport.newBackupID(), createdAt: now, sizeBytes: Int64(data.count), type: type,
+                            status: .complete, encryptionMethod: encryptionMethod, sha256: digest)
+        try await transaction { db in
+            try await db.query("""
+                INSERT INTO vault_backup (id, user_id, created_at, size_bytes, type, status, encryption_method, sha256, data)
+                VALUES (\(backup.id), \(user.id), \(now.timeIntervalSince1970), \(backup.sizeBytes), \(type.rawValue),
+                        \(backup.status.rawValue), \(encryptionMethod), \(digest), \(data))
+                """, logger: logger)
+        }
+        try await prune(user: user, now: now)
+        return backup
+    }
+
+    public func backups(user: VaultUser) async throws(VaultError) -> [Backup] {
+        let rows = try await run { db in
+            try await db.query("""
+                SELECT id, created_at, size_bytes, type, status, encryption_method, sha256 FROM vault_backup
+                WHERE user_id = \(user.id) ORDER BY created_at DESC, id DESC
+                """, logger: logger).decode(BackupRow.self).collect()
+        }
+        return try rows.map(PostgresVaultStorage.backup)
+    }
+
+    public func backup(id: String, user: VaultUser) async throws(VaultError) -> (Backup, Data) {
+        let rows = try await run { db in
+            try await db.query("""
+                SELECT id, created_at, size_bytes, type, status, encryption_method, sha256, data FROM vault_backup
+                WHERE id = \(id) AND user_id = \(user.id)
+                """, logger: logger).decode((String, Double, Int64, String, String, String, String, Data).self).collect()
+        }
+        guard let row = rows.first else { throw .notFound }
+        let backup = try PostgresVaultStorage.backup((row.0, row.1, row.2, row.3, row.4, row.5, row.6))
+        guard VaultStorageSupport.sha256Hex(row.7) == backup.sha256 else { throw .corrupted(id) }
+        return (backup, row.7)
+    }
+
+    public func deleteBackup(id: String, user: VaultUser) async throws(VaultError) {
+        let deleted = try await run { db in
+            try await db.query("DELETE FROM vault_backup WHERE id = \(id) AND user_id = \(user.id) RETURNING id", logger: logger).collect().count
+        }
+        guard deleted == 1 else { throw .notFound }
+    }
+
+    public func usage(user: VaultUser) async throws(VaultError) -> Int64 {
+        let rows = try await run { db in
+            try await db.query("SELECT COALESCE(SUM(size_bytes), 0)::BIGINT FROM vault_backup WHERE user_id = \(user.id)", logger: logger)
+                .decode(Int64.self).collect()
+        }
+        return rows.first ?? 0
+    }
+
+    @discardableResult
+    public func prune(user: VaultUser, now: Date) async throws(VaultError) -> [Backup] {
+        let retention = try await settings(user: user).retentionDays
+        return try await transaction { db in
+            // Locks the user's rows so two servers pruning at once agree on the newest.
+            let rows = try await db.query("""
+                SELECT id, created_at, size_bytes, type, status, encryption_method, sha256 FROM vault_backup
+                WHERE user_id = \(user.id) FOR UPDATE
+                """, logger: logger).decode(BackupRow.self).collect()
+            let removed = VaultSchedule.expired(try rows.map(PostgresVaultStorage.backup), retentionDays: retention, now: now)
+            for backup in removed {
+                try await db.query("DELETE FROM vault_backup WHERE id = \(backup.id) AND user_id = \(user.id)", logger: logger)
+            }
+            return removed
+        }
+    }
+
+    @discardableResult
+    public func pruneAll(now: Date) async throws(VaultError) -> Int {
+        let users = try await run { db in
+            try await db.query("SELECT id, name FROM vault_user", logger: logger).decode((Int64, String).self).collect()
+        }
+        var count = 0
+        for (id, name) in users { count += try await prune(user: VaultUser(id: id, name: name), now: now).count }
+        return count
+    }
+
+    private typealias BackupRow = (String, Double, Int64, String, String, String, String)
+
+    private static func backup(_ row: BackupRow) throws(VaultError) -> Backup {
+        guard let type = Backup.Kind(rawValue: row.3), let status = Backup.Status(rawValue: row.4) else {
+            throw .storage("the vault database holds a backup of unknown type or status")
+        }
+        return Backup(id: row.0, createdAt: Date(timeIntervalSince1970: row.1), sizeBytes: row.2, type: type, status: status,
+                      encryptionMethod: row.5, sha256: row.6)
+    }
+
+    // MARK: Settings and credentials
+
+    public func settings(user: VaultUser) async throws(VaultError) -> BackupSettings {
+        let rows = try await run { db in
+            try await db.query("SELECT json FROM vault_settings WHERE user_id = \(user.id)", logger: logger).decode(String.self).collect()
+        }
+        guard let json = rows.first else { return .defaults }
+        guard let settings = try? JSONDecoder().decode(BackupSettings.self, from: Data(json.utf8)) else { throw .storage("stored settings are unreadable") }
+        return settings
+    }
+
+    public func setSettings(_ settings: BackupSettings, user: VaultUser) async throws(VaultError) {
+        try settings.validate()
+        guard let json = try? String(decoding: JSONEncoder().encode(settings), as: UTF8.self) else { throw .storage("cannot encode settings") }
+        try await transaction { db in
+            try await db.query("""
+                INSERT INTO vault_settings (user_id, json) VALUES (\(user.id), \(json))
+                ON CONFLICT (user_id) DO UPDATE SET json = EXCLUDED.json
+                """, logger: logger)
+        }
+    }
+
+    public func setCredentialBackup(_ envelope: Data, user: VaultUser, now: Date) async throws(VaultError) {
+        try await transaction { db in
+            try await db.query("""
+                INSERT INTO vault_credential (user_id, envelope, created_at, last_verified_at) VALUES (\(user.id), \(envelope), \(now.timeIntervalSince1970), NULL)
+                ON CONFLICT (user_id) DO UPDATE SET envelope = EXCLUDED.envelope, created_at = EXCLUDED.created_at, last_verified_at = NULL
+                """, logger: logger)
+        }
+    }
+
+    public func credentialBackup(user: VaultUser, now: Date) async throws(VaultError) -> Data {
+        let rows = try await transaction { db in
+            try await db.query("""
+                UPDATE vault_credential SET last_verified_at = \(now.timeIntervalSince1970) WHERE user_id = \(user.id) RETURNING envelope
+                """, logger: logger).decode(Data.self).collect()
+        }
+        guard let envelope = rows.first else { throw .notFound }
+        return envelope
+    }
+
+    public func credentialStatus(user: VaultUser) async throws(VaultError) -> CredentialBackupStatus {
+        let rows = try await run { db in
+            try await db.query("SELECT created_at, last_verified_at FROM vault_credential WHERE user_id = \(user.id)", logger: logger)
+                .decode((Double, Double?).self).collect()
+        }
+        guard let (created, verified) = rows.first else { return CredentialBackupStatus(exists: false, createdAt: nil, lastVerifiedAt: nil) }
+        return CredentialBackupStatus(exists: true, createdAt: Date(timeIntervalSince1970: created),
+                                      lastVerifiedAt: verified.map { Date(timeIntervalSince1970: $0) })
+    }
+
+    // MARK: Access
+
+    /// One statement (autocommit) on a pooled connection.
+    private func run<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws(VaultError) -> T {
+        do {
+            return try await client.withConnection { try await body($0) }
+        } catch let error as VaultError { throw error } catch { throw .storage("vault database: \(PostgresVaultStorage.describe(error))") }
+    }
+
+    /// `body` inside BEGIN … COMMIT on one connection; any error rolls back.
+    private func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws(VaultError) -> T {
+        let logger = self.logger
+        return try await run { db in
+            try await db.query("BEGIN", logger: logger)
+            do {
+                let value = try await body(db)
+                try await db.query("COMMIT", logger: logger)
+                return value
+            } catch {
+                _ = try? await db.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    /// The server's message when there is one (PSQLError's description hides it).
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] { return message }
+            if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+            return "\(error.code)"
+        }
+        return "\(error)"
+    }
+}
+
+/// A `--db postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require]`
+/// address; `?host=/DIR` reaches a Unix socket in DIR (libpq's convention). A password is
+/// better given in `$PGPASSWORD` than on the command line.
+public struct PostgresURL: Sendable {
+    public let configuration: PostgresClient.Configuration
+    /// The address without its password, for messages.
+    public let redacted: String
+
+    public init(_ text: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(VaultError) {
+        guard let components = URLComponents(string: text), ["postgres", "postgresql"].contains(components.scheme ?? "") else {
+            throw .invalidField("db", "expected postgres://USER@HOST[:PORT]/DATABASE")
+        }
+        let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
+        let user = components.user.flatMap { $0.removingPercentEncoding } ?? environment["PGUSER"] ?? "postgres"
+        let password = components.password?.removingPercentEncoding ?? environment["PGPASSWORD"]
+        let database = String(components.path.drop(while: { $0 == "/" }))
+        let port = components.port ?? 5432
+        guard !database.isEmpty else { throw .invalidField("db", "the address names no database") }
+        guard (1...65535).contains(port) else { throw .invalidField("db", "port out of range") }
+        if let socketDirectory = query["host"], socketDirectory.hasPrefix("/") {
+            configuration = .init(unixSocketPath: socketDirectory + "/.s.PGSQL.\(port)", username: user, password: password, database: database)
+            redacted = "postgres://\(user)@/\(database)?host=\(socketDirectory)"
+            return
+        }
+        guard let host = components.host, !host.isEmpty else { throw .invalidField("db", "the address names no host") }
+        let tls: PostgresClient.Configuration.TLS
+        switch query["sslmode"] ?? "prefer" {
+        case "disable": tls = .disable
+        case "prefer": tls = .prefer(.makeClientConfiguration())
+        case "require": tls = .require(.makeClientConfiguration())
+        case let other: throw .invalidField("db", "sslmode \(other) (expected disable, prefer or require)")
+        }
+        configuration = .init(host: host, port: port, username: user, password: password, database: database, tls: tls)
+        redacted = "postgres://\(user)@\(host):\(port)/\(database)"
+    }
+}
+
+private extension AsyncSequence where Self: Sendable {
+    func collect() async throws -> [Element] {
+        var all: [Element] = []
+        for try await element in self { all.append(element) }
+        return all
+    }
+}
