@@ -7,11 +7,16 @@ public enum BackupFile {
     /// rename, fsync of the folder), then reads the file back and decrypts it before reporting
     /// success. On any failure nothing is left at `url` that wasn't there before.
     public static func write(_ payload: SecretBytes, to url: URL, password: SecretBytes, cost: HawalaKDFCost = .default, createdAt: Date = Date()) throws {
+        try write(payload, to: url, key: try BackupKey.derive(password: password, cost: cost), createdAt: createdAt)
+    }
+
+    /// `write(_:to:password:)` with a key derived earlier (no Argon2id run).
+    public static func write(_ payload: SecretBytes, to url: URL, key: BackupKey, createdAt: Date = Date()) throws {
         try AtomicFile.write(to: url, replace: true, produce: { fd, _ in
             // Sealing overlaps the kernel's copy of the previous chunk.
             let sink = BackgroundSink(FileDescriptorStream(fd: fd))
             do {
-                let writer = try HawalaFileWriter(sink: sink, password: password, cost: cost, createdAt: createdAt)
+                let writer = try HawalaFileWriter(sink: sink, key: key, createdAt: createdAt)
                 try payload.withUnsafeBytes { try writer.write($0) }
                 try writer.finish()
             } catch {
@@ -21,7 +26,7 @@ public enum BackupFile {
             try sink.finish()
         }, verify: { path in
             // Read back before anything is replaced: an export that can't be read is no backup.
-            let readBack = try read(URL(fileURLWithPath: path), password: password, limit: max(payload.count, 1))
+            let readBack = try read(URL(fileURLWithPath: path), key: key, limit: max(payload.count, 1))
             guard readBack == payload else { throw HawalaFileError.io("the written file did not read back identically") }
         })
     }
@@ -32,6 +37,15 @@ public enum BackupFile {
         guard fd >= 0 else { throw HawalaFileError.io("cannot open \(url.path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         let reader = try HawalaFileReader(source: FileDescriptorStream(fd: fd), password: password)
+        return try reader.readAll(limit: limit)
+    }
+
+    /// Decrypts the whole payload of `url`, sealed with `key` (no Argon2id run).
+    public static func read(_ url: URL, key: BackupKey, limit: Int = BackupPayload.maximumBytes) throws -> SecretBytes {
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw HawalaFileError.io("cannot open \(url.path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        let reader = try HawalaFileReader(source: FileDescriptorStream(fd: fd), key: key)
         return try reader.readAll(limit: limit)
     }
 

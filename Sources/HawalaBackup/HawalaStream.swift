@@ -69,20 +69,21 @@ public final class HawalaFileWriter {
     private var finished = false
 
     /// Writes the header at once (one Argon2id run).
-    public init(sink: ByteSink, password: SecretBytes, cost: HawalaKDFCost = .default, createdAt: Date = Date()) throws {
+    public convenience init(sink: ByteSink, password: SecretBytes, cost: HawalaKDFCost = .default, createdAt: Date = Date()) throws {
+        try self.init(sink: sink, key: try BackupKey.derive(password: password, cost: cost), createdAt: createdAt)
+    }
+
+    /// Writes the header at once with a key derived earlier (no Argon2id run): the file opens
+    /// with the password `key` came from.
+    public init(sink: ByteSink, key: BackupKey, createdAt: Date = Date()) throws {
         self.sink = sink
         let fileKey = SystemRandom.secret(count: 32)
         var header = HawalaFileHeader(
-            kdfPasses: cost.passes, kdfMemoryKiB: cost.memoryKiB, salt: SystemRandom.bytes(16),
+            kdfPasses: key.cost.passes, kdfMemoryKiB: key.cost.memoryKiB, salt: key.salt,
             createdAt: UInt64(max(0, createdAt.timeIntervalSince1970)), noncePrefix: SystemRandom.bytes(7),
             wrapNonce: AESGCM.randomNonce(), wrappedKey: [UInt8](repeating: 0, count: 48), mac: [UInt8](repeating: 0, count: 32))
-        // Refuse to write what no reader would accept.
-        guard HawalaFileHeader.passBounds.contains(cost.passes), HawalaFileHeader.memoryBoundsKiB.contains(cost.memoryKiB) else {
-            throw HawalaFileError.invalidKDFParameters("\(cost.passes) passes, \(cost.memoryKiB) KiB")
-        }
-        let kek = try HawalaKeys.kek(password: password, salt: header.salt, passes: cost.passes, memoryKiB: cost.memoryKiB)
         let ad = Array(header.serialized()[0..<HawalaFileHeader.wrapADSize])
-        header.wrappedKey = try fileKey.withUnsafeBytes { try AESGCM.seal($0, key: kek, nonce: header.wrapNonce, associatedData: ad) }
+        header.wrappedKey = try fileKey.withUnsafeBytes { try AESGCM.seal($0, key: key.kek, nonce: header.wrapNonce, associatedData: ad) }
         header.mac = HawalaKeys.headerMAC(fileKey, header.serialized()[0..<HawalaFileHeader.macInputSize])
         self.header = header
         payloadKey = HawalaKeys.payloadKey(fileKey)
@@ -157,6 +158,17 @@ public final class HawalaFileReader {
     public convenience init(source: ByteSource, password: SecretBytes) throws {
         try self.init(source: source) { header in
             try HawalaKeys.kek(password: password, salt: header.salt, passes: header.kdfPasses, memoryKiB: header.kdfMemoryKiB)
+        }
+    }
+
+    /// Opens a file written with `key` (same salt and cost) without running Argon2id.
+    /// - Throws: `.wrongPasswordOrDamaged` when the file was sealed under another key.
+    public convenience init(source: ByteSource, key: BackupKey) throws {
+        try self.init(source: source) { header in
+            guard header.salt == key.salt, header.kdfPasses == key.cost.passes, header.kdfMemoryKiB == key.cost.memoryKiB else {
+                throw HawalaFileError.wrongPasswordOrDamaged
+            }
+            return key.kek
         }
     }
 
@@ -247,5 +259,36 @@ extension SecretBytes {
         bytes.withUnsafeMutableBytes { raw in
             for i in range { raw[i] = 0 }
         }
+    }
+}
+
+/// A backup password's key-encryption key, derived once with its salt and cost, so later
+/// files can be sealed without the password — the vault agent's snapshots. Every file sealed
+/// with it shares the salt (each still has its own random file key and nonces) and opens with
+/// the password alone.
+public struct BackupKey: Sendable {
+    public let kek: SecretBytes
+    public let salt: [UInt8]
+    public let cost: HawalaKDFCost
+
+    /// Derives the key (one Argon2id run) under a new random salt.
+    public static func derive(password: SecretBytes, cost: HawalaKDFCost = .default) throws -> BackupKey {
+        // Refuse to write what no reader would accept.
+        guard HawalaFileHeader.passBounds.contains(cost.passes), HawalaFileHeader.memoryBoundsKiB.contains(cost.memoryKiB) else {
+            throw HawalaFileError.invalidKDFParameters("\(cost.passes) passes, \(cost.memoryKiB) KiB")
+        }
+        let salt = SystemRandom.bytes(16)
+        return try BackupKey(kek: try HawalaKeys.kek(password: password, salt: salt, passes: cost.passes, memoryKiB: cost.memoryKiB), salt: salt, cost: cost)
+    }
+
+    /// A key kept earlier (checked for shape and bounds).
+    public init(kek: SecretBytes, salt: [UInt8], cost: HawalaKDFCost) throws {
+        guard kek.count == 32, salt.count == 16, HawalaFileHeader.passBounds.contains(cost.passes),
+              HawalaFileHeader.memoryBoundsKiB.contains(cost.memoryKiB) else {
+            throw HawalaFileError.invalidKDFParameters("a saved backup key of the wrong shape")
+        }
+        self.kek = kek
+        self.salt = salt
+        self.cost = cost
     }
 }

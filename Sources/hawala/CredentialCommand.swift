@@ -40,14 +40,7 @@ struct CredentialCreate: ParsableCommand {
         guard !FileManager.default.fileExists(atPath: url.path) else { throw CLIError("\(out) already exists; choose another name") }
         var blob = try BlobFile.read(input)
         defer { SecretBytes.wipe(&blob) }
-        let terminal = try Terminal.required("the recovery phrase is shown and checked at a terminal")
-        let phrase = try Mnemonic.generate(wordCount: 24)
-        terminal.line("Your recovery phrase: 24 words that alone can open this credential backup.")
-        terminal.line("Write them down in order and keep them offline. Hawala does not keep them.")
-        var flow = SeedBackupFlow(mnemonic: phrase, start: .words)
-        guard try BackupFlowRenderer.run(&flow, on: terminal, grid: true, allowLater: false) else {
-            throw CLIError("cancelled; nothing was written")
-        }
+        let phrase = try RecoveryPhrase.newShownAndChecked(nothingDone: "nothing was written")
         BackupPasswords.progress("encrypting (Argon2id, 64 MiB)…")
         let envelope = try CredentialEnvelope.seal(SecretBytes(blob), phrase: phrase)
         try AtomicFile.write(SecretBytes(envelope), to: url)
@@ -68,6 +61,34 @@ struct CredentialRecover: ParsableCommand {
         let url = URL(fileURLWithPath: out)
         guard !FileManager.default.fileExists(atPath: url.path) else { throw CLIError("\(out) already exists; choose another name") }
         let envelope = try BlobFile.read(input)
+        let phrase = try RecoveryPhrase.read(phraseFile: phraseFile)
+        BackupPasswords.progress("decrypting (Argon2id)…")
+        let blob: SecretBytes
+        do { blob = try CredentialEnvelope.open(envelope, phrase: phrase) } catch let e as CredentialEnvelope.Error { throw CLIError(e.description) }
+        try AtomicFile.write(blob, to: url)
+        print("recovered the credential into \(out)")
+    }
+}
+
+/// The 24-word recovery phrase of a credential backup: made and shown once, or read back.
+enum RecoveryPhrase {
+    /// Generates a phrase, shows it in a 4×6 grid at the terminal and checks it with a quiz;
+    /// cancelling throws, saying `nothingDone`.
+    static func newShownAndChecked(nothingDone: String) throws -> Mnemonic {
+        let terminal = try Terminal.required("the recovery phrase is shown and checked at a terminal")
+        let phrase = try Mnemonic.generate(wordCount: 24)
+        terminal.line("Your recovery phrase: 24 words that alone can open this credential backup.")
+        terminal.line("Write them down in order and keep them offline. Hawala does not keep them.")
+        var flow = SeedBackupFlow(mnemonic: phrase, start: .words)
+        guard try BackupFlowRenderer.run(&flow, on: terminal, grid: true, allowLater: false) else {
+            throw CLIError("cancelled; \(nothingDone)")
+        }
+        return phrase
+    }
+
+    /// The 24 words from `phraseFile`, or typed one by one at the terminal, each checked
+    /// against the word list (with suggestions), then the checksum.
+    static func read(phraseFile: String?) throws -> Mnemonic {
         let phrase: Mnemonic
         if let phraseFile {
             phrase = try WalletSession.mnemonicFromFile(phraseFile)
@@ -96,10 +117,6 @@ struct CredentialRecover: ParsableCommand {
             phrase = m
         }
         guard phrase.wordCount == 24 else { throw CLIError("a recovery phrase has 24 words, not \(phrase.wordCount)") }
-        BackupPasswords.progress("decrypting (Argon2id)…")
-        let blob: SecretBytes
-        do { blob = try CredentialEnvelope.open(envelope, phrase: phrase) } catch let e as CredentialEnvelope.Error { throw CLIError(e.description) }
-        try AtomicFile.write(blob, to: url)
-        print("recovered the credential into \(out)")
+        return phrase
     }
 }

@@ -1,4 +1,6 @@
 import ArgumentParser
+import AsyncHTTPClient
+import NIOCore
 import Foundation
 import HTTPTypes
 import HawalaBackup
@@ -6,6 +8,7 @@ import HawalaCrypto
 import HawalaKeys
 import HawalaVault
 import HawalaVaultAPI
+import HawalaVaultPostgres
 import HawalaVaultServer
 import HawalaWallet
 import OpenAPIAsyncHTTPClient
@@ -22,19 +25,23 @@ struct VaultCommand: ParsableCommand {
             (prompt or --password-file).
             """,
         subcommands: [VaultServe.self, VaultUserCommand.self, VaultLogin.self, VaultBackup.self, VaultList.self,
-                      VaultRestore.self, VaultDelete.self, VaultSettingsCommand.self])
+                      VaultRestore.self, VaultDelete.self, VaultSettingsCommand.self, VaultCredentialsCommand.self, VaultAgentCommand.self])
 }
 
-/// `--db sqlite:PATH` (default: vault.sqlite in $HAWALA_HOME).
+/// `--db sqlite:PATH` (default: vault.sqlite in $HAWALA_HOME) or `--db postgres://…`.
 struct VaultDatabaseOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Storage: sqlite:PATH (default: vault.sqlite in $HAWALA_HOME).", valueName: "url")) var db: String?
+    @Option(help: ArgumentHelp("""
+        Storage: sqlite:PATH (default: vault.sqlite in $HAWALA_HOME) or \
+        postgres://USER@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require] (?host=/DIR for a Unix socket; \
+        the password from $PGPASSWORD).
+        """, valueName: "url")) var db: String?
 
-    func open() throws -> SQLiteVaultStorage {
+    func open() async throws -> any VaultStorage {
         let text = db ?? "sqlite:" + WalletHome.fromEnvironment().directory.appendingPathComponent("vault.sqlite").path
         if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
-            throw CLIError("PostgreSQL storage is not built yet; use --db sqlite:PATH")
+            return try await PostgresVaultStorage.open(url: text)
         }
-        guard text.hasPrefix("sqlite:"), text.count > 7 else { throw CLIError("--db takes sqlite:PATH", code: .usage) }
+        guard text.hasPrefix("sqlite:"), text.count > 7 else { throw CLIError("--db takes sqlite:PATH or postgres://…", code: .usage) }
         let path = String(text.dropFirst(7))
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
@@ -60,7 +67,8 @@ struct VaultServe: ParsableCommand {
     }
 
     func run() throws {
-        let storage = try database.open()
+        let database = self.database
+        let storage = try blocking { try await database.open() }
         var limits = VaultLimits()
         limits.maximumUpload = maxUploadMiB << 20
         limits.quota = quotaMiB << 20
@@ -74,12 +82,13 @@ struct VaultServe: ParsableCommand {
             // Retention once a day as well as after every upload.
             let daily = Task {
                 while !Task.isCancelled {
-                    _ = try? storage.pruneAll(now: Date())
+                    _ = try? await storage.pruneAll(now: Date())
                     try? await Task.sleep(for: .seconds(86_400))
                 }
             }
             defer { daily.cancel() }
             try await app.runService()
+            await storage.close()
         }
     }
 }
@@ -95,7 +104,18 @@ struct VaultUserAdd: ParsableCommand {
     @Argument(help: "User or device name.") var name: String
     @OptionGroup var database: VaultDatabaseOptions
 
-    func run() throws { print(try database.open().addUser(name, now: Date())) }
+    func run() throws {
+        let (database, name) = (self.database, self.name)
+        let token: String = try blocking {
+            let storage = try await database.open()
+            do {
+                let token = try await storage.addUser(name, now: Date())
+                await storage.close()
+                return token
+            } catch { await storage.close(); throw error }
+        }
+        print(token)
+    }
 }
 
 struct VaultUserRevoke: ParsableCommand {
@@ -104,7 +124,12 @@ struct VaultUserRevoke: ParsableCommand {
     @OptionGroup var database: VaultDatabaseOptions
 
     func run() throws {
-        try database.open().revokeUser(name)
+        let (database, name) = (self.database, self.name)
+        try blocking {
+            let storage = try await database.open()
+            do { try await storage.revokeUser(name) } catch { await storage.close(); throw error }
+            await storage.close()
+        }
         Output.error("revoked \"\(name)\"")
     }
 }
@@ -128,7 +153,7 @@ struct VaultSession {
         }
         let text = token.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         return VaultSession(store: store, keyring: keyring,
-                            client: Client(serverURL: url, transport: AsyncHTTPClientTransport(), middlewares: [VaultBearer(token: text)]))
+                            client: Client(serverURL: url, transport: VaultTransport.make(), middlewares: [VaultBearer(token: text)]))
     }
 
     /// One line for an answer the vault refused.
@@ -164,8 +189,9 @@ struct VaultLogin: ParsableCommand {
 
     func run() throws {
         let token = try tokenFile.map { try Input.readSecretFile($0, what: "token") } ?? (try Terminal.required("pass --token-file").askSecret("Vault token: "))
+        guard token.count > 0 else { throw CLIError("the token is empty") }
         let text = token.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-        let client = Client(serverURL: URL(string: url)!, transport: AsyncHTTPClientTransport(), middlewares: [VaultBearer(token: text)])
+        let client = Client(serverURL: URL(string: url)!, transport: VaultTransport.make(), middlewares: [VaultBearer(token: text)])
         switch try blocking({ try await client.listBackups() }) {
         case .ok: break
         case .unauthorized: throw CLIError("the vault does not accept this token")
@@ -203,9 +229,8 @@ struct VaultBackup: ParsableCommand {
         try BackupFile.write(payload, to: file, password: backupPassword)
         let data = try Data(contentsOf: file)
         let sha = SHA256Hex.of(data)
-        Output.error("uploading \(data.count) bytes…")
         let client = session.client
-        switch try blocking({ try await client.uploadBackup(query: .init(_type: .manual), headers: .init(X_hyphen_Content_hyphen_SHA256: sha), body: .binary(HTTPBody(data))) }) {
+        switch try blocking({ try await client.uploadBackup(query: .init(_type: .manual), headers: .init(X_hyphen_Content_hyphen_SHA256: sha), body: .binary(UploadProgress.body(data))) }) {
         case .created(let r):
             let b = try r.body.json
             print("uploaded backup \(b.id) (\(b.sizeBytes) bytes, \(wallets.count) wallet\(wallets.count == 1 ? "" : "s"))")
@@ -371,5 +396,62 @@ struct VaultSettingsCommand: ParsableCommand {
         ]
         if json { JSONValue.object(fields).print(); return }
         for (k, v) in fields { print("\(k): \(v.render())") }
+    }
+}
+
+/// An upload body handed to the HTTP client in 256 KiB pieces, showing "uploading… N%" on a
+/// terminal's stderr as the client takes them (so the figure follows the network, not the disk).
+enum UploadProgress {
+    static func body(_ data: Data) -> HTTPBody {
+        let total = data.count
+        let show = isatty(STDERR_FILENO) == 1 && total >= 1 << 20
+        let cursor = Cursor()
+        let pieces = AsyncStream<ArraySlice<UInt8>>(unfolding: {
+            guard let (start, end) = cursor.next(total: total, piece: 256 << 10) else { return nil }
+            if show {
+                FileHandle.standardError.write(Data("\ruploading… \(end * 100 / total)% of \(total / 1024) KiB".utf8))
+                if end == total { FileHandle.standardError.write(Data("\n".utf8)) }
+            }
+            return ArraySlice(data[start..<end])
+        })
+        return HTTPBody(pieces, length: .known(Int64(total)), iterationBehavior: .single)
+    }
+
+    /// The next piece's bounds (the stream is read by one consumer; the lock keeps it Sendable).
+    private final class Cursor: @unchecked Sendable {
+        private let lock = NSLock()
+        private var offset = 0
+        func next(total: Int, piece: Int) -> (Int, Int)? {
+            lock.lock(); defer { lock.unlock() }
+            guard offset < total else { return nil }
+            defer { offset = min(offset + piece, total) }
+            return (offset, min(offset + piece, total))
+        }
+    }
+}
+
+/// The vault client's HTTP transport: one shared client that fails at once when the vault
+/// can't be reached (no silent reconnect loop), 10 s to connect, 60 s without a byte read, 30
+/// minutes for a whole request (large uploads on slow links).
+enum VaultTransport {
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    static func make() -> AsyncHTTPClientTransport { AsyncHTTPClientTransport(configuration: .init(client: client, timeout: .minutes(30))) }
+
+    /// "cannot reach the vault at URL (connection refused)" for a transport failure.
+    static func describe(_ error: ClientError) -> String {
+        let place = error.baseURL.map { " at \($0.absoluteString)" } ?? ""
+        let cause: String
+        switch error.underlyingError {
+        case let io as IOError: cause = String(cString: strerror(io.errnoCode)).lowercased()
+        case let http as HTTPClientError: cause = "\(http)"
+        case let other: cause = "\(other)"
+        }
+        return "cannot reach the vault\(place) (\(cause))"
     }
 }

@@ -54,8 +54,14 @@ enum WalletSession {
     static func unlock(_ store: WalletStore, file: String?) throws -> Keyring {
         let password = try readPassword(file: file)
         log.debug("unlocking: argon2id")
-        return try store.unlock(password: password)
+        let keyring = try store.unlock(password: password)
+        opened = (store, keyring)
+        return keyring
     }
+
+    /// The wallet store this command opened with its password, for the vault agent's snapshot
+    /// once the command is done (`AgentOutbox.refresh`). One command per process.
+    nonisolated(unsafe) static var opened: (store: WalletStore, keyring: Keyring)?
 
     /// The keyring for a change: the existing password, or — for the first wallet — a new one,
     /// asked twice at a prompt.

@@ -1,10 +1,12 @@
 import ArgumentParser
 import CMalloc
 import Foundation
+import HawalaBackup
 import HawalaCrypto
 import HawalaKeys
 import HawalaWallet
 import Logging
+import OpenAPIRuntime
 
 // Every failure ends as one line on stderr and a meaningful exit code: 1 for bad input or a
 // failed operation, 2 for usage errors. Never a stack trace.
@@ -50,6 +52,19 @@ func remindAboutBackup(_ command: ParsableCommand) {
     Output.error("reminder: wallet \"\(current.name)\" is not backed up; run `hawala wallet verify-backup`")
 }
 
+/// With the vault agent enabled, a command that opened the wallet with its password leaves a
+/// fresh snapshot behind when the wallets changed (docs/decisions/0002). Never fails the command.
+func refreshVaultAgentSnapshot(after command: ParsableCommand) {
+    guard !(command is VaultAgentDisable), let (store, keyring) = WalletSession.opened else { return }
+    do {
+        if try AgentOutbox.refresh(store: store, keyring: keyring, app: "hawala \(HawalaVersion.string)") {
+            log.debug("vault agent snapshot refreshed")
+        }
+    } catch {
+        Output.error("warning: the vault agent's snapshot was not refreshed: \(error)")
+    }
+}
+
 do {
     if arguments.isEmpty, isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 {
         try Onboarding.run()
@@ -58,9 +73,14 @@ do {
     var command = try Hawala.parseAsRoot(arguments)
     remindAboutBackup(command)
     try command.run()
+    refreshVaultAgentSnapshot(after: command)
 } catch let error as CLIError {
     Output.error(error.message)
     exit(error.code.rawValue)
+} catch let error as ClientError {
+    // The vault client: one line, not the generated client's whole request dump.
+    Output.error(VaultTransport.describe(error))
+    exit(1)
 } catch let error as ExitCode {
     exit(error.rawValue)
 } catch {

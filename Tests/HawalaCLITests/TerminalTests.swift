@@ -233,6 +233,34 @@ final class ResultsBox: @unchecked Sendable {
     var all: [Int32] { lock.lock(); defer { lock.unlock() }; return values }
 }
 
+/// Reads the 24 words from the 4×6 grid, answers the quiz and confirms; returns the words by
+/// position (1…24).
+func writeDownAndPassQuiz(_ session: PTYSession) throws -> [Int: String] {
+    let grid = try session.expect("Press Enter when you have written them down")
+    var words: [Int: String] = [:]
+    for line in grid.split(whereSeparator: \.isNewline) {
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+        var i = 0
+        while i + 1 < fields.count {
+            if fields[i].hasSuffix("."), let n = Int(fields[i].dropLast()) { words[n] = String(fields[i + 1]) }
+            i += 1
+        }
+    }
+    #expect(words.count == 24, "\(session.screen)")
+    #expect(grid.split(whereSeparator: \.isNewline).filter { $0.contains("1. ") || $0.contains("5. ") }.count >= 2)
+    session.send("")
+    var prompt = 1
+    while true {
+        let rest = try session.expect("Word #", occurrence: prompt)
+        session.send(words[Int(rest.prefix { $0.isNumber })!]!)
+        try session.waitUntil { session.occurrences(of: "Word #") > prompt || session.screen.contains("All correct.") }
+        if session.screen.contains("All correct.") { break }
+        prompt += 1
+    }
+    session.send("yes")
+    return words
+}
+
 @Suite("Credential backup at a terminal")
 struct CredentialTerminalTests {
     @Test func createShowsAGridChecksThenRecovers() throws {
@@ -240,28 +268,7 @@ struct CredentialTerminalTests {
         let blob = try f.write("credential.json", "{\"secret\": \"vault token 123\"}")
         let envelope = f.home.appendingPathComponent("credential.hwcb").path
         let session = try PTYSession(["backup", "credential", "create", "--in", blob, "--out", envelope], home: f.data.path)
-        let grid = try session.expect("Press Enter when you have written them down")
-        var words: [Int: String] = [:]
-        for line in grid.split(whereSeparator: \.isNewline) {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            var i = 0
-            while i + 1 < fields.count {
-                if fields[i].hasSuffix("."), let n = Int(fields[i].dropLast()) { words[n] = String(fields[i + 1]) }
-                i += 1
-            }
-        }
-        #expect(words.count == 24, "\(session.screen)")
-        #expect(grid.split(whereSeparator: \.isNewline).filter { $0.contains("1. ") || $0.contains("5. ") }.count >= 2)
-        session.send("")
-        var prompt = 1
-        while true {
-            let rest = try session.expect("Word #", occurrence: prompt)
-            session.send(words[Int(rest.prefix { $0.isNumber })!]!)
-            try session.waitUntil { session.occurrences(of: "Word #") > prompt || session.screen.contains("All correct.") }
-            if session.screen.contains("All correct.") { break }
-            prompt += 1
-        }
-        session.send("yes")
+        let words = try writeDownAndPassQuiz(session)
         #expect(try session.wait() == 0, "\(session.screen)")
         #expect(FileManager.default.fileExists(atPath: envelope))
 

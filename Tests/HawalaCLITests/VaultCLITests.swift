@@ -1,4 +1,5 @@
 import Foundation
+import HawalaKeys
 import Testing
 
 @Suite("hawala vault, two devices")
@@ -51,6 +52,140 @@ struct VaultCLITests {
         // A revoked token is refused.
         #expect(try server.run(["vault", "user", "revoke", "phone", "--db", db]).status == 0)
         #expect(try phone.run(["vault", "list", "--password-file", phone.path("password")]).stderr.contains("HTTP 401"))
+    }
+}
+
+@Suite("hawala vault credentials")
+struct VaultCredentialsCLITests {
+    /// The backup password sealed under 24 words shown at a terminal, uploaded; status; a
+    /// rehearsal; recovery into a file that restores a backup; wrong phrases refused.
+    @Test func backupStatusRecover() throws {
+        let server = try WalletFixture(), device = try WalletFixture()
+        let db = "sqlite:" + server.home.appendingPathComponent("vault.sqlite").path
+        let serve = try RunningCLI(["vault", "serve", "--port", "0", "--db", db], environment: server.environment)
+        defer { serve.process.terminate() }
+        let url = String(try #require(serve.nextLine()).dropFirst("vault listening on ".count))
+        let token = try device.write("token", try server.run(["vault", "user", "add", "me", "--db", db]).stdout)
+        #expect(try device.restoreAbandon(name: "Main").status == 0)
+        let password = device.path("password")
+        #expect(try device.run(["vault", "login", "--url", url, "--token-file", token, "--password-file", password]).status == 0)
+        let none = try device.run(["vault", "credentials", "status", "--json", "--password-file", password])
+        #expect(none.stdout == "{\n  \"exists\": false,\n  \"createdAt\": null,\n  \"lastVerifiedAt\": null\n}\n", "\(none.stderr)")
+        expectCleanFailure(try device.run(["vault", "credentials", "recover", "--password-file", password, "--phrase-file", device.path("password")]),
+                           contains: "no credential backup in the vault")
+
+        let backupPassword = try device.write("backup-password", "a long backup password 42\n")
+        #expect(try device.run(["vault", "backup", "--password-file", password, "--backup-password-file", backupPassword]).status == 0)
+        let session = try PTYSession(["vault", "credentials", "backup", "--password-file", password, "--backup-password-file", backupPassword],
+                                     home: device.data.path)
+        let words = try writeDownAndPassQuiz(session)
+        #expect(try session.wait(timeout: 60) == 0, "\(session.screen)")
+        #expect(session.screen.contains("the credential backup is in the vault"))
+
+        let made = try device.run(["vault", "credentials", "status", "--json", "--password-file", password])
+        let status = try #require(try JSONSerialization.jsonObject(with: Data(made.stdout.utf8)) as? [String: Any])
+        #expect(status["exists"] as? Bool == true && status["createdAt"] is String && status["lastVerifiedAt"] is NSNull)
+
+        let phrase = try device.write("phrase", (1...24).map { words[$0]! }.joined(separator: " ") + "\n")
+        let rehearsal = try device.run(["vault", "credentials", "recover", "--password-file", password, "--phrase-file", phrase])
+        #expect(rehearsal.status == 0 && rehearsal.stdout.contains("opens the credential backup"), "\(rehearsal.stderr)")
+        let verified = try device.run(["vault", "credentials", "status", "--json", "--password-file", password])
+        #expect(verified.stdout.contains("\"lastVerifiedAt\": \"20"))
+
+        // The recovered password opens the vault's backup.
+        let out = device.home.appendingPathComponent("recovered-password").path
+        #expect(try device.run(["vault", "credentials", "recover", "--password-file", password, "--phrase-file", phrase, "--out", out]).status == 0)
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == "a long backup password 42")
+        let list = try device.run(["vault", "list", "--json", "--password-file", password])
+        let id = try #require((try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])?.first?["id"] as? String)
+        let restore = try device.run(["vault", "restore", id, "--password-file", password, "--backup-password-file", out, "--on-conflict", "skip"])
+        #expect(restore.status == 0, "\(restore.stderr)")
+
+        // Another valid phrase, a file in the way: one line each, nothing written.
+        let other = try device.write("other", (try Mnemonic.generate(wordCount: 24)).phrase)
+        expectCleanFailure(try device.run(["vault", "credentials", "recover", "--password-file", password, "--phrase-file", other, "--out", out + "2"]),
+                           contains: "wrong recovery phrase or damaged file")
+        #expect(!FileManager.default.fileExists(atPath: out + "2"))
+        expectCleanFailure(try device.run(["vault", "credentials", "recover", "--password-file", password, "--phrase-file", phrase, "--out", out]),
+                           contains: "already exists")
+    }
+}
+
+@Suite("hawala vault agent")
+struct VaultAgentCLITests {
+    /// Enabled once with the passwords; afterwards the agent uploads on the vault's schedule
+    /// with only its token: skips on a metered connection (wifiOnly), uploads once due, does not
+    /// re-upload an unchanged snapshot, picks up a change made by a later command, retries
+    /// with backoff when the vault is gone. The upload restores with the backup password.
+    @Test func scheduledBackupsWithoutAPassword() throws {
+        let server = try WalletFixture(), device = try WalletFixture(), other = try WalletFixture()
+        let db = "sqlite:" + server.home.appendingPathComponent("vault.sqlite").path
+        let serve = try RunningCLI(["vault", "serve", "--port", "0", "--db", db], environment: server.environment)
+        var serverRunning = true
+        defer { if serverRunning { serve.process.terminate() } }
+        let url = String(try #require(serve.nextLine()).dropFirst("vault listening on ".count))
+        let token = try device.write("token", try server.run(["vault", "user", "add", "me", "--db", db]).stdout)
+        let password = device.path("password")
+        #expect(try device.restoreAbandon(name: "Main").status == 0)
+        #expect(try device.run(["vault", "login", "--url", url, "--token-file", token, "--password-file", password]).status == 0)
+        func agent(_ daysLater: Double, metered: String = "no") throws -> CLIResult {
+            let now = ISO8601DateFormatter().string(from: Date().addingTimeInterval(daysLater * 86_400))
+            return try CLI.run(["vault", "agent", "--once", "--token-file", token], stdin: Data(),
+                               environment: device.environment.merging(["HAWALA_AGENT_NOW": now, "HAWALA_METERED": metered]) { $1 })
+        }
+        func backups() throws -> [[String: Any]] {
+            let list = try device.run(["vault", "list", "--json", "--password-file", password])
+            return try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+        }
+        expectCleanFailure(try agent(0), contains: "the vault agent is not enabled")
+
+        let backupPassword = try device.write("backup-password", "a long backup password 42\n")
+        let enable = try device.run(["vault", "agent", "enable", "--password-file", password, "--backup-password-file", backupPassword])
+        #expect(enable.status == 0 && enable.stdout.contains("vault agent enabled"), "\(enable.stderr)")
+        let off = try agent(2)
+        #expect(off.status == 0 && off.stderr.contains("automatic backups are off"), "\(off.stderr)")
+        #expect(try device.run(["vault", "settings", "set", "autoBackupEnabled", "true", "--password-file", password]).status == 0)
+        #expect(try agent(0).stderr.contains("next backup due at"))
+        let metered = try agent(2, metered: "yes")
+        #expect(metered.status == 0 && metered.stderr.contains("metered"), "\(metered.stderr)")
+        #expect(try backups().isEmpty)
+
+        let first = try agent(2)
+        #expect(first.status == 0 && first.stderr.contains("uploaded backup"), "\(first.stderr)")
+        #expect(try backups().map { $0["type"] as? String } == ["auto"])
+        #expect(try agent(2.1).stderr.contains("next backup due at"))
+        let unchanged = try agent(4)
+        #expect(unchanged.status == 0 && unchanged.stderr.contains("nothing to upload"), "\(unchanged.stderr)")
+        #expect(try backups().count == 1)
+
+        // A later command that opens the wallet refreshes the snapshot; the next due run uploads it.
+        try device.write("mnemonic2", legalWinner + "\n")
+        #expect(try device.run(["wallet", "restore", "--name", "Second", "--mnemonic-file", device.path("mnemonic2"), "--password-file", password, "--yes"]).status == 0)
+        #expect(try agent(6).stderr.contains("uploaded backup"))
+        let newest = try #require(try backups().first?["id"] as? String)
+
+        // Another device restores the agent's upload with the backup password.
+        try other.write("token", try String(contentsOfFile: token, encoding: .utf8))
+        #expect(try other.restoreAbandon(name: "Phone").status == 0)
+        #expect(try other.run(["vault", "login", "--url", url, "--token-file", other.path("token"), "--password-file", other.path("password")]).status == 0)
+        try other.write("backup-password", "a long backup password 42\n")
+        let restore = try other.run(["vault", "restore", newest, "--password-file", other.path("password"), "--backup-password-file", other.path("backup-password"), "--on-conflict", "skip"])
+        #expect(restore.status == 0 && restore.stdout.contains("imported \"Second\""), "\(restore.stdout) \(restore.stderr)")
+
+        // The vault gone: exit 1, a retry time, then waiting without trying.
+        serve.process.terminate()
+        serve.process.waitUntilExit()
+        serverRunning = false
+        let failed = try agent(8)
+        #expect(failed.status == 1 && failed.stderr.contains("backup failed") && failed.stderr.contains("retrying at"), "\(failed.stderr)")
+        #expect(try agent(8).stderr.contains("waiting to retry"))
+        // No password, no key and no token in the clear anywhere in the store's folder.
+        let tokenText = try String(contentsOfFile: token, encoding: .utf8).trimmingCharacters(in: .newlines)
+        for file in FileManager.default.enumerator(atPath: device.data.path)!.compactMap({ $0 as? String }) {
+            guard let bytes = FileManager.default.contents(atPath: device.data.appendingPathComponent(file).path) else { continue }
+            let text = String(decoding: bytes, as: UTF8.self)
+            #expect(!text.contains("a long backup password") && !text.contains(tokenText), "\(file)")
+        }
     }
 }
 
