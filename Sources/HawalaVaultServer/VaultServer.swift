@@ -38,7 +38,8 @@ public enum VaultServer {
         router.add(middleware: VaultAuthMiddleware(storage: storage, failures: authFailures, limits: limits))
         let handler = VaultHandler(storage: storage, limits: limits, counters: metrics,
                                    recoveries: RateLimiter(limit: limits.failuresAllowed, window: limits.rateWindow))
-        try handler.registerHandlers(on: router, middlewares: [VaultMetricsMiddleware(metrics: metrics)])
+        try handler.registerHandlers(on: router, configuration: Configuration(dateTranscoder: VaultDateTranscoder()),
+                                     middlewares: [VaultMetricsMiddleware(metrics: metrics)])
         return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "hawala-vault"),
                            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) })
     }
@@ -135,4 +136,36 @@ struct VaultMetricsMiddleware: ServerMiddleware {
         metrics.record(route: operationID, status: response.status.code, bytesIn: bytesIn, bytesOut: bytesOut)
         return (response, responseBody)
     }
+}
+
+/// RFC 3339 dates in whole seconds (`2026-11-23T07:52:03Z`), as OpenAPIRuntime's default
+/// transcoder writes them, without its shared formatter's lock: listing backups formats one
+/// date per backup on every request.
+public struct VaultDateTranscoder: DateTranscoder {
+    public init() {}
+
+    private let fallback = ISO8601DateTranscoder()
+
+    public func encode(_ date: Date) throws -> String {
+        // Like Foundation's formatter: milliseconds rounded, then the fraction dropped.
+        var seconds = time_t(((date.timeIntervalSince1970 * 1000).rounded() / 1000).rounded(.down))
+        var parts = tm()
+        guard gmtime_r(&seconds, &parts) != nil, (0...9999).contains(parts.tm_year + 1900) else { return try fallback.encode(date) }
+        var out = [UInt8]()
+        out.reserveCapacity(20)
+        func digits(_ value: Int32, _ count: Int) {
+            var divisor: Int32 = 1
+            for _ in 1..<count { divisor *= 10 }
+            while divisor > 0 { out.append(UInt8(48 + (value / divisor) % 10)); divisor /= 10 }
+        }
+        digits(parts.tm_year + 1900, 4); out.append(45)
+        digits(parts.tm_mon + 1, 2); out.append(45)
+        digits(parts.tm_mday, 2); out.append(84)
+        digits(parts.tm_hour, 2); out.append(58)
+        digits(parts.tm_min, 2); out.append(58)
+        digits(parts.tm_sec, 2); out.append(90)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    public func decode(_ text: String) throws -> Date { try fallback.decode(text) }
 }

@@ -15,6 +15,9 @@ signal(SIGPIPE, SIG_IGN)
 // glibc returns the freed top of the heap to the kernel after every chunk and faults it back in,
 // halving import throughput.
 mallopt(hawala_m_trim_threshold, 64 << 20)
+// Setting the trim threshold freezes glibc's mmap threshold at 128 KiB, so every 1 MiB buffer
+// (a vault download is copied several times) would be a fresh mmap, faulted in page by page.
+mallopt(hawala_m_mmap_threshold, 32 << 20)
 
 /// `--log-level LEVEL` is accepted anywhere on the line; it only configures logging.
 func extractLogLevel(_ arguments: inout [String]) -> Logger.Level {

@@ -154,3 +154,17 @@ struct VaultServerTests {
         #expect(try await e.getCredentialBackupStatus().ok.body.json.lastVerifiedAt != nil)
     }
 }
+
+@Suite("Vault date format")
+struct VaultDateTranscoderTests {
+    /// Same text as OpenAPIRuntime's ISO 8601 transcoder, across eras, leap days and the
+    /// fractions it drops.
+    @Test func matchesTheRuntimesTranscoder() throws {
+        let ours = VaultDateTranscoder(), theirs = ISO8601DateTranscoder()
+        var dates = [0, 951_782_400, 1_709_164_799.999, 4_102_444_800, -86_400.5, 253_402_300_799].map { Date(timeIntervalSince1970: $0) }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 { dates.append(Date(timeIntervalSince1970: Double.random(in: -2_000_000_000...6_000_000_000, using: &generator))) }
+        for date in dates { #expect(try ours.encode(date) == theirs.encode(date), "\(date.timeIntervalSince1970)") }
+        #expect(try ours.decode("2028-02-29T03:00:00Z") == Date(timeIntervalSince1970: 1_835_406_000))
+    }
+}
