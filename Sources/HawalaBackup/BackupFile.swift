@@ -33,27 +33,24 @@ public enum BackupFile {
 
     /// Decrypts the whole payload of `url` (at most `limit` bytes).
     public static func read(_ url: URL, password: SecretBytes, limit: Int = BackupPayload.maximumBytes) throws -> SecretBytes {
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw HawalaFileError.io("cannot open \(url.path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        let reader = try HawalaFileReader(source: FileDescriptorStream(fd: fd), password: password)
-        return try reader.readAll(limit: limit)
+        try withFile(url) { try HawalaFileReader(source: $0, password: password).readAll(limit: limit) }
     }
 
     /// Decrypts the whole payload of `url`, sealed with `key` (no Argon2id run).
     public static func read(_ url: URL, key: BackupKey, limit: Int = BackupPayload.maximumBytes) throws -> SecretBytes {
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw HawalaFileError.io("cannot open \(url.path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        let reader = try HawalaFileReader(source: FileDescriptorStream(fd: fd), key: key)
-        return try reader.readAll(limit: limit)
+        try withFile(url) { try HawalaFileReader(source: $0, key: key).readAll(limit: limit) }
     }
 
     /// The header of `url`, without the password.
     public static func inspect(_ url: URL) throws -> HawalaFileHeader {
+        try withFile(url) { try HawalaFileReader.inspect($0) }
+    }
+
+    /// `body` over the file opened for reading; closed afterwards.
+    private static func withFile<T>(_ url: URL, _ body: (FileDescriptorStream) throws -> T) throws -> T {
         let fd = open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw HawalaFileError.io("cannot open \(url.path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        return try HawalaFileReader.inspect(FileDescriptorStream(fd: fd))
+        return try body(FileDescriptorStream(fd: fd))
     }
 }

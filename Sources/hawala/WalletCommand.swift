@@ -443,7 +443,8 @@ struct WalletChangePassword: ParsableCommand {
         let store = try WalletSession.store(create: false)
         let keyring = try WalletSession.unlock(store, file: passwordFile)
         let new = try WalletSession.newPassword(file: newPasswordFile, purpose: "Choose the new wallet password")
-        try store.changePassword(from: keyring, to: new)
+        // The keyring after the change is the one later steps (the agent's snapshot) must use.
+        WalletSession.opened = (store, try store.changePassword(from: keyring, to: new))
         print("password changed")
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import HawalaCrypto
+import HawalaBackup
 import HawalaKeys
 import Testing
 
@@ -179,6 +181,16 @@ struct VaultAgentCLITests {
         let failed = try agent(8)
         #expect(failed.status == 1 && failed.stderr.contains("backup failed") && failed.stderr.contains("retrying at"), "\(failed.stderr)")
         #expect(try agent(8).stderr.contains("waiting to retry"))
+        // A password change keeps the agent's key usable (it is re-sealed with the rest).
+        let newPassword = try device.write("new-password", "another wallet password 7\n")
+        let changed = try device.run(["wallet", "change-password", "--password-file", password, "--new-password-file", newPassword])
+        #expect(changed.status == 0 && !changed.stderr.contains("warning"), "\(changed.stderr)")
+        try device.write("mnemonic3", "zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo wrong\n")
+        let third = try device.run(["wallet", "restore", "--name", "Third", "--mnemonic-file", device.path("mnemonic3"), "--password-file", newPassword, "--yes"])
+        #expect(third.status == 0 && !third.stderr.contains("warning"), "\(third.stderr)")
+        let snapshot = device.data.appendingPathComponent("outbox/snapshot.hawala")
+        let names = try BackupPayload.decode(try BackupFile.read(snapshot, password: SecretBytes(utf8: "a long backup password 42"))).wallets.map(\.name)
+        #expect(names.sorted() == ["Main", "Second", "Third"])
         // No password, no key and no token in the clear anywhere in the store's folder.
         let tokenText = try String(contentsOfFile: token, encoding: .utf8).trimmingCharacters(in: .newlines)
         for file in FileManager.default.enumerator(atPath: device.data.path)!.compactMap({ $0 as? String }) {
