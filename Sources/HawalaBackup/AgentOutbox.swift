@@ -46,7 +46,7 @@ public enum AgentOutbox {
     @discardableResult
     public static func refresh(store: WalletStore, keyring: Keyring, app: String, now: Date = Date()) throws -> Bool {
         guard var record = try record(store), let kek = try store.sealedSetting(keyKey, keyring: keyring) else { return false }
-        guard let salt = bytes(hex: record.salt) else { throw WalletError.tampered("the saved vault agent key") }
+        guard let salt = bytes(fromHex: record.salt) else { throw WalletError.tampered("the saved vault agent key") }
         let key = try BackupKey(kek: kek, salt: salt, cost: HawalaKDFCost(passes: record.passes, memoryKiB: record.memoryKiB))
         let wallets = try store.exportWallets(names: nil, keyring: keyring)
         // With every wallet deleted the last snapshot stays: an empty one, uploaded and kept as
@@ -80,16 +80,5 @@ public enum AgentOutbox {
         encoder.dateEncodingStrategy = .secondsSince1970
         encoder.outputFormatting = .sortedKeys
         return String(decoding: try encoder.encode(record), as: UTF8.self)
-    }
-
-    private static func bytes(hex: String) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var out: [UInt8] = []
-        for i in stride(from: 0, to: digits.count, by: 2) {
-            guard let byte = UInt8(String(decoding: digits[i..<i + 2], as: UTF8.self), radix: 16) else { return nil }
-            out.append(byte)
-        }
-        return out
     }
 }
