@@ -78,6 +78,24 @@ struct Secp256k1Tests {
         var nMinusOne = Secp256k1.order
         nMinusOne[31] -= 1
         #expect(throws: Secp256k1.Error.invalidTweak) { try Secp256k1.privateKey(SecretBytes(nMinusOne), adding: [UInt8](repeating: 0, count: 31) + [1]) }
+        // G + (n-1)·G is the point at infinity: refused; a zero tweak gives the key back.
+        #expect(throws: Secp256k1.Error.invalidTweak) { try g.adding(tweak: nMinusOne) }
+        #expect(try g.adding(tweak: [UInt8](repeating: 0, count: 32)) == g)
+        #expect(throws: Secp256k1.Error.invalidTweak) { try g.adding(tweak: [UInt8](repeating: 0xFF, count: 32)) }
+    }
+
+    /// Public derivation (`P + t·G`) agrees with private derivation (`(k + t)·G`) for random keys and tweaks.
+    @Test func publicTweakMatchesPrivateTweak() throws {
+        for _ in 0..<200 {
+            var key = [UInt8](repeating: 0, count: 32), tweak = [UInt8](repeating: 0, count: 32)
+            SystemRandom.fill(&key)
+            SystemRandom.fill(&tweak)
+            guard Secp256k1.isValidPrivateKey(key), Secp256k1.isValidPrivateKey(tweak) else { continue }
+            let secret = SecretBytes(key)
+            let viaPublic = try Secp256k1.PublicKey(privateKey: secret).adding(tweak: tweak)
+            let viaPrivate = try Secp256k1.PublicKey(privateKey: Secp256k1.privateKey(secret, adding: tweak))
+            #expect(viaPublic == viaPrivate)
+        }
     }
 }
 
