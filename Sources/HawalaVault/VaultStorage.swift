@@ -10,7 +10,7 @@ public protocol VaultStorage: Sendable {
     func addUser(_ name: String, now: Date) async throws(VaultError) -> String
     /// Revokes every token of `name`.
     func revokeUser(_ name: String) async throws(VaultError)
-    /// The user a token belongs to.
+    /// The user a token belongs to, with its current `backupsVersion`.
     func user(token: String) async throws(VaultError) -> VaultUser
 
     /// Stores a backup in one transaction: it is listed only once every byte is stored, so an
@@ -51,10 +51,15 @@ extension VaultStorage {
 public struct VaultUser: Sendable, Equatable {
     public let id: Int64
     public let name: String
+    /// Changes (grows) in the same transaction as every change to the user's backups
+    /// (upload, delete, prune), in every process sharing the database: an answer derived from
+    /// the backup list stays valid while this is unchanged. Read with the token on each request.
+    public let backupsVersion: Int64
 
-    public init(id: Int64, name: String) {
+    public init(id: Int64, name: String, backupsVersion: Int64 = 0) {
         self.id = id
         self.name = name
+        self.backupsVersion = backupsVersion
     }
 }
 

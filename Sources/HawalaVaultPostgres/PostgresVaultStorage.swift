@@ -76,6 +76,7 @@ public final class PostgresVaultStorage: VaultStorage {
                     data BYTEA NOT NULL)
                 """,
                 "CREATE INDEX IF NOT EXISTS vault_backup_by_user ON vault_backup (user_id, created_at DESC)",
+                "ALTER TABLE vault_user ADD COLUMN IF NOT EXISTS backups_version BIGINT NOT NULL DEFAULT 0",
                 """
                 CREATE TABLE IF NOT EXISTS vault_settings (
                     user_id BIGINT PRIMARY KEY REFERENCES vault_user(id) ON DELETE CASCADE,
@@ -119,11 +120,11 @@ public final class PostgresVaultStorage: VaultStorage {
     public func user(token: String) async throws(VaultError) -> VaultUser {
         let hash = VaultStorageSupport.tokenHash(token)
         let rows = try await run { db in
-            try await db.query("SELECT id, name FROM vault_user WHERE token_hash = \(hash) AND NOT revoked", logger: logger)
-                .decode((Int64, String).self).collect()
+            try await db.query("SELECT id, name, backups_version FROM vault_user WHERE token_hash = \(hash) AND NOT revoked", logger: logger)
+                .decode((Int64, String, Int64).self).collect()
         }
-        guard let (id, name) = rows.first else { throw .unauthorized }
-        return VaultUser(id: id, name: name)
+        guard let (id, name, version) = rows.first else { throw .unauthorized }
+        return VaultUser(id: id, name: name, backupsVersion: version)
     }
 
     // MARK: Backups
@@ -139,6 +140,7 @@ public final class PostgresVaultStorage: VaultStorage {
                 VALUES (\(backup.id), \(user.id), \(now.timeIntervalSince1970), \(backup.sizeBytes), \(type.rawValue),
                         \(backup.status.rawValue), \(encryptionMethod), \(digest), \(data))
                 """, logger: logger)
+            try await bumpBackupsVersion(db, user: user)
         }
         try await prune(user: user, now: now)
         return backup
@@ -168,8 +170,10 @@ public final class PostgresVaultStorage: VaultStorage {
     }
 
     public func deleteBackup(id: String, user: VaultUser) async throws(VaultError) {
-        let deleted = try await run { db in
-            try await db.query("DELETE FROM vault_backup WHERE id = \(id) AND user_id = \(user.id) RETURNING id", logger: logger).collect().count
+        let deleted = try await transaction { db in
+            let count = try await db.query("DELETE FROM vault_backup WHERE id = \(id) AND user_id = \(user.id) RETURNING id", logger: logger).collect().count
+            if count == 1 { try await bumpBackupsVersion(db, user: user) }
+            return count
         }
         guard deleted == 1 else { throw .notFound }
     }
@@ -195,8 +199,14 @@ public final class PostgresVaultStorage: VaultStorage {
             for backup in removed {
                 try await db.query("DELETE FROM vault_backup WHERE id = \(backup.id) AND user_id = \(user.id)", logger: logger)
             }
+            if !removed.isEmpty { try await bumpBackupsVersion(db, user: user) }
             return removed
         }
+    }
+
+    /// Marks the user's backup list changed; inside the transaction that changes it.
+    private func bumpBackupsVersion(_ db: PostgresConnection, user: VaultUser) async throws {
+        try await db.query("UPDATE vault_user SET backups_version = backups_version + 1 WHERE id = \(user.id)", logger: logger)
     }
 
     @discardableResult

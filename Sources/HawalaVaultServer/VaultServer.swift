@@ -39,7 +39,7 @@ public enum VaultServer {
         let handler = VaultHandler(storage: storage, limits: limits, counters: metrics,
                                    recoveries: RateLimiter(limit: limits.failuresAllowed, window: limits.rateWindow))
         try handler.registerHandlers(on: router, configuration: Configuration(dateTranscoder: VaultDateTranscoder()),
-                                     middlewares: [VaultMetricsMiddleware(metrics: metrics)])
+                                     middlewares: [VaultMetricsMiddleware(metrics: metrics), VaultListCache()])
         return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "hawala-vault"),
                            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) })
     }

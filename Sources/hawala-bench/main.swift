@@ -201,12 +201,12 @@ _ = try measure("Solana addresses (SLIP-10), all cores", unit: "addr") {
 _ = try measure("Cardano base addresses (CIP-1852), all cores", unit: "addr") {
     try wallet.addresses(chain: .cardano, from: 0, count: 2_000).count
 }
-_ = try measure("secp256k1 pubkey tweak-add alone, 1 core", unit: "ops") {
+_ = try measure("secp256k1 P + t·G alone (BIP32 step), 1 core", unit: "ops") {
     let tweak = [UInt8](repeating: 0x11, count: 32)
     for _ in 0..<200 { _ = try branch.key.adding(tweak: tweak) }
     return 200
 }
-_ = try measure("secp256k1 pubkey tweak-add alone, all cores", unit: "ops") {
+_ = try measure("secp256k1 P + t·G alone (BIP32 step), all cores", unit: "ops") {
     let tweak = [UInt8](repeating: 0x11, count: 32)
     let key = branch.key
     DispatchQueue.concurrentPerform(iterations: cores) { _ in

@@ -315,7 +315,7 @@ struct VaultRestore: ParsableCommand {
         if let backupPasswordFile { arguments += ["--backup-password-file", backupPasswordFile] }
         if let passwordFile = password.passwordFile { arguments += ["--password-file", passwordFile] }
         if let onConflict { arguments += ["--on-conflict", onConflict.rawValue] }
-        var importer = try BackupImport.parse(arguments)
+        let importer = try BackupImport.parse(arguments)
         try importer.run()
     }
 }

@@ -17,9 +17,21 @@ enum StorageKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     /// A fresh, empty storage: a new SQLite file, or a new PostgreSQL database.
     func makeStorage() async throws -> any VaultStorage {
+        try await makeStorages(count: 1)[0]
+    }
+
+    /// `count` storages over one fresh database, as separate server processes would open it.
+    func makeStorages(count: Int) async throws -> [any VaultStorage] {
         switch self {
-        case .sqlite: try temporaryStorage()
-        case .postgres: try await PostgresVaultStorage.open(url: try await TestPostgres.newDatabase())
+        case .sqlite:
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hawala-vault-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            return try (0..<count).map { _ in try SQLiteVaultStorage(path: dir.appendingPathComponent("vault.sqlite").path) }
+        case .postgres:
+            let url = try await TestPostgres.newDatabase()
+            var storages: [any VaultStorage] = []
+            for _ in 0..<count { storages.append(try await PostgresVaultStorage.open(url: url)) }
+            return storages
         }
     }
 }

@@ -27,7 +27,10 @@ struct RunningVault {
     let task: Task<Void, Error>
 
     static func start(_ kind: StorageKind, limits: VaultLimits = VaultLimits()) async throws -> RunningVault {
-        let storage = try await kind.makeStorage()
+        try await start(storage: try await kind.makeStorage(), limits: limits)
+    }
+
+    static func start(storage: any VaultStorage, limits: VaultLimits = VaultLimits()) async throws -> RunningVault {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let app = try VaultServer.application(storage: storage, port: 0, limits: limits) { continuation.yield($0) }
         let task = Task { try await app.runService(gracefulShutdownSignals: []) }
@@ -80,6 +83,41 @@ struct VaultServerTests {
         _ = try await alice.deleteBackup(path: .init(backupId: created.id)).noContent
         #expect(try await alice.listBackups().ok.body.json.isEmpty)
         _ = try await alice.deleteBackup(path: .init(backupId: created.id)).notFound
+    }
+
+    /// Listings are served from a per-user cache while the user's backups are unchanged; two
+    /// servers sharing one database (two processes behind a load balancer) never serve a stale
+    /// list after an upload, delete or prune made through the other.
+    @Test(arguments: StorageKind.enabled) func listingsFollowChangesMadeElsewhere(kind: StorageKind) async throws {
+        let storages = try await kind.makeStorages(count: 2)
+        let first = try await RunningVault.start(storage: storages[0])
+        defer { first.stop() }
+        let second = try await RunningVault.start(storage: storages[1])
+        defer { second.stop() }
+        let token = try await storages[0].addUser("alice", now: Date())
+        let (one, two) = (first.client(token: token), second.client(token: token))
+        #expect(try await two.listBackups().ok.body.json.isEmpty)  // cached on the second server
+
+        let a = try await one.uploadBackup(body: .binary(HTTPBody(Data("a".utf8)))).created.body.json.id
+        #expect(try await two.listBackups().ok.body.json.map(\.id) == [a])
+        #expect(try await two.listBackups().ok.body.json.map(\.id) == [a])  // from the cache
+        let b = try await one.uploadBackup(body: .binary(HTTPBody(Data("b".utf8)))).created.body.json.id
+        #expect(Set(try await two.listBackups().ok.body.json.map(\.id)) == [a, b])
+        _ = try await one.deleteBackup(path: .init(backupId: a)).noContent
+        #expect(try await two.listBackups().ok.body.json.map(\.id) == [b])
+        #expect(try await one.listBackups().ok.body.json.map(\.id) == [b])
+
+        // Retention run by the storage directly (the daily pass) is seen as well: an older
+        // backup, then a newer one, and a prune far in the future keeps only the newest.
+        let user = try await storages[0].user(token: token)
+        let old = try await storages[0].addBackup(Data("old".utf8), type: .auto, encryptionMethod: "opaque", sha256: nil, user: user,
+                                                  now: Date(timeIntervalSinceNow: -400 * 86_400))
+        #expect(Set(try await two.listBackups().ok.body.json.map(\.id)) == [b, old.id])
+        try await storages[0].pruneAll(now: Date())
+        #expect(try await two.listBackups().ok.body.json.map(\.id) == [b])
+        // Another user's listing is never served from alice's entry.
+        let bob = second.client(token: try await storages[1].addUser("bob", now: Date()))
+        #expect(try await bob.listBackups().ok.body.json.isEmpty)
     }
 
     /// User B can't list, download, restore, delete or read the settings of user A.

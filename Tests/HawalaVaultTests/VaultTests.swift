@@ -104,6 +104,39 @@ struct VaultStorageTests {
         await #expect(throws: VaultError.notFound) { try await storage.revokeUser("nobody") }
     }
 
+    /// `backupsVersion` (what cached listings are checked against) grows with every change to
+    /// the user's backups, only the user's own, and not with reads or settings.
+    @Test(arguments: StorageKind.enabled) func backupsVersionFollowsChanges(kind: StorageKind) async throws {
+        let storage = try await kind.makeStorage()
+        defer { Task { await storage.close() } }
+        let (aliceToken, bobToken) = (try await storage.addUser("alice", now: Date()), try await storage.addUser("bob", now: Date()))
+        func version(_ token: String) async throws -> Int64 { try await storage.user(token: token).backupsVersion }
+        let alice = try await storage.user(token: aliceToken)
+        var last = try await version(aliceToken)
+        func expectGrew(_ grew: Bool, _ comment: Comment) async throws {
+            let now = try await version(aliceToken)
+            #expect((now > last) == grew, comment)
+            #expect(now >= last)
+            last = now
+        }
+        let old = try await storage.addBackup(Data("old".utf8), type: .auto, encryptionMethod: "opaque", sha256: nil, user: alice,
+                                              now: Date(timeIntervalSinceNow: -90 * 86_400))
+        try await expectGrew(true, "upload")
+        let new = try await storage.addBackup(Data("new".utf8), type: .auto, encryptionMethod: "opaque", sha256: nil, user: alice, now: Date())
+        try await expectGrew(true, "upload that also pruned")
+        #expect(try await storage.backups(user: alice).map(\.id) == [new.id])  // the 90-day-old one went with it
+        _ = try await storage.backups(user: alice)
+        _ = try await storage.backup(id: new.id, user: alice)
+        try await storage.setSettings(settings(.weekly, retention: 90), user: alice)
+        try await storage.prune(user: alice, now: Date())  // nothing to delete
+        try await expectGrew(false, "reads, settings, a prune that deleted nothing")
+        await #expect(throws: VaultError.notFound) { try await storage.deleteBackup(id: old.id, user: alice) }
+        try await expectGrew(false, "a delete that found nothing")
+        try await storage.deleteBackup(id: new.id, user: alice)
+        try await expectGrew(true, "delete")
+        #expect(try await version(bobToken) == 0)
+    }
+
     /// User B can't list, read, delete or see the settings of user A.
     @Test(arguments: StorageKind.enabled) func usersAreIsolated(kind: StorageKind) async throws {
         let storage = try await kind.makeStorage()
