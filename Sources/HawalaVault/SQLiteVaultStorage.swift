@@ -117,10 +117,14 @@ public final class SQLiteVaultStorage: VaultStorage {
     }
 
     public func backup(id: String, user: VaultUser) async throws(VaultError) -> (Backup, Data) {
-        let row = try read { db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM backup WHERE id = ? AND userId = ?"), arguments: [id, user.id]) }
-        guard let row else { throw .notFound }
-        let backup = try SQLiteVaultStorage.backup(row)
-        let data: Data = row["data"]
+        // Through a cursor: the row is read in place, so the blob is copied once (into `data`),
+        // not first into a copied row.
+        let found = try read { db -> (Backup, Data)? in
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT * FROM backup WHERE id = ? AND userId = ?"), arguments: [id, user.id])
+            guard let row = try rows.next() else { return nil }
+            return (try SQLiteVaultStorage.backup(row), row["data"])
+        }
+        guard let (backup, data) = found else { throw .notFound }
         guard VaultStorageSupport.sha256Hex(data) == backup.sha256 else { throw .corrupted(id) }
         return (backup, data)
     }

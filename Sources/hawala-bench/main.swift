@@ -88,6 +88,24 @@ if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "gcm" {
     exit(0)
 }
 
+// `hawala-bench sha256-1mib`: SHA-256 over 1 MiB blobs, per second, on all cores: the ceiling
+// that checking every vault download's hash puts on download throughput (scripts/bench-vault.sh).
+if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "sha256-1mib" {
+    let blob = {
+        var bytes = [UInt8](repeating: 0, count: 1 << 20)
+        SystemRandom.fill(&bytes)
+        return bytes
+    }()
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    let perCore = 1500
+    let start = Date()
+    DispatchQueue.concurrentPerform(iterations: cores) { _ in
+        for _ in 0..<perCore { _ = Hash.sha256(blob) }
+    }
+    print(String(format: "%.0f", Double(cores * perCore) / Date().timeIntervalSince(start)))
+    exit(0)
+}
+
 // `hawala-bench bolt11 FILE`: BOLT11 decoding with signature checks on one core, invoices/s,
 // over the invoices in FILE (one per line).
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "bolt11" {
