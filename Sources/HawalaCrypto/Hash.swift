@@ -7,7 +7,19 @@ import Foundation
 public enum Hash {
     /// SHA-256.
     public static func sha256<D: DataProtocol>(_ data: D) -> [UInt8] {
-        Array(SHA256.hash(data: data))
+        bytes(SHA256.hash(data: data))
+    }
+
+    /// SHA-256 of an array, without the generic path (address derivation hashes one key per
+    /// address; generic calls across modules cost runtime metadata lookups on every call).
+    public static func sha256(_ data: [UInt8]) -> [UInt8] {
+        data.withUnsafeBytes { bytes(SHA256.hash(data: $0)) }
+    }
+
+    /// A digest's bytes, copied as one block (`Array(digest)` iterates byte by byte).
+    @inline(__always)
+    static func bytes<D: ContiguousBytes>(_ digest: D) -> [UInt8] {
+        digest.withUnsafeBytes { Array($0) }
     }
 
     /// SHA-256 applied twice, as Bitcoin uses it for checksums.
@@ -22,6 +34,11 @@ public enum Hash {
 
     /// RIPEMD-160(SHA-256(data)), Bitcoin's key and script hash.
     public static func hash160<D: DataProtocol>(_ data: D) -> [UInt8] {
+        RIPEMD160.hash(sha256(data))
+    }
+
+    /// RIPEMD-160(SHA-256(data)) of an array, without the generic path.
+    public static func hash160(_ data: [UInt8]) -> [UInt8] {
         RIPEMD160.hash(sha256(data))
     }
 
@@ -50,7 +67,7 @@ public enum Hash {
         public func authenticationCode(_ data: UnsafeRawBufferPointer) -> [UInt8] {
             var mac = prepared
             mac.update(data: data)
-            return Array(mac.finalize())
+            return Hash.bytes(mac.finalize())
         }
     }
 
