@@ -2,6 +2,9 @@
 # `make bench`: release-build throughput figures, with the reference measured in the same run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The references the targets are measured against (PyPI), installed when missing.
+python3 -c 'import mnemonic, bolt11' 2>/dev/null || python3 -m pip install -q mnemonic bolt11 "bitstring==3.1.9" \
+    || echo "(could not install PyPI mnemonic/bolt11: their comparisons are skipped)"
 echo "== reference: PyPI mnemonic (mnemonic -> seed) =="
 python3 - <<'PY' || echo "(python3 with the 'mnemonic' package not available)"
 import time
