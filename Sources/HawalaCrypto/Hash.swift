@@ -24,12 +24,12 @@ public enum Hash {
 
     /// SHA-256 applied twice, as Bitcoin uses it for checksums.
     public static func doubleSHA256<D: DataProtocol>(_ data: D) -> [UInt8] {
-        Array(SHA256.hash(data: Array(SHA256.hash(data: data))))
+        bytes(SHA256.hash(data: bytes(SHA256.hash(data: data))))
     }
 
     /// SHA-512.
     public static func sha512<D: DataProtocol>(_ data: D) -> [UInt8] {
-        Array(SHA512.hash(data: data))
+        bytes(SHA512.hash(data: data))
     }
 
     /// RIPEMD-160(SHA-256(data)), Bitcoin's key and script hash.
@@ -44,12 +44,12 @@ public enum Hash {
 
     /// BIP340 tagged hash: `SHA256(SHA256(tag) ‖ SHA256(tag) ‖ data)`.
     public static func tagged(_ tag: String, _ data: [UInt8]) -> [UInt8] {
-        let tagHash = Array(SHA256.hash(data: Array(tag.utf8)))
+        let tagHash = bytes(SHA256.hash(data: Array(tag.utf8)))
         var hasher = SHA256()
         hasher.update(data: tagHash)
         hasher.update(data: tagHash)
         hasher.update(data: data)
-        return Array(hasher.finalize())
+        return bytes(hasher.finalize())
     }
 
     /// HMAC-SHA512 under one key, for many messages: the key's inner and outer pads are hashed
@@ -73,12 +73,12 @@ public enum Hash {
 
     /// HMAC-SHA256 (identifiers derived from a secret key without revealing it).
     public static func hmacSHA256<D: DataProtocol>(key: SecretBytes, _ data: D) -> [UInt8] {
-        key.withUnsafeBytes { Array(HMAC<SHA256>.authenticationCode(for: data, using: SymmetricKey(data: $0))) }
+        key.withUnsafeBytes { bytes(HMAC<SHA256>.authenticationCode(for: data, using: SymmetricKey(data: $0))) }
     }
 
     /// HMAC-SHA512 with a public key (BIP32 chain codes, SLIP-10 curve names).
     public static func hmacSHA512<K: ContiguousBytes, D: DataProtocol>(key: K, _ data: D) -> [UInt8] {
-        Array(HMAC<SHA512>.authenticationCode(for: data, using: SymmetricKey(data: key)))
+        bytes(HMAC<SHA512>.authenticationCode(for: data, using: SymmetricKey(data: key)))
     }
 
     /// HMAC-SHA512 whose output is secret (derived private keys).

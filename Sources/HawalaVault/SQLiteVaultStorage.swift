@@ -217,7 +217,7 @@ public final class SQLiteVaultStorage: VaultStorage {
     // MARK: Access
 
     /// Runs reads of one statement each. A single SELECT is atomic on its own, so no
-    /// BEGIN/COMMIT is spent around it (a third of a small request's database time).
+    /// BEGIN/COMMIT is spent around it (two extra statements per request otherwise).
     private func read<T>(_ body: (Database) throws -> T) throws(VaultError) -> T {
         do { return try db.unsafeRead(body) } catch let error as VaultError { throw error } catch { throw .storage("vault database: \(error)") }
     }
