@@ -48,6 +48,7 @@ bench-vault: release
 vectors:
 	$(PYTHON) scripts/gen_cross_vectors.py > Tests/HawalaKeysTests/Vectors/cross-implementation.json
 	$(PYTHON) scripts/gen_slip39_vectors.py
+	$(PYTHON) scripts/gen_electrum_vectors.py > Tests/HawalaKeysTests/Vectors/electrum-seeds.json
 
 ## libFuzzer over the .hawala decoder, SLIP-39 shares and the Lightning parsers (FUZZ_SECONDS,
 ## default 600); crashes land in fuzz/.

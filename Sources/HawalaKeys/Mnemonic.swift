@@ -19,6 +19,8 @@ public enum MnemonicError: Error, Equatable, CustomStringConvertible {
     case checksumMismatch(language: Language)
     /// The words come from two word lists: `position` (1-based) is the first word outside `language`.
     case mixedLanguages(language: Language, position: Int, other: Language)
+    /// Not BIP39 but an Electrum seed phrase of this type (it derives other keys).
+    case electrumSeed(ElectrumSeed)
 
     public var description: String {
         switch self {
@@ -36,6 +38,8 @@ public enum MnemonicError: Error, Equatable, CustomStringConvertible {
             return "checksum mismatch: every word is in the \(language.displayName) list, but the words are not a valid mnemonic (a word is wrong or out of order)"
         case let .mixedLanguages(language, position, other):
             return "words from two languages: word \(position) is \(other.displayName), the others \(language.displayName)"
+        case .electrumSeed(let type):
+            return "this is an Electrum seed (\(type)), not BIP39 — or a BIP39 phrase with a wrong word. Electrum derives its keys differently, so Hawala cannot restore an Electrum seed; restore it in Electrum"
         }
     }
 }
@@ -142,7 +146,10 @@ public struct Mnemonic: Sendable, CustomStringConvertible, CustomDebugStringConv
             }
             if best == nil || resolved.count > best!.matched { best = (l, resolved.count, firstMiss) }
         }
-        if let lastError { throw lastError }
+        if let lastError {
+            if case .checksumMismatch(.english) = lastError, let electrum = ElectrumSeed.type(of: text) { throw MnemonicError.electrumSeed(electrum) }
+            throw lastError
+        }
         let guess = best!
         let word = words[guess.firstMiss]
         // A word valid in another language means mixed languages, not a typo.
