@@ -23,21 +23,30 @@ public struct PaperBackup {
     public let fingerprint: String
     public let paper: Paper
     public let content: Content
+    /// The wallet also has a BIP39 passphrase: the sheet says the words alone don't recover it
+    /// (the passphrase itself is never printed).
+    public let hasPassphrase: Bool
     public let date: Date
 
-    public init(walletName: String, fingerprint: String, paper: Paper, content: Content, date: Date = Date()) {
+    public init(walletName: String, fingerprint: String, paper: Paper, content: Content, hasPassphrase: Bool = false, date: Date = Date()) {
         self.walletName = walletName
         self.fingerprint = fingerprint
         self.paper = paper
         self.content = content
+        self.hasPassphrase = hasPassphrase
         self.date = date
     }
+
+    /// Printed when the wallet has a BIP39 passphrase.
+    public static let passphraseWarning = "This wallet also has a BIP39 passphrase: these words alone do not recover it. Keep the passphrase too, written down apart from this sheet."
+    /// Printed under the SeedQR codes: what they are for.
+    public static let seedQRUse = "The codes hold the same words, for loading them into an offline signing device (such as SeedSigner). Scan them with nothing else."
 
     public static let advice = [
         "Write the words by hand, in order, and check each one twice.",
         "Keep this sheet in a fireproof and waterproof place; consider a metal backup (stamped or engraved plates) for fire and flood.",
         "Consider two copies in separate locations (a safe at home, a bank deposit box) so one event cannot destroy both.",
-        "Never photograph it, scan it, type the words into a website, or store them in a cloud note or email.",
+        "Never photograph this sheet or copy it with a scanner or phone, never type the words into a website, and never store them in a cloud note or email.",
         "Anyone who reads these words can take the funds. Lose both this sheet and the device, and the funds are gone.",
     ]
 
@@ -72,6 +81,13 @@ public struct PaperBackup {
         let day = date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!).year().month().day())
         text("Wallet: \(walletName)    Fingerprint: \(fingerprint)    Printed: \(day)", size: 10)
         y += 30
+        if hasPassphrase {
+            for wrapped in PaperBackup.wrap(PaperBackup.passphraseWarning, width: 80) {
+                text(wrapped, size: 11, bold: true)
+                y += 15
+            }
+            y += 12
+        }
 
         let words: [String]
         let count: Int
@@ -129,6 +145,11 @@ public struct PaperBackup {
                 x += side + 40
             }
             y += side + 34
+            for wrapped in PaperBackup.wrap(PaperBackup.seedQRUse, width: 95) {
+                text(wrapped, size: 9.5)
+                y += 13
+            }
+            y += 16
         }
 
         text("Keeping this sheet", size: 12, bold: true)

@@ -42,7 +42,8 @@ struct PaperCommand: ParsableCommand {
             content = .blank(wordCount: summary.wordCount)
         }
         // Drawn into a private temporary file, then renamed: no half-written sheet.
-        let sheet = PaperBackup(walletName: summary.name, fingerprint: summary.fingerprint, paper: paper, content: content)
+        let sheet = PaperBackup(walletName: summary.name, fingerprint: summary.fingerprint, paper: paper, content: content,
+                                hasPassphrase: summary.hasPassphrase)
         try AtomicFile.write(to: url) { _, path in try sheet.render(to: path) }
         print("wrote \(out)")
         if withWords {

@@ -42,6 +42,23 @@ struct PaperCLITests {
                 "Compact SeedQR bytes not found")
         let words24 = String(decoding: try tool("pdftotext", [pdf, "-"]), as: UTF8.self)
         #expect(words24.contains("shallow") && words24.contains("24.") && words24.contains("fireproof"))
+        #expect(words24.contains("offline signing device") && !words24.contains("BIP39 passphrase"), "\(words24)")
+    }
+
+    /// A wallet with a BIP39 passphrase: the sheet says the words alone are not enough, and
+    /// never prints the passphrase.
+    @Test func passphraseIsMentionedNeverPrinted() throws {
+        let f = try WalletFixture()
+        let words = try f.write("v2", vector2 + "\n")
+        let passphrase = try f.write("passphrase", "Purple Tangerine 42\n")
+        #expect(try f.run(["wallet", "restore", "--name", "P", "--mnemonic-file", words, "--passphrase-file", passphrase,
+                           "--password-file", f.path("password"), "--yes"]).status == 0)
+        for (mode, file) in [("--with-words", "words.pdf"), ("--blank", "blank.pdf")] {
+            let pdf = f.home.appendingPathComponent(file).path
+            #expect(try f.run(["backup", "paper", mode, "--paper", "letter", "--out", pdf, "--password-file", f.path("password")]).status == 0)
+            let text = String(decoding: try tool("pdftotext", [pdf, "-"]), as: UTF8.self)
+            #expect(text.contains("also has a BIP39 passphrase") && text.contains("fireproof") && !text.contains("Tangerine"), "\(text)")
+        }
     }
 
     @Test func blankSheetNeedsNoPassword() throws {
