@@ -1,8 +1,10 @@
 import Foundation
 import HawalaCrypto
 
-/// Atomic file writes: a private temporary file in the same folder, fsync, rename, fsync of the
-/// folder. A crash at any moment leaves the old file (or none) or the new one, never a part.
+/// Atomic file writes: a private temporary file in the same folder, fsync, then the final name
+/// (`link(2)`, which never replaces, unless replacing is asked for: `rename(2)`), fsync of the
+/// folder. A crash at any moment leaves the old file (or none) or the new one, never a part, and
+/// of two writers racing for one name, the second fails instead of replacing the first.
 public enum AtomicFile {
     /// Writes `bytes` to `url` (mode 0600). Refuses to replace an existing file unless `replace`.
     public static func write(_ bytes: SecretBytes, to url: URL, replace: Bool = false) throws {
@@ -17,7 +19,7 @@ public enum AtomicFile {
                              produce: (_ fd: Int32, _ path: String) throws -> Void,
                              verify: (_ path: String) throws -> Void = { _ in }) throws {
         if !replace && FileManager.default.fileExists(atPath: url.path) {
-            throw HawalaFileError.io("\(url.path) already exists; choose another name")
+            throw HawalaFileError.exists(path: url.path)
         }
         let folder = url.deletingLastPathComponent()
         let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
@@ -31,9 +33,28 @@ public enum AtomicFile {
             guard fsync(fd) == 0 else { throw HawalaFileError.io("cannot flush \(temporary.path) to disk") }
         }
         try verify(temporary.path)
-        guard rename(temporary.path, url.path) == 0 else { throw HawalaFileError.io("cannot write \(url.path): \(String(cString: strerror(errno)))") }
+        try publish(temporary.path, as: url.path, replace: replace)
         renamed = true
         let dir = open(folder.path, O_RDONLY | O_CLOEXEC)
         if dir >= 0 { fsync(dir); close(dir) }
+    }
+
+    /// Gives the finished temporary file its name. Without `replace`, a hard link creates the name
+    /// only if it is free (atomically, unlike a check then a rename); file systems without hard
+    /// links fall back to the checked rename.
+    private static func publish(_ temporary: String, as path: String, replace: Bool) throws {
+        if !replace {
+            if link(temporary, path) == 0 {
+                unlink(temporary)
+                return
+            }
+            let error = errno
+            if error == EEXIST { throw HawalaFileError.exists(path: path) }
+            guard error == EPERM || error == EOPNOTSUPP || error == EMLINK else {
+                throw HawalaFileError.io("cannot write \(path): \(String(cString: strerror(error)))")
+            }
+            if FileManager.default.fileExists(atPath: path) { throw HawalaFileError.exists(path: path) }
+        }
+        guard rename(temporary, path) == 0 else { throw HawalaFileError.io("cannot write \(path): \(String(cString: strerror(errno)))") }
     }
 }

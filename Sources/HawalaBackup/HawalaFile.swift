@@ -13,6 +13,8 @@ public enum HawalaFileError: Error, Equatable, CustomStringConvertible {
     case wrongPasswordOrDamaged
     case damaged(String)
     case invalidPayload(String)
+    /// The file to write is already there; nothing was replaced.
+    case exists(path: String)
     case io(String)
 
     public var description: String {
@@ -26,6 +28,7 @@ public enum HawalaFileError: Error, Equatable, CustomStringConvertible {
         case .wrongPasswordOrDamaged: "wrong password or damaged file"
         case .damaged(let why): "damaged file: \(why)"
         case .invalidPayload(let why): "damaged file: \(why)"
+        case .exists(let path): "\(path) already exists; choose another name"
         case .io(let why): why
         }
     }

@@ -418,6 +418,9 @@ struct LightningExport: ParsableCommand {
         let url = URL(fileURLWithPath: out)
         var count = 0
         let showProgress = isatty(STDERR_FILENO) == 1
+        if !force, FileManager.default.fileExists(atPath: url.path) {
+            throw CLIError("\(out) already exists; pass --force to replace it")
+        }
         try AtomicFile.write(to: url, replace: force, produce: { fd, _ in
             let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
             var written = 0
