@@ -172,7 +172,8 @@ public final class WalletStore: Sendable {
         return try Keyring(password: password, parameters: parameters)
     }
 
-    static func checkStrength(_ password: SecretBytes) throws {
+    /// Refuses a wallet password that is too short (`WalletError.weakPassword`).
+    public static func checkStrength(_ password: SecretBytes) throws {
         let characters = password.withUnsafeBytes { String(validating: $0, as: UTF8.self)?.count ?? $0.count }
         guard characters >= minimumPasswordLength else {
             throw WalletError.weakPassword("the wallet password must have at least \(minimumPasswordLength) characters")
@@ -246,14 +247,18 @@ public final class WalletStore: Sendable {
 
     /// The name of the wallet these words and passphrase already are, if any (the overwrite
     /// guard, checked before asking for anything else).
-    public func existingWallet(mnemonic: Mnemonic, passphrase: SecretBytes) throws -> String? {
-        try existingWallet(secret: .mnemonic(mnemonic, passphrase: passphrase))
+    public func existingWallet(mnemonic: Mnemonic, passphrase: SecretBytes, network: Network) throws -> String? {
+        try existingWallet(secret: .mnemonic(mnemonic, passphrase: passphrase), network: network)
     }
 
-    /// The name of the wallet these keys already are, if any.
-    public func existingWallet(secret: WalletSecret) throws -> String? {
-        let id = WalletStore.walletID(secret.keys)
-        return try read { try String.fetchOne($0, sql: "SELECT name FROM wallet WHERE id = ?", arguments: [id]) }
+    /// The name of the wallet these keys already are on `network`, if any. A wallet's identity
+    /// is its keys and its network: the same words on testnet are another wallet.
+    public func existingWallet(secret: WalletSecret, network: Network) throws -> String? {
+        let keys = secret.keys
+        return try read { db in
+            try String.fetchOne(db, sql: "SELECT name FROM wallet WHERE id IN (?, ?) AND network = ?",
+                                arguments: [WalletStore.walletID(keys, network: network), WalletStore.walletID(keys), network.rawValue])
+        }
     }
 
     // MARK: Changes
@@ -309,7 +314,7 @@ public final class WalletStore: Sendable {
 
     func prepare(secret: WalletSecret, network: Network, keyring: Keyring) throws -> PreparedWallet {
         let keys = secret.keys
-        let id = WalletStore.walletID(keys)
+        let id = WalletStore.walletID(keys, network: network)
         var accounts: [(chain: Chain, path: String, xpub: String?)] = []
         var addresses: [DerivedAddress] = []
         let master = try keys.masterKey()
@@ -566,8 +571,11 @@ public final class WalletStore: Sendable {
     static func context(imported id: String) -> [UInt8] { Array("hawala/imported/v1/\(id)".utf8) }
 
     /// UUID-formatted identifier from the seed (words and passphrase), revealing nothing of it.
-    static func walletID(_ keys: HDWallet) -> String {
-        var b = keys.identifier(context: "hawala wallet id v1")
+    /// A wallet's id, deterministic from its keys and network. Mainnet ids (and testnet wallets
+    /// made before the network was part of the identity) use the plain context, so stored ids and
+    /// the secrets sealed under them stay valid.
+    static func walletID(_ keys: HDWallet, network: Network = .mainnet) -> String {
+        var b = keys.identifier(context: network == .mainnet ? "hawala wallet id v1" : "hawala wallet id v1 \(network.rawValue)")
         b[6] = (b[6] & 0x0F) | 0x80  // version 8 (custom), RFC 9562
         b[8] = (b[8] & 0x3F) | 0x80
         let hex = hexString(b)

@@ -33,7 +33,7 @@ public struct WalletExport: Sendable {
     }
 
     /// The deterministic wallet id of these keys.
-    public var id: String { WalletStore.walletID(secret.keys) }
+    public var id: String { WalletStore.walletID(secret.keys, network: network) }
 }
 
 /// An imported account with its private key.
@@ -55,7 +55,8 @@ public struct ImportedAccountExport: Sendable {
 public enum ConflictPolicy: String, Sendable, CaseIterable {
     /// Keep what is here; drop the incoming wallet.
     case skip
-    /// Keep both: the incoming wallet under a free name. Identical keys are kept once.
+    /// Keep both: on a name clash, the incoming wallet under a free name (`"Main (2)"`). The
+    /// same wallet (same keys and network) is never kept twice: it is kept once, as here.
     case keepBoth = "keep-both"
     /// The incoming wallet replaces the one here (same keys, or same name).
     case replace
@@ -65,6 +66,9 @@ public enum ConflictPolicy: String, Sendable, CaseIterable {
 public enum ImportOutcome: Sendable, Equatable {
     case added(name: String)
     case skipped(name: String, existing: String)
+    /// Keep both was asked, but the wallet is already here as `existing` (same keys and
+    /// network): one wallet cannot be kept twice, so the one here stays.
+    case alreadyHere(name: String, existing: String)
     case replaced(name: String, existing: String)
 }
 
@@ -87,11 +91,10 @@ extension WalletStore {
         }
     }
 
-    /// Which wallets here an incoming wallet conflicts with: same keys, or same name.
+    /// Which wallets here an incoming wallet conflicts with: the same wallet (keys and network),
+    /// or the same name.
     public func conflicts(for incoming: WalletExport) throws -> (sameKeys: String?, sameName: Bool) {
-        let id = incoming.id
-        let all = try list()
-        return (all.first { $0.id == id }?.name, all.contains { $0.name == incoming.name })
+        (try existingWallet(secret: incoming.secret, network: incoming.network), try list().contains { $0.name == incoming.name })
     }
 
     /// Adds `incoming` under `policy`; the whole import of one wallet (wallet, accounts,
@@ -103,7 +106,8 @@ extension WalletStore {
         var replacing: String?
         if let existing = sameKeys {
             switch policy {
-            case .skip, .keepBoth: return .skipped(name: incoming.name, existing: existing)
+            case .skip: return .skipped(name: incoming.name, existing: existing)
+            case .keepBoth: return .alreadyHere(name: incoming.name, existing: existing)
             case .replace: replacing = existing
             }
         } else if sameName {
@@ -122,10 +126,16 @@ extension WalletStore {
         }
         try writeTransaction { db in
             try self.saveKeyringIfNew(keyring, db: db)
+            // An import never changes the current wallet, unless there was none or the current
+            // one is the wallet being replaced (the incoming one takes its place).
+            var current = try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'current'")
             if let replacing {
+                let replacedID = try String.fetchOne(db, sql: "SELECT id FROM wallet WHERE name = ?", arguments: [replacing])
+                if current == replacedID { current = nil }
                 try db.execute(sql: "DELETE FROM wallet WHERE name = ?", arguments: [replacing])
             }
             try self.insert(prepared, name: name, createdAt: incoming.createdAt, db: db)
+            if let current { try db.execute(sql: "UPDATE setting SET value = ? WHERE key = 'current'", arguments: [current]) }
             try db.execute(sql: "UPDATE wallet SET backedUpAt = ?, lastVerifiedAt = ? WHERE id = ?",
                            arguments: [incoming.backedUpAt?.timeIntervalSince1970, incoming.lastVerifiedAt?.timeIntervalSince1970, prepared.id])
             for a in imported {

@@ -65,15 +65,24 @@ struct BackupExport: ParsableCommand {
         try WalletSession.checkOneStdin(password.passwordFile, backupPasswordFile)
     }
 
-    static func suggestedName(_ date: Date = Date()) -> String {
-        "hawala-backup-\(date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!).year().month().day())).hawala"
+    /// `hawala-backup-YYYY-MM-DD.hawala`, then `…-2.hawala`, `…-3.hawala` for later backups of the day.
+    static func suggestedName(_ date: Date = Date(), number: Int = 1) -> String {
+        let day = date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!).year().month().day())
+        return "hawala-backup-\(day)\(number > 1 ? "-\(number)" : "").hawala"
+    }
+
+    /// The first suggested name not taken in `folder`.
+    static func freeName(in folder: URL, date: Date = Date()) -> URL {
+        var number = 1
+        while FileManager.default.fileExists(atPath: folder.appendingPathComponent(suggestedName(date, number: number)).path) { number += 1 }
+        return folder.appendingPathComponent(suggestedName(date, number: number))
     }
 
     func run() throws {
         var url = URL(fileURLWithPath: out)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
-            url = url.appendingPathComponent(BackupExport.suggestedName())
+            url = BackupExport.freeName(in: url)
         }
         guard !FileManager.default.fileExists(atPath: url.path) else {
             throw CLIError("\(url.path) already exists; choose another name (a backup is never replaced)")
@@ -125,7 +134,7 @@ struct BackupImport: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Import wallets from a .hawala file, after a preview.",
-        discussion: "Nothing is written before the preview. A wallet that is already here (same words and passphrase, or the same name) is handled as --on-conflict says: skip it, keep both (the incoming one under a new name), or replace the one here; in a terminal you are asked, never silently.")
+        discussion: "Nothing is written before the preview. A wallet whose name is taken here is handled as --on-conflict says: skip it, keep both (the incoming one under a new name), or replace the one here; in a terminal you are asked, never silently. The same wallet (same words, passphrase and network) is never kept twice: it is skipped or replaced. The current wallet stays current.")
 
     @Argument(help: "The .hawala file.") var file: String
     @Option(name: .customLong("backup-password-file"), help: ArgumentHelp("File holding the backup file's password.", valueName: "path")) var backupPasswordFile: String?
@@ -145,7 +154,7 @@ struct BackupImport: ParsableCommand {
         let existingStore = home.exists ? try WalletStore(home: home, create: false) : nil
 
         // The preview.
-        var conflicted: [(WalletExport, String)] = []
+        var conflicted: [(wallet: WalletExport, existing: String, sameWallet: Bool)] = []
         print("\(payload.wallets.count) wallet\(payload.wallets.count == 1 ? "" : "s") in \(url.lastPathComponent) (made by \(payload.app)):")
         for w in payload.wallets {
             let keys = w.secret.keys
@@ -156,10 +165,10 @@ struct BackupImport: ParsableCommand {
                 let (sameKeys, sameName) = try store.conflicts(for: w)
                 if let sameKeys {
                     print("    conflict: the same wallet is already here as \"\(sameKeys)\"")
-                    conflicted.append((w, sameKeys))
+                    conflicted.append((w, sameKeys, true))
                 } else if sameName {
                     print("    conflict: another wallet here is named \"\(w.name)\"")
-                    conflicted.append((w, w.name))
+                    conflicted.append((w, w.name, false))
                 }
             }
         }
@@ -168,15 +177,10 @@ struct BackupImport: ParsableCommand {
         var policies: [String: ConflictPolicy] = [:]
         if !conflicted.isEmpty {
             if let onConflict {
-                for (w, _) in conflicted { policies[w.name] = onConflict }
+                for c in conflicted { policies[c.wallet.name] = onConflict }
             } else if let terminal = Terminal.open() {
-                for (w, existing) in conflicted {
-                    let answer = try terminal.ask("\"\(w.name)\" conflicts with \"\(existing)\": [s]kip, [k]eep both, or [r]eplace? ").trimmingCharacters(in: .whitespaces).lowercased()
-                    switch answer {
-                    case "k", "keep", "keep-both", "keep both": policies[w.name] = .keepBoth
-                    case "r", "replace": policies[w.name] = .replace
-                    default: policies[w.name] = .skip
-                    }
+                for c in conflicted {
+                    policies[c.wallet.name] = try BackupImport.askPolicy(c.wallet.name, existing: c.existing, sameWallet: c.sameWallet, on: terminal)
                 }
             } else {
                 throw CLIError("\(conflicted.count) wallet\(conflicted.count == 1 ? " is" : "s are") already here; choose --on-conflict skip|keep-both|replace (nothing was imported)")
@@ -188,11 +192,37 @@ struct BackupImport: ParsableCommand {
             switch try store.importWallet(w, policy: policies[w.name] ?? .skip, keyring: keyring) {
             case .added(let name): print("imported \"\(name)\"")
             case .skipped(let name, let existing): print("skipped \"\(name)\" (already here as \"\(existing)\")")
-            case .replaced(let name, let existing): print("replaced \"\(existing)\" with \"\(name)\"")
+            case .alreadyHere(let name, let existing):
+                print("kept \"\(name)\" once: the same wallet (same words and network) is already here as \"\(existing)\"; keep both applies to name clashes")
+            case .replaced(_, let existing): print("replaced wallet \"\(existing)\" with the one from the backup")
             }
         }
         if let current = payload.current, (try? store.wallet(named: current)) != nil, existingStore == nil {
             try store.use(current)
+        }
+    }
+
+    /// The choice for one conflict, asked until it is one of those offered. The same wallet
+    /// (same words and network) can be skipped or replaced; keeping it twice is not offered.
+    static func askPolicy(_ name: String, existing: String, sameWallet: Bool, on terminal: Terminal) throws -> ConflictPolicy {
+        if sameWallet {
+            return try terminal.choose("\"\(name)\" is already here as \"\(existing)\" (same words and network): [s]kip or [r]eplace? ",
+                                       hint: "Type s to keep the wallet here, or r to replace it with the one from the backup.") { answer in
+                switch answer.lowercased() {
+                case "s", "skip": .skip
+                case "r", "replace": .replace
+                default: nil
+                }
+            }
+        }
+        return try terminal.choose("Another wallet here is named \"\(existing)\": [s]kip, [k]eep both (the backup's under a new name), or [r]eplace? ",
+                                   hint: "Type s to skip it, k to keep both, or r to replace the wallet here.") { answer in
+            switch answer.lowercased() {
+            case "s", "skip": .skip
+            case "k", "keep", "keep-both", "keep both": .keepBoth
+            case "r", "replace": .replace
+            default: nil
+            }
         }
     }
 }

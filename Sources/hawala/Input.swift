@@ -12,6 +12,9 @@ struct CLIError: Error {
         self.message = message
         self.code = code
     }
+
+    /// Ctrl-D (end of input) at a prompt: the person cancelled.
+    static let cancelled = CLIError("cancelled")
 }
 
 /// Reading secrets and input without putting them in argv, and without unbounded reads.
@@ -24,8 +27,9 @@ enum Input {
 
     /// Reads the first line of `fd` (without its newline), at most `limit` bytes; never reads
     /// past the first newline more than one buffer's worth and never waits for more once the
-    /// line is complete.
-    static func readFirstLine(fd: Int32 = STDIN_FILENO, limit: Int = 4096, what: String) throws -> SecretBytes {
+    /// line is complete. With `endOfInputCancels` (a prompt), end of input before any byte —
+    /// Ctrl-D at a terminal — throws `CLIError.cancelled` instead of returning an empty line.
+    static func readFirstLine(fd: Int32 = STDIN_FILENO, limit: Int = 4096, what: String, endOfInputCancels: Bool = false) throws -> SecretBytes {
         var collected = [UInt8]()
         defer { SecretBytes.wipe(&collected) }
         var buffer = [UInt8](repeating: 0, count: 1)
@@ -37,6 +41,7 @@ enum Input {
                 if errno == EINTR { continue }
                 throw CLIError("cannot read \(what): \(String(cString: strerror(errno)))")
             }
+            if n == 0, endOfInputCancels, collected.isEmpty { throw CLIError.cancelled }
             if n == 0 || buffer[0] == 0x0A { break }
             collected.append(buffer[0])
             if collected.count > limit { throw CLIError("\(what) is too long (more than \(limit) bytes on one line)") }

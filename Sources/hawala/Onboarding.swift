@@ -13,16 +13,19 @@ enum Onboarding {
         }
         guard let terminal = Terminal.open() else { print(Hawala.helpMessage()); return }
         terminal.line("Welcome to Hawala, a self-custodial wallet: your keys stay on this machine, and only you can recover them.")
-        let answer = try terminal.ask("[c]reate a new wallet, [r]estore one from its words, or [q]uit? ").trimmingCharacters(in: .whitespaces).lowercased()
-        switch answer {
-        case "c", "create":
-            let command = try WalletCreate.parse([])
-            try command.run()
-        case "r", "restore":
-            let command = try WalletRestore.parse([])
-            try command.run()
-        default:
-            print("See `hawala --help`.")
+        let choice = try terminal.choose("[c]reate a new wallet, [r]estore one from its words, or [q]uit? ",
+                                         hint: "Type c to create, r to restore, or q to quit.") { answer -> Character? in
+            switch answer.lowercased() {
+            case "c", "create": "c"
+            case "r", "restore": "r"
+            case "q", "quit": "q"
+            default: nil
+            }
+        }
+        switch choice {
+        case "c": try WalletCreate.parse([]).run()
+        case "r": try WalletRestore.parse([]).run()
+        default: print("See `hawala --help`.")
         }
     }
 }

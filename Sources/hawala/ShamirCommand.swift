@@ -151,7 +151,7 @@ struct ShamirRecover: ParsableCommand {
         }
         let secret = try chooseSecret(masterSecret)
         let store = try WalletSession.store(create: true)
-        if let existing = try store.existingWallet(secret: secret) { throw WalletError.alreadyExists(name: existing) }
+        if let existing = try store.existingWallet(secret: secret, network: network) { throw WalletError.alreadyExists(name: existing) }
         for line in ShamirRecover.firstAddresses(secret.keys, network: network) { Output.error(line) }
         if !yes {
             let terminal = try Terminal.required("pass --yes to confirm the addresses")
@@ -212,13 +212,48 @@ struct ShamirRecover: ParsableCommand {
                 if shares.isEmpty { throw CLIError("no shares entered; nothing was saved") }
                 return shares
             }
-            do {
-                let share = try SLIP39Share(mnemonic: line, number: shares.count + 1)
-                shares.append(share)
-                let inGroup = Set(shares.filter { $0.groupIndex == share.groupIndex }.map(\.memberIndex)).count
-                terminal.line("  ok: group \(share.groupIndex + 1) of \(share.groupCount), \(inGroup) of \(share.memberThreshold) shares; \(share.groupThreshold) group\(share.groupThreshold == 1 ? "" : "s") needed")
-            } catch {
-                terminal.line("  \(error) — type it again")
+            guard let share = try correctedShare(line, number: shares.count + 1, on: terminal) else { continue }
+            shares.append(share)
+            let inGroup = Set(shares.filter { $0.groupIndex == share.groupIndex }.map(\.memberIndex)).count
+            terminal.line("  ok: group \(share.groupIndex + 1) of \(share.groupCount), \(inGroup) of \(share.memberThreshold) shares; \(share.groupThreshold) group\(share.groupThreshold == 1 ? "" : "s") needed")
+        }
+    }
+
+    /// Checks a typed share; when one word is wrong (not in the list, or the checksum fails),
+    /// the words are shown numbered and the person corrects one at a time instead of typing all
+    /// 20 or 33 again. Nil: type the whole share again.
+    func correctedShare(_ line: String, number: Int, on terminal: Terminal) throws -> SLIP39Share? {
+        var words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," }).map(String.init)
+        while true {
+            let problem: SLIP39Error
+            do { return try SLIP39Share(mnemonic: words.joined(separator: " "), number: number) } catch { problem = error }
+            let suspect: Int?
+            switch problem {
+            case .unknownWord(_, let position, _, _): suspect = position
+            case .invalidChecksum: suspect = nil
+            default:
+                terminal.line("  \(problem) — type it again")
+                return nil
+            }
+            terminal.line("  \(problem)")
+            for (i, w) in words.enumerated() { terminal.line("  \(i + 1). \(w)\(i + 1 == suspect ? "   <- not a SLIP-39 word" : "")") }
+            let count = words.count
+            enum Fix { case word(Int), share([String]), again }
+            let fix: Fix = try terminal.choose(
+                "Number of the word to correct\(suspect.map { " [\($0)]" } ?? ""), the whole share, or \"again\": ",
+                hint: "Type a number from 1 to \(count), the whole share, or \"again\"."
+            ) { answer in
+                if answer.isEmpty, let suspect { return .word(suspect) }
+                if answer.lowercased() == "again" { return .again }
+                let typed = answer.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," }).map(String.init)
+                if typed.count > 1 { return .share(typed) }
+                guard let n = Int(answer), (1...count).contains(n) else { return nil }
+                return .word(n)
+            }
+            switch fix {
+            case .again: return nil
+            case .share(let typed): words = typed
+            case .word(let position): words[position - 1] = try terminal.ask("Word \(position): ").trimmingCharacters(in: .whitespaces)
             }
         }
     }

@@ -39,7 +39,7 @@ final class Terminal {
     /// Asks a question; the answer is shown as typed.
     func ask(_ prompt: String) throws -> String {
         write(prompt)
-        let answer = try Input.readFirstLine(fd: fd, limit: 4096, what: "the answer")
+        let answer = try Input.readFirstLine(fd: fd, limit: 4096, what: "the answer", endOfInputCancels: true)
         guard let text = answer.withUnsafeBytes({ String(validating: $0, as: UTF8.self) }) else {
             throw CLIError("the answer is not valid UTF-8 text")
         }
@@ -58,18 +58,49 @@ final class Terminal {
         }
         defer { if haveTermios { tcsetattr(fd, TCSAFLUSH, &original) } }
         write(prompt)
-        return try Input.readFirstLine(fd: fd, limit: Input.maximumSecretBytes, what: "input")
+        return try Input.readFirstLine(fd: fd, limit: Input.maximumSecretBytes, what: "input", endOfInputCancels: true)
     }
 
-    /// Yes/no, default no.
+    /// Yes/no, default no (Enter). Anything but y/yes/n/no (any case) is asked again.
     func confirm(_ prompt: String) throws -> Bool {
-        let answer = try ask(prompt + " [y/N] ").trimmingCharacters(in: .whitespaces).lowercased()
-        return answer == "y" || answer == "yes"
+        while true {
+            switch Answer.yesNo(try ask(prompt + " [y/N] ")) {
+            case true?: return true
+            case false?: return false
+            case nil: line("Please answer y or n.")
+            }
+        }
+    }
+
+    /// Asks until `parse` accepts the answer; `hint` says what is expected after a wrong one.
+    /// Ctrl-D cancels (`CLIError.cancelled`).
+    func choose<T>(_ prompt: String, hint: String, _ parse: (String) -> T?) throws -> T {
+        while true {
+            if let value = parse(try ask(prompt).trimmingCharacters(in: .whitespaces)) { return value }
+            line(hint)
+        }
     }
 
     /// Clears the screen and its scrollback (so words shown earlier don't stay visible).
     func clearScreen() {
         if ProcessInfo.processInfo.environment["TERM"] == "dumb" { line(); return }
         write("\u{1B}[2J\u{1B}[3J\u{1B}[H")
+    }
+}
+
+/// How typed answers are read, the same at every prompt.
+enum Answer {
+    /// true for y/yes, false for n/no or nothing (Enter), nil for anything else (any case).
+    static func yesNo(_ text: String) -> Bool? {
+        switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+        case "y", "yes": true
+        case "", "n", "no": false
+        default: nil
+        }
+    }
+
+    /// true for y/yes only (an explicit confirmation: no default), nil for anything else.
+    static func explicitYes(_ text: String) -> Bool? {
+        ["y", "yes"].contains(text.trimmingCharacters(in: .whitespaces).lowercased()) ? true : nil
     }
 }

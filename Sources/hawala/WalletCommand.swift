@@ -50,13 +50,25 @@ enum WalletSession {
         return try terminal.askSecret(prompt)
     }
 
-    /// Unlocks the store (one Argon2id run).
+    /// How many passwords a person may type at the prompt before the command gives up.
+    static let passwordAttempts = 3
+
+    /// Unlocks the store (one Argon2id run per try). At a prompt, a mistyped password is asked
+    /// again, up to `passwordAttempts` times; a password file gets one try.
     static func unlock(_ store: WalletStore, file: String?) throws -> Keyring {
-        let password = try readPassword(file: file)
-        log.debug("unlocking: argon2id")
-        let keyring = try store.unlock(password: password)
-        opened = (store, keyring)
-        return keyring
+        var attempt = 1
+        while true {
+            let password = try readPassword(file: file)
+            log.debug("unlocking: argon2id")
+            do {
+                let keyring = try store.unlock(password: password)
+                opened = (store, keyring)
+                return keyring
+            } catch WalletError.wrongPassword where file == nil && attempt < passwordAttempts {
+                Output.error("wrong password; try again (\(passwordAttempts - attempt) left)")
+                attempt += 1
+            }
+        }
     }
 
     /// The wallet store this command opened with its password, for the vault agent's snapshot
@@ -77,10 +89,16 @@ enum WalletSession {
             throw CLIError("no terminal to ask for a new password; pass a password file", code: .usage)
         }
         terminal.line("\(purpose) (at least \(WalletStore.minimumPasswordLength) characters). It unlocks your wallets on this machine.")
-        let first = try terminal.askSecret("New password: ")
-        let second = try terminal.askSecret("Repeat it: ")
-        guard first == second else { throw CLIError("the passwords do not match; nothing was changed") }
-        return first
+        while true {
+            let first = try terminal.askSecret("New password: ")
+            do { try WalletStore.checkStrength(first) } catch let error as WalletError {
+                terminal.line("\(error); choose another.")
+                continue
+            }
+            let second = try terminal.askSecret("Repeat it: ")
+            if first == second { return first }
+            terminal.line("The two entries differ; choose the password again.")
+        }
     }
 
     static func mnemonicFromFile(_ path: String) throws -> Mnemonic {
@@ -129,12 +147,20 @@ extension WalletSummary {
             ("hasPassphrase", .bool(hasPassphrase)),
             ("backup", backup.json),
             ("chains", .array(accounts.map { .string($0.chain) })),
-            ("importedAccounts", .array(importedAccounts.map {
-                .object([("chain", .string($0.chain)), ("address", .string($0.address)), ("label", $0.label.map { .string($0) } ?? .null),
-                         ("importedAt", .string(ISO8601.string($0.importedAt)))])
-            })),
+            ("importedAccounts", .array(importedAccounts.map(\.json))),
         ])
     }
+}
+
+extension ImportedAccount {
+    /// `{chain, address, label, importedAt}`, as in `wallet list --json`.
+    var json: JSONValue {
+        .object([("chain", .string(chain)), ("address", .string(address)), ("label", label.map { .string($0) } ?? .null),
+                 ("importedAt", .string(ISO8601.string(importedAt)))])
+    }
+
+    /// `imported: bitcoin bc1q… "label"`.
+    var importedLine: String { "imported: \(chain) \(address)" + (label.map { " \"\($0)\"" } ?? "") }
 }
 
 // MARK: - Flows rendered in the terminal
@@ -188,8 +214,11 @@ enum BackupFlowRenderer {
                 }
             case .confirming:
                 terminal.line("All correct.")
-                let answer = try terminal.ask("Type \"yes\" to confirm the words are written down and kept offline: ")
-                if answer.trimmingCharacters(in: .whitespaces).lowercased() == "yes" { try flow.send(.confirm) } else { try flow.send(.skip) }
+                let confirmed = try terminal.choose(
+                    "Type \"yes\" to confirm the words are written down and kept offline (or \"later\"): ",
+                    hint: "Type \"yes\" (or \"y\") once the words are on paper, or \"later\" to back up later."
+                ) { answer in Answer.explicitYes(answer) ?? (isLater(answer) ? false : nil) }
+                try flow.send(confirmed ? .confirm : .skip)
             case .backedUp:
                 terminal.line("Backup verified.")
                 return true
@@ -218,8 +247,7 @@ enum RecoveryRenderer {
             case .choosingNetwork:
                 if let network { flow.send(.network(network)); continue }
                 terminal.line(RecoveryFlow.networkWarning)
-                let answer = try terminal.ask("Network: [m]ainnet or [t]estnet? [m] ").trimmingCharacters(in: .whitespaces).lowercased()
-                flow.send(.network(answer.hasPrefix("t") ? .testnet : .mainnet))
+                flow.send(.network(try askNetwork(terminal)))
             case .choosingWordCount:
                 let answer = try terminal.ask("How many words (12, 15, 18, 21, 24), or paste the whole phrase: [12] ").trimmingCharacters(in: .whitespaces)
                 if answer.isEmpty { flow.send(.wordCount(12)) } else if let n = Int(answer) { flow.send(.wordCount(n)) } else { flow.send(.word(answer)) }
@@ -228,9 +256,7 @@ enum RecoveryRenderer {
                 if answer.trimmingCharacters(in: .whitespaces) == "<" { flow.send(.back) } else { flow.send(.word(answer)) }
             case .checksumFailed:
                 terminal.line("These words do not form a valid mnemonic (checksum mismatch): at least one word is wrong.")
-                for (i, w) in flow.words.enumerated() { terminal.line("\(i + 1). \(w)") }
-                let answer = try terminal.ask("Number of the word to correct, or \"restart\": ").trimmingCharacters(in: .whitespaces)
-                if let n = Int(answer) { flow.send(.edit(position: n)) } else { flow.send(.reject) }
+                flow.send(try askCorrection(flow, on: terminal, passphraseAndNetwork: false))
             case .enteringPassphrase:
                 if let passphraseFile {
                     flow.send(.passphrase(try Input.readPassphrase(file: passphraseFile)))
@@ -241,14 +267,46 @@ enum RecoveryRenderer {
                 terminal.line("Compare these first receiving addresses with your records:")
                 for a in addresses { terminal.line("  \(a.chain): \(a.address)") }
                 if try terminal.confirm("Do they match?") { flow.send(.confirm) } else {
-                    terminal.line("Then a word, the passphrase or the network differs. Start again.")
-                    flow.send(.reject)
+                    terminal.line("Then a word, the passphrase or the network differs.")
+                    flow.send(.correct)
                 }
+            case .reviewing:
+                terminal.line("The words as entered (\(flow.network.rawValue)):")
+                flow.send(try askCorrection(flow, on: terminal, passphraseAndNetwork: true))
             case .done:
                 return flow
             case .cancelled:
                 return nil
             }
+        }
+    }
+
+    static func askNetwork(_ terminal: Terminal) throws -> Network {
+        try terminal.choose("Network: [m]ainnet or [t]estnet? [m] ", hint: "Type m for mainnet or t for testnet.") { answer in
+            switch answer.lowercased() {
+            case "", "m", "mainnet": .mainnet
+            case "t", "testnet": .testnet
+            default: nil
+            }
+        }
+    }
+
+    /// Which word to correct (or, once the addresses were shown, the passphrase or the network);
+    /// only "restart" throws the words away.
+    static func askCorrection(_ flow: RecoveryFlow, on terminal: Terminal, passphraseAndNetwork: Bool) throws -> RecoveryFlow.Event {
+        for (i, w) in flow.words.enumerated() { terminal.line("\(i + 1). \(w)") }
+        let prompt = passphraseAndNetwork
+            ? "Number of the word to correct, [p]assphrase, [n] switch to \(flow.network == .mainnet ? "testnet" : "mainnet"), or \"restart\": "
+            : "Number of the word to correct, or \"restart\": "
+        let count = flow.words.count
+        return try terminal.choose(prompt, hint: "Type a number from 1 to \(count)\(passphraseAndNetwork ? ", p, n" : ""), or \"restart\".") { answer in
+            if let n = Int(answer), (1...count).contains(n) { return .edit(position: n) }
+            let word = answer.lowercased()
+            if word == "restart" { return .reject }
+            guard passphraseAndNetwork else { return nil }
+            if ["p", "passphrase"].contains(word) { return .editPassphrase }
+            if ["n", "network"].contains(word) { return .network(flow.network == .mainnet ? .testnet : .mainnet) }
+            return nil
         }
     }
 }
@@ -285,7 +343,12 @@ struct WalletCreate: ParsableCommand {
         print("created wallet \"\(wallet.name)\" (\(network.rawValue), fingerprint \(wallet.fingerprint))")
         if let terminal {
             var flow = SeedBackupFlow(mnemonic: mnemonic)
-            if try BackupFlowRenderer.run(&flow, on: terminal) { try store.recordBackup(of: wallet) }
+            do {
+                if try BackupFlowRenderer.run(&flow, on: terminal) { try store.recordBackup(of: wallet) }
+            } catch let error as CLIError where error.message == CLIError.cancelled.message {
+                // The wallet exists already: say so, rather than suggest nothing was written.
+                throw CLIError("cancelled; wallet \"\(wallet.name)\" was created but is not backed up: run `hawala wallet verify-backup` once the words (`hawala wallet show-seed`) are written down")
+            }
         } else {
             Output.error("warning: wallet \"\(wallet.name)\" is not backed up; run `hawala wallet verify-backup` once the words (`hawala wallet show-seed`) are written down")
         }
@@ -318,7 +381,7 @@ struct WalletRestore: ParsableCommand {
             flow.send(.passphrase(try Input.readPassphrase(file: passphraseFile)))
             guard case .confirmingAddresses(let addresses) = flow.state, let mnemonic = flow.mnemonic else { throw CLIError("could not derive the addresses") }
             // The overwrite guard comes first: nothing to confirm for a wallet that exists.
-            if let existing = try WalletSession.store(create: true).existingWallet(mnemonic: mnemonic, passphrase: flow.passphrase) {
+            if let existing = try WalletSession.store(create: true).existingWallet(mnemonic: mnemonic, passphrase: flow.passphrase, network: flow.network) {
                 throw WalletError.alreadyExists(name: existing)
             }
             for a in addresses { Output.error("\(a.chain): \(a.address)") }
@@ -338,7 +401,7 @@ struct WalletRestore: ParsableCommand {
         }
         guard flow.state == .done, let mnemonic = flow.mnemonic else { throw CLIError("the recovery did not complete; nothing was saved") }
         let store = try WalletSession.store(create: true)
-        if let existing = try store.existingWallet(mnemonic: mnemonic, passphrase: flow.passphrase) {
+        if let existing = try store.existingWallet(mnemonic: mnemonic, passphrase: flow.passphrase, network: flow.network) {
             throw WalletError.alreadyExists(name: existing)
         }
         let keyring = try WalletSession.keyringForChange(store, file: password.passwordFile)
@@ -361,6 +424,7 @@ struct WalletList: ParsableCommand {
         if wallets.isEmpty { print("no wallets; create one with `hawala wallet create` or restore one with `hawala wallet restore`"); return }
         for w in wallets {
             print("\(w.isCurrent ? "*" : " ") \(w.name)  \(w.network.rawValue)  \(w.fingerprint)  \(w.backup.summary)")
+            for a in w.importedAccounts { print("    \(a.importedLine)") }
         }
     }
 }
@@ -480,8 +544,15 @@ struct WalletAddresses: ParsableCommand {
                 all += try store.addresses(wallet: summary, chain: c, count: count, keyring: keyring!)
             }
         }
-        if json { JSONValue.array(all.map(\.json)).print(); return }
-        print(all.map { "\($0.chain) \($0.path) \($0.address)" }.joined(separator: "\n"))
+        // Imported keys are accounts of their own: listed after the derived ones, marked.
+        let imported = summary.importedAccounts.filter { a in chain.map { $0.name == a.chain } ?? true }
+        if json {
+            JSONValue.array(all.map(\.json) + imported.map { a in
+                .object([("chain", .string(a.chain)), ("path", .string("imported")), ("address", .string(a.address)), ("label", a.label.map { .string($0) } ?? .null)])
+            }).print()
+            return
+        }
+        print((all.map { "\($0.chain) \($0.path) \($0.address)" } + imported.map { "\($0.chain) imported \($0.address)" }).joined(separator: "\n"))
     }
 }
 
@@ -535,8 +606,15 @@ struct WalletShowSeed: ParsableCommand {
             for (i, word) in words.enumerated() {
                 terminal.line("\(i + 1). " + (revealed == i + 1 ? word : String(repeating: "•", count: 6)))
             }
-            let answer = try terminal.ask("Number of the word to reveal, or Enter to finish: ").trimmingCharacters(in: .whitespaces)
-            guard let n = Int(answer), (1...words.count).contains(n) else { break }
+            let choice: Int? = try terminal.choose(
+                "Number of the word to reveal, or Enter to finish: ",
+                hint: "Type a number from 1 to \(words.count) to reveal that word (one at a time), or press Enter to finish."
+            ) { answer in
+                if answer.isEmpty { return .some(nil) }
+                guard let n = Int(answer), (1...words.count).contains(n) else { return nil }
+                return .some(n)
+            }
+            guard let n = choice else { break }
             revealed = n
         }
         terminal.clearScreen()
@@ -575,21 +653,28 @@ struct WalletStatus: ParsableCommand {
         let home = WalletHome.fromEnvironment()
         let wallets = home.exists ? try WalletStore(home: home, create: false).list() : []
         let current = wallets.first(where: \.isCurrent)
+        let reminder = BackupReminder(wallets: wallets)
         if json {
             JSONValue.object([
                 ("home", .string(home.directory.path)),
                 ("wallets", .int(wallets.count)),
                 ("current", current.map { w in
                     .object([("id", .string(w.id)), ("name", .string(w.name)), ("network", .string(w.network.rawValue)),
-                             ("fingerprint", .string(w.fingerprint)), ("backup", w.backup.json)])
+                             ("fingerprint", .string(w.fingerprint)), ("backup", w.backup.json),
+                             ("importedAccounts", .array(w.importedAccounts.map(\.json)))])
                 } ?? .null),
                 ("networks", .array(Array(Set(wallets.map(\.network.rawValue))).sorted().map { .string($0) })),
+                ("notBackedUp", .array(reminder.wallets.map { .string($0.name) })),
             ]).print()
             return
         }
         guard let current else { print("no wallet yet (\(home.directory.path)); create one with `hawala wallet create`"); return }
         print("current wallet: \(current.name) (\(current.network.rawValue), fingerprint \(current.fingerprint))")
         print("backup: \(current.backup.summary)")
+        for a in current.importedAccounts { print(a.importedLine) }
         print("wallets: \(wallets.count) in \(home.directory.path)")
+        if !reminder.isEmpty {
+            print("not backed up: " + reminder.wallets.map { "\"\($0.name)\"" }.joined(separator: ", "))
+        }
     }
 }

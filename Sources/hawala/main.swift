@@ -53,14 +53,14 @@ LoggingSystem.bootstrap { label in
     return handler
 }
 
-/// The seed's re-prompt: while the current wallet is not backed up, say so on every command
-/// (except the ones that back it up).
+/// The seed's re-prompt: while any wallet is not backed up, say so on every command (except
+/// the ones that back one up).
 func remindAboutBackup(_ command: ParsableCommand) {
     if command is WalletCreate || command is WalletVerifyBackup || command is WalletRestore { return }
     let home = WalletHome.fromEnvironment()
     guard home.exists, let store = try? WalletStore(home: home, create: false),
-          let current = try? store.current(), !current.backup.isBackedUp else { return }
-    Output.error("reminder: wallet \"\(current.name)\" is not backed up; run `hawala wallet verify-backup`")
+          let wallets = try? store.list(), let line = BackupReminderText.line(BackupReminder(wallets: wallets)) else { return }
+    Output.error(line)
 }
 
 /// With the vault agent enabled, a command that opened the wallet with its password leaves a

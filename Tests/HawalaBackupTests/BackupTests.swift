@@ -87,9 +87,9 @@ struct ExportImportTests {
         try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
         let payload = try BackupPayload.decode(try BackupFile.read(try exportAll(store, keyring), password: testPassword))
         let incoming = payload.wallets[0]
-        // Same keys: skip and keep-both keep it once; replace swaps it in.
+        // Same keys: skip and keep-both keep it once (keep-both says why); replace swaps it in.
         #expect(try store.importWallet(incoming, policy: .skip, keyring: keyring) == .skipped(name: "Main", existing: "Main"))
-        #expect(try store.importWallet(incoming, policy: .keepBoth, keyring: keyring) == .skipped(name: "Main", existing: "Main"))
+        #expect(try store.importWallet(incoming, policy: .keepBoth, keyring: keyring) == .alreadyHere(name: "Main", existing: "Main"))
         try store.rename("Main", to: "Renamed")
         #expect(try store.importWallet(incoming, policy: .replace, keyring: keyring) == .replaced(name: "Main", existing: "Renamed"))
         #expect(try store.list().map(\.name) == ["Main"])
@@ -99,6 +99,28 @@ struct ExportImportTests {
         #expect(try store.importWallet(stranger, policy: .skip, keyring: keyring) == .skipped(name: "Main", existing: "Main"))
         #expect(try store.importWallet(stranger, policy: .keepBoth, keyring: keyring) == .added(name: "Main (2)"))
         #expect(try store.list().count == 2)
+        // Imports leave the current wallet alone; replacing the current wallet hands its place on.
+        #expect(try store.current()?.name == "Main")
+        let third = WalletExport(name: "Third", network: .mainnet, createdAt: Date(), secret: .mnemonic(try Mnemonic.generate(), passphrase: SecretBytes([])),
+                                 backedUpAt: nil, lastVerifiedAt: nil, importedAccounts: [])
+        #expect(try store.importWallet(third, policy: .skip, keyring: keyring) == .added(name: "Third"))
+        #expect(try store.current()?.name == "Main")
+        let newMain = WalletExport(name: "Main", network: .mainnet, createdAt: Date(), secret: .mnemonic(try Mnemonic.generate(), passphrase: SecretBytes([])),
+                                   backedUpAt: nil, lastVerifiedAt: nil, importedAccounts: [])
+        try store.use("Main (2)")
+        #expect(try store.importWallet(newMain, policy: .replace, keyring: keyring) == .replaced(name: "Main", existing: "Main"))
+        #expect(try store.current()?.name == "Main (2)", "replacing another wallet keeps the current one")
+        try store.use("Main")
+        let newest = WalletExport(name: "Main", network: .mainnet, createdAt: Date(), secret: .mnemonic(try Mnemonic.generate(), passphrase: SecretBytes([])),
+                                  backedUpAt: nil, lastVerifiedAt: nil, importedAccounts: [])
+        #expect(try store.importWallet(newest, policy: .replace, keyring: keyring) == .replaced(name: "Main", existing: "Main"))
+        #expect(try store.current()?.name == "Main" && store.current()?.id == newest.id, "the replacement takes the current wallet's place")
+        // The same words on the other network are another wallet, never a conflict.
+        let testnet = WalletExport(name: "Test", network: .testnet, createdAt: Date(), secret: newest.secret,
+                                   backedUpAt: nil, lastVerifiedAt: nil, importedAccounts: [])
+        #expect(try store.conflicts(for: testnet).sameKeys == nil)
+        #expect(try store.importWallet(testnet, policy: .skip, keyring: keyring) == .added(name: "Test"))
+        #expect(try store.conflicts(for: testnet).sameKeys == "Test" && store.conflicts(for: newest).sameKeys == "Main")
     }
 
     @Test func exportIsAtomicAndReadBack() throws {
@@ -109,6 +131,25 @@ struct ExportImportTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["b.hawala"], "no temporary file left")
         // An unwritable folder fails cleanly and leaves nothing.
         #expect(throws: HawalaFileError.self) { try BackupFile.write(SecretBytes(utf8: "{}"), to: URL(fileURLWithPath: "/nonexistent/x.hawala"), password: testPassword, cost: .floor) }
+    }
+
+    /// A file planted under the final name while the backup is being written (another export,
+    /// an attacker) is never replaced: the late writer fails, and leaves no temporary file.
+    @Test func aNamePlantedMidwayIsNeverReplaced() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("atomic-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let url = dir.appendingPathComponent("b.hawala")
+        #expect(throws: HawalaFileError.exists(path: url.path)) {
+            try AtomicFile.write(to: url, produce: { fd, _ in
+                _ = write(fd, "new", 3)
+                try Data("planted".utf8).write(to: url)
+            })
+        }
+        #expect(try String(contentsOf: url, encoding: .utf8) == "planted")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["b.hawala"], "no temporary file left")
+        // Replacing, when asked for, still works.
+        try AtomicFile.write(SecretBytes(utf8: "replaced"), to: url, replace: true)
+        #expect(try String(contentsOf: url, encoding: .utf8) == "replaced")
     }
 
     @Test func invalidPayloads() throws {

@@ -42,7 +42,9 @@ struct BackupCLITests {
         #expect(skip.stdout.contains("skipped \"Main\""))
         #expect(try f.run(["wallet", "rename", "Main", "Old"]).status == 0)
         let replace = try f.run(["backup", "import", file, "--backup-password-file", backupPassword, "--password-file", f.path("password"), "--on-conflict", "replace"])
-        #expect(replace.stdout.contains("replaced \"Old\" with \"Main\""), "\(replace.stdout)\(replace.stderr)")
+        #expect(replace.stdout.contains("replaced wallet \"Old\" with the one from the backup"), "\(replace.stdout)\(replace.stderr)")
+        let keepBoth = try f.run(["backup", "import", file, "--backup-password-file", backupPassword, "--password-file", f.path("password"), "--on-conflict", "keep-both"])
+        #expect(keepBoth.stdout.contains("kept \"Main\" once: the same wallet (same words and network) is already here"), "\(keepBoth.stdout)")
         #expect(try f.run(["backup", "import", file, "--on-conflict", "merge"]).status == 2)
     }
 
@@ -67,6 +69,12 @@ struct BackupCLITests {
         // Never replaces an existing backup; weak passwords refused.
         let again = try f.run(["backup", "export", "--out", file, "--password-file", f.path("password"), "--backup-password-file", backupPassword])
         expectCleanFailure(again, contains: "already exists")
+        // A second export into the same folder on the same day takes the next free name.
+        let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
+        let second = try f.run(["backup", "export", "--out", folder.path, "--password-file", f.path("password"), "--backup-password-file", backupPassword])
+        #expect(second.status == 0, "\(second.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(Set(names) == [URL(fileURLWithPath: file).lastPathComponent, URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent + "-2.hawala"], "\(names)")
         let weak = try f.write("weak", "password")
         let out = f.home.appendingPathComponent("weak.hawala").path
         expectCleanFailure(try f.run(["backup", "export", "--out", out, "--password-file", f.path("password"), "--backup-password-file", weak]), contains: "at least 10 characters")

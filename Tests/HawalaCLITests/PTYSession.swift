@@ -93,6 +93,12 @@ final class PTYSession {
         _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
     }
 
+    /// Ctrl-D: end of input at the start of a line.
+    func sendControlD() {
+        var eot: UInt8 = 4
+        _ = write(master, &eot, 1)
+    }
+
     /// Waits for the program to end, collecting the rest of the screen; returns its exit status.
     func wait(timeout: TimeInterval = 20) throws -> Int32 {
         let deadline = Date().addingTimeInterval(timeout)

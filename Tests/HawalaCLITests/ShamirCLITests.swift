@@ -160,4 +160,39 @@ struct ShamirTerminalTests {
         #expect(try session.wait() == 0, "screen: \(session.screen)")
         #expect(session.screen.contains("recovered wallet \"Typed\"") && session.screen.contains("seed only"), "\(session.screen)")
     }
+    /// One wrong word in a 20-word share: correct that word, not the whole share.
+    @Test func oneWrongWordIsCorrectedInPlace() throws {
+        let f = try WalletFixture()
+        let shares = ShamirCLITests().vector4.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        try f.write("trezor", "TREZOR\n")
+        let session = try PTYSession(["backup", "shamir", "recover", "--passphrase-file", f.path("trezor"), "--as", "seed", "--name", "Fixed",
+                                      "--password-file", f.path("password"), "--yes"], home: f.data.path)
+        try session.expect("Share 1: ")
+        var words = shares[0].split(separator: " ").map(String.init)
+        let original = words[6]
+        words[6] = words[6] == "academic" ? "acid" : "academic"  // a real word, but the wrong one: the checksum fails
+        session.send(words.joined(separator: " "))
+        try session.expect("invalid checksum")
+        try session.expect("Number of the word to correct")
+        session.send("21")
+        try session.expect("Type a number from 1 to 20")
+        session.send("7")
+        try session.expect("Word 7: ")
+        session.send(original)
+        try session.expect("ok: group 1 of 1, 1 of 2 shares")
+        // An unknown word is pointed at, and Enter corrects that one.
+        var second = shares[1].split(separator: " ").map(String.init)
+        let wrong = second[3]
+        second[3] = "zzzz"
+        session.send(second.joined(separator: " "))
+        try session.expect("4. zzzz   <- not a SLIP-39 word")
+        try session.expect("[4]")
+        session.send("")
+        try session.expect("Word 4: ")
+        session.send(wrong)
+        try session.expect("2 of 2 shares")
+        session.send("")
+        #expect(try session.wait() == 0, "screen: \(session.screen)")
+        #expect(session.screen.contains("recovered wallet \"Fixed\""), "\(session.screen)")
+    }
 }

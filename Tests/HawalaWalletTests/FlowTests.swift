@@ -40,6 +40,15 @@ struct SeedBackupFlowTests {
         #expect(throws: SeedBackupFlow.InvalidEvent.self) { try flow.send(.confirm) }
     }
 
+    /// "Later" at the final confirmation leaves the wallet not backed up; it is never an error.
+    @Test func laterAtTheConfirmation() throws {
+        var flow = SeedBackupFlow(mnemonic: mnemonic, random: firstChoice, start: .quiz)
+        for _ in 0..<3 { try flow.send(.answer("abandon")) }
+        #expect(flow.state == .confirming)
+        try flow.send(.skip)
+        #expect(flow.state == .skipped)
+    }
+
     @Test func skipIsAllowedFromEveryStepBeforeTheEnd() throws {
         for steps in 0...2 {
             var flow = SeedBackupFlow(mnemonic: mnemonic, random: firstChoice)
@@ -127,7 +136,7 @@ struct RecoveryFlowTests {
         #expect(flow.state == .choosingNetwork && flow.mnemonic == nil)
     }
 
-    @Test func pastedPhraseAndLanguages() {
+    @Test func pastedPhraseAndLanguages() throws {
         var flow = RecoveryFlow()
         flow.send(.network(.mainnet))
         flow.send(.word(abandonAbout))  // pasted at the word-count step
@@ -137,7 +146,20 @@ struct RecoveryFlowTests {
         bad.send(.network(.mainnet))
         bad.send(.wordCount(12))
         bad.send(.word("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon"))
-        if case .invalidPhrase? = bad.problem {} else { Issue.record("\(String(describing: bad.problem))") }
+        // A pasted phrase that fails its checksum keeps its words, to correct one of them.
+        #expect(bad.state == .checksumFailed && bad.words.count == 12 && bad.problem == nil)
+        bad.send(.edit(position: 13))
+        #expect(bad.problem == .invalidPosition(13, wordCount: 12) && bad.state == .checksumFailed)
+        bad.send(.edit(position: 12))
+        bad.send(.word("abou"))
+        #expect(try bad.state == .enteringPassphrase && bad.mnemonic == Mnemonic(text: abandonAbout))
+
+        // A pasted phrase with a word outside the list is refused with the word named.
+        var unknown = RecoveryFlow()
+        unknown.send(.network(.mainnet))
+        unknown.send(.word("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abuot"))
+        if case .invalidPhrase(let why)? = unknown.problem { #expect(why.contains("abuot")) } else { Issue.record("\(String(describing: unknown.problem))") }
+        #expect(unknown.state == .choosingWordCount)
 
         // Spanish first word fixes the language; an English-only word then is named as such.
         var spanish = RecoveryFlow()
@@ -147,6 +169,42 @@ struct RecoveryFlowTests {
         #expect(spanish.language == .spanish)
         spanish.send(.word("about"))
         #expect(spanish.problem == .wrongLanguage("about", expected: .spanish))
+    }
+
+    /// "Do they match? n" keeps the words: correct one, the passphrase or the network.
+    @Test func addressesThatDoNotMatchAreCorrectedNotRetyped() throws {
+        var flow = RecoveryFlow()
+        flow.send(.network(.testnet))
+        flow.send(.word("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon"))
+        flow.send(.edit(position: 12))
+        flow.send(.word("about"))
+        flow.send(.passphrase(SecretBytes(utf8: "TREZOR")))
+        flow.send(.correct)
+        #expect(flow.state == .reviewing && flow.words.count == 12)
+        // The network, kept words and passphrase: new addresses at once.
+        flow.send(.network(.mainnet))
+        guard case .confirmingAddresses(let withPassphrase) = flow.state else { Issue.record("\(flow.state)"); return }
+        #expect(withPassphrase[0].chain == "bitcoin" && withPassphrase[0].address != "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu")
+        flow.send(.correct)
+        flow.send(.editPassphrase)
+        #expect(flow.state == .enteringPassphrase)
+        flow.send(.passphrase(SecretBytes([])))
+        guard case .confirmingAddresses(let plain) = flow.state else { Issue.record("\(flow.state)"); return }
+        #expect(plain[0].address == "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu")
+        // One word corrected while reviewing: an invalid checksum goes back to the word list;
+        // "<" while correcting leaves the words as they were.
+        flow.send(.correct)
+        flow.send(.edit(position: 12))
+        flow.send(.back)
+        #expect(flow.state == .reviewing && flow.words.last == "about")
+        flow.send(.edit(position: 12))
+        flow.send(.word("abandon"))
+        #expect(flow.state == .checksumFailed && flow.mnemonic == nil)
+        flow.send(.edit(position: 12))
+        flow.send(.word("about"))
+        #expect(flow.state == .enteringPassphrase)
+        flow.send(.reject)  // not applicable here: nothing changes
+        #expect(flow.problem == .notApplicable && flow.state == .enteringPassphrase)
     }
 
     @Test func passphraseChangesTheAddresses() {

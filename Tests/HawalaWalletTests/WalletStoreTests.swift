@@ -58,11 +58,19 @@ struct WalletStoreTests {
         let a = try store.add(mnemonic: mnemonic, passphrase: SecretBytes([]), name: nil, network: .mainnet, keyring: keyring)
         let b = try store.add(mnemonic: mnemonic, passphrase: SecretBytes(utf8: "TREZOR"), name: nil, network: .mainnet, keyring: keyring)
         #expect(a.id != b.id && a.name == "Wallet 1" && b.name == "Wallet 2" && b.hasPassphrase)
-        // Same words, same passphrase: the overwrite guard refuses and changes nothing.
+        // Same words, same passphrase, same network: the overwrite guard refuses and changes nothing.
         #expect(throws: WalletError.alreadyExists(name: "Wallet 1")) {
-            try store.add(mnemonic: mnemonic, passphrase: SecretBytes([]), name: "Again", network: .testnet, keyring: keyring)
+            try store.add(mnemonic: mnemonic, passphrase: SecretBytes([]), name: "Again", network: .mainnet, keyring: keyring)
         }
         #expect(try store.list().count == 2)
+        #expect(try store.existingWallet(mnemonic: mnemonic, passphrase: SecretBytes([]), network: .mainnet) == "Wallet 1")
+        // The network is part of a wallet's identity: the same words on testnet are another wallet.
+        #expect(try store.existingWallet(mnemonic: mnemonic, passphrase: SecretBytes([]), network: .testnet) == nil)
+        let t = try store.add(mnemonic: mnemonic, passphrase: SecretBytes([]), name: "Test", network: .testnet, keyring: keyring)
+        #expect(t.id != a.id && t.fingerprint == a.fingerprint)
+        #expect(try store.existingWallet(mnemonic: mnemonic, passphrase: SecretBytes([]), network: .testnet) == "Test")
+        #expect(try store.secrets(of: t, keyring: keyring).mnemonic.phrase == abandonAbout)
+        try store.delete("Test", keyring: keyring)
         // The id does not depend on the store: another store computes the same one.
         let other = try WalletStore(home: temporaryHome(), create: true)
         let otherKeyring = try other.newKeyring(password: password("another one"), parameters: fastKDF())
@@ -140,7 +148,7 @@ struct WalletStoreTests {
         #expect(throws: WalletError.noWords("Trezor")) { try store.secrets(of: wallet, keyring: keyring) }
         guard case .seed(let back) = try store.secret(of: wallet, keyring: keyring) else { Issue.record("not a seed"); return }
         #expect(back == seed)
-        #expect(try store.existingWallet(secret: .seed(seed)) == "Trezor")
+        #expect(try store.existingWallet(secret: .seed(seed), network: wallet.network) == "Trezor")
         let newKeyring = try store.changePassword(from: keyring, to: password("another horse"), parameters: fastKDF())
         guard case .seed(let again) = try store.secret(of: wallet, keyring: newKeyring) else { Issue.record("not a seed"); return }
         #expect(again == seed)

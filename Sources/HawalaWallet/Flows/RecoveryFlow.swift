@@ -19,6 +19,9 @@ public struct RecoveryFlow: Sendable {
         case enteringPassphrase
         /// The addresses to compare with the person's records.
         case confirmingAddresses([DerivedAddress])
+        /// The addresses did not match: correct one word, the passphrase or the network, or
+        /// start over — the other words are kept.
+        case reviewing
         /// Confirmed: save `result`.
         case done
         case cancelled
@@ -31,11 +34,15 @@ public struct RecoveryFlow: Sendable {
         case word(String)
         /// Go back one word.
         case back
-        /// Re-enter the word at `position` (after a checksum failure).
+        /// Re-enter the word at `position` (after a checksum failure, or while reviewing).
         case edit(position: Int)
         case passphrase(SecretBytes)
         case confirm
-        /// The addresses don't match: start over.
+        /// The addresses don't match: review what was entered.
+        case correct
+        /// While reviewing: enter the BIP39 passphrase again.
+        case editPassphrase
+        /// Start over from the network.
         case reject
         case cancel
     }
@@ -47,6 +54,8 @@ public struct RecoveryFlow: Sendable {
         case wrongLanguage(String, expected: Language)
         case invalidWordCount(Int)
         case invalidPhrase(String)
+        /// A word number outside 1…`wordCount`.
+        case invalidPosition(Int, wordCount: Int)
         case notApplicable
 
         public var description: String {
@@ -56,6 +65,7 @@ public struct RecoveryFlow: Sendable {
             case let .wrongLanguage(w, l): "\"\(w)\" is not in the \(l.displayName) word list of the earlier words"
             case .invalidWordCount(let n): "a mnemonic has 12, 15, 18, 21 or 24 words, not \(n)"
             case .invalidPhrase(let why): why
+            case let .invalidPosition(n, count): "there is no word \(n): choose a number from 1 to \(count)"
             case .notApplicable: "not possible at this step"
             }
         }
@@ -100,10 +110,14 @@ public struct RecoveryFlow: Sendable {
             acceptPhrase(text)
         case (.enteringWord(let position), .word(let text)):
             acceptWord(text, at: position)
+        case (.enteringWord, .back) where editing != nil:
+            // Back out of correcting one word: the words are as they were.
+            editing = nil
+            state = mnemonic == nil ? .checksumFailed : .reviewing
         case (.enteringWord(let position), .back):
             if position > 1 { words.removeLast(); state = .enteringWord(position: position - 1) } else { state = .choosingWordCount }
-        case (.checksumFailed, .edit(let position)):
-            guard position >= 1, position <= words.count else { problem = .notApplicable; return }
+        case (.checksumFailed, .edit(let position)), (.reviewing, .edit(let position)):
+            guard position >= 1, position <= words.count else { problem = .invalidPosition(position, wordCount: words.count); return }
             // Re-enter from `position`: the words after it are kept in place.
             editing = position
             state = .enteringWord(position: position)
@@ -114,7 +128,13 @@ public struct RecoveryFlow: Sendable {
             let addresses = confirmationChains.compactMap { try? keys.addresses(chain: $0, count: 1).first }
             state = .confirmingAddresses(addresses)
         case (.confirmingAddresses, .confirm): state = .done
-        case (.confirmingAddresses, .reject), (.checksumFailed, .reject):
+        case (.confirmingAddresses, .correct): state = .reviewing
+        case (.reviewing, .editPassphrase): state = .enteringPassphrase
+        case (.reviewing, .network(let n)):
+            network = n
+            state = .enteringPassphrase
+            send(.passphrase(passphrase))
+        case (.confirmingAddresses, .reject), (.checksumFailed, .reject), (.reviewing, .reject):
             self = RecoveryFlow()
         default:
             problem = .notApplicable
@@ -125,7 +145,7 @@ public struct RecoveryFlow: Sendable {
     private var editing: Int?
 
     private mutating func acceptWord(_ typed: String, at position: Int) {
-        let text = typed.trimmingCharacters(in: .whitespacesAndNewlines).lowercased().decomposedStringWithCompatibilityMapping
+        let text = RecoveryFlow.normalized(typed)
         guard !text.isEmpty else { problem = .unknownWord("", suggestions: []); return }
         let candidates: [Language] = language.map { [$0] } ?? ([.english] + Language.allCases.filter { $0 != .english })
         for l in candidates {
@@ -164,7 +184,9 @@ public struct RecoveryFlow: Sendable {
             mnemonic = try Mnemonic(text: words.joined(separator: " "), language: language)
             state = .enteringPassphrase
         } catch {
+            mnemonic = nil
             state = .checksumFailed
+            if let error = error as? MnemonicError, case .electrumSeed = error { problem = .invalidPhrase(error.description) }
         }
     }
 
@@ -176,11 +198,25 @@ public struct RecoveryFlow: Sendable {
             language = m.language
             words = m.words.map { $0.decomposedStringWithCompatibilityMapping }
             state = .enteringPassphrase
+        } catch MnemonicError.checksumMismatch(let language) {
+            // Every word is real, one is wrong: keep them all and let the person fix that one.
+            let list = Wordlist.of(language)
+            let resolved = RecoveryFlow.split(text).compactMap { list.resolve(RecoveryFlow.normalized(String($0))).map { list.words[$0] } }
+            mnemonic = nil
+            self.language = language
+            wordCount = resolved.count
+            words = resolved
+            state = .checksumFailed
         } catch let error as MnemonicError {
             problem = .invalidPhrase(error.description)
         } catch {
             problem = .invalidPhrase("not a valid mnemonic")
         }
+    }
+
+    /// A typed word as the word lists hold them: trimmed, lower case, NFKD.
+    static func normalized(_ typed: String) -> String {
+        typed.trimmingCharacters(in: .whitespacesAndNewlines).lowercased().decomposedStringWithCompatibilityMapping
     }
 
     static func split(_ text: String) -> [Substring] {

@@ -87,7 +87,7 @@ public struct SeedBackupFlow: Sendable {
     public mutating func send(_ event: Event) throws {
         switch (state, event) {
         case (.intro, .proceed): state = .showingWords
-        case (.intro, .skip), (.showingWords, .skip), (.quiz, .skip), (.wrongAnswer, .skip): state = .skipped
+        case (.intro, .skip), (.showingWords, .skip), (.quiz, .skip), (.wrongAnswer, .skip), (.confirming, .skip): state = .skipped
         case (.showingWords, .proceed): state = .quiz(question: 0, position: positions[0])
         case (.quiz(let question, let position), .answer(let text)):
             if mnemonic.matches(text, at: position) {
