@@ -122,7 +122,7 @@ public struct PaperBackup {
 
         if case .words(let mnemonic) = content {
             // Both SeedQRs side by side, with a quiet zone of four modules.
-            let side = 150.0
+            let side = 130.0
             var x = margin
             for format in SeedQR.Format.allCases {
                 if let symbol = try? SeedQR.encode(mnemonic, format: format) {
@@ -144,12 +144,12 @@ public struct PaperBackup {
                 }
                 x += side + 40
             }
-            y += side + 34
+            y += side + 28
             for wrapped in PaperBackup.wrap(PaperBackup.seedQRUse, width: 95) {
                 text(wrapped, size: 9.5)
                 y += 13
             }
-            y += 16
+            y += 10
         }
 
         text("Keeping this sheet", size: 12, bold: true)
