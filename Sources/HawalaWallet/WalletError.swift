@@ -33,6 +33,12 @@ public enum WalletError: Error, Equatable, CustomStringConvertible {
     case passwordNeeded(String)
     /// The wallet is a bare seed (recovered from SLIP-39 shares): it has no words to show.
     case noWords(String)
+    /// A first password was chosen here while another process set one: nothing was changed.
+    case passwordSetMeanwhile
+    /// The wallet home is a file, not a folder.
+    case notAFolder(String)
+    /// The wallet database is an empty file: it was truncated. Nothing was written to it.
+    case damagedDatabase(String)
 
     public var description: String {
         switch self {
@@ -50,6 +56,9 @@ public enum WalletError: Error, Equatable, CustomStringConvertible {
         case .importedAccountExists(let address): "\(address) is already imported in this wallet"
         case .invalidRequest(let why): why
         case .passwordNeeded(let why): why
+        case .passwordSetMeanwhile: "another Hawala process set the wallet password at the same time; nothing was changed here: run the command again"
+        case .notAFolder(let path): "\(path) is a file, not a folder: the wallet home must be a folder (check HAWALA_HOME)"
+        case .damagedDatabase(let path): "the wallet database \(path) is empty: it was damaged (truncated); it was left untouched — restore it from a backup"
         case .noWords(let name): "wallet \"\(name)\" was recovered from SLIP-39 shares and has no BIP39 words; back it up with `hawala backup shamir split` or `hawala backup export`"
         }
     }

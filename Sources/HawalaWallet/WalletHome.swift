@@ -26,6 +26,29 @@ public struct WalletHome: Sendable, Equatable {
     /// Whether the database exists (commands that only read must not create it).
     public var exists: Bool { FileManager.default.fileExists(atPath: databaseURL.path) }
 
+    /// Whether the database exists; throws `WalletError.notAFolder` when the home is a file
+    /// (a mistyped `$HAWALA_HOME`), instead of reading that as "no wallets".
+    public func existing() throws -> Bool {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw WalletError.notAFolder(directory.path)
+        }
+        return exists
+    }
+
+    /// Runs `body` holding an exclusive lock on the home (`.lock`), so that two processes never
+    /// create or migrate the database at once.
+    func withLock<T>(_ body: () throws -> T) throws -> T {
+        let fd = open(directory.appendingPathComponent(".lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw WalletError.storage("cannot lock \(directory.path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw WalletError.storage("cannot lock \(directory.path): \(String(cString: strerror(errno)))") }
+        }
+        defer { flock(fd, LOCK_UN) }
+        return try body()
+    }
+
     /// Creates the folder (0700) if needed and tightens its mode if it was looser.
     func prepare() throws {
         let path = directory.path

@@ -23,7 +23,7 @@ public final class WalletStore: Sendable {
     /// - Throws: `WalletError.noWallets` when it does not exist and `create` is false.
     public init(home: WalletHome = .fromEnvironment(), create: Bool) throws {
         self.home = home
-        if !home.exists {
+        if try !home.existing() {
             guard create else { throw WalletError.noWallets }
             try home.prepare()
         }
@@ -34,11 +34,21 @@ public final class WalletStore: Sendable {
         // New files (database, journal) are private to the user.
         let previousMask = umask(0o077)
         defer { umask(previousMask) }
-        do {
-            db = try DatabaseQueue(path: path, configuration: configuration)
-            try WalletStore.migrator.migrate(db)
-        } catch let error as DatabaseError {
-            throw WalletError.storage("cannot open the wallet database \(path): \(error.message ?? error.description)")
+        // Creating and migrating happen under the home's lock: a second process waits, then
+        // finds the schema in place (two first `wallet create`s at once used to collide).
+        db = try home.withLock {
+            // An empty file is not a new store: something truncated it. Leave it for the person
+            // to look at rather than write a fresh, empty store over it.
+            if let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, size == 0 {
+                throw WalletError.damagedDatabase(path)
+            }
+            do {
+                let queue = try DatabaseQueue(path: path, configuration: configuration)
+                try WalletStore.migrator.migrate(queue)
+                return queue
+            } catch let error as DatabaseError {
+                throw WalletError.storage("cannot open the wallet database \(path): \(error.message ?? error.description)")
+            }
         }
         chmod(path, 0o600)
     }
@@ -528,7 +538,7 @@ public final class WalletStore: Sendable {
     func saveKeyringIfNew(_ keyring: Keyring, db: Database) throws {
         if let row = try Row.fetchOne(db, sql: "SELECT * FROM keyring WHERE id = 1") {
             // Another process may have set a password since this keyring was made.
-            guard WalletStore.bytes(row, "salt") == keyring.parameters.salt else { throw WalletError.wrongPassword }
+            guard WalletStore.bytes(row, "salt") == keyring.parameters.salt else { throw WalletError.passwordSetMeanwhile }
             try keyring.check(verifier: WalletStore.bytes(row, "verifier"))
             return
         }

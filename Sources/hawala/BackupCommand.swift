@@ -151,7 +151,7 @@ struct BackupImport: ParsableCommand {
         BackupPasswords.progress("decrypting (Argon2id)…")
         let payload = try BackupPayload.decode(try BackupFile.read(url, password: backupPassword))
         let home = WalletHome.fromEnvironment()
-        let existingStore = home.exists ? try WalletStore(home: home, create: false) : nil
+        let existingStore = try home.existing() ? try WalletStore(home: home, create: false) : nil
 
         // The preview.
         var conflicted: [(wallet: WalletExport, existing: String, sameWallet: Bool)] = []

@@ -6,7 +6,7 @@ import HawalaWallet
 enum Onboarding {
     static func run() throws {
         let home = WalletHome.fromEnvironment()
-        if home.exists, let current = try WalletStore(home: home, create: false).current() {
+        if try home.existing(), let current = try WalletStore(home: home, create: false).current() {
             print("Hawala — current wallet: \(current.name) (\(current.network.rawValue)); backup: \(current.backup.summary)")
             print("See `hawala --help` and `hawala wallet --help`.")
             return

@@ -419,7 +419,7 @@ struct WalletList: ParsableCommand {
 
     func run() throws {
         let home = WalletHome.fromEnvironment()
-        let wallets = home.exists ? try WalletStore(home: home, create: false).list() : []
+        let wallets = try home.existing() ? try WalletStore(home: home, create: false).list() : []
         if json { JSONValue.array(wallets.map(\.json)).print(); return }
         if wallets.isEmpty { print("no wallets; create one with `hawala wallet create` or restore one with `hawala wallet restore`"); return }
         for w in wallets {
@@ -651,7 +651,7 @@ struct WalletStatus: ParsableCommand {
 
     func run() throws {
         let home = WalletHome.fromEnvironment()
-        let wallets = home.exists ? try WalletStore(home: home, create: false).list() : []
+        let wallets = try home.existing() ? try WalletStore(home: home, create: false).list() : []
         let current = wallets.first(where: \.isCurrent)
         let reminder = BackupReminder(wallets: wallets)
         if json {

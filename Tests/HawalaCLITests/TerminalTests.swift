@@ -224,6 +224,50 @@ struct ConcurrentProcessTests {
         let names = try f.run(["wallet", "list", "--json"]).stdout
         for i in 0..<4 { #expect(names.contains("\"P\(i)\"")) }
     }
+
+    /// Four first wallets at once on an empty home: the schema is made once; a process that
+    /// loses the race for the first password says so in one line (never SQL text).
+    @Test func fourFirstCreatesOnAnEmptyHome() throws {
+        let f = try WalletFixture()
+        let results = ResultsBox()
+        let errors = ErrorsBox()
+        DispatchQueue.concurrentPerform(iterations: 4) { i in
+            let r = try? f.run(["wallet", "create", "--name", "P\(i)", "--skip-backup", "--password-file", f.path("password")])
+            results.add(r?.status ?? -1)
+            errors.add(r?.errorLines.filter { !$0.hasPrefix("warning:") } ?? ["no result"])
+        }
+        #expect(results.all.allSatisfy { $0 == 0 || $0 == 1 } && results.all.contains(0), "\(results.all) \(errors.all)")
+        for line in errors.all { #expect(line.contains("another Hawala process set the wallet password"), "\(line)") }
+        let list = try f.run(["wallet", "list", "--json"])
+        #expect(list.status == 0 && list.stdout.components(separatedBy: "\"name\"").count - 1 == results.all.filter { $0 == 0 }.count)
+    }
+
+    /// A mistyped $HAWALA_HOME that names a file, or a database truncated to zero bytes, is an
+    /// error, never "no wallets", and nothing is written.
+    @Test func aHomeThatIsAFileOrAnEmptyDatabaseIsRefused() throws {
+        let f = try WalletFixture()
+        let file = f.home.appendingPathComponent("not-a-folder").path
+        try "x".write(toFile: file, atomically: true, encoding: .utf8)
+        for arguments in [["wallet", "list"], ["wallet", "status"], ["wallet", "create", "--skip-backup", "--password-file", f.path("password")]] {
+            let r = try CLI.run(arguments, environment: ["HAWALA_HOME": file])
+            #expect(r.status == 1 && r.errorLines == ["\(file) is a file, not a folder: the wallet home must be a folder (check HAWALA_HOME)"], "\(arguments) \(r.stderr)")
+        }
+        try FileManager.default.createDirectory(at: f.data, withIntermediateDirectories: true)
+        let database = f.data.appendingPathComponent("wallets.sqlite").path
+        FileManager.default.createFile(atPath: database, contents: Data())
+        for arguments in [["wallet", "list"], ["wallet", "create", "--skip-backup", "--password-file", f.path("password")]] {
+            let r = try f.run(arguments)
+            #expect(r.status == 1 && r.stderr.contains("is empty: it was damaged"), "\(arguments) \(r.stderr)")
+        }
+        #expect(try FileManager.default.attributesOfItem(atPath: database)[.size] as? Int == 0, "left untouched")
+    }
+}
+
+final class ErrorsBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func add(_ more: [String]) { lock.lock(); lines += more; lock.unlock() }
+    var all: [String] { lock.lock(); defer { lock.unlock() }; return lines }
 }
 
 final class ResultsBox: @unchecked Sendable {
