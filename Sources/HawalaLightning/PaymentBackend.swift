@@ -174,17 +174,17 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         switch self {
         case .notConnected: "the payment backend is not connected"
         case .invalidBackend(let why): why
-        case .amountRequired: "the invoice has no amount: give one with --amount SATS"
-        case let .amountMismatch(invoice, given): "the invoice asks for \(invoice) sats, not \(given)"
+        case .amountRequired: "the invoice has no amount: an amount in sat must be given"
+        case let .amountMismatch(invoice, given): "the invoice asks for \(invoice) sat, not \(given)"
         case .amountOutOfRange(let why): why
         case let .wrongNetwork(invoice, backend, name):
             "the invoice is for \(invoice.displayName), and this wallet's backend (\(name)) pays on \(backend.displayName) only"
         case .expired(let date): "the invoice expired at \(ISO8601DateFormatter().string(from: date))"
-        case let .insufficientBalance(have, need): "insufficient balance: \(have / 1000) sats available, \((need + 999) / 1000) sats needed (amount + fee)"
+        case let .insufficientBalance(have, need): "insufficient balance: \(PaymentExport.sats(have)) sat available, \(PaymentExport.sats(need)) sat needed (amount + fee)"
         case .ownInvoice: "this invoice is this wallet's own"
         case .alreadyPaid: "the invoice has already been paid"
         case .unknownDestination(let node): "unknown destination: no route to node \(node)"
-        case let .feeAboveMaximum(fee, maximum): "the fee (\((fee + 999) / 1000) sats) is above the maximum (\(maximum / 1000) sats)"
+        case let .feeAboveMaximum(fee, maximum): "the fee (\(PaymentExport.sats(fee)) sat) is above the maximum (\(PaymentExport.sats(maximum)) sat)"
         case .notPayable(let why): why
         case .timeout(let why): why
         case .devnetOnly(let why): why

@@ -13,7 +13,8 @@ struct Hawala: ParsableCommand {
             Diagnostics: --log-level trace|debug|info|notice|warning|error|critical (before or after \
             the command; default warning) writes to stderr. Secrets are never logged.
 
-            Exit codes: 0 success, 1 invalid input or failure, 2 usage error.
+            Exit codes: 0 success, 1 invalid input or failure, 2 usage error, 3 a Lightning payment \
+            still pending (`ln pay`: not final; see `ln show`).
             """,
         version: HawalaVersion.string,
         subcommands: [WalletCommand.self, BackupCommand.self, LightningCommand.self, VaultCommand.self, MnemonicCommand.self, DeriveCommand.self, XpubCommand.self, AddressCommand.self, ChainsCommand.self]

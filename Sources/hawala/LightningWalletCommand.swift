@@ -133,7 +133,7 @@ struct LightningInvoice: ParsableCommand {
         commandName: "invoice", abstract: "Create an invoice to receive a payment (needs the wallet password).",
         discussion: "Prints the BOLT11 invoice on stdout. --wait blocks until it is paid (or --timeout seconds pass: exit 1, the invoice stays valid until it expires).")
     @OptionGroup var options: LightningOptions
-    @Option(help: "Amount in sats.") var amount: UInt64?
+    @Option(help: "Amount in sat.") var amount: UInt64?
     @Flag(help: "No amount: the payer chooses.") var amountless = false
     @Option(help: "What the payment is for (shown to the payer).") var description: String = ""
     @Option(help: "Seconds until the invoice expires.") var expiry: UInt64 = Bolt11Invoice.defaultExpiry
@@ -190,8 +190,8 @@ struct LightningPay: ParsableCommand {
             """)
     @OptionGroup var options: LightningOptions
     @Argument(help: "A BOLT11 invoice, a bitcoin: URI with a lightning= invoice, a Lightning address or an LNURL.") var input: String
-    @Option(help: "Amount in sats (for an amountless invoice, a Lightning address or an LNURL).") var amount: UInt64?
-    @Option(name: .customLong("max-fee"), help: "Refuse when the fee is above this many sats.") var maxFee: UInt64?
+    @Option(help: "Amount in sat (for an amountless invoice, a Lightning address or an LNURL).") var amount: UInt64?
+    @Option(name: .customLong("max-fee"), help: "Refuse when the fee is above this many sat.") var maxFee: UInt64?
     @Option(help: "A comment for the payee (LNURL-pay services that accept one).") var comment: String?
     @Option(name: .customLong("idempotency-key"), help: "Pay at most once under this key (default: the invoice's payment hash).") var idempotencyKey: String?
     @Flag(help: "Pay without asking.") var yes = false
@@ -531,7 +531,7 @@ struct LightningDevnetFund: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fund", abstract: "Give this wallet test funds on devnet (needs the wallet password).")
     @OptionGroup var options: LightningOptions
-    @Argument(help: "Amount in sats.") var sats: UInt64
+    @Argument(help: "Amount in sat.") var sats: UInt64
 
     func validate() throws {
         guard (1...2_100_000_000_000_000).contains(sats) else { throw ValidationError("SATS must be between 1 and 2100000000000000") }

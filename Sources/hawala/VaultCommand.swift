@@ -253,7 +253,7 @@ enum SHA256Hex {
 struct VaultList: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list", abstract: "The backups in the vault, newest first.",
-        discussion: "JSON: the seed's Backup objects (id, createdAt, sizeBytes, type, status, encryptionMethod, sha256).")
+        discussion: "JSON: an array of backups, each {id, createdAt, sizeBytes, type (manual|auto), status, encryptionMethod, sha256}.")
     @OptionGroup var password: PasswordOptions
     @Flag(help: "JSON output.") var json = false
 
@@ -341,7 +341,7 @@ struct VaultDelete: ParsableCommand {
 struct VaultSettingsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "settings", abstract: "Show the vault's backup settings, or change one: settings set KEY VALUE.",
-        discussion: "Keys: autoBackupEnabled (true|false), backupFrequency (daily|weekly|monthly), backupTimeUtc (HH:mm), retentionDays (7–365), includeMessages, wifiOnly.")
+        discussion: "Keys: autoBackupEnabled (true|false: the agent uploads on schedule), backupFrequency (daily|weekly|monthly), backupTimeUtc (HH:mm, UTC), retentionDays (7–365: older automatic backups are pruned), wifiOnly (true|false: skip metered connections), includeMessages (true|false: kept for other clients; Hawala's backups hold no messages).")
     @OptionGroup var password: PasswordOptions
     @Flag(help: "JSON output.") var json = false
     @Argument(help: "set KEY VALUE") var change: [String] = []
@@ -362,7 +362,7 @@ struct VaultSettingsCommand: ParsableCommand {
         if change.count == 3 {
             let (key, value) = (change[1], change[2])
             func bool() throws -> Bool {
-                guard let b = Bool(value) else { throw CLIError("\(key) takes true or false", code: .usage) }
+                guard let b = Bool(value) else { throw CLIError("\(key) takes true or false") }
                 return b
             }
             switch key {
@@ -371,11 +371,11 @@ struct VaultSettingsCommand: ParsableCommand {
             case "wifiOnly": settings.wifiOnly = try bool()
             case "backupTimeUtc": settings.backupTimeUtc = value
             case "retentionDays":
-                guard let days = Int(value) else { throw CLIError("retentionDays takes a number of days", code: .usage) }
+                guard let days = Int(value) else { throw CLIError("retentionDays takes a number of days") }
                 settings.retentionDays = days
             case "backupFrequency":
                 guard let f = Components.Schemas.BackupSettings.backupFrequencyPayload(rawValue: value) else {
-                    throw CLIError("backupFrequency takes daily, weekly or monthly", code: .usage)
+                    throw CLIError("backupFrequency takes daily, weekly or monthly")
                 }
                 settings.backupFrequency = f
             default: throw CLIError("unknown setting \(key)", code: .usage)

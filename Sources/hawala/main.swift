@@ -4,6 +4,7 @@ import Foundation
 import HawalaBackup
 import HawalaCrypto
 import HawalaKeys
+import HawalaLightning
 import HawalaWallet
 import Logging
 import NIOCore
@@ -105,7 +106,11 @@ do {
         Output.error(message)
         exit(2)
     }
-    // Library errors carry their own one-line description.
-    Output.error(String(describing: error))
+    // Library errors carry their own one-line description; where the remedy is an option of
+    // this command line, it is said here (library messages never name flags).
+    switch error {
+    case LightningError.amountRequired: Output.error("the invoice has no amount: give one with --amount SAT")
+    default: Output.error(String(describing: error))
+    }
     exit(1)
 }

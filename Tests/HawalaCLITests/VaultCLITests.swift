@@ -147,6 +147,9 @@ struct VaultAgentCLITests {
         let off = try agent(2)
         #expect(off.status == 0 && off.stderr.contains("automatic backups are off"), "\(off.stderr)")
         #expect(try device.run(["vault", "settings", "set", "autoBackupEnabled", "true", "--password-file", password]).status == 0)
+        // An invalid value is exit 1 (2 is for usage errors only).
+        let hourly = try device.run(["vault", "settings", "set", "backupFrequency", "hourly", "--password-file", password])
+        #expect(hourly.status == 1 && hourly.errorLines == ["backupFrequency takes daily, weekly or monthly"], "\(hourly.stderr)")
         #expect(try agent(0).stderr.contains("next backup due at"))
         let metered = try agent(2, metered: "yes")
         #expect(metered.status == 0 && metered.stderr.contains("metered"), "\(metered.stderr)")
