@@ -86,6 +86,7 @@ let package = Package(
         .target(
             name: "HawalaBackup",
             dependencies: ["HawalaWallet"],
+            resources: [.copy("Resources/password-dictionary.txt")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -205,7 +206,7 @@ let package = Package(
         .testTarget(
             name: "HawalaBackupTests",
             dependencies: ["HawalaBackup"],
-            resources: [.copy("Fixtures")],
+            resources: [.copy("Fixtures"), .copy("Vectors")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -16,25 +16,43 @@ struct BackupCommand: ParsableCommand {
 
 enum BackupPasswords {
     /// The backup password for a new file: from the file, or typed twice; checked for strength.
+    /// At a terminal a refused or mistyped password is asked again.
     static func new(file: String?) throws -> SecretBytes {
-        let password: SecretBytes
         if let file {
-            password = try Input.readSecretFile(file, what: "backup password")
-        } else {
-            let terminal = try Terminal.required("pass --backup-password-file")
-            terminal.line("Choose a password for this backup file (at least \(PasswordStrength.minimumLength) characters; several words are best).")
+            let password = try Input.readSecretFile(file, what: "backup password")
+            if let refusal = refusal(password) { throw CLIError(refusal) }
+            report(password)
+            return password
+        }
+        let terminal = try Terminal.required("pass --backup-password-file")
+        terminal.line("Choose a password for this backup file: four or more random words, or a long passphrase (at least \(PasswordStrength.minimumBits) bits by the estimate).")
+        while true {
             let first = try terminal.askSecret("Backup password: ")
+            if let refusal = refusal(first) {
+                terminal.line("Refused: \(refusal).")
+                continue
+            }
             let second = try terminal.askSecret("Repeat it: ")
-            guard first == second else { throw CLIError("the passwords do not match; nothing was written") }
-            password = first
+            guard first == second else {
+                terminal.line("The two entries differ; choose the password again.")
+                continue
+            }
+            report(first)
+            return first
         }
+    }
+
+    private static func refusal(_ password: SecretBytes) -> String? {
         guard let text = password.withUnsafeBytes({ String(validating: $0, as: UTF8.self) }) else {
-            throw CLIError("the backup password is not valid UTF-8 text")
+            return "the backup password is not valid UTF-8 text"
         }
-        if let refusal = PasswordStrength.refusal(text) { throw CLIError(refusal) }
+        return PasswordStrength.refusal(text)
+    }
+
+    private static func report(_ password: SecretBytes) {
+        let text = password.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         let strength = PasswordStrength(text)
         Output.error("backup password strength: \(strength.rating) (about \(strength.bits) bits)")
-        return password
     }
 
     static func existing(file: String?) throws -> SecretBytes {

@@ -158,11 +158,4 @@ struct ExportImportTests {
         }
     }
 
-    @Test func passwordStrength() {
-        #expect(PasswordStrength.refusal("short") != nil)
-        #expect(PasswordStrength.refusal("aaaaaaaaaaaa") != nil)
-        #expect(PasswordStrength.refusal("abcdefghijkl") != nil)
-        #expect(PasswordStrength.refusal("correct horse battery staple") == nil)
-        #expect(PasswordStrength("correct horse battery staple").rating == "strong")
-    }
 }

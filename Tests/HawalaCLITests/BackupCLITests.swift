@@ -78,6 +78,11 @@ struct BackupCLITests {
         let weak = try f.write("weak", "password")
         let out = f.home.appendingPathComponent("weak.hawala").path
         expectCleanFailure(try f.run(["backup", "export", "--out", out, "--password-file", f.path("password"), "--backup-password-file", weak]), contains: "at least 10 characters")
+        for guessable in ["qwertyuiop", "password123"] {
+            let file = try f.write("guessable", guessable + "\n")
+            expectCleanFailure(try f.run(["backup", "export", "--out", out, "--password-file", f.path("password"), "--backup-password-file", file]),
+                               contains: "too easy to guess")
+        }
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 }
