@@ -147,34 +147,58 @@ public final class HDWallet: Sendable {
     }
 
     /// The account extended public key (SLIP-132 version for the chain) and its BIP380 output
-    /// descriptor with key origin and checksum, as Electrum, Sparrow and Bitcoin Core import.
+    /// descriptors with key origin and checksum, as Electrum, Sparrow and Bitcoin Core import.
     public func accountExport(chain: Chain, account: UInt32 = 0) throws -> AccountExport {
-        guard let version = chain.accountKeyVersion, let template = chain.descriptorTemplate else {
-            throw DerivationError.notBitcoinFamily(chain.name)
-        }
         guard account < ChildNumber.hardenedOffset else { throw DerivationError.outOfRange("account must be below 2147483648") }
         let master = try masterKey()
         let path = try chain.accountPath(account: account)
-        let accountKey = try master.derive(path: path).publicKey
-        let fingerprint = String(format: "%08x", master.fingerprint)
-        let plainVersion: ExtendedKeyVersion = version.isTestnet ? .tpub : .xpub
-        let origin = "[\(fingerprint)/\(path.format(hardenedMarker: "h").dropFirst(2))]"
-        let keyExpression = origin + accountKey.serialized(version: plainVersion) + "/0/*"
-        let descriptor = Descriptor.withChecksum(template.replacingOccurrences(of: "KEY", with: keyExpression))
-        return AccountExport(
-            chain: chain.name, path: path.description, xpub: accountKey.serialized(version: version),
-            descriptor: descriptor, fingerprint: fingerprint)
+        return try AccountExport(chain: chain, path: path, accountKey: master.derive(path: path).publicKey,
+                                 fingerprint: String(format: "%08x", master.fingerprint))
     }
 }
 
-/// An account's extended public key and descriptor, as `hawala xpub --json` prints it.
+/// A Bitcoin-family account for a watch-only wallet: its extended public key and output
+/// descriptors (BIP380, with key origin and checksum), as `hawala xpub --json` and
+/// `hawala wallet export-watch-only --json` print it. Holds nothing secret.
 public struct AccountExport: Sendable, Codable, Equatable {
     public let chain: String
     public let path: String
+    /// The account key in the chain's SLIP-132 form (zpub for BIP84, ypub for BIP49…).
     public let xpub: String
+    /// The receive branch: `wpkh([fp/84h/0h/0h]xpub…/0/*)#checksum`.
     public let descriptor: String
     /// The master key fingerprint, 8 hex digits.
     public let fingerprint: String
+    /// `[fingerprint/84h/0h/0h]`.
+    public let keyOrigin: String
+    /// The account key as plain xpub (tpub on testnet), as descriptors carry it.
+    public let accountKey: String
+    /// The change branch: `…/1/*)#checksum`.
+    public let changeDescriptor: String
+    /// Both branches in one (BIP389): `…/<0;1>/*)#checksum`.
+    public let multipathDescriptor: String
+
+    /// The export of the account at `path` whose public key is `accountKey`, under the master
+    /// key with `fingerprint` (8 hex digits).
+    public init(chain: Chain, path: DerivationPath, accountKey: ExtendedPublicKey, fingerprint: String) throws {
+        guard let version = chain.accountKeyVersion, let template = chain.descriptorTemplate else {
+            throw DerivationError.notBitcoinFamily(chain.name)
+        }
+        let plain = accountKey.serialized(version: version.isTestnet ? .tpub : .xpub)
+        let origin = "[\(fingerprint)/\(path.format(hardenedMarker: "h").dropFirst(2))]"
+        func descriptor(_ branch: String) -> String {
+            Descriptor.withChecksum(template.replacingOccurrences(of: "KEY", with: origin + plain + "/" + branch + "/*"))
+        }
+        self.chain = chain.name
+        self.path = path.description
+        xpub = accountKey.serialized(version: version)
+        self.descriptor = descriptor("0")
+        self.fingerprint = fingerprint
+        keyOrigin = origin
+        self.accountKey = plain
+        changeDescriptor = descriptor("1")
+        multipathDescriptor = descriptor("<0;1>")
+    }
 }
 
 /// Runs independent work over all cores, keeping results in order.

@@ -247,6 +247,20 @@ public final class WalletStore: Sendable {
         return try HDWallet.addresses(chain: chain, accountKey: accountKey, account: 0, change: 0, from: 0, count: count)
     }
 
+    /// The watch-only export of `wallet`'s account 0 on a Bitcoin-family `chain`, from the stored
+    /// account key and fingerprint: no password, no words.
+    public func accountExport(wallet: WalletSummary, chain: Chain) throws -> AccountExport {
+        guard chain.isBitcoinFamily else { throw WalletError.invalidRequest("\(chain.name) has no extended public key: only Bitcoin-family chains have watch-only exports") }
+        guard let row = try read({ try Row.fetchOne($0, sql: "SELECT path, xpub FROM account WHERE walletId = ? AND chain = ? AND accountIndex = 0",
+                                                     arguments: [wallet.id, chain.name]) }) else {
+            throw WalletError.invalidRequest("wallet \"\(wallet.name)\" has no \(chain.name) account (its network is \(wallet.network.rawValue))")
+        }
+        guard let xpub: String = row["xpub"], case .public(let accountKey, _) = try ExtendedKey(xpub) else {
+            throw WalletError.tampered("the stored \(chain.name) account key")
+        }
+        return try AccountExport(chain: chain, path: try DerivationPath(row["path"]), accountKey: accountKey, fingerprint: wallet.fingerprint)
+    }
+
     /// Addresses of `wallet` on `chain` derived from its secret: past the cache for chains
     /// without an extended public key (Solana, Cardano).
     public func addresses(wallet: WalletSummary, chain: Chain, count: Int, keyring: Keyring) throws -> [DerivedAddress] {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import HawalaKeys
+import HawalaWallet
 
 struct DeriveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -55,7 +56,7 @@ struct XpubCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "xpub",
         abstract: "Export a Bitcoin-family account's extended public key and output descriptor.",
-        discussion: "Reads the mnemonic from standard input. The descriptor imports into Bitcoin Core, Sparrow and Electrum as a watch-only wallet.")
+        discussion: "Reads the mnemonic from standard input, or with --wallet uses a stored wallet (no words, no password). The descriptor imports into Bitcoin Core, Sparrow and Electrum as a watch-only wallet; `hawala wallet export-watch-only` prints both branches.")
 
     @Option(help: "Chain: \(Chain.all.filter(\.isBitcoinFamily).map(\.name).joined(separator: ", ")).")
     var chain: Chain
@@ -63,18 +64,29 @@ struct XpubCommand: ParsableCommand {
     @Option(help: "Account number.")
     var account: UInt32 = 0
 
+    @Option(help: "A stored wallet instead of words on standard input (account 0).")
+    var wallet: String?
+
     @OptionGroup var seed: SeedOptions
 
-    @Flag(help: "JSON output: {chain, path, xpub, descriptor, fingerprint}.")
+    @Flag(help: "JSON output: {chain, path, xpub, descriptor, fingerprint, keyOrigin, accountKey, changeDescriptor, multipathDescriptor}.")
     var json = false
 
     func validate() throws {
         guard chain.isBitcoinFamily else { throw ValidationError("--chain \(chain.name) has no extended public key; use a Bitcoin-family chain") }
         guard account < 0x8000_0000 else { throw ValidationError("--account must be below 2147483648") }
+        if wallet != nil, account != 0 { throw ValidationError("a stored wallet keeps account 0 only; pass the words on standard input for --account \(account)") }
+        if wallet != nil, seed.passphraseFile != nil { throw ValidationError("--passphrase-file applies to words on standard input, not to --wallet") }
     }
 
     func run() throws {
-        let export = try seed.wallet().accountExport(chain: chain, account: account)
+        let export: AccountExport
+        if let wallet {
+            let store = try WalletSession.store(create: false)
+            export = try store.accountExport(wallet: try store.wallet(named: wallet), chain: chain)
+        } else {
+            export = try seed.wallet().accountExport(chain: chain, account: account)
+        }
         if json {
             export.json.print()
         } else {

@@ -56,6 +56,8 @@ extension DerivedAddress {
 
 extension AccountExport {
     var json: JSONValue {
-        .object([("chain", .string(chain)), ("path", .string(path)), ("xpub", .string(xpub)), ("descriptor", .string(descriptor)), ("fingerprint", .string(fingerprint))])
+        .object([("chain", .string(chain)), ("path", .string(path)), ("xpub", .string(xpub)), ("descriptor", .string(descriptor)), ("fingerprint", .string(fingerprint)),
+                 ("keyOrigin", .string(keyOrigin)), ("accountKey", .string(accountKey)), ("changeDescriptor", .string(changeDescriptor)),
+                 ("multipathDescriptor", .string(multipathDescriptor))])
     }
 }

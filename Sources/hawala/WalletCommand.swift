@@ -20,7 +20,7 @@ struct WalletCommand: ParsableCommand {
         subcommands: [
             WalletCreate.self, WalletRestore.self, WalletList.self, WalletUse.self, WalletRename.self,
             WalletDelete.self, WalletImportKey.self, WalletChangePassword.self, WalletAddresses.self,
-            WalletShowSeed.self, WalletVerifyBackup.self, WalletStatus.self,
+            WalletShowSeed.self, WalletVerifyBackup.self, WalletStatus.self, WalletExportWatchOnly.self,
         ])
 }
 

@@ -137,6 +137,26 @@ struct DeriveCLITests {
         expectCleanFailure(try CLI.run(["xpub", "--chain", "ethereum"], input: abandonAbout), status: 2)
     }
 
+    /// From the stored wallet, without the words: the same keys as from the words, both branches.
+    @Test func watchOnlyExportFromTheStore() throws {
+        let f = try WalletFixture()
+        #expect(try f.restoreAbandon().status == 0)
+        let fromWords = try CLI.run(["xpub", "--chain", "bitcoin", "--json"], input: abandonAbout)
+        let fromStore = try f.run(["xpub", "--chain", "bitcoin", "--wallet", "Abandon", "--json"])
+        #expect(fromStore.status == 0 && fromStore.stdout == fromWords.stdout, "\(fromStore.stderr)")
+        let r = try f.run(["wallet", "export-watch-only", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let accounts = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: String]])
+        #expect(accounts.map { $0["chain"]! } == ["bitcoin", "bitcoin-taproot", "bitcoin-nested-segwit", "bitcoin-legacy", "litecoin"], "\(accounts)")
+        let bitcoin = accounts[0]
+        #expect(bitcoin["multipathDescriptor"]?.hasSuffix("/<0;1>/*)#qf45pmyh") == true && bitcoin["changeDescriptor"]?.hasSuffix("/1/*)#vatdkr6g") == true)
+        let text = try f.run(["wallet", "export-watch-only", "--chain", "bitcoin"])
+        #expect(text.stdout.contains("key:        zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs"))
+        #expect(!text.stdout.contains("abandon") && !r.stdout.contains("prv"))
+        expectCleanFailure(try f.run(["wallet", "export-watch-only", "--chain", "solana"]), status: 2)
+        expectCleanFailure(try f.run(["xpub", "--chain", "bitcoin", "--wallet", "Abandon", "--account", "1"]), status: 2)
+    }
+
     @Test func addressValidate() throws {
         #expect(try CLI.run(["address", "validate", "--chain", "bitcoin", "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu"]).stdout == "valid\n")
         #expect(try CLI.run(["address", "validate", "--chain", "cardano", "addr1qy8ac7qqy0vtulyl7wntmsxc6wex80gvcyjy33qffrhm7sh927ysx5sftuw0dlft05dz3c7revpf7jx0xnlcjz3g69mq4afdhv"]).status == 0)

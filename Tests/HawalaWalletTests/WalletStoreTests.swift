@@ -51,6 +51,25 @@ struct WalletStoreTests {
         #expect(try reopened.appliedMigrations() == ["v1", "v2", "v3"])
     }
 
+    /// The watch-only export from the stored account keys equals the one from the words, on
+    /// every Bitcoin-family chain of both networks.
+    @Test func watchOnlyExportNeedsNoWords() throws {
+        let store = try WalletStore(home: temporaryHome(), create: true)
+        let keyring = try store.newKeyring(password: password("correct horse"), parameters: fastKDF())
+        let mnemonic = try Mnemonic(text: abandonAbout)
+        let passphrase = SecretBytes(utf8: "TREZOR")
+        let keys = HDWallet(mnemonic: mnemonic, passphrase: passphrase)
+        for network in [Network.mainnet, .testnet] {
+            let wallet = try store.add(mnemonic: mnemonic, passphrase: passphrase, name: network.rawValue, network: network, keyring: keyring)
+            let chains = Chain.all.filter { $0.network == network && $0.isBitcoinFamily }
+            #expect(!chains.isEmpty)
+            for chain in chains {
+                #expect(try store.accountExport(wallet: wallet, chain: chain) == keys.accountExport(chain: chain), "\(chain.name)")
+            }
+            #expect(throws: WalletError.self) { try store.accountExport(wallet: wallet, chain: .ethereum) }
+        }
+    }
+
     @Test func idIsDeterministicAndPassphraseMakesAnotherWallet() throws {
         let store = try WalletStore(home: temporaryHome(), create: true)
         let keyring = try store.newKeyring(password: password("correct horse"), parameters: fastKDF())
