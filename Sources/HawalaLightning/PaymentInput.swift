@@ -167,22 +167,8 @@ public enum PaymentInput: Sendable {
         return BitcoinURI(address: address, network: network, amountSats: amount, label: label, message: message, lightning: lightning)
     }
 
-    /// A decimal bitcoin amount as satoshis, exactly: digits, an optional point and at most
-    /// eight decimals; no sign, exponent or spaces; at most 21 million.
+    /// A decimal bitcoin amount as satoshis, exactly (BIP21's rules: see `BIP21.satoshis`).
     public static func sats(_ text: String) throws(PaymentInputError) -> UInt64 {
-        let parts = text.split(separator: ".", maxSplits: 2, omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), !text.isEmpty,
-              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-              !parts[0].isEmpty || (parts.count == 2 && !parts[1].isEmpty)
-        else { throw .invalidBitcoinURI("amount \"\(text)\" is not a decimal number of bitcoin") }
-        let whole = parts[0].isEmpty ? "0" : String(parts[0])
-        let fraction = parts.count == 2 ? String(parts[1]) : ""
-        guard fraction.count <= 8 else { throw .invalidBitcoinURI("amount \"\(text)\" has more than 8 decimals") }
-        guard whole.count <= 8, let btc = UInt64(whole), let frac = UInt64(fraction.padding(toLength: 8, withPad: "0", startingAt: 0)) else {
-            throw .invalidBitcoinURI("amount \"\(text)\" is too large")
-        }
-        let total = btc * 100_000_000 + frac
-        guard total <= 2_100_000_000_000_000 else { throw .invalidBitcoinURI("amount \"\(text)\" exceeds 21 million bitcoin") }
-        return total
+        do { return try BIP21.satoshis(text) } catch { throw .invalidBitcoinURI(error.description) }
     }
 }

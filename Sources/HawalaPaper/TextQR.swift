@@ -3,11 +3,12 @@ import Foundation
 
 /// A QR code of a short text (an invoice) drawn in a terminal with half-block characters.
 public enum TextQR {
-    /// Encodes `text` (error correction M). Letters are upper-cased first when the text is
-    /// Bech32 (an invoice), which lets QR use its denser alphanumeric mode.
-    public static func encode(_ text: String) throws -> SeedQR.Symbol {
-        let upper = text.uppercased()
-        guard let code = QRcode_encodeString(upper, 0, QR_ECLEVEL_M, QR_MODE_8, 1) else { throw SeedQR.Error.encodingFailed }
+    /// Encodes `text` (error correction M). With `caseInsensitive` (a Bech32 invoice, which reads
+    /// the same in capitals) letters are upper-cased first, which lets QR use its denser
+    /// alphanumeric mode; anything else (a base58 address, a label) is encoded as it is.
+    public static func encode(_ text: String, caseInsensitive: Bool = false) throws -> SeedQR.Symbol {
+        let encoded = caseInsensitive ? text.uppercased() : text
+        guard let code = QRcode_encodeString(encoded, 0, QR_ECLEVEL_M, QR_MODE_8, 1) else { throw SeedQR.Error.encodingFailed }
         defer { QRcode_free(code) }
         let width = Int(code.pointee.width)
         return SeedQR.Symbol(size: width, modules: (0..<(width * width)).map { code.pointee.data[$0] & 1 == 1 })

@@ -154,7 +154,7 @@ struct LightningInvoice: ParsableCommand {
         let backend = session.backend
         let response = try blocking { try await backend.receivePayment(request) }
         print(response.invoice)
-        if qr { for line in TextQR.terminalLines(try TextQR.encode(response.invoice)) { print(line) } }
+        if qr { for line in TextQR.terminalLines(try TextQR.encode(response.invoice, caseInsensitive: true)) { print(line) } }
         flushOutput()
         Output.error("on \(session.backendLabel); expires \(ISO8601.string(response.expiresAt))")
         guard wait else { return }

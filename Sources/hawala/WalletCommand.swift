@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HawalaCrypto
 import HawalaKeys
+import HawalaPaper
 import HawalaWallet
 import Logging
 
@@ -20,7 +21,7 @@ struct WalletCommand: ParsableCommand {
         subcommands: [
             WalletCreate.self, WalletRestore.self, WalletList.self, WalletUse.self, WalletRename.self,
             WalletDelete.self, WalletImportKey.self, WalletChangePassword.self, WalletAddresses.self,
-            WalletShowSeed.self, WalletVerifyBackup.self, WalletStatus.self, WalletExportWatchOnly.self,
+            WalletShowSeed.self, WalletVerifyBackup.self, WalletStatus.self, WalletReceive.self, WalletExportWatchOnly.self,
         ])
 }
 
@@ -521,10 +522,13 @@ struct WalletAddresses: ParsableCommand {
     @Option(help: "Only this chain (default: every chain of the wallet).") var chain: Chain?
     @Option(help: "How many addresses per chain.") var count: Int = 1
     @Flag(help: "JSON output: the objects of `hawala derive --json`.") var json = false
+    @Flag(help: "Draw each address as a QR code too (at most 20 addresses).") var qr = false
     @OptionGroup var password: PasswordOptions
 
     func validate() throws {
         guard (1...100_000).contains(count) else { throw ValidationError("--count must be between 1 and 100000") }
+        if qr && json { throw ValidationError("--qr and --json cannot be combined") }
+        if qr && count > 20 { throw ValidationError("--qr draws at most 20 addresses; lower --count") }
     }
 
     func run() throws {
@@ -552,7 +556,11 @@ struct WalletAddresses: ParsableCommand {
             }).print()
             return
         }
-        print((all.map { "\($0.chain) \($0.path) \($0.address)" } + imported.map { "\($0.chain) imported \($0.address)" }).joined(separator: "\n"))
+        let lines = all.map { ("\($0.chain) \($0.path) \($0.address)", $0.address) } + imported.map { ("\($0.chain) imported \($0.address)", $0.address) }
+        for (line, address) in lines {
+            print(line)
+            if qr { for row in TextQR.terminalLines(try TextQR.encode(address)) { print(row) } }
+        }
     }
 }
 

@@ -137,6 +137,31 @@ struct DeriveCLITests {
         expectCleanFailure(try CLI.run(["xpub", "--chain", "ethereum"], input: abandonAbout), status: 2)
     }
 
+    /// A receive request: BIP21 URI whose QR (read back by zbarimg) is the same text; the same
+    /// address until --new; a request another chain can't carry changes nothing.
+    @Test func receiveWithRequestAndQR() throws {
+        let f = try WalletFixture()
+        #expect(try f.restoreAbandon().status == 0)
+        let r = try f.run(["wallet", "receive", "--amount", "0.0015", "--label", "Luke-Jr & co"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines[0] == "bitcoin m/84'/0'/0'/0/0" && lines[1] == "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu")
+        #expect(lines[2] == "bitcoin:bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu?amount=0.0015&label=Luke-Jr%20%26%20co")
+        #expect(try decodeTerminalQR(Array(lines.dropFirst(3)), scratch: f.home) == lines[2])
+        func receive(_ extra: [String]) throws -> [String: Any] {
+            try #require(try JSONSerialization.jsonObject(with: Data(f.run(["wallet", "receive", "--json"] + extra).stdout.utf8)) as? [String: Any])
+        }
+        #expect(try receive([])["index"] as? Int == 0)
+        expectCleanFailure(try f.run(["wallet", "receive", "--new", "--chain", "ethereum", "--amount", "1"]), contains: "no BIP21 payment request")
+        expectCleanFailure(try f.run(["wallet", "receive", "--new", "--amount", "0.123456789"]), contains: "more than 8 decimals")
+        #expect(try receive([])["index"] as? Int == 0, "a refused request gives out no address")
+        let next = try receive(["--new"])
+        #expect(next["index"] as? Int == 1 && next["address"] as? String == "bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g")
+        #expect(try receive([])["address"] as? String == "bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g")
+        let eth = try receive(["--chain", "ethereum"])
+        #expect(eth["address"] as? String == "0x9858EfFD232B4033E47d90003D41EC34EcaEda94" && eth["uri"] is NSNull)
+    }
+
     /// From the stored wallet, without the words: the same keys as from the words, both branches.
     @Test func watchOnlyExportFromTheStore() throws {
         let f = try WalletFixture()

@@ -16,6 +16,29 @@ func tool(_ name: String, _ arguments: [String]) throws -> Data {
     return data
 }
 
+/// Reads a QR code drawn in a terminal with half blocks (light modules drawn) back with zbarimg,
+/// an independent decoder: the drawing becomes a PGM image with a wide white border.
+func decodeTerminalQR(_ art: [String], scratch: URL) throws -> String {
+    let width = art[0].count, scale = 4, border = 8
+    var rows: [[Bool]] = []
+    for line in art {
+        let chars = Array(line)
+        #expect(chars.count == width)
+        rows.append(chars.map { $0 == "█" || $0 == "▀" })
+        rows.append(chars.map { $0 == "█" || $0 == "▄" })
+    }
+    let side = (width + 2 * border) * scale, height = (rows.count + 2 * border) * scale
+    var pixels = [UInt8](repeating: 255, count: side * height)
+    for (y, row) in rows.enumerated() {
+        for (x, light) in row.enumerated() where !light {
+            for dy in 0..<scale { for dx in 0..<scale { pixels[((y + border) * scale + dy) * side + (x + border) * scale + dx] = 0 } }
+        }
+    }
+    let pgm = scratch.appendingPathComponent("qr-\(UUID().uuidString).pgm")
+    try (Data("P5 \(side) \(height) 255\n".utf8) + Data(pixels)).write(to: pgm)
+    return String(decoding: try tool("zbarimg", ["--raw", "-q", pgm.path]), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
 @Suite("hawala backup paper")
 struct PaperCLITests {
     // SeedQR specification test vector 2: its Compact bytestream holds a zero byte.

@@ -1,0 +1,55 @@
+import ArgumentParser
+import HawalaKeys
+import HawalaPaper
+import HawalaWallet
+
+/// `hawala wallet receive`: an address to receive on, as a payment request and a QR code.
+struct WalletReceive: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "receive",
+        abstract: "An address to receive on, with a BIP21 payment request and its QR code.",
+        discussion: """
+            The same address is shown until --new asks for the next one (Hawala doesn't watch the \
+            chain, so it can't tell which addresses were used). Bitcoin and Litecoin get a BIP21 request \
+            (bitcoin:ADDRESS?amount=…&label=…); other chains the address alone. No password, except for \
+            Solana or Cardano addresses past the first 20.
+            """)
+
+    @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
+    @Option(help: "Chain (default: the wallet's Bitcoin chain).") var chain: Chain?
+    @Option(help: ArgumentHelp("Amount to ask for, in coins (e.g. 0.0015).", valueName: "BTC")) var amount: String?
+    @Option(help: "A label for the request (shown by the payer's wallet).") var label: String?
+    @Option(help: "A message for the request.") var message: String?
+    @Flag(help: "Give out the next address instead of the current one.") var new = false
+    @Flag(help: "JSON output: {chain, index, path, address, uri}.") var json = false
+    @OptionGroup var password: PasswordOptions
+
+    func run() throws {
+        let store = try WalletSession.store(create: false)
+        let summary = try store.wallet(named: wallet)
+        let chain = try self.chain ?? (summary.network == .testnet ? .bitcoinTestnet : .bitcoin)
+        let amountSats: UInt64?
+        do { amountSats = try amount.map { try BIP21.satoshis($0) } } catch { throw CLIError("--amount: \(error)") }
+        // Refuse a request the chain can't carry before a new address is given out.
+        if BIP21.scheme(for: chain) == nil, amountSats != nil || label != nil || message != nil {
+            throw CLIError(BIP21.Error.notBitcoinFamily(chain.name).description)
+        }
+        let receive: (address: DerivedAddress, index: Int)
+        do {
+            receive = try store.receiveAddress(wallet: summary, chain: chain, advance: new)
+        } catch WalletError.passwordNeeded {
+            receive = try store.receiveAddress(wallet: summary, chain: chain, advance: new, keyring: try WalletSession.unlock(store, file: password.passwordFile))
+        }
+        let address = receive.address.address
+        let uri = BIP21.scheme(for: chain) == nil ? nil : try BIP21.uri(chain: chain, address: address, amountSats: amountSats, label: label, message: message)
+        if json {
+            JSONValue.object([("chain", .string(chain.name)), ("index", .int(receive.index)), ("path", .string(receive.address.path)),
+                              ("address", .string(address)), ("uri", uri.map { .string($0) } ?? .null)]).print()
+            return
+        }
+        print("\(chain.name) \(receive.address.path)")
+        print(address)
+        if let uri, uri != "\(BIP21.scheme(for: chain)!):\(address)" { print(uri) }
+        for line in TextQR.terminalLines(try TextQR.encode(uri ?? address)) { print(line) }
+    }
+}
