@@ -54,6 +54,8 @@ struct BackupPayloadJSON: Codable {
         var key: String
         var label: String?
         var importedAt: Date
+        /// Present (false) only for a legacy key imported uncompressed; absent means compressed.
+        var compressed: Bool?
     }
 
     struct Settings: Codable {
@@ -92,7 +94,8 @@ public struct BackupPayload: Sendable {
                     passphrase: w.secret.passphrase.isEmpty ? nil : Data(w.secret.passphrase.unsafeCopy()).base64EncodedString(),
                     backedUpAt: w.backedUpAt, lastVerifiedAt: w.lastVerifiedAt,
                     importedAccounts: w.importedAccounts.map {
-                        BackupPayloadJSON.Imported(chain: $0.chain, key: hexString($0.key.unsafeCopy()), label: $0.label, importedAt: $0.importedAt)
+                        BackupPayloadJSON.Imported(chain: $0.chain, key: hexString($0.key.unsafeCopy()), label: $0.label, importedAt: $0.importedAt,
+                                                   compressed: $0.compressed ? nil : false)
                     },
                     payments: w.payments.isEmpty ? nil : w.payments.map { p in
                         BackupPayloadJSON.PaymentJSON(
@@ -155,7 +158,7 @@ public struct BackupPayload: Sendable {
             let imported = try w.importedAccounts.map { a -> ImportedAccountExport in
                 guard var key = bytes(fromHex: a.key), key.count == 32 else { throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": an imported key is malformed") }
                 defer { SecretBytes.wipe(&key) }
-                return ImportedAccountExport(chain: a.chain, key: SecretBytes(key), label: a.label, importedAt: a.importedAt)
+                return ImportedAccountExport(chain: a.chain, key: SecretBytes(key), label: a.label, importedAt: a.importedAt, compressed: a.compressed ?? true)
             }
             let payments = try (w.payments ?? []).map { p -> Payment in
                 guard let type = Payment.Kind(rawValue: p.type), let status = Payment.Status(rawValue: p.status), p.timestamp.isFinite,

@@ -56,6 +56,12 @@ public enum Address {
         }
     }
 
+    /// The P2PKH address of a key's 65-byte uncompressed encoding: what keys from before
+    /// compressed keys (WIF starting with 5 on mainnet) were paid to.
+    public static func legacyUncompressed(secp256k1 key: Secp256k1.PublicKey, version: UInt8) -> String {
+        Base58.encodeCheck([version] + Hash.hash160(key.uncompressed))
+    }
+
     /// A Solana address: base58 of the Ed25519 public key.
     public static func solana(publicKey: [UInt8]) -> String { Base58.encode(publicKey) }
 

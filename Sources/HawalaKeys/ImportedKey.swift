@@ -13,6 +13,9 @@ public struct ImportedPrivateKey: Sendable, CustomStringConvertible {
     public let address: String
     /// Hex of the public key.
     public let publicKey: String
+    /// False for an uncompressed key (WIF without the compression flag, `5…` on mainnet): it
+    /// has a legacy P2PKH address of its 65-byte public key, and no SegWit address.
+    public let compressed: Bool
 
     /// Errors naming what is wrong with the text, never echoing it.
     public enum Error: Swift.Error, Equatable, CustomStringConvertible {
@@ -45,8 +48,14 @@ public struct ImportedPrivateKey: Sendable, CustomStringConvertible {
             guard payload[0] == expected else {
                 throw Error.malformed(String(format: "WIF version 0x%02x is not %@'s (0x%02x)", payload[0], chain.name, expected))
             }
-            guard payload.count == 34, payload[33] == 1 else {
-                throw Error.malformed("uncompressed WIF keys are not supported (they cannot have SegWit addresses)")
+            if payload.count == 34 {
+                guard payload[33] == 1 else { throw Error.malformed("a compressed WIF key ends with 0x01") }
+                compressed = true
+            } else {
+                guard case .p2pkh = chain.addressFormat else {
+                    throw Error.malformed("an uncompressed WIF key has only a legacy address: import it on bitcoin-legacy (P2PKH), not \(chain.name)")
+                }
+                compressed = false
             }
             secret = SecretBytes(payload[1..<33])
         case .ethereum:
@@ -57,6 +66,7 @@ public struct ImportedPrivateKey: Sendable, CustomStringConvertible {
             }
             defer { SecretBytes.wipe(&bytes) }
             secret = SecretBytes(bytes)
+            compressed = true
         case .solana:
             guard var bytes = try? Base58.decode(string) else { throw Error.malformed("not a base58 Solana secret key") }
             defer { SecretBytes.wipe(&bytes) }
@@ -64,6 +74,7 @@ public struct ImportedPrivateKey: Sendable, CustomStringConvertible {
                 throw Error.malformed("a Solana secret key is 64 bytes (keypair) or 32 (seed), not \(bytes.count)")
             }
             secret = SecretBytes(bytes[0..<32])
+            compressed = true
             let pub = ImportedPrivateKey.ed25519PublicKey(secret)
             if bytes.count == 64 && Array(bytes[32..<64]) != pub {
                 throw Error.malformed("the keypair's public half does not match its secret half")
@@ -74,17 +85,24 @@ public struct ImportedPrivateKey: Sendable, CustomStringConvertible {
         default:
             throw Error.unsupportedChain(chain.name)
         }
-        (publicKey, address) = try ImportedPrivateKey.addressOf(secp256k1: secret, chain: chain)
+        (publicKey, address) = try ImportedPrivateKey.addressOf(secp256k1: secret, chain: chain, compressed: compressed)
     }
 
-    /// A key already parsed (from a backup): 32 bytes for `chain`.
-    public init(secret: SecretBytes, chain: Chain) throws {
+    /// A key already parsed (from the store or a backup): 32 bytes for `chain`; `compressed`
+    /// false only for a legacy P2PKH key imported uncompressed.
+    public init(secret: SecretBytes, chain: Chain, compressed: Bool = true) throws {
         guard secret.count == 32 else { throw Error.malformed("a private key is 32 bytes, not \(secret.count)") }
         self.chain = chain
         self.secret = secret
+        self.compressed = compressed
+        if !compressed {
+            guard case .p2pkh = chain.addressFormat else {
+                throw Error.malformed("an uncompressed key has only a legacy address: it belongs on bitcoin-legacy (P2PKH), not \(chain.name)")
+            }
+        }
         switch chain.addressFormat {
         case .p2wpkh, .p2tr, .p2shP2wpkh, .p2pkh, .ethereum:
-            (publicKey, address) = try ImportedPrivateKey.addressOf(secp256k1: secret, chain: chain)
+            (publicKey, address) = try ImportedPrivateKey.addressOf(secp256k1: secret, chain: chain, compressed: compressed)
         case .solana:
             let pub = ImportedPrivateKey.ed25519PublicKey(secret)
             publicKey = hexString(pub)
@@ -94,11 +112,14 @@ public struct ImportedPrivateKey: Sendable, CustomStringConvertible {
         }
     }
 
-    private static func addressOf(secp256k1 secret: SecretBytes, chain: Chain) throws -> (publicKey: String, address: String) {
+    private static func addressOf(secp256k1 secret: SecretBytes, chain: Chain, compressed: Bool) throws -> (publicKey: String, address: String) {
         guard secret.withUnsafeBytes({ Secp256k1.isValidPrivateKey($0) }) else {
             throw Error.malformed("the key is zero or not below the secp256k1 order")
         }
         let key = try Secp256k1.PublicKey(privateKey: secret)
+        if !compressed, case .p2pkh(let version) = chain.addressFormat {
+            return (hexString(key.uncompressed), Address.legacyUncompressed(secp256k1: key, version: version))
+        }
         return (hexString(key.compressed), try Address.encode(secp256k1: key, format: chain.addressFormat))
     }
 

@@ -45,6 +45,8 @@ public struct ImportedAccount: Sendable, Codable, Equatable {
     public let address: String
     public let label: String?
     public let importedAt: Date
+    /// False for a legacy key imported uncompressed (its address is P2PKH of the 65-byte key).
+    public let compressed: Bool
 }
 
 /// What the store shows without the password: the public model of one wallet.

@@ -150,6 +150,10 @@ public final class WalletStore: Sendable {
                     PRIMARY KEY (walletId, key));
                 """)
         }
+        // v4: imported legacy keys may be uncompressed (their address hashes the 65-byte key).
+        migrator.registerMigration("v4") { db in
+            try db.execute(sql: "ALTER TABLE importedAccount ADD COLUMN compressed INTEGER NOT NULL DEFAULT 1")
+        }
         return migrator
     }
 
@@ -438,10 +442,11 @@ public final class WalletStore: Sendable {
                 throw WalletError.importedAccountExists(address: key.address)
             }
             try db.execute(sql: """
-                INSERT INTO importedAccount (id, walletId, chain, address, label, importedAt, sealedKey) VALUES (?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [id, wallet.id, key.chain.name, key.address, label, now.timeIntervalSince1970, Data(sealed)])
+                INSERT INTO importedAccount (id, walletId, chain, address, label, importedAt, sealedKey, compressed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [id, wallet.id, key.chain.name, key.address, label, now.timeIntervalSince1970, Data(sealed), key.compressed])
         }
-        return ImportedAccount(id: id, chain: key.chain.name, address: key.address, label: label, importedAt: Date(timeIntervalSince1970: now.timeIntervalSince1970))
+        return ImportedAccount(id: id, chain: key.chain.name, address: key.address, label: label, importedAt: Date(timeIntervalSince1970: now.timeIntervalSince1970),
+                               compressed: key.compressed)
     }
 
     /// Re-seals every secret under `newPassword` and replaces the keyring, in one transaction.
@@ -628,8 +633,9 @@ public final class WalletStore: Sendable {
         let id: String = row["id"]
         let accounts = try Row.fetchAll(db, sql: "SELECT chain, accountIndex, path, label FROM account WHERE walletId = ? ORDER BY rowid", arguments: [id])
             .map { HDAccount(chain: $0["chain"], index: UInt32($0["accountIndex"] as Int64), path: $0["path"], label: $0["label"]) }
-        let imported = try Row.fetchAll(db, sql: "SELECT id, chain, address, label, importedAt FROM importedAccount WHERE walletId = ? ORDER BY importedAt", arguments: [id])
-            .map { ImportedAccount(id: $0["id"], chain: $0["chain"], address: $0["address"], label: $0["label"], importedAt: Date(timeIntervalSince1970: $0["importedAt"])) }
+        let imported = try Row.fetchAll(db, sql: "SELECT id, chain, address, label, importedAt, compressed FROM importedAccount WHERE walletId = ? ORDER BY importedAt", arguments: [id])
+            .map { ImportedAccount(id: $0["id"], chain: $0["chain"], address: $0["address"], label: $0["label"],
+                                   importedAt: Date(timeIntervalSince1970: $0["importedAt"]), compressed: $0["compressed"]) }
         let backedUpAt = (row["backedUpAt"] as Double?).map(Date.init(timeIntervalSince1970:))
         let verifiedAt = (row["lastVerifiedAt"] as Double?).map(Date.init(timeIntervalSince1970:))
         return WalletSummary(

@@ -42,12 +42,15 @@ public struct ImportedAccountExport: Sendable {
     public let key: SecretBytes
     public let label: String?
     public let importedAt: Date
+    /// False for a legacy key imported uncompressed.
+    public let compressed: Bool
 
-    public init(chain: String, key: SecretBytes, label: String?, importedAt: Date) {
+    public init(chain: String, key: SecretBytes, label: String?, importedAt: Date, compressed: Bool = true) {
         self.chain = chain
         self.key = key
         self.label = label
         self.importedAt = importedAt
+        self.compressed = compressed
     }
 }
 
@@ -83,7 +86,7 @@ extension WalletStore {
         return try wallets.map { w in
             let secret = try secret(of: w, keyring: keyring)
             let imported = try w.importedAccounts.map { a in
-                ImportedAccountExport(chain: a.chain, key: try importedKey(a, keyring: keyring), label: a.label, importedAt: a.importedAt)
+                ImportedAccountExport(chain: a.chain, key: try importedKey(a, keyring: keyring), label: a.label, importedAt: a.importedAt, compressed: a.compressed)
             }
             return WalletExport(name: w.name, network: w.network, createdAt: w.createdAt, secret: secret,
                                 backedUpAt: w.backup.backedUpAt, lastVerifiedAt: w.backup.lastVerifiedAt, importedAccounts: imported,
@@ -120,7 +123,7 @@ extension WalletStore {
         let prepared = try prepare(secret: incoming.secret, network: incoming.network, keyring: keyring)
         let imported = try incoming.importedAccounts.map { a -> (id: String, key: ImportedPrivateKey, account: ImportedAccountExport, sealed: [UInt8]) in
             guard let chain = Chain.named(a.chain) else { throw WalletError.invalidRequest("unknown chain \(a.chain) in the backup") }
-            let key = try ImportedPrivateKey(secret: a.key, chain: chain)
+            let key = try ImportedPrivateKey(secret: a.key, chain: chain, compressed: a.compressed)
             let id = UUID().uuidString.lowercased()
             return (id, key, a, try keyring.seal(key.secret, context: WalletStore.context(imported: id)))
         }
@@ -139,8 +142,9 @@ extension WalletStore {
             try db.execute(sql: "UPDATE wallet SET backedUpAt = ?, lastVerifiedAt = ? WHERE id = ?",
                            arguments: [incoming.backedUpAt?.timeIntervalSince1970, incoming.lastVerifiedAt?.timeIntervalSince1970, prepared.id])
             for a in imported {
-                try db.execute(sql: "INSERT INTO importedAccount (id, walletId, chain, address, label, importedAt, sealedKey) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                               arguments: [a.id, prepared.id, a.key.chain.name, a.key.address, a.account.label, a.account.importedAt.timeIntervalSince1970, Data(a.sealed)])
+                try db.execute(sql: "INSERT INTO importedAccount (id, walletId, chain, address, label, importedAt, sealedKey, compressed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                               arguments: [a.id, prepared.id, a.key.chain.name, a.key.address, a.account.label, a.account.importedAt.timeIntervalSince1970,
+                                           Data(a.sealed), a.key.compressed])
             }
             for payment in incoming.payments { try WalletStore.insert(payment, walletID: prepared.id, db: db) }
             for (key, value) in incoming.settings {

@@ -45,14 +45,17 @@ struct ExportImportTests {
         let (store, keyring) = try newStore()
         let main = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes(utf8: " spaced "), name: "Main", network: .mainnet, keyring: keyring)
         try store.importKey(try ImportedPrivateKey(text: SecretBytes(utf8: "KwDiBf89QgGbjEhKnhXJuH7LrciVrZi3qYjgd9M7rFU73sVHnoWn"), chain: .bitcoin), into: main, label: nil, keyring: keyring)
+        try store.importKey(try ImportedPrivateKey(text: SecretBytes(utf8: "5HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jvhTVqvbTLvyTJ"), chain: .bitcoinLegacy), into: main, label: "paper", keyring: keyring)
         try store.add(mnemonic: try Mnemonic.generate(wordCount: 24, language: .japanese), passphrase: SecretBytes([]), name: "日本", network: .testnet, keyring: keyring)
         let url = try exportAll(store, keyring)
         let payload = try BackupPayload.decode(try BackupFile.read(url, password: testPassword))
         let (other, otherKeyring) = try newStore()
         for w in payload.wallets { #expect(try other.importWallet(w, policy: .skip, keyring: otherKeyring) == .added(name: w.name)) }
+        #expect(try store.wallet(named: "Main").importedAccounts.map(\.address) == ["bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", "1GAehh7TsJAHuUAeKZcXf5CnwuGuGgyX2S"])
         for w in try store.list() {
             let copy = try other.wallet(named: w.name)
             #expect(copy.id == w.id && copy.network == w.network && copy.importedAccounts.map(\.address) == w.importedAccounts.map(\.address))
+            #expect(copy.importedAccounts.map(\.compressed) == w.importedAccounts.map(\.compressed))
             let (m1, p1) = try store.secrets(of: w, keyring: keyring), (m2, p2) = try other.secrets(of: copy, keyring: otherKeyring)
             #expect(m1 == m2 && p1 == p2)
         }

@@ -140,6 +140,25 @@ struct WalletCLITests {
         #expect(try f.run(["wallet", "list", "--json"]).stdout == "[]\n")
     }
 
+    /// Imported keys show up, marked, wherever the wallet's accounts do.
+    @Test func importedKeysAreListedApart() throws {
+        let f = try WalletFixture()
+        _ = try f.restoreAbandon()
+        let paper = try f.write("paper", "5HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jvhTVqvbTLvyTJ\n")
+        expectCleanFailure(try f.run(["wallet", "import-key", "--chain", "bitcoin", "--key-file", paper, "--password-file", f.path("password")]),
+                           contains: "import it on bitcoin-legacy")
+        let r = try f.run(["wallet", "import-key", "--chain", "bitcoin-legacy", "--name", "paper", "--key-file", paper, "--password-file", f.path("password")])
+        #expect(r.stdout == "imported 1GAehh7TsJAHuUAeKZcXf5CnwuGuGgyX2S (bitcoin-legacy) into wallet \"Abandon\"\n", "\(r.stderr)")
+        let line = "imported: bitcoin-legacy 1GAehh7TsJAHuUAeKZcXf5CnwuGuGgyX2S \"paper\""
+        #expect(try f.run(["wallet", "list"]).stdout.contains("    " + line))
+        #expect(try f.run(["wallet", "status"]).stdout.contains(line))
+        let addresses = try f.run(["wallet", "addresses", "--chain", "bitcoin-legacy"]).stdout
+        #expect(addresses.hasSuffix("bitcoin-legacy imported 1GAehh7TsJAHuUAeKZcXf5CnwuGuGgyX2S\n"), "\(addresses)")
+        #expect(!(try f.run(["wallet", "addresses", "--chain", "bitcoin"]).stdout.contains("imported")))
+        let json = try f.run(["wallet", "status", "--json"]).stdout
+        #expect(json.contains("\"address\": \"1GAehh7TsJAHuUAeKZcXf5CnwuGuGgyX2S\""), "\(json)")
+    }
+
     @Test func badInvocations() throws {
         let f = try WalletFixture()
         expectCleanFailure(try f.run(["wallet", "addresses"]), contains: "no wallet yet")

@@ -48,7 +48,7 @@ struct WalletStoreTests {
         }
         #expect(try reopened.addresses(wallet: wallet, chain: .bitcoin, count: 50) == keys.addresses(chain: .bitcoin, count: 50))
         #expect(throws: WalletError.self) { try reopened.addresses(wallet: wallet, chain: .solana, count: 21) }
-        #expect(try reopened.appliedMigrations() == ["v1", "v2", "v3"])
+        #expect(try reopened.appliedMigrations() == ["v1", "v2", "v3", "v4"])
     }
 
     /// The watch-only export from the stored account keys equals the one from the words, on
@@ -273,9 +273,36 @@ struct ImportedKeyTests {
         #expect(fromPair.address == fromSeed.address && fromPair.address == Base58.encode(pub))
     }
 
+    /// An uncompressed WIF (`5…`) is a legacy key: P2PKH of its 65-byte public key (the Bitcoin
+    /// wiki's WIF example; addresses checked with PyPI's bip-utils). Anywhere else it is refused
+    /// with the chain that takes it; it survives the store and a backup as it was.
+    @Test func uncompressedLegacyKeys() throws {
+        let uncompressed = SecretBytes(utf8: "5HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jvhTVqvbTLvyTJ")
+        let key = try ImportedPrivateKey(text: uncompressed, chain: .bitcoinLegacy)
+        #expect(key.address == "1GAehh7TsJAHuUAeKZcXf5CnwuGuGgyX2S" && !key.compressed && key.publicKey.hasPrefix("04") && key.publicKey.count == 130)
+        let compressed = try ImportedPrivateKey(text: SecretBytes(utf8: "KwdMAjGmerYanjeui5SHS7JkmpZvVipYvB2LJGU1ZxJwYvP98617"), chain: .bitcoinLegacy)
+        #expect(compressed.address == "1LoVGDgRs9hTfTNJNuXKSpywcbdvwRXpmK" && compressed.compressed && compressed.secret == key.secret)
+        for chain in [Chain.bitcoin, .bitcoinTaproot, .bitcoinNestedSegwit] {
+            #expect(throws: ImportedPrivateKey.Error.malformed("an uncompressed WIF key has only a legacy address: import it on bitcoin-legacy (P2PKH), not \(chain.name)")) {
+                try ImportedPrivateKey(text: uncompressed, chain: chain)
+            }
+        }
+        #expect(throws: ImportedPrivateKey.Error.self) { try ImportedPrivateKey(secret: key.secret, chain: .bitcoin, compressed: false) }
+        // Stored and read back.
+        let store = try WalletStore(home: temporaryHome(), create: true)
+        let keyring = try store.newKeyring(password: password("correct horse"), parameters: fastKDF())
+        let wallet = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
+        let account = try store.importKey(key, into: wallet, label: "paper", keyring: keyring)
+        #expect(!account.compressed && account.address == key.address)
+        let listed = try store.wallet(named: "Main").importedAccounts
+        #expect(listed == [account])
+        let exported = try store.exportWallets(names: nil, keyring: keyring)[0].importedAccounts[0]
+        #expect(!exported.compressed && exported.key == key.secret)
+    }
+
     @Test func refusals() {
         let cases: [(String, Chain)] = [
-            ("5HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jvhTVqvbTLvyTJ", .bitcoin),  // uncompressed WIF
+            ("5HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jvhTVqvbTLvyTJ", .bitcoin),  // uncompressed WIF on a SegWit chain
             ("KwDiBf89QgGbjEhKnhXJuH7LrciVrZi3qYjgd9M7rFU73sVHnoWn", .litecoin),  // Bitcoin WIF on Litecoin
             ("KwDiBf89QgGbjEhKnhXJuH7LrciVrZi3qYjgd9M7rFU73sVHnoWm", .bitcoin),  // checksum
             ("0x00", .ethereum),
