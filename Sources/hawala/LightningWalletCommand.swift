@@ -65,9 +65,14 @@ struct LightningSession {
             if currency != nil { throw CLIError("no fiat rates source is set: `hawala ln config --rates-file PATH` or `--rates-url URL`") }
             return nil
         }
-        if source.hasPrefix("file:") { return (code, FileRatesProvider(path: String(source.dropFirst(5)))) }
+        return (code, try ratesProvider(source))
+    }
+
+    /// The provider of a saved rates source (`file:PATH` or `url:URL`).
+    static func ratesProvider(_ source: String) throws -> FiatRatesProvider {
+        if source.hasPrefix("file:") { return FileRatesProvider(path: String(source.dropFirst(5))) }
         guard source.hasPrefix("url:"), let url = URL(string: String(source.dropFirst(4))) else { throw CLIError("the saved rates source \"\(source)\" is not valid") }
-        return (code, HTTPRatesProvider(url: url, fetcher: HTTPFetcher()))
+        return HTTPRatesProvider(url: url, fetcher: HTTPFetcher())
     }
 
     /// Which backend, for the user: always says devnet is not the Lightning network.
@@ -247,7 +252,7 @@ struct LightningPay: ParsableCommand {
         if let maxFee, prepared.feeMsat > maxFee.multipliedReportingOverflow(by: 1000).partialValue {
             throw LightningError.feeAboveMaximum(feeMsat: prepared.feeMsat, maximumMsat: maxFee * 1000)
         }
-        let preview = [
+        var preview = [
             "Pay on \(session.backendLabel)",
             "  amount:      \(satsText(prepared.amountMsat))",
             "  fee:         \(satsText(prepared.feeMsat))",
@@ -256,6 +261,10 @@ struct LightningPay: ParsableCommand {
             "  to:          \(hexString(prepared.invoice.payee))",
             "  expires:     \(ISO8601.string(prepared.expiresAt))",
         ]
+        if let (currency, provider) = try LightningSession.configuredFiat(session.store, session.wallet),
+           let rate = try? blocking({ try await provider.rate(currency) }) {
+            preview.insert("  ≈            \(rate.value(msat: prepared.totalMsat)) \(rate.currency) in total", at: 4)
+        }
         if yes {
             for line in preview { Output.error(line) }
         } else {
@@ -297,7 +306,7 @@ struct LightningPay: ParsableCommand {
 struct LightningBalance: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "balance", abstract: "The Lightning balance (syncs the history first).",
-        discussion: "JSON keys: balanceSats, balanceMsat, backend, nodeId, and fiat {currency, value, btcPrice} with --fiat.")
+        discussion: "With a fiat currency (--fiat, or `hawala ln config --fiat`) the value is shown too. JSON keys: balanceSats, balanceMsat, backend, nodeId, and fiat {currency, value, btcPrice}.")
     @OptionGroup var options: LightningOptions
     @Option(help: "Also show the value in this currency (needs a rates source: `hawala ln config`).") var fiat: String?
     @Flag(help: "JSON output.") var json = false
@@ -310,10 +319,14 @@ struct LightningBalance: ParsableCommand {
             return try await backend.getInfo()
         }
         var fiatValue: (FiatRate, Decimal)?
-        if let code = fiat?.uppercased() {
-            guard let (currency, provider) = try LightningSession.configuredFiat(session.store, session.wallet, currency: code) else { throw CLIError("no rates source") }
-            let rate = try blocking { try await provider.rate(currency) }
-            fiatValue = (rate, rate.value(msat: info.balanceMsat))
+        // Asked for (--fiat): a failure is an error. Configured: a failure is a note, the balance stands.
+        if let (currency, provider) = try LightningSession.configuredFiat(session.store, session.wallet, currency: fiat?.uppercased()) {
+            do {
+                let rate = try blocking { try await provider.rate(currency) }
+                fiatValue = (rate, rate.value(msat: info.balanceMsat))
+            } catch where fiat == nil {
+                Output.error("note: no \(currency) value: \(error)")
+            }
         }
         if json {
             var fields: [(String, JSONValue)] = [
@@ -504,17 +517,31 @@ struct LightningConfig: ParsableCommand {
         let store = try WalletSession.store(create: false)
         let summary = try store.wallet(named: wallet)
         typealias Key = LightningWallet.SettingKey
-        if let backend {
-            let spec = try BackendSpec.parse(backend)
-            if case .devnet(let path) = spec { _ = try DevnetBackend(ledgerPath: path) }  // reachable and a ledger
+        // Everything is checked before anything is saved.
+        let spec = try backend.map { try BackendSpec.parse($0) }
+        if case .devnet(let path)? = spec { _ = try DevnetBackend(ledgerPath: path) }  // reachable and a ledger
+        let rates = try ratesFile.map { "file:" + URL(fileURLWithPath: $0).standardizedFileURL.path } ?? ratesURL.map { "url:" + $0 }
+            ?? store.setting(Key.rates, walletID: summary.id)
+        let currency = try fiat?.uppercased() ?? (ratesFile ?? ratesURL != nil ? store.setting(Key.fiatCurrency, walletID: summary.id) : nil)
+        if let currency, let rates {
+            // The currency must be one the rates source knows.
+            do {
+                let provider = try LightningSession.ratesProvider(rates)
+                _ = try blocking { try await provider.rate(currency) }
+            } catch FiatRatesError.unknownCurrency(let code) {
+                throw CLIError("the rates source has no \(code) rate; nothing was changed")
+            } catch let error as FiatRatesError {
+                Output.error("warning: the rates source could not be checked now (\(error))")
+            }
+        }
+        if let spec {
             if spec.description != (try store.setting(Key.backend, walletID: summary.id)) {
                 try store.setSetting(Key.nodeID, to: nil, walletID: summary.id)
             }
             try store.setSetting(Key.backend, to: spec.description, walletID: summary.id)
         }
+        if ratesFile != nil || ratesURL != nil { try store.setSetting(Key.rates, to: rates, walletID: summary.id) }
         if let fiat { try store.setSetting(Key.fiatCurrency, to: fiat.uppercased(), walletID: summary.id) }
-        if let ratesFile { try store.setSetting(Key.rates, to: "file:" + URL(fileURLWithPath: ratesFile).standardizedFileURL.path, walletID: summary.id) }
-        if let ratesURL { try store.setSetting(Key.rates, to: "url:" + ratesURL, walletID: summary.id) }
         for (label, key) in [("backend", Key.backend), ("fiat", Key.fiatCurrency), ("rates", Key.rates), ("node id", Key.nodeID)] {
             print("\(label): \(try store.setting(key, walletID: summary.id) ?? "(not set)")")
         }

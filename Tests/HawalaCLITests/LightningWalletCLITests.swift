@@ -174,6 +174,23 @@ struct LightningWalletCLITests {
         let history = try #require(try json(try alice.run(["ln", "history", "--json"])) as? [[String: Any]])
         #expect((history[0]["fiat"] as? [String: Any])?["value"] as? String == "97.5")
         #expect(try alice.run(["ln", "balance", "--fiat", "XYZ"]).status == 1)  // not in the table
+        // The configured currency is shown without asking, as text and JSON.
+        let plain = try alice.run(["ln", "balance"])
+        #expect(plain.stdout == "150000 sat ≈ 97.5 USD\n", "\(plain.stdout)\(plain.stderr)")
+        let configured = try #require(try json(try alice.run(["ln", "balance", "--json"])) as? [String: Any])
+        #expect((configured["fiat"] as? [String: Any])?["currency"] as? String == "USD")
+        // A currency the source doesn't have is refused, and nothing changes.
+        let xyz = try alice.run(["ln", "config", "--fiat", "XYZ"])
+        #expect(xyz.status == 1 && xyz.errorLines == ["the rates source has no XYZ rate; nothing was changed"], "\(xyz.stderr)")
+        let other = try alice.write("other-rates", "GBP 50000\n")
+        #expect(try alice.run(["ln", "config", "--rates-file", other]).status == 1, "USD is not in the new table")
+        #expect(try alice.run(["ln", "config"]).stdout.contains("fiat: USD"))
+        #expect(try alice.run(["ln", "config"]).stdout.contains("rates: file:\(URL(fileURLWithPath: rates).standardizedFileURL.path)"))
+        // The pay preview shows the total in the configured currency.
+        #expect(try bob.run(["ln", "config", "--backend", "devnet:\(ledger)"]).status == 0)
+        let invoice = try bob.run(["ln", "invoice", "--amount", "2000", "--password-file", bob.path("password")])
+        let pay = try alice.run(["ln", "pay", invoice.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "--yes", "--password-file", alice.path("password")])
+        #expect(pay.status == 0 && pay.stderr.contains("≈            1.3 USD") && pay.stderr.contains("USD in total"), "\(pay.status) \(pay.stdout) \(pay.stderr)")
     }
 
     /// Usage and refusals: one line, meaningful exit codes, no secrets asked of a pipe.
