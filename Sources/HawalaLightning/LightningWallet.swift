@@ -39,6 +39,11 @@ public final class LightningWallet: Sendable {
         static let syncedAt = "ln.syncedAt"
     }
 
+    /// When the history of `walletID` was last brought up to date with its backend.
+    public static func lastSyncedAt(store: WalletStore, walletID: String) -> Date? {
+        (try? store.setting(SettingKey.syncedAt, walletID: walletID)).flatMap { $0.flatMap(Double.init) }.map { Date(timeIntervalSince1970: $0) }
+    }
+
     public let store: WalletStore
     public let wallet: WalletSummary
     public let backend: PaymentBackend
@@ -88,10 +93,31 @@ public final class LightningWallet: Sendable {
         return try store.payment(walletID: wallet.id, id: result.id) ?? result
     }
 
+    /// The key under which a new invoice is kept as a pending receive until it is paid: the
+    /// backend's received payment carries the same key (added in `record`) and replaces it.
+    public static func invoiceKey(paymentHash: String) -> String { "receive:" + paymentHash }
+
+    /// Keeps a new invoice in the history as a pending receive, so unpaid invoices are listed
+    /// (with their expiry, in the invoice) until a payment for them is recorded.
+    public func recordInvoice(_ response: ReceiveResponse, amountSats: UInt64?, description: String) throws {
+        let key = LightningWallet.invoiceKey(paymentHash: response.paymentHash)
+        let invoice = Payment(
+            id: "invoice-" + response.paymentHash.prefix(24), type: .receive, status: .pending,
+            amountMsat: (amountSats ?? 0).multipliedReportingOverflow(by: 1000).partialValue, feeMsat: 0, timestamp: clock(),
+            backend: backend.name, details: Payment.Details(invoice: response.invoice, description: description.isEmpty ? nil : description,
+                                                            paymentHash: response.paymentHash),
+            idempotencyKey: key)
+        try store.savePayments([invoice], walletID: wallet.id)
+    }
+
     /// Records payments reported by the backend (an event, a sync), with the fiat value of the
-    /// moment for payments that just completed.
+    /// moment for payments that just completed. A received payment replaces its invoice's
+    /// pending record (same key).
     public func record(_ payments: [Payment]) async throws {
         var annotated = payments
+        for i in annotated.indices where annotated[i].type == .receive && annotated[i].idempotencyKey == nil {
+            if let hash = annotated[i].details.paymentHash { annotated[i].idempotencyKey = LightningWallet.invoiceKey(paymentHash: hash) }
+        }
         if let fiat, annotated.contains(where: { $0.status == .completed && $0.fiat == nil }) {
             let rate = try? await fiat.provider.rate(fiat.currency)
             for i in annotated.indices where annotated[i].status == .completed && annotated[i].fiat == nil {
@@ -115,14 +141,41 @@ public final class LightningWallet: Sendable {
         for local in pending where !found.contains(where: { $0.id == local.id || ($0.idempotencyKey != nil && $0.idempotencyKey == local.idempotencyKey) }) {
             if let remote = try await backend.getPayment(id: local.id) {
                 found.append(remote)
-            } else if let hash = local.details.paymentHash,
+            } else if let hash = local.details.paymentHash, local.type == .send,
                       let remote = try await backend.listPayments(PaymentFilter(type: .send, paymentHash: hash)).first(where: { $0.idempotencyKey == local.idempotencyKey }) {
                 found.append(remote)
+            } else if let hash = local.details.paymentHash, local.type == .receive,
+                      let remote = try await backend.listPayments(PaymentFilter(type: .receive, paymentHash: hash)).first {
+                found.append(remote)  // an invoice kept here, paid before the window above
             }
         }
         try await record(found)
         try store.setSetting(SettingKey.syncedAt, to: String(now.timeIntervalSince1970), walletID: wallet.id)
         return found.count
+    }
+
+    /// How a bounded sync ended.
+    public enum SyncOutcome: Sendable, Equatable {
+        case synced(count: Int)
+        /// The backend did not answer (or not in time): the history is as of `lastSyncedAt`.
+        case offline(reason: String, lastSyncedAt: Date?)
+    }
+
+    /// `sync()`, given at most `timeout`: a read of the history never hangs on the network.
+    public func sync(timeout: Duration) async -> SyncOutcome {
+        do {
+            let count: Int = try await withThrowingTaskGroup(of: Int?.self) { group in
+                group.addTask { try await self.sync() }
+                group.addTask { try await Task.sleep(for: timeout); return nil }
+                let first = try await group.next() ?? nil
+                group.cancelAll()
+                guard let first else { throw LightningError.timeout("no answer within \(timeout.components.seconds) s") }
+                return first
+            }
+            return .synced(count: count)
+        } catch {
+            return .offline(reason: "\(error)", lastSyncedAt: LightningWallet.lastSyncedAt(store: store, walletID: wallet.id))
+        }
     }
 
     /// History from the wallet store.

@@ -47,7 +47,7 @@ public struct Payment: Sendable, Codable, Equatable {
     /// The backend that made it: "devnet" or a real network's name.
     public let backend: String
     public var details: Details
-    public let idempotencyKey: String?
+    public var idempotencyKey: String?
     public var failureReason: String?
     public var fiat: FiatValue?
 

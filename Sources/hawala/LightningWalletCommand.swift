@@ -127,7 +127,14 @@ extension Payment {
         text += "  \(status.rawValue)  \(id)"
         if let d = details.description, !d.isEmpty { text += "  \(d.prefix(60))" }
         if let reason = failureReason { text += "  [\(reason)]" }
+        if let expiry = invoiceExpiry { text += expiry < Date() ? "  (invoice expired \(ISO8601.string(expiry)))" : "  (unpaid invoice, expires \(ISO8601.string(expiry)))" }
         return text
+    }
+
+    /// When an invoice not paid yet expires (a pending receive).
+    var invoiceExpiry: Date? {
+        guard type == .receive, status == .pending, let text = details.invoice else { return nil }
+        return (try? Bolt11Invoice(text))?.expiresAt
     }
 }
 
@@ -158,6 +165,7 @@ struct LightningInvoice: ParsableCommand {
         let request = ReceiveRequest(amountSats: amount, description: description, expirySeconds: expiry)
         let backend = session.backend
         let response = try blocking { try await backend.receivePayment(request) }
+        try session.lightning.recordInvoice(response, amountSats: amount, description: description)
         print(response.invoice)
         if qr { for line in TextQR.terminalLines(try TextQR.encode(response.invoice, caseInsensitive: true)) { print(line) } }
         flushOutput()
@@ -355,23 +363,41 @@ enum HistoryType: String, ExpressibleByArgument, CaseIterable {
 
 struct LightningHistory: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "history", abstract: "Payments, newest first, from the wallet's store.",
-        discussion: "Reads the history kept on this machine (no password needed); `ln balance` or `ln watch` bring it up to date. JSON: an array of payment objects (README).")
+        commandName: "history", abstract: "Payments, newest first (synced with the backend first when it answers).",
+        discussion: "Brings the history up to date with the wallet's backend when it answers within --sync-timeout seconds, then reads the history kept on this machine (no password needed); offline it says when it last synced. Invoices not paid yet are pending receives, with their expiry (--status pending lists them). JSON: an array of payment objects (README).")
     @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
     @Option(help: "Only sent or received payments.") var type: HistoryType?
     @Option(help: "Only payments in this status (pending, completed, failed).") var status: Payment.Status?
     @Option(help: "At most this many payments.") var limit: Int = 20
     @Option(help: "Skip this many payments first.") var offset: Int = 0
+    @Option(name: .customLong("sync-timeout"), help: "Seconds to wait for the backend before reading the history kept here (0: don't sync).") var syncTimeout: Int = 10
     @Flag(help: "JSON output.") var json = false
 
     func validate() throws {
         guard (1...1_000_000).contains(limit) else { throw ValidationError("--limit must be between 1 and 1000000") }
         guard offset >= 0 else { throw ValidationError("--offset can't be negative") }
+        guard (0...300).contains(syncTimeout) else { throw ValidationError("--sync-timeout must be between 0 and 300 seconds") }
     }
 
     func run() throws {
         let store = try WalletSession.store(create: false)
         let summary = try store.wallet(named: wallet)
+        typealias Key = LightningWallet.SettingKey
+        // Sync first when the wallet has a backend and its node is known (no password needed).
+        if syncTimeout > 0, try store.setting(Key.backend, walletID: summary.id) != nil, try store.setting(Key.nodeID, walletID: summary.id) != nil {
+            let timeout = Duration.seconds(syncTimeout)
+            var offline: String?
+            do {
+                let lightning = try LightningSession.open(try LightningOptions.parse(["--wallet", summary.name]), signing: false).lightning
+                if case .offline(let reason, _) = try blocking({ await lightning.sync(timeout: timeout) }) { offline = reason }
+            } catch {
+                offline = "\(error)"
+            }
+            if let offline {
+                let last = LightningWallet.lastSyncedAt(store: store, walletID: summary.id)
+                Output.error("offline (\(offline)): the history as last synced\(last.map { " at " + ISO8601.string($0) } ?? ": never")")
+            }
+        }
         let payments = try store.payments(walletID: summary.id, filter: PaymentFilter(type: type?.kind, status: status, offset: offset, limit: limit))
         if json { JSONValue.array(payments.map(\.json)).print(); return }
         if payments.isEmpty { Output.error("no payments"); return }
@@ -404,6 +430,7 @@ struct LightningShow: ParsableCommand {
             "  backend:      \(p.backend)",
         ]
         if let f = p.fiat { lines.append("  fiat then:    \(f.value) \(f.currency)") }
+        if let expiry = p.invoiceExpiry { lines.append("  expires:      \(ISO8601.string(expiry))\(expiry < Date() ? " (expired, not paid)" : " (not paid yet)")") }
         if let d = p.details.description { lines.append("  description:  \(d)") }
         if let h = p.details.paymentHash { lines.append("  payment hash: \(h)") }
         if let x = p.details.preimage { lines.append("  preimage:     \(x)") }

@@ -193,6 +193,30 @@ struct LightningWalletCLITests {
         #expect(pay.status == 0 && pay.stderr.contains("≈            1.3 USD") && pay.stderr.contains("USD in total"), "\(pay.status) \(pay.stdout) \(pay.stderr)")
     }
 
+    /// The receiver's history brings in what arrived since the last look (it syncs first), lists
+    /// unpaid invoices with their expiry, and says when it is offline.
+    @Test func receiverHistorySyncsAndListsUnpaidInvoices() throws {
+        for f in [alice, bob] { #expect(try f.run(["ln", "config", "--backend", "devnet:\(ledger)"]).status == 0) }
+        #expect(try alice.run(["ln", "devnet", "fund", "5000", "--password-file", alice.path("password")]).status == 0)
+        let invoice = try bob.run(["ln", "invoice", "--amount", "1000", "--description", "tea", "--password-file", bob.path("password")])
+        #expect(invoice.status == 0, "\(invoice.stderr)")
+        let unpaid = try bob.run(["ln", "history", "--status", "pending"])
+        #expect(unpaid.stdout.contains("+1000 sat") && unpaid.stdout.contains("tea") && unpaid.stdout.contains("(unpaid invoice, expires "), "\(unpaid.stdout)")
+        let pay = try alice.run(["ln", "pay", invoice.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "--yes", "--password-file", alice.path("password")])
+        #expect(pay.status == 0, "\(pay.stderr)")
+        // No `ln balance` or `ln watch` in between: `ln history` itself brings the payment in.
+        let after = try #require(try json(try bob.run(["ln", "history", "--json"])) as? [[String: Any]])
+        #expect(after.count == 1 && after[0]["status"] as? String == "completed" && after[0]["type"] as? String == "received", "\(after)")
+        #expect(try bob.run(["ln", "history", "--status", "pending"]).stderr.contains("no payments"))
+        // Offline (the ledger unreadable): the history kept here, and when it was last synced.
+        let saved = try Data(contentsOf: URL(fileURLWithPath: ledger))
+        try Data("not a ledger".utf8).write(to: URL(fileURLWithPath: ledger))
+        defer { try? saved.write(to: URL(fileURLWithPath: ledger)) }
+        let offline = try bob.run(["ln", "history"])
+        #expect(offline.status == 0 && offline.stdout.contains("+1000 sat") && offline.stderr.contains("offline") && offline.stderr.contains("last synced"),
+                "\(offline.stdout)\(offline.stderr)")
+    }
+
     /// Usage and refusals: one line, meaningful exit codes, no secrets asked of a pipe.
     @Test func refusals() throws {
         #expect(try alice.run(["ln", "config", "--backend", "lightning:mainnet"]).status == 1)
