@@ -129,7 +129,16 @@ struct ChainsCommand: ParsableCommand {
         commandName: "chains",
         abstract: "List the supported chains with their derivation paths.")
 
+    @Flag(help: "JSON output: an array of {name, displayName, network, path, curve, watchOnly}.") var json = false
+
     func run() throws {
+        if json {
+            JSONValue.array(Chain.all.map { c in
+                .object([("name", .string(c.name)), ("displayName", .string(c.displayName)), ("network", .string(c.network.rawValue)),
+                         ("path", .string(c.pathTemplate)), ("curve", .string("\(c.curve)")), ("watchOnly", .bool(c.isBitcoinFamily))])
+            }).print()
+            return
+        }
         for chain in Chain.all {
             print("\(chain.name.padding(toLength: 22, withPad: " ", startingAt: 0)) \(chain.pathTemplate.padding(toLength: 20, withPad: " ", startingAt: 0)) \(chain.displayName)")
         }

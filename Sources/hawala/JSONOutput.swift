@@ -44,6 +44,15 @@ indirect enum JSONValue {
         return out + "\""
     }
 
+    /// On one line, no spaces: one object per line in a stream (`ln watch --json`).
+    var compact: String {
+        switch self {
+        case .string, .int, .bool, .null: return render()
+        case .array(let items): return "[" + items.map(\.compact).joined(separator: ",") + "]"
+        case .object(let fields): return "{" + fields.map { JSONValue.quote($0.0) + ":" + $0.1.compact }.joined(separator: ",") + "}"
+        }
+    }
+
     /// Prints on stdout.
     func print() { Swift.print(render()) }
 }

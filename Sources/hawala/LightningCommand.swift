@@ -72,6 +72,8 @@ struct LightningDecode: ParsableCommand {
             ("payee", .string(hexString(i.payee))),
             ("timestamp", .int(Int(i.timestamp))),
             ("expiry", .int(Int(i.expiry))),
+            ("createdAt", .string(ISO8601.string(Date(timeIntervalSince1970: Double(i.timestamp))))),
+            ("expiresAt", .string(ISO8601.string(i.expiresAt))),
             ("minFinalCltvExpiry", .int(Int(i.minFinalCltvExpiry))),
             ("fallbackAddresses", .array(i.fallbacks.map { .string($0.address) })),
             ("routeHints", .array(i.routeHints.map { route in

@@ -152,6 +152,7 @@ struct LightningInvoice: ParsableCommand {
     @Flag(help: "Also draw the invoice as a QR code.") var qr = false
     @Flag(help: "Wait until the invoice is paid.") var wait = false
     @Option(help: "With --wait: give up after this many seconds.") var timeout: UInt64 = 3600
+    @Flag(help: "JSON output: {invoice, paymentHash, amountMsat, description, expiresAt, backend}; with --wait, then the payment object on a second line.") var json = false
 
     func validate() throws {
         guard (amount != nil) != amountless else { throw ValidationError("give exactly one of --amount SATS or --amountless") }
@@ -166,8 +167,16 @@ struct LightningInvoice: ParsableCommand {
         let backend = session.backend
         let response = try blocking { try await backend.receivePayment(request) }
         try session.lightning.recordInvoice(response, amountSats: amount, description: description)
-        print(response.invoice)
-        if qr { for line in TextQR.terminalLines(try TextQR.encode(response.invoice, caseInsensitive: true)) { print(line) } }
+        if json {
+            print(JSONValue.object([
+                ("invoice", .string(response.invoice)), ("paymentHash", .string(response.paymentHash)),
+                ("amountMsat", amount.map { .int(Int($0) * 1000) } ?? .null), ("description", .string(description)),
+                ("expiresAt", .string(ISO8601.string(response.expiresAt))), ("backend", .string(session.backend.name)),
+            ]).compact)
+        } else {
+            print(response.invoice)
+        }
+        if qr && !json { for line in TextQR.terminalLines(try TextQR.encode(response.invoice, caseInsensitive: true)) { print(line) } }
         flushOutput()
         Output.error("on \(session.backendLabel); expires \(ISO8601.string(response.expiresAt))")
         guard wait else { return }
@@ -185,7 +194,7 @@ struct LightningInvoice: ParsableCommand {
         } catch LightningError.timeout {
             throw CLIError("not paid within \(seconds) s; the invoice stays valid until \(ISO8601.string(response.expiresAt))")
         }
-        print("received \(satsText(payment.amountMsat)) (payment \(payment.id))")
+        if json { print(payment.json.compact) } else { print("received \(satsText(payment.amountMsat)) (payment \(payment.id))") }
     }
 }
 
@@ -513,7 +522,7 @@ struct LightningWatch: ParsableCommand {
                 case .synced: name = "synced"
                 }
                 if json {
-                    print(JSONValue.object([("event", .string(name)), ("payment", payment.json)]).render().replacingOccurrences(of: "\n", with: ""))
+                    print(JSONValue.object([("event", .string(name)), ("payment", payment.json)]).compact)
                 } else {
                     print("\(name) \(payment.line)")
                 }
@@ -529,6 +538,7 @@ struct LightningConfig: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "config", abstract: "Show or set the wallet's Lightning settings: backend, fiat currency, rates source.")
     @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
+    @Flag(help: "JSON output: {backend, fiat, rates, nodeId} (null when not set).") var json = false
     @Option(help: ArgumentHelp("Payment backend to use, e.g. devnet:PATH.", valueName: "spec")) var backend: String?
     @Option(help: "Fiat currency for values in the history and balance (e.g. USD).") var fiat: String?
     @Option(name: .customLong("rates-file"), help: "Offline rates table: one `CODE PRICE` a line, e.g. `USD 65000.00`.") var ratesFile: String?
@@ -569,7 +579,12 @@ struct LightningConfig: ParsableCommand {
         }
         if ratesFile != nil || ratesURL != nil { try store.setSetting(Key.rates, to: rates, walletID: summary.id) }
         if let fiat { try store.setSetting(Key.fiatCurrency, to: fiat.uppercased(), walletID: summary.id) }
-        for (label, key) in [("backend", Key.backend), ("fiat", Key.fiatCurrency), ("rates", Key.rates), ("node id", Key.nodeID)] {
+        let shown = [("backend", "backend", Key.backend), ("fiat", "fiat", Key.fiatCurrency), ("rates", "rates", Key.rates), ("node id", "nodeId", Key.nodeID)]
+        if json {
+            JSONValue.object(try shown.map { ($0.1, try store.setting($0.2, walletID: summary.id).map { .string($0) } ?? .null) }).print()
+            return
+        }
+        for (label, _, key) in shown {
             print("\(label): \(try store.setting(key, walletID: summary.id) ?? "(not set)")")
         }
     }

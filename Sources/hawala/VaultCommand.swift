@@ -157,6 +157,28 @@ struct VaultSession {
     }
 
     /// One line for an answer the vault refused.
+    /// The backups in the vault, newest first.
+    static func backups(_ client: Client) throws -> [Components.Schemas.Backup] {
+        switch try blocking({ try await client.listBackups() }) {
+        case .ok(let r): return try r.body.json
+        case .unauthorized(let r): throw VaultSession.refused("the token", 401, try? r.body.json)
+        case .tooManyRequests(let r): throw VaultSession.refused("the request", 429, try? r.body.json)
+        case .undocumented(let status, _): throw VaultSession.refused("the request", status, nil)
+        }
+    }
+
+    /// A backup id as typed: the whole id, or an unambiguous prefix of at least 8 characters
+    /// (as `ln show` takes payment ids).
+    static func backupID(_ typed: String, client: Client) throws -> String {
+        let prefix = typed.lowercased()
+        guard prefix.count < 36 else { return typed }
+        guard prefix.count >= 8 else { throw CLIError("give at least 8 characters of the backup id (see `hawala vault list`)") }
+        let matches = try backups(client).filter { $0.id.lowercased().hasPrefix(prefix) }
+        guard let first = matches.first else { throw CLIError("no backup \(typed) in the vault (see `hawala vault list`)") }
+        guard matches.count == 1 else { throw CLIError("\(typed) is the start of \(matches.count) backup ids; give more of it") }
+        return first.id
+    }
+
     static func refused(_ what: String, _ status: Int, _ body: Components.Schemas._Error?) -> CLIError {
         CLIError("the vault refused \(what) (HTTP \(status))\(body.map { ": \($0.error)" } ?? "")")
     }
@@ -211,6 +233,7 @@ struct VaultBackup: ParsableCommand {
         commandName: "backup", abstract: "Export every wallet as a .hawala file and upload it (hash-checked).")
     @OptionGroup var password: PasswordOptions
     @Option(name: .customLong("backup-password-file"), help: ArgumentHelp("File holding the backup file's password.", valueName: "path")) var backupPasswordFile: String?
+    @Flag(help: "JSON output: the uploaded backup, as one object of `vault list --json`.") var json = false
 
     func validate() throws { try WalletSession.checkOneStdin(password.passwordFile, backupPasswordFile) }
 
@@ -233,7 +256,7 @@ struct VaultBackup: ParsableCommand {
         switch try blocking({ try await client.uploadBackup(query: .init(_type: .manual), headers: .init(X_hyphen_Content_hyphen_SHA256: sha), body: .binary(UploadProgress.body(data))) }) {
         case .created(let r):
             let b = try r.body.json
-            print("uploaded backup \(b.id) (\(b.sizeBytes) bytes, \(wallets.count) wallet\(wallets.count == 1 ? "" : "s"))")
+            if json { b.json.print() } else { print("uploaded backup \(b.id) (\(b.sizeBytes) bytes, \(wallets.count) wallet\(wallets.count == 1 ? "" : "s"))") }
         case .badRequest(let r): throw VaultSession.refused("the upload", 400, try? r.body.json)
         case .conflict(let r): throw VaultSession.refused("the upload (it arrived damaged)", 409, try? r.body.json)
         case .unauthorized(let r): throw VaultSession.refused("the token", 401, try? r.body.json)
@@ -259,19 +282,9 @@ struct VaultList: ParsableCommand {
 
     func run() throws {
         let client = try VaultSession.open(password: password).client
-        let backups: [Components.Schemas.Backup]
-        switch try blocking({ try await client.listBackups() }) {
-        case .ok(let r): backups = try r.body.json
-        case .unauthorized(let r): throw VaultSession.refused("the token", 401, try? r.body.json)
-        case .tooManyRequests(let r): throw VaultSession.refused("the request", 429, try? r.body.json)
-        case .undocumented(let status, _): throw VaultSession.refused("the request", status, nil)
-        }
+        let backups = try VaultSession.backups(client)
         if json {
-            JSONValue.array(backups.map { b in
-                .object([("id", .string(b.id)), ("createdAt", .string(ISO8601.string(b.createdAt))), ("sizeBytes", .int(Int(b.sizeBytes))),
-                         ("type", .string(b._type.rawValue)), ("status", .string(b.status.rawValue)),
-                         ("encryptionMethod", .string(b.encryptionMethod)), ("sha256", .string(b.sha256))])
-            }).print()
+            JSONValue.array(backups.map(\.json)).print()
             return
         }
         if backups.isEmpty { Output.error("no backups in the vault") }
@@ -282,7 +295,7 @@ struct VaultList: ParsableCommand {
 struct VaultRestore: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "restore", abstract: "Download a backup, check its hash, decrypt it and import it after a preview (as `backup import`).")
-    @Argument(help: "The backup id (from `hawala vault list`).") var id: String
+    @Argument(help: "The backup id (from `hawala vault list`; its first 8 characters or more are enough).") var id: String
     @OptionGroup var password: PasswordOptions
     @Option(name: .customLong("backup-password-file"), help: ArgumentHelp("File holding the backup file's password.", valueName: "path")) var backupPasswordFile: String?
     @Option(name: .customLong("on-conflict"), help: "skip, keep-both or replace.") var onConflict: ConflictPolicy?
@@ -292,7 +305,7 @@ struct VaultRestore: ParsableCommand {
 
     func run() throws {
         let client = try VaultSession.open(password: password).client
-        let id = self.id
+        let id = try VaultSession.backupID(self.id, client: client)
         let data: Data
         switch try blocking({ try await client.downloadBackup(path: .init(backupId: id)) }) {
         case .ok(let r):
@@ -322,12 +335,12 @@ struct VaultRestore: ParsableCommand {
 
 struct VaultDelete: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a backup from the vault.")
-    @Argument(help: "The backup id.") var id: String
+    @Argument(help: "The backup id (or its first 8 characters or more).") var id: String
     @OptionGroup var password: PasswordOptions
 
     func run() throws {
         let client = try VaultSession.open(password: password).client
-        let id = self.id
+        let id = try VaultSession.backupID(self.id, client: client)
         switch try blocking({ try await client.deleteBackup(path: .init(backupId: id)) }) {
         case .noContent: print("deleted \(id)")
         case .notFound: throw CLIError("no backup \(id) in the vault")
@@ -453,5 +466,14 @@ enum VaultTransport {
         case let other: cause = "\(other)"
         }
         return "cannot reach the vault\(place) (\(cause))"
+    }
+}
+
+extension Components.Schemas.Backup {
+    /// `{id, createdAt, sizeBytes, type, status, encryptionMethod, sha256}` (`vault list`, `vault backup`).
+    var json: JSONValue {
+        .object([("id", .string(id)), ("createdAt", .string(ISO8601.string(createdAt))), ("sizeBytes", .int(Int(sizeBytes))),
+                 ("type", .string(_type.rawValue)), ("status", .string(status.rawValue)),
+                 ("encryptionMethod", .string(encryptionMethod)), ("sha256", .string(sha256))])
     }
 }

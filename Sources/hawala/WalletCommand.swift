@@ -326,6 +326,7 @@ struct WalletCreate: ParsableCommand {
     @Option(name: .customLong("passphrase-file"), help: ArgumentHelp("File holding an optional BIP39 passphrase.", valueName: "path")) var passphraseFile: String?
     @OptionGroup var password: PasswordOptions
     @Flag(name: .customLong("skip-backup"), help: "Back up later (the wallet is marked not backed up).") var skipBackup = false
+    @Flag(help: "JSON output: the new wallet, as one object of `wallet list --json` (after the backup flow).") var json = false
 
     func validate() throws {
         guard words == 12 || words == 24 else { throw ValidationError("--words must be 12 or 24") }
@@ -341,7 +342,8 @@ struct WalletCreate: ParsableCommand {
         let mnemonic = try Mnemonic.generate(wordCount: words)
         let wallet = try store.add(mnemonic: mnemonic, passphrase: passphrase, name: name, network: network, keyring: keyring)
         log.info("wallet created", metadata: ["id": "\(wallet.id)", "network": "\(network.rawValue)"])
-        print("created wallet \"\(wallet.name)\" (\(network.rawValue), fingerprint \(wallet.fingerprint))")
+        defer { if json, let created = try? store.wallet(named: wallet.name) { created.json.print() } }
+        if !json { print("created wallet \"\(wallet.name)\" (\(network.rawValue), fingerprint \(wallet.fingerprint))") }
         if let terminal {
             var flow = SeedBackupFlow(mnemonic: mnemonic)
             do {

@@ -137,6 +137,17 @@ struct DeriveCLITests {
         expectCleanFailure(try CLI.run(["xpub", "--chain", "ethereum"], input: abandonAbout), status: 2)
     }
 
+    /// --json where a script reads the output, one shape per concept.
+    @Test func jsonWhereScriptsReadIt() throws {
+        let chains = try #require(try JSONSerialization.jsonObject(with: Data(CLI.run(["chains", "--json"]).stdout.utf8)) as? [[String: Any]])
+        #expect(chains.first?["name"] as? String == "bitcoin" && chains.first?["watchOnly"] as? Bool == true && chains.count == Chain.all.count)
+        let f = try WalletFixture()
+        let created = try f.run(["wallet", "create", "--name", "J", "--skip-backup", "--json", "--password-file", f.path("password")])
+        let wallet = try #require(try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any], "\(created.stdout)")
+        let listed = try #require(try JSONSerialization.jsonObject(with: Data(f.run(["wallet", "list", "--json"]).stdout.utf8)) as? [[String: Any]])
+        #expect(wallet["name"] as? String == "J" && wallet["id"] as? String == listed[0]["id"] as? String && Set(wallet.keys) == Set(listed[0].keys))
+    }
+
     /// A receive request: BIP21 URI whose QR (read back by zbarimg) is the same text; the same
     /// address until --new; a request another chain can't carry changes nothing.
     @Test func receiveWithRequestAndQR() throws {

@@ -12,7 +12,7 @@ struct LightningCLITests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         let keys = r.stdout.split(separator: "\n").filter { $0.hasPrefix("  \"") }.map { $0.dropFirst(3).prefix { $0 != "\"" } }
         #expect(keys == ["network", "amountMsat", "paymentHash", "paymentSecret", "description", "descriptionHash", "payee", "timestamp",
-                         "expiry", "minFinalCltvExpiry", "fallbackAddresses", "routeHints", "features", "signatureValid"])
+                         "expiry", "createdAt", "expiresAt", "minFinalCltvExpiry", "fallbackAddresses", "routeHints", "features", "signatureValid"])
         #expect(object["network"] as? String == "bc" && object["amountMsat"] as? Int == 2_000_000_000)
         #expect(object["description"] is NSNull && object["descriptionHash"] as? String == "3925b6f67e2c340036ed12093dd44e0368df1b6ea26c53dbe4811f58fd5db8c1")
         #expect(object["payee"] as? String == "03e7156ae33b0a208d0744199163177e909e80176e55d97a2f221ede0f934dd9ad")

@@ -114,7 +114,9 @@ struct LightningWalletCLITests {
         // bob's watcher saw the payment arrive.
         let watched = watch.finish()
         #expect(watched.status == 0, "\(watched.stderr)")
-        #expect(watched.stdout.contains("\"event\": \"paymentSucceeded\"") && watched.stdout.contains(id), "\(watched.stdout)")
+        // One compact object per line.
+        #expect(watched.stdout.contains("{\"event\":\"paymentSucceeded\",\"payment\":{") && watched.stdout.contains(id), "\(watched.stdout)")
+        for line in watched.stdout.split(separator: "\n") { #expect(try JSONSerialization.jsonObject(with: Data(line.utf8)) is [String: Any]) }
 
         // An expired invoice is refused before anything is paid.
         let short = try bob.run(["ln", "invoice", "--amount", "10", "--expiry", "1", "--password-file", bob.path("password")])
@@ -191,6 +193,18 @@ struct LightningWalletCLITests {
         let invoice = try bob.run(["ln", "invoice", "--amount", "2000", "--password-file", bob.path("password")])
         let pay = try alice.run(["ln", "pay", invoice.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "--yes", "--password-file", alice.path("password")])
         #expect(pay.status == 0 && pay.stderr.contains("≈            1.3 USD") && pay.stderr.contains("USD in total"), "\(pay.status) \(pay.stdout) \(pay.stderr)")
+    }
+
+    /// The invoice, the settings and the decoded invoice as JSON, with ISO 8601 dates.
+    @Test func jsonShapes() throws {
+        #expect(try alice.run(["ln", "config", "--backend", "devnet:\(ledger)"]).status == 0)
+        let config = try #require(try json(try alice.run(["ln", "config", "--json"])) as? [String: Any])
+        #expect(config["backend"] as? String == "devnet:\(ledger)" && config["fiat"] is NSNull)
+        let invoice = try #require(try json(try alice.run(["ln", "invoice", "--amount", "21", "--description", "d", "--json", "--password-file", alice.path("password")])) as? [String: Any])
+        let text = try #require(invoice["invoice"] as? String)
+        #expect(invoice["amountMsat"] as? Int == 21_000 && (invoice["expiresAt"] as? String)?.hasSuffix("Z") == true)
+        let decoded = try #require(try json(try alice.run(["ln", "decode", text, "--json"])) as? [String: Any])
+        #expect(decoded["expiresAt"] as? String == invoice["expiresAt"] as? String && (decoded["createdAt"] as? String)?.hasSuffix("Z") == true)
     }
 
     /// The receiver's history brings in what arrived since the last look (it syncs first), lists

@@ -29,6 +29,10 @@ struct VaultCLITests {
         try phone.write("backup-password", "a long backup password 42\n")
         let backup = try phone.run(["vault", "backup", "--password-file", phone.path("password"), "--backup-password-file", phone.path("backup-password")])
         #expect(backup.status == 0 && backup.stdout.hasPrefix("uploaded backup "), "\(backup.stderr)")
+        let second = try phone.run(["vault", "backup", "--json", "--password-file", phone.path("password"), "--backup-password-file", phone.path("backup-password")])
+        let uploaded = try #require(try JSONSerialization.jsonObject(with: Data(second.stdout.utf8)) as? [String: Any], "\(second.stderr)")
+        #expect(uploaded["type"] as? String == "manual" && (uploaded["sha256"] as? String)?.count == 64)
+        #expect(try phone.run(["vault", "delete", try #require(uploaded["id"] as? String), "--password-file", phone.path("password")]).status == 0)
         let list = try phone.run(["vault", "list", "--json", "--password-file", phone.path("password")])
         let backups = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
         #expect(backups.count == 1 && backups[0]["encryptionMethod"] as? String == "hawala-v1" && list.stdout.hasPrefix("[\n  {\n    \"id\""))
@@ -49,7 +53,10 @@ struct VaultCLITests {
         try laptop.write("wrong", "not the backup password\n")
         #expect(try laptop.run(["vault", "restore", id, "--password-file", laptop.path("password"), "--backup-password-file", laptop.path("wrong"), "--on-conflict", "keep-both"]).errorLines.last == "wrong password or damaged file")
         #expect(try laptop.run(["vault", "restore", String(repeating: "0", count: 32), "--password-file", laptop.path("password")]).status == 1)
-        #expect(try laptop.run(["vault", "delete", id, "--password-file", laptop.path("password")]).status == 0)
+        // Short ids, as `ln show` takes them: 8 characters or more, unambiguous.
+        expectCleanFailure(try laptop.run(["vault", "delete", String(id.prefix(4)), "--password-file", laptop.path("password")]), contains: "at least 8 characters")
+        let deleted = try laptop.run(["vault", "delete", String(id.prefix(8)), "--password-file", laptop.path("password")])
+        #expect(deleted.status == 0 && deleted.stdout == "deleted \(id)\n", "\(deleted.stderr)")
         #expect(try phone.run(["vault", "list", "--json", "--password-file", phone.path("password")]).stdout == "[]\n")
         // A revoked token is refused.
         #expect(try server.run(["vault", "user", "revoke", "phone", "--db", db]).status == 0)
