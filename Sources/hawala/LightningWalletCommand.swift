@@ -108,7 +108,7 @@ extension Payment {
         .object([
             ("id", .string(id)), ("type", .string(PaymentExport.word(type))), ("status", .string(status.rawValue)),
             ("amountMsat", .int(Int(amountMsat))), ("feeMsat", .int(Int(feeMsat))),
-            ("timestamp", .string(PaymentExport.date(timestamp))), ("method", .string(method)), ("backend", .string(backend)),
+            ("date", .string(PaymentExport.date(timestamp))), ("method", .string(method)), ("backend", .string(backend)),
             ("description", details.description.map { .string($0) } ?? .null),
             ("paymentHash", details.paymentHash.map { .string($0) } ?? .null),
             ("preimage", details.preimage.map { .string($0) } ?? .null),
