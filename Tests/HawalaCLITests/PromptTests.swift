@@ -136,6 +136,25 @@ struct PromptTests {
         #expect(!FileManager.default.fileExists(atPath: f.data.appendingPathComponent("wallets.sqlite").path), "nothing written")
     }
 
+    /// Importing a wallet that is already here offers skip or replace only (keep both would keep
+    /// one wallet twice); "k" is asked again; the current wallet stays current.
+    @Test func importConflictAtThePrompt() throws {
+        let f = try WalletFixture()
+        #expect(try f.restoreAbandon(name: "Main").status == 0)
+        let backupPassword = try f.write("backup-password", "a long backup passphrase\n")
+        let file = f.home.appendingPathComponent("b.hawala").path
+        #expect(try f.run(["backup", "export", "--out", file, "--password-file", f.path("password"), "--backup-password-file", backupPassword]).status == 0)
+        #expect(try f.run(["wallet", "create", "--name", "Other", "--skip-backup", "--password-file", f.path("password")]).status == 0)
+        let session = try PTYSession(["backup", "import", file, "--backup-password-file", backupPassword, "--password-file", f.path("password")], home: f.data.path)
+        try session.expect("is already here as \"Main\" (same words and network): [s]kip or [r]eplace? ")
+        session.send("k")
+        try session.expect("Type s to keep the wallet here, or r to replace it")
+        session.send("s")
+        #expect(try session.wait() == 0, "\(session.screen)")
+        #expect(session.screen.contains("skipped \"Main\""))
+        #expect(try f.run(["wallet", "status", "--json"]).stdout.contains("\"name\": \"Other\""), "the current wallet is still Other")
+    }
+
     /// Onboarding asks again on an unknown choice.
     @Test func onboardingAsksAgain() throws {
         let f = try WalletFixture()
