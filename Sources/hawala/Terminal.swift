@@ -39,7 +39,7 @@ final class Terminal {
     /// Asks a question; the answer is shown as typed.
     func ask(_ prompt: String) throws -> String {
         write(prompt)
-        let answer = try Input.readFirstLine(fd: fd, limit: 4096, what: "the answer", endOfInputCancels: true)
+        let answer = try endingTheLineOnCancel { try Input.readFirstLine(fd: fd, limit: 4096, what: "the answer", endOfInputCancels: true) }
         guard let text = answer.withUnsafeBytes({ String(validating: $0, as: UTF8.self) }) else {
             throw CLIError("the answer is not valid UTF-8 text")
         }
@@ -58,7 +58,15 @@ final class Terminal {
         }
         defer { if haveTermios { tcsetattr(fd, TCSAFLUSH, &original) } }
         write(prompt)
-        return try Input.readFirstLine(fd: fd, limit: Input.maximumSecretBytes, what: "input", endOfInputCancels: true)
+        return try endingTheLineOnCancel { try Input.readFirstLine(fd: fd, limit: Input.maximumSecretBytes, what: "input", endOfInputCancels: true) }
+    }
+
+    /// Ctrl-D echoes no newline: end the prompt's line so "cancelled" starts a line of its own.
+    private func endingTheLineOnCancel<T>(_ read: () throws -> T) throws -> T {
+        do { return try read() } catch let error as CLIError where error.message == CLIError.cancelled.message {
+            line()
+            throw error
+        }
     }
 
     /// Yes/no, default no (Enter). Anything but y/yes/n/no (any case) is asked again.
