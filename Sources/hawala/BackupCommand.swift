@@ -170,6 +170,7 @@ struct BackupImport: ParsableCommand {
         let payload = try BackupPayload.decode(try BackupFile.read(url, password: backupPassword))
         let home = WalletHome.fromEnvironment()
         let existingStore = try home.existing() ? try WalletStore(home: home, create: false) : nil
+        let hadWallets = try existingStore.map { try !$0.list().isEmpty } ?? false
 
         // The preview.
         var conflicted: [(wallet: WalletExport, existing: String, sameWallet: Bool)] = []
@@ -215,7 +216,8 @@ struct BackupImport: ParsableCommand {
             case .replaced(_, let existing): print("replaced wallet \"\(existing)\" with the one from the backup")
             }
         }
-        if let current = payload.current, (try? store.wallet(named: current)) != nil, existingStore == nil {
+        // The backup's current wallet becomes current only where there was none (a new device).
+        if let current = payload.current, (try? store.wallet(named: current)) != nil, !hadWallets {
             try store.use(current)
         }
     }

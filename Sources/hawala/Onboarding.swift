@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import HawalaWallet
 
 /// `hawala` with no arguments in a terminal: create or restore a first wallet, or show where
@@ -13,11 +14,12 @@ enum Onboarding {
         }
         guard let terminal = Terminal.open() else { print(Hawala.helpMessage()); return }
         terminal.line("Welcome to Hawala, a self-custodial wallet: your keys stay on this machine, and only you can recover them.")
-        let choice = try terminal.choose("[c]reate a new wallet, [r]estore one from its words, or [q]uit? ",
-                                         hint: "Type c to create, r to restore, or q to quit.") { answer -> Character? in
+        let choice = try terminal.choose("[c]reate a new wallet, [r]estore one from its words, restore from a [v]ault backup, or [q]uit? ",
+                                         hint: "Type c to create, r to restore from words, v to restore from a vault backup, or q to quit.") { answer -> Character? in
             switch answer.lowercased() {
             case "c", "create": "c"
             case "r", "restore": "r"
+            case "v", "vault": "v"
             case "q", "quit": "q"
             default: nil
             }
@@ -25,7 +27,28 @@ enum Onboarding {
         switch choice {
         case "c": try WalletCreate.parse([]).run()
         case "r": try WalletRestore.parse([]).run()
+        case "v": try restoreFromVault(terminal)
         default: print("See `hawala --help`.")
         }
+    }
+
+    /// A new device: log in to the vault (the password chosen becomes the wallet password), pick
+    /// a backup (the newest by default) and restore it with its backup password.
+    static func restoreFromVault(_ terminal: Terminal) throws {
+        let url = try terminal.choose("Vault URL (https://…): ", hint: "Type the vault's address, e.g. https://vault.example.com.") { answer -> String? in
+            guard let u = URL(string: answer), ["https", "http"].contains(u.scheme?.lowercased() ?? ""), u.host != nil else { return nil }
+            return answer
+        }
+        try VaultLogin.parse(["--url", url]).run()
+        let session = try VaultSession.open(password: try PasswordOptions.parse([]))
+        let backups = try VaultSession.backups(session.client)
+        guard !backups.isEmpty else { throw CLIError("the vault holds no backup for this token") }
+        for (i, b) in backups.enumerated() { terminal.line("\(i + 1). \(ISO8601.string(b.createdAt))  \(b.sizeBytes) bytes  \(b._type.rawValue)") }
+        let chosen = try terminal.choose("Backup to restore [1]: ", hint: "Type a number from 1 to \(backups.count).") { answer -> Int? in
+            if answer.isEmpty { return 0 }
+            guard let n = Int(answer), (1...backups.count).contains(n) else { return nil }
+            return n - 1
+        }
+        try VaultRestore.parse([backups[chosen].id]).run()
     }
 }

@@ -197,7 +197,8 @@ struct VaultBearer: ClientMiddleware {
 
 struct VaultLogin: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "login", abstract: "Save the vault's URL and your token (sealed under the wallet password); checks both.")
+        commandName: "login", abstract: "Save the vault's URL and your token (sealed under the wallet password); checks both.",
+        discussion: "On a machine with no wallet yet (a new device), the password chosen here (or from --password-file) becomes the wallet password, so `vault list` and `vault restore` can bring the wallets back.")
     @Option(help: "The vault's URL, e.g. https://vault.example.com.") var url: String
     @Option(name: .customLong("token-file"), help: ArgumentHelp("File holding the token (\"-\" = stdin); otherwise a prompt.", valueName: "path")) var tokenFile: String?
     @OptionGroup var password: PasswordOptions
@@ -220,8 +221,9 @@ struct VaultLogin: ParsableCommand {
         case .tooManyRequests(let r): throw CLIError("the vault refused: too many attempts; retry in \(r.headers.Retry_hyphen_After ?? 60) s")
         case .undocumented(let status, _): throw CLIError("\(url) does not answer like a Hawala vault (HTTP \(status))")
         }
-        let store = try WalletSession.store(create: false)
-        let keyring = try WalletSession.unlock(store, file: password.passwordFile)
+        // A new device has no store yet: the password chosen now becomes the wallet password.
+        let store = try WalletSession.store(create: true)
+        let keyring = try WalletSession.keyringForChange(store, file: password.passwordFile)
         try store.setSealedSetting("vault.token", secret: token, keyring: keyring)
         try store.setSealedSetting("vault.url", secret: nil, plain: url, keyring: keyring)
         print("logged in to \(url)")

@@ -57,6 +57,8 @@ enum WalletSession {
     /// Unlocks the store (one Argon2id run per try). At a prompt, a mistyped password is asked
     /// again, up to `passwordAttempts` times; a password file gets one try.
     static func unlock(_ store: WalletStore, file: String?) throws -> Keyring {
+        // A flow made of several commands (onboarding, a vault restore) asks once per process.
+        if let (opened, keyring) = opened, opened.home == store.home { return keyring }
         var attempt = 1
         while true {
             let password = try readPassword(file: file)
@@ -80,7 +82,9 @@ enum WalletSession {
     /// asked twice at a prompt.
     static func keyringForChange(_ store: WalletStore, file: String?) throws -> Keyring {
         if try store.hasPassword() { return try unlock(store, file: file) }
-        return try store.newKeyring(password: try newPassword(file: file, purpose: "Choose a wallet password"))
+        let keyring = try store.newKeyring(password: try newPassword(file: file, purpose: "Choose a wallet password"))
+        opened = (store, keyring)
+        return keyring
     }
 
     /// A new password: from the file, or typed twice.

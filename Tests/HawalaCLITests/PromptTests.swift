@@ -116,7 +116,7 @@ struct PromptTests {
     /// Ctrl-D at a prompt cancels: exit 1, "cancelled", nothing written.
     @Test func controlDCancelsCleanly() throws {
         let f = try WalletFixture()
-        for (arguments, prompt) in [(["wallet", "restore"], "[m]ainnet or [t]estnet?"), ([], "[q]uit?")] {
+        for (arguments, prompt) in [(["wallet", "restore"], "[m]ainnet or [t]estnet?"), ([], "or [q]uit?")] {
             let session = try PTYSession(arguments, home: f.data.path)
             try session.expect(prompt)
             session.sendControlD()
@@ -159,9 +159,9 @@ struct PromptTests {
     @Test func onboardingAsksAgain() throws {
         let f = try WalletFixture()
         let session = try PTYSession([], home: f.data.path)
-        try session.expect("[q]uit?")
+        try session.expect("or [q]uit?")
         session.send("x")
-        try session.expect("Type c to create, r to restore, or q to quit.")
+        try session.expect("Type c to create, r to restore from words, v to restore from a vault backup, or q to quit.")
         session.send("q")
         #expect(try session.wait() == 0, "\(session.screen)")
     }

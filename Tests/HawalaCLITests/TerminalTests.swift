@@ -148,7 +148,7 @@ struct ClipboardTests {
 
     @Test func onboardingOffersCreateOrRestore() throws {
         let session = try PTYSession([])
-        try session.expect("[c]reate a new wallet, [r]estore one from its words, or [q]uit?")
+        try session.expect("[c]reate a new wallet, [r]estore one from its words, restore from a [v]ault backup, or [q]uit?")
         session.send("q")
         #expect(try session.wait() == 0)
     }

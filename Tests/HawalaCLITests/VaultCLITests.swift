@@ -38,6 +38,19 @@ struct VaultCLITests {
         #expect(backups.count == 1 && backups[0]["encryptionMethod"] as? String == "hawala-v1" && list.stdout.hasPrefix("[\n  {\n    \"id\""))
         let id = try #require(backups[0]["id"] as? String)
 
+        // A new device with no wallet at all (the only device was lost): log in, list, restore.
+        let fresh = try WalletFixture()
+        try fresh.write("backup-password", "a long backup password 42\n")
+        let firstLogin = try fresh.run(["vault", "login", "--url", url, "--token-file", token, "--password-file", fresh.path("password")])
+        #expect(firstLogin.status == 0, "\(firstLogin.stderr)")
+        #expect(try fresh.run(["vault", "list", "--password-file", fresh.path("password")]).stdout.contains(id))
+        let back = try fresh.run(["vault", "restore", String(id.prefix(8)), "--password-file", fresh.path("password"),
+                                  "--backup-password-file", fresh.path("backup-password"), "--yes"])
+        #expect(back.status == 0 && back.stdout.contains("imported \"Main\""), "\(back.stderr)")
+        #expect(try fresh.run(["wallet", "addresses", "--wallet", "Main", "--count", "3", "--json"]).stdout
+                == (try phone.run(["wallet", "addresses", "--wallet", "Main", "--count", "3", "--json"]).stdout))
+        #expect(try fresh.run(["wallet", "status", "--json"]).stdout.contains("\"name\": \"Main\""), "the backup's current wallet is current")
+
         // The second device: its own wallet store, the same token, the backup restored.
         try laptop.write("mnemonic", legalWinner + "\n")
         #expect(try laptop.restoreAbandon(name: "Laptop").status == 0)
