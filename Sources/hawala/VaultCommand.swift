@@ -201,6 +201,7 @@ struct VaultLogin: ParsableCommand {
         discussion: "On a machine with no wallet yet (a new device), the password chosen here (or from --password-file) becomes the wallet password, so `vault list` and `vault restore` can bring the wallets back.")
     @Option(help: "The vault's URL, e.g. https://vault.example.com.") var url: String
     @Option(name: .customLong("token-file"), help: ArgumentHelp("File holding the token (\"-\" = stdin); otherwise a prompt.", valueName: "path")) var tokenFile: String?
+    @Flag(help: "Allow plain http to a host other than this machine (the token and backups would cross the network unencrypted).") var insecure = false
     @OptionGroup var password: PasswordOptions
 
     func validate() throws {
@@ -210,7 +211,16 @@ struct VaultLogin: ParsableCommand {
         try WalletSession.checkOneStdin(password.passwordFile, tokenFile)
     }
 
+    /// Plain http only to this machine: 127.0.0.0/8, ::1, localhost.
+    static func isLoopback(_ host: String) -> Bool {
+        let h = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return h == "localhost" || h == "::1" || (h.hasPrefix("127.") && h.split(separator: ".").count == 4 && h.split(separator: ".").allSatisfy { UInt8($0) != nil })
+    }
+
     func run() throws {
+        if let u = URL(string: url), u.scheme?.lowercased() == "http", !VaultLogin.isLoopback(u.host ?? ""), !insecure {
+            throw CLIError("\(url) is plain http: the token and your backups would cross the network unencrypted; use https (or pass --insecure)")
+        }
         let token = try tokenFile.map { try Input.readSecretFile($0, what: "token") } ?? (try Terminal.required("pass --token-file").askSecret("Vault token: "))
         guard token.count > 0 else { throw CLIError("the token is empty") }
         let text = token.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
@@ -453,6 +463,9 @@ enum VaultTransport {
         var configuration = HTTPClient.Configuration()
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
         configuration.connectionPool.retryConnectionEstablishment = false
+        // A redirect is answered as it is, never followed: the token must not travel to another
+        // origin, and a redirected login must not look like a vault.
+        configuration.redirectConfiguration = .disallow
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 

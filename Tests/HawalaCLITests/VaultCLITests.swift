@@ -77,6 +77,41 @@ struct VaultCLITests {
     }
 }
 
+@Suite("hawala vault login: transport")
+struct VaultLoginTransportTests {
+    /// Plain http is refused for any host but this machine, before anything is sent; a vault
+    /// that redirects elsewhere is not followed and the login fails.
+    @Test func plainHTTPAndRedirects() throws {
+        let f = try WalletFixture()
+        let token = try f.write("token", "hwv_test\n")
+        let plain = try f.run(["vault", "login", "--url", "http://192.0.2.1:8080", "--token-file", token, "--password-file", f.path("password")])
+        #expect(plain.status == 1 && plain.stderr.contains("plain http") && plain.stderr.contains("--insecure"), "\(plain.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: f.data.path), "nothing written")
+        // A server on loopback that answers every request with a redirect to another origin.
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["python3", "-c", """
+            import http.server, sys
+            class H(http.server.BaseHTTPRequestHandler):
+                def do_GET(self):
+                    self.send_response(302); self.send_header("Location", "http://127.0.0.2:9" + self.path); self.send_header("Content-Length", "0"); self.end_headers()
+                def log_message(self, *a): pass
+            s = http.server.HTTPServer(("127.0.0.1", 0), H)
+            print(s.server_address[1], flush=True)
+            s.timeout = 20
+            s.handle_request(); s.handle_request()
+            """]
+        let out = Pipe()
+        server.standardOutput = out
+        try server.run()
+        defer { server.terminate() }
+        let port = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let redirected = try f.run(["vault", "login", "--url", "http://127.0.0.1:\(port)", "--token-file", token, "--password-file", f.path("password")])
+        #expect(redirected.status == 1 && redirected.stderr.contains("HTTP 302"), "\(redirected.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: f.data.path), "a redirected login saves nothing")
+    }
+}
+
 @Suite("hawala vault credentials")
 struct VaultCredentialsCLITests {
     /// The backup password sealed under 24 words shown at a terminal, uploaded; status; a
