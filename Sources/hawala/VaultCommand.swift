@@ -346,13 +346,25 @@ struct VaultRestore: ParsableCommand {
 }
 
 struct VaultDelete: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a backup from the vault.")
+    static let configuration = CommandConfiguration(
+        commandName: "delete", abstract: "Delete a backup from the vault.",
+        discussion: "At a terminal it asks first, naming the backup's date and size and saying when it is the last one; --yes deletes without asking (scripts).")
     @Argument(help: "The backup id (or its first 8 characters or more).") var id: String
+    @Flag(help: "Delete without asking.") var yes = false
     @OptionGroup var password: PasswordOptions
 
     func run() throws {
+        if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm the deletion; pass --yes to delete without asking", code: .usage) }
         let client = try VaultSession.open(password: password).client
         let id = try VaultSession.backupID(self.id, client: client)
+        if !yes {
+            let backups = try VaultSession.backups(client)
+            guard let backup = backups.first(where: { $0.id == id }) else { throw CLIError("no backup \(id) in the vault") }
+            let terminal = try Terminal.required("pass --yes")
+            terminal.line("Backup \(id): \(ISO8601.string(backup.createdAt)), \(backup.sizeBytes) bytes, \(backup._type.rawValue).")
+            if backups.count == 1 { terminal.line("It is the only backup in the vault: after this, the vault holds none.") }
+            guard try terminal.confirm("Delete it?") else { throw CLIError("not deleted") }
+        }
         switch try blocking({ try await client.deleteBackup(path: .init(backupId: id)) }) {
         case .noContent: print("deleted \(id)")
         case .notFound: throw CLIError("no backup \(id) in the vault")
