@@ -49,7 +49,19 @@ struct VaultAgentEnable: ParsableCommand {
         let key = try BackupKey.derive(password: backupPassword)
         try AgentOutbox.enable(store: store, keyring: keyring, key: key, app: "hawala \(HawalaVersion.string)")
         print("vault agent enabled: snapshot in \(AgentOutbox.snapshotURL(home: store.home).path)")
-        print("turn automatic backups on with `hawala vault settings set autoBackupEnabled true`, then run `hawala vault agent`")
+        // Only ask for what is not on yet (the settings are the vault's: a failure to read them
+        // changes nothing here).
+        let session = try VaultSession.open(password: password)
+        let client = session.client
+        let automatic: Bool? = try? blocking {
+            if case .ok(let r) = try await client.getSettings() { return try r.body.json.autoBackupEnabled }
+            return nil
+        }
+        if automatic == true {
+            print("automatic backups are on in the vault's settings: run `hawala vault agent` (or its systemd unit) to upload them")
+        } else {
+            print("turn automatic backups on with `hawala vault settings set autoBackupEnabled true`, then run `hawala vault agent`")
+        }
     }
 }
 
@@ -181,9 +193,14 @@ struct VaultAgent: Sendable {
                                        backupFrequency: BackupSettings.Frequency(rawValue: settings.backupFrequency.rawValue) ?? .daily,
                                        backupTimeUtc: settings.backupTimeUtc, retentionDays: settings.retentionDays,
                                        includeMessages: settings.includeMessages, wifiOnly: settings.wifiOnly)
-            guard let due = VaultSchedule.nextRun(settings: model, lastRun: state.lastUpload, now: state.since ?? enabledAt) else {
+            guard var due = VaultSchedule.nextRun(settings: model, lastRun: state.lastUpload, now: state.since ?? enabledAt) else {
                 log("automatic backups are off in the vault's settings (hawala vault settings set autoBackupEnabled true)")
                 return .disabled
+            }
+            // Nothing in the vault yet (a first run, or every backup deleted): upload now rather
+            // than at the next slot, which may be a day away.
+            if due > now, case .ok(let r) = try await client.listBackups(), try r.body.json.isEmpty {
+                due = now
             }
             guard due <= now else {
                 log("next backup due at \(ISO8601.string(due))")

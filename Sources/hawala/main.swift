@@ -57,7 +57,8 @@ LoggingSystem.bootstrap { label in
 /// The seed's re-prompt: while any wallet is not backed up, say so on every command (except
 /// the ones that back one up).
 func remindAboutBackup(_ command: ParsableCommand) {
-    if command is WalletCreate || command is WalletVerifyBackup || command is WalletRestore { return }
+    // Also not in the vault agent's log: it runs unattended, and nobody reads its reminders.
+    if command is WalletCreate || command is WalletVerifyBackup || command is WalletRestore || command is VaultAgentRun { return }
     let home = WalletHome.fromEnvironment()
     guard home.exists, let store = try? WalletStore(home: home, create: false),
           let wallets = try? store.list(), let line = BackupReminderText.line(BackupReminder(wallets: wallets)) else { return }

@@ -213,22 +213,25 @@ struct VaultAgentCLITests {
 
         let backupPassword = try device.write("backup-password", "a long backup password 42\n")
         let enable = try device.run(["vault", "agent", "enable", "--password-file", password, "--backup-password-file", backupPassword])
-        #expect(enable.status == 0 && enable.stdout.contains("vault agent enabled"), "\(enable.stderr)")
+        #expect(enable.status == 0 && enable.stdout.contains("vault agent enabled") && enable.stdout.contains("turn automatic backups on"), "\(enable.stderr)")
         let off = try agent(2)
         #expect(off.status == 0 && off.stderr.contains("automatic backups are off"), "\(off.stderr)")
         #expect(try device.run(["vault", "settings", "set", "autoBackupEnabled", "true", "--password-file", password]).status == 0)
         // An invalid value is exit 1 (2 is for usage errors only).
         let hourly = try device.run(["vault", "settings", "set", "backupFrequency", "hourly", "--password-file", password])
         #expect(hourly.status == 1 && hourly.errorLines == ["backupFrequency takes daily, weekly or monthly"], "\(hourly.stderr)")
-        #expect(try agent(0).stderr.contains("next backup due at"))
-        let metered = try agent(2, metered: "yes")
+        // Enabling again does not ask to turn on what is on.
+        let again = try device.run(["vault", "agent", "enable", "--password-file", password, "--backup-password-file", backupPassword])
+        #expect(again.stdout.contains("automatic backups are on") && !again.stdout.contains("turn automatic backups on"), "\(again.stdout)")
+        // The vault holds no backup yet: due at once, not at the next slot (metered: skipped).
+        let metered = try agent(0, metered: "yes")
         #expect(metered.status == 0 && metered.stderr.contains("metered"), "\(metered.stderr)")
         #expect(try backups().isEmpty)
 
-        let first = try agent(2)
+        let first = try agent(0)
         #expect(first.status == 0 && first.stderr.contains("uploaded backup"), "\(first.stderr)")
         #expect(try backups().map { $0["type"] as? String } == ["auto"])
-        #expect(try agent(2.1).stderr.contains("next backup due at"))
+        #expect(try agent(0.1).stderr.contains("next backup due at"))
         let unchanged = try agent(4)
         #expect(unchanged.status == 0 && unchanged.stderr.contains("nothing to upload"), "\(unchanged.stderr)")
         #expect(try backups().count == 1)
@@ -236,7 +239,9 @@ struct VaultAgentCLITests {
         // A later command that opens the wallet refreshes the snapshot; the next due run uploads it.
         try device.write("mnemonic2", legalWinner + "\n")
         #expect(try device.run(["wallet", "restore", "--name", "Second", "--mnemonic-file", device.path("mnemonic2"), "--password-file", password, "--yes"]).status == 0)
-        #expect(try agent(6).stderr.contains("uploaded backup"))
+        #expect(try device.run(["wallet", "create", "--name", "Spare", "--skip-backup", "--password-file", password]).status == 0)
+        let changedRun = try agent(6)
+        #expect(changedRun.stderr.contains("uploaded backup") && !changedRun.stderr.contains("reminder"), "the agent's log has no wallet reminders: \(changedRun.stderr)")
         let newest = try #require(try backups().first?["id"] as? String)
 
         // Another device restores the agent's upload with the backup password.
@@ -263,7 +268,7 @@ struct VaultAgentCLITests {
         #expect(third.status == 0 && !third.stderr.contains("warning"), "\(third.stderr)")
         let snapshot = device.data.appendingPathComponent("outbox/snapshot.hawala")
         let names = try BackupPayload.decode(try BackupFile.read(snapshot, password: SecretBytes(utf8: "a long backup password 42"))).wallets.map(\.name)
-        #expect(names.sorted() == ["Main", "Second", "Third"])
+        #expect(names.sorted() == ["Main", "Second", "Spare", "Third"])
         // No password, no key and no token in the clear anywhere in the store's folder.
         let tokenText = try String(contentsOfFile: token, encoding: .utf8).trimmingCharacters(in: .newlines)
         for file in FileManager.default.enumerator(atPath: device.data.path)!.compactMap({ $0 as? String }) {
