@@ -67,9 +67,13 @@ public final class SQLiteVaultStorage: VaultStorage {
         try VaultStorageSupport.checkUserName(name)
         let token = VaultStorageSupport.newToken()
         try write { db in
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE name = ?", arguments: [name]) == true { throw VaultError.userExists(name) }
-            try db.execute(sql: "INSERT INTO user (name, tokenHash, createdAt) VALUES (?, ?, ?)",
-                           arguments: [name, VaultStorageSupport.tokenHash(token), now.timeIntervalSince1970])
+            if let revoked = try Bool.fetchOne(db, sql: "SELECT revoked FROM user WHERE name = ?", arguments: [name]) {
+                guard revoked else { throw VaultError.userExists(name) }
+                try db.execute(sql: "UPDATE user SET tokenHash = ?, revoked = 0 WHERE name = ?", arguments: [VaultStorageSupport.tokenHash(token), name])
+            } else {
+                try db.execute(sql: "INSERT INTO user (name, tokenHash, createdAt) VALUES (?, ?, ?)",
+                               arguments: [name, VaultStorageSupport.tokenHash(token), now.timeIntervalSince1970])
+            }
         }
         return token
     }
@@ -77,7 +81,26 @@ public final class SQLiteVaultStorage: VaultStorage {
     public func revokeUser(_ name: String) async throws(VaultError) {
         try write { db in
             try db.execute(sql: "UPDATE user SET revoked = 1 WHERE name = ?", arguments: [name])
-            guard db.changesCount == 1 else { throw VaultError.notFound }
+            guard db.changesCount == 1 else { throw VaultError.noSuchUser(name) }
+        }
+    }
+
+    public func rotateToken(_ name: String) async throws(VaultError) -> String {
+        let token = VaultStorageSupport.newToken()
+        try write { db in
+            try db.execute(sql: "UPDATE user SET tokenHash = ?, revoked = 0 WHERE name = ?", arguments: [VaultStorageSupport.tokenHash(token), name])
+            guard db.changesCount == 1 else { throw VaultError.noSuchUser(name) }
+        }
+        return token
+    }
+
+    public func users() async throws(VaultError) -> [VaultUserInfo] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT u.name, u.createdAt, u.revoked, COUNT(b.id) AS backups, COALESCE(SUM(b.sizeBytes), 0) AS bytes
+                FROM user u LEFT JOIN backup b ON b.userId = u.id GROUP BY u.id ORDER BY u.name
+                """).map { VaultUserInfo(name: $0["name"], createdAt: Date(timeIntervalSince1970: $0["createdAt"]), revoked: $0["revoked"],
+                                         backups: $0["backups"], bytes: $0["bytes"]) }
         }
     }
 

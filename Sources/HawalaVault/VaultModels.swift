@@ -93,6 +93,8 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
     case notFound
     /// 409: a user of that name exists.
     case userExists(String)
+    /// The operator named a user that does not exist.
+    case noSuchUser(String)
     /// 413: larger than the request limit.
     case tooLarge(limit: Int64)
     /// 507: the user's quota would be exceeded.
@@ -109,6 +111,7 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unauthorized: "invalid or revoked token"
         case .notFound: "no such backup"
         case .userExists(let name): "a user named \"\(name)\" exists"
+        case .noSuchUser(let name): "no such user \"\(name)\""
         case .tooLarge(let limit): "the upload is larger than the limit of \(limit) bytes"
         case .quotaExceeded(let limit): "the upload would exceed the quota of \(limit) bytes"
         case .hashMismatch: "the upload's SHA-256 does not match the one sent"

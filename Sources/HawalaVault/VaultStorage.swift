@@ -6,10 +6,16 @@ import Foundation
 /// both must pass the same test suite. Every call that touches a user's data takes the user
 /// resolved from the caller's token, so no query can reach another user's rows.
 public protocol VaultStorage: Sendable {
-    /// Adds a user and returns its new bearer token (only a hash of it is stored).
+    /// Adds a user and returns its new bearer token (only a hash of it is stored). A revoked
+    /// user's name is given a new token (its backups stay); an active one is `userExists`.
     func addUser(_ name: String, now: Date) async throws(VaultError) -> String
-    /// Revokes every token of `name`.
+    /// Revokes every token of `name` (`noSuchUser` when there is none).
     func revokeUser(_ name: String) async throws(VaultError)
+    /// Replaces the token of `name` (revoked or not) with a new one, in one step: the old token
+    /// stops working as the new one starts.
+    func rotateToken(_ name: String) async throws(VaultError) -> String
+    /// Every user, by name, with what it stores.
+    func users() async throws(VaultError) -> [VaultUserInfo]
     /// The user a token belongs to, with its current `backupsVersion`.
     func user(token: String) async throws(VaultError) -> VaultUser
 
@@ -48,6 +54,23 @@ extension VaultStorage {
 }
 
 /// A user as the storage knows it.
+/// A user as the operator sees it (`hawala vault user list`): never a token.
+public struct VaultUserInfo: Sendable, Equatable {
+    public let name: String
+    public let createdAt: Date
+    public let revoked: Bool
+    public let backups: Int
+    public let bytes: Int64
+
+    public init(name: String, createdAt: Date, revoked: Bool, backups: Int, bytes: Int64) {
+        self.name = name
+        self.createdAt = createdAt
+        self.revoked = revoked
+        self.backups = backups
+        self.bytes = bytes
+    }
+}
+
 public struct VaultUser: Sendable, Equatable {
     public let id: Int64
     public let name: String

@@ -103,7 +103,8 @@ public final class PostgresVaultStorage: VaultStorage {
         let inserted = try await run { db in
             try await db.query("""
                 INSERT INTO vault_user (name, token_hash, created_at) VALUES (\(name), \(hash), \(now.timeIntervalSince1970))
-                ON CONFLICT (name) DO NOTHING RETURNING id
+                ON CONFLICT (name) DO UPDATE SET token_hash = EXCLUDED.token_hash, revoked = FALSE WHERE vault_user.revoked
+                RETURNING id
                 """, logger: logger).collect().count
         }
         guard inserted == 1 else { throw .userExists(name) }
@@ -114,7 +115,27 @@ public final class PostgresVaultStorage: VaultStorage {
         let changed = try await run { db in
             try await db.query("UPDATE vault_user SET revoked = TRUE WHERE name = \(name) RETURNING id", logger: logger).collect().count
         }
-        guard changed == 1 else { throw .notFound }
+        guard changed == 1 else { throw .noSuchUser(name) }
+    }
+
+    public func rotateToken(_ name: String) async throws(VaultError) -> String {
+        let token = VaultStorageSupport.newToken()
+        let hash = VaultStorageSupport.tokenHash(token)
+        let changed = try await run { db in
+            try await db.query("UPDATE vault_user SET token_hash = \(hash), revoked = FALSE WHERE name = \(name) RETURNING id", logger: logger).collect().count
+        }
+        guard changed == 1 else { throw .noSuchUser(name) }
+        return token
+    }
+
+    public func users() async throws(VaultError) -> [VaultUserInfo] {
+        let rows = try await run { db in
+            try await db.query("""
+                SELECT u.name, u.created_at, u.revoked, COUNT(b.id), COALESCE(SUM(b.size_bytes), 0)::BIGINT
+                FROM vault_user u LEFT JOIN vault_backup b ON b.user_id = u.id GROUP BY u.id ORDER BY u.name
+                """, logger: logger).decode((String, Double, Bool, Int64, Int64).self).collect()
+        }
+        return rows.map { VaultUserInfo(name: $0.0, createdAt: Date(timeIntervalSince1970: $0.1), revoked: $0.2, backups: Int($0.3), bytes: $0.4) }
     }
 
     public func user(token: String) async throws(VaultError) -> VaultUser {

@@ -95,7 +95,59 @@ struct VaultServe: ParsableCommand {
 
 struct VaultUserCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "user", abstract: "Add or revoke the server's users.", subcommands: [VaultUserAdd.self, VaultUserRevoke.self])
+        commandName: "user", abstract: "The server's users: add, list, revoke, rotate a token.",
+        subcommands: [VaultUserAdd.self, VaultUserList.self, VaultUserRevoke.self, VaultUserRotate.self])
+}
+
+extension VaultDatabaseOptions {
+    /// Opens the storage, runs `body`, closes it (also when `body` throws).
+    func with<T: Sendable>(_ body: @escaping @Sendable (any VaultStorage) async throws -> T) throws -> T {
+        let database = self
+        return try blocking {
+            let storage = try await database.open()
+            do {
+                let result = try await body(storage)
+                await storage.close()
+                return result
+            } catch {
+                await storage.close()
+                throw error
+            }
+        }
+    }
+}
+
+struct VaultUserList: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the users: name, since when, revoked, backups and bytes stored.")
+    @OptionGroup var database: VaultDatabaseOptions
+    @Flag(help: "JSON output: an array of {name, createdAt, revoked, backups, bytes}.") var json = false
+
+    func run() throws {
+        let users = try database.with { try await $0.users() }
+        if json {
+            JSONValue.array(users.map { u in
+                .object([("name", .string(u.name)), ("createdAt", .string(ISO8601.string(u.createdAt))), ("revoked", .bool(u.revoked)),
+                         ("backups", .int(u.backups)), ("bytes", .int(Int(u.bytes)))])
+            }).print()
+            return
+        }
+        if users.isEmpty { Output.error("no users; add one with `hawala vault user add NAME`") }
+        for u in users {
+            print("\(u.name)  since \(ISO8601.string(u.createdAt))  \(u.revoked ? "revoked" : "active")  \(u.backups) backup\(u.backups == 1 ? "" : "s"), \(u.bytes) bytes")
+        }
+    }
+}
+
+struct VaultUserRotate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rotate", abstract: "Give a user a new token in one step (the old one stops working); prints only the new token.")
+    @Argument(help: "User or device name.") var name: String
+    @OptionGroup var database: VaultDatabaseOptions
+
+    func run() throws {
+        let name = self.name
+        print(try database.with { try await $0.rotateToken(name) })
+    }
 }
 
 struct VaultUserAdd: ParsableCommand {
@@ -105,31 +157,20 @@ struct VaultUserAdd: ParsableCommand {
     @OptionGroup var database: VaultDatabaseOptions
 
     func run() throws {
-        let (database, name) = (self.database, self.name)
-        let token: String = try blocking {
-            let storage = try await database.open()
-            do {
-                let token = try await storage.addUser(name, now: Date())
-                await storage.close()
-                return token
-            } catch { await storage.close(); throw error }
-        }
-        print(token)
+        let name = self.name
+        print(try database.with { try await $0.addUser(name, now: Date()) })
     }
 }
 
 struct VaultUserRevoke: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke a user's token.")
+    static let configuration = CommandConfiguration(
+        commandName: "revoke", abstract: "Revoke a user's token (its backups stay; `user add` or `user rotate` gives the name a new token).")
     @Argument(help: "User or device name.") var name: String
     @OptionGroup var database: VaultDatabaseOptions
 
     func run() throws {
-        let (database, name) = (self.database, self.name)
-        try blocking {
-            let storage = try await database.open()
-            do { try await storage.revokeUser(name) } catch { await storage.close(); throw error }
-            await storage.close()
-        }
+        let name = self.name
+        try database.with { try await $0.revokeUser(name) }
         Output.error("revoked \"\(name)\"")
     }
 }

@@ -21,6 +21,9 @@ struct VaultCLITests {
         let token = try phone.write("token", add.stdout)
         try laptop.write("token", add.stdout)
         #expect(try server.run(["vault", "user", "add", "phone", "--db", db]).status == 1)  // taken
+        expectCleanFailure(try server.run(["vault", "user", "revoke", "nobody", "--db", db]), contains: "no such user \"nobody\"")
+        let users = try #require(try JSONSerialization.jsonObject(with: Data(server.run(["vault", "user", "list", "--json", "--db", db]).stdout.utf8)) as? [[String: Any]])
+        #expect(users.map { $0["name"] as? String } == ["phone"] && users[0]["revoked"] as? Bool == false)
 
         #expect(try phone.restoreAbandon(name: "Main").status == 0)
         #expect(try phone.run(["vault", "list", "--password-file", phone.path("password")]).stderr.contains("vault login"))
@@ -89,6 +92,12 @@ struct VaultCLITests {
         // A revoked token is refused.
         #expect(try server.run(["vault", "user", "revoke", "phone", "--db", db]).status == 0)
         #expect(try phone.run(["vault", "list", "--password-file", phone.path("password")]).stderr.contains("HTTP 401"))
+        // The revoked name can be given a new token; a rotation replaces it in one step.
+        let renewed = try server.run(["vault", "user", "add", "phone", "--db", db])
+        #expect(renewed.status == 0 && renewed.stdout.hasPrefix("hwv_"), "\(renewed.stderr)")
+        let rotated = try server.run(["vault", "user", "rotate", "phone", "--db", db])
+        #expect(rotated.status == 0 && rotated.stdout.hasPrefix("hwv_") && rotated.stdout != renewed.stdout)
+        #expect(try server.run(["vault", "user", "list", "--db", db]).stdout.contains("phone  since "))
     }
 }
 

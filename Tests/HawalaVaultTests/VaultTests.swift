@@ -101,7 +101,37 @@ struct VaultStorageTests {
         await #expect(throws: VaultError.unauthorized) { try await storage.user(token: token + "x") }
         try await storage.revokeUser("alice")
         await #expect(throws: VaultError.unauthorized) { try await storage.user(token: token) }
-        await #expect(throws: VaultError.notFound) { try await storage.revokeUser("nobody") }
+        await #expect(throws: VaultError.noSuchUser("nobody")) { try await storage.revokeUser("nobody") }
+        await #expect(throws: VaultError.noSuchUser("nobody")) { try await storage.rotateToken("nobody") }
+    }
+
+    /// Operators manage users: a revoked name is given a new token (its backups stay), a
+    /// rotation replaces a token in one step, and the list shows what each stores.
+    @Test(arguments: StorageKind.enabled) func usersAreManaged(kind: StorageKind) async throws {
+        let storage = try await kind.makeStorage()
+        defer { Task { await storage.close() } }
+        let first = try await storage.addUser("phone", now: Date(timeIntervalSince1970: 1_800_000_000))
+        let phone = try await storage.user(token: first)
+        _ = try await storage.addBackup(Data("ciphertext".utf8), type: .manual, encryptionMethod: "hawala-v1", sha256: nil, user: phone, now: Date())
+        _ = try await storage.addUser("laptop", now: Date(timeIntervalSince1970: 1_800_000_100))
+        let listed = try await storage.users()
+        #expect(listed.map(\.name) == ["laptop", "phone"])
+        #expect(listed[1] == VaultUserInfo(name: "phone", createdAt: Date(timeIntervalSince1970: 1_800_000_000), revoked: false, backups: 1, bytes: 10))
+        // Rotate: the old token stops, the new one works, the backups are the same user's.
+        let rotated = try await storage.rotateToken("phone")
+        await #expect(throws: VaultError.unauthorized) { try await storage.user(token: first) }
+        let rotatedUser = try await storage.user(token: rotated)
+        #expect(rotatedUser.id == phone.id)
+        // Revoke, then add the name again: a new token for the same user and backups.
+        try await storage.revokeUser("phone")
+        let afterRevoke = try await storage.users()
+        #expect(afterRevoke.first { $0.name == "phone" }?.revoked == true)
+        let again = try await storage.addUser("phone", now: Date())
+        let back = try await storage.user(token: again)
+        let backBackups = try await storage.backups(user: back)
+        #expect(back.id == phone.id && backBackups.count == 1)
+        await #expect(throws: VaultError.unauthorized) { try await storage.user(token: rotated) }
+        await #expect(throws: VaultError.userExists("phone")) { try await storage.addUser("phone", now: Date()) }
     }
 
     /// `backupsVersion` (what cached listings are checked against) grows with every change to
