@@ -131,17 +131,15 @@ struct VaultHandler: APIProtocol {
         return .ok(.init(body: .json(.init(exists: status.exists, createdAt: status.createdAt, lastVerifiedAt: status.lastVerifiedAt))))
     }
 
-    /// Every recovery counts against the caller's token and address: the envelope is what a
-    /// phrase guesser needs, so it is handed out slowly.
+    /// Every recovery counts against the caller (the user of the token): the envelope is what a
+    /// phrase guesser needs, so it is handed out slowly. Only the user's own recoveries count,
+    /// so another user behind the same address can't use up a victim's budget.
     func recoverCredentials(_ input: Operations.recoverCredentials.Input) async throws -> Operations.recoverCredentials.Output {
         let user = try caller()
-        for key in ["user:\(user.id)", "addr:" + VaultRequest.clientAddress] {
-            if let retry = recoveries.retryAfter(key) {
-                return .tooManyRequests(.init(headers: .init(Retry_hyphen_After: retry), body: .json(Self.error("too many recoveries; retry in \(retry) s"))))
-            }
+        if let retry = recoveries.retryAfter("user:\(user.id)") {
+            return .tooManyRequests(.init(headers: .init(Retry_hyphen_After: retry), body: .json(Self.error("too many recoveries; retry in \(retry) s"))))
         }
         recoveries.recordFailure("user:\(user.id)")
-        recoveries.recordFailure("addr:" + VaultRequest.clientAddress)
         do {
             return .ok(.init(body: .binary(HTTPBody(try await storage.credentialBackup(user: user, now: Date())))))
         } catch VaultError.notFound {

@@ -73,7 +73,7 @@ struct VaultAuthMiddleware: RouterMiddleware {
     ]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let address = context.remoteAddress?.ipAddress ?? "unknown"
+        let address = VaultAuthMiddleware.clientKey(context.remoteAddress?.ipAddress ?? "unknown")
         let segments = request.uri.path.split(separator: "/").map(String.init)
         if let route = VaultAuthMiddleware.routes.first(where: { $0.0.count == segments.count && zip($0.0, segments).allSatisfy { $0 == "*" || $0 == $1 } }),
            !route.1.contains(request.method) {
@@ -89,6 +89,13 @@ struct VaultAuthMiddleware: RouterMiddleware {
             guard value.lowercased().hasPrefix("bearer ") else { return nil }
             return String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces)
         }
+        // A valid token is never refused because of failures: not its address's (a NAT, an
+        // office, a proxy shares one), not anyone else's. Only requests that fail count.
+        if let token, let user = try? await storage.user(token: token) {
+            return try await VaultRequest.$user.withValue(user) {
+                try await VaultRequest.$clientAddress.withValue(address) { try await next(request, context) }
+            }
+        }
         let tokenKey = "token:" + String((token ?? "").hashValue)
         for key in ["addr:" + address] + (token == nil ? [] : [tokenKey]) {
             if let retry = failures.retryAfter(key) {
@@ -97,14 +104,18 @@ struct VaultAuthMiddleware: RouterMiddleware {
                 return response
             }
         }
-        guard let token, let user = try? await storage.user(token: token) else {
-            failures.recordFailure("addr:" + address)
-            if token != nil { failures.recordFailure(tokenKey) }
-            return VaultAuthMiddleware.error(.unauthorized, "invalid or revoked token")
-        }
-        return try await VaultRequest.$user.withValue(user) {
-            try await VaultRequest.$clientAddress.withValue(address) { try await next(request, context) }
-        }
+        failures.recordFailure("addr:" + address)
+        if token != nil { failures.recordFailure(tokenKey) }
+        return VaultAuthMiddleware.error(.unauthorized, "invalid or revoked token")
+    }
+
+    /// The key a client's failures count under: its IPv4 address, or the /64 of an IPv6
+    /// address (one home or host gets a whole /64, so single addresses would be free).
+    static func clientKey(_ address: String) -> String {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        guard address.contains(":"), inet_pton(AF_INET6, address, &bytes) == 1 else { return address }
+        if bytes[0..<12] == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF] { return bytes[12..<16].map(String.init).joined(separator: ".") }  // v4-mapped
+        return stride(from: 0, to: 8, by: 2).map { String(format: "%x", UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1])) }.joined(separator: ":") + "::/64"
     }
 
     static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {

@@ -3,7 +3,7 @@ import Foundation
 import HTTPTypes
 import HawalaVault
 import HawalaVaultAPI
-import HawalaVaultServer
+@testable import HawalaVaultServer
 import Hummingbird
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
@@ -177,6 +177,34 @@ struct VaultServerTests {
         for _ in 0..<3 { _ = try await intruder.listBackups().unauthorized }
         let limited = try await intruder.listBackups().tooManyRequests
         #expect((limited.headers.Retry_hyphen_After ?? 0) > 0)
+        // The same address with a valid token is never refused for the intruder's failures
+        // (a NAT, an office, a reverse proxy: one address, many people).
+        _ = try await d.listBackups().ok
+        _ = try await d.getSettings().ok
+    }
+
+    /// Failures count per IPv4 address and per IPv6 /64.
+    @Test func clientKeys() {
+        #expect(VaultAuthMiddleware.clientKey("203.0.113.7") == "203.0.113.7")
+        #expect(VaultAuthMiddleware.clientKey("2001:db8:1:2:aaaa::1") == "2001:db8:1:2::/64")
+        #expect(VaultAuthMiddleware.clientKey("2001:db8:1:2:ffff:ffff:ffff:ffff") == "2001:db8:1:2::/64")
+        #expect(VaultAuthMiddleware.clientKey("::ffff:198.51.100.4") == "198.51.100.4")
+        #expect(VaultAuthMiddleware.clientKey("::1") == "0:0:0:0::/64")
+    }
+
+    /// Recovering credentials counts per user: another user's recoveries from the same address
+    /// never use up a victim's budget.
+    @Test(arguments: StorageKind.enabled) func recoveriesCountPerUser(kind: StorageKind) async throws {
+        var limits = VaultLimits()
+        limits.failuresAllowed = 2
+        let vault = try await RunningVault.start(kind, limits: limits)
+        defer { vault.stop() }
+        let victim = vault.client(token: try await vault.storage.addUser("victim", now: Date()))
+        let other = vault.client(token: try await vault.storage.addUser("other", now: Date()))
+        for client in [victim, other] { _ = try await client.uploadCredentialBackup(body: .binary(HTTPBody(Data("envelope".utf8)))).noContent }
+        for _ in 0..<2 { _ = try await other.recoverCredentials().ok }
+        _ = try await other.recoverCredentials().tooManyRequests
+        _ = try await victim.recoverCredentials().ok
     }
 
     @Test(arguments: StorageKind.enabled) func credentialBackup(kind: StorageKind) async throws {

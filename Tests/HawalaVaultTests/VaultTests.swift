@@ -88,6 +88,36 @@ struct VaultScheduleTests {
     }
 }
 
+@Suite("Rate limiter")
+struct RateLimiterTests {
+    /// A flood of distinct keys keeps at most `maximumKeys` (the oldest windows go first), and
+    /// a key over its limit is still refused until its own window ends.
+    @Test func memoryIsBoundedAndLimitsHold() {
+        let limiter = RateLimiter(limit: 3, window: 60, maximumKeys: 10_000)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        for _ in 0..<3 { limiter.recordFailure("addr:attacker", now: start) }
+        #expect(limiter.retryAfter("addr:attacker", now: start.addingTimeInterval(1)) == 59)
+        for i in 0..<200_000 { limiter.recordFailure("token:\(i)", now: start.addingTimeInterval(2)) }
+        #expect(limiter.count <= 10_000)
+        #expect(limiter.retryAfter("token:199999", now: start.addingTimeInterval(3)) == nil, "one failure is under the limit")
+        // The window ends: everything expires, the table empties as calls come in.
+        #expect(limiter.retryAfter("addr:attacker", now: start.addingTimeInterval(61)) == nil)
+        limiter.recordFailure("addr:late", now: start.addingTimeInterval(200))
+        #expect(limiter.count == 1)
+    }
+
+    /// The same key within its window: refused once over the limit, with the seconds left.
+    @Test func slidingRefusal() {
+        let limiter = RateLimiter(limit: 2, window: 10)
+        let t = Date(timeIntervalSince1970: 1_800_000_000)
+        limiter.recordFailure("k", now: t)
+        #expect(limiter.retryAfter("k", now: t) == nil)
+        limiter.recordFailure("k", now: t.addingTimeInterval(4))
+        #expect(limiter.retryAfter("k", now: t.addingTimeInterval(5)) == 5)
+        #expect(limiter.retryAfter("k", now: t.addingTimeInterval(10)) == nil)
+    }
+}
+
 @Suite("Vault storage (SQLite and PostgreSQL)")
 struct VaultStorageTests {
     @Test(arguments: StorageKind.enabled) func tokensAreHashedAndRevocable(kind: StorageKind) async throws {
