@@ -35,6 +35,7 @@ public enum VaultServer {
         let metrics = VaultMetrics()
         let authFailures = RateLimiter(limit: limits.failuresAllowed, window: limits.rateWindow)
         let router = Router(context: VaultRequestContext.self)
+        router.add(middleware: VaultHeadersMiddleware())
         router.add(middleware: VaultAuthMiddleware(storage: storage, failures: authFailures, limits: limits))
         let handler = VaultHandler(storage: storage, limits: limits, counters: metrics,
                                    recoveries: RateLimiter(limit: limits.failuresAllowed, window: limits.rateWindow))
@@ -53,6 +54,20 @@ struct VaultRequestContext: RequestContext, RemoteAddressRequestContext {
     init(source: Source) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
+    }
+}
+
+/// Headers on every answer: nothing is cached (a list of backups, a credential envelope),
+/// nothing is sniffed into another type, and a 401 says how to authenticate.
+struct VaultHeadersMiddleware: RouterMiddleware {
+    typealias Context = VaultRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response = try await next(request, context)
+        response.headers[.cacheControl] = "no-store"
+        response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        if response.status == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer realm=\"hawala-vault\"" }
+        return response
     }
 }
 
@@ -138,7 +153,7 @@ struct VaultMetricsMiddleware: ServerMiddleware {
             // A request the generated code could not decode (missing or malformed body,
             // parameter): 400 with the reason, never a 500.
             let status: HTTPResponse.Status = error.underlyingError is VaultError ? .internalServerError : .badRequest
-            let message = status == .badRequest ? "invalid request: \(error.causeDescription)" : "server error"
+            let message = status == .badRequest ? "invalid request: \(VaultMetricsMiddleware.describe(error))" : "server error"
             let json = (try? JSONEncoder().encode(Components.Schemas._Error(error: message))) ?? Data()
             (response, responseBody) = (HTTPResponse(status: status, headerFields: [.contentType: "application/json"]), HTTPBody(json))
         }
@@ -146,6 +161,28 @@ struct VaultMetricsMiddleware: ServerMiddleware {
         let bytesOut: Int = switch responseBody?.length { case .known(let n)?: Int(n); default: 0 }
         metrics.record(route: operationID, status: response.status.code, bytesIn: bytesIn, bytesOut: bytesOut)
         return (response, responseBody)
+    }
+}
+
+extension VaultMetricsMiddleware {
+    /// What is wrong with a request the generated code could not decode, naming fields, never
+    /// Swift types (`DecodingError`, `CodingKeys`).
+    static func describe(_ error: ServerError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            return keys.isEmpty ? "the body" : keys.joined(separator: ".")
+        }
+        switch error.underlyingError {
+        case DecodingError.keyNotFound(let key, let context):
+            let parent = path(context)
+            return "missing field \(parent == "the body" ? key.stringValue : parent + "." + key.stringValue)"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            return "\(path(context)) has the wrong type"
+        case DecodingError.dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "the body is not valid JSON" : "\(path(context)) has an invalid value"
+        default:
+            return "it does not match the vault's API (\(error.operationID))"
+        }
     }
 }
 

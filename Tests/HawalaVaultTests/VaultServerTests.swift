@@ -39,9 +39,9 @@ struct RunningVault {
         return RunningVault(storage: storage, port: port, task: task)
     }
 
-    func client(token: String?) -> Client {
+    func client(token: String?, recorder: ResponseRecorder? = nil) -> Client {
         Client(serverURL: URL(string: "http://127.0.0.1:\(port)")!, transport: AsyncHTTPClientTransport(),
-               middlewares: token.map { [BearerToken(token: $0)] } ?? [])
+               middlewares: (token.map { [BearerToken(token: $0)] } ?? []) + (recorder.map { [$0] } ?? []))
     }
 
     func stop() {
@@ -183,6 +183,31 @@ struct VaultServerTests {
         _ = try await d.getSettings().ok
     }
 
+    /// Every answer: no-store and nosniff; a 401 says Bearer; a 400 names the field, never a
+    /// Swift type.
+    @Test(arguments: StorageKind.enabled) func headersAndErrorBodies(kind: StorageKind) async throws {
+        let vault = try await RunningVault.start(kind)
+        defer { vault.stop() }
+        let recorder = ResponseRecorder()
+        let anonymous = vault.client(token: "hwv_wrong", recorder: recorder)
+        _ = try await anonymous.listBackups().unauthorized
+        let refused = try #require(recorder.last)
+        #expect(refused.headerFields[.cacheControl] == "no-store" && refused.headerFields[HTTPField.Name("X-Content-Type-Options")!] == "nosniff")
+        #expect(refused.headerFields[.wwwAuthenticate]?.hasPrefix("Bearer") == true)
+        let user = vault.client(token: try await vault.storage.addUser("h", now: Date()), recorder: recorder)
+        _ = try await user.listBackups().ok
+        #expect(recorder.last?.headerFields[.cacheControl] == "no-store" && recorder.last?.headerFields[.wwwAuthenticate] == nil)
+        // An invalid value: 400 naming the field.
+        let bad = try await user.putSettings(body: .json(.init(autoBackupEnabled: true, backupFrequency: .daily, backupTimeUtc: "25:99",
+                                                                retentionDays: 30, includeMessages: false, wifiOnly: false)))
+        if case .badRequest(let r) = bad {
+            let message = try r.body.json.error
+            #expect(message.contains("backupTimeUtc") && !message.contains("DecodingError") && !message.contains("CodingKeys"), "\(message)")
+        } else {
+            Issue.record("expected 400, got \(bad)")
+        }
+    }
+
     /// Failures count per IPv4 address and per IPv6 /64.
     @Test func clientKeys() {
         #expect(VaultAuthMiddleware.clientKey("203.0.113.7") == "203.0.113.7")
@@ -232,5 +257,19 @@ struct VaultDateTranscoderTests {
         for _ in 0..<2000 { dates.append(Date(timeIntervalSince1970: Double.random(in: -2_000_000_000...6_000_000_000, using: &generator))) }
         for date in dates { #expect(try ours.encode(date) == theirs.encode(date), "\(date.timeIntervalSince1970)") }
         #expect(try ours.decode("2028-02-29T03:00:00Z") == Date(timeIntervalSince1970: 1_835_406_000))
+    }
+}
+
+/// Keeps the last response's head, to look at headers the generated client doesn't expose.
+final class ResponseRecorder: ClientMiddleware, @unchecked Sendable {
+    private let lock = NSLock()
+    private var response: HTTPResponse?
+    var last: HTTPResponse? { lock.withLock { response } }
+
+    func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+                   next: (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)) async throws -> (HTTPResponse, HTTPBody?) {
+        let (response, body) = try await next(request, body, baseURL)
+        lock.withLock { self.response = response }
+        return (response, body)
     }
 }
