@@ -337,13 +337,16 @@ public final class PostgresVaultStorage: VaultStorage {
     }
 }
 
-/// A `--db postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require]`
-/// address; `?host=/DIR` reaches a Unix socket in DIR (libpq's convention). A password is
-/// better given in `$PGPASSWORD` than on the command line.
+/// A `--db postgres://USER@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require]` address;
+/// `?host=/DIR` reaches a Unix socket in DIR (libpq's convention). The password comes from
+/// `$PGPASSWORD`: one in the address (and so in argv, `ps`, shell history) is refused. TLS is
+/// required by default for a host other than this machine.
 public struct PostgresURL: Sendable {
     public let configuration: PostgresClient.Configuration
     /// The address without its password, for messages.
     public let redacted: String
+    /// disable, prefer or require (a Unix socket: disable).
+    public let sslMode: String
 
     public init(_ text: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(VaultError) {
         guard let components = URLComponents(string: text), ["postgres", "postgresql"].contains(components.scheme ?? "") else {
@@ -351,7 +354,10 @@ public struct PostgresURL: Sendable {
         }
         let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
         let user = components.user.flatMap { $0.removingPercentEncoding } ?? environment["PGUSER"] ?? "postgres"
-        let password = components.password?.removingPercentEncoding ?? environment["PGPASSWORD"]
+        guard components.password == nil else {
+            throw .invalidField("db", "a password in the address would show in the process list and shell history; set PGPASSWORD instead")
+        }
+        let password = environment["PGPASSWORD"]
         let database = String(components.path.drop(while: { $0 == "/" }))
         let port = components.port ?? 5432
         guard !database.isEmpty else { throw .invalidField("db", "the address names no database") }
@@ -359,11 +365,14 @@ public struct PostgresURL: Sendable {
         if let socketDirectory = query["host"], socketDirectory.hasPrefix("/") {
             configuration = .init(unixSocketPath: socketDirectory + "/.s.PGSQL.\(port)", username: user, password: password, database: database)
             redacted = "postgres://\(user)@/\(database)?host=\(socketDirectory)"
+            sslMode = "disable"
             return
         }
         guard let host = components.host, !host.isEmpty else { throw .invalidField("db", "the address names no host") }
         let tls: PostgresClient.Configuration.TLS
-        switch query["sslmode"] ?? "prefer" {
+        let local = ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host.lowercased()) || host.hasPrefix("127.")
+        sslMode = query["sslmode"] ?? (local ? "prefer" : "require")
+        switch sslMode {
         case "disable": tls = .disable
         case "prefer": tls = .prefer(.makeClientConfiguration())
         case "require": tls = .require(.makeClientConfiguration())

@@ -88,6 +88,22 @@ struct VaultScheduleTests {
     }
 }
 
+@Suite("PostgreSQL addresses")
+struct PostgresURLTests {
+    /// No password in argv; TLS required for another machine unless asked otherwise.
+    @Test func passwordsAndTLS() throws {
+        #expect(throws: VaultError.self) { try PostgresURL("postgres://vault:secret@db.example.com/vault") }
+        #expect(try PostgresURL("postgres://vault@db.example.com/vault").sslMode == "require")
+        #expect(try PostgresURL("postgres://vault@127.0.0.1:5433/vault").sslMode == "prefer")
+        #expect(try PostgresURL("postgres://vault@localhost/vault?sslmode=disable").sslMode == "disable")
+        #expect(try PostgresURL("postgres://vault@db.example.com/vault?sslmode=prefer").sslMode == "prefer")
+        #expect(throws: VaultError.self) { try PostgresURL("postgres://vault@db.example.com/vault?sslmode=maybe") }
+        do { _ = try PostgresURL("postgres://vault:secret@db.example.com/vault") } catch {
+            #expect("\(error)".contains("PGPASSWORD") && !"\(error)".contains("secret"))
+        }
+    }
+}
+
 @Suite("Rate limiter")
 struct RateLimiterTests {
     /// A flood of distinct keys keeps at most `maximumKeys` (the oldest windows go first), and
