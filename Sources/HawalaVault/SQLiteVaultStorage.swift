@@ -115,12 +115,15 @@ public final class SQLiteVaultStorage: VaultStorage {
 
     // MARK: Backups
 
-    public func addBackup(_ data: Data, type: Backup.Kind, encryptionMethod: String, sha256: String?, user: VaultUser, now: Date) async throws(VaultError) -> Backup {
+    public func addBackup(_ data: Data, type: Backup.Kind, encryptionMethod: String, sha256: String?, user: VaultUser, now: Date, quota: Int64) async throws(VaultError) -> Backup {
         let digest = VaultStorageSupport.sha256Hex(data)
         if let sha256, sha256.lowercased() != digest { throw .hashMismatch }
         let backup = Backup(id: VaultStorageSupport.newBackupID(), createdAt: now, sizeBytes: Int64(data.count), type: type,
                             status: .complete, encryptionMethod: encryptionMethod, sha256: digest)
         try write { db in
+            // Checked and charged in the one write transaction (SQLite has one writer at a time).
+            let used = try Int64.fetchOne(db, sql: "SELECT COALESCE(SUM(sizeBytes), 0) FROM backup WHERE userId = ?", arguments: [user.id]) ?? 0
+            guard used + backup.sizeBytes <= quota else { throw VaultError.quotaExceeded(limit: quota) }
             try db.execute(sql: """
                 INSERT INTO backup (id, userId, createdAt, sizeBytes, type, status, encryptionMethod, sha256, data)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)

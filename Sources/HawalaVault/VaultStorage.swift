@@ -22,7 +22,10 @@ public protocol VaultStorage: Sendable {
     /// Stores a backup in one transaction: it is listed only once every byte is stored, so an
     /// upload cut by a crash never appears. `sha256` (hex), when the client sent one, must
     /// match the bytes. Retention runs after the insert.
-    func addBackup(_ data: Data, type: Backup.Kind, encryptionMethod: String, sha256: String?, user: VaultUser, now: Date) async throws(VaultError) -> Backup
+    /// `quota` (bytes the user may store in all) is checked and charged in the same
+    /// transaction as the insert, so concurrent uploads can't together pass it
+    /// (`quotaExceeded`).
+    func addBackup(_ data: Data, type: Backup.Kind, encryptionMethod: String, sha256: String?, user: VaultUser, now: Date, quota: Int64) async throws(VaultError) -> Backup
     /// The user's backups, newest first.
     func backups(user: VaultUser) async throws(VaultError) -> [Backup]
     /// A backup and its bytes, checked against the recorded SHA-256.
@@ -118,5 +121,12 @@ public enum VaultStorageSupport {
     static func randomBytes(_ count: Int) -> Data {
         var generator = SystemRandomNumberGenerator()
         return Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    }
+}
+
+extension VaultStorage {
+    /// `addBackup` without a quota.
+    public func addBackup(_ data: Data, type: Backup.Kind, encryptionMethod: String, sha256: String?, user: VaultUser, now: Date) async throws(VaultError) -> Backup {
+        try await addBackup(data, type: type, encryptionMethod: encryptionMethod, sha256: sha256, user: user, now: now, quota: .max)
     }
 }

@@ -150,12 +150,18 @@ public final class PostgresVaultStorage: VaultStorage {
 
     // MARK: Backups
 
-    public func addBackup(_ data: Data, type: Backup.Kind, encryptionMethod: String, sha256: String?, user: VaultUser, now: Date) async throws(VaultError) -> Backup {
+    public func addBackup(_ data: Data, type: Backup.Kind, encryptionMethod: String, sha256: String?, user: VaultUser, now: Date, quota: Int64) async throws(VaultError) -> Backup {
         let digest = VaultStorageSupport.sha256Hex(data)
         if let sha256, sha256.lowercased() != digest { throw .hashMismatch }
         let backup = Backup(id: VaultStorageSupport.newBackupID(), createdAt: now, sizeBytes: Int64(data.count), type: type,
                             status: .complete, encryptionMethod: encryptionMethod, sha256: digest)
         try await transaction { db in
+            // The user's row lock serialises this user's uploads: the quota is checked and
+            // charged in one transaction, also across servers sharing the database.
+            try await db.query("SELECT id FROM vault_user WHERE id = \(user.id) FOR UPDATE", logger: logger)
+            let used = try await db.query("SELECT COALESCE(SUM(size_bytes), 0)::BIGINT FROM vault_backup WHERE user_id = \(user.id)", logger: logger)
+                .decode(Int64.self).collect().first ?? 0
+            guard used + backup.sizeBytes <= quota else { throw VaultError.quotaExceeded(limit: quota) }
             try await db.query("""
                 INSERT INTO vault_backup (id, user_id, created_at, size_bytes, type, status, encryption_method, sha256, data)
                 VALUES (\(backup.id), \(user.id), \(now.timeIntervalSince1970), \(backup.sizeBytes), \(type.rawValue),

@@ -41,16 +41,15 @@ struct VaultHandler: APIProtocol {
             return .contentTooLarge(.init(body: .json(Self.error("the upload is larger than the limit of \(limits.maximumUpload) bytes"))))
         }
         guard !data.isEmpty else { return .badRequest(.init(body: .json(Self.error("the backup is empty", field: "body")))) }
-        guard try await storage.usage(user: user) + Int64(data.count) <= limits.quota else {
-            return .code507(.init(body: .json(Self.error("the upload would exceed the quota of \(limits.quota) bytes"))))
-        }
         // A .hawala file is recognised by its header only; the server can't open it.
         let method = data.starts(with: Array("HWLA".utf8)) ? "hawala-v1" : "opaque"
         do {
             let backup = try await storage.addBackup(data, type: input.query._type == .auto ? .auto : .manual, encryptionMethod: method,
-                                               sha256: input.headers.X_hyphen_Content_hyphen_SHA256, user: user, now: Date())
+                                               sha256: input.headers.X_hyphen_Content_hyphen_SHA256, user: user, now: Date(), quota: limits.quota)
             counters.backupStored()
             return .created(.init(body: .json(Self.schema(backup))))
+        } catch VaultError.quotaExceeded(let limit) {
+            return .code507(.init(body: .json(Self.error("the upload would exceed the quota of \(limit) bytes"))))
         } catch VaultError.hashMismatch {
             return .conflict(.init(body: .json(Self.error("the upload's SHA-256 does not match the one sent", field: "X-Content-SHA256"))))
         }

@@ -151,6 +151,28 @@ struct VaultStorageTests {
         await #expect(throws: VaultError.noSuchUser("nobody")) { try await storage.rotateToken("nobody") }
     }
 
+    /// The quota is checked and charged with the insert: 12 concurrent 3 MiB uploads against a
+    /// 20 MiB quota store 6 (18 MiB), never more.
+    @Test(arguments: StorageKind.enabled) func quotaHoldsUnderConcurrentUploads(kind: StorageKind) async throws {
+        let storage = try await kind.makeStorage()
+        defer { Task { await storage.close() } }
+        let user = try await storage.user(token: try await storage.addUser("busy", now: Date()))
+        let blob = Data(repeating: 7, count: 3 << 20)
+        let stored = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<12 {
+                group.addTask { (try? await storage.addBackup(blob, type: .manual, encryptionMethod: "opaque", sha256: nil, user: user, now: Date(), quota: 20 << 20)) != nil }
+            }
+            var count = 0
+            for await ok in group where ok { count += 1 }
+            return count
+        }
+        let usage = try await storage.usage(user: user)
+        #expect(stored == 6 && usage == 18 << 20, "stored \(stored), \(usage) bytes")
+        await #expect(throws: VaultError.quotaExceeded(limit: 20 << 20)) {
+            try await storage.addBackup(blob, type: .manual, encryptionMethod: "opaque", sha256: nil, user: user, now: Date(), quota: 20 << 20)
+        }
+    }
+
     /// Operators manage users: a revoked name is given a new token (its backups stay), a
     /// rotation replaces a token in one step, and the list shows what each stores.
     @Test(arguments: StorageKind.enabled) func usersAreManaged(kind: StorageKind) async throws {
