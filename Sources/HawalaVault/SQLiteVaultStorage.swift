@@ -14,6 +14,10 @@ public final class SQLiteVaultStorage: VaultStorage {
         do {
             db = try DatabasePool(path: path, configuration: configuration)
             try SQLiteVaultStorage.migrator.migrate(db)
+            // What is acknowledged is on disk: every commit (an upload's 201 follows it) syncs
+            // the WAL. GRDB's WAL default, NORMAL, may lose the last commits on a power cut. The
+            // pool's one writer connection is the only one that commits.
+            try db.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
         } catch {
             throw .storage("cannot open the vault database \(path): \(error)")
         }
@@ -94,6 +98,11 @@ public final class SQLiteVaultStorage: VaultStorage {
         return token
     }
 
+    /// The writer's `PRAGMA synchronous` (2: FULL), for the durability test.
+    func synchronousLevel() throws -> Int {
+        try db.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA synchronous") ?? -1 }
+    }
+
     public func users() async throws(VaultError) -> [VaultUserInfo] {
         try read { db in
             try Row.fetchAll(db, sql: """
@@ -171,10 +180,18 @@ public final class SQLiteVaultStorage: VaultStorage {
     public func prune(user: VaultUser, now: Date) async throws(VaultError) -> [Backup] {
         let retention = try await settings(user: user).retentionDays
         var removed: [Backup] = []
+        let cutoff = VaultSchedule.retentionCutoff(retentionDays: retention, now: now)
         try write { db in
-            let all = try Row.fetchAll(db, sql: "SELECT id, createdAt, sizeBytes, type, status, encryptionMethod, sha256 FROM backup WHERE userId = ?",
-                                       arguments: [user.id]).map(SQLiteVaultStorage.backup)
-            removed = VaultSchedule.expired(all, retentionDays: retention, now: now)
+            // Only what retention may delete (older than the cutoff, through the (userId,
+            // createdAt) index) and the newest complete backup, which it spares: an upload does
+            // not read every row the user has.
+            let columns = "SELECT id, createdAt, sizeBytes, type, status, encryptionMethod, sha256 FROM backup"
+            let old = try Row.fetchAll(db.cachedStatement(sql: "\(columns) WHERE userId = ? AND createdAt < ?"),
+                                       arguments: [user.id, cutoff.timeIntervalSince1970]).map(SQLiteVaultStorage.backup)
+            guard !old.isEmpty else { return }
+            let newest = try Row.fetchAll(db.cachedStatement(sql: "\(columns) WHERE userId = ? AND status = 'complete' ORDER BY createdAt DESC, id DESC LIMIT 1"),
+                                          arguments: [user.id]).map(SQLiteVaultStorage.backup)
+            removed = VaultSchedule.expired(old + newest.filter { n in !old.contains { $0.id == n.id } }, retentionDays: retention, now: now)
             for b in removed { try db.execute(sql: "DELETE FROM backup WHERE id = ? AND userId = ?", arguments: [b.id, user.id]) }
             if !removed.isEmpty { try SQLiteVaultStorage.bumpBackupsVersion(db, user: user) }
         }

@@ -56,11 +56,16 @@ public enum VaultSchedule {
         }
     }
 
+    /// Backups received before this are past retention.
+    public static func retentionCutoff(retentionDays: Int, now: Date) -> Date {
+        now.addingTimeInterval(-Double(retentionDays) * 86_400)
+    }
+
     /// The backups retention deletes: complete or not, older than `retentionDays` by server
     /// receipt time — but never the newest complete backup, so a user who stopped backing up
     /// keeps one.
     public static func expired(_ backups: [Backup], retentionDays: Int, now: Date) -> [Backup] {
-        let cutoff = now.addingTimeInterval(-Double(retentionDays) * 86_400)
+        let cutoff = retentionCutoff(retentionDays: retentionDays, now: now)
         let newestComplete = backups.filter { $0.status == .complete }.max { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         return backups.filter { $0.createdAt < cutoff && $0.id != newestComplete?.id }
     }

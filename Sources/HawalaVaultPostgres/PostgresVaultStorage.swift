@@ -216,13 +216,24 @@ public final class PostgresVaultStorage: VaultStorage {
     @discardableResult
     public func prune(user: VaultUser, now: Date) async throws(VaultError) -> [Backup] {
         let retention = try await settings(user: user).retentionDays
+        let cutoff = VaultSchedule.retentionCutoff(retentionDays: retention, now: now).timeIntervalSince1970
         return try await transaction { db in
-            // Locks the user's rows so two servers pruning at once agree on the newest.
-            let rows = try await db.query("""
+            // The user's row lock makes two servers pruning at once agree on the newest; only
+            // what retention may delete is read (through the (user_id, created_at) index), and
+            // the newest complete backup, which it spares.
+            try await db.query("SELECT id FROM vault_user WHERE id = \(user.id) FOR UPDATE", logger: logger)
+            let old = try await db.query("""
                 SELECT id, created_at, size_bytes, type, status, encryption_method, sha256 FROM vault_backup
-                WHERE user_id = \(user.id) FOR UPDATE
+                WHERE user_id = \(user.id) AND created_at < \(cutoff)
                 """, logger: logger).decode(BackupRow.self).collect()
-            let removed = VaultSchedule.expired(try rows.map(PostgresVaultStorage.backup), retentionDays: retention, now: now)
+            guard !old.isEmpty else { return [] }
+            let newest = try await db.query("""
+                SELECT id, created_at, size_bytes, type, status, encryption_method, sha256 FROM vault_backup
+                WHERE user_id = \(user.id) AND status = 'complete' ORDER BY created_at DESC, id DESC LIMIT 1
+                """, logger: logger).decode(BackupRow.self).collect()
+            let candidates = try (old + newest).map(PostgresVaultStorage.backup)
+            let unique = candidates.enumerated().filter { i, b in !candidates[..<i].contains { $0.id == b.id } }.map(\.element)
+            let removed = VaultSchedule.expired(unique, retentionDays: retention, now: now)
             for backup in removed {
                 try await db.query("DELETE FROM vault_backup WHERE id = \(backup.id) AND user_id = \(user.id)", logger: logger)
             }

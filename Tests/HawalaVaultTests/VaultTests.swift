@@ -88,6 +88,16 @@ struct VaultScheduleTests {
     }
 }
 
+@Suite("Vault durability")
+struct VaultDurabilityTests {
+    /// SQLite syncs every commit (GRDB's WAL default, NORMAL, would not).
+    @Test func sqliteCommitsAreSynced() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("vault-\(UUID().uuidString).sqlite").path
+        let storage = try SQLiteVaultStorage(path: path)
+        #expect(try storage.synchronousLevel() == 2)
+    }
+}
+
 @Suite("PostgreSQL addresses")
 struct PostgresURLTests {
     /// No password in argv; TLS required for another machine unless asked otherwise.
