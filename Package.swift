@@ -131,6 +131,7 @@ let package = Package(
             dependencies: [
                 "HawalaVault", "HawalaVaultAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "NIOCore", package: "swift-nio"),

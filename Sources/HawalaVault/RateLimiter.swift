@@ -98,6 +98,16 @@ public final class VaultMetrics: @unchecked Sendable {
 
     public func backupStored() { lock.withLock { backupsStored += 1 } }
 
+    private var lastStorageFailure: (at: Date, reason: String)?
+
+    /// Notes that storage failed (a 500): `/healthz` reports it for a minute.
+    public func storageFailed(_ reason: String, now: Date = Date()) { lock.withLock { lastStorageFailure = (now, reason) } }
+
+    /// The storage failure of the last minute, if any.
+    public func storageTrouble(now: Date = Date()) -> String? {
+        lock.withLock { lastStorageFailure.flatMap { now.timeIntervalSince($0.at) < 60 ? $0.reason : nil } }
+    }
+
     public func text() -> String {
         lock.withLock {
             var out = "# HELP hawala_vault_requests_total Requests by route and status.\n# TYPE hawala_vault_requests_total counter\n"

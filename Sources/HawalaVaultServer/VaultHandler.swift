@@ -149,7 +149,8 @@ struct VaultHandler: APIProtocol {
     // MARK: Health, metrics
 
     func health(_ input: Operations.health.Input) async throws -> Operations.health.Output {
-        .ok(.init(body: .plainText("ok\n")))
+        if let trouble = counters.storageTrouble() { return .serviceUnavailable(.init(body: .plainText(HTTPBody("storage: \(trouble)\n")))) }
+        return .ok(.init(body: .plainText("ok\n")))
     }
 
     func metrics(_ input: Operations.metrics.Input) async throws -> Operations.metrics.Output {

@@ -3,6 +3,7 @@ import HawalaVault
 import HawalaVaultAPI
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 import OpenAPIHummingbird
 import OpenAPIRuntime
@@ -36,7 +37,7 @@ public enum VaultServer {
         let authFailures = RateLimiter(limit: limits.failuresAllowed, window: limits.rateWindow)
         let router = Router(context: VaultRequestContext.self)
         router.add(middleware: VaultHeadersMiddleware())
-        router.add(middleware: VaultAuthMiddleware(storage: storage, failures: authFailures, limits: limits))
+        router.add(middleware: VaultAuthMiddleware(storage: storage, failures: authFailures, limits: limits, metrics: metrics))
         let handler = VaultHandler(storage: storage, limits: limits, counters: metrics,
                                    recoveries: RateLimiter(limit: limits.failuresAllowed, window: limits.rateWindow))
         try handler.registerHandlers(on: router, configuration: Configuration(dateTranscoder: VaultDateTranscoder()),
@@ -78,6 +79,14 @@ struct VaultAuthMiddleware: RouterMiddleware {
     let storage: VaultStorage
     let failures: RateLimiter
     let limits: VaultLimits
+    let metrics: VaultMetrics
+
+    /// An answer given here, before any operation: counted in `/metrics` under "auth" (401,
+    /// 429, 405, 413 would otherwise be invisible there).
+    private func early(_ response: Response) -> Response {
+        metrics.record(route: "auth", status: Int(response.status.code), bytesIn: 0, bytesOut: 0)
+        return response
+    }
 
     /// Methods of each route (path segments, `*` for a backup id), for 405 answers.
     static let routes: [([String], Set<HTTPRequest.Method>)] = [
@@ -94,11 +103,11 @@ struct VaultAuthMiddleware: RouterMiddleware {
            !route.1.contains(request.method) {
             var response = VaultAuthMiddleware.error(.methodNotAllowed, "\(request.method) is not allowed here")
             response.headers[HTTPField.Name("Allow")!] = route.1.map(\.rawValue).sorted().joined(separator: ", ")
-            return response
+            return early(response)
         }
         guard request.uri.path.hasPrefix("/vault") else { return try await next(request, context) }
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > limits.maximumUpload {
-            return VaultAuthMiddleware.error(.contentTooLarge, "the upload is larger than the limit of \(limits.maximumUpload) bytes")
+            return early(VaultAuthMiddleware.error(.contentTooLarge, "the upload is larger than the limit of \(limits.maximumUpload) bytes"))
         }
         let token = request.headers[.authorization].flatMap { value -> String? in
             guard value.lowercased().hasPrefix("bearer ") else { return nil }
@@ -116,12 +125,12 @@ struct VaultAuthMiddleware: RouterMiddleware {
             if let retry = failures.retryAfter(key) {
                 var response = VaultAuthMiddleware.error(.tooManyRequests, "too many failed attempts; retry in \(retry) s")
                 response.headers[HTTPField.Name("Retry-After")!] = String(retry)
-                return response
+                return early(response)
             }
         }
         failures.recordFailure("addr:" + address)
         if token != nil { failures.recordFailure(tokenKey) }
-        return VaultAuthMiddleware.error(.unauthorized, "invalid or revoked token")
+        return early(VaultAuthMiddleware.error(.unauthorized, "invalid or revoked token"))
     }
 
     /// The key a client's failures count under: its IPv4 address, or the /64 of an IPv6
@@ -143,6 +152,7 @@ struct VaultAuthMiddleware: RouterMiddleware {
 /// the generated code can't decode into 400 answers.
 struct VaultMetricsMiddleware: ServerMiddleware {
     let metrics: VaultMetrics
+    static let logger = Logger(label: "hawala.vault")
 
     func intercept(_ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
                    next: (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)) async throws -> (HTTPResponse, HTTPBody?) {
@@ -153,9 +163,18 @@ struct VaultMetricsMiddleware: ServerMiddleware {
             // A request the generated code could not decode (missing or malformed body,
             // parameter): 400 with the reason, never a 500.
             let status: HTTPResponse.Status = error.underlyingError is VaultError ? .internalServerError : .badRequest
-            let message = status == .badRequest ? "invalid request: \(VaultMetricsMiddleware.describe(error))" : "server error"
+            var message = status == .badRequest ? "invalid request: \(VaultMetricsMiddleware.describe(error))" : "server error"
+            var headers: HTTPFields = [.contentType: "application/json"]
+            if status == .internalServerError {
+                // Logged with an id the client also gets, so an operator can find it.
+                let id = (0..<8).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+                VaultMetricsMiddleware.logger.error("500 \(operationID): \(error.underlyingError)", metadata: ["request": "\(id)"])
+                metrics.storageFailed("\(error.underlyingError)")
+                headers[HTTPField.Name("X-Request-ID")!] = id
+                message += " (request \(id))"
+            }
             let json = (try? JSONEncoder().encode(Components.Schemas._Error(error: message))) ?? Data()
-            (response, responseBody) = (HTTPResponse(status: status, headerFields: [.contentType: "application/json"]), HTTPBody(json))
+            (response, responseBody) = (HTTPResponse(status: status, headerFields: headers), HTTPBody(json))
         }
         let bytesIn = request.headerFields[.contentLength].flatMap(Int.init) ?? 0
         let bytesOut: Int = switch responseBody?.length { case .known(let n)?: Int(n); default: 0 }

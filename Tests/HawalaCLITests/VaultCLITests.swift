@@ -80,6 +80,22 @@ struct VaultCLITests {
         try laptop.write("wrong", "not the backup password\n")
         #expect(try laptop.run(["vault", "restore", id, "--password-file", laptop.path("password"), "--backup-password-file", laptop.path("wrong"), "--on-conflict", "keep-both"]).errorLines.last == "wrong password or damaged file")
         #expect(try laptop.run(["vault", "restore", String(repeating: "0", count: 32), "--password-file", laptop.path("password")]).status == 1)
+        // Storage trouble shows: a blob changed behind the server's back is a 500 with a request
+        // id, and /healthz says so for a minute instead of "ok".
+        let dbPath = String(db.dropFirst("sqlite:".count))
+        let tamper = Process()
+        tamper.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        tamper.arguments = ["python3", "-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE backup SET data = x'00' WHERE id = ?\", (sys.argv[2],)); c.commit()", dbPath, id]
+        try tamper.run()
+        tamper.waitUntilExit()
+        let broken = try laptop.run(["vault", "restore", id, "--password-file", laptop.path("password"), "--backup-password-file", laptop.path("backup-password"), "--on-conflict", "skip"])
+        #expect(broken.status == 1 && broken.stderr.contains("HTTP 500"), "\(broken.stderr)")
+        let tokenText = try String(contentsOfFile: token, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let answer = String(decoding: try tool("curl", ["-s", "-i", "-H", "Authorization: Bearer \(tokenText)", url + "/vault/backups/" + id]), as: UTF8.self)
+        #expect(answer.lowercased().contains("x-request-id: ") && answer.contains("server error (request "), "\(answer)")
+        let health = String(decoding: try tool("curl", ["-s", "-w", " %{http_code}", url + "/healthz"]), as: UTF8.self)
+        #expect(health.hasPrefix("storage: ") && health.hasSuffix(" 503"), "\(health)")
+
         // Short ids, as `ln show` takes them: 8 characters or more, unambiguous.
         expectCleanFailure(try laptop.run(["vault", "delete", String(id.prefix(4)), "--yes", "--password-file", laptop.path("password")]), contains: "at least 8 characters")
         let last = try PTYSession(["vault", "delete", String(id.prefix(8)), "--password-file", laptop.path("password")], home: laptop.data.path)

@@ -197,6 +197,9 @@ struct VaultServerTests {
         let user = vault.client(token: try await vault.storage.addUser("h", now: Date()), recorder: recorder)
         _ = try await user.listBackups().ok
         #expect(recorder.last?.headerFields[.cacheControl] == "no-store" && recorder.last?.headerFields[.wwwAuthenticate] == nil)
+        // Refusals before any operation are counted too.
+        let metrics = try await String(collecting: anonymous.metrics().ok.body.plainText, upTo: 1 << 20)
+        #expect(metrics.contains("hawala_vault_requests_total{route=\"auth\",status=\"401\"} 1"), "\(metrics)")
         // An invalid value: 400 naming the field.
         let bad = try await user.putSettings(body: .json(.init(autoBackupEnabled: true, backupFrequency: .daily, backupTimeUtc: "25:99",
                                                                 retentionDays: 30, includeMessages: false, wifiOnly: false)))
