@@ -38,7 +38,9 @@ struct WalletReceive: ParsableCommand {
         do {
             receive = try store.receiveAddress(wallet: summary, chain: chain, advance: new)
         } catch WalletError.passwordNeeded {
-            receive = try store.receiveAddress(wallet: summary, chain: chain, advance: new, keyring: try WalletSession.unlock(store, file: password.passwordFile))
+            let keyring = try WalletSession.unlock(store, file: password.passwordFile)
+            try store.verifyCachedKeys(of: summary, keyring: keyring)
+            receive = try store.receiveAddress(wallet: summary, chain: chain, advance: new, keyring: keyring)
         }
         let address = receive.address.address
         let uri = BIP21.scheme(for: chain) == nil ? nil : try BIP21.uri(chain: chain, address: address, amountSats: amountSats, label: label, message: message)

@@ -529,6 +529,7 @@ struct WalletAddresses: ParsableCommand {
     @Option(help: "How many addresses per chain.") var count: Int = 1
     @Flag(help: "JSON output: the objects of `hawala derive --json`.") var json = false
     @Flag(help: "Draw each address as a QR code too (at most 20 addresses).") var qr = false
+    @Flag(help: "Check the cached addresses and keys against the wallet's secret first (asks for the password).") var verify = false
     @OptionGroup var password: PasswordOptions
 
     func validate() throws {
@@ -546,14 +547,24 @@ struct WalletAddresses: ParsableCommand {
         }
         var all: [DerivedAddress] = []
         var keyring: Keyring?
+        // With the password at hand, what the store keeps in the clear is checked before any of
+        // it is shown: a swapped address is an error, never a line of output.
+        func unlocked() throws -> Keyring {
+            if let keyring { return keyring }
+            let opened = try WalletSession.unlock(store, file: password.passwordFile)
+            try store.verifyCachedKeys(of: summary, keyring: opened)
+            keyring = opened
+            return opened
+        }
+        if verify { _ = try unlocked() }
         for c in chains {
             do {
                 all += try store.addresses(wallet: summary, chain: c, count: count)
             } catch WalletError.passwordNeeded {
-                if keyring == nil { keyring = try WalletSession.unlock(store, file: password.passwordFile) }
-                all += try store.addresses(wallet: summary, chain: c, count: count, keyring: keyring!)
+                all += try store.addresses(wallet: summary, chain: c, count: count, keyring: try unlocked())
             }
         }
+        if verify { Output.error("verified: the cached addresses and account keys match the wallet's secret") }
         // Imported keys are accounts of their own: listed after the derived ones, marked.
         let imported = summary.importedAccounts.filter { a in chain.map { $0.name == a.chain } ?? true }
         if json {

@@ -159,6 +159,24 @@ struct WalletCLITests {
         #expect(json.contains("\"address\": \"1GAehh7TsJAHuUAeKZcXf5CnwuGuGgyX2S\""), "\(json)")
     }
 
+    /// A receive address swapped in the database (by whoever can write it) is caught once the
+    /// password is given, and nothing is shown.
+    @Test func swappedAddressesAreCaught() throws {
+        let f = try WalletFixture()
+        _ = try f.restoreAbandon()
+        let ok = try f.run(["wallet", "addresses", "--verify", "--password-file", f.path("password")])
+        #expect(ok.status == 0 && ok.stderr.contains("verified") && ok.stdout.contains("bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu"), "\(ok.stderr)")
+        let swap = Process()
+        swap.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        swap.arguments = ["python3", "-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE address SET address='bc1qattacker' WHERE chain='bitcoin' AND addressIndex=0\"); c.commit()",
+                          f.data.appendingPathComponent("wallets.sqlite").path]
+        try swap.run()
+        swap.waitUntilExit()
+        expectCleanFailure(try f.run(["wallet", "addresses", "--verify", "--password-file", f.path("password")]), contains: "failed authentication")
+        // More Solana addresses than are kept need the password: the check runs then too.
+        expectCleanFailure(try f.run(["wallet", "addresses", "--chain", "solana", "--count", "25", "--password-file", f.path("password")]), contains: "failed authentication")
+    }
+
     @Test func badInvocations() throws {
         let f = try WalletFixture()
         expectCleanFailure(try f.run(["wallet", "addresses"]), contains: "no wallet yet")

@@ -51,6 +51,24 @@ struct WalletStoreTests {
         #expect(try reopened.appliedMigrations() == ["v1", "v2", "v3", "v4"])
     }
 
+    /// The addresses and keys kept in the clear are re-derived from the sealed secret and
+    /// compared: one swapped address or account key is found.
+    @Test func cachedKeysAreVerified() throws {
+        let home = temporaryHome()
+        let store = try WalletStore(home: home, create: true)
+        let keyring = try store.newKeyring(password: password("correct horse"), parameters: fastKDF())
+        let main = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
+        let test = try store.add(mnemonic: try Mnemonic.generate(), passphrase: SecretBytes(utf8: "p"), name: "Test", network: .testnet, keyring: keyring)
+        let seed = try store.add(secret: .seed(SecretBytes([UInt8](repeating: 9, count: 32))), name: "Seed", network: .mainnet, keyring: keyring)
+        for w in [main, test, seed] { try store.verifyCachedKeys(of: w, keyring: keyring) }
+        let raw = try DatabaseQueue(path: home.databaseURL.path)
+        try raw.write { try $0.execute(sql: "UPDATE address SET address = 'bc1qattackerattackerattackerattacker' WHERE walletId = ? AND chain = 'bitcoin' AND addressIndex = 3", arguments: [main.id]) }
+        #expect(throws: WalletError.tampered("the cached addresses and keys of wallet \"Main\"")) { try store.verifyCachedKeys(of: main, keyring: keyring) }
+        try store.verifyCachedKeys(of: test, keyring: keyring)
+        try raw.write { try $0.execute(sql: "UPDATE account SET xpub = 'xpub6CatWdiZiodmUeTDp8LT5or8nmbKNcuyvz7WyksVFkKB4RHwCD3XyuvPEbvqAQY3rAPshWcMLoP2fMFMKHPJ4ZeZXYVUhLv1VMrjPC7PW6V' WHERE walletId = ? AND chain = 'bitcoin-testnet'", arguments: [test.id]) }
+        #expect(throws: WalletError.self) { try store.verifyCachedKeys(of: test, keyring: keyring) }
+    }
+
     /// The watch-only export from the stored account keys equals the one from the words, on
     /// every Bitcoin-family chain of both networks.
     @Test func watchOnlyExportNeedsNoWords() throws {
