@@ -183,3 +183,11 @@ public final class LightningWallet: Sendable {
         try store.payments(walletID: wallet.id, filter: filter)
     }
 }
+
+extension Payment {
+    /// When an invoice not paid yet expires (a pending receive that keeps its invoice).
+    public var invoiceExpiry: Date? {
+        guard type == .receive, status == .pending, let text = details.invoice else { return nil }
+        return (try? Bolt11Invoice(text))?.expiresAt
+    }
+}

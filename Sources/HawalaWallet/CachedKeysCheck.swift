@@ -7,7 +7,7 @@ extension WalletStore {
     /// Whoever can write `wallets.sqlite` could swap in their own addresses; a difference is
     /// `WalletError.tampered` and nothing of the cache may be shown.
     public func verifyCachedKeys(of wallet: WalletSummary, keyring: Keyring) throws {
-        let expected = try prepare(secret: try secret(of: wallet, keyring: keyring), network: wallet.network, keyring: keyring)
+        let expected = try publicCache(secret: try secret(of: wallet, keyring: keyring), network: wallet.network)
         let what = "the cached addresses and keys of wallet \"\(wallet.name)\""
         let (accounts, addresses) = try read { db in
             (try Row.fetchAll(db, sql: "SELECT chain, path, xpub FROM account WHERE walletId = ? AND accountIndex = 0", arguments: [wallet.id]),

@@ -340,9 +340,10 @@ public final class WalletStore: Sendable {
         let sealedPassphrase: [UInt8]?
     }
 
-    func prepare(secret: WalletSecret, network: Network, keyring: Keyring) throws -> PreparedWallet {
+    /// What the store keeps in the clear for a wallet, derived from its secret: the master
+    /// fingerprint, each account's path and xpub, and the cached receive addresses.
+    func publicCache(secret: WalletSecret, network: Network) throws -> (fingerprint: String, accounts: [(chain: Chain, path: String, xpub: String?)], addresses: [DerivedAddress]) {
         let keys = secret.keys
-        let id = WalletStore.walletID(keys, network: network)
         var accounts: [(chain: Chain, path: String, xpub: String?)] = []
         var addresses: [DerivedAddress] = []
         let master = try keys.masterKey()
@@ -352,13 +353,19 @@ public final class WalletStore: Sendable {
             accounts.append((chain, path.description, xpub))
             addresses += try keys.addresses(chain: chain, count: WalletStore.cachedAddressCount)
         }
+        return (String(format: "%08x", master.fingerprint), accounts, addresses)
+    }
+
+    func prepare(secret: WalletSecret, network: Network, keyring: Keyring) throws -> PreparedWallet {
+        let id = WalletStore.walletID(secret.keys, network: network)
+        let (fingerprint, accounts, addresses) = try publicCache(secret: secret, network: network)
         let passphrase = secret.passphrase
         let sealedSecret: [UInt8] = switch secret {
         case let .mnemonic(mnemonic, _): try keyring.seal(mnemonic.entropy(), context: WalletStore.context(wallet: id, "entropy"))
         case let .seed(seed): try keyring.seal(seed, context: WalletStore.context(wallet: id, "seed"))
         }
         return PreparedWallet(
-            id: id, fingerprint: String(format: "%08x", master.fingerprint), network: network, kind: secret.kind,
+            id: id, fingerprint: fingerprint, network: network, kind: secret.kind,
             wordCount: secret.mnemonic?.wordCount ?? 0, language: secret.mnemonic?.language ?? .english, hasPassphrase: !passphrase.isEmpty,
             accounts: accounts, addresses: addresses, sealedSecret: sealedSecret,
             sealedPassphrase: passphrase.isEmpty ? nil : try keyring.seal(passphrase, context: WalletStore.context(wallet: id, "passphrase")))

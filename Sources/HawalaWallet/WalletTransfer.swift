@@ -65,6 +65,14 @@ public enum ConflictPolicy: String, Sendable, CaseIterable {
     case replace
 }
 
+extension ConflictPolicy {
+    /// The choices that mean something for a conflict: keeping both only for a name clash (the
+    /// same wallet — words and network — is never kept twice).
+    public static func offered(sameWallet: Bool) -> [ConflictPolicy] {
+        sameWallet ? [.skip, .replace] : [.skip, .keepBoth, .replace]
+    }
+}
+
 /// The outcome for one incoming wallet.
 public enum ImportOutcome: Sendable, Equatable {
     case added(name: String)

@@ -225,24 +225,20 @@ struct BackupImport: ParsableCommand {
     /// The choice for one conflict, asked until it is one of those offered. The same wallet
     /// (same words and network) can be skipped or replaced; keeping it twice is not offered.
     static func askPolicy(_ name: String, existing: String, sameWallet: Bool, on terminal: Terminal) throws -> ConflictPolicy {
-        if sameWallet {
-            return try terminal.choose("\"\(name)\" is already here as \"\(existing)\" (same words and network): [s]kip or [r]eplace? ",
-                                       hint: "Type s to keep the wallet here, or r to replace it with the one from the backup.") { answer in
-                switch answer.lowercased() {
-                case "s", "skip": .skip
-                case "r", "replace": .replace
-                default: nil
-                }
-            }
-        }
-        return try terminal.choose("Another wallet here is named \"\(existing)\": [s]kip, [k]eep both (the backup's under a new name), or [r]eplace? ",
-                                   hint: "Type s to skip it, k to keep both, or r to replace the wallet here.") { answer in
-            switch answer.lowercased() {
+        let offered = ConflictPolicy.offered(sameWallet: sameWallet)
+        let (prompt, hint) = sameWallet
+            ? ("\"\(name)\" is already here as \"\(existing)\" (same words and network): [s]kip or [r]eplace? ",
+               "Type s to keep the wallet here, or r to replace it with the one from the backup.")
+            : ("Another wallet here is named \"\(existing)\": [s]kip, [k]eep both (the backup's under a new name), or [r]eplace? ",
+               "Type s to skip it, k to keep both, or r to replace the wallet here.")
+        return try terminal.choose(prompt, hint: hint) { answer -> ConflictPolicy? in
+            let policy: ConflictPolicy? = switch answer.lowercased() {
             case "s", "skip": .skip
             case "k", "keep", "keep-both", "keep both": .keepBoth
             case "r", "replace": .replace
             default: nil
             }
+            return policy.flatMap { offered.contains($0) ? $0 : nil }
         }
     }
 }

@@ -15,6 +15,9 @@ struct CLIError: Error {
 
     /// Ctrl-D (end of input) at a prompt: the person cancelled.
     static let cancelled = CLIError("cancelled")
+
+    /// Whether this is `cancelled` (a prompt ended by Ctrl-D).
+    var isCancellation: Bool { message == CLIError.cancelled.message && code == CLIError.cancelled.code }
 }
 
 /// Reading secrets and input without putting them in argv, and without unbounded reads.

@@ -131,11 +131,6 @@ extension Payment {
         return text
     }
 
-    /// When an invoice not paid yet expires (a pending receive).
-    var invoiceExpiry: Date? {
-        guard type == .receive, status == .pending, let text = details.invoice else { return nil }
-        return (try? Bolt11Invoice(text))?.expiresAt
-    }
 }
 
 // MARK: - invoice

@@ -63,7 +63,7 @@ final class Terminal {
 
     /// Ctrl-D echoes no newline: end the prompt's line so "cancelled" starts a line of its own.
     private func endingTheLineOnCancel<T>(_ read: () throws -> T) throws -> T {
-        do { return try read() } catch let error as CLIError where error.message == CLIError.cancelled.message {
+        do { return try read() } catch let error as CLIError where error.isCancellation {
             line()
             throw error
         }

@@ -352,7 +352,7 @@ struct WalletCreate: ParsableCommand {
             var flow = SeedBackupFlow(mnemonic: mnemonic)
             do {
                 if try BackupFlowRenderer.run(&flow, on: terminal) { try store.recordBackup(of: wallet) }
-            } catch let error as CLIError where error.message == CLIError.cancelled.message {
+            } catch let error as CLIError where error.isCancellation {
                 // The wallet exists already: say so, rather than suggest nothing was written.
                 throw CLIError("cancelled; wallet \"\(wallet.name)\" was created but is not backed up: run `hawala wallet verify-backup` once the words (`hawala wallet show-seed`) are written down")
             }

@@ -90,6 +90,8 @@ struct ExportImportTests {
         try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
         let payload = try BackupPayload.decode(try BackupFile.read(try exportAll(store, keyring), password: testPassword))
         let incoming = payload.wallets[0]
+        // Keep both is offered for name clashes only.
+        #expect(ConflictPolicy.offered(sameWallet: true) == [.skip, .replace] && ConflictPolicy.offered(sameWallet: false).contains(.keepBoth))
         // Same keys: skip and keep-both keep it once (keep-both says why); replace swaps it in.
         #expect(try store.importWallet(incoming, policy: .skip, keyring: keyring) == .skipped(name: "Main", existing: "Main"))
         #expect(try store.importWallet(incoming, policy: .keepBoth, keyring: keyring) == .alreadyHere(name: "Main", existing: "Main"))

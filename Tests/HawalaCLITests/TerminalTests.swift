@@ -281,26 +281,11 @@ final class ResultsBox: @unchecked Sendable {
 /// position (1…24).
 func writeDownAndPassQuiz(_ session: PTYSession) throws -> [Int: String] {
     let grid = try session.expect("Press Enter when you have written them down")
-    var words: [Int: String] = [:]
-    for line in grid.split(whereSeparator: \.isNewline) {
-        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-        var i = 0
-        while i + 1 < fields.count {
-            if fields[i].hasSuffix("."), let n = Int(fields[i].dropLast()) { words[n] = String(fields[i + 1]) }
-            i += 1
-        }
-    }
+    let words = PromptTests.shownWords(Substring(grid))
     #expect(words.count == 24, "\(session.screen)")
     #expect(grid.split(whereSeparator: \.isNewline).filter { $0.contains("1. ") || $0.contains("5. ") }.count >= 2)
     session.send("")
-    var prompt = 1
-    while true {
-        let rest = try session.expect("Word #", occurrence: prompt)
-        session.send(words[Int(rest.prefix { $0.isNumber })!]!)
-        try session.waitUntil { session.occurrences(of: "Word #") > prompt || session.screen.contains("All correct.") }
-        if session.screen.contains("All correct.") { break }
-        prompt += 1
-    }
+    try PromptTests.passQuiz(session, words: words)
     session.send("yes")
     return words
 }
