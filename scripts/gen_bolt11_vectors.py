@@ -16,6 +16,7 @@ import hashlib, importlib.metadata, json, os, random, sys
 import bolt11
 from bolt11 import Bolt11, Tag, TagChar, Tags, Fallback, RouteHint, Features
 from bolt11.models.features import Feature, FeatureState
+from coincurve import PrivateKey
 
 OUT = os.path.join(os.path.dirname(__file__), "..", "Tests", "HawalaLightningTests", "Vectors", "bolt11.json")
 SPEC_KEY = "e126f68f7eafcc8b74f54d269fe206be715000f94dac067d1c04a8ca3b2db734"
@@ -87,6 +88,18 @@ def spec():
     return valid
 
 
+def invalid_hint():
+    """An invoice whose route hint names a node id that is not a point on secp256k1: PyPI bolt11
+    signs it, the Breez SDK's parser refuses it, and so must Hawala's."""
+    x = 5  # x = 5: x^3 + 7 = 132 has no square root mod p
+    hop = {"public_key": "02" + x.to_bytes(32, "big").hex(), "short_channel_id": "1x2x3",
+           "base_fee": 1, "ppm_fee": 1, "cltv_expiry_delta": 40}
+    tags = [Tag(TagChar.payment_hash, "11" * 32), Tag(TagChar.payment_secret, "22" * 32), Tag(TagChar.description, "bad hint"),
+            Tag(TagChar.route_hint, RouteHint.from_list([hop])),
+            Tag(TagChar.features, Features.from_feature_list({Feature.var_onion_optin: FeatureState.supported, Feature.payment_secret: FeatureState.required}))]
+    return bolt11.encode(Bolt11(currency="bc", amount_msat=1000, date=1_700_000_000, tags=Tags(tags)), private_key=SPEC_KEY)
+
+
 def cross(seed):
     rng = random.Random(seed)
     out = []
@@ -114,7 +127,9 @@ def cross(seed):
         if currency in fallbacks and n % 3 == 0:
             tags.append(Tag(TagChar.fallback, Fallback.from_address(rng.choice(fallbacks[currency]), currency)))
         if n % 5 == 1:
-            hops = [{"public_key": "02" + bytes(rng.randrange(256) for _ in range(32)).hex(),
+            # Node ids are real public keys: an id off the curve makes the invoice invalid
+            # (the Breez SDK refuses it, and so does Hawala: see INVALID_HINT below).
+            hops = [{"public_key": PrivateKey(bytes(rng.randrange(256) for _ in range(32))).public_key.format(compressed=True).hex(),
                      "short_channel_id": f"{rng.randrange(800000)}x{rng.randrange(5000)}x{rng.randrange(10)}",
                      "base_fee": rng.randrange(5000), "ppm_fee": rng.randrange(5000), "cltv_expiry_delta": rng.randrange(300)}
                     for _ in range(rng.randrange(1, 4))]
@@ -132,7 +147,7 @@ def cross(seed):
 if __name__ == "__main__":
     seed = int(sys.argv[1]) if len(sys.argv) > 1 else 11
     doc = {"generator": "bolt11 " + importlib.metadata.version("bolt11") + ", bitstring " + importlib.metadata.version("bitstring"),
-           "specPrivateKey": SPEC_KEY, "valid": spec(), "invalid": [{"invoice": s, "error": e} for s, e in SPEC_INVALID],
+           "specPrivateKey": SPEC_KEY, "valid": spec(), "invalid": [{"invoice": s, "error": e} for s, e in SPEC_INVALID] + [{"invoice": invalid_hint(), "error": "invalidRouteHintKey"}],
            "cross": cross(seed)}
     with open(OUT, "w") as f:
         json.dump(doc, f, indent=1, ensure_ascii=False)

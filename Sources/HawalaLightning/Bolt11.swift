@@ -312,9 +312,15 @@ public struct Bolt11Invoice: Sendable {
     static func routeHint(_ d: [UInt8]) throws(Bolt11Error) -> [RouteHintHop] {
         let raw = bytes(d, count: d.count * 5 / 8)
         guard !raw.isEmpty, raw.count % 51 == 0 else { throw .malformedField("a route hint is not a whole number of 51-byte hops") }
-        return stride(from: 0, to: raw.count, by: 51).map { o in
+        return try stride(from: 0, to: raw.count, by: 51).map { o throws(Bolt11Error) in
             func be(_ range: Range<Int>) -> UInt64 { raw[range].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
-            return RouteHintHop(nodeID: Array(raw[o..<(o + 33)]), shortChannelID: be((o + 33)..<(o + 41)),
+            let nodeID = Array(raw[o..<(o + 33)])
+            // A hop through a node id that is not a public key can't be routed: refused, as the
+            // Breez SDK's parser refuses it (found by the cross-check in HawalaSparkTests).
+            guard nodeID[0] == 2 || nodeID[0] == 3, (try? Secp256k1.PublicKey(sec1: nodeID)) != nil else {
+                throw .malformedField("a route hint's node id is not a valid public key")
+            }
+            return RouteHintHop(nodeID: nodeID, shortChannelID: be((o + 33)..<(o + 41)),
                                 feeBaseMsat: UInt32(be((o + 41)..<(o + 45))), feeProportionalMillionths: UInt32(be((o + 45)..<(o + 49))),
                                 cltvExpiryDelta: UInt16(be((o + 49)..<(o + 51))))
         }

@@ -7,12 +7,29 @@ import HawalaWallet
 public enum BackendSpec: Sendable, Equatable, CustomStringConvertible {
     /// The development network: a shared ledger file on this machine.
     case devnet(path: String)
+    /// The Breez Spark SDK on one of Spark's networks.
+    case spark(SparkNetwork)
 
-    /// Parses `devnet:PATH` (a relative path is made absolute).
+    /// Spark's networks: mainnet (real bitcoin, needs a Breez API key) and regtest (Spark's
+    /// public test network, no key).
+    public enum SparkNetwork: String, Sendable, CaseIterable {
+        case mainnet, regtest
+
+        /// The network of the invoices it pays and makes.
+        public var lightningNetwork: LightningNetwork { self == .mainnet ? .bitcoin : .regtest }
+    }
+
+    /// Parses `devnet:PATH` (a relative path is made absolute), `spark:mainnet` or `spark:regtest`.
     public static func parse(_ text: String, relativeTo directory: String = FileManager.default.currentDirectoryPath) throws -> BackendSpec {
         let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+        if parts.count == 2, parts[0] == "spark" {
+            guard let network = SparkNetwork(rawValue: parts[1]) else {
+                throw LightningError.invalidBackend("unknown Spark network \"\(parts[1])\": spark:mainnet or spark:regtest")
+            }
+            return .spark(network)
+        }
         guard parts.count == 2, parts[0] == "devnet", !parts[1].isEmpty else {
-            throw LightningError.invalidBackend("unknown backend \"\(text)\": the only backend here is devnet:PATH (a development network on this machine, not the Lightning network)")
+            throw LightningError.invalidBackend("unknown backend \"\(text)\": spark:mainnet, spark:regtest, or devnet:PATH (a development network on this machine, not the Lightning network)")
         }
         let path = parts[1].hasPrefix("/") ? parts[1] : URL(fileURLWithPath: directory).appendingPathComponent(parts[1]).standardizedFileURL.path
         return .devnet(path: path)
@@ -21,6 +38,16 @@ public enum BackendSpec: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .devnet(let path): "devnet:\(path)"
+        case .spark(let network): "spark:\(network.rawValue)"
+        }
+    }
+
+    /// How the backend is named to a user: devnet always says it is not the Lightning network.
+    public var label: String {
+        switch self {
+        case .devnet: "devnet (development network on this machine, not the Lightning network)"
+        case .spark(.mainnet): "Spark mainnet (real bitcoin)"
+        case .spark(.regtest): "Spark regtest (test network, no real bitcoin)"
         }
     }
 }
@@ -36,6 +63,8 @@ public final class LightningWallet: Sendable {
         public static let nodeID = "ln.nodeId"
         public static let fiatCurrency = "ln.fiat"
         public static let rates = "ln.rates"
+        /// The Breez API key for a Spark network (a sealed store-wide setting).
+        public static func sparkAPIKey(_ network: BackendSpec.SparkNetwork) -> String { "ln.spark.\(network.rawValue).apiKey" }
         static let syncedAt = "ln.syncedAt"
     }
 
@@ -88,7 +117,15 @@ public final class LightningWallet: Sendable {
                                      destination: hexString(invoice.payee)),
             idempotencyKey: idempotencyKey)
         try store.savePayment(placeholder, walletID: wallet.id)
-        let result = try await send()
+        let result: Payment
+        do {
+            result = try await send()
+        } catch let error as LightningError {
+            // Sent or not, nobody knows yet: the payment stays pending and a later sync settles it.
+            if case .unreachable = error { return placeholder }
+            if case .timeout = error { return placeholder }
+            throw error
+        }
         try await record([result])
         return try store.payment(walletID: wallet.id, id: result.id) ?? result
     }
@@ -117,6 +154,16 @@ public final class LightningWallet: Sendable {
         var annotated = payments
         for i in annotated.indices where annotated[i].type == .receive && annotated[i].idempotencyKey == nil {
             if let hash = annotated[i].details.paymentHash { annotated[i].idempotencyKey = LightningWallet.invoiceKey(paymentHash: hash) }
+        }
+        // A backend that does not report idempotency keys (Spark): a send keeps the key it was
+        // recorded with, or takes the key of the pending send of the same invoice, which it replaces.
+        for i in annotated.indices where annotated[i].type == .send && annotated[i].idempotencyKey == nil {
+            if let known = try store.payment(walletID: wallet.id, id: annotated[i].id)?.idempotencyKey {
+                annotated[i].idempotencyKey = known
+            } else if let hash = annotated[i].details.paymentHash {
+                let local = try store.payments(walletID: wallet.id, filter: PaymentFilter(type: .send, status: .pending, paymentHash: hash))
+                annotated[i].idempotencyKey = local.first(where: { $0.idempotencyKey != nil })?.idempotencyKey
+            }
         }
         if let fiat, annotated.contains(where: { $0.status == .completed && $0.fiat == nil }) {
             let rate = try? await fiat.provider.rate(fiat.currency)

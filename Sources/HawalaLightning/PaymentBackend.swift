@@ -42,18 +42,46 @@ public protocol PaymentBackend: AnyObject, Sendable {
     func listFiatRates() async throws -> [FiatRate]
     /// On-chain fee rates in sat/vB.
     func recommendedFees() async throws -> RecommendedFees
+    /// An address to be paid at by another method than a BOLT11 invoice (a Spark address, an
+    /// on-chain deposit address), for backends that have one.
+    func receiveAddress(_ method: ReceiveMethod) async throws -> String
     /// Calls `listener` with every event from now on; returns an id for `removeEventListener`.
     func addEventListener(_ listener: @escaping @Sendable (PaymentEvent) -> Void) -> String
     func removeEventListener(_ id: String)
 }
 
-/// What `connect` needs: the wallet's keys (from the words and passphrase, or a bare seed —
-/// the Spark SDK takes the mnemonic) and a directory the backend may keep its own files in.
+/// How a payment is to be received.
+public enum ReceiveMethod: String, Sendable, CaseIterable {
+    /// A BOLT11 invoice (any Lightning wallet can pay it).
+    case bolt11
+    /// The wallet's Spark address (Spark wallets pay it without Lightning fees).
+    case spark
+    /// An on-chain Bitcoin deposit address.
+    case bitcoin
+}
+
+extension PaymentBackend {
+    /// Backends without other receive methods say so.
+    public func receiveAddress(_ method: ReceiveMethod) async throws -> String {
+        throw LightningError.notPayable("\(name) receives by BOLT11 invoice only, not by a \(method.rawValue) address")
+    }
+}
+
+/// What `connect` needs: the wallet's secret (words and passphrase, or a bare seed) and a
+/// directory the backend may keep its own files in.
 public struct ConnectRequest: Sendable {
+    /// The HD keys (devnet derives its node key from them).
     public let keys: HDWallet
+    /// The BIP32 seed: the BIP39 seed of the words and passphrase, or a SLIP-39 master secret.
+    /// The Spark SDK derives its keys from it (the same keys as from the words).
+    public let seed: SecretBytes
     public let storageDirectory: URL
-    public init(keys: HDWallet, storageDirectory: URL) {
-        self.keys = keys
+    public init(secret: WalletSecret, storageDirectory: URL) {
+        keys = secret.keys
+        switch secret {
+        case let .mnemonic(mnemonic, passphrase): seed = mnemonic.seed(passphrase: passphrase)
+        case let .seed(bytes): seed = bytes
+        }
         self.storageDirectory = storageDirectory
     }
 }
@@ -63,6 +91,10 @@ public struct NodeInfo: Sendable, Equatable {
     public let nodeID: String
     public let balanceMsat: UInt64
     public var balanceSats: UInt64 { balanceMsat / 1000 }
+    public init(nodeID: String, balanceMsat: UInt64) {
+        self.nodeID = nodeID
+        self.balanceMsat = balanceMsat
+    }
 }
 
 public struct PrepareSendRequest: Sendable {
@@ -85,6 +117,81 @@ public struct PrepareSendResponse: Sendable {
     public var totalMsat: UInt64 { amountMsat + feeMsat }
     public var description: String? { invoice.description }
     public var expiresAt: Date { invoice.expiresAt }
+    public init(invoiceText: String, invoice: Bolt11Invoice, amountMsat: UInt64, feeMsat: UInt64) {
+        self.invoiceText = invoiceText
+        self.invoice = invoice
+        self.amountMsat = amountMsat
+        self.feeMsat = feeMsat
+    }
+}
+
+extension PrepareSendRequest {
+    /// The invoice this request pays: a BOLT11 invoice, or the `lightning=` one of a BIP21 URI.
+    /// - Throws: `LightningError.notPayable` for anything else, naming `backendName`.
+    public func invoice(backendName: String) throws -> Bolt11Invoice {
+        switch try PaymentInput.parse(input) {
+        case .bolt11(let invoice): return invoice
+        case .bitcoinURI(let uri):
+            guard let invoice = uri.lightning else { throw LightningError.notPayable("\(backendName) pays Lightning invoices only; this bitcoin: URI has no lightning= invoice") }
+            return invoice
+        case .bitcoinAddress:
+            throw LightningError.notPayable("\(backendName) pays Lightning invoices only, not on-chain addresses")
+        case .lnurl, .lightningAddress:
+            throw LightningError.notPayable("an LNURL or Lightning address is paid with prepareLnurlPay")
+        }
+    }
+
+    /// The amount to pay `invoice`, checked against this request, the network and the clock:
+    /// an invoice's own amount, or the request's for an amountless invoice.
+    public static func amountMsat(paying invoice: Bolt11Invoice, amountSats: UInt64?, network: LightningNetwork,
+                                  backendName: String, now: Date) throws -> UInt64 {
+        guard invoice.network == network else { throw LightningError.wrongNetwork(invoice: invoice.network, backend: network, backendName: backendName) }
+        guard !invoice.isExpired(at: now) else { throw LightningError.expired(invoice.expiresAt) }
+        let amountMsat: UInt64
+        switch (invoice.amountMsat, amountSats) {
+        case (nil, nil): throw LightningError.amountRequired
+        case (let invoiceMsat?, let given?) where given.multipliedReportingOverflow(by: 1000).partialValue != invoiceMsat:
+            throw LightningError.amountMismatch(invoiceSats: invoiceMsat / 1000, givenSats: given)
+        case (let invoiceMsat?, _): amountMsat = invoiceMsat
+        case (nil, let given?):
+            let (msat, overflow) = given.multipliedReportingOverflow(by: 1000)
+            guard !overflow, msat > 0, msat <= PaymentLimits.maximumMsat else {
+                throw LightningError.amountOutOfRange("the amount must be between 1 sat and 21,000,000 BTC")
+            }
+            amountMsat = msat
+        }
+        guard amountMsat > 0 else { throw LightningError.amountOutOfRange("the amount must be at least 1 msat") }
+        return amountMsat
+    }
+}
+
+/// Bounds every backend checks the same way.
+public enum PaymentLimits {
+    /// 21,000,000 BTC in msat.
+    public static let maximumMsat: UInt64 = 21_000_000 * 100_000_000 * 1000
+    /// Invoice expiry: 1 second to 1 year.
+    public static let expiryRange: ClosedRange<UInt64> = 1...31_536_000
+    /// The longest description a BOLT11 `d` field carries.
+    public static let maximumDescriptionBytes = 639
+
+    /// Checks a receive request; returns its amount in msat (nil: amountless).
+    public static func check(_ request: ReceiveRequest) throws -> UInt64? {
+        var amountMsat: UInt64?
+        if let sats = request.amountSats {
+            let (msat, overflow) = sats.multipliedReportingOverflow(by: 1000)
+            guard sats > 0, !overflow, msat <= maximumMsat else {
+                throw LightningError.amountOutOfRange("the amount must be between 1 sat and 21,000,000 BTC")
+            }
+            amountMsat = msat
+        }
+        guard expiryRange.contains(request.expirySeconds) else {
+            throw LightningError.amountOutOfRange("the expiry must be between 1 second and 1 year")
+        }
+        guard request.description.utf8.count <= maximumDescriptionBytes else {
+            throw LightningError.amountOutOfRange("the description is longer than \(maximumDescriptionBytes) bytes")
+        }
+        return amountMsat
+    }
 }
 
 public struct PrepareLnurlPayRequest: Sendable {
@@ -102,6 +209,11 @@ public struct PrepareLnurlPayResponse: Sendable {
     public let payRequest: LNURLPayRequest
     public let prepared: PrepareSendResponse
     public let successAction: SuccessAction?
+    public init(payRequest: LNURLPayRequest, prepared: PrepareSendResponse, successAction: SuccessAction?) {
+        self.payRequest = payRequest
+        self.prepared = prepared
+        self.successAction = successAction
+    }
 }
 
 public struct ReceiveRequest: Sendable {
@@ -122,11 +234,20 @@ public struct ReceiveResponse: Sendable {
     /// What receiving costs (0 on devnet).
     public let feeMsat: UInt64
     public let expiresAt: Date
+    public init(invoice: String, paymentHash: String, feeMsat: UInt64, expiresAt: Date) {
+        self.invoice = invoice
+        self.paymentHash = paymentHash
+        self.feeMsat = feeMsat
+        self.expiresAt = expiresAt
+    }
 }
 
 /// On-chain fee rates, sat/vB.
 public struct RecommendedFees: Sendable, Equatable {
     public let fastest, halfHour, hour, economy, minimum: UInt64
+    public init(fastest: UInt64, halfHour: UInt64, hour: UInt64, economy: UInt64, minimum: UInt64) {
+        (self.fastest, self.halfHour, self.hour, self.economy, self.minimum) = (fastest, halfHour, hour, economy, minimum)
+    }
 }
 
 public enum PaymentEvent: Sendable {
@@ -169,6 +290,12 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     case notPayable(String)
     case timeout(String)
     case devnetOnly(String)
+    /// The backend's network did not answer (or not in time); nothing is known to have failed.
+    case unreachable(network: String, reason: String)
+    /// The backend needs an API key that is not configured.
+    case apiKeyRequired(backend: String)
+    /// The backend is not part of this build (or its library did not load).
+    case backendUnavailable(String)
 
     public var description: String {
         switch self {
@@ -188,6 +315,9 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case .notPayable(let why): why
         case .timeout(let why): why
         case .devnetOnly(let why): why
+        case let .unreachable(network, reason): "cannot reach the \(network): \(reason)"
+        case .apiKeyRequired(let backend): "\(backend) needs a Breez API key (free from Breez: https://breez.technology/request-api-key/)"
+        case .backendUnavailable(let why): why
         }
     }
 }

@@ -26,6 +26,11 @@ extension WalletStore {
         }
     }
 
+    /// Whether the sealed setting `key` exists (no password needed to ask).
+    public func hasSealedSetting(_ key: String) throws -> Bool {
+        try read { try Bool.fetchOne($0, sql: "SELECT 1 FROM setting WHERE key = ?", arguments: ["s." + key]) } ?? false
+    }
+
     /// The sealed setting `key`, opened with the keyring; nil when absent.
     public func sealedSetting(_ key: String, keyring: Keyring) throws -> SecretBytes? {
         guard let text = try read({ try String.fetchOne($0, sql: "SELECT value FROM setting WHERE key = ?", arguments: ["s." + key]) }),

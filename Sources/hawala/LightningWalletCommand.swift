@@ -5,6 +5,9 @@ import HawalaCrypto
 import HawalaKeys
 import HawalaLightning
 import HawalaPaper
+#if canImport(HawalaSpark)
+import HawalaSpark
+#endif
 import HawalaWallet
 
 // `hawala ln invoice|pay|balance|history|show|export|watch|config|devnet`: the wallet side of
@@ -13,49 +16,84 @@ import HawalaWallet
 /// Options every wallet-side `ln` command takes.
 struct LightningOptions: ParsableArguments {
     @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
-    @Option(help: ArgumentHelp("Payment backend, e.g. devnet:PATH (default: the wallet's, see `hawala ln config`).", valueName: "spec"))
+    @Option(help: ArgumentHelp("Payment backend: spark:mainnet, spark:regtest or devnet:PATH (default: the wallet's, see `hawala ln config`).", valueName: "spec"))
     var backend: String?
+    @Option(name: .customLong("network-timeout"), help: ArgumentHelp("Seconds to wait for the payment network before giving up (Spark).", valueName: "seconds"))
+    var networkTimeout: Int = 30
     @OptionGroup var password: PasswordOptions
+
+    func validate() throws {
+        guard (1...600).contains(networkTimeout) else { throw ValidationError("--network-timeout must be between 1 and 600 seconds") }
+    }
 }
 
 /// A wallet, its backend and its history, opened for one command.
 struct LightningSession {
     let store: WalletStore
     let wallet: WalletSummary
-    let backend: DevnetBackend
+    let spec: BackendSpec
+    let backend: any PaymentBackend
     let lightning: LightningWallet
 
     /// Opens the wallet's backend. `signing` unlocks the wallet (prompt or --password-file) to
-    /// derive the node key; otherwise the node id saved by an earlier command is enough, and the
-    /// password is asked only the first time.
+    /// derive the node key; otherwise, on devnet, the node id saved by an earlier command is
+    /// enough and the password is asked only the first time. Spark always needs the password:
+    /// the SDK connects with the wallet's seed.
     static func open(_ options: LightningOptions, signing: Bool, lnurl: LNURLPayFlow? = nil) throws -> LightningSession {
         let store = try WalletSession.store(create: false)
         let wallet = try store.wallet(named: options.wallet)
         let specText = try options.backend ?? store.setting(LightningWallet.SettingKey.backend, walletID: wallet.id)
         guard let specText else {
             throw CLIError("""
-                no Lightning backend is set for wallet "\(wallet.name)": pass --backend devnet:PATH, or save one with \
-                `hawala ln config --backend devnet:PATH` (devnet is a development network on this machine, not the Lightning network)
+                no Lightning backend is set for wallet "\(wallet.name)": pass --backend spark:mainnet, --backend spark:regtest \
+                (Spark's test network) or --backend devnet:PATH (a development network on this machine, not the Lightning \
+                network), or save one with `hawala ln config --backend SPEC`
                 """)
         }
         let spec = try BackendSpec.parse(specText)
         let fiat = try configuredFiat(store, wallet)
-        let backend: DevnetBackend
-        switch spec {
-        case .devnet(let path): backend = try DevnetBackend(ledgerPath: path, rates: fiat?.provider, lnurl: lnurl)
-        }
         let savedNode = try store.setting(LightningWallet.SettingKey.nodeID, walletID: wallet.id)
-        if signing || savedNode == nil {
+        let backend: any PaymentBackend
+        var directory = store.home.directory
+        var keyringUsed: Keyring?
+        switch spec {
+        case .devnet(let path):
+            let devnet = try DevnetBackend(ledgerPath: path, rates: fiat?.provider, lnurl: lnurl)
+            if !signing, let savedNode {
+                devnet.attach(nodeID: savedNode)
+                return LightningSession(store: store, wallet: wallet, spec: spec, backend: devnet,
+                                        lightning: LightningWallet(store: store, wallet: wallet, backend: devnet, fiat: fiat))
+            }
+            backend = devnet
+        case .spark(let network):
+            #if canImport(HawalaSpark)
             let keyring = try WalletSession.unlock(store, file: options.password.passwordFile)
-            let keys = try store.secret(of: wallet, keyring: keyring).keys
-            try blocking { try await backend.connect(ConnectRequest(keys: keys, storageDirectory: store.home.directory)) }
-            let info = try blocking { try await backend.getInfo() }
-            if info.nodeID != savedNode { try store.setSetting(LightningWallet.SettingKey.nodeID, to: info.nodeID, walletID: wallet.id) }
-        } else if let savedNode {
-            backend.attach(nodeID: savedNode)
+            keyringUsed = keyring
+            let apiKey = try store.sealedSetting(LightningWallet.SettingKey.sparkAPIKey(network), keyring: keyring)
+            if network == .mainnet && apiKey == nil {
+                throw CLIError("Spark mainnet needs a Breez API key (free: https://breez.technology/request-api-key/); save it with `hawala ln config --backend spark:mainnet --api-key-file PATH`")
+            }
+            backend = try SparkBackend(network: network, apiKey: apiKey, timeout: .seconds(options.networkTimeout), lnurl: lnurl,
+                                       logFilter: SparkBackend.logFilter(logLevel.rawValue))
+            directory = try SparkBackend.storageDirectory(home: store.home.directory, walletID: wallet.id, network: network)
+            #else
+            throw CLIError("the spark backend is not available in this build: the Breez Spark SDK exists for Linux x86_64 (and Apple platforms) only")
+            #endif
         }
-        return LightningSession(store: store, wallet: wallet, backend: backend,
+        let keyring = try keyringUsed ?? WalletSession.unlock(store, file: options.password.passwordFile)
+        let secret = try store.secret(of: wallet, keyring: keyring)
+        let request = ConnectRequest(secret: secret, storageDirectory: directory)
+        try blocking { try await backend.connect(request) }
+        let info = try blocking { try await backend.getInfo() }
+        if info.nodeID != savedNode { try store.setSetting(LightningWallet.SettingKey.nodeID, to: info.nodeID, walletID: wallet.id) }
+        return LightningSession(store: store, wallet: wallet, spec: spec, backend: backend,
                                 lightning: LightningWallet(store: store, wallet: wallet, backend: backend, fiat: fiat))
+    }
+
+    /// Disconnects (Spark stops its background work and closes its storage).
+    func close() {
+        let backend = self.backend
+        try? blocking { await backend.disconnect() }
     }
 
     /// The wallet's fiat currency and rates source, when configured.
@@ -76,7 +114,7 @@ struct LightningSession {
     }
 
     /// Which backend, for the user: always says devnet is not the Lightning network.
-    var backendLabel: String { "devnet (development network on this machine, not the Lightning network)" }
+    var backendLabel: String { spec.label }
 }
 
 /// Runs async library code from a synchronous command.
@@ -125,8 +163,8 @@ extension Payment {
         var text = "\(PaymentExport.date(timestamp))  \(sign)\(satsText(amountMsat))"
         if type == .send { text += " (fee \(satsText(feeMsat)))" }
         text += "  \(status.rawValue)  \(id)"
-        if let d = details.description, !d.isEmpty { text += "  \(d.prefix(60))" }
-        if let reason = failureReason { text += "  [\(reason)]" }
+        if let d = details.description, !d.isEmpty { text += "  \(DisplayText.safe(String(d.prefix(60))))" }
+        if let reason = failureReason { text += "  [\(DisplayText.safe(reason))]" }
         if let expiry = invoiceExpiry { text += expiry < Date() ? "  (invoice expired \(ISO8601.string(expiry)))" : "  (unpaid invoice, expires \(ISO8601.string(expiry)))" }
         return text
     }
@@ -138,8 +176,14 @@ extension Payment {
 struct LightningInvoice: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "invoice", abstract: "Create an invoice to receive a payment (needs the wallet password).",
-        discussion: "Prints the BOLT11 invoice on stdout. --wait blocks until it is paid (or --timeout seconds pass: exit 1, the invoice stays valid until it expires).")
+        discussion: """
+            Prints the BOLT11 invoice on stdout. --wait blocks until it is paid (or --timeout seconds \
+            pass: exit 1, the invoice stays valid until it expires). On Spark, --method spark prints \
+            the wallet's Spark address and --method bitcoin an on-chain deposit address instead.
+            """)
     @OptionGroup var options: LightningOptions
+    @Option(help: ArgumentHelp("bolt11 (an invoice), spark (the Spark address) or bitcoin (an on-chain deposit address).", valueName: "method"))
+    var method: ReceiveMethod = .bolt11
     @Option(help: "Amount in sat.") var amount: UInt64?
     @Flag(help: "No amount: the payer chooses.") var amountless = false
     @Option(help: "What the payment is for (shown to the payer).") var description: String = ""
@@ -150,16 +194,33 @@ struct LightningInvoice: ParsableCommand {
     @Flag(help: "JSON output: {invoice, paymentHash, amountMsat, description, expiresAt, backend}; with --wait, then the payment object on a second line.") var json = false
 
     func validate() throws {
+        if method != .bolt11 {
+            guard amount == nil, !amountless, !wait else { throw ValidationError("--method \(method.rawValue) gives an address: no --amount, --amountless or --wait") }
+            return
+        }
         guard (amount != nil) != amountless else { throw ValidationError("give exactly one of --amount SATS or --amountless") }
         if let amount, amount == 0 { throw ValidationError("--amount must be at least 1 sat (or use --amountless)") }
-        guard DevnetBackend.expiryRange.contains(expiry) else { throw ValidationError("--expiry must be between 1 and 31536000 seconds") }
+        guard PaymentLimits.expiryRange.contains(expiry) else { throw ValidationError("--expiry must be between 1 and 31536000 seconds") }
         guard (1...86_400 * 7).contains(timeout) else { throw ValidationError("--timeout must be between 1 and 604800 seconds") }
     }
 
     func run() throws {
         let session = try LightningSession.open(options, signing: true)
-        let request = ReceiveRequest(amountSats: amount, description: description, expirySeconds: expiry)
+        defer { session.close() }
         let backend = session.backend
+        if method != .bolt11 {
+            let method = self.method
+            let address = try blocking { try await backend.receiveAddress(method) }
+            if json {
+                print(JSONValue.object([("method", .string(method.rawValue)), ("address", .string(address)), ("backend", .string(backend.name))]).compact)
+            } else {
+                print(address)
+                if qr { for line in TextQR.terminalLines(try TextQR.encode(address, caseInsensitive: false)) { print(line) } }
+            }
+            Output.error("on \(session.backendLabel)")
+            return
+        }
+        let request = ReceiveRequest(amountSats: amount, description: description, expirySeconds: expiry)
         let response = try blocking { try await backend.receivePayment(request) }
         try session.lightning.recordInvoice(response, amountSats: amount, description: description)
         if json {
@@ -244,6 +305,7 @@ struct LightningPay: ParsableCommand {
         let fetcher = isLNURL ? HTTPFetcher() : nil
         defer { if let fetcher { try? blocking { await fetcher.shutdown() } } }
         let session = try LightningSession.open(options, signing: true, lnurl: fetcher.map { LNURLPayFlow(fetcher: $0) })
+        defer { session.close() }
         let backend = session.backend
         let input = self.input, amount = self.amount, comment = self.comment
 
@@ -253,7 +315,7 @@ struct LightningPay: ParsableCommand {
         if isLNURL, let fetcher {
             guard let amount else { throw CLIError("a Lightning address or LNURL needs --amount SATS") }
             let payRequest = try blocking { try await LNURLPayFlow(fetcher: fetcher).payRequest(for: parsed) }
-            Output.error("\(payRequest.domain) accepts \(satsText(payRequest.minSendableMsat))–\(satsText(payRequest.maxSendableMsat)): \(payRequest.description)")
+            Output.error("\(payRequest.domain) accepts \(satsText(payRequest.minSendableMsat))–\(satsText(payRequest.maxSendableMsat)): \(DisplayText.safe(payRequest.description))")
             let request = PrepareLnurlPayRequest(payRequest: payRequest, amountSats: amount, comment: comment)
             let response = try blocking { try await backend.prepareLnurlPay(request) }
             lnurlResponse = response
@@ -269,7 +331,7 @@ struct LightningPay: ParsableCommand {
             "  amount:      \(satsText(prepared.amountMsat))",
             "  fee:         \(satsText(prepared.feeMsat))",
             "  total:       \(satsText(prepared.totalMsat))",
-            "  description: \(prepared.description.flatMap { $0.isEmpty ? nil : $0 } ?? "(none)")",
+            "  description: \(prepared.description.flatMap { $0.isEmpty ? nil : DisplayText.safe($0) } ?? "(none)")",
             "  to:          \(hexString(prepared.invoice.payee))",
             "  expires:     \(ISO8601.string(prepared.expiresAt))",
         ]
@@ -302,10 +364,10 @@ struct LightningPay: ParsableCommand {
         case .completed:
             if !json { print("paid \(satsText(payment.amountMsat)) (fee \(satsText(payment.feeMsat))); payment \(payment.id), preimage \(payment.details.preimage ?? "?")") }
             if let successAction, let text = try? successAction.text(preimage: payment.details.preimage.flatMap { bytes(fromHex: $0) }) {
-                Output.error("message from the payee: \(text)")
+                Output.error("message from the payee: \(DisplayText.safe(text))")
             }
         case .failed:
-            throw CLIError("payment failed: \(payment.failureReason ?? "no reason given") (payment \(payment.id))")
+            throw CLIError("payment failed: \(DisplayText.safe(payment.failureReason ?? "no reason given")) (payment \(payment.id))")
         case .pending:
             Output.error("payment \(payment.id) is pending: not final, it may still settle; check with `hawala ln show \(payment.id)`")
             throw ExitCode(3)
@@ -325,6 +387,7 @@ struct LightningBalance: ParsableCommand {
 
     func run() throws {
         let session = try LightningSession.open(options, signing: false)
+        defer { session.close() }
         let lightning = session.lightning, backend = session.backend
         let info = try blocking {
             try await lightning.sync()
@@ -359,6 +422,7 @@ struct LightningBalance: ParsableCommand {
 }
 
 extension Payment.Status: ExpressibleByArgument {}
+extension ReceiveMethod: ExpressibleByArgument {}
 
 enum HistoryType: String, ExpressibleByArgument, CaseIterable {
     case sent, received
@@ -388,7 +452,10 @@ struct LightningHistory: ParsableCommand {
         let summary = try store.wallet(named: wallet)
         typealias Key = LightningWallet.SettingKey
         // Sync first when the wallet has a backend and its node is known (no password needed).
-        if syncTimeout > 0, try store.setting(Key.backend, walletID: summary.id) != nil, try store.setting(Key.nodeID, walletID: summary.id) != nil {
+        // Spark connects with the wallet's seed, so without the password its history is read as
+        // last synced (`ln balance` syncs it).
+        let spec = try store.setting(Key.backend, walletID: summary.id).flatMap { try? BackendSpec.parse($0) }
+        if syncTimeout > 0, case .devnet? = spec, try store.setting(Key.nodeID, walletID: summary.id) != nil {
             let timeout = Duration.seconds(syncTimeout)
             var offline: String?
             do {
@@ -401,6 +468,9 @@ struct LightningHistory: ParsableCommand {
                 let last = LightningWallet.lastSyncedAt(store: store, walletID: summary.id)
                 Output.error("offline (\(offline)): the history as last synced\(last.map { " at " + ISO8601.string($0) } ?? ": never")")
             }
+        } else if case .spark? = spec {
+            let last = LightningWallet.lastSyncedAt(store: store, walletID: summary.id)
+            Output.error("the history as last synced with Spark\(last.map { " at " + ISO8601.string($0) } ?? ": never") (`hawala ln balance` syncs it)")
         }
         let payments = try store.payments(walletID: summary.id, filter: PaymentFilter(type: type?.kind, status: status, offset: offset, limit: limit))
         if json { JSONValue.array(payments.map(\.json)).print(); return }
@@ -435,11 +505,11 @@ struct LightningShow: ParsableCommand {
         ]
         if let f = p.fiat { lines.append("  fiat then:    \(f.value) \(f.currency)") }
         if let expiry = p.invoiceExpiry { lines.append("  expires:      \(ISO8601.string(expiry))\(expiry < Date() ? " (expired, not paid)" : " (not paid yet)")") }
-        if let d = p.details.description { lines.append("  description:  \(d)") }
+        if let d = p.details.description { lines.append("  description:  \(DisplayText.safe(d))") }
         if let h = p.details.paymentHash { lines.append("  payment hash: \(h)") }
         if let x = p.details.preimage { lines.append("  preimage:     \(x)") }
         if let d = p.details.destination { lines.append("  node:         \(d)") }
-        if let r = p.failureReason { lines.append("  failure:      \(r)") }
+        if let r = p.failureReason { lines.append("  failure:      \(DisplayText.safe(r))") }
         if let i = p.details.invoice { lines.append("  invoice:      \(i)") }
         print(lines.joined(separator: "\n"))
     }
@@ -491,6 +561,7 @@ struct LightningWatch: ParsableCommand {
 
     func run() throws {
         let session = try LightningSession.open(options, signing: false)
+        defer { session.close() }
         let lightning = session.lightning, backend = session.backend
         let json = self.json
         Output.error("watching \(session.wallet.name) on \(session.backendLabel)…")
@@ -531,10 +602,19 @@ struct LightningWatch: ParsableCommand {
 
 struct LightningConfig: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "config", abstract: "Show or set the wallet's Lightning settings: backend, fiat currency, rates source.")
+        commandName: "config", abstract: "Show or set the wallet's Lightning settings: backend, fiat currency, rates source.",
+        discussion: """
+            Backends: spark:mainnet (the Lightning network through the Breez Spark SDK, real \
+            bitcoin; needs a Breez API key, free from https://breez.technology/request-api-key/, \
+            saved sealed with --api-key-file), spark:regtest (Spark's test network, no key), and \
+            devnet:PATH (a development network on this machine, not the Lightning network).
+            """)
     @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
-    @Flag(help: "JSON output: {backend, fiat, rates, nodeId} (null when not set).") var json = false
-    @Option(help: ArgumentHelp("Payment backend to use, e.g. devnet:PATH.", valueName: "spec")) var backend: String?
+    @Flag(help: "JSON output: {backend, fiat, rates, nodeId, apiKey} (null when not set; apiKey is true when a key is saved, never the key).") var json = false
+    @Option(help: ArgumentHelp("Payment backend to use: spark:mainnet, spark:regtest or devnet:PATH.", valueName: "spec")) var backend: String?
+    @Option(name: .customLong("api-key-file"), help: ArgumentHelp("File holding the Breez API key for the Spark network (\"-\" = standard input); saved sealed by the wallet password.", valueName: "path"))
+    var apiKeyFile: String?
+    @OptionGroup var password: PasswordOptions
     @Option(help: "Fiat currency for values in the history and balance (e.g. USD).") var fiat: String?
     @Option(name: .customLong("rates-file"), help: "Offline rates table: one `CODE PRICE` a line, e.g. `USD 65000.00`.") var ratesFile: String?
     @Option(name: .customLong("rates-url"), help: "HTTPS URL answering [{\"coin\": \"USD\", \"value\": 65000.0}, …].") var ratesURL: String?
@@ -543,6 +623,7 @@ struct LightningConfig: ParsableCommand {
         if ratesFile != nil && ratesURL != nil { throw ValidationError("give one of --rates-file or --rates-url") }
         if let fiat, fiat.count != 3 || !fiat.allSatisfy({ $0.isASCII && $0.isLetter }) { throw ValidationError("--fiat takes a three-letter currency code") }
         if let ratesURL, URL(string: ratesURL)?.scheme?.lowercased() != "https" { throw ValidationError("--rates-url must be an https URL") }
+        try WalletSession.checkOneStdin(password.passwordFile, apiKeyFile)
     }
 
     func run() throws {
@@ -551,7 +632,28 @@ struct LightningConfig: ParsableCommand {
         typealias Key = LightningWallet.SettingKey
         // Everything is checked before anything is saved.
         let spec = try backend.map { try BackendSpec.parse($0) }
-        if case .devnet(let path)? = spec { _ = try DevnetBackend(ledgerPath: path) }  // reachable and a ledger
+        switch spec {
+        case .devnet(let path)?: _ = try DevnetBackend(ledgerPath: path)  // reachable and a ledger
+        case .spark?:
+            #if !canImport(HawalaSpark)
+            throw CLIError("the spark backend is not available in this build: the Breez Spark SDK exists for Linux x86_64 (and Apple platforms) only")
+            #endif
+        case nil: break
+        }
+        // The API key is per Spark network: the one given, or the wallet's.
+        var apiKey: (SecretBytes, BackendSpec.SparkNetwork)?
+        if let apiKeyFile {
+            let target = try spec ?? store.setting(Key.backend, walletID: summary.id).map { try BackendSpec.parse($0) }
+            guard case .spark(let network)? = target else {
+                throw CLIError("an API key is for the spark backend: give --backend spark:mainnet (or spark:regtest) with it", code: .usage)
+            }
+            let key = try Input.readSecretFile(apiKeyFile, what: "API key")
+            let text = key.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !text.isEmpty, text.count <= 4096, !text.contains(where: { $0.isNewline || $0.isWhitespace }) else {
+                throw CLIError("the API key file must hold the key alone, on one line")
+            }
+            apiKey = (SecretBytes(utf8: text), network)
+        }
         let rates = try ratesFile.map { "file:" + URL(fileURLWithPath: $0).standardizedFileURL.path } ?? ratesURL.map { "url:" + $0 }
             ?? store.setting(Key.rates, walletID: summary.id)
         let currency = try fiat?.uppercased() ?? (ratesFile ?? ratesURL != nil ? store.setting(Key.fiatCurrency, walletID: summary.id) : nil)
@@ -566,6 +668,11 @@ struct LightningConfig: ParsableCommand {
                 Output.error("warning: the rates source could not be checked now (\(error))")
             }
         }
+        if let (key, network) = apiKey {
+            let keyring = try WalletSession.unlock(store, file: password.passwordFile)
+            try store.setSealedSetting(Key.sparkAPIKey(network), secret: key, keyring: keyring)
+            Output.error("saved the Breez API key for spark:\(network.rawValue), sealed by the wallet password")
+        }
         if let spec {
             if spec.description != (try store.setting(Key.backend, walletID: summary.id)) {
                 try store.setSetting(Key.nodeID, to: nil, walletID: summary.id)
@@ -575,13 +682,21 @@ struct LightningConfig: ParsableCommand {
         if ratesFile != nil || ratesURL != nil { try store.setSetting(Key.rates, to: rates, walletID: summary.id) }
         if let fiat { try store.setSetting(Key.fiatCurrency, to: fiat.uppercased(), walletID: summary.id) }
         let shown = [("backend", "backend", Key.backend), ("fiat", "fiat", Key.fiatCurrency), ("rates", "rates", Key.rates), ("node id", "nodeId", Key.nodeID)]
+        // Whether a key is saved for the wallet's Spark network (never the key itself).
+        var hasKey: Bool?
+        if case .spark(let network)? = try store.setting(Key.backend, walletID: summary.id).flatMap({ try? BackendSpec.parse($0) }) {
+            hasKey = try store.hasSealedSetting(Key.sparkAPIKey(network))
+        }
         if json {
-            JSONValue.object(try shown.map { ($0.1, try store.setting($0.2, walletID: summary.id).map { .string($0) } ?? .null) }).print()
+            var fields: [(String, JSONValue)] = try shown.map { ($0.1, try store.setting($0.2, walletID: summary.id).map { .string($0) } ?? .null) }
+            fields.append(("apiKey", hasKey.map { .bool($0) } ?? .null))
+            JSONValue.object(fields).print()
             return
         }
         for (label, _, key) in shown {
             print("\(label): \(try store.setting(key, walletID: summary.id) ?? "(not set)")")
         }
+        if let hasKey { print("api key: \(hasKey ? "saved (sealed)" : "(not set)")") }
     }
 }
 
@@ -603,7 +718,9 @@ struct LightningDevnetFund: ParsableCommand {
 
     func run() throws {
         let session = try LightningSession.open(options, signing: true)
-        let backend = session.backend, lightning = session.lightning, sats = self.sats
+        defer { session.close() }
+        guard let backend = session.backend as? DevnetBackend else { throw CLIError("test funds exist on devnet only; this wallet's backend is \(session.backendLabel)") }
+        let lightning = session.lightning, sats = self.sats
         let info = try blocking {
             let payment = try await backend.fund(sats: sats)
             try await lightning.record([payment])

@@ -90,13 +90,14 @@ struct Bolt11Tests {
     /// Each invalid example fails with its own error.
     @Test func specInvalidVectors() throws {
         let vectors = try Vectors.load()
-        #expect(vectors.invalid.count == 10)
+        #expect(vectors.invalid.count == 11)
         let expected: [String: Bolt11Error] = [
             "unknownRequiredFeature": .unknownRequiredFeature(100), "badChecksum": .bech32(.badChecksum),
             "missingSeparator": .bech32(.missingSeparator), "mixedCase": .bech32(.mixedCase),
             "invalidSignature": .invalidSignature, "tooShort": .tooShort,
             "invalidMultiplier": .invalidMultiplier("x"), "subMillisatoshiAmount": .subMillisatoshiAmount,
             "missingPaymentSecret": .missingPaymentSecret, "invalidFallback": .invalidFallback("a SegWit v0 program of 41 bytes"),
+            "invalidRouteHintKey": .malformedField("a route hint's node id is not a valid public key"),
         ]
         for v in vectors.invalid {
             let error = try #require(expected[v.error])

@@ -27,7 +27,7 @@ func node(_ words: String, ledger: String, clock: TestClock? = nil) async throws
     let now: @Sendable () -> Date
     if let clock { now = { clock.read() } } else { now = { Date() } }
     let backend = try DevnetBackend(ledgerPath: ledger, clock: now)
-    try await backend.connect(ConnectRequest(keys: try keys(words), storageDirectory: FileManager.default.temporaryDirectory))
+    try await backend.connect(ConnectRequest(secret: .mnemonic(try Mnemonic(text: words), passphrase: SecretBytes([])), storageDirectory: FileManager.default.temporaryDirectory))
     return backend
 }
 

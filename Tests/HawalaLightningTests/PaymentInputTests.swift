@@ -78,3 +78,16 @@ struct PaymentInputTests {
         #expect(throws: PaymentInputError.invoice(.bech32(.badChecksum))) { try PaymentInput.parse(String(invoice.dropLast()) + "q") }
     }
 }
+
+@Suite("Text from strangers, shown safely")
+struct DisplayTextTests {
+    /// An invoice description can hold terminal escapes (move the cursor, rewrite the amount
+    /// line) or bidi overrides: shown, each becomes U+FFFD; everything else is kept.
+    @Test func controlAndBidiCharactersAreReplaced() {
+        #expect(DisplayText.safe("coffee ☕ ナンセンス") == "coffee ☕ ナンセンス")
+        #expect(DisplayText.safe("tab\tand \"quotes\"") == "tab\u{FFFD}and \"quotes\"")
+        #expect(DisplayText.safe("pay 1 sat\u{1B}[1A\u{1B}[2Kamount: 1 sat") == "pay 1 sat\u{FFFD}[1A\u{FFFD}[2Kamount: 1 sat")
+        #expect(DisplayText.safe("abc\u{202E}fed") == "abc\u{FFFD}fed")
+        #expect(DisplayText.safe("line\nbreak\u{7F}\u{9B}") == "line\u{FFFD}break\u{FFFD}\u{FFFD}")
+    }
+}

@@ -15,9 +15,6 @@ import HawalaWallet
 public final class DevnetBackend: PaymentBackend, @unchecked Sendable {
     public static let name = "devnet"
     public static let nodeKeyPath = "m/1017'/1'/6'/0/0"
-    /// Accepted invoice expiry (seconds) and description length (bytes, BOLT11's `d` field).
-    public static let expiryRange: ClosedRange<UInt64> = 1...31_536_000
-    public static let maximumDescriptionBytes = 639
     /// How often other processes' payments are looked for while a listener is registered.
     static let pollInterval: Duration = .milliseconds(200)
 
@@ -106,38 +103,12 @@ public final class DevnetBackend: PaymentBackend, @unchecked Sendable {
     }
 
     public func prepareSendPayment(_ request: PrepareSendRequest) async throws -> PrepareSendResponse {
-        let invoice: Bolt11Invoice
-        switch try PaymentInput.parse(request.input) {
-        case .bolt11(let i): invoice = i
-        case .bitcoinURI(let uri):
-            guard let i = uri.lightning else { throw LightningError.notPayable("devnet pays Lightning invoices only; this bitcoin: URI has no lightning= invoice") }
-            invoice = i
-        case .bitcoinAddress:
-            throw LightningError.notPayable("devnet pays Lightning invoices only, not on-chain addresses")
-        case .lnurl, .lightningAddress:
-            throw LightningError.notPayable("an LNURL or Lightning address is paid with prepareLnurlPay")
-        }
-        return try prepare(invoice, amountSats: request.amountSats)
+        try prepare(try request.invoice(backendName: name), amountSats: request.amountSats)
     }
 
     func prepare(_ invoice: Bolt11Invoice, amountSats: UInt64?) throws -> PrepareSendResponse {
         let me = try node()
-        guard invoice.network == network else { throw LightningError.wrongNetwork(invoice: invoice.network, backend: network, backendName: name) }
-        guard !invoice.isExpired(at: clock()) else { throw LightningError.expired(invoice.expiresAt) }
-        let amountMsat: UInt64
-        switch (invoice.amountMsat, amountSats) {
-        case (nil, nil): throw LightningError.amountRequired
-        case (let invoiceMsat?, let given?) where given.multipliedReportingOverflow(by: 1000).partialValue != invoiceMsat:
-            throw LightningError.amountMismatch(invoiceSats: invoiceMsat / 1000, givenSats: given)
-        case (let invoiceMsat?, _): amountMsat = invoiceMsat
-        case (nil, let given?):
-            let (msat, overflow) = given.multipliedReportingOverflow(by: 1000)
-            guard !overflow, msat > 0, msat <= DevnetLedger.maximumMsat else {
-                throw LightningError.amountOutOfRange("the amount must be between 1 sat and 21,000,000 BTC")
-            }
-            amountMsat = msat
-        }
-        guard amountMsat > 0 else { throw LightningError.amountOutOfRange("the amount must be at least 1 msat") }
+        let amountMsat = try PrepareSendRequest.amountMsat(paying: invoice, amountSats: amountSats, network: network, backendName: name, now: clock())
         let payee = hexString(invoice.payee)
         guard payee != me else { throw LightningError.ownInvoice }
         // What route finding would learn on a real network: is the payee reachable, is it paid.
@@ -177,20 +148,7 @@ public final class DevnetBackend: PaymentBackend, @unchecked Sendable {
             guard let nodeKey else { throw LightningError.notConnected }
             return nodeKey
         }
-        var amountMsat: UInt64?
-        if let sats = request.amountSats {
-            let (msat, overflow) = sats.multipliedReportingOverflow(by: 1000)
-            guard sats > 0, !overflow, msat <= DevnetLedger.maximumMsat else {
-                throw LightningError.amountOutOfRange("the amount must be between 1 sat and 21,000,000 BTC")
-            }
-            amountMsat = msat
-        }
-        guard DevnetBackend.expiryRange.contains(request.expirySeconds) else {
-            throw LightningError.amountOutOfRange("the expiry must be between 1 second and 1 year")
-        }
-        guard request.description.utf8.count <= DevnetBackend.maximumDescriptionBytes else {
-            throw LightningError.amountOutOfRange("the description is longer than \(DevnetBackend.maximumDescriptionBytes) bytes")
-        }
+        let amountMsat = try PaymentLimits.check(request)
         var preimage = SystemRandom.bytes(32)
         defer { SecretBytes.wipe(&preimage) }
         let paymentHash = Hash.sha256(preimage)

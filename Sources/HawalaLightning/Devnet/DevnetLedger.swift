@@ -17,7 +17,7 @@ final class DevnetLedger: Sendable {
     static let baseFeeMsat: UInt64 = 1_000
     static let feePartsPerMillion: UInt64 = 1_000
     /// The largest single payment or funding (the supply of bitcoin).
-    static let maximumMsat: UInt64 = 21_000_000 * 100_000_000 * 1000
+    static let maximumMsat = PaymentLimits.maximumMsat
 
     static func fee(amountMsat: UInt64) -> UInt64 {
         baseFeeMsat + (amountMsat * feePartsPerMillion + 999_999) / 1_000_000

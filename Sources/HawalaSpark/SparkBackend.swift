@@ -1,0 +1,347 @@
+import BreezSdkSpark
+import Foundation
+import HawalaCrypto
+import HawalaKeys
+import HawalaLightning
+import HawalaWallet
+
+/// Lightning through the Breez Spark SDK (docs/decisions/0004). Every call that needs Spark's
+/// network answers within `timeout`; Hawala's own checks (network, expiry, amounts, LNURL
+/// description hash) run before the SDK's. One connection per process.
+public final class SparkBackend: PaymentBackend, @unchecked Sendable {
+    public static let name = "spark"
+    public var name: String { SparkBackend.name }
+    public let network: LightningNetwork
+    public let sparkNetwork: BackendSpec.SparkNetwork
+
+    private let apiKey: HawalaCrypto.SecretBytes?
+    private let timeout: Duration
+    private let disconnectTimeout: Duration
+    private let lnurl: LNURLPayFlow?
+    private let logFilter: String
+    private let clock: @Sendable () -> Date
+
+    // Guarded by `lock`.
+    private let lock = NSLock()
+    private var sdk: BreezSdk?
+    private var sdkListenerID: String?
+    private var listeners: [String: @Sendable (PaymentEvent) -> Void] = [:]
+    /// The SDK's own preparation of each prepared invoice, to send exactly what was previewed.
+    private var prepared: [String: PrepareSendPaymentResponse] = [:]
+
+    /// Only one SDK instance per process: it owns its storage directory and background tasks.
+    private static let processLock = NSLock()
+    nonisolated(unsafe) private static var connectedInstance: ObjectIdentifier?
+    /// The last instance's shutdown, which the next connect waits for.
+    nonisolated(unsafe) private static var closing: Task<Void, Never>?
+    nonisolated(unsafe) private static var loggingStarted = false
+
+    /// - Parameters:
+    ///   - apiKey: the Breez API key; mainnet needs one, regtest does not.
+    ///   - timeout: the longest any call waits for Spark's network.
+    ///   - disconnectTimeout: how long `disconnect` waits for the SDK to stop. Offline, its
+    ///     background tasks take up to 5 s to notice; its storage is transactional, so what is
+    ///     left to finish in the background loses nothing.
+    ///   - logFilter: the SDK's log level (trace, debug, info, warn, error).
+    public init(network: BackendSpec.SparkNetwork, apiKey: HawalaCrypto.SecretBytes?, timeout: Duration = .seconds(30),
+                disconnectTimeout: Duration = .seconds(2), lnurl: LNURLPayFlow? = nil, logFilter: String = "info",
+                clock: @escaping @Sendable () -> Date = { Date() }) throws {
+        try SparkLibrary.check()
+        sparkNetwork = network
+        self.network = network.lightningNetwork
+        self.apiKey = apiKey
+        self.timeout = timeout
+        self.disconnectTimeout = disconnectTimeout
+        self.lnurl = lnurl
+        self.logFilter = logFilter
+        self.clock = clock
+    }
+
+    /// Where a wallet's Spark state lives: `<home>/spark/<wallet-id>`, created 0700. The SDK
+    /// keeps each network's state in its own `<network>/` folder inside (Hawala creates it 0700
+    /// first), and its logs go to `<network>/logs`.
+    public static func storageDirectory(home: URL, walletID: String, network: BackendSpec.SparkNetwork) throws -> URL {
+        let spark = home.appendingPathComponent("spark")
+        let wallet = spark.appendingPathComponent(walletID)
+        for dir in [spark, wallet, wallet.appendingPathComponent(network.rawValue)] {
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: dir.path)
+        }
+        return wallet
+    }
+
+    // MARK: Connection
+
+    /// Connects with the wallet's BIP32 seed, which the SDK takes as its `entropy` input: the
+    /// same keys as the words and passphrase (tested), for SLIP-39 wallets too, and no string
+    /// holding the words is ever made. `request.storageDirectory` is the wallet's own directory
+    /// (`storageDirectory(home:walletID:network:)`).
+    public func connect(_ request: HawalaLightning.ConnectRequest) async throws {
+        if sparkNetwork == .mainnet && apiKey == nil { throw LightningError.apiKeyRequired(backend: "Spark mainnet") }
+        if let closing = SparkBackend.processLock.withLock({ SparkBackend.closing }) {
+            do {
+                try await bounded(.seconds(15), network: SparkErrors.network) { await closing.value }
+            } catch {
+                throw LightningError.backendUnavailable("the previous Spark connection in this process is still closing")
+            }
+        }
+        let me = ObjectIdentifier(self)
+        try SparkBackend.processLock.withLock {
+            if let other = SparkBackend.connectedInstance, other != me {
+                throw LightningError.backendUnavailable("another Spark connection is open in this process")
+            }
+            SparkBackend.connectedInstance = me
+        }
+        do {
+            try await open(request)
+        } catch {
+            SparkBackend.processLock.withLock { if SparkBackend.connectedInstance == me { SparkBackend.connectedInstance = nil } }
+            throw error
+        }
+    }
+
+    private func open(_ request: HawalaLightning.ConnectRequest) async throws {
+        if lock.withLock({ self.sdk }) != nil { return }
+        let directory = request.storageDirectory
+        startLogging(in: directory.appendingPathComponent(sparkNetwork.rawValue).appendingPathComponent("logs"))
+        var config = defaultConfig(network: sparkNetwork == .mainnet ? .mainnet : .regtest)
+        config.apiKey = apiKey.map { $0.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
+        var seed = request.seed.withUnsafeBytes { Data($0) }
+        defer { seed.resetBytes(in: 0..<seed.count) }
+        let connectRequest = BreezSdkSpark.ConnectRequest(config: config, seed: .entropy(seed), storageDir: directory.path)
+        let sdk = try await bounded(timeout, network: SparkErrors.network) { try await BreezSdkSpark.connect(request: connectRequest) }
+        let id = await sdk.addEventListener(listener: Forwarder(self))
+        lock.withLock {
+            self.sdk = sdk
+            sdkListenerID = id
+        }
+    }
+
+    /// The SDK logs to files in `directory` (once per process: its logger is global). What it
+    /// writes never contains the seed (tested).
+    private func startLogging(in directory: URL) {
+        SparkBackend.processLock.withLock {
+            guard !SparkBackend.loggingStarted else { return }
+            SparkBackend.loggingStarted = true
+            try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try? initLogging(logDir: directory.path, appLogger: nil, logFilter: logFilter)
+        }
+    }
+
+    /// Stops the SDK, waiting at most `disconnectTimeout`; the next connect in this process
+    /// waits until it has stopped.
+    public func disconnect() async {
+        let (sdk, listenerID): (BreezSdk?, String?) = lock.withLock {
+            defer { self.sdk = nil; sdkListenerID = nil; prepared = [:] }
+            return (self.sdk, sdkListenerID)
+        }
+        let me = ObjectIdentifier(self)
+        guard let sdk else {
+            SparkBackend.processLock.withLock { if SparkBackend.connectedInstance == me { SparkBackend.connectedInstance = nil } }
+            return
+        }
+        let stopping = Task {
+            if let listenerID { _ = await sdk.removeEventListener(id: listenerID) }
+            try? await sdk.disconnect()
+        }
+        SparkBackend.processLock.withLock {
+            SparkBackend.closing = stopping
+            if SparkBackend.connectedInstance == me { SparkBackend.connectedInstance = nil }
+        }
+        _ = try? await bounded(disconnectTimeout, network: SparkErrors.network) { await stopping.value }
+    }
+
+    private func connected() throws -> BreezSdk {
+        guard let sdk = lock.withLock({ sdk }) else { throw LightningError.notConnected }
+        return sdk
+    }
+
+    /// A call to the connected SDK, answered within the timeout.
+    private func call<T: Sendable>(_ body: @escaping @Sendable (BreezSdk) async throws -> T) async throws -> T {
+        let sdk = try connected()
+        return try await bounded(timeout, network: SparkErrors.network) { try await body(sdk) }
+    }
+
+    public func sync() async throws {
+        _ = try await call { try await $0.syncWallet(request: SyncWalletRequest()) }
+    }
+
+    /// The node's identity and balance as last synced (no network needed).
+    public func getInfo() async throws -> NodeInfo {
+        let info = try await call { try await $0.getInfo(request: GetInfoRequest(ensureSynced: false)) }
+        return NodeInfo(nodeID: info.identityPubkey, balanceMsat: info.balanceSats.multipliedReportingOverflow(by: 1000).partialValue)
+    }
+
+    // MARK: Sending
+
+    public func parse(_ input: String) async throws -> PaymentInput {
+        try PaymentInput.parse(input)
+    }
+
+    public func prepareSendPayment(_ request: PrepareSendRequest) async throws -> PrepareSendResponse {
+        try await prepare(try request.invoice(backendName: name), amountSats: request.amountSats)
+    }
+
+    private func prepare(_ invoice: HawalaLightning.Bolt11Invoice, amountSats: UInt64?) async throws -> PrepareSendResponse {
+        let amountMsat = try PrepareSendRequest.amountMsat(paying: invoice, amountSats: amountSats, network: network, backendName: name, now: clock())
+        let request = PrepareSendPaymentRequest(paymentRequest: .input(input: invoice.text),
+                                                amount: invoice.amountMsat == nil ? String(amountMsat / 1000) : nil)
+        let response = try await call { try await $0.prepareSendPayment(request: request) }
+        guard case let .bolt11Invoice(_, _, lightningFeeSats) = response.paymentMethod else {
+            throw LightningError.notPayable("Spark prepared something other than a Lightning payment for this invoice")
+        }
+        lock.withLock { prepared[invoice.text] = response }
+        return PrepareSendResponse(invoiceText: invoice.text, invoice: invoice, amountMsat: amountMsat,
+                                   feeMsat: lightningFeeSats.multipliedReportingOverflow(by: 1000).partialValue)
+    }
+
+    /// Pays what `prepare` previewed. The idempotency key goes to the SDK as a UUID derived from
+    /// it (the SDK takes UUIDs), so a repeated key is refused there too.
+    public func sendPayment(_ prepared: PrepareSendResponse, idempotencyKey: String) async throws -> HawalaWallet.Payment {
+        guard let response = lock.withLock({ self.prepared[prepared.invoiceText] }) else {
+            throw LightningError.notPayable("this payment was not prepared on Spark")
+        }
+        let request = SendPaymentRequest(prepareResponse: response, options: nil, idempotencyKey: SparkBackend.uuid(idempotencyKey))
+        let sent = try await call { try await $0.sendPayment(request: request) }
+        var payment = HawalaWallet.Payment(spark: sent.payment, backend: name)
+        payment.idempotencyKey = idempotencyKey
+        return payment
+    }
+
+    /// A version-4-shaped UUID from SHA-256 of `key`: the same key, the same UUID.
+    static func uuid(_ key: String) -> String {
+        var b = Array(Hash.sha256(Array(key.utf8)).prefix(16))
+        b[6] = (b[6] & 0x0F) | 0x40
+        b[8] = (b[8] & 0x3F) | 0x80
+        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])).uuidString.lowercased()
+    }
+
+    /// Hawala fetches the LNURL invoice itself (checking its description hash and amount, which
+    /// the SDK's own LNURL-pay skips), then pays it as any invoice.
+    public func prepareLnurlPay(_ request: HawalaLightning.PrepareLnurlPayRequest) async throws -> HawalaLightning.PrepareLnurlPayResponse {
+        guard let lnurl else { throw LightningError.notPayable("no HTTP client configured for LNURL") }
+        let (msat, overflow) = request.amountSats.multipliedReportingOverflow(by: 1000)
+        guard !overflow else { throw LightningError.amountOutOfRange("the amount is too large") }
+        let (invoice, action) = try await lnurl.invoice(for: request.payRequest, amountMsat: msat, comment: request.comment, network: network)
+        return HawalaLightning.PrepareLnurlPayResponse(payRequest: request.payRequest, prepared: try await prepare(invoice, amountSats: request.amountSats),
+                                       successAction: action)
+    }
+
+    public func lnurlPay(_ prepared: HawalaLightning.PrepareLnurlPayResponse, idempotencyKey: String) async throws -> HawalaWallet.Payment {
+        try await sendPayment(prepared.prepared, idempotencyKey: idempotencyKey)
+    }
+
+    // MARK: Receiving
+
+    public func receivePayment(_ request: ReceiveRequest) async throws -> ReceiveResponse {
+        _ = try PaymentLimits.check(request)
+        guard let expiry = UInt32(exactly: request.expirySeconds) else { throw LightningError.amountOutOfRange("the expiry is too long") }
+        let method = ReceivePaymentMethod.bolt11Invoice(description: request.description, amountSats: request.amountSats,
+                                                        expirySecs: expiry, paymentHash: nil, receiverIdentityPublicKey: nil)
+        let response = try await call { try await $0.receivePayment(request: ReceivePaymentRequest(paymentMethod: method)) }
+        let invoice: HawalaLightning.Bolt11Invoice
+        do { invoice = try HawalaLightning.Bolt11Invoice(response.paymentRequest) } catch {
+            throw LightningError.notPayable("Spark made an invoice Hawala can't read: \(error)")
+        }
+        guard invoice.network == network else {
+            throw LightningError.wrongNetwork(invoice: invoice.network, backend: network, backendName: name)
+        }
+        return ReceiveResponse(invoice: response.paymentRequest, paymentHash: hexString(invoice.paymentHash),
+                               feeMsat: HawalaWallet.Payment.msat(sats: response.fee), expiresAt: invoice.expiresAt)
+    }
+
+    public func receiveAddress(_ method: ReceiveMethod) async throws -> String {
+        let sdkMethod: ReceivePaymentMethod
+        switch method {
+        case .spark: sdkMethod = .sparkAddress
+        case .bitcoin: sdkMethod = .bitcoinAddress(newAddress: nil)
+        case .bolt11: throw LightningError.notPayable("a BOLT11 invoice is made with receivePayment")
+        }
+        return try await call { try await $0.receivePayment(request: ReceivePaymentRequest(paymentMethod: sdkMethod)) }.paymentRequest
+    }
+
+    // MARK: History, rates, fees
+
+    public func listPayments(_ filter: PaymentFilter) async throws -> [HawalaWallet.Payment] {
+        let request = ListPaymentsRequest(
+            typeFilter: filter.type.map { [$0 == .send ? .send : .receive] },
+            statusFilter: filter.status.map { [$0 == .completed ? .completed : $0 == .failed ? .failed : .pending] },
+            fromTimestamp: filter.from.map { UInt64(max(0, $0.timeIntervalSince1970)) },
+            toTimestamp: filter.to.map { UInt64(max(0, $0.timeIntervalSince1970)) },
+            offset: filter.paymentHash == nil ? UInt32(clamping: filter.offset) : nil,
+            limit: filter.paymentHash == nil ? filter.limit.map { UInt32(clamping: $0) } : nil)
+        let payments = try await call { try await $0.listPayments(request: request) }.payments.map { HawalaWallet.Payment(spark: $0, backend: name) }
+        guard let hash = filter.paymentHash else { return payments }
+        return payments.filter { $0.details.paymentHash == hash }
+    }
+
+    /// Nil for an id Spark does not know (Hawala's own pending records have such ids).
+    public func getPayment(id: String) async throws -> HawalaWallet.Payment? {
+        do {
+            return HawalaWallet.Payment(spark: try await call { try await $0.getPayment(request: GetPaymentRequest(paymentId: id)) }.payment, backend: name)
+        } catch LightningError.notPayable {
+            return nil
+        }
+    }
+
+    public func listFiatRates() async throws -> [FiatRate] {
+        try await call { try await $0.listFiatRates() }.rates.compactMap { rate in
+            Decimal(string: String(rate.value)).map { FiatRate(currency: rate.coin.uppercased(), btcPrice: $0) }
+        }
+    }
+
+    public func recommendedFees() async throws -> HawalaLightning.RecommendedFees {
+        let f = try await call { try await $0.recommendedFees() }
+        return HawalaLightning.RecommendedFees(fastest: f.fastestFee, halfHour: f.halfHourFee, hour: f.hourFee, economy: f.economyFee, minimum: f.minimumFee)
+    }
+
+    // MARK: Events
+
+    /// Listeners are Hawala's own: one SDK listener (registered at connect) fans out to them, so
+    /// adding and removing costs no call into the SDK.
+    public func addEventListener(_ listener: @escaping @Sendable (PaymentEvent) -> Void) -> String {
+        let id = UUID().uuidString
+        lock.withLock { listeners[id] = listener }
+        return id
+    }
+
+    public func removeEventListener(_ id: String) {
+        lock.withLock { listeners[id] = nil }
+    }
+
+    /// How many listeners are registered (for tests of add/remove cycles).
+    public var listenerCount: Int { lock.withLock { listeners.count } }
+
+    fileprivate func emit(_ event: SdkEvent) {
+        let mapped: PaymentEvent
+        switch event {
+        case .synced: mapped = .synced
+        case .paymentSucceeded(let p): mapped = .paymentSucceeded(HawalaWallet.Payment(spark: p, backend: name))
+        case .paymentPending(let p): mapped = .paymentPending(HawalaWallet.Payment(spark: p, backend: name))
+        case .paymentFailed(let p): mapped = .paymentFailed(HawalaWallet.Payment(spark: p, backend: name))
+        default: return
+        }
+        for listener in lock.withLock({ Array(listeners.values) }) { listener(mapped) }
+    }
+}
+
+/// The SDK's listener: forwards to the backend while it exists.
+private final class Forwarder: EventListener, @unchecked Sendable {
+    weak var backend: SparkBackend?
+    init(_ backend: SparkBackend) { self.backend = backend }
+    func onEvent(event: SdkEvent) async { backend?.emit(event) }
+}
+
+extension SparkBackend {
+    /// The SDK's log filter for a swift-log level name (trace, debug, info, notice, warning,
+    /// error, critical).
+    public static func logFilter(_ level: String) -> String {
+        switch level {
+        case "trace": "trace"
+        case "debug": "debug"
+        case "info", "notice": "info"
+        case "warning": "warn"
+        default: "error"
+        }
+    }
+}

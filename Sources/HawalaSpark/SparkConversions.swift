@@ -1,0 +1,106 @@
+import BreezSdkSpark
+import Foundation
+import HawalaLightning
+import HawalaWallet
+
+/// The SDK's errors as Hawala's typed Lightning errors: one line each, no Swift or Rust names.
+enum SparkErrors {
+    static let network = "Spark network"
+
+    static func map(_ error: Error) -> Error {
+        guard let error = error as? SdkError else { return error }
+        switch error {
+        case .NetworkError(let why), .ChainServiceError(let why):
+            return LightningError.unreachable(network: network, reason: oneLine(why))
+        case .InsufficientFunds:
+            return LightningError.notPayable("insufficient balance on Spark for the amount and the fee")
+        case .InvalidInput(let why):
+            return LightningError.notPayable("Spark refused the request: \(oneLine(why))")
+        case .LnurlError(let why):
+            return LightningError.notPayable("LNURL: \(oneLine(why))")
+        case .StorageError(let why):
+            return LightningError.backendUnavailable("Spark's storage on this machine: \(oneLine(why))")
+        case .SparkError(let why), .Generic(let why), .Signer(let why), .InvalidUuid(let why):
+            if let reason = connectionFailure(why) { return LightningError.unreachable(network: network, reason: reason) }
+            return LightningError.notPayable("Spark: \(oneLine(why))")
+        default:
+            return LightningError.notPayable("Spark: \(oneLine(firstText(in: error) ?? "the request was refused"))")
+        }
+    }
+
+    /// The SDK reports a failed connection to Spark's operators inside other errors; what a
+    /// person needs to know is that the network could not be reached, and the last cause.
+    static func connectionFailure(_ text: String) -> String? {
+        let lower = text.lowercased()
+        let markers = ["transport error", "connection error", "dns error", "connection refused", "timed out", "status: unavailable", "error sending request"]
+        guard markers.contains(where: lower.contains) else { return nil }
+        for cause in ["dns error", "connection refused", "timed out"] where lower.contains(cause) { return cause }
+        return "connection failed"
+    }
+
+    /// The first text carried by an error's associated values (their own description).
+    private static func firstText(in value: Any) -> String? {
+        for child in Mirror(reflecting: value).children {
+            if let text = child.value as? String { return text }
+            if let text = firstText(in: child.value) { return text }
+        }
+        return nil
+    }
+
+    private static func oneLine(_ text: String) -> String {
+        let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? text
+        return line.count > 300 ? String(line.prefix(300)) + "…" : line
+    }
+}
+
+extension HawalaWallet.Payment {
+    /// A payment the SDK reports, as Hawala records it. Amounts in the SDK are whole sats.
+    init(spark p: BreezSdkSpark.Payment, backend: String) {
+        var details = HawalaWallet.Payment.Details()
+        switch p.details {
+        case let .lightning(description, invoice, destinationPubkey, htlcDetails, _, _, _, _)?:
+            details = HawalaWallet.Payment.Details(invoice: invoice, description: description, paymentHash: htlcDetails.paymentHash,
+                                      preimage: htlcDetails.preimage, destination: destinationPubkey)
+        case let .spark(_, htlcDetails, _)?:
+            details.paymentHash = htlcDetails?.paymentHash
+            details.preimage = htlcDetails?.preimage
+        case let .withdraw(txId)?:
+            details.description = "on-chain withdrawal, transaction \(txId)"
+        case let .deposit(txId, vout)?:
+            details.description = "on-chain deposit, output \(txId):\(vout)"
+        case .token?, nil:
+            break
+        }
+        let method: String = switch p.method {
+        case .lightning: "lightning"
+        case .spark: "spark"
+        case .token: "token"
+        case .deposit: "deposit"
+        case .withdraw: "withdraw"
+        case .unknown: "unknown"
+        }
+        self.init(
+            id: p.id, type: p.paymentType == .send ? .send : .receive,
+            status: HawalaWallet.Payment.Status(spark: p.status),
+            amountMsat: HawalaWallet.Payment.msat(sats: p.amount), feeMsat: HawalaWallet.Payment.msat(sats: p.fees),
+            timestamp: Date(timeIntervalSince1970: TimeInterval(p.timestamp)), method: method, backend: backend, details: details,
+            failureReason: p.status == .failed ? "the Spark network reported the payment failed" : nil)
+    }
+
+    /// Msat from the SDK's decimal sats (a u128 as text); 0 when not a number Hawala can hold.
+    static func msat(sats text: String) -> UInt64 {
+        guard let sats = UInt64(text) else { return 0 }
+        let (msat, overflow) = sats.multipliedReportingOverflow(by: 1000)
+        return overflow ? UInt64.max : msat
+    }
+}
+
+extension HawalaWallet.Payment.Status {
+    init(spark status: PaymentStatus) {
+        switch status {
+        case .completed: self = .completed
+        case .pending: self = .pending
+        case .failed: self = .failed
+        }
+    }
+}

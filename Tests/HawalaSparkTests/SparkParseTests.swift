@@ -1,0 +1,103 @@
+import BreezSdkSpark
+import Foundation
+import HawalaCrypto
+import HawalaKeys
+import HawalaLightning
+import Testing
+
+/// A second parser to check Hawala's: the SDK's `parse` and `Bolt11Invoice` must agree on every
+/// invoice of the BOLT11 vectors (the spec's and PyPI bolt11's, mainnet and testnet) and on
+/// regtest invoices Hawala signs, and on BIP21 URIs. Offline: the SDK parses these without a
+/// network (Lightning addresses and LNURLs need one, so they are not compared here).
+@Suite("Spark SDK parser agrees with Hawala's", .serialized)
+struct SparkParseTests {
+    struct Vector: Decodable { let invoice: String }
+    struct Vectors: Decodable { let valid: [Vector]; let cross: [Vector] }
+
+    static func vectorInvoices() throws -> [String] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../HawalaLightningTests/Vectors/bolt11.json").standardizedFileURL
+        let vectors = try JSONDecoder().decode(Vectors.self, from: Data(contentsOf: url))
+        return (vectors.valid + vectors.cross).map(\.invoice)
+    }
+
+    /// Regtest invoices signed by Hawala's encoder: with and without amount, description or hash.
+    static func regtestInvoices() throws -> [String] {
+        let key = SecretBytes((1...32).map { UInt8($0) })
+        var out: [String] = []
+        for (amount, description, hash) in [(UInt64(1_000), "coffee", false), (nil, "", false), (21_000_000, "ünïcödé ☕", false), (5_000, nil as String?, true)] {
+            let fields = Bolt11Invoice.fields(paymentHash: Hash.sha256(Array("\(amount ?? 0)".utf8)), paymentSecret: Array(repeating: 7, count: 32),
+                                              description: hash ? nil : description, descriptionHash: hash ? Hash.sha256(Array("metadata".utf8)) : nil,
+                                              expiry: 600, features: [8, 14])
+            out.append(try Bolt11Invoice.encode(network: .regtest, amountMsat: amount, timestamp: 1_760_000_000, fields: fields, privateKey: key))
+        }
+        return out
+    }
+
+    static func networkName(_ n: BitcoinNetwork) -> LightningNetwork? {
+        switch n {
+        case .bitcoin: .bitcoin
+        case .testnet3, .testnet4: .testnet
+        case .signet: .signet
+        case .regtest: .regtest
+        }
+    }
+
+    /// Differences between the SDK's reading of an invoice and Hawala's, as lines.
+    static func differences(_ text: String, sdk d: Bolt11InvoiceDetails) throws -> [String] {
+        let ours = try Bolt11Invoice(text)
+        var out: [String] = []
+        func check<T: Equatable>(_ what: String, _ theirs: T, _ mine: T) { if theirs != mine { out.append("\(what): SDK \(theirs), Hawala \(mine)") } }
+        check("amountMsat", d.amountMsat, ours.amountMsat)
+        check("paymentHash", d.paymentHash, hexString(ours.paymentHash))
+        check("payee", d.payeePubkey, hexString(ours.payee))
+        // Both keep the text; the SDK turns control characters into U+FFFD when parsing, Hawala
+        // when showing it (DisplayText).
+        check("description", d.description.flatMap { $0.isEmpty ? nil : $0 }, ours.description.flatMap { $0.isEmpty ? nil : DisplayText.safe($0) })
+        check("descriptionHash", d.descriptionHash, ours.descriptionHash.map(hexString))
+        check("expiry", d.expiry, ours.expiry)
+        check("timestamp", d.timestamp, ours.timestamp)
+        check("network", networkName(d.network), ours.network)
+        return out
+    }
+
+    @Test func everyInvoiceReadsTheSame() async throws {
+        let sdk = try await BreezSdkSpark.connect(request: ConnectRequest(
+            config: defaultConfig(network: .regtest), seed: .entropy(Data(repeating: 3, count: 64)),
+            storageDir: FileManager.default.temporaryDirectory.appendingPathComponent("hawala-spark-parse-\(UUID())").path))
+        defer { Task { try? await sdk.disconnect() } }
+        let invoices = try Self.vectorInvoices() + Self.regtestInvoices()
+        #expect(invoices.count >= 79)
+        var report: [String] = []
+        var compared = 0
+        for text in invoices {
+            let parsed: InputType
+            do { parsed = try await sdk.parse(input: text) } catch {
+                report.append("\(text.prefix(24))…: the SDK refused it (\(error)) and Hawala reads it")
+                continue
+            }
+            guard case .bolt11Invoice(let details) = parsed else {
+                report.append("\(text.prefix(24))…: the SDK reads it as \(parsed)")
+                continue
+            }
+            for line in try Self.differences(text, sdk: details) { report.append("\(text.prefix(24))…: \(line)") }
+            compared += 1
+        }
+        #expect(report.isEmpty, Comment(rawValue: "\(report.count) differences:\n" + report.joined(separator: "\n")))
+        #expect(compared == invoices.count)
+
+        // BIP21: the address, amount, label, message and the lightning= invoice.
+        let invoice = try Self.vectorInvoices()[0]  // the spec's amountless mainnet invoice
+        let uri = "bitcoin:bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4?amount=0.00001&label=Shop&message=Order%2042&lightning=\(invoice)"
+        guard case .bitcoinURI(let ours) = try PaymentInput.parse(uri) else { Issue.record("Hawala does not read the URI"); return }
+        guard case .bip21(let theirs) = try await sdk.parse(input: uri) else { Issue.record("the SDK does not read the URI as BIP21"); return }
+        #expect(theirs.amountSat == ours.amountSats)
+        #expect(theirs.label == ours.label)
+        #expect(theirs.message == ours.message)
+        let sdkInvoice = theirs.paymentMethods.compactMap { method -> String? in
+            if case .bolt11Invoice(let d) = method { return d.paymentHash }
+            return nil
+        }
+        #expect(sdkInvoice == [ours.lightning.map { hexString($0.paymentHash) } ?? "none"])
+    }
+}
