@@ -4,7 +4,7 @@ import HawalaKeys
 import HawalaWallet
 
 /// The payment engine behind Hawala's Lightning wallet, shaped like the Breez Spark SDK (see
-/// docs/decisions/0001-lightning-payment-backend.md for the mapping). The layers above keep the
+/// docs/decisions/0003-lightning-payment-backend.md and 0004-spark-sdk-backend.md for the mapping). The layers above keep the
 /// rules whatever the backend: pending is not final, one idempotency key never pays twice, the
 /// fee is shown before confirming.
 public protocol PaymentBackend: AnyObject, Sendable {
