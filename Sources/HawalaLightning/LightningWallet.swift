@@ -189,7 +189,9 @@ public final class LightningWallet: Sendable {
             if let remote = try await backend.getPayment(id: local.id) {
                 found.append(remote)
             } else if let hash = local.details.paymentHash, local.type == .send,
-                      let remote = try await backend.listPayments(PaymentFilter(type: .send, paymentHash: hash)).first(where: { $0.idempotencyKey == local.idempotencyKey }) {
+                      var remote = try await backend.listPayments(PaymentFilter(type: .send, paymentHash: hash))
+                          .first(where: { $0.idempotencyKey == local.idempotencyKey || $0.idempotencyKey == nil }) {
+                remote.idempotencyKey = local.idempotencyKey  // a backend that doesn't report keys (Spark)
                 found.append(remote)
             } else if let hash = local.details.paymentHash, local.type == .receive,
                       let remote = try await backend.listPayments(PaymentFilter(type: .receive, paymentHash: hash)).first {

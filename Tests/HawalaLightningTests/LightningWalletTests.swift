@@ -6,10 +6,12 @@ import Testing
 @testable import HawalaLightning
 
 /// A devnet backend whose connection "drops" after the ledger settled a send (the answer is
-/// lost), and which counts sends.
+/// lost), and which counts sends; with `forgetKeys` it reports payments without their
+/// idempotency keys, as the Spark SDK does.
 final class FlakyBackend: PaymentBackend, @unchecked Sendable {
     let inner: DevnetBackend
     var dropAnswers = false
+    var forgetKeys = false
     var sends = 0
     init(_ inner: DevnetBackend) { self.inner = inner }
     var name: String { inner.name }
@@ -24,13 +26,18 @@ final class FlakyBackend: PaymentBackend, @unchecked Sendable {
         sends += 1
         let payment = try await inner.sendPayment(prepared, idempotencyKey: idempotencyKey)
         if dropAnswers { throw LightningError.timeout("connection lost") }
-        return payment
+        return keyless(payment)
+    }
+    private func keyless(_ p: Payment) -> Payment {
+        var p = p
+        if forgetKeys { p.idempotencyKey = nil }
+        return p
     }
     func prepareLnurlPay(_ request: PrepareLnurlPayRequest) async throws -> PrepareLnurlPayResponse { try await inner.prepareLnurlPay(request) }
     func lnurlPay(_ prepared: PrepareLnurlPayResponse, idempotencyKey: String) async throws -> Payment { try await inner.lnurlPay(prepared, idempotencyKey: idempotencyKey) }
     func receivePayment(_ request: ReceiveRequest) async throws -> ReceiveResponse { try await inner.receivePayment(request) }
-    func listPayments(_ filter: PaymentFilter) async throws -> [Payment] { try await inner.listPayments(filter) }
-    func getPayment(id: String) async throws -> Payment? { try await inner.getPayment(id: id) }
+    func listPayments(_ filter: PaymentFilter) async throws -> [Payment] { try await inner.listPayments(filter).map(keyless) }
+    func getPayment(id: String) async throws -> Payment? { try await inner.getPayment(id: id).map(keyless) }
     func listFiatRates() async throws -> [FiatRate] { try await inner.listFiatRates() }
     func recommendedFees() async throws -> RecommendedFees { try await inner.recommendedFees() }
     func addEventListener(_ listener: @escaping @Sendable (PaymentEvent) -> Void) -> String { inner.addEventListener(listener) }
@@ -54,6 +61,39 @@ func samplePayment(_ n: Int, type: Payment.Kind = .send, status: Payment.Status 
 
 @Suite("Lightning wallet and history")
 struct LightningWalletTests {
+    /// A backend that does not report idempotency keys (Spark): its send replaces the pending
+    /// record under the key, a sync doesn't add a second one, a lost answer still settles into
+    /// the same record, and the key never pays twice.
+    @Test func aBackendWithoutKeysStillPaysOnce() async throws {
+        let (store, wallet) = try storeWithWallet()
+        let ledger = temporaryLedger()
+        let backend = FlakyBackend(try await node(abandonAbout, ledger: ledger))
+        backend.forgetKeys = true
+        let bob = try await node(legalWinner, ledger: ledger)
+        _ = try await backend.inner.fund(sats: 10_000)
+        let lightning = LightningWallet(store: store, wallet: wallet, backend: backend)
+
+        let first = try await bob.receivePayment(ReceiveRequest(amountSats: 100, description: "keyless"))
+        let prepared = try await backend.prepareSendPayment(PrepareSendRequest(input: first.invoice))
+        let paid = try await lightning.pay(prepared, idempotencyKey: "k1")
+        #expect(paid.status == .completed && paid.idempotencyKey == "k1")
+        try await lightning.sync()
+        var sends = try store.payments(walletID: wallet.id, filter: PaymentFilter(type: .send))
+        #expect(sends.count == 1 && sends[0].idempotencyKey == "k1" && sends[0].id == paid.id)
+        #expect(try await lightning.pay(prepared, idempotencyKey: "k1").id == paid.id && backend.sends == 1)
+
+        let second = try await bob.receivePayment(ReceiveRequest(amountSats: 200, description: "lost"))
+        let prepared2 = try await backend.prepareSendPayment(PrepareSendRequest(input: second.invoice))
+        backend.dropAnswers = true
+        #expect(try await lightning.pay(prepared2, idempotencyKey: "k2").status == .pending)
+        backend.dropAnswers = false
+        try await lightning.sync()
+        sends = try store.payments(walletID: wallet.id, filter: PaymentFilter(type: .send))
+        #expect(sends.count == 2 && Set(sends.compactMap(\.idempotencyKey)) == ["k1", "k2"] && sends.allSatisfy { $0.status == .completed })
+        _ = try await lightning.pay(prepared2, idempotencyKey: "k2")
+        #expect(backend.sends == 2)
+    }
+
     /// A payment whose answer is lost stays pending (never failed), is not sent again under its
     /// key, and a sync settles it from the backend.
     @Test func pendingIsNotFinalAndSyncSettlesIt() async throws {
