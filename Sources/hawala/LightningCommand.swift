@@ -10,11 +10,12 @@ struct LightningCommand: ParsableCommand {
         abstract: "Lightning: decode, receive, pay, balance, history and export.",
         discussion: """
             `ln decode` needs no wallet and fetches nothing. The other commands work through the \
-            wallet's payment backend. The only backend built here is devnet (`--backend devnet:PATH` \
-            or `hawala ln config --backend devnet:PATH`): Hawala wallets on this machine paying each \
-            other through a shared ledger file — a development network, not the Lightning network. \
-            Commands that sign (invoice, pay, devnet fund) unlock the wallet with a prompt or \
-            --password-file.
+            wallet's payment backend (`--backend SPEC`, or saved with `hawala ln config --backend \
+            SPEC`): spark:mainnet (the Lightning network through the Breez Spark SDK, real bitcoin; \
+            needs a Breez API key), spark:regtest (Spark's test network), or devnet:PATH (Hawala \
+            wallets on this machine paying each other through a shared ledger file — a development \
+            network, not the Lightning network). Commands that sign (invoice, pay, devnet fund), and \
+            every Spark command that connects, unlock the wallet with a prompt or --password-file.
             """,
         subcommands: [
             LightningDecode.self, LightningInvoice.self, LightningPay.self, LightningBalance.self, LightningHistory.self,
