@@ -70,20 +70,23 @@ struct LightningSession {
             let keyring = try WalletSession.unlock(store, file: options.password.passwordFile)
             keyringUsed = keyring
             let apiKey = try store.sealedSetting(LightningWallet.SettingKey.sparkAPIKey(network), keyring: keyring)
-            if network == .mainnet && apiKey == nil {
-                throw CLIError("Spark mainnet needs a Breez API key (free: https://breez.technology/request-api-key/); save it with `hawala ln config --backend spark:mainnet --api-key-file PATH`")
-            }
             backend = try SparkBackend(network: network, apiKey: apiKey, timeout: .seconds(options.networkTimeout), lnurl: lnurl,
                                        logFilter: SparkBackend.logFilter(logLevel.rawValue))
             directory = try SparkBackend.storageDirectory(home: store.home.directory, walletID: wallet.id, network: network)
             #else
-            throw CLIError("the spark backend is not available in this build: the Breez Spark SDK exists for Linux x86_64 (and Apple platforms) only")
+            throw CLIError(sparkNotBuilt)
             #endif
         }
         let keyring = try keyringUsed ?? WalletSession.unlock(store, file: options.password.passwordFile)
         let secret = try store.secret(of: wallet, keyring: keyring)
         let request = ConnectRequest(secret: secret, storageDirectory: directory)
-        try blocking { try await backend.connect(request) }
+        do {
+            try blocking { try await backend.connect(request) }
+        } catch let error as LightningError {
+            // The library says what is missing; the CLI says which option provides it.
+            guard case .apiKeyRequired = error else { throw error }
+            throw CLIError("\(error); save it with `hawala ln config --backend spark:mainnet --api-key-file PATH`")
+        }
         let info = try blocking { try await backend.getInfo() }
         if info.nodeID != savedNode { try store.setSetting(LightningWallet.SettingKey.nodeID, to: info.nodeID, walletID: wallet.id) }
         return LightningSession(store: store, wallet: wallet, spec: spec, backend: backend,
@@ -116,6 +119,9 @@ struct LightningSession {
     /// Which backend, for the user: always says devnet is not the Lightning network.
     var backendLabel: String { spec.label }
 }
+
+/// What `--backend spark:…` answers in a build without the Spark SDK.
+let sparkNotBuilt = "the spark backend is not available in this build: the Breez Spark SDK exists for Linux x86_64 (and Apple platforms) only"
 
 /// Runs async library code from a synchronous command.
 func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
@@ -636,7 +642,7 @@ struct LightningConfig: ParsableCommand {
         case .devnet(let path)?: _ = try DevnetBackend(ledgerPath: path)  // reachable and a ledger
         case .spark?:
             #if !canImport(HawalaSpark)
-            throw CLIError("the spark backend is not available in this build: the Breez Spark SDK exists for Linux x86_64 (and Apple platforms) only")
+            throw CLIError(sparkNotBuilt)
             #endif
         case nil: break
         }

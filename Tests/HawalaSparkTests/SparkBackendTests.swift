@@ -44,10 +44,9 @@ func withSpark<T>(_ words: String, passphrase: String = "", in directory: URL = 
 func processStatus() -> (threads: Int, rssKiB: Int) {
     let text = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
     func value(_ key: String) -> Int {
-        text.split(separator: "\n").first { $0.hasPrefix(key) }.flatMap { $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } } ?? 0
+        text.split(separator: "\n").first { $0.hasPrefix(key) }.flatMap { $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Int($0) } } ?? 0
     }
-    let threads = text.split(separator: "\n").first { $0.hasPrefix("Threads:") }.flatMap { Int($0.dropFirst(8).trimmingCharacters(in: .whitespaces)) } ?? 0
-    return (threads, value("VmRSS:"))
+    return (value("Threads:"), value("VmRSS:"))
 }
 
 @Suite("Spark backend (offline)", .serialized)
