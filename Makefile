@@ -3,6 +3,8 @@ SHELL := /bin/bash
 APT_PACKAGES := libsecp256k1-dev libsodium-dev libsqlite3-dev libcairo2-dev libqrencode-dev pkg-config poppler-utils zbar-tools curl postgresql
 PYTHON ?= python3
 ARGS ?=
+## An import of a module not declared in Package.swift fails the build.
+IMPORT_CHECK := --explicit-target-dependency-import-check error
 
 .PHONY: run test test-asan test-spark-stress build release bench bench-vault deps vectors fuzz clean
 
@@ -14,10 +16,12 @@ deps:
 	@./scripts/install-spark.sh
 
 build: deps
-	swift build --product hawala
+	swift build --product hawala $(IMPORT_CHECK)
+	swift build --product hawala-vault $(IMPORT_CHECK)
 
 release: deps
 	swift build -c release --product hawala
+	swift build -c release --product hawala-vault
 	swift build -c release --product hawala-bench
 
 ## Build and start hawala (pass arguments with ARGS="derive --chain bitcoin").
@@ -28,19 +32,19 @@ run: build
 ## storage and server on SQLite and on a throwaway PostgreSQL, schemathesis against the vault
 ## server; then the library tests again under AddressSanitizer.
 test: deps
-	swift build --build-tests
+	swift build --build-tests $(IMPORT_CHECK)
 	./scripts/with-postgres.sh swift test --skip-build --parallel --num-workers 2
 	./scripts/schemathesis.sh
 	$(MAKE) --no-print-directory test-asan
 
 test-asan: deps
-	swift build --build-tests --sanitize=address --scratch-path .build/asan
+	swift build --build-tests $(IMPORT_CHECK) --sanitize=address --scratch-path .build/asan
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 swift test --skip-build --sanitize=address --scratch-path .build/asan --parallel --num-workers 2 --skip HawalaCLITests
 
 ## The issue's 50 Spark connect/disconnect cycles in one process (offline each takes ~5 s to
 ## stop, so `make test` runs 5): threads and memory must not grow.
 test-spark-stress: deps
-	swift build --build-tests
+	swift build --build-tests $(IMPORT_CHECK)
 	HAWALA_SPARK_CYCLES=50 swift test --skip-build --filter listenersAndReconnectsDoNotLeak
 
 ## Benchmarks, release build (figures in README.md).

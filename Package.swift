@@ -18,6 +18,7 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .library(name: "HawalaCrypto", targets: ["HawalaCrypto"]),
+        .library(name: "HawalaFormat", targets: ["HawalaFormat"]),
         .library(name: "HawalaKeys", targets: ["HawalaKeys"]),
         .library(name: "HawalaWallet", targets: ["HawalaWallet"]),
         .library(name: "HawalaBackup", targets: ["HawalaBackup"]),
@@ -26,6 +27,7 @@ let package = Package(
         .library(name: "HawalaVault", targets: ["HawalaVault"]),
         .library(name: "HawalaVaultPostgres", targets: ["HawalaVaultPostgres"]),
         .executable(name: "hawala", targets: ["hawala"]),
+        .executable(name: "hawala-vault", targets: ["hawala-vault"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
@@ -41,6 +43,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.7.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -82,22 +85,21 @@ let package = Package(
         ),
         .target(
             name: "HawalaWallet",
-            dependencies: [
-                "HawalaKeys",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
+            dependencies: ["HawalaCrypto", "HawalaKeys", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
+        // The .hawala file's identity (magic, version, sizes): key-free, shared by the backup
+        // code and the vault server.
+        .target(name: "HawalaFormat", swiftSettings: swiftSettings),
         .target(
             name: "HawalaBackup",
-            dependencies: ["HawalaWallet"],
+            dependencies: ["HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet"],
             resources: [.copy("Resources/password-dictionary.txt")],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "HawalaPaper",
-            dependencies: ["HawalaKeys", "CCairo", "CQREncode"],
+            dependencies: ["HawalaCrypto", "HawalaKeys", "CCairo", "CQREncode"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -106,6 +108,7 @@ let package = Package(
                 "HawalaCrypto", "HawalaKeys", "HawalaWallet",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -135,8 +138,9 @@ let package = Package(
         .target(
             name: "HawalaVaultServer",
             dependencies: [
-                "HawalaVault", "HawalaVaultAPI",
+                "HawalaFormat", "HawalaVault", "HawalaVaultAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
@@ -155,41 +159,47 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HawalaLightningTests",
-            dependencies: ["HawalaLightning", "HawalaKeys", "HawalaWallet"],
+            dependencies: ["HawalaLightning", "HawalaCrypto", "HawalaKeys", "HawalaWallet"],
             resources: [.copy("Vectors")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "hawala",
             dependencies: [
-                "HawalaPaper",
-                "HawalaLightning",
-                "CMalloc",
-                "HawalaKeys",
-                "HawalaWallet",
-                "HawalaBackup",
-                "HawalaVault",
-                "HawalaVaultAPI",
-                "HawalaVaultServer",
-                "HawalaVaultPostgres",
+                "CMalloc", "HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaPaper", "HawalaLightning",
+                // The vault's client side only: the server is hawala-vault.
+                "HawalaVault", "HawalaVaultAPI",
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ] + (sparkAvailable ? ["HawalaSpark"] : []),
             swiftSettings: swiftSettings
         ),
+        // The vault server and its operator's commands: only the vault modules, no key code.
+        .executableTarget(
+            name: "hawala-vault",
+            dependencies: [
+                "CMalloc", "HawalaVault", "HawalaVaultServer", "HawalaVaultPostgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "hawala-bench",
-            dependencies: ["HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaLightning", "CMalloc"],
+            dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaLightning", "CMalloc"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -200,30 +210,31 @@ let package = Package(
         ),
         .testTarget(
             name: "HawalaKeysTests",
-            dependencies: ["HawalaKeys"],
+            dependencies: ["HawalaCrypto", "HawalaKeys"],
             resources: [.copy("Vectors")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HawalaWalletTests",
-            dependencies: ["HawalaWallet"],
+            dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaWallet", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HawalaBackupTests",
-            dependencies: ["HawalaBackup"],
+            dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaBackup"],
             resources: [.copy("Fixtures"), .copy("Vectors")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HawalaPaperTests",
-            dependencies: ["HawalaPaper"],
+            dependencies: ["HawalaKeys", "HawalaPaper"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HawalaCLITests",
-            dependencies: ["hawala", "HawalaKeys", "HawalaWallet", "HawalaBackup"],
+            // Runs the built hawala and hawala-vault binaries.
+            dependencies: ["hawala", "hawala-vault", "HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaBackup"],
             swiftSettings: swiftSettings
         ),
     ]
@@ -258,7 +269,7 @@ if sparkAvailable {
         // generated types.
         .target(
             name: "HawalaSpark",
-            dependencies: ["BreezSdkSpark", "HawalaLightning", "HawalaKeys", "HawalaWallet"],
+            dependencies: ["BreezSdkSpark", "breez_sdk_sparkFFI", "HawalaCrypto", "HawalaLightning", "HawalaKeys", "HawalaWallet"],
             swiftSettings: swiftSettings
         ),
         // Its tests also call the SDK directly: to check the adapter against the SDK's own

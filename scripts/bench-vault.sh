@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make bench-vault`: wrk (Debian's) on loopback against a release `hawala vault serve` (SQLite):
+# `make bench-vault`: wrk (Debian's) on loopback against a release `hawala-vault serve` (SQLite):
 # GET /vault/backups listing 20 backups (and /healthz, the stack's ceiling), and downloads of a
 # 1 MiB backup; nginx serving the same 1 MiB file, and SHA-256 over 1 MiB alone, are measured
 # in the same run as references. DURATION (default 30s),
@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 DURATION=${DURATION:-30s}
 CONNECTIONS=${CONNECTIONS:-32}
 THREADS=${THREADS:-2}
-HAWALA=.build/release/hawala
+VAULT=.build/release/hawala-vault
 DIR=$(mktemp -d /tmp/hawala-bench-vault.XXXXXX)
 chmod 755 "$DIR"
 SERVER="" NGINX_STARTED=""
@@ -24,9 +24,9 @@ free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1
 export HAWALA_HOME="$DIR/home"
 DB="sqlite:$DIR/vault.sqlite"
 # Start once so the schema exists, then add the users, then serve.
-LIST_TOKEN=$($HAWALA vault user add lister --db "$DB")
-GET_TOKEN=$($HAWALA vault user add downloader --db "$DB")
-$HAWALA vault serve --port 0 --db "$DB" --auth-failures 1000000 > "$DIR/serve.log" 2>&1 &
+LIST_TOKEN=$($VAULT user add lister --db "$DB")
+GET_TOKEN=$($VAULT user add downloader --db "$DB")
+$VAULT serve --port 0 --db "$DB" --auth-failures 1000000 > "$DIR/serve.log" 2>&1 &
 SERVER=$!
 for _ in $(seq 100); do grep -q listening "$DIR/serve.log" && break; sleep 0.1; done
 URL=$(sed -n 's/^vault listening on //p' "$DIR/serve.log")

@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaFormat
 
 /// Errors reading or writing a `.hawala` file, each one line a person can act on.
 public enum HawalaFileError: Error, Equatable, CustomStringConvertible {
@@ -36,10 +37,10 @@ public enum HawalaFileError: Error, Equatable, CustomStringConvertible {
 
 /// The fixed 149-byte header of a `.hawala` file (docs/hawala-format.md).
 public struct HawalaFileHeader: Sendable, Equatable {
-    public static let magic: [UInt8] = Array("HWLA".utf8)
-    public static let currentVersion: UInt16 = 1
-    public static let size = 149
-    public static let chunkSize = 65536
+    public static let magic = HawalaFormat.magic
+    public static let currentVersion = HawalaFormat.currentVersion
+    public static let size = HawalaFormat.headerSize
+    public static let chunkSize = HawalaFormat.chunkSize
     /// Bytes covered by the wrapped key's associated data.
     static let wrapADSize = 69
     /// Bytes covered by the header MAC.

@@ -1,4 +1,3 @@
-import Crypto
 import HawalaCrypto
 
 /// SLIP-10 key derivation on Ed25519 (Solana): hardened steps only.
@@ -35,12 +34,8 @@ public struct SLIP10Ed25519Key: Sendable, CustomStringConvertible {
         try path.components.reduce(self) { try $0.derive($1) }
     }
 
-    /// The 32-byte Ed25519 public key (swift-crypto).
-    public var publicKey: [UInt8] {
-        // 32 bytes is always a valid Ed25519 seed.
-        let key = privateKey.withUnsafeBytes { try! Curve25519.Signing.PrivateKey(rawRepresentation: $0) }
-        return Array(key.publicKey.rawRepresentation)
-    }
+    /// The 32-byte Ed25519 public key.
+    public var publicKey: [UInt8] { Ed25519.publicKey(seed: privateKey) }
 
     public var description: String { "<redacted>" }
 }

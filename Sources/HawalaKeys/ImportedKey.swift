@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import HawalaCrypto
 
@@ -123,12 +122,8 @@ public struct ImportedPrivateKey: Sendable, CustomStringConvertible {
         return (hexString(key.compressed), try Address.encode(secp256k1: key, format: chain.addressFormat))
     }
 
-    /// The Ed25519 public key of a 32-byte seed (swift-crypto).
-    public static func ed25519PublicKey(_ seed: SecretBytes) -> [UInt8] {
-        // 32 bytes is always a valid Ed25519 seed.
-        let key = seed.withUnsafeBytes { try! Curve25519.Signing.PrivateKey(rawRepresentation: $0) }
-        return Array(key.publicKey.rawRepresentation)
-    }
+    /// The Ed25519 public key of a 32-byte seed.
+    public static func ed25519PublicKey(_ seed: SecretBytes) -> [UInt8] { Ed25519.publicKey(seed: seed) }
 
     public var description: String { "ImportedPrivateKey(\(chain.name), \(address), <redacted>)" }
 }

@@ -206,6 +206,18 @@ public final class SQLiteVaultStorage: VaultStorage {
         return count
     }
 
+    public func storedBackups() async throws(VaultError) -> [StoredBackup] {
+        let rows = try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT u.id AS userId, u.name, b.id, b.createdAt, b.sizeBytes, b.type, b.status, b.encryptionMethod, b.sha256
+                FROM backup b JOIN user u ON u.id = b.userId ORDER BY b.createdAt, b.id
+                """)
+        }
+        var stored: [StoredBackup] = []
+        for row in rows { stored.append(StoredBackup(user: VaultUser(id: row["userId"], name: row["name"]), backup: try SQLiteVaultStorage.backup(row))) }
+        return stored
+    }
+
     static func backup(_ row: Row) throws(VaultError) -> Backup {
         guard let type = Backup.Kind(rawValue: row["type"]), let status = Backup.Status(rawValue: row["status"]) else {
             throw .storage("the vault database holds a backup of unknown type or status")

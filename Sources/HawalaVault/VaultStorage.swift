@@ -48,8 +48,22 @@ public protocol VaultStorage: Sendable {
     func credentialBackup(user: VaultUser, now: Date) async throws(VaultError) -> Data
     func credentialStatus(user: VaultUser) async throws(VaultError) -> CredentialBackupStatus
 
+    /// Every user's backups (metadata only, no bytes), oldest first: what an integrity check walks.
+    func storedBackups() async throws(VaultError) -> [StoredBackup]
+
     /// Releases connections (PostgreSQL); nothing for SQLite.
     func close() async
+}
+
+/// A backup with the user it belongs to (for the operator's integrity check).
+public struct StoredBackup: Sendable, Equatable {
+    public let user: VaultUser
+    public let backup: Backup
+
+    public init(user: VaultUser, backup: Backup) {
+        self.user = user
+        self.backup = backup
+    }
 }
 
 extension VaultStorage {

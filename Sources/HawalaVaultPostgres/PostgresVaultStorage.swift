@@ -4,7 +4,7 @@ import Logging
 import PostgresNIO
 
 /// `VaultStorage` in PostgreSQL through postgres-nio, for deployments beyond one machine:
-/// several `hawala vault serve` processes may share one database. Same rules as the SQLite
+/// several `hawala-vault serve` processes may share one database. Same rules as the SQLite
 /// storage (and the same test suite): every change in one transaction, every query scoped to
 /// the caller's user, only token hashes stored, each blob's SHA-256 checked on every read.
 public final class PostgresVaultStorage: VaultStorage {
@@ -255,6 +255,20 @@ public final class PostgresVaultStorage: VaultStorage {
         var count = 0
         for (id, name) in users { count += try await prune(user: VaultUser(id: id, name: name), now: now).count }
         return count
+    }
+
+    public func storedBackups() async throws(VaultError) -> [StoredBackup] {
+        let rows = try await run { db in
+            try await db.query("""
+                SELECT u.id, u.name, b.id, b.created_at, b.size_bytes, b.type, b.status, b.encryption_method, b.sha256
+                FROM vault_backup b JOIN vault_user u ON u.id = b.user_id ORDER BY b.created_at, b.id
+                """, logger: logger).decode((Int64, String, String, Double, Int64, String, String, String, String).self).collect()
+        }
+        var stored: [StoredBackup] = []
+        for r in rows {
+            stored.append(StoredBackup(user: VaultUser(id: r.0, name: r.1), backup: try PostgresVaultStorage.backup((r.2, r.3, r.4, r.5, r.6, r.7, r.8))))
+        }
+        return stored
     }
 
     private typealias BackupRow = (String, Double, Int64, String, String, String, String)

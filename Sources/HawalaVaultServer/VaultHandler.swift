@@ -1,4 +1,5 @@
 import Foundation
+import HawalaFormat
 import HawalaVault
 import HawalaVaultAPI
 import OpenAPIRuntime
@@ -42,7 +43,7 @@ struct VaultHandler: APIProtocol {
         }
         guard !data.isEmpty else { return .badRequest(.init(body: .json(Self.error("the backup is empty", field: "body")))) }
         // A .hawala file is recognised by its header only; the server can't open it.
-        let method = data.starts(with: Array("HWLA".utf8)) ? "hawala-v1" : "opaque"
+        let method = HawalaFormat.looksLikeHawalaFile(data) ? HawalaFormat.encryptionMethod : "opaque"
         do {
             let backup = try await storage.addBackup(data, type: input.query._type == .auto ? .auto : .manual, encryptionMethod: method,
                                                sha256: input.headers.X_hyphen_Content_hyphen_SHA256, user: user, now: Date(), quota: limits.quota)

@@ -8,7 +8,7 @@ import NIOCore
 import OpenAPIHummingbird
 import OpenAPIRuntime
 
-/// Limits a deployment sets (`hawala vault serve` options).
+/// Limits a deployment sets (`hawala-vault serve` options).
 public struct VaultLimits: Sendable {
     /// Largest request body, bytes (413 beyond).
     public var maximumUpload: Int64 = 256 << 20
@@ -31,18 +31,26 @@ enum VaultRequest {
 /// bearer authentication, rate limits, size limits and metrics.
 public enum VaultServer {
     /// The application listening on `host:port` (port 0: any free port; `onRunning` gets it).
+    /// `trustedProxies`: peers whose `Forwarded`/`X-Forwarded-For` names the real client (for
+    /// the rate limits); every other peer is the client. `accessLog`: a line per request at
+    /// `notice`. Retention runs for every user once
+    /// a day (`pruneEvery`) as a service of the application, as well as after each upload.
     public static func application(storage: VaultStorage, host: String = "127.0.0.1", port: Int = 8080, limits: VaultLimits = VaultLimits(),
+                                   trustedProxies: [AddressBlock] = [], accessLog: Bool = false, pruneEvery: Duration = .seconds(86_400),
                                    onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
         let metrics = VaultMetrics()
         let authFailures = RateLimiter(limit: limits.failuresAllowed, window: limits.rateWindow)
         let router = Router(context: VaultRequestContext.self)
+        if accessLog { router.add(middleware: AccessLogMiddleware(trustedProxies: trustedProxies)) }
         router.add(middleware: VaultHeadersMiddleware())
-        router.add(middleware: VaultAuthMiddleware(storage: storage, failures: authFailures, limits: limits, metrics: metrics))
+        router.add(middleware: VaultAuthMiddleware(storage: storage, failures: authFailures, limits: limits, metrics: metrics,
+                                                   trustedProxies: trustedProxies))
         let handler = VaultHandler(storage: storage, limits: limits, counters: metrics,
                                    recoveries: RateLimiter(limit: limits.failuresAllowed, window: limits.rateWindow))
         try handler.registerHandlers(on: router, configuration: Configuration(dateTranscoder: VaultDateTranscoder()),
                                      middlewares: [VaultMetricsMiddleware(metrics: metrics), VaultListCache()])
         return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "hawala-vault"),
+                           services: [DailyPrune(storage: storage, every: pruneEvery)],
                            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) })
     }
 }
@@ -80,6 +88,7 @@ struct VaultAuthMiddleware: RouterMiddleware {
     let failures: RateLimiter
     let limits: VaultLimits
     let metrics: VaultMetrics
+    let trustedProxies: [AddressBlock]
 
     /// An answer given here, before any operation: counted in `/metrics` under "auth" (401,
     /// 429, 405, 413 would otherwise be invisible there).
@@ -97,7 +106,8 @@ struct VaultAuthMiddleware: RouterMiddleware {
     ]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let address = VaultAuthMiddleware.clientKey(context.remoteAddress?.ipAddress ?? "unknown")
+        let peer = context.remoteAddress?.ipAddress ?? "unknown"
+        let address = ClientAddress.limitKey(ClientAddress.resolve(peer: peer, headers: request.headers, trustedProxies: trustedProxies))
         let segments = request.uri.path.split(separator: "/").map(String.init)
         if let route = VaultAuthMiddleware.routes.first(where: { $0.0.count == segments.count && zip($0.0, segments).allSatisfy { $0 == "*" || $0 == $1 } }),
            !route.1.contains(request.method) {
@@ -131,15 +141,6 @@ struct VaultAuthMiddleware: RouterMiddleware {
         failures.recordFailure("addr:" + address)
         if token != nil { failures.recordFailure(tokenKey) }
         return early(VaultAuthMiddleware.error(.unauthorized, "invalid or revoked token"))
-    }
-
-    /// The key a client's failures count under: its IPv4 address, or the /64 of an IPv6
-    /// address (one home or host gets a whole /64, so single addresses would be free).
-    static func clientKey(_ address: String) -> String {
-        var bytes = [UInt8](repeating: 0, count: 16)
-        guard address.contains(":"), inet_pton(AF_INET6, address, &bytes) == 1 else { return address }
-        if bytes[0..<12] == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF] { return bytes[12..<16].map(String.init).joined(separator: ".") }  // v4-mapped
-        return stride(from: 0, to: 8, by: 2).map { String(format: "%x", UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1])) }.joined(separator: ":") + "::/64"
     }
 
     static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {

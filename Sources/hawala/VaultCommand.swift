@@ -8,8 +8,6 @@ import HawalaCrypto
 import HawalaKeys
 import HawalaVault
 import HawalaVaultAPI
-import HawalaVaultPostgres
-import HawalaVaultServer
 import HawalaWallet
 import OpenAPIAsyncHTTPClient
 
@@ -17,161 +15,25 @@ import OpenAPIAsyncHTTPClient
 struct VaultCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vault",
-        abstract: "The vault: a server that keeps encrypted backups, and the client that uses it.",
+        abstract: "The vault client: encrypted backups kept on a hawala-vault server.",
         discussion: """
-            The server stores only ciphertext (.hawala files sealed with the backup password) and \
-            never sees a key. Client commands need `hawala vault login` first; the token is kept \
+            The server (`hawala-vault serve`, a separate program) stores only ciphertext (.hawala \
+            files sealed with the backup password) and never sees a key. Client commands need `hawala vault login` first; the token is kept \
             in the wallet store sealed under the wallet password, so they unlock the wallet \
             (prompt or --password-file).
             """,
-        subcommands: [VaultServe.self, VaultUserCommand.self, VaultLogin.self, VaultBackup.self, VaultList.self,
+        subcommands: [VaultServerMoved.self, VaultLogin.self, VaultBackup.self, VaultList.self,
                       VaultRestore.self, VaultDelete.self, VaultSettingsCommand.self, VaultCredentialsCommand.self, VaultAgentCommand.self])
 }
 
-/// `--db sqlite:PATH` (default: vault.sqlite in $HAWALA_HOME) or `--db postgres://…`.
-struct VaultDatabaseOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("""
-        Storage: sqlite:PATH (default: vault.sqlite in $HAWALA_HOME) or \
-        postgres://USER@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require] (?host=/DIR for a Unix socket; \
-        the password from $PGPASSWORD).
-        """, valueName: "url")) var db: String?
-
-    func open() async throws -> any VaultStorage {
-        let text = db ?? "sqlite:" + WalletHome.fromEnvironment().directory.appendingPathComponent("vault.sqlite").path
-        if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
-            return try await PostgresVaultStorage.open(url: text)
-        }
-        guard text.hasPrefix("sqlite:"), text.count > 7 else { throw CLIError("--db takes sqlite:PATH or postgres://…", code: .usage) }
-        let path = String(text.dropFirst(7))
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        return try SQLiteVaultStorage(path: path)
-    }
-}
-
-// MARK: - Server side
-
-struct VaultServe: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "serve", abstract: "Run the vault server (until SIGINT or SIGTERM; shuts down gracefully).")
-    @Option(help: "Address to listen on.") var host = "127.0.0.1"
-    @Option(help: "Port (0: any free port, printed).") var port = 8080
-    @OptionGroup var database: VaultDatabaseOptions
-    @Option(name: .customLong("max-upload-mib"), help: "Largest upload, MiB (413 beyond).") var maxUploadMiB: Int64 = 256
-    @Option(name: .customLong("quota-mib"), help: "Storage per user, MiB (507 beyond).") var quotaMiB: Int64 = 2048
-    @Option(name: .customLong("auth-failures"), help: "Failed authentications per address or token per minute before 429.") var authFailures = 10
-
-    func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
-        guard maxUploadMiB > 0, quotaMiB > 0, authFailures > 0 else { throw ValidationError("limits must be positive") }
-    }
+/// `hawala vault serve` / `hawala vault user`: the server is its own program now. Said in one
+/// line to whoever still types the old command.
+struct VaultServerMoved: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "serve", shouldDisplay: false, aliases: ["user"])
+    @Argument(parsing: .allUnrecognized) var rest: [String] = []
 
     func run() throws {
-        let database = self.database
-        let storage = try blocking { try await database.open() }
-        var limits = VaultLimits()
-        limits.maximumUpload = maxUploadMiB << 20
-        limits.quota = quotaMiB << 20
-        limits.failuresAllowed = authFailures
-        let host = self.host
-        let app = try VaultServer.application(storage: storage, host: host, port: port, limits: limits) { port in
-            print("vault listening on http://\(host):\(port)")
-            flushOutput()
-        }
-        try blocking {
-            // Retention once a day as well as after every upload.
-            let daily = Task {
-                while !Task.isCancelled {
-                    _ = try? await storage.pruneAll(now: Date())
-                    try? await Task.sleep(for: .seconds(86_400))
-                }
-            }
-            defer { daily.cancel() }
-            try await app.runService()
-            await storage.close()
-        }
-    }
-}
-
-struct VaultUserCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "user", abstract: "The server's users: add, list, revoke, rotate a token.",
-        subcommands: [VaultUserAdd.self, VaultUserList.self, VaultUserRevoke.self, VaultUserRotate.self])
-}
-
-extension VaultDatabaseOptions {
-    /// Opens the storage, runs `body`, closes it (also when `body` throws).
-    func with<T: Sendable>(_ body: @escaping @Sendable (any VaultStorage) async throws -> T) throws -> T {
-        let database = self
-        return try blocking {
-            let storage = try await database.open()
-            do {
-                let result = try await body(storage)
-                await storage.close()
-                return result
-            } catch {
-                await storage.close()
-                throw error
-            }
-        }
-    }
-}
-
-struct VaultUserList: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the users: name, since when, revoked, backups and bytes stored.")
-    @OptionGroup var database: VaultDatabaseOptions
-    @Flag(help: "JSON output: an array of {name, createdAt, revoked, backups, bytes}.") var json = false
-
-    func run() throws {
-        let users = try database.with { try await $0.users() }
-        if json {
-            JSONValue.array(users.map { u in
-                .object([("name", .string(u.name)), ("createdAt", .string(ISO8601.string(u.createdAt))), ("revoked", .bool(u.revoked)),
-                         ("backups", .int(u.backups)), ("bytes", .int(Int(u.bytes)))])
-            }).print()
-            return
-        }
-        if users.isEmpty { Output.error("no users; add one with `hawala vault user add NAME`") }
-        for u in users {
-            print("\(u.name)  since \(ISO8601.string(u.createdAt))  \(u.revoked ? "revoked" : "active")  \(u.backups) backup\(u.backups == 1 ? "" : "s"), \(u.bytes) bytes")
-        }
-    }
-}
-
-struct VaultUserRotate: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "rotate", abstract: "Give a user a new token in one step (the old one stops working); prints only the new token.")
-    @Argument(help: "User or device name.") var name: String
-    @OptionGroup var database: VaultDatabaseOptions
-
-    func run() throws {
-        let name = self.name
-        print(try database.with { try await $0.rotateToken(name) })
-    }
-}
-
-struct VaultUserAdd: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "add", abstract: "Add a user; prints only its new bearer token (the server keeps a hash).")
-    @Argument(help: "User or device name.") var name: String
-    @OptionGroup var database: VaultDatabaseOptions
-
-    func run() throws {
-        let name = self.name
-        print(try database.with { try await $0.addUser(name, now: Date()) })
-    }
-}
-
-struct VaultUserRevoke: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "revoke", abstract: "Revoke a user's token (its backups stay; `user add` or `user rotate` gives the name a new token).")
-    @Argument(help: "User or device name.") var name: String
-    @OptionGroup var database: VaultDatabaseOptions
-
-    func run() throws {
-        let name = self.name
-        try database.with { try await $0.revokeUser(name) }
-        Output.error("revoked \"\(name)\"")
+        throw CLIError("the vault server is its own program: run `hawala-vault serve` (and `hawala-vault user …` for its users)")
     }
 }
 

@@ -7,8 +7,6 @@ import HawalaKeys
 import HawalaLightning
 import HawalaWallet
 import Logging
-import NIOCore
-import NIOPosix
 import OpenAPIRuntime
 
 // Every failure ends as one line on stderr and a meaningful exit code: 1 for bad input or a
@@ -42,12 +40,6 @@ func extractLogLevel(_ arguments: inout [String]) -> Logger.Level {
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 let logLevel = extractLogLevel(&arguments)
-// The vault server runs its handlers on NIO's event loops instead of Swift Concurrency's own
-// pool, so a request no longer hops between the two thread pools and back (a socket read, the
-// handler, the write). Must happen before any task starts.
-if arguments.starts(with: ["vault", "serve"]) {
-    NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
-}
 LoggingSystem.bootstrap { label in
     var handler = StreamLogHandler.standardError(label: label)
     handler.logLevel = logLevel

@@ -11,22 +11,27 @@ struct CLIResult {
 
 enum CLI {
     /// The binary: `$HAWALA_BIN`, or the one SwiftPM built beside the test bundle.
-    static let binary: URL = {
-        if let path = ProcessInfo.processInfo.environment["HAWALA_BIN"] { return URL(fileURLWithPath: path) }
+    static let binary = built("hawala", override: "HAWALA_BIN")
+    /// The vault server: `$HAWALA_VAULT_BIN`, or the one SwiftPM built.
+    static let vaultBinary = built("hawala-vault", override: "HAWALA_VAULT_BIN")
+
+    private static func built(_ name: String, override: String) -> URL {
+        if let path = ProcessInfo.processInfo.environment[override] { return URL(fileURLWithPath: path) }
         var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         while dir.path != "/" {
-            let candidate = dir.appendingPathComponent(".build/debug/hawala")
+            let candidate = dir.appendingPathComponent(".build/debug/" + name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             dir = dir.deletingLastPathComponent()
         }
-        return URL(fileURLWithPath: "hawala")
-    }()
+        return URL(fileURLWithPath: name)
+    }
 
     /// Runs `hawala arguments…` with `stdin` as standard input; kills it after `timeout` seconds
     /// (a hang is a failure, reported as status -9).
     /// With `newSession`, the program runs in a new session (setsid(1)): no controlling terminal,
     /// as under CI or cron, even when the tests run in a terminal.
-    static func run(_ arguments: [String], stdin: Data = Data(), environment: [String: String] = [:], timeout: TimeInterval = 60, newSession: Bool = false) throws -> CLIResult {
+    static func run(_ arguments: [String], stdin: Data = Data(), environment: [String: String] = [:], timeout: TimeInterval = 60, newSession: Bool = false,
+                    binary: URL = CLI.binary) throws -> CLIResult {
         signal(SIGPIPE, SIG_IGN)
         let process = Process()
         if newSession {

@@ -9,8 +9,8 @@ final class RunningCLI: @unchecked Sendable {
     private let output = Pipe(), error = Pipe()
     private var buffer = Data()
 
-    init(_ arguments: [String], environment: [String: String]) throws {
-        process.executableURL = CLI.binary
+    init(_ arguments: [String], environment: [String: String], binary: URL = CLI.binary) throws {
+        process.executableURL = binary
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardInput = FileHandle.nullDevice

@@ -10,19 +10,19 @@ struct VaultCLITests {
     @Test func backupOnOneDeviceRestoreOnAnother() throws {
         let server = try WalletFixture(), phone = try WalletFixture(), laptop = try WalletFixture()
         let db = "sqlite:" + server.home.appendingPathComponent("vault.sqlite").path
-        let serve = try RunningCLI(["vault", "serve", "--port", "0", "--db", db], environment: server.environment)
+        let serve = try RunningCLI(["serve", "--port", "0", "--db", db], environment: server.environment, binary: CLI.vaultBinary)
         defer { serve.process.terminate() }
         let listening = try #require(serve.nextLine())
         #expect(listening.hasPrefix("vault listening on http://127.0.0.1:"))
         let url = String(listening.dropFirst("vault listening on ".count))
 
-        let add = try server.run(["vault", "user", "add", "phone", "--db", db])
+        let add = try server.vault(["user", "add", "phone", "--db", db])
         #expect(add.status == 0 && add.stdout.hasPrefix("hwv_") && add.stdout.split(separator: "\n").count == 1)
         let token = try phone.write("token", add.stdout)
         try laptop.write("token", add.stdout)
-        #expect(try server.run(["vault", "user", "add", "phone", "--db", db]).status == 1)  // taken
-        expectCleanFailure(try server.run(["vault", "user", "revoke", "nobody", "--db", db]), contains: "no such user \"nobody\"")
-        let users = try #require(try JSONSerialization.jsonObject(with: Data(server.run(["vault", "user", "list", "--json", "--db", db]).stdout.utf8)) as? [[String: Any]])
+        #expect(try server.vault(["user", "add", "phone", "--db", db]).status == 1)  // taken
+        expectCleanFailure(try server.vault(["user", "revoke", "nobody", "--db", db]), contains: "no such user \"nobody\"")
+        let users = try #require(try JSONSerialization.jsonObject(with: Data(server.vault(["user", "list", "--json", "--db", db]).stdout.utf8)) as? [[String: Any]])
         #expect(users.map { $0["name"] as? String } == ["phone"] && users[0]["revoked"] as? Bool == false)
 
         #expect(try phone.restoreAbandon(name: "Main").status == 0)
@@ -106,14 +106,14 @@ struct VaultCLITests {
         #expect(deleted.status == 0 && deleted.stdout == "deleted \(id)\n", "\(deleted.stderr)")
         #expect(try phone.run(["vault", "list", "--json", "--password-file", phone.path("password")]).stdout == "[]\n")
         // A revoked token is refused.
-        #expect(try server.run(["vault", "user", "revoke", "phone", "--db", db]).status == 0)
+        #expect(try server.vault(["user", "revoke", "phone", "--db", db]).status == 0)
         #expect(try phone.run(["vault", "list", "--password-file", phone.path("password")]).stderr.contains("HTTP 401"))
         // The revoked name can be given a new token; a rotation replaces it in one step.
-        let renewed = try server.run(["vault", "user", "add", "phone", "--db", db])
+        let renewed = try server.vault(["user", "add", "phone", "--db", db])
         #expect(renewed.status == 0 && renewed.stdout.hasPrefix("hwv_"), "\(renewed.stderr)")
-        let rotated = try server.run(["vault", "user", "rotate", "phone", "--db", db])
+        let rotated = try server.vault(["user", "rotate", "phone", "--db", db])
         #expect(rotated.status == 0 && rotated.stdout.hasPrefix("hwv_") && rotated.stdout != renewed.stdout)
-        #expect(try server.run(["vault", "user", "list", "--db", db]).stdout.contains("phone  since "))
+        #expect(try server.vault(["user", "list", "--db", db]).stdout.contains("phone  since "))
     }
 }
 
@@ -159,10 +159,10 @@ struct VaultCredentialsCLITests {
     @Test func backupStatusRecover() throws {
         let server = try WalletFixture(), device = try WalletFixture()
         let db = "sqlite:" + server.home.appendingPathComponent("vault.sqlite").path
-        let serve = try RunningCLI(["vault", "serve", "--port", "0", "--db", db], environment: server.environment)
+        let serve = try RunningCLI(["serve", "--port", "0", "--db", db], environment: server.environment, binary: CLI.vaultBinary)
         defer { serve.process.terminate() }
         let url = String(try #require(serve.nextLine()).dropFirst("vault listening on ".count))
-        let token = try device.write("token", try server.run(["vault", "user", "add", "me", "--db", db]).stdout)
+        let token = try device.write("token", try server.vault(["user", "add", "me", "--db", db]).stdout)
         #expect(try device.restoreAbandon(name: "Main").status == 0)
         let password = device.path("password")
         #expect(try device.run(["vault", "login", "--url", url, "--token-file", token, "--password-file", password]).status == 0)
@@ -217,11 +217,11 @@ struct VaultAgentCLITests {
     @Test func scheduledBackupsWithoutAPassword() throws {
         let server = try WalletFixture(), device = try WalletFixture(), other = try WalletFixture()
         let db = "sqlite:" + server.home.appendingPathComponent("vault.sqlite").path
-        let serve = try RunningCLI(["vault", "serve", "--port", "0", "--db", db], environment: server.environment)
+        let serve = try RunningCLI(["serve", "--port", "0", "--db", db], environment: server.environment, binary: CLI.vaultBinary)
         var serverRunning = true
         defer { if serverRunning { serve.process.terminate() } }
         let url = String(try #require(serve.nextLine()).dropFirst("vault listening on ".count))
-        let token = try device.write("token", try server.run(["vault", "user", "add", "me", "--db", db]).stdout)
+        let token = try device.write("token", try server.vault(["user", "add", "me", "--db", db]).stdout)
         let password = device.path("password")
         #expect(try device.restoreAbandon(name: "Main").status == 0)
         #expect(try device.run(["vault", "login", "--url", url, "--token-file", token, "--password-file", password]).status == 0)
@@ -318,7 +318,7 @@ func curl(_ arguments: [String]) throws -> (status: Int32, stdout: Data) {
     return (process.terminationStatus, data)
 }
 
-@Suite("hawala vault serve under SIGKILL")
+@Suite("hawala-vault serve under SIGKILL")
 struct VaultCrashTests {
     /// 20 times: uploads in flight, the server killed with SIGKILL at a random moment, restarted
     /// on the same database. No partial backup is ever listed: every listed backup downloads
@@ -326,14 +326,14 @@ struct VaultCrashTests {
     @Test func killedDuringUploads() throws {
         let server = try WalletFixture()
         let db = "sqlite:" + server.home.appendingPathComponent("vault.sqlite").path
-        let token = try server.run(["vault", "user", "add", "crash", "--db", db]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = try server.vault(["user", "add", "crash", "--db", db]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         var generator = SystemRandomNumberGenerator()
         let blob = server.home.appendingPathComponent("blob")
         try Data((0..<(4 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }).write(to: blob)
         var listedTotal = 0
         var verified: Set<String> = []  // each backup is downloaded and checked once
         for trial in 0..<20 {
-            let serve = try RunningCLI(["vault", "serve", "--port", "0", "--db", db], environment: server.environment)
+            let serve = try RunningCLI(["serve", "--port", "0", "--db", db], environment: server.environment, binary: CLI.vaultBinary)
             let line = try #require(serve.nextLine(), "trial \(trial): the server did not start (database unreadable?)")
             let url = String(line.dropFirst("vault listening on ".count))
             // Three 4 MiB uploads in flight, then SIGKILL after 5–300 ms: usually some done, some cut.
@@ -351,7 +351,7 @@ struct VaultCrashTests {
             for p in uploads { p.waitUntilExit() }
 
             // Restarted: everything listed is whole.
-            let again = try RunningCLI(["vault", "serve", "--port", "0", "--db", db], environment: server.environment)
+            let again = try RunningCLI(["serve", "--port", "0", "--db", db], environment: server.environment, binary: CLI.vaultBinary)
             defer { again.process.terminate(); again.process.waitUntilExit() }
             let url2 = String(try #require(again.nextLine()).dropFirst("vault listening on ".count))
             let list = try curl(["-H", "Authorization: Bearer \(token)", url2 + "/vault/backups"])
@@ -369,6 +369,60 @@ struct VaultCrashTests {
         // Some uploads must have completed between kills, or the listing checks prove nothing.
         // (Whether a kill lands mid-upload is timing; the property holds either way.)
         #expect(listedTotal > 0, "\(listedTotal) backups after 60 uploads")
+
+        // The operator's check reads them all back: intact after 20 kills.
+        let clean = try server.vault(["check", "--json", "--db", db])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(clean.stdout.utf8)) as? [String: Any], "\(clean.stderr)")
+        #expect(clean.status == 0 && report["checked"] as? Int == listedTotal && (report["damaged"] as? [Any])?.isEmpty == true, "\(clean.stdout)")
+        // A byte changed on disk behind the server's back (every copy of three stretches of
+        // the blob, in the database and its WAL): each backup is reported, nothing deleted.
+        let original = try Data(contentsOf: blob)
+        for file in ["vault.sqlite", "vault.sqlite-wal"] {
+            let url = server.home.appendingPathComponent(file)
+            guard var bytes = try? Data(contentsOf: url) else { continue }
+            for offset in [2 << 20, (2 << 20) + 5000, 3 << 20] {
+                let needle = original[offset..<offset + 16]
+                var from = bytes.startIndex
+                while let found = bytes.range(of: needle, in: from..<bytes.endIndex) {
+                    bytes[found.lowerBound] ^= 0xFF
+                    from = found.upperBound
+                }
+            }
+            try bytes.write(to: url)
+        }
+        let damaged = try server.vault(["check", "--repair-report", "--db", db])
+        #expect(damaged.status == 1, "\(damaged.stdout)\(damaged.stderr)")
+        #expect(damaged.stdout.hasPrefix("\(listedTotal) backup\(listedTotal == 1 ? "" : "s") checked, \(listedTotal) damaged\n"), "\(damaged.stdout)")
+        #expect(damaged.stdout.components(separatedBy: "damaged: user crash, backup ").count == listedTotal + 1)
+        #expect(damaged.stdout.contains("user crash: \(listedTotal) damaged; no intact backup left"), "\(damaged.stdout)")
+        #expect(try server.vault(["user", "list", "--json", "--db", db]).stdout.contains("\"backups\" : \(listedTotal)"))
+    }
+}
+
+@Suite("hawala-vault: the server's own program")
+struct VaultServerProgramTests {
+    /// The old `hawala vault serve` / `user` say where the server went; `hawala-vault` refuses
+    /// bad options in one line (exit 2) before opening anything.
+    @Test func commandLine() throws {
+        let f = try WalletFixture()
+        for old in [["vault", "serve", "--port", "0"], ["vault", "user", "add", "x"]] {
+            expectCleanFailure(try f.run(old), contains: "hawala-vault serve")
+        }
+        #expect(!(try f.run(["vault", "--help"]).stdout.contains("\n  serve ")))
+        let help = try f.vault(["--help"])
+        #expect(help.status == 0 && help.stdout.contains("serve") && help.stdout.contains("check") && help.stdout.contains("user"))
+        #expect(try f.vault(["serve", "--help"]).stdout.contains("--trusted-proxy"))
+        for (arguments, words) in [(["serve", "--trusted-proxy", "example.com"], "--trusted-proxy takes an address or CIDR block"),
+                                   (["serve", "--trusted-proxy", "10.0.0.0/33"], "not \"10.0.0.0/33\""),
+                                   (["serve", "--port", "70000"], "--port must be 0–65535"),
+                                   (["serve", "--log-level", "loud"], "--log-level takes one of"),
+                                   (["check", "--db", "mysql://x"], "--db takes sqlite:PATH or postgres://")] {
+            let result = try f.vault(arguments)
+            #expect(result.status == 2 && result.stderr.contains(words) && result.stdout.isEmpty, "\(arguments): \(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: f.data.appendingPathComponent("vault.sqlite").path))
+        let empty = try f.vault(["check"])
+        #expect(empty.status == 0 && empty.stdout == "0 backups checked, 0 damaged\n", "\(empty.stderr)")
     }
 }
 

@@ -29,6 +29,11 @@ struct WalletFixture {
 
     func path(_ name: String) -> String { home.appendingPathComponent("secrets/\(name)").path }
 
+    /// Runs `hawala-vault arguments…` (the server's operator commands) in this home.
+    func vault(_ arguments: [String]) throws -> CLIResult {
+        try CLI.run(arguments, environment: environment, binary: CLI.vaultBinary)
+    }
+
     func run(_ arguments: [String], stdin: String = "") throws -> CLIResult {
         try CLI.run(arguments, stdin: Data(stdin.utf8), environment: environment)
     }

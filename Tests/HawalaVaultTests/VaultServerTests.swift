@@ -20,28 +20,39 @@ struct BearerToken: ClientMiddleware {
     }
 }
 
+/// Adds fixed header fields to every request (a reverse proxy's `X-Forwarded-For`).
+struct ExtraHeaders: ClientMiddleware {
+    let fields: HTTPFields
+    func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+                   next: (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)) async throws -> (HTTPResponse, HTTPBody?) {
+        var request = request
+        request.headerFields.append(contentsOf: fields)
+        return try await next(request, body, baseURL)
+    }
+}
+
 /// A vault server on a free loopback port over a fresh storage, for one test.
 struct RunningVault {
     let storage: any VaultStorage
     let port: Int
     let task: Task<Void, Error>
 
-    static func start(_ kind: StorageKind, limits: VaultLimits = VaultLimits()) async throws -> RunningVault {
-        try await start(storage: try await kind.makeStorage(), limits: limits)
+    static func start(_ kind: StorageKind, limits: VaultLimits = VaultLimits(), trustedProxies: [AddressBlock] = []) async throws -> RunningVault {
+        try await start(storage: try await kind.makeStorage(), limits: limits, trustedProxies: trustedProxies)
     }
 
-    static func start(storage: any VaultStorage, limits: VaultLimits = VaultLimits()) async throws -> RunningVault {
+    static func start(storage: any VaultStorage, limits: VaultLimits = VaultLimits(), trustedProxies: [AddressBlock] = []) async throws -> RunningVault {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let app = try VaultServer.application(storage: storage, port: 0, limits: limits) { continuation.yield($0) }
+        let app = try VaultServer.application(storage: storage, port: 0, limits: limits, trustedProxies: trustedProxies) { continuation.yield($0) }
         let task = Task { try await app.runService(gracefulShutdownSignals: []) }
         var port = 0
         for await p in ports { port = p; break }
         return RunningVault(storage: storage, port: port, task: task)
     }
 
-    func client(token: String?, recorder: ResponseRecorder? = nil) -> Client {
+    func client(token: String?, recorder: ResponseRecorder? = nil, headers: HTTPFields = [:]) -> Client {
         Client(serverURL: URL(string: "http://127.0.0.1:\(port)")!, transport: AsyncHTTPClientTransport(),
-               middlewares: (token.map { [BearerToken(token: $0)] } ?? []) + (recorder.map { [$0] } ?? []))
+               middlewares: (token.map { [BearerToken(token: $0)] } ?? []) + (recorder.map { [$0] } ?? []) + [ExtraHeaders(fields: headers)])
     }
 
     func stop() {
@@ -213,11 +224,61 @@ struct VaultServerTests {
 
     /// Failures count per IPv4 address and per IPv6 /64.
     @Test func clientKeys() {
-        #expect(VaultAuthMiddleware.clientKey("203.0.113.7") == "203.0.113.7")
-        #expect(VaultAuthMiddleware.clientKey("2001:db8:1:2:aaaa::1") == "2001:db8:1:2::/64")
-        #expect(VaultAuthMiddleware.clientKey("2001:db8:1:2:ffff:ffff:ffff:ffff") == "2001:db8:1:2::/64")
-        #expect(VaultAuthMiddleware.clientKey("::ffff:198.51.100.4") == "198.51.100.4")
-        #expect(VaultAuthMiddleware.clientKey("::1") == "0:0:0:0::/64")
+        #expect(ClientAddress.limitKey("203.0.113.7") == "203.0.113.7")
+        #expect(ClientAddress.limitKey("2001:db8:1:2:aaaa::1") == "2001:db8:1:2::/64")
+        #expect(ClientAddress.limitKey("2001:db8:1:2:ffff:ffff:ffff:ffff") == "2001:db8:1:2::/64")
+        #expect(ClientAddress.limitKey("::ffff:198.51.100.4") == "198.51.100.4")
+        #expect(ClientAddress.limitKey("::1") == "0:0:0:0::/64")
+    }
+
+    /// `--trusted-proxy` blocks, and who the client is behind them: only a trusted peer's
+    /// forwarding headers count, read from the right, skipping the trusted hops.
+    @Test func forwardedClients() throws {
+        let block = try #require(AddressBlock("10.0.0.0/8"))
+        #expect(block.contains("10.255.1.2") && !block.contains("11.0.0.1") && !block.contains("::1") && !block.contains("garbage"))
+        let v6 = try #require(AddressBlock("2001:db8::/32"))
+        #expect(v6.contains("2001:db8:ffff::1") && !v6.contains("2001:db9::1") && !v6.contains("10.0.0.1"))
+        #expect(AddressBlock("127.0.0.1")?.contains("127.0.0.1") == true && AddressBlock("127.0.0.1")?.contains("127.0.0.2") == false)
+        for bad in ["", "10.0.0.0/33", "::/129", "10.0.0.0/-1", "10.0.0.0/8/8", "example.com", "10.0.0.0/", "10.0.0.0/٣"] {
+            #expect(AddressBlock(bad) == nil, "\(bad)")
+        }
+        let proxies = [AddressBlock("127.0.0.1")!, AddressBlock("10.0.0.0/8")!]
+        func resolve(_ peer: String, _ fields: [(String, String)]) -> String {
+            var headers = HTTPFields()
+            for (name, value) in fields { headers.append(HTTPField(name: HTTPField.Name(name)!, value: value)) }
+            return ClientAddress.resolve(peer: peer, headers: headers, trustedProxies: proxies)
+        }
+        // An untrusted peer's headers are ignored: anyone can write them.
+        #expect(resolve("203.0.113.9", [("X-Forwarded-For", "198.51.100.1")]) == "203.0.113.9")
+        #expect(resolve("127.0.0.1", [("X-Forwarded-For", "198.51.100.1")]) == "198.51.100.1")
+        // The client's own claims sit left of what the proxies appended.
+        #expect(resolve("127.0.0.1", [("X-Forwarded-For", "1.1.1.1, 198.51.100.1, 10.1.1.1")]) == "198.51.100.1")
+        #expect(resolve("127.0.0.1", [("X-Forwarded-For", "1.1.1.1"), ("X-Forwarded-For", "198.51.100.1")]) == "198.51.100.1")
+        #expect(resolve("127.0.0.1", [("Forwarded", "for=1.1.1.1, for=\"[2001:db8:cafe::17]:4711\";proto=https")]) == "2001:db8:cafe::17")
+        #expect(resolve("127.0.0.1", [("Forwarded", "for=192.0.2.60:8080;by=10.0.0.1"), ("X-Forwarded-For", "1.1.1.1")]) == "192.0.2.60")
+        // Nothing usable: the proxy itself.
+        #expect(resolve("127.0.0.1", []) == "127.0.0.1")
+        #expect(resolve("127.0.0.1", [("X-Forwarded-For", "1.1.1.1, unknown")]) == "127.0.0.1")
+        #expect(resolve("127.0.0.1", [("X-Forwarded-For", "10.0.0.2, 10.0.0.3")]) == "10.0.0.2")
+    }
+
+    /// Behind a trusted proxy, failures count per forwarded client: one client's failures
+    /// don't lock out another behind the same proxy. Without the setting, forwarded addresses
+    /// are ignored, so rotating them gains an attacker nothing.
+    @Test func rateLimitsBehindAProxy() async throws {
+        var limits = VaultLimits()
+        limits.failuresAllowed = 3
+        let proxied = try await RunningVault.start(.sqlite, limits: limits, trustedProxies: [AddressBlock("127.0.0.1/32")!])
+        defer { proxied.stop() }
+        let attacker = proxied.client(token: nil, headers: [HTTPField.Name("X-Forwarded-For")!: "198.51.100.1"])
+        for _ in 0..<3 { _ = try await attacker.listBackups().unauthorized }
+        _ = try await attacker.listBackups().tooManyRequests
+        _ = try await proxied.client(token: nil, headers: [HTTPField.Name("X-Forwarded-For")!: "198.51.100.2"]).listBackups().unauthorized
+
+        let direct = try await RunningVault.start(.sqlite, limits: limits)
+        defer { direct.stop() }
+        for i in 0..<3 { _ = try await direct.client(token: nil, headers: [HTTPField.Name("X-Forwarded-For")!: "198.51.100.\(i)"]).listBackups().unauthorized }
+        _ = try await direct.client(token: nil, headers: [HTTPField.Name("X-Forwarded-For")!: "198.51.100.9"]).listBackups().tooManyRequests
     }
 
     /// Recovering credentials counts per user: another user's recoveries from the same address

@@ -296,6 +296,15 @@ struct VaultStorageTests {
         // A blob changed behind the server's back is refused, not served.
         try await tamper(backup.id)
         await #expect(throws: VaultError.corrupted(backup.id)) { try await storage.backup(id: backup.id, user: user) }
+        // The operator's check finds it, with what each user still has intact.
+        let other = try await storage.user(token: try await storage.addUser("v", now: Date()))
+        let intact = try await storage.addBackup(Data("fine".utf8), type: .auto, encryptionMethod: "opaque", sha256: nil, user: other, now: Date())
+        var steps: [Int] = []
+        let report = try await VaultCheck.run(storage: storage) { done, total in steps.append(done); #expect(total == 2) }
+        #expect(steps == [1, 2] && report.checked == 2 && report.bytes == 4)
+        #expect(report.damaged.map(\.backup.id) == [backup.id] && report.damaged.map(\.user.name) == ["u"])
+        #expect(report.intactNewest.keys.sorted() == ["v"] && abs(report.intactNewest["v"]!.timeIntervalSince(intact.createdAt)) < 0.001)
+        #expect(report.repairAdvice.map(\.user) == ["u"] && report.repairAdvice[0].newestIntact == nil)
     }
 
     /// Retention runs on upload by server time, and spares the newest complete backup.

@@ -1,0 +1,68 @@
+import ArgumentParser
+import Foundation
+import HawalaVault
+import HawalaVaultServer
+import Logging
+
+/// `hawala-vault serve`: the HTTP server, until SIGINT or SIGTERM.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the vault server (until SIGINT or SIGTERM; shuts down gracefully).",
+        discussion: """
+            Prints "vault listening on http://HOST:PORT" once it accepts connections. Behind a \
+            reverse proxy, give the proxy's address with --trusted-proxy so the rate limits count \
+            the real clients (from Forwarded / X-Forwarded-For) rather than the proxy.
+            """)
+    @Option(help: "Address to listen on.") var host = "127.0.0.1"
+    @Option(help: "Port (0: any free port, printed).") var port = 8080
+    @OptionGroup var database: DatabaseOptions
+    @Option(name: .customLong("max-upload-mib"), help: "Largest upload, MiB (413 beyond).") var maxUploadMiB: Int64 = 256
+    @Option(name: .customLong("quota-mib"), help: "Storage per user, MiB (507 beyond).") var quotaMiB: Int64 = 2048
+    @Option(name: .customLong("auth-failures"), help: "Failed authentications per address or token per minute before 429.") var authFailures = 10
+    @Option(name: .customLong("trusted-proxy"), parsing: .upToNextOption,
+            help: ArgumentHelp("Reverse proxies (addresses or CIDR blocks) whose forwarding headers name the client.", valueName: "cidr"))
+    var trustedProxies: [String] = []
+    @Flag(name: .customLong("access-log"), help: "Log every request (method, path, status, bytes, time, client) to stderr.") var accessLog = false
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "warning"
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
+        guard maxUploadMiB > 0, quotaMiB > 0, authFailures > 0 else { throw ValidationError("limits must be positive") }
+        guard maxUploadMiB <= 1 << 20, quotaMiB <= 1 << 30 else { throw ValidationError("limits are in MiB; those are too large") }
+        for block in trustedProxies where AddressBlock(block) == nil {
+            throw ValidationError("--trusted-proxy takes an address or CIDR block (10.0.0.0/8, ::1); not \"\(block)\"")
+        }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level takes one of: \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .warning
+        // The access log is written at notice, so it shows whatever the level (up to notice).
+        let threshold = accessLog ? min(level, .notice) : level
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = threshold
+            return handler
+        }
+        let storage = try await database.open()
+        var limits = VaultLimits()
+        limits.maximumUpload = maxUploadMiB << 20
+        limits.quota = quotaMiB << 20
+        limits.failuresAllowed = authFailures
+        let host = self.host
+        let app = try VaultServer.application(storage: storage, host: host, port: port, limits: limits,
+                                              trustedProxies: trustedProxies.compactMap(AddressBlock.init), accessLog: accessLog) { port in
+            print("vault listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
+            fflush(nil)
+        }
+        do {
+            try await app.runService()
+        } catch {
+            await storage.close()
+            throw OperatorError(message: "the vault server stopped: \(error)")
+        }
+        await storage.close()
+    }
+}
