@@ -140,6 +140,7 @@ let package = Package(
             dependencies: [
                 "HawalaFormat", "HawalaVault", "HawalaVaultAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),

@@ -3,6 +3,7 @@ import HawalaVault
 import HawalaVaultAPI
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import OpenAPIHummingbird
@@ -18,6 +19,9 @@ public struct VaultLimits: Sendable {
     /// within `rateWindow` seconds (429 with Retry-After beyond).
     public var failuresAllowed = 10
     public var rateWindow: TimeInterval = 60
+    /// A connection is closed when nothing arrives for this long: idle between requests, a
+    /// request head not finished (slow headers), or a gap between body chunks.
+    public var idleTimeout: Duration = .seconds(30)
     public init() {}
 }
 
@@ -49,7 +53,9 @@ public enum VaultServer {
                                    recoveries: RateLimiter(limit: limits.failuresAllowed, window: limits.rateWindow))
         try handler.registerHandlers(on: router, configuration: Configuration(dateTranscoder: VaultDateTranscoder()),
                                      middlewares: [VaultMetricsMiddleware(metrics: metrics), VaultListCache()])
-        return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "hawala-vault"),
+        let idle = limits.idleTimeout.components
+        let server = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000)))
+        return Application(router: router, server: server, configuration: .init(address: .hostname(host, port: port), serverName: "hawala-vault"),
                            services: [DailyPrune(storage: storage, every: pruneEvery)],
                            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) })
     }

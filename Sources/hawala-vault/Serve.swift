@@ -19,6 +19,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("max-upload-mib"), help: "Largest upload, MiB (413 beyond).") var maxUploadMiB: Int64 = 256
     @Option(name: .customLong("quota-mib"), help: "Storage per user, MiB (507 beyond).") var quotaMiB: Int64 = 2048
     @Option(name: .customLong("auth-failures"), help: "Failed authentications per address or token per minute before 429.") var authFailures = 10
+    @Option(name: .customLong("idle-timeout"),
+            help: "Seconds a connection may send nothing (between requests, within its headers, between body chunks) before it is closed.")
+    var idleTimeout = 30
     @Option(name: .customLong("trusted-proxy"), parsing: .upToNextOption,
             help: ArgumentHelp("Reverse proxies (addresses or CIDR blocks) whose forwarding headers name the client.", valueName: "cidr"))
     var trustedProxies: [String] = []
@@ -27,6 +30,7 @@ struct Serve: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
+        guard (1...3600).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be 1–3600 seconds") }
         guard maxUploadMiB > 0, quotaMiB > 0, authFailures > 0 else { throw ValidationError("limits must be positive") }
         guard maxUploadMiB <= 1 << 20, quotaMiB <= 1 << 30 else { throw ValidationError("limits are in MiB; those are too large") }
         for block in trustedProxies where AddressBlock(block) == nil {
@@ -51,6 +55,7 @@ struct Serve: AsyncParsableCommand {
         limits.maximumUpload = maxUploadMiB << 20
         limits.quota = quotaMiB << 20
         limits.failuresAllowed = authFailures
+        limits.idleTimeout = .seconds(idleTimeout)
         let host = self.host
         let app = try VaultServer.application(storage: storage, host: host, port: port, limits: limits,
                                               trustedProxies: trustedProxies.compactMap(AddressBlock.init), accessLog: accessLog) { port in
