@@ -70,7 +70,7 @@ public final class SQLiteVaultStorage: VaultStorage {
     public func addUser(_ name: String, now: Date) async throws(VaultError) -> String {
         try VaultStorageSupport.checkUserName(name)
         let token = VaultStorageSupport.newToken()
-        try write { db in
+        try await write { db in
             if let revoked = try Bool.fetchOne(db, sql: "SELECT revoked FROM user WHERE name = ?", arguments: [name]) {
                 guard revoked else { throw VaultError.userExists(name) }
                 try db.execute(sql: "UPDATE user SET tokenHash = ?, revoked = 0 WHERE name = ?", arguments: [VaultStorageSupport.tokenHash(token), name])
@@ -83,7 +83,7 @@ public final class SQLiteVaultStorage: VaultStorage {
     }
 
     public func revokeUser(_ name: String) async throws(VaultError) {
-        try write { db in
+        try await write { db in
             try db.execute(sql: "UPDATE user SET revoked = 1 WHERE name = ?", arguments: [name])
             guard db.changesCount == 1 else { throw VaultError.noSuchUser(name) }
         }
@@ -91,7 +91,7 @@ public final class SQLiteVaultStorage: VaultStorage {
 
     public func rotateToken(_ name: String) async throws(VaultError) -> String {
         let token = VaultStorageSupport.newToken()
-        try write { db in
+        try await write { db in
             try db.execute(sql: "UPDATE user SET tokenHash = ?, revoked = 0 WHERE name = ?", arguments: [VaultStorageSupport.tokenHash(token), name])
             guard db.changesCount == 1 else { throw VaultError.noSuchUser(name) }
         }
@@ -104,7 +104,7 @@ public final class SQLiteVaultStorage: VaultStorage {
     }
 
     public func users() async throws(VaultError) -> [VaultUserInfo] {
-        try read { db in
+        try await read { db in
             try Row.fetchAll(db, sql: """
                 SELECT u.name, u.createdAt, u.revoked, COUNT(b.id) AS backups, COALESCE(SUM(b.sizeBytes), 0) AS bytes
                 FROM user u LEFT JOIN backup b ON b.userId = u.id GROUP BY u.id ORDER BY u.name
@@ -114,22 +114,23 @@ public final class SQLiteVaultStorage: VaultStorage {
     }
 
     public func user(token: String) async throws(VaultError) -> VaultUser {
-        let row = try read { db in
+        let user = try await read { db -> VaultUser? in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT id, name, backupsVersion FROM user WHERE tokenHash = ? AND revoked = 0"),
                              arguments: [VaultStorageSupport.tokenHash(token)])
+                .map { VaultUser(id: $0["id"], name: $0["name"], backupsVersion: $0["backupsVersion"]) }
         }
-        guard let row else { throw .unauthorized }
-        return VaultUser(id: row["id"], name: row["name"], backupsVersion: row["backupsVersion"])
+        guard let user else { throw .unauthorized }
+        return user
     }
 
     // MARK: Backups
 
     public func addBackup(_ data: Data, type: Backup.Kind, encryptionMethod: String, sha256: String?, user: VaultUser, now: Date, quota: Int64) async throws(VaultError) -> Backup {
-        let digest = VaultStorageSupport.sha256Hex(data)
+        let digest = await VaultStorageSupport.offload { VaultStorageSupport.sha256Hex(data) }
         if let sha256, sha256.lowercased() != digest { throw .hashMismatch }
         let backup = Backup(id: VaultStorageSupport.newBackupID(), createdAt: now, sizeBytes: Int64(data.count), type: type,
                             status: .complete, encryptionMethod: encryptionMethod, sha256: digest)
-        try write { db in
+        try await write { db in
             // Checked and charged in the one write transaction (SQLite has one writer at a time).
             let used = try Int64.fetchOne(db, sql: "SELECT COALESCE(SUM(sizeBytes), 0) FROM backup WHERE userId = ?", arguments: [user.id]) ?? 0
             guard used + backup.sizeBytes <= quota else { throw VaultError.quotaExceeded(limit: quota) }
@@ -145,7 +146,7 @@ public final class SQLiteVaultStorage: VaultStorage {
     }
 
     public func backups(user: VaultUser) async throws(VaultError) -> [Backup] {
-        try read { db in
+        try await read { db in
             try Row.fetchAll(db.cachedStatement(sql: "SELECT id, createdAt, sizeBytes, type, status, encryptionMethod, sha256 FROM backup WHERE userId = ? ORDER BY createdAt DESC, id DESC"),
                              arguments: [user.id]).map(SQLiteVaultStorage.backup)
         }
@@ -154,18 +155,21 @@ public final class SQLiteVaultStorage: VaultStorage {
     public func backup(id: String, user: VaultUser) async throws(VaultError) -> (Backup, Data) {
         // Through a cursor: the row is read in place, so the blob is copied once (into `data`),
         // not first into a copied row.
-        let found = try read { db -> (Backup, Data)? in
+        // Hashed there too, on GRDB's queue rather than the caller's event loop.
+        let found = try await read { db -> (Backup, Data, intact: Bool)? in
             let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT * FROM backup WHERE id = ? AND userId = ?"), arguments: [id, user.id])
             guard let row = try rows.next() else { return nil }
-            return (try SQLiteVaultStorage.backup(row), row["data"])
+            let backup = try SQLiteVaultStorage.backup(row)
+            let data: Data = row["data"]
+            return (backup, data, VaultStorageSupport.sha256Hex(data) == backup.sha256)
         }
-        guard let (backup, data) = found else { throw .notFound }
-        guard VaultStorageSupport.sha256Hex(data) == backup.sha256 else { throw .corrupted(id) }
+        guard let (backup, data, intact) = found else { throw .notFound }
+        guard intact else { throw .corrupted(id) }
         return (backup, data)
     }
 
     public func deleteBackup(id: String, user: VaultUser) async throws(VaultError) {
-        try write { db in
+        try await write { db in
             try db.execute(sql: "DELETE FROM backup WHERE id = ? AND userId = ?", arguments: [id, user.id])
             guard db.changesCount == 1 else { throw VaultError.notFound }
             try SQLiteVaultStorage.bumpBackupsVersion(db, user: user)
@@ -173,49 +177,45 @@ public final class SQLiteVaultStorage: VaultStorage {
     }
 
     public func usage(user: VaultUser) async throws(VaultError) -> Int64 {
-        try read { try Int64.fetchOne($0.cachedStatement(sql: "SELECT COALESCE(SUM(sizeBytes), 0) FROM backup WHERE userId = ?"), arguments: [user.id]) ?? 0 }
+        try await read { try Int64.fetchOne($0.cachedStatement(sql: "SELECT COALESCE(SUM(sizeBytes), 0) FROM backup WHERE userId = ?"), arguments: [user.id]) ?? 0 }
     }
 
     @discardableResult
     public func prune(user: VaultUser, now: Date) async throws(VaultError) -> [Backup] {
         let retention = try await settings(user: user).retentionDays
-        var removed: [Backup] = []
         let cutoff = VaultSchedule.retentionCutoff(retentionDays: retention, now: now)
-        try write { db in
+        return try await write { db -> [Backup] in
             // Only what retention may delete (older than the cutoff, through the (userId,
             // createdAt) index) and the newest complete backup, which it spares: an upload does
             // not read every row the user has.
             let columns = "SELECT id, createdAt, sizeBytes, type, status, encryptionMethod, sha256 FROM backup"
             let old = try Row.fetchAll(db.cachedStatement(sql: "\(columns) WHERE userId = ? AND createdAt < ?"),
                                        arguments: [user.id, cutoff.timeIntervalSince1970]).map(SQLiteVaultStorage.backup)
-            guard !old.isEmpty else { return }
+            guard !old.isEmpty else { return [] }
             let newest = try Row.fetchAll(db.cachedStatement(sql: "\(columns) WHERE userId = ? AND status = 'complete' ORDER BY createdAt DESC, id DESC LIMIT 1"),
                                           arguments: [user.id]).map(SQLiteVaultStorage.backup)
-            removed = VaultSchedule.expired(old + newest.filter { n in !old.contains { $0.id == n.id } }, retentionDays: retention, now: now)
+            let removed = VaultSchedule.expired(old + newest.filter { n in !old.contains { $0.id == n.id } }, retentionDays: retention, now: now)
             for b in removed { try db.execute(sql: "DELETE FROM backup WHERE id = ? AND userId = ?", arguments: [b.id, user.id]) }
             if !removed.isEmpty { try SQLiteVaultStorage.bumpBackupsVersion(db, user: user) }
+            return removed
         }
-        return removed
     }
 
     @discardableResult
     public func pruneAll(now: Date) async throws(VaultError) -> Int {
-        let users = try read { db in try Row.fetchAll(db, sql: "SELECT id, name FROM user").map { VaultUser(id: $0["id"], name: $0["name"]) } }
+        let users = try await read { db in try Row.fetchAll(db, sql: "SELECT id, name FROM user").map { VaultUser(id: $0["id"], name: $0["name"]) } }
         var count = 0
         for user in users { count += try await prune(user: user, now: now).count }
         return count
     }
 
     public func storedBackups() async throws(VaultError) -> [StoredBackup] {
-        let rows = try read { db in
+        try await read { db in
             try Row.fetchAll(db, sql: """
                 SELECT u.id AS userId, u.name, b.id, b.createdAt, b.sizeBytes, b.type, b.status, b.encryptionMethod, b.sha256
                 FROM backup b JOIN user u ON u.id = b.userId ORDER BY b.createdAt, b.id
-                """)
+                """).map { StoredBackup(user: VaultUser(id: $0["userId"], name: $0["name"]), backup: try SQLiteVaultStorage.backup($0)) }
         }
-        var stored: [StoredBackup] = []
-        for row in rows { stored.append(StoredBackup(user: VaultUser(id: row["userId"], name: row["name"]), backup: try SQLiteVaultStorage.backup(row))) }
-        return stored
     }
 
     static func backup(_ row: Row) throws(VaultError) -> Backup {
@@ -229,7 +229,7 @@ public final class SQLiteVaultStorage: VaultStorage {
     // MARK: Settings and credentials
 
     public func settings(user: VaultUser) async throws(VaultError) -> BackupSettings {
-        let json = try read { try String.fetchOne($0.cachedStatement(sql: "SELECT json FROM settings WHERE userId = ?"), arguments: [user.id]) }
+        let json = try await read { try String.fetchOne($0.cachedStatement(sql: "SELECT json FROM settings WHERE userId = ?"), arguments: [user.id]) }
         guard let json else { return .defaults }
         guard let settings = try? JSONDecoder().decode(BackupSettings.self, from: Data(json.utf8)) else { throw .storage("stored settings are unreadable") }
         return settings
@@ -238,52 +238,59 @@ public final class SQLiteVaultStorage: VaultStorage {
     public func setSettings(_ settings: BackupSettings, user: VaultUser) async throws(VaultError) {
         try settings.validate()
         guard let json = try? JSONEncoder().encode(settings) else { throw .storage("cannot encode settings") }
-        try write { db in
+        try await write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO settings (userId, json) VALUES (?, ?)", arguments: [user.id, String(decoding: json, as: UTF8.self)])
         }
     }
 
     public func setCredentialBackup(_ envelope: Data, user: VaultUser, now: Date) async throws(VaultError) {
-        try write { db in
+        try await write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO credential (userId, envelope, createdAt, lastVerifiedAt) VALUES (?, ?, ?, NULL)",
                            arguments: [user.id, envelope, now.timeIntervalSince1970])
         }
     }
 
     public func credentialBackup(user: VaultUser, now: Date) async throws(VaultError) -> Data {
-        var envelope: Data?
-        try write { db in
-            envelope = try Data.fetchOne(db, sql: "SELECT envelope FROM credential WHERE userId = ?", arguments: [user.id])
+        let envelope = try await write { db -> Data? in
+            let envelope = try Data.fetchOne(db, sql: "SELECT envelope FROM credential WHERE userId = ?", arguments: [user.id])
             if envelope != nil {
                 try db.execute(sql: "UPDATE credential SET lastVerifiedAt = ? WHERE userId = ?", arguments: [now.timeIntervalSince1970, user.id])
             }
+            return envelope
         }
         guard let envelope else { throw .notFound }
         return envelope
     }
 
     public func credentialStatus(user: VaultUser) async throws(VaultError) -> CredentialBackupStatus {
-        let row = try read { try Row.fetchOne($0.cachedStatement(sql: "SELECT createdAt, lastVerifiedAt FROM credential WHERE userId = ?"), arguments: [user.id]) }
-        guard let row else { return CredentialBackupStatus(exists: false, createdAt: nil, lastVerifiedAt: nil) }
-        return CredentialBackupStatus(exists: true, createdAt: Date(timeIntervalSince1970: row["createdAt"]),
-                                      lastVerifiedAt: (row["lastVerifiedAt"] as Double?).map { Date(timeIntervalSince1970: $0) })
+        try await read { db in
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT createdAt, lastVerifiedAt FROM credential WHERE userId = ?"), arguments: [user.id]) else {
+                return CredentialBackupStatus(exists: false, createdAt: nil, lastVerifiedAt: nil)
+            }
+            return CredentialBackupStatus(exists: true, createdAt: Date(timeIntervalSince1970: row["createdAt"]),
+                                          lastVerifiedAt: (row["lastVerifiedAt"] as Double?).map { Date(timeIntervalSince1970: $0) })
+        }
     }
 
     // MARK: Access
 
     /// Runs reads of one statement each. A single SELECT is atomic on its own, so no
     /// BEGIN/COMMIT is spent around it (two extra statements per request otherwise).
-    private func read<T>(_ body: (Database) throws -> T) throws(VaultError) -> T {
-        do { return try db.unsafeRead(body) } catch let error as VaultError { throw error } catch { throw .storage("vault database: \(error)") }
+    /// Every database call runs on GRDB's own queues and is awaited: a lock held by another
+    /// process (busy timeout, 15 s) never blocks the server's event loops.
+    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(VaultError) -> T {
+        do { return try await db.unsafeRead(body) } catch let error as VaultError { throw error } catch { throw .storage("vault database: \(error)") }
     }
 
-    private func write(_ body: (Database) throws -> Void) throws(VaultError) {
+    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(VaultError) -> T {
         do {
-            try db.writeWithoutTransaction { db in
+            return try await db.writeWithoutTransaction { db in
+                var result: T?
                 try db.inTransaction(.immediate) {
-                    try body(db)
+                    result = try body(db)
                     return .commit
                 }
+                return result!
             }
         } catch let error as VaultError { throw error } catch { throw .storage("vault database: \(error)") }
     }

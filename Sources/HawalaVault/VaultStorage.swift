@@ -131,6 +131,14 @@ public enum VaultStorageSupport {
         }
     }
 
+    /// Runs CPU-heavy work (hashing a large blob) on a Dispatch worker, off the caller's
+    /// thread: the server's handlers run on NIO's event loops, which must not stall.
+    public static func offload<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: work()) }
+        }
+    }
+
     /// Random bytes from the system's CSPRNG.
     static func randomBytes(_ count: Int) -> Data {
         var generator = SystemRandomNumberGenerator()

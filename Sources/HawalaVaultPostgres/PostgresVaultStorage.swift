@@ -151,7 +151,7 @@ public final class PostgresVaultStorage: VaultStorage {
     // MARK: Backups
 
     public func addBackup(_ data: Data, type: Backup.Kind, encryptionMethod: String, sha256: String?, user: VaultUser, now: Date, quota: Int64) async throws(VaultError) -> Backup {
-        let digest = VaultStorageSupport.sha256Hex(data)
+        let digest = await VaultStorageSupport.offload { VaultStorageSupport.sha256Hex(data) }
         if let sha256, sha256.lowercased() != digest { throw .hashMismatch }
         let backup = Backup(id: VaultStorageSupport.newBackupID(), createdAt: now, sizeBytes: Int64(data.count), type: type,
                             status: .complete, encryptionMethod: encryptionMethod, sha256: digest)
@@ -192,7 +192,8 @@ public final class PostgresVaultStorage: VaultStorage {
         }
         guard let row = rows.first else { throw .notFound }
         let backup = try PostgresVaultStorage.backup((row.0, row.1, row.2, row.3, row.4, row.5, row.6))
-        guard VaultStorageSupport.sha256Hex(row.7) == backup.sha256 else { throw .corrupted(id) }
+        let data = row.7
+        guard await VaultStorageSupport.offload({ VaultStorageSupport.sha256Hex(data) }) == backup.sha256 else { throw .corrupted(id) }
         return (backup, row.7)
     }
 

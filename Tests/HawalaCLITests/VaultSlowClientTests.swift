@@ -1,0 +1,154 @@
+import Foundation
+import Testing
+
+/// A raw TCP connection to the server on loopback, for clients that misbehave. Reads block
+/// for 20 ms at most each; the tests using it are synchronous, so they never wait for a thread
+/// of the (busy) cooperative pool.
+final class RawConnection {
+    let fd: Int32
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard fd >= 0, connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        var timeout = timeval(tv_sec: 0, tv_usec: 20_000)  // reads wait at most 20 ms
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(fd) }
+
+    func send(_ text: String) { _ = text.utf8CString.withUnsafeBufferPointer { Glibc.send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) } }
+
+    /// Whether the server closed the connection (EOF or reset); false while it is still open.
+    var closedByServer: Bool {
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, 0)
+        return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+    }
+
+    /// A whole `GET /healthz` on a new connection: the status line, within `seconds`.
+    static func health(port: Int, within seconds: Double) throws -> String? {
+        try RawConnection(port: port).health(within: seconds)
+    }
+
+    /// A whole `GET /healthz` on this connection: the status line, within `seconds`.
+    func health(within seconds: Double) -> String? {
+        send("GET /healthz HTTP/1.1\r\nHost: vault\r\nConnection: close\r\n\r\n")
+        let deadline = Date().addingTimeInterval(seconds)
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while Date() < deadline {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n > 0 { received += buffer[0..<n] } else if n == 0 { break }
+            if let text = String(bytes: received, encoding: .utf8), let line = text.split(separator: "\r\n").first, text.contains("\r\n") { return String(line) }
+        }
+        return nil
+    }
+}
+
+/// A `hawala-vault serve` process on a free port, for one test.
+struct VaultProcess {
+    let fixture: WalletFixture
+    let process: RunningCLI
+    let url: String
+    let port: Int
+    let db: String
+
+    init(_ options: [String] = []) throws {
+        fixture = try WalletFixture()
+        db = "sqlite:" + fixture.home.appendingPathComponent("vault.sqlite").path
+        process = try RunningCLI(["serve", "--port", "0", "--db", db] + options, environment: fixture.environment, binary: CLI.vaultBinary)
+        let line = try #require(process.nextLine())
+        url = String(line.dropFirst("vault listening on ".count))
+        port = try #require(Int(url.split(separator: ":").last ?? ""))
+    }
+
+    func stop() {
+        process.process.terminate()
+        process.process.waitUntilExit()
+    }
+}
+
+@Suite("hawala-vault serve: slow and idle clients")
+struct VaultSlowClientTests {
+    /// 200 idle connections and 50 that never finish their headers (10 dripping a header line
+    /// at a time, as slowloris does) are closed once the idle timeout passes; /healthz answers
+    /// throughout, and a client sending its body in slow but steady chunks is not cut.
+    @Test func idleAndSlowHeaderConnectionsAreClosed() throws {
+        let vault = try VaultProcess(["--idle-timeout", "2"])
+        defer { vault.stop() }
+        let idle = try (0..<200).map { _ in try RawConnection(port: vault.port) }
+        let slow = try (0..<50).map { _ in try RawConnection(port: vault.port) }
+        for connection in slow { connection.send("GET /healthz HTTP/1.1\r\nHost: vault\r\n") }
+        let started = Date()
+        var drip = 0
+        while Date().timeIntervalSince(started) < 1 {
+            for connection in slow.prefix(10) { connection.send("X-Drip-\(drip): 1\r\n") }
+            drip += 1
+            #expect(try RawConnection.health(port: vault.port, within: 2) == "HTTP/1.1 200 OK")
+            usleep(100000)
+        }
+        if Date().timeIntervalSince(started) < 1.5 {
+            #expect([idle[0], slow[0]].allSatisfy { !$0.closedByServer }, "closed before the timeout")
+        }
+        // A steady slow upload (a chunk every 300 ms, 2.4 s in all) outlives the 2 s timeout.
+        let token = try vault.fixture.vault(["user", "add", "steady", "--db", vault.db]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let steady = try RawConnection(port: vault.port)
+        steady.send("POST /vault/backup HTTP/1.1\r\nHost: vault\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/octet-stream\r\nContent-Length: 8\r\n\r\n")
+        for _ in 0..<8 {
+            usleep(300000)
+            steady.send("x")
+        }
+        #expect(steady.health(within: 2)?.hasPrefix("HTTP/1.1 201") == true, "the steady upload was cut")
+        // By now (≥ 3.4 s) every idle and slow-header connection is gone.
+        let closed = (idle + slow).filter(\.closedByServer).count
+        #expect(closed == 250, "\(250 - closed) of 250 connections still open after \(Date().timeIntervalSince(started)) s")
+        #expect(try RawConnection.health(port: vault.port, within: 2) == "HTTP/1.1 200 OK")
+    }
+
+    /// Another process holds the database's write lock for 5 s (an operator's `sqlite3
+    /// .backup`, a `hawala-vault user add`) while six uploads wait for it: /healthz and listings
+    /// answer at once throughout, and every upload lands once the lock is released.
+    @Test func aLockedDatabaseStallsNobodyElse() throws {
+        let vault = try VaultProcess()
+        defer { vault.stop() }
+        let token = try vault.fixture.vault(["user", "add", "u", "--db", vault.db]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let path = String(vault.db.dropFirst("sqlite:".count))
+        let holder = try RunningCLI(["-c", """
+            import sqlite3, sys, time
+            c = sqlite3.connect(sys.argv[1], isolation_level=None)
+            c.execute("BEGIN IMMEDIATE"); print("locked", flush=True); time.sleep(5); c.execute("COMMIT")
+            """, path], environment: [:], binary: URL(fileURLWithPath: "/usr/bin/python3"))
+        #expect(holder.nextLine() == "locked")
+        let started = Date()
+        let uploads = try (0..<6).map { i in
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+            p.standardOutput = FileHandle.nullDevice
+            p.arguments = ["-s", "-o", "/dev/null", "-m", "30", "-H", "Expect:", "-H", "Authorization: Bearer \(token)",
+                           "-H", "Content-Type: application/octet-stream", "--data-binary", "backup \(i)", vault.url + "/vault/backup"]
+            try p.run()
+            return p
+        }
+        usleep(300000)  // the uploads are waiting on the lock
+        for _ in 0..<3 {
+            let asked = Date()
+            #expect(try RawConnection.health(port: vault.port, within: 2) == "HTTP/1.1 200 OK")
+            let list = try curl(["-m", "2", "-H", "Authorization: Bearer \(token)", vault.url + "/vault/backups"])
+            #expect(list.status == 0 && list.stdout.first == UInt8(ascii: "["))
+            #expect(Date().timeIntervalSince(asked) < 1.5, "/healthz and a list took \(Date().timeIntervalSince(asked)) s while the database was locked")
+            usleep(200000)
+        }
+        #expect(Date().timeIntervalSince(started) < 5, "the checks ran after the lock was released")
+        for p in uploads { p.waitUntilExit() }
+        #expect(holder.finish().status == 0)
+        let list = try curl(["-H", "Authorization: Bearer \(token)", vault.url + "/vault/backups"])
+        #expect((try JSONSerialization.jsonObject(with: list.stdout) as? [Any])?.count == 6)
+    }
+}
