@@ -424,28 +424,6 @@ struct VaultServerProgramTests {
         let empty = try f.vault(["check"])
         #expect(empty.status == 0 && empty.stdout == "0 backups checked, 0 damaged\n", "\(empty.stderr)")
     }
-
-    /// With `ulimit -n 128`, 130 idle clients take every descriptor: the server keeps running,
-    /// closes them after the idle timeout and answers /healthz again.
-    @Test func survivesRunningOutOfDescriptors() throws {
-        let f = try WalletFixture()
-        let serve = try RunningCLI(["-c", "ulimit -n 128 && exec \"$0\" serve --port 0 --idle-timeout 2", CLI.vaultBinary.path],
-                                   environment: f.environment, binary: URL(fileURLWithPath: "/bin/bash"))
-        defer { serve.process.terminate(); serve.process.waitUntilExit() }
-        let url = String(try #require(serve.nextLine()).dropFirst("vault listening on ".count))
-        let port = try #require(url.split(separator: ":").last)
-        let clients = try CLI.run(["-c", """
-            for i in $(seq 130); do exec {fd}<>/dev/tcp/127.0.0.1/\(port) || exit 3; done
-            curl -s -m 20 \(url)/healthz
-            """], binary: URL(fileURLWithPath: "/bin/bash"))
-        #expect(clients.status == 0 && clients.stdout == "ok\n", "\(clients.status) \(clients.stdout) \(clients.stderr)")
-        guard serve.process.isRunning else {
-            let ended = serve.finish()
-            Issue.record("the server exited (\(ended.status)): \(ended.stderr.suffix(2000))")
-            return
-        }
-        #expect(try curl(["-m", "5", url + "/healthz"]).stdout == Data("ok\n".utf8))
-    }
 }
 
 func hexDigest(_ data: Data) -> String {
