@@ -57,6 +57,27 @@ public final class SQLiteVaultStorage: VaultStorage {
         migrator.registerMigration("vault-v2-backups-version") { db in
             try db.execute(sql: "ALTER TABLE user ADD COLUMN backupsVersion INTEGER NOT NULL DEFAULT 0")
         }
+        // Blobs move into 64 KiB chunks (streamed in and out); existing backups are split in SQL.
+        migrator.registerMigration("vault-v3-chunks") { db in
+            let size = BackupChunking.chunkSize
+            try db.execute(sql: """
+                CREATE TABLE chunk (
+                    backupId TEXT NOT NULL REFERENCES backup(id) ON DELETE CASCADE,
+                    idx INTEGER NOT NULL,
+                    data BLOB NOT NULL,
+                    PRIMARY KEY (backupId, idx));
+                WITH RECURSIVE part(backupId, idx) AS (
+                    SELECT id, 0 FROM backup
+                    UNION ALL
+                    SELECT part.backupId, part.idx + 1 FROM part JOIN backup ON backup.id = part.backupId
+                    WHERE (part.idx + 1) * \(size) < length(backup.data))
+                INSERT INTO chunk (backupId, idx, data)
+                SELECT part.backupId, part.idx, substr(backup.data, part.idx * \(size) + 1, \(size))
+                FROM part JOIN backup ON backup.id = part.backupId;
+                ALTER TABLE backup DROP COLUMN data;
+                CREATE INDEX backup_partial ON backup (createdAt) WHERE status = 'partial';
+                """)
+        }
         return migrator
     }
 
@@ -107,7 +128,7 @@ public final class SQLiteVaultStorage: VaultStorage {
         try await read { db in
             try Row.fetchAll(db, sql: """
                 SELECT u.name, u.createdAt, u.revoked, COUNT(b.id) AS backups, COALESCE(SUM(b.sizeBytes), 0) AS bytes
-                FROM user u LEFT JOIN backup b ON b.userId = u.id GROUP BY u.id ORDER BY u.name
+                FROM user u LEFT JOIN backup b ON b.userId = u.id AND b.status = 'complete' GROUP BY u.id ORDER BY u.name
                 """).map { VaultUserInfo(name: $0["name"], createdAt: Date(timeIntervalSince1970: $0["createdAt"]), revoked: $0["revoked"],
                                          backups: $0["backups"], bytes: $0["bytes"]) }
         }
@@ -125,59 +146,95 @@ public final class SQLiteVaultStorage: VaultStorage {
 
     // MARK: Backups
 
-    public func addBackup(_ data: Data, type: Backup.Kind, encryptionMethod: String, sha256: String?, user: VaultUser, now: Date, quota: Int64) async throws(VaultError) -> Backup {
-        let digest = await VaultStorageSupport.offload { VaultStorageSupport.sha256Hex(data) }
-        if let sha256, sha256.lowercased() != digest { throw .hashMismatch }
-        let backup = Backup(id: VaultStorageSupport.newBackupID(), createdAt: now, sizeBytes: Int64(data.count), type: type,
-                            status: .complete, encryptionMethod: encryptionMethod, sha256: digest)
-        try await write { db in
-            // Checked and charged in the one write transaction (SQLite has one writer at a time).
-            let used = try Int64.fetchOne(db, sql: "SELECT COALESCE(SUM(sizeBytes), 0) FROM backup WHERE userId = ?", arguments: [user.id]) ?? 0
-            guard used + backup.sizeBytes <= quota else { throw VaultError.quotaExceeded(limit: quota) }
+    public func beginUpload(type: Backup.Kind, encryptionMethod: String, user: VaultUser, now: Date) async throws(VaultError) -> String {
+        let id = VaultStorageSupport.newBackupID()
+        try await write(durable: false) { db in
             try db.execute(sql: """
-                INSERT INTO backup (id, userId, createdAt, sizeBytes, type, status, encryptionMethod, sha256, data)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [backup.id, user.id, now.timeIntervalSince1970, backup.sizeBytes, type.rawValue, backup.status.rawValue,
-                                 encryptionMethod, digest, data])
-            try SQLiteVaultStorage.bumpBackupsVersion(db, user: user)
+                INSERT INTO backup (id, userId, createdAt, sizeBytes, type, status, encryptionMethod, sha256)
+                VALUES (?, ?, ?, 0, ?, 'partial', ?, '')
+                """, arguments: [id, user.id, now.timeIntervalSince1970, type.rawValue, encryptionMethod])
         }
-        try await prune(user: user, now: now)
-        return backup
+        return id
     }
+
+    public func appendChunk(_ chunk: Data, index: Int, upload: String, user: VaultUser) async throws(VaultError) {
+        try await write(durable: false) { db in
+            try db.cachedStatement(sql: """
+                INSERT INTO chunk (backupId, idx, data)
+                SELECT id, ?, ? FROM backup WHERE id = ? AND userId = ? AND status = 'partial'
+                """).execute(arguments: [index, chunk, upload, user.id])
+            guard db.changesCount == 1 else { throw VaultError.notFound }
+        }
+    }
+
+    public func completeUpload(_ id: String, sizeBytes: Int64, sha256: String, user: VaultUser, quota: Int64, now: Date) async throws(VaultError) -> Backup {
+        try await write { db -> Backup in
+            // Checked and charged in the one write transaction (SQLite has one writer at a time);
+            // its synchronous commit also makes the chunks written before it durable.
+            let used = try Int64.fetchOne(db, sql: "SELECT COALESCE(SUM(sizeBytes), 0) FROM backup WHERE userId = ? AND status = 'complete'", arguments: [user.id]) ?? 0
+            guard used + sizeBytes <= quota else { throw VaultError.quotaExceeded(limit: quota) }
+            try db.execute(sql: """
+                UPDATE backup SET status = 'complete', sizeBytes = ?, sha256 = ?, createdAt = ?
+                WHERE id = ? AND userId = ? AND status = 'partial'
+                """, arguments: [sizeBytes, sha256, now.timeIntervalSince1970, id, user.id])
+            guard db.changesCount == 1 else { throw VaultError.notFound }
+            try SQLiteVaultStorage.bumpBackupsVersion(db, user: user)
+            guard let row = try Row.fetchOne(db, sql: "\(SQLiteVaultStorage.columns) WHERE id = ?", arguments: [id]) else { throw VaultError.notFound }
+            return try SQLiteVaultStorage.backup(row)
+        }
+    }
+
+    public func abandonUpload(_ id: String, user: VaultUser) async {
+        try? await write(durable: false) { db in
+            try db.execute(sql: "DELETE FROM backup WHERE id = ? AND userId = ? AND status = 'partial'", arguments: [id, user.id])
+        }
+    }
+
+    @discardableResult
+    public func removeAbandonedUploads(startedBefore: Date) async throws(VaultError) -> Int {
+        try await write { db in
+            try db.execute(sql: "DELETE FROM backup WHERE status = 'partial' AND createdAt < ?", arguments: [startedBefore.timeIntervalSince1970])
+            return db.changesCount
+        }
+    }
+
+    private static let columns = "SELECT id, createdAt, sizeBytes, type, status, encryptionMethod, sha256 FROM backup"
 
     public func backups(user: VaultUser) async throws(VaultError) -> [Backup] {
         try await read { db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT id, createdAt, sizeBytes, type, status, encryptionMethod, sha256 FROM backup WHERE userId = ? ORDER BY createdAt DESC, id DESC"),
+            try Row.fetchAll(db.cachedStatement(sql: "\(SQLiteVaultStorage.columns) WHERE userId = ? AND status = 'complete' ORDER BY createdAt DESC, id DESC"),
                              arguments: [user.id]).map(SQLiteVaultStorage.backup)
         }
     }
 
-    public func backup(id: String, user: VaultUser) async throws(VaultError) -> (Backup, Data) {
-        // Through a cursor: the row is read in place, so the blob is copied once (into `data`),
-        // not first into a copied row.
-        // Hashed there too, on GRDB's queue rather than the caller's event loop.
-        let found = try await read { db -> (Backup, Data, intact: Bool)? in
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT * FROM backup WHERE id = ? AND userId = ?"), arguments: [id, user.id])
-            guard let row = try rows.next() else { return nil }
-            let backup = try SQLiteVaultStorage.backup(row)
-            let data: Data = row["data"]
-            return (backup, data, VaultStorageSupport.sha256Hex(data) == backup.sha256)
+    public func storedBackup(id: String, user: VaultUser) async throws(VaultError) -> Backup {
+        let found = try await read { db in
+            try Row.fetchOne(db.cachedStatement(sql: "\(SQLiteVaultStorage.columns) WHERE id = ? AND userId = ? AND status = 'complete'"),
+                             arguments: [id, user.id]).map(SQLiteVaultStorage.backup)
         }
-        guard let (backup, data, intact) = found else { throw .notFound }
-        guard intact else { throw .corrupted(id) }
-        return (backup, data)
+        guard let found else { throw .notFound }
+        return found
+    }
+
+    public func chunk(_ index: Int, of id: String, user: VaultUser) async throws(VaultError) -> Data? {
+        try await read { db in
+            try Data.fetchOne(db.cachedStatement(sql: """
+                SELECT chunk.data FROM chunk JOIN backup ON backup.id = chunk.backupId
+                WHERE chunk.backupId = ? AND chunk.idx = ? AND backup.userId = ? AND backup.status = 'complete'
+                """), arguments: [id, index, user.id])
+        }
     }
 
     public func deleteBackup(id: String, user: VaultUser) async throws(VaultError) {
         try await write { db in
-            try db.execute(sql: "DELETE FROM backup WHERE id = ? AND userId = ?", arguments: [id, user.id])
+            try db.execute(sql: "DELETE FROM backup WHERE id = ? AND userId = ? AND status = 'complete'", arguments: [id, user.id])
             guard db.changesCount == 1 else { throw VaultError.notFound }
             try SQLiteVaultStorage.bumpBackupsVersion(db, user: user)
         }
     }
 
     public func usage(user: VaultUser) async throws(VaultError) -> Int64 {
-        try await read { try Int64.fetchOne($0.cachedStatement(sql: "SELECT COALESCE(SUM(sizeBytes), 0) FROM backup WHERE userId = ?"), arguments: [user.id]) ?? 0 }
+        try await read { try Int64.fetchOne($0.cachedStatement(sql: "SELECT COALESCE(SUM(sizeBytes), 0) FROM backup WHERE userId = ? AND status = 'complete'"), arguments: [user.id]) ?? 0 }
     }
 
     @discardableResult
@@ -188,8 +245,8 @@ public final class SQLiteVaultStorage: VaultStorage {
             // Only what retention may delete (older than the cutoff, through the (userId,
             // createdAt) index) and the newest complete backup, which it spares: an upload does
             // not read every row the user has.
-            let columns = "SELECT id, createdAt, sizeBytes, type, status, encryptionMethod, sha256 FROM backup"
-            let old = try Row.fetchAll(db.cachedStatement(sql: "\(columns) WHERE userId = ? AND createdAt < ?"),
+            let columns = SQLiteVaultStorage.columns
+            let old = try Row.fetchAll(db.cachedStatement(sql: "\(columns) WHERE userId = ? AND createdAt < ? AND status = 'complete'"),
                                        arguments: [user.id, cutoff.timeIntervalSince1970]).map(SQLiteVaultStorage.backup)
             guard !old.isEmpty else { return [] }
             let newest = try Row.fetchAll(db.cachedStatement(sql: "\(columns) WHERE userId = ? AND status = 'complete' ORDER BY createdAt DESC, id DESC LIMIT 1"),
@@ -213,7 +270,7 @@ public final class SQLiteVaultStorage: VaultStorage {
         try await read { db in
             try Row.fetchAll(db, sql: """
                 SELECT u.id AS userId, u.name, b.id, b.createdAt, b.sizeBytes, b.type, b.status, b.encryptionMethod, b.sha256
-                FROM backup b JOIN user u ON u.id = b.userId ORDER BY b.createdAt, b.id
+                FROM backup b JOIN user u ON u.id = b.userId WHERE b.status = 'complete' ORDER BY b.createdAt, b.id
                 """).map { StoredBackup(user: VaultUser(id: $0["userId"], name: $0["name"]), backup: try SQLiteVaultStorage.backup($0)) }
         }
     }
@@ -282,9 +339,14 @@ public final class SQLiteVaultStorage: VaultStorage {
         do { return try await db.unsafeRead(body) } catch let error as VaultError { throw error } catch { throw .storage("vault database: \(error)") }
     }
 
-    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(VaultError) -> T {
+    /// One immediate transaction. A `durable` commit syncs the WAL (`synchronous = FULL`); the
+    /// others (an upload's chunks) don't wait for the disk: the completing commit's sync covers
+    /// every WAL frame written before it.
+    private func write<T: Sendable>(durable: Bool = true, _ body: @escaping @Sendable (Database) throws -> T) async throws(VaultError) -> T {
         do {
             return try await db.writeWithoutTransaction { db in
+                if !durable { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+                defer { if !durable { try? db.execute(sql: "PRAGMA synchronous = FULL") } }
                 var result: T?
                 try db.inTransaction(.immediate) {
                     result = try body(db)

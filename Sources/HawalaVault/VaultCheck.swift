@@ -5,14 +5,14 @@ import Foundation
 /// damaged backup is reported, with what its user still has intact, so the operator can ask
 /// that device for a new upload (or restore the database from its own backup).
 public enum VaultCheck {
-    /// Reads every backup, one at a time (memory: the largest backup); `progress(done, total)`
+    /// Reads every backup, one chunk at a time; `progress(done, total)`
     /// after each. A backup deleted while the check runs is skipped.
     public static func run(storage: any VaultStorage, progress: (Int, Int) -> Void = { _, _ in }) async throws(VaultError) -> VaultCheckReport {
         let stored = try await storage.storedBackups()
         var report = VaultCheckReport()
         for (index, item) in stored.enumerated() {
             do {
-                _ = try await storage.backup(id: item.backup.id, user: item.user)
+                _ = try await storage.verify(id: item.backup.id, user: item.user)
                 report.checked += 1
                 report.bytes += item.backup.sizeBytes
                 report.intactNewest[item.user.name] = max(report.intactNewest[item.user.name] ?? .distantPast, item.backup.createdAt)

@@ -103,6 +103,8 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
     case hashMismatch
     /// 500: a stored blob no longer matches its recorded hash.
     case corrupted(String)
+    /// The upload's connection ended before its last byte; nothing was stored.
+    case interrupted
     case storage(String)
 
     public var description: String {
@@ -116,6 +118,7 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
         case .quotaExceeded(let limit): "the upload would exceed the quota of \(limit) bytes"
         case .hashMismatch: "the upload's SHA-256 does not match the one sent"
         case .corrupted(let id): "backup \(id) no longer matches its recorded SHA-256"
+        case .interrupted: "the upload ended before its last byte"
         case .storage(let why): why
         }
     }

@@ -19,17 +19,28 @@ public protocol VaultStorage: Sendable {
     /// The user a token belongs to, with its current `backupsVersion`.
     func user(token: String) async throws(VaultError) -> VaultUser
 
-    /// Stores a backup in one transaction: it is listed only once every byte is stored, so an
-    /// upload cut by a crash never appears. `sha256` (hex), when the client sent one, must
-    /// match the bytes. Retention runs after the insert.
-    /// `quota` (bytes the user may store in all) is checked and charged in the same
-    /// transaction as the insert, so concurrent uploads can't together pass it
-    /// (`quotaExceeded`).
-    func addBackup(_ data: Data, type: Backup.Kind, encryptionMethod: String, sha256: String?, user: VaultUser, now: Date, quota: Int64) async throws(VaultError) -> Backup
+    /// Starts an upload: a `partial` backup, never listed, counted or pruned until
+    /// `completeUpload`; returns its id. `now` dates it for `removeAbandonedUploads`.
+    func beginUpload(type: Backup.Kind, encryptionMethod: String, user: VaultUser, now: Date) async throws(VaultError) -> String
+    /// Stores chunk `index` of the user's partial upload `upload` (`notFound` when it is not
+    /// one). Chunks need not be durable one by one: `completeUpload`'s commit makes them so.
+    func appendChunk(_ chunk: Data, index: Int, upload: String, user: VaultUser) async throws(VaultError)
+    /// Completes the user's partial upload in one transaction: `quota` (bytes the user may store
+    /// in all) is checked and charged with it, so concurrent uploads can't together pass it
+    /// (`quotaExceeded`); the backup is listed from then on, dated `now`.
+    func completeUpload(_ id: String, sizeBytes: Int64, sha256: String, user: VaultUser, quota: Int64, now: Date) async throws(VaultError) -> Backup
+    /// Removes the user's partial upload and its chunks (an upload refused or cut); errors are
+    /// left to `removeAbandonedUploads`.
+    func abandonUpload(_ id: String, user: VaultUser) async
+    /// Removes partial uploads started before `startedBefore` (left by a crash); returns how many.
+    @discardableResult
+    func removeAbandonedUploads(startedBefore: Date) async throws(VaultError) -> Int
     /// The user's backups, newest first.
     func backups(user: VaultUser) async throws(VaultError) -> [Backup]
-    /// A backup and its bytes, checked against the recorded SHA-256.
-    func backup(id: String, user: VaultUser) async throws(VaultError) -> (Backup, Data)
+    /// One of the user's complete backups (`notFound` otherwise).
+    func storedBackup(id: String, user: VaultUser) async throws(VaultError) -> Backup
+    /// Chunk `index` of the user's complete backup `id`; nil past the last one.
+    func chunk(_ index: Int, of id: String, user: VaultUser) async throws(VaultError) -> Data?
     func deleteBackup(id: String, user: VaultUser) async throws(VaultError)
     /// Total bytes the user stores (for the quota).
     func usage(user: VaultUser) async throws(VaultError) -> Int64
@@ -131,24 +142,9 @@ public enum VaultStorageSupport {
         }
     }
 
-    /// Runs CPU-heavy work (hashing a large blob) on a Dispatch worker, off the caller's
-    /// thread: the server's handlers run on NIO's event loops, which must not stall.
-    public static func offload<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: work()) }
-        }
-    }
-
     /// Random bytes from the system's CSPRNG.
     static func randomBytes(_ count: Int) -> Data {
         var generator = SystemRandomNumberGenerator()
         return Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
-    }
-}
-
-extension VaultStorage {
-    /// `addBackup` without a quota.
-    public func addBackup(_ data: Data, type: Backup.Kind, encryptionMethod: String, sha256: String?, user: VaultUser, now: Date) async throws(VaultError) -> Backup {
-        try await addBackup(data, type: type, encryptionMethod: encryptionMethod, sha256: sha256, user: user, now: now, quota: .max)
     }
 }

@@ -6,7 +6,7 @@ import PostgresNIO
 /// `VaultStorage` in PostgreSQL through postgres-nio, for deployments beyond one machine:
 /// several `hawala-vault serve` processes may share one database. Same rules as the SQLite
 /// storage (and the same test suite): every change in one transaction, every query scoped to
-/// the caller's user, only token hashes stored, each blob's SHA-256 checked on every read.
+/// the caller's user, only token hashes stored, backups in 64 KiB chunks.
 public final class PostgresVaultStorage: VaultStorage {
     private let client: PostgresClient
     private let runner: Task<Void, Never>
@@ -54,6 +54,7 @@ public final class PostgresVaultStorage: VaultStorage {
     private func migrate() async throws {
         try await transaction { db in
             try await db.query("SELECT pg_advisory_xact_lock(7346193)", logger: logger)
+            let size = BackupChunking.chunkSize
             let statements: [PostgresQuery] = [
                 """
                 CREATE TABLE IF NOT EXISTS vault_user (
@@ -72,8 +73,7 @@ public final class PostgresVaultStorage: VaultStorage {
                     type TEXT NOT NULL CHECK (type IN ('auto', 'manual')),
                     status TEXT NOT NULL CHECK (status IN ('complete', 'partial', 'failed')),
                     encryption_method TEXT NOT NULL,
-                    sha256 TEXT NOT NULL,
-                    data BYTEA NOT NULL)
+                    sha256 TEXT NOT NULL)
                 """,
                 "CREATE INDEX IF NOT EXISTS vault_backup_by_user ON vault_backup (user_id, created_at DESC)",
                 "ALTER TABLE vault_user ADD COLUMN IF NOT EXISTS backups_version BIGINT NOT NULL DEFAULT 0",
@@ -89,6 +89,29 @@ public final class PostgresVaultStorage: VaultStorage {
                     created_at DOUBLE PRECISION NOT NULL,
                     last_verified_at DOUBLE PRECISION)
                 """,
+                // Backups are stored in 64 KiB chunks, streamed in and out; a database from before
+                // keeps its blobs in vault_backup.data: they are split here, once. Ciphertext
+                // doesn't compress, so TOAST doesn't try.
+                """
+                CREATE TABLE IF NOT EXISTS vault_chunk (
+                    backup_id TEXT NOT NULL REFERENCES vault_backup(id) ON DELETE CASCADE,
+                    idx INTEGER NOT NULL,
+                    data BYTEA NOT NULL,
+                    PRIMARY KEY (backup_id, idx))
+                """,
+                "ALTER TABLE vault_chunk ALTER COLUMN data SET STORAGE EXTERNAL",
+                PostgresQuery(unsafeSQL: """
+                    DO $$ BEGIN
+                    IF EXISTS (SELECT 1 FROM information_schema.columns
+                               WHERE table_schema = current_schema() AND table_name = 'vault_backup' AND column_name = 'data') THEN
+                        INSERT INTO vault_chunk (backup_id, idx, data)
+                        SELECT b.id, g, substring(b.data FROM g * \(size) + 1 FOR \(size))
+                        FROM vault_backup b, generate_series(0, GREATEST(length(b.data) - 1, 0) / \(size)) AS g;
+                        ALTER TABLE vault_backup DROP COLUMN data;
+                    END IF;
+                    END $$
+                    """),
+                "CREATE INDEX IF NOT EXISTS vault_backup_partial ON vault_backup (created_at) WHERE status = 'partial'",
             ]
             for statement in statements { try await db.query(statement, logger: logger) }
         }
@@ -132,7 +155,7 @@ public final class PostgresVaultStorage: VaultStorage {
         let rows = try await run { db in
             try await db.query("""
                 SELECT u.name, u.created_at, u.revoked, COUNT(b.id), COALESCE(SUM(b.size_bytes), 0)::BIGINT
-                FROM vault_user u LEFT JOIN vault_backup b ON b.user_id = u.id GROUP BY u.id ORDER BY u.name
+                FROM vault_user u LEFT JOIN vault_backup b ON b.user_id = u.id AND b.status = 'complete' GROUP BY u.id ORDER BY u.name
                 """, logger: logger).decode((String, Double, Bool, Int64, Int64).self).collect()
         }
         return rows.map { VaultUserInfo(name: $0.0, createdAt: Date(timeIntervalSince1970: $0.1), revoked: $0.2, backups: Int($0.3), bytes: $0.4) }
@@ -150,56 +173,97 @@ public final class PostgresVaultStorage: VaultStorage {
 
     // MARK: Backups
 
-    public func addBackup(_ data: Data, type: Backup.Kind, encryptionMethod: String, sha256: String?, user: VaultUser, now: Date, quota: Int64) async throws(VaultError) -> Backup {
-        let digest = await VaultStorageSupport.offload { VaultStorageSupport.sha256Hex(data) }
-        if let sha256, sha256.lowercased() != digest { throw .hashMismatch }
-        let backup = Backup(id: VaultStorageSupport.newBackupID(), createdAt: now, sizeBytes: Int64(data.count), type: type,
-                            status: .complete, encryptionMethod: encryptionMethod, sha256: digest)
-        try await transaction { db in
+    public func beginUpload(type: Backup.Kind, encryptionMethod: String, user: VaultUser, now: Date) async throws(VaultError) -> String {
+        let id = VaultStorageSupport.newBackupID()
+        try await run { db in
+            try await db.query("""
+                INSERT INTO vault_backup (id, user_id, created_at, size_bytes, type, status, encryption_method, sha256)
+                VALUES (\(id), \(user.id), \(now.timeIntervalSince1970), 0, \(type.rawValue), 'partial', \(encryptionMethod), '')
+                """, logger: logger)
+        }
+        return id
+    }
+
+    public func appendChunk(_ chunk: Data, index: Int, upload: String, user: VaultUser) async throws(VaultError) {
+        // The completing commit waits for the WAL flush, which covers these records too.
+        let inserted = try await transaction { db in
+            try await db.query("SET LOCAL synchronous_commit = off", logger: logger)
+            return try await db.query("""
+                INSERT INTO vault_chunk (backup_id, idx, data)
+                SELECT id, \(index), \(chunk) FROM vault_backup WHERE id = \(upload) AND user_id = \(user.id) AND status = 'partial'
+                RETURNING idx
+                """, logger: logger).collect().count
+        }
+        guard inserted == 1 else { throw .notFound }
+    }
+
+    public func completeUpload(_ id: String, sizeBytes: Int64, sha256: String, user: VaultUser, quota: Int64, now: Date) async throws(VaultError) -> Backup {
+        let rows = try await transaction { db in
             // The user's row lock serialises this user's uploads: the quota is checked and
             // charged in one transaction, also across servers sharing the database.
             try await db.query("SELECT id FROM vault_user WHERE id = \(user.id) FOR UPDATE", logger: logger)
-            let used = try await db.query("SELECT COALESCE(SUM(size_bytes), 0)::BIGINT FROM vault_backup WHERE user_id = \(user.id)", logger: logger)
+            let used = try await db.query("SELECT COALESCE(SUM(size_bytes), 0)::BIGINT FROM vault_backup WHERE user_id = \(user.id) AND status = 'complete'", logger: logger)
                 .decode(Int64.self).collect().first ?? 0
-            guard used + backup.sizeBytes <= quota else { throw VaultError.quotaExceeded(limit: quota) }
-            try await db.query("""
-                INSERT INTO vault_backup (id, user_id, created_at, size_bytes, type, status, encryption_method, sha256, data)
-                VALUES (\(backup.id), \(user.id), \(now.timeIntervalSince1970), \(backup.sizeBytes), \(type.rawValue),
-                        \(backup.status.rawValue), \(encryptionMethod), \(digest), \(data))
-                """, logger: logger)
-            try await bumpBackupsVersion(db, user: user)
+            guard used + sizeBytes <= quota else { throw VaultError.quotaExceeded(limit: quota) }
+            let rows = try await db.query("""
+                UPDATE vault_backup SET status = 'complete', size_bytes = \(sizeBytes), sha256 = \(sha256), created_at = \(now.timeIntervalSince1970)
+                WHERE id = \(id) AND user_id = \(user.id) AND status = 'partial'
+                RETURNING id, created_at, size_bytes, type, status, encryption_method, sha256
+                """, logger: logger).decode(BackupRow.self).collect()
+            if !rows.isEmpty { try await bumpBackupsVersion(db, user: user) }
+            return rows
         }
-        try await prune(user: user, now: now)
-        return backup
+        guard let row = rows.first else { throw .notFound }
+        return try PostgresVaultStorage.backup(row)
+    }
+
+    public func abandonUpload(_ id: String, user: VaultUser) async {
+        _ = try? await run { db in
+            try await db.query("DELETE FROM vault_backup WHERE id = \(id) AND user_id = \(user.id) AND status = 'partial'", logger: logger)
+        }
+    }
+
+    @discardableResult
+    public func removeAbandonedUploads(startedBefore: Date) async throws(VaultError) -> Int {
+        try await run { db in
+            try await db.query("DELETE FROM vault_backup WHERE status = 'partial' AND created_at < \(startedBefore.timeIntervalSince1970) RETURNING id",
+                               logger: logger).collect().count
+        }
     }
 
     public func backups(user: VaultUser) async throws(VaultError) -> [Backup] {
         let rows = try await run { db in
             try await db.query("""
                 SELECT id, created_at, size_bytes, type, status, encryption_method, sha256 FROM vault_backup
-                WHERE user_id = \(user.id) ORDER BY created_at DESC, id DESC
+                WHERE user_id = \(user.id) AND status = 'complete' ORDER BY created_at DESC, id DESC
                 """, logger: logger).decode(BackupRow.self).collect()
         }
         return try rows.map(PostgresVaultStorage.backup)
     }
 
-    public func backup(id: String, user: VaultUser) async throws(VaultError) -> (Backup, Data) {
+    public func storedBackup(id: String, user: VaultUser) async throws(VaultError) -> Backup {
         let rows = try await run { db in
             try await db.query("""
-                SELECT id, created_at, size_bytes, type, status, encryption_method, sha256, data FROM vault_backup
-                WHERE id = \(id) AND user_id = \(user.id)
-                """, logger: logger).decode((String, Double, Int64, String, String, String, String, Data).self).collect()
+                SELECT id, created_at, size_bytes, type, status, encryption_method, sha256 FROM vault_backup
+                WHERE id = \(id) AND user_id = \(user.id) AND status = 'complete'
+                """, logger: logger).decode(BackupRow.self).collect()
         }
         guard let row = rows.first else { throw .notFound }
-        let backup = try PostgresVaultStorage.backup((row.0, row.1, row.2, row.3, row.4, row.5, row.6))
-        let data = row.7
-        guard await VaultStorageSupport.offload({ VaultStorageSupport.sha256Hex(data) }) == backup.sha256 else { throw .corrupted(id) }
-        return (backup, row.7)
+        return try PostgresVaultStorage.backup(row)
+    }
+
+    public func chunk(_ index: Int, of id: String, user: VaultUser) async throws(VaultError) -> Data? {
+        try await run { db in
+            try await db.query("""
+                SELECT c.data FROM vault_chunk c JOIN vault_backup b ON b.id = c.backup_id
+                WHERE c.backup_id = \(id) AND c.idx = \(index) AND b.user_id = \(user.id) AND b.status = 'complete'
+                """, logger: logger).decode(Data.self).collect().first
+        }
     }
 
     public func deleteBackup(id: String, user: VaultUser) async throws(VaultError) {
         let deleted = try await transaction { db in
-            let count = try await db.query("DELETE FROM vault_backup WHERE id = \(id) AND user_id = \(user.id) RETURNING id", logger: logger).collect().count
+            let count = try await db.query("DELETE FROM vault_backup WHERE id = \(id) AND user_id = \(user.id) AND status = 'complete' RETURNING id", logger: logger).collect().count
             if count == 1 { try await bumpBackupsVersion(db, user: user) }
             return count
         }
@@ -208,7 +272,7 @@ public final class PostgresVaultStorage: VaultStorage {
 
     public func usage(user: VaultUser) async throws(VaultError) -> Int64 {
         let rows = try await run { db in
-            try await db.query("SELECT COALESCE(SUM(size_bytes), 0)::BIGINT FROM vault_backup WHERE user_id = \(user.id)", logger: logger)
+            try await db.query("SELECT COALESCE(SUM(size_bytes), 0)::BIGINT FROM vault_backup WHERE user_id = \(user.id) AND status = 'complete'", logger: logger)
                 .decode(Int64.self).collect()
         }
         return rows.first ?? 0
@@ -225,7 +289,7 @@ public final class PostgresVaultStorage: VaultStorage {
             try await db.query("SELECT id FROM vault_user WHERE id = \(user.id) FOR UPDATE", logger: logger)
             let old = try await db.query("""
                 SELECT id, created_at, size_bytes, type, status, encryption_method, sha256 FROM vault_backup
-                WHERE user_id = \(user.id) AND created_at < \(cutoff)
+                WHERE user_id = \(user.id) AND created_at < \(cutoff) AND status = 'complete'
                 """, logger: logger).decode(BackupRow.self).collect()
             guard !old.isEmpty else { return [] }
             let newest = try await db.query("""
@@ -262,7 +326,7 @@ public final class PostgresVaultStorage: VaultStorage {
         let rows = try await run { db in
             try await db.query("""
                 SELECT u.id, u.name, b.id, b.created_at, b.size_bytes, b.type, b.status, b.encryption_method, b.sha256
-                FROM vault_backup b JOIN vault_user u ON u.id = b.user_id ORDER BY b.created_at, b.id
+                FROM vault_backup b JOIN vault_user u ON u.id = b.user_id WHERE b.status = 'complete' ORDER BY b.created_at, b.id
                 """, logger: logger).decode((Int64, String, String, Double, Int64, String, String, String, String).self).collect()
         }
         var stored: [StoredBackup] = []

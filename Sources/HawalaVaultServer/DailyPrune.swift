@@ -4,7 +4,8 @@ import Logging
 import ServiceLifecycle
 
 /// Retention for every user, at start and then every `every` (a day), as a service of the
-/// vault application: it stops when the server shuts down gracefully.
+/// vault application: it stops when the server shuts down gracefully. Uploads a crash left
+/// unfinished for more than a day go too.
 struct DailyPrune: Service {
     let storage: any VaultStorage
     let every: Duration
@@ -17,6 +18,8 @@ struct DailyPrune: Service {
                     do {
                         let removed = try await storage.pruneAll(now: Date())
                         if removed > 0 { DailyPrune.logger.info("retention removed \(removed) backups") }
+                        let abandoned = try await storage.removeAbandonedUploads(startedBefore: Date().addingTimeInterval(-86_400))
+                        if abandoned > 0 { DailyPrune.logger.info("removed \(abandoned) unfinished uploads") }
                     } catch {
                         DailyPrune.logger.error("retention failed: \(error)")
                     }

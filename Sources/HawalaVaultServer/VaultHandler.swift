@@ -11,6 +11,7 @@ struct VaultHandler: APIProtocol {
     let limits: VaultLimits
     let counters: VaultMetrics
     let recoveries: RateLimiter
+    let transfers: TransferLimiter
 
     private func caller() throws -> VaultUser {
         guard let user = VaultRequest.user else { throw VaultError.unauthorized }
@@ -27,7 +28,12 @@ struct VaultHandler: APIProtocol {
                                   encryptionMethod: b.encryptionMethod, sha256: b.sha256)
     }
 
-    /// Reads a request body up to the limit; nil when it is larger.
+    /// The answer when the caller already has as many transfers running as allowed.
+    private var busy: Components.Responses.TooManyRequests {
+        .init(headers: .init(Retry_hyphen_After: 5), body: .json(Self.error("too many transfers at once for this user (at most \(transfers.limit)); retry in 5 s")))
+    }
+
+    /// Reads a (small) request body up to the limit; nil when it is larger.
     private func collect(_ body: HTTPBody) async throws -> Data? {
         if case .known(let length) = body.length, length > limits.maximumUpload { return nil }
         // The runtime's only error while collecting an in-memory stream is "too many bytes".
@@ -36,19 +42,26 @@ struct VaultHandler: APIProtocol {
 
     // MARK: Backups
 
+    /// Stored as it arrives, a chunk at a time (memory per upload: about two chunks); hashed
+    /// on the way and checked against the declared SHA-256 before the backup is listed.
     func uploadBackup(_ input: Operations.uploadBackup.Input) async throws -> Operations.uploadBackup.Output {
         let user = try caller()
-        guard case .binary(let body) = input.body, let data = try await collect(body) else {
-            return .contentTooLarge(.init(body: .json(Self.error("the upload is larger than the limit of \(limits.maximumUpload) bytes"))))
-        }
-        guard !data.isEmpty else { return .badRequest(.init(body: .json(Self.error("the backup is empty", field: "body")))) }
-        // A .hawala file is recognised by its header only; the server can't open it.
-        let method = HawalaFormat.looksLikeHawalaFile(data) ? HawalaFormat.encryptionMethod : "opaque"
+        guard case .binary(let body) = input.body else { return .badRequest(.init(body: .json(Self.error("an octet-stream body is needed", field: "body")))) }
+        if case .known(let length) = body.length, length > limits.maximumUpload { return tooLarge }
+        guard let permit = transfers.acquire(user: user.id) else { return .tooManyRequests(busy) }
+        defer { withExtendedLifetime(permit) {} }
         do {
-            let backup = try await storage.addBackup(data, type: input.query._type == .auto ? .auto : .manual, encryptionMethod: method,
-                                               sha256: input.headers.X_hyphen_Content_hyphen_SHA256, user: user, now: Date(), quota: limits.quota)
+            // A .hawala file is recognised by its header only; the server can't open it.
+            let backup = try await storage.addBackup(streaming: body, type: input.query._type == .auto ? .auto : .manual,
+                                                     sha256: input.headers.X_hyphen_Content_hyphen_SHA256, user: user, now: Date(), quota: limits.quota,
+                                                     maximumSize: limits.maximumUpload,
+                                                     classify: { HawalaFormat.looksLikeHawalaFile($0) ? HawalaFormat.encryptionMethod : "opaque" })
             counters.backupStored()
             return .created(.init(body: .json(Self.schema(backup))))
+        } catch VaultError.tooLarge {
+            return tooLarge
+        } catch let VaultError.invalidField(field, why) {
+            return .badRequest(.init(body: .json(Self.error(why, field: field))))
         } catch VaultError.quotaExceeded(let limit) {
             return .code507(.init(body: .json(Self.error("the upload would exceed the quota of \(limit) bytes"))))
         } catch VaultError.hashMismatch {
@@ -56,17 +69,43 @@ struct VaultHandler: APIProtocol {
         }
     }
 
+    private var tooLarge: Operations.uploadBackup.Output {
+        .contentTooLarge(.init(body: .json(Self.error("the upload is larger than the limit of \(limits.maximumUpload) bytes"))))
+    }
+
     func listBackups(_ input: Operations.listBackups.Input) async throws -> Operations.listBackups.Output {
         .ok(.init(body: .json(try await storage.backups(user: try caller()).map(Self.schema))))
     }
 
+    /// Streamed from storage a chunk at a time, with the SHA-256 recorded at upload (as
+    /// `Repr-Digest`, `ETag` and `X-Content-SHA256`) for the client to check end to end.
     func downloadBackup(_ input: Operations.downloadBackup.Input) async throws -> Operations.downloadBackup.Output {
+        let user = try caller()
         do {
-            let (backup, data) = try await storage.backup(id: input.path.backupId, user: try caller())
-            return .ok(.init(headers: .init(X_hyphen_Content_hyphen_SHA256: backup.sha256), body: .binary(HTTPBody(data))))
+            let (backup, chunks) = try await storage.download(id: input.path.backupId, user: user)
+            guard let permit = transfers.acquire(user: user.id) else { return .tooManyRequests(busy) }
+            let counters = self.counters
+            let body = HTTPBody(PermittedChunks(base: chunks, permit: permit) { error in
+                // The 200 is sent: the connection is closed short of Content-Length.
+                VaultMetricsMiddleware.logger.error("download of backup \(backup.id) cut short: \(error)")
+                counters.storageFailed("\(error)")
+            }, length: .known(backup.sizeBytes), iterationBehavior: .single)
+            return .ok(.init(headers: .init(X_hyphen_Content_hyphen_SHA256: backup.sha256, Repr_hyphen_Digest: Self.reprDigest(backup.sha256),
+                                            ETag: "\"\(backup.sha256)\""), body: .binary(body)))
         } catch VaultError.notFound {
             return .notFound(.init(body: .json(Self.error("no such backup"))))
         }
+    }
+
+    /// `sha-256=:BASE64:` (RFC 9530) from a hex digest.
+    static func reprDigest(_ hex: String) -> String {
+        var bytes = [UInt8]()
+        var high: UInt8?
+        for c in hex.utf8 {
+            let v: UInt8 = c >= 97 ? c - 87 : c >= 65 ? c - 55 : c - 48
+            if let h = high { bytes.append(h << 4 | v); high = nil } else { high = v }
+        }
+        return "sha-256=:\(Data(bytes).base64EncodedString()):"
     }
 
     func deleteBackup(_ input: Operations.deleteBackup.Input) async throws -> Operations.deleteBackup.Output {
@@ -78,12 +117,13 @@ struct VaultHandler: APIProtocol {
         }
     }
 
+    /// The backup's record, where to download its bytes, and the result the client completes
+    /// after decrypting (the server can't: it fills in nothing).
     func restoreBackup(_ input: Operations.restoreBackup.Input) async throws -> Operations.restoreBackup.Output {
         guard case .json(let request) = input.body else { return .badRequest(.init(body: .json(Self.error("a JSON body is needed")))) }
         do {
-            let (backup, data) = try await storage.backup(id: request.backupId, user: try caller())
-            // The server can't decrypt: the client fills in restoredItems and conflicts.
-            return .ok(.init(body: .json(.init(backup: Self.schema(backup), ciphertext: Base64EncodedData(data),
+            let backup = try await storage.storedBackup(id: request.backupId, user: try caller())
+            return .ok(.init(body: .json(.init(backup: Self.schema(backup), download: "/vault/backups/\(backup.id)",
                                                result: .init(success: true, restoredItems: 0, conflicts: [], requiresReauth: false)))))
         } catch VaultError.notFound {
             return .notFound(.init(body: .json(Self.error("no such backup"))))

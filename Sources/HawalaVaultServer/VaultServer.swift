@@ -22,6 +22,8 @@ public struct VaultLimits: Sendable {
     /// A connection is closed when nothing arrives for this long: idle between requests, a
     /// request head not finished (slow headers), or a gap between body chunks.
     public var idleTimeout: Duration = .seconds(30)
+    /// Uploads and downloads one user may run at once (429 with Retry-After beyond).
+    public var transfersPerUser = 4
     public init() {}
 }
 
@@ -50,7 +52,8 @@ public enum VaultServer {
         router.add(middleware: VaultAuthMiddleware(storage: storage, failures: authFailures, limits: limits, metrics: metrics,
                                                    trustedProxies: trustedProxies))
         let handler = VaultHandler(storage: storage, limits: limits, counters: metrics,
-                                   recoveries: RateLimiter(limit: limits.failuresAllowed, window: limits.rateWindow))
+                                   recoveries: RateLimiter(limit: limits.failuresAllowed, window: limits.rateWindow),
+                                   transfers: TransferLimiter(limit: limits.transfersPerUser))
         try handler.registerHandlers(on: router, configuration: Configuration(dateTranscoder: VaultDateTranscoder()),
                                      middlewares: [VaultMetricsMiddleware(metrics: metrics), VaultListCache()])
         let idle = limits.idleTimeout.components

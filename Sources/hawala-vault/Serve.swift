@@ -22,6 +22,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("idle-timeout"),
             help: "Seconds a connection may send nothing (between requests, within its headers, between body chunks) before it is closed.")
     var idleTimeout = 30
+    @Option(name: .customLong("transfers-per-user"), help: "Uploads and downloads one user may run at once (429 beyond).") var transfersPerUser = 4
     @Option(name: .customLong("trusted-proxy"), parsing: .upToNextOption,
             help: ArgumentHelp("Reverse proxies (addresses or CIDR blocks) whose forwarding headers name the client.", valueName: "cidr"))
     var trustedProxies: [String] = []
@@ -31,7 +32,7 @@ struct Serve: AsyncParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
         guard (1...3600).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be 1–3600 seconds") }
-        guard maxUploadMiB > 0, quotaMiB > 0, authFailures > 0 else { throw ValidationError("limits must be positive") }
+        guard maxUploadMiB > 0, quotaMiB > 0, authFailures > 0, transfersPerUser > 0 else { throw ValidationError("limits must be positive") }
         guard maxUploadMiB <= 1 << 20, quotaMiB <= 1 << 30 else { throw ValidationError("limits are in MiB; those are too large") }
         for block in trustedProxies where AddressBlock(block) == nil {
             throw ValidationError("--trusted-proxy takes an address or CIDR block (10.0.0.0/8, ::1); not \"\(block)\"")
@@ -56,6 +57,7 @@ struct Serve: AsyncParsableCommand {
         limits.quota = quotaMiB << 20
         limits.failuresAllowed = authFailures
         limits.idleTimeout = .seconds(idleTimeout)
+        limits.transfersPerUser = transfersPerUser
         let host = self.host
         let app = try VaultServer.application(storage: storage, host: host, port: port, limits: limits,
                                               trustedProxies: trustedProxies.compactMap(AddressBlock.init), accessLog: accessLog) { port in

@@ -225,7 +225,11 @@ struct VaultRestore: ParsableCommand {
         switch try blocking({ try await client.downloadBackup(path: .init(backupId: id)) }) {
         case .ok(let r):
             let body = try r.body.binary
-            data = try blocking { try await Data(collecting: body, upTo: 1 << 30) }
+            do {
+                data = try blocking { try await Data(collecting: body, upTo: 1 << 30) }
+            } catch {
+                throw CLIError("the download was cut short; nothing was imported (try again; if it persists, the vault's operator can run `hawala-vault check`)")
+            }
             guard SHA256Hex.of(data) == r.headers.X_hyphen_Content_hyphen_SHA256 else {
                 throw CLIError("the downloaded backup does not match its SHA-256; nothing was imported")
             }

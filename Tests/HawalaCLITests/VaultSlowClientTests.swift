@@ -116,7 +116,7 @@ struct VaultSlowClientTests {
     /// .backup`, a `hawala-vault user add`) while six uploads wait for it: /healthz and listings
     /// answer at once throughout, and every upload lands once the lock is released.
     @Test func aLockedDatabaseStallsNobodyElse() throws {
-        let vault = try VaultProcess()
+        let vault = try VaultProcess(["--transfers-per-user", "6"])
         defer { vault.stop() }
         let token = try vault.fixture.vault(["user", "add", "u", "--db", vault.db]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let path = String(vault.db.dropFirst("sqlite:".count))
@@ -150,5 +150,72 @@ struct VaultSlowClientTests {
         #expect(holder.finish().status == 0)
         let list = try curl(["-H", "Authorization: Bearer \(token)", vault.url + "/vault/backups"])
         #expect((try JSONSerialization.jsonObject(with: list.stdout) as? [Any])?.count == 6)
+    }
+
+    /// A user with as many transfers running as allowed gets 429 (with Retry-After) for one
+    /// more; other users don't; the slot is free again once the slow upload ends.
+    @Test func transfersPerUserAreBounded() throws {
+        let vault = try VaultProcess(["--transfers-per-user", "1"])
+        defer { vault.stop() }
+        let alice = try vault.fixture.vault(["user", "add", "alice", "--db", vault.db]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let bob = try vault.fixture.vault(["user", "add", "bob", "--db", vault.db]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        func upload(_ token: String) throws -> (status: Int, text: String) {
+            let answer = try curl(["-s", "-i", "-m", "10", "-H", "Expect:", "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/octet-stream",
+                                   "--data-binary", "small", vault.url + "/vault/backup"])
+            let text = String(decoding: answer.stdout, as: UTF8.self)
+            return (Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0, text)
+        }
+        let slow = try RawConnection(port: vault.port)
+        slow.send("POST /vault/backup HTTP/1.1\r\nHost: vault\r\nAuthorization: Bearer \(alice)\r\nContent-Type: application/octet-stream\r\nContent-Length: 70001\r\n\r\n")
+        slow.send(String(repeating: "a", count: 70_000))
+        var refused: (status: Int, text: String)?
+        for _ in 0..<50 {
+            let attempt = try upload(alice)
+            if attempt.status == 429 { refused = attempt; break }
+            usleep(50_000)
+        }
+        let busy = try #require(refused, "a second upload was never refused while the first was running")
+        #expect(busy.text.lowercased().contains("retry-after: 5") && busy.text.contains("too many transfers at once"), "\(busy.text)")
+        #expect(try upload(bob).status == 201, "another user is not limited")
+        #expect(slow.health(within: 5)?.hasPrefix("HTTP/1.1 201") == true, "the slow upload completes")
+        #expect(try upload(alice).status == 201, "the slot is free again")
+    }
+
+    /// Six 48 MiB uploads at once, then six downloads at once: the server streams both ways,
+    /// so its peak resident memory stays under 128 MiB (holding the bodies would take 288 MiB
+    /// or more), and every byte comes back.
+    @Test func transfersKeepMemoryBounded() throws {
+        let vault = try VaultProcess(["--transfers-per-user", "6"])
+        defer { vault.stop() }
+        let token = try vault.fixture.vault(["user", "add", "big", "--db", vault.db]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let blob = vault.fixture.home.appendingPathComponent("blob")
+        var generator = SystemRandomNumberGenerator()
+        let data = Data((0..<(48 << 20) / 8).flatMap { _ in withUnsafeBytes(of: generator.next()) { Array($0) } })
+        try data.write(to: blob)
+        let digest = hexDigest(data)
+        func curls(_ arguments: (Int) -> [String]) throws -> [Data] {
+            let runs = try (0..<6).map { i in
+                let p = Process(), out = Pipe()
+                p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+                p.arguments = ["-s", "-m", "120", "-H", "Expect:", "-H", "Authorization: Bearer \(token)"] + arguments(i)
+                p.standardOutput = out
+                try p.run()
+                return (p, out)
+            }
+            return runs.map { p, out in
+                let data = out.fileHandleForReading.readDataToEndOfFile()
+                p.waitUntilExit()
+                return data
+            }
+        }
+        let uploads = try curls { _ in ["-H", "Content-Type: application/octet-stream", "-H", "X-Content-SHA256: \(digest)", "--data-binary", "@" + blob.path, vault.url + "/vault/backup"] }
+        let ids = uploads.compactMap { (try? JSONSerialization.jsonObject(with: $0) as? [String: Any])?["id"] as? String }
+        #expect(ids.count == 6, "\(uploads.map { String(decoding: $0.prefix(200), as: UTF8.self) })")
+        let downloads = try curls { i in ["-o", vault.fixture.home.appendingPathComponent("down\(i)").path, "-w", "%{http_code} %{size_download}", vault.url + "/vault/backups/" + ids[i % ids.count]] }
+        #expect(downloads.map { String(decoding: $0, as: UTF8.self) } == Array(repeating: "200 \(48 << 20)", count: 6))
+        #expect(try Data(contentsOf: vault.fixture.home.appendingPathComponent("down5")) == data)
+        let status = try String(contentsOfFile: "/proc/\(vault.process.process.processIdentifier)/status", encoding: .utf8)
+        let peak = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") })
+        #expect(peak < 128 << 10, "peak resident memory \(peak / 1024) MiB")
     }
 }

@@ -79,11 +79,13 @@ struct VaultServerTests {
         #expect(try await alice.listBackups().ok.body.json.map(\.id) == [created.id])
 
         let download = try await alice.downloadBackup(path: .init(backupId: created.id)).ok
-        #expect(download.headers.X_hyphen_Content_hyphen_SHA256 == created.sha256)
+        #expect(download.headers.X_hyphen_Content_hyphen_SHA256 == created.sha256 && download.headers.ETag == "\"\(created.sha256)\"")
+        #expect(download.headers.Repr_hyphen_Digest == "sha-256=:\(Data(SHA256.hash(data: payload)).base64EncodedString()):")
         #expect(try await Data(collecting: download.body.binary, upTo: 1 << 20) == payload)
 
+        // The restore answer is metadata: the bytes stream from the download path.
         let restore = try await alice.restoreBackup(body: .json(.init(backupId: created.id))).ok.body.json
-        #expect(restore.ciphertext.data == ArraySlice(payload) && restore.backup.id == created.id)
+        #expect(restore.download == "/vault/backups/\(created.id)" && restore.backup.id == created.id && restore.backup.sha256 == created.sha256)
 
         // A wrong hash is refused, naming the header; nothing is stored.
         let bad = try await alice.uploadBackup(headers: .init(X_hyphen_Content_hyphen_SHA256: String(repeating: "0", count: 64)), body: .binary(HTTPBody(payload)))

@@ -262,7 +262,8 @@ struct VaultStorageTests {
         #expect(try await storage.settings(user: a).retentionDays == 90)
     }
 
-    /// The client's hash must match; every read checks the recorded hash.
+    /// The client's hash must match; a changed blob is caught by a verifying read and by the
+    /// operator's check (the server sends the recorded hash; the client checks it).
     @Test(arguments: StorageKind.enabled) func integrity(kind: StorageKind) async throws {
         let storage: any VaultStorage
         let tamper: @Sendable (String) async throws -> Void
@@ -273,13 +274,13 @@ struct VaultStorageTests {
             let path = dir.appendingPathComponent("vault.sqlite").path
             storage = try SQLiteVaultStorage(path: path)
             tamper = { id in
-                try DatabaseQueue(path: path).write { try $0.execute(sql: "UPDATE backup SET data = ? WHERE id = ?", arguments: [Data("evil".utf8), id]) }
+                try DatabaseQueue(path: path).write { try $0.execute(sql: "UPDATE chunk SET data = ? WHERE backupId = ? AND idx = 1", arguments: [Data(repeating: 0, count: 100_000 - 65536), id]) }
             }
         case .postgres:
             let url = try await TestPostgres.newDatabase()
             storage = try await PostgresVaultStorage.open(url: url)
             let database = String(URLComponents(string: url)!.path.dropFirst())
-            tamper = { id in try await TestPostgres.execute("UPDATE vault_backup SET data = 'evil' WHERE id = '\(id)'", database: database) }
+            tamper = { id in try await TestPostgres.execute("UPDATE vault_chunk SET data = decode(repeat('00', \(100_000 - 65536)), 'hex') WHERE backup_id = '\(id)' AND idx = 1", database: database) }
         }
         defer { Task { await storage.close() } }
         let user = try await storage.user(token: try await storage.addUser("u", now: Date()))
