@@ -4,8 +4,10 @@ import HawalaVaultAPI
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
+import NIOSSL
 import OpenAPIHummingbird
 import OpenAPIRuntime
 
@@ -27,6 +29,28 @@ public struct VaultLimits: Sendable {
     public init() {}
 }
 
+/// The server's certificate chain and private key (PEM files), for serving HTTPS directly.
+/// TLS 1.2 at least.
+public struct VaultTLS: Sendable {
+    let configuration: TLSConfiguration
+
+    /// Reads both files now, so a wrong path or format is reported before the server starts.
+    public init(certificateChainFile: String, privateKeyFile: String) throws(VaultError) {
+        let chain: [NIOSSLCertificate]
+        do { chain = try NIOSSLCertificate.fromPEMFile(certificateChainFile) } catch {
+            throw .invalidField("certificate", "cannot read a PEM certificate chain from \(certificateChainFile)")
+        }
+        guard !chain.isEmpty else { throw .invalidField("certificate", "\(certificateChainFile) holds no PEM certificate") }
+        let key: NIOSSLPrivateKey
+        do { key = try NIOSSLPrivateKey(file: privateKeyFile, format: .pem) } catch {
+            throw .invalidField("key", "cannot read an unencrypted PEM private key from \(privateKeyFile)")
+        }
+        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        configuration.minimumTLSVersion = .tlsv12
+        self.configuration = configuration
+    }
+}
+
 /// The caller of the request being handled, set by `VaultAuthMiddleware`.
 enum VaultRequest {
     @TaskLocal static var user: VaultUser?
@@ -39,10 +63,10 @@ public enum VaultServer {
     /// The application listening on `host:port` (port 0: any free port; `onRunning` gets it).
     /// `trustedProxies`: peers whose `Forwarded`/`X-Forwarded-For` names the real client (for
     /// the rate limits); every other peer is the client. `accessLog`: a line per request at
-    /// `notice`. Retention runs for every user once
+    /// `notice`. `tls`: serve HTTPS with that certificate. Retention runs for every user once
     /// a day (`pruneEvery`) as a service of the application, as well as after each upload.
     public static func application(storage: VaultStorage, host: String = "127.0.0.1", port: Int = 8080, limits: VaultLimits = VaultLimits(),
-                                   trustedProxies: [AddressBlock] = [], accessLog: Bool = false, pruneEvery: Duration = .seconds(86_400),
+                                   trustedProxies: [AddressBlock] = [], accessLog: Bool = false, tls: VaultTLS? = nil, pruneEvery: Duration = .seconds(86_400),
                                    onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
         let metrics = VaultMetrics()
         let authFailures = RateLimiter(limit: limits.failuresAllowed, window: limits.rateWindow)
@@ -57,7 +81,8 @@ public enum VaultServer {
         try handler.registerHandlers(on: router, configuration: Configuration(dateTranscoder: VaultDateTranscoder()),
                                      middlewares: [VaultMetricsMiddleware(metrics: metrics), VaultListCache()])
         let idle = limits.idleTimeout.components
-        let server = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000)))
+        let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000)))
+        let server = try tls.map { try HTTPServerBuilder.tls(http1, tlsConfiguration: $0.configuration) } ?? http1
         return Application(router: router, server: server, configuration: .init(address: .hostname(host, port: port), serverName: "hawala-vault"),
                            services: [DailyPrune(storage: storage, every: pruneEvery)],
                            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) })

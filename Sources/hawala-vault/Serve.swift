@@ -26,6 +26,10 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("trusted-proxy"), parsing: .upToNextOption,
             help: ArgumentHelp("Reverse proxies (addresses or CIDR blocks) whose forwarding headers name the client.", valueName: "cidr"))
     var trustedProxies: [String] = []
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("Serve HTTPS with this certificate chain (PEM; with --tls-key).", valueName: "pem"))
+    var tlsCertificate: String?
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp("The certificate's private key (unencrypted PEM, readable only by the server).", valueName: "pem"))
+    var tlsKey: String?
     @Flag(name: .customLong("access-log"), help: "Log every request (method, path, status, bytes, time, client) to stderr.") var accessLog = false
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "warning"
 
@@ -37,6 +41,7 @@ struct Serve: AsyncParsableCommand {
         for block in trustedProxies where AddressBlock(block) == nil {
             throw ValidationError("--trusted-proxy takes an address or CIDR block (10.0.0.0/8, ::1); not \"\(block)\"")
         }
+        guard (tlsCertificate == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level takes one of: \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -51,6 +56,7 @@ struct Serve: AsyncParsableCommand {
             handler.logLevel = threshold
             return handler
         }
+        let tls = try loadTLS()
         let storage = try await database.open()
         var limits = VaultLimits()
         limits.maximumUpload = maxUploadMiB << 20
@@ -60,8 +66,8 @@ struct Serve: AsyncParsableCommand {
         limits.transfersPerUser = transfersPerUser
         let host = self.host
         let app = try VaultServer.application(storage: storage, host: host, port: port, limits: limits,
-                                              trustedProxies: trustedProxies.compactMap(AddressBlock.init), accessLog: accessLog) { port in
-            print("vault listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
+                                              trustedProxies: trustedProxies.compactMap(AddressBlock.init), accessLog: accessLog, tls: tls) { port in
+            print("vault listening on \(tls == nil ? "http" : "https")://\(host.contains(":") ? "[\(host)]" : host):\(port)")
             fflush(nil)
         }
         do {
@@ -71,5 +77,15 @@ struct Serve: AsyncParsableCommand {
             throw OperatorError(message: "the vault server stopped: \(error)")
         }
         await storage.close()
+    }
+
+    /// The certificate and key, read before anything else starts.
+    private func loadTLS() throws -> VaultTLS? {
+        guard let tlsCertificate, let tlsKey else { return nil }
+        do {
+            return try VaultTLS(certificateChainFile: tlsCertificate, privateKeyFile: tlsKey)
+        } catch VaultError.invalidField(_, let why) {
+            throw OperatorError(message: why)
+        }
     }
 }

@@ -397,6 +397,10 @@ enum VaultTransport {
         switch error.underlyingError {
         case let io as IOError: cause = String(cString: strerror(io.errnoCode)).lowercased()
         case let http as HTTPClientError: cause = "\(http)"
+        case let other where "\(other)".contains("CERTIFICATE_VERIFY_FAILED"):
+            // NIOSSL's error text names BoringSSL's source file; the person needs the reason.
+            return "the vault\(place) presented a TLS certificate this machine does not trust (self-signed, or from an unknown authority); "
+                + "install its authority in the system's trust store"
         case let other: cause = "\(other)"
         }
         return "cannot reach the vault\(place) (\(cause))"

@@ -157,6 +157,36 @@ struct VaultLoginTransportTests {
         #expect(redirected.status == 1 && redirected.stderr.contains("HTTP 302"), "\(redirected.stderr)")
         #expect(!FileManager.default.fileExists(atPath: f.data.path), "a redirected login saves nothing")
     }
+
+    /// `hawala-vault serve --tls-cert --tls-key` serves HTTPS (TLS 1.2 at least) and nothing in
+    /// the clear; a client that doesn't trust the certificate says so in one line.
+    @Test func servesTLS() throws {
+        let f = try WalletFixture()
+        let cert = f.path("cert.pem"), key = f.path("key.pem")
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert,
+                             "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"]
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        let db = "sqlite:" + f.home.appendingPathComponent("vault.sqlite").path
+        expectCleanFailure(try f.vault(["serve", "--port", "0", "--db", db, "--tls-cert", f.path("missing.pem"), "--tls-key", key]),
+                           contains: "cannot read a PEM certificate chain from")
+        expectCleanFailure(try f.vault(["serve", "--port", "0", "--db", db, "--tls-cert", cert, "--tls-key", cert]), contains: "private key")
+        #expect(try f.vault(["serve", "--tls-cert", cert]).stderr.contains("--tls-cert and --tls-key go together"))
+        let serve = try RunningCLI(["serve", "--port", "0", "--db", db, "--tls-cert", cert, "--tls-key", key], environment: f.environment, binary: CLI.vaultBinary)
+        defer { serve.process.terminate() }
+        let line = try #require(serve.nextLine())
+        #expect(line.hasPrefix("vault listening on https://127.0.0.1:"))
+        let url = String(line.dropFirst("vault listening on ".count))
+        #expect(try curl(["--cacert", cert, url + "/healthz"]).stdout == Data("ok\n".utf8))
+        #expect(try curl(["--cacert", cert, "--tls-max", "1.1", url + "/healthz"]).status != 0, "TLS 1.1 is refused")
+        #expect(try curl([url.replacingOccurrences(of: "https:", with: "http:") + "/healthz"]).stdout.isEmpty, "nothing in the clear")
+        let token = try f.write("token", "hwv_test\n")
+        let untrusted = try f.run(["vault", "login", "--url", url, "--token-file", token, "--password-file", f.path("password")])
+        expectCleanFailure(untrusted, contains: "TLS certificate this machine does not trust")
+    }
 }
 
 @Suite("hawala vault credentials")
