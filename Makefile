@@ -55,6 +55,7 @@ bench: release
 bench-vault: release
 	@./scripts/install-deps.sh wrk nginx
 	@./scripts/bench-vault.sh
+	@./scripts/vault-flood.sh
 
 ## Regenerate the cross-implementation vectors (needs PyPI's bip-utils, mnemonic, embit and
 ## shamir-mnemonic; the tests only read the committed JSON).

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `make bench-vault`: wrk (Debian's) on loopback against a release `hawala-vault serve` (SQLite):
 # GET /vault/backups listing 20 backups (and /healthz, the stack's ceiling), and downloads of a
-# 1 MiB backup; nginx serving the same 1 MiB file, and SHA-256 over 1 MiB alone, are measured
-# in the same run as references. DURATION (default 30s),
+# 1 MiB backup (streamed from 64 KiB chunks); nginx serving the same 1 MiB file is measured in
+# the same run as the reference. DURATION (default 30s),
 # CONNECTIONS (default 32), THREADS (default 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +26,8 @@ DB="sqlite:$DIR/vault.sqlite"
 # Start once so the schema exists, then add the users, then serve.
 LIST_TOKEN=$($VAULT user add lister --db "$DB")
 GET_TOKEN=$($VAULT user add downloader --db "$DB")
-$VAULT serve --port 0 --db "$DB" --auth-failures 1000000 > "$DIR/serve.log" 2>&1 &
+# wrk's 32 connections share one token: the per-user transfer limit is raised for them.
+$VAULT serve --port 0 --db "$DB" --auth-failures 1000000 --transfers-per-user 64 > "$DIR/serve.log" 2>&1 &
 SERVER=$!
 for _ in $(seq 100); do grep -q listening "$DIR/serve.log" && break; sleep 0.1; done
 URL=$(sed -n 's/^vault listening on //p' "$DIR/serve.log")
@@ -89,14 +90,10 @@ run list-20-backups -H "Authorization: Bearer $LIST_TOKEN" "$URL/vault/backups"
 run healthz-ceiling "$URL/healthz"
 run download-1MiB-hawala -H "Authorization: Bearer $GET_TOKEN" "$URL/vault/backups/$ID"
 run download-1MiB-nginx "http://127.0.0.1:$NGINX_PORT/backup.bin"
-# Every download's SHA-256 is checked (the issue's integrity rule): hashing 1 MiB blobs on all
-# cores with nothing else running bounds what any download path here can reach.
-.build/release/hawala-bench sha256-1mib > "$DIR/rps-sha256-1MiB-alone"
 python3 - "$DIR" <<'PY'
 import sys
 d = sys.argv[1]
-r = {n: float(open(f"{d}/rps-{n}").read()) for n in ("list-20-backups", "healthz-ceiling", "download-1MiB-hawala", "download-1MiB-nginx", "sha256-1MiB-alone")}
+r = {n: float(open(f"{d}/rps-{n}").read()) for n in ("list-20-backups", "healthz-ceiling", "download-1MiB-hawala", "download-1MiB-nginx")}
 print(f"list: {r['list-20-backups']:.0f} req/s (target >= 10000); /healthz through the same stack: {r['healthz-ceiling']:.0f} req/s")
 print(f"downloads: hawala {r['download-1MiB-hawala']:.0f} req/s = {100 * r['download-1MiB-hawala'] / r['download-1MiB-nginx']:.0f}% of nginx (target >= 50%)")
-print(f"SHA-256 of 1 MiB alone, all cores, nothing else running: {r['sha256-1MiB-alone']:.0f}/s = {100 * r['sha256-1MiB-alone'] / r['download-1MiB-nginx']:.0f}% of nginx")
 PY
