@@ -9,8 +9,6 @@ public final class SQLiteVaultStorage: VaultStorage {
         var configuration = Configuration()
         configuration.busyMode = .timeout(15)
         configuration.foreignKeysEnabled = true
-        // Chunks are read through a memory map rather than a pread per 4 KiB page.
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA mmap_size = 1073741824") }
         let previousMask = umask(0o077)
         defer { umask(previousMask) }
         do {
