@@ -86,12 +86,15 @@ let package = Package(
         ),
         .target(
             name: "HawalaWallet",
-            dependencies: ["HawalaCrypto", "HawalaKeys", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["HawalaCrypto", "HawalaHome", "HawalaKeys", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         // The .hawala file's identity (magic, version, sizes): key-free, shared by the backup
         // code and the vault server.
         .target(name: "HawalaFormat", swiftSettings: swiftSettings),
+        // Where Hawala's data lives ($HAWALA_HOME, XDG): key-free, shared by the wallet and the
+        // vault server's default database.
+        .target(name: "HawalaHome", swiftSettings: swiftSettings),
         .target(
             name: "HawalaBackup",
             dependencies: ["HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet"],
@@ -193,7 +196,7 @@ let package = Package(
         .executableTarget(
             name: "hawala-vault",
             dependencies: [
-                "CMalloc", "HawalaVault", "HawalaVaultServer", "HawalaVaultPostgres",
+                "CMalloc", "HawalaHome", "HawalaVault", "HawalaVaultServer", "HawalaVaultPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

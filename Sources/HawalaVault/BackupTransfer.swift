@@ -55,12 +55,10 @@ struct BackupUpload {
     /// Stores what is left, checks `sha256` (hex, when the client declared one) and completes.
     mutating func finish(sha256 declared: String?, quota: Int64, now: Date) async throws(VaultError) -> Backup {
         guard size > 0 else { throw .invalidField("body", "the backup is empty") }
-        if !pending.isEmpty || id == nil {
-            try await store(pending, now: now)
-            pending = Data()
-        }
+        let id = pending.isEmpty ? id : try await store(pending, now: now)
         let digest = VaultStorageSupport.hex(Data(hasher.finalize()))
         if let declared, declared.lowercased() != digest { throw .hashMismatch }
+        // size > 0, so at least one chunk was stored and the upload started.
         guard let id else { throw .storage("an upload finished without being started") }
         return try await storage.completeUpload(id, sizeBytes: size, sha256: digest, user: user, quota: quota, now: now)
     }
@@ -70,11 +68,18 @@ struct BackupUpload {
         if let id { await storage.abandonUpload(id, user: user) }
     }
 
-    private mutating func store(_ chunk: Data, now: Date) async throws(VaultError) {
-        if id == nil { id = try await storage.beginUpload(type: type, encryptionMethod: classify(chunk), user: user, now: now) }
+    /// Stores the next chunk (starting the upload with the first); returns the upload's id.
+    @discardableResult
+    private mutating func store(_ chunk: Data, now: Date) async throws(VaultError) -> String {
+        let id: String
+        if let started = self.id { id = started } else {
+            id = try await storage.beginUpload(type: type, encryptionMethod: classify(chunk), user: user, now: now)
+            self.id = id
+        }
         hasher.update(data: chunk)
-        try await storage.appendChunk(chunk, index: nextIndex, upload: id!, user: user)
+        try await storage.appendChunk(chunk, index: nextIndex, upload: id, user: user)
         nextIndex += 1
+        return id
     }
 }
 
@@ -148,12 +153,16 @@ extension VaultStorage {
         return (backup, BackupChunks(storage: self, backup: backup, user: user))
     }
 
-    /// Reads a backup through and hashes it: `corrupted` when the bytes no longer match the
-    /// SHA-256 recorded at upload. Memory: one chunk.
-    public func verify(id: String, user: VaultUser) async throws(VaultError) -> Backup {
+    /// Reads a backup through, giving each chunk to `each`, and hashes it: `corrupted` when the
+    /// bytes no longer match the SHA-256 recorded at upload. Memory: one chunk.
+    @discardableResult
+    public func verify(id: String, user: VaultUser, each: (Data) -> Void = { _ in }) async throws(VaultError) -> Backup {
         let (backup, chunks) = try await download(id: id, user: user)
         var hasher = SHA256()
-        for try await chunk in chunks { hasher.update(data: chunk) }
+        for try await chunk in chunks {
+            hasher.update(data: chunk)
+            each(chunk)
+        }
         guard VaultStorageSupport.hex(Data(hasher.finalize())) == backup.sha256 else { throw .corrupted(id) }
         return backup
     }
@@ -161,10 +170,8 @@ extension VaultStorage {
     /// A backup and all its bytes, checked against the recorded SHA-256 (for small backups and
     /// tests; the server streams).
     public func backup(id: String, user: VaultUser) async throws(VaultError) -> (Backup, Data) {
-        let (backup, chunks) = try await download(id: id, user: user)
         var data = Data()
-        for try await chunk in chunks { data.append(chunk) }
-        guard VaultStorageSupport.sha256Hex(data) == backup.sha256 else { throw .corrupted(id) }
+        let backup = try await verify(id: id, user: user) { data.append($0) }
         return (backup, data)
     }
 }

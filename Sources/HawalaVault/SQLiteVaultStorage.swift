@@ -345,8 +345,9 @@ public final class SQLiteVaultStorage: VaultStorage {
     private func write<T: Sendable>(durable: Bool = true, _ body: @escaping @Sendable (Database) throws -> T) async throws(VaultError) -> T {
         do {
             return try await db.writeWithoutTransaction { db in
-                if !durable { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
-                defer { if !durable { try? db.execute(sql: "PRAGMA synchronous = FULL") } }
+                // Set for every transaction, never left to the previous one: a failed reset
+                // must not leave the next acknowledged commit unsynced.
+                try db.execute(sql: durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
                 var result: T?
                 try db.inTransaction(.immediate) {
                     result = try body(db)

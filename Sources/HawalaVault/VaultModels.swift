@@ -13,7 +13,8 @@ public struct Backup: Sendable, Codable, Equatable {
     public let status: Status
     /// "hawala-v1" for a .hawala file (AES-256-GCM, Argon2id), "opaque" otherwise.
     public let encryptionMethod: String
-    /// Hex SHA-256 of the stored bytes, checked on every read.
+    /// Hex SHA-256 of the stored bytes: checked at upload, sent with every download for the
+    /// client to check, re-checked by `VaultCheck`.
     public let sha256: String
 
     public init(id: String, createdAt: Date, sizeBytes: Int64, type: Kind, status: Status, encryptionMethod: String, sha256: String) {

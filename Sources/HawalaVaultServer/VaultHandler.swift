@@ -81,9 +81,9 @@ struct VaultHandler: APIProtocol {
     /// `Repr-Digest`, `ETag` and `X-Content-SHA256`) for the client to check end to end.
     func downloadBackup(_ input: Operations.downloadBackup.Input) async throws -> Operations.downloadBackup.Output {
         let user = try caller()
+        guard let permit = transfers.acquire(user: user.id) else { return .tooManyRequests(busy) }
         do {
             let (backup, chunks) = try await storage.download(id: input.path.backupId, user: user)
-            guard let permit = transfers.acquire(user: user.id) else { return .tooManyRequests(busy) }
             let counters = self.counters
             let body = HTTPBody(PermittedChunks(base: chunks, permit: permit) { error in
                 // The 200 is sent: the connection is closed short of Content-Length.

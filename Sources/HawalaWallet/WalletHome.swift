@@ -1,4 +1,5 @@
 import Foundation
+import HawalaHome
 
 /// Where Hawala keeps its data: `$HAWALA_HOME`, else `$XDG_DATA_HOME/hawala`, else
 /// `~/.local/share/hawala`. The folder is private to the user (0700), its files 0600.
@@ -7,17 +8,9 @@ public struct WalletHome: Sendable, Equatable {
 
     public init(directory: URL) { self.directory = directory }
 
-    /// The folder the environment names.
+    /// The folder the environment names (`HawalaHome`).
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> WalletHome {
-        if let home = environment["HAWALA_HOME"], !home.isEmpty {
-            return WalletHome(directory: URL(fileURLWithPath: home, isDirectory: true))
-        }
-        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
-            return WalletHome(directory: URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("hawala", isDirectory: true))
-        }
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        return WalletHome(directory: URL(fileURLWithPath: home, isDirectory: true)
-            .appendingPathComponent(".local/share/hawala", isDirectory: true))
+        WalletHome(directory: HawalaHome.directory(environment: environment))
     }
 
     /// The wallet database.

@@ -46,10 +46,7 @@ struct Check: AsyncParsableCommand {
         let damaged = report.damaged.map { Damaged(user: $0.user.name, id: $0.backup.id, createdAt: ISO8601.string($0.backup.createdAt), sizeBytes: $0.backup.sizeBytes) }
         let advice = report.repairAdvice.map { Advice(user: $0.user, damaged: $0.damaged.count, newestIntact: $0.newestIntact.map(ISO8601.string)) }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(Report(checked: report.checked, bytes: report.bytes, damaged: damaged,
-                                                             repair: repairReport ? advice : nil)), as: UTF8.self))
+            try printJSON(Report(checked: report.checked, bytes: report.bytes, damaged: damaged, repair: repairReport ? advice : nil))
         } else {
             print("\(report.checked) backup\(report.checked == 1 ? "" : "s") checked, \(report.damaged.count) damaged")
             for d in damaged { print("damaged: user \(d.user), backup \(d.id), \(d.createdAt), \(d.sizeBytes) bytes") }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HawalaHome
 import HawalaVault
 import HawalaVaultPostgres
 
@@ -35,13 +36,7 @@ struct DatabaseOptions: ParsableArguments {
 
     /// The default SQLite file: the same directory the wallet uses on this machine, so a
     /// deployment that ran `hawala vault serve` keeps its database.
-    static var defaultPath: String {
-        let environment = ProcessInfo.processInfo.environment
-        if let home = environment["HAWALA_HOME"], !home.isEmpty { return home + "/vault.sqlite" }
-        let data = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
-        return data + "/hawala/vault.sqlite"
-    }
+    static var defaultPath: String { HawalaHome.directory().appendingPathComponent("vault.sqlite").path }
 
     func open() async throws -> any VaultStorage {
         let text = db ?? "sqlite:" + DatabaseOptions.defaultPath
@@ -69,6 +64,13 @@ struct DatabaseOptions: ParsableArguments {
             throw error
         }
     }
+}
+
+/// Prints `value` as every `--json` of these commands does: pretty, keys sorted.
+func printJSON(_ value: some Encodable) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
 }
 
 /// Dates as the operator reads them: ISO 8601, UTC, seconds.

@@ -34,10 +34,7 @@ struct UserCommand: AsyncParsableCommand {
         func run() async throws {
             let users = try await database.with { try await $0.users() }
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                let rows = users.map { Row(name: $0.name, createdAt: ISO8601.string($0.createdAt), revoked: $0.revoked, backups: $0.backups, bytes: $0.bytes) }
-                print(String(decoding: try encoder.encode(rows), as: UTF8.self))
+                try printJSON(users.map { Row(name: $0.name, createdAt: ISO8601.string($0.createdAt), revoked: $0.revoked, backups: $0.backups, bytes: $0.bytes) })
                 return
             }
             if users.isEmpty { FileHandle.standardError.write(Data("no users; add one with `hawala-vault user add NAME`\n".utf8)) }
