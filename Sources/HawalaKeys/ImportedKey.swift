@@ -74,7 +74,7 @@ public struct ImportedPrivateKey: Sendable, CustomStringConvertible {
             }
             secret = SecretBytes(bytes[0..<32])
             compressed = true
-            let pub = ImportedPrivateKey.ed25519PublicKey(secret)
+            let pub = Ed25519.publicKey(seed: secret)
             if bytes.count == 64 && Array(bytes[32..<64]) != pub {
                 throw Error.malformed("the keypair's public half does not match its secret half")
             }
@@ -103,7 +103,7 @@ public struct ImportedPrivateKey: Sendable, CustomStringConvertible {
         case .p2wpkh, .p2tr, .p2shP2wpkh, .p2pkh, .ethereum:
             (publicKey, address) = try ImportedPrivateKey.addressOf(secp256k1: secret, chain: chain, compressed: compressed)
         case .solana:
-            let pub = ImportedPrivateKey.ed25519PublicKey(secret)
+            let pub = Ed25519.publicKey(seed: secret)
             publicKey = hexString(pub)
             address = Address.solana(publicKey: pub)
         default:
@@ -121,9 +121,6 @@ public struct ImportedPrivateKey: Sendable, CustomStringConvertible {
         }
         return (hexString(key.compressed), try Address.encode(secp256k1: key, format: chain.addressFormat))
     }
-
-    /// The Ed25519 public key of a 32-byte seed.
-    public static func ed25519PublicKey(_ seed: SecretBytes) -> [UInt8] { Ed25519.publicKey(seed: seed) }
 
     public var description: String { "ImportedPrivateKey(\(chain.name), \(address), <redacted>)" }
 }

@@ -54,9 +54,8 @@ enum ClientAddress {
     /// The key a client's failures count under: its IPv4 address, or the /64 of an IPv6
     /// address (one home or host gets a whole /64, so single addresses would be free).
     static func limitKey(_ address: String) -> String {
-        var bytes = [UInt8](repeating: 0, count: 16)
-        guard address.contains(":"), inet_pton(AF_INET6, address, &bytes) == 1 else { return address }
-        if bytes[0..<12] == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF] { return bytes[12..<16].map(String.init).joined(separator: ".") }  // v4-mapped
+        guard let (bytes, isV4) = bytes(address), !isV4 else { return address }
+        if bytes[0..<12].elementsEqual(v4Mapped) { return bytes[12..<16].map(String.init).joined(separator: ".") }
         return stride(from: 0, to: 8, by: 2).map { String(format: "%x", UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1])) }.joined(separator: ":") + "::/64"
     }
 
@@ -69,8 +68,11 @@ enum ClientAddress {
         }
         var v4 = [UInt8](repeating: 0, count: 4)
         guard inet_pton(AF_INET, text, &v4) == 1 else { return nil }
-        return ([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF] + v4, true)
+        return (v4Mapped + v4, true)
     }
+
+    /// The first 12 bytes of an IPv4 address written as IPv6 (`::ffff:a.b.c.d`).
+    private static let v4Mapped: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF]
 
     static func masked(_ bytes: [UInt8], bits: Int) -> [UInt8] {
         bytes.enumerated().map { index, byte in

@@ -80,8 +80,7 @@ public enum VaultServer {
                                    transfers: TransferLimiter(limit: limits.transfersPerUser))
         try handler.registerHandlers(on: router, configuration: Configuration(dateTranscoder: VaultDateTranscoder()),
                                      middlewares: [VaultMetricsMiddleware(metrics: metrics), VaultListCache()])
-        let idle = limits.idleTimeout.components
-        let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000)))
+        let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: TimeAmount(limits.idleTimeout)))
         let server = try tls.map { try HTTPServerBuilder.tls(http1, tlsConfiguration: $0.configuration) } ?? http1
         return Application(router: router, server: server, configuration: .init(address: .hostname(host, port: port), serverName: "hawala-vault"),
                            services: [DailyPrune(storage: storage, every: pruneEvery)],

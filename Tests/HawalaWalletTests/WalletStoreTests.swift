@@ -285,7 +285,7 @@ struct ImportedKeyTests {
         #expect(eth.address == "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23")
         // Solana: the 64-byte keypair and its 32-byte seed give the same address.
         let seed = [UInt8](repeating: 7, count: 32)
-        let pub = ImportedPrivateKey.ed25519PublicKey(SecretBytes(seed))
+        let pub = Ed25519.publicKey(seed: SecretBytes(seed))
         let fromPair = try ImportedPrivateKey(text: SecretBytes(utf8: Base58.encode(seed + pub)), chain: .solana)
         let fromSeed = try ImportedPrivateKey(text: SecretBytes(utf8: Base58.encode(seed)), chain: .solana)
         #expect(fromPair.address == fromSeed.address && fromPair.address == Base58.encode(pub))
