@@ -78,6 +78,29 @@ public final class SQLiteVaultStorage: VaultStorage {
                 CREATE INDEX backup_partial ON backup (createdAt) WHERE status = 'partial';
                 """)
         }
+        // A user may hold several tokens, each with a scope (an unattended agent's is
+        // append-only); a revoked user is one with no token. The user table is rebuilt without
+        // its token columns (SQLite can't drop a UNIQUE column); migrations run with foreign
+        // keys off, so the backups' references survive.
+        migrator.registerMigration("vault-v4-tokens") { db in
+            try db.execute(sql: """
+                CREATE TABLE token (
+                    hash BLOB PRIMARY KEY,
+                    userId INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                    scope TEXT NOT NULL CHECK (scope IN ('full', 'append-only')),
+                    createdAt REAL NOT NULL) WITHOUT ROWID;
+                CREATE INDEX token_by_user ON token (userId);
+                INSERT INTO token (hash, userId, scope, createdAt) SELECT tokenHash, id, 'full', createdAt FROM user WHERE revoked = 0;
+                CREATE TABLE user_new (
+                    id INTEGER PRIMARY KEY,
+                    name TEXT NOT NULL UNIQUE,
+                    createdAt REAL NOT NULL,
+                    backupsVersion INTEGER NOT NULL DEFAULT 0);
+                INSERT INTO user_new (id, name, createdAt, backupsVersion) SELECT id, name, createdAt, backupsVersion FROM user;
+                DROP TABLE user;
+                ALTER TABLE user_new RENAME TO user;
+                """)
+        }
         return migrator
     }
 
@@ -88,35 +111,54 @@ public final class SQLiteVaultStorage: VaultStorage {
 
     // MARK: Users
 
-    public func addUser(_ name: String, now: Date) async throws(VaultError) -> String {
+    public func addUser(_ name: String, scope: VaultScope, now: Date) async throws(VaultError) -> String {
         try VaultStorageSupport.checkUserName(name)
         let token = VaultStorageSupport.newToken()
         try await write { db in
-            if let revoked = try Bool.fetchOne(db, sql: "SELECT revoked FROM user WHERE name = ?", arguments: [name]) {
-                guard revoked else { throw VaultError.userExists(name) }
-                try db.execute(sql: "UPDATE user SET tokenHash = ?, revoked = 0 WHERE name = ?", arguments: [VaultStorageSupport.tokenHash(token), name])
+            let id: Int64
+            if let existing = try Int64.fetchOne(db, sql: "SELECT id FROM user WHERE name = ?", arguments: [name]) {
+                guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM token WHERE userId = ?", arguments: [existing]) == 0 else {
+                    throw VaultError.userExists(name)
+                }
+                id = existing
             } else {
-                try db.execute(sql: "INSERT INTO user (name, tokenHash, createdAt) VALUES (?, ?, ?)",
-                               arguments: [name, VaultStorageSupport.tokenHash(token), now.timeIntervalSince1970])
+                try db.execute(sql: "INSERT INTO user (name, createdAt) VALUES (?, ?)", arguments: [name, now.timeIntervalSince1970])
+                id = db.lastInsertedRowID
             }
+            try SQLiteVaultStorage.insertToken(db, token, userId: id, scope: scope, now: now)
+        }
+        return token
+    }
+
+    public func addToken(_ name: String, scope: VaultScope, now: Date) async throws(VaultError) -> String {
+        let token = VaultStorageSupport.newToken()
+        try await write { db in
+            guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM user WHERE name = ?", arguments: [name]) else { throw VaultError.noSuchUser(name) }
+            try SQLiteVaultStorage.insertToken(db, token, userId: id, scope: scope, now: now)
         }
         return token
     }
 
     public func revokeUser(_ name: String) async throws(VaultError) {
         try await write { db in
-            try db.execute(sql: "UPDATE user SET revoked = 1 WHERE name = ?", arguments: [name])
-            guard db.changesCount == 1 else { throw VaultError.noSuchUser(name) }
+            guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM user WHERE name = ?", arguments: [name]) else { throw VaultError.noSuchUser(name) }
+            try db.execute(sql: "DELETE FROM token WHERE userId = ?", arguments: [id])
         }
     }
 
-    public func rotateToken(_ name: String) async throws(VaultError) -> String {
+    public func rotateToken(_ name: String, scope: VaultScope, now: Date) async throws(VaultError) -> String {
         let token = VaultStorageSupport.newToken()
         try await write { db in
-            try db.execute(sql: "UPDATE user SET tokenHash = ?, revoked = 0 WHERE name = ?", arguments: [VaultStorageSupport.tokenHash(token), name])
-            guard db.changesCount == 1 else { throw VaultError.noSuchUser(name) }
+            guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM user WHERE name = ?", arguments: [name]) else { throw VaultError.noSuchUser(name) }
+            try db.execute(sql: "DELETE FROM token WHERE userId = ?", arguments: [id])
+            try SQLiteVaultStorage.insertToken(db, token, userId: id, scope: scope, now: now)
         }
         return token
+    }
+
+    private static func insertToken(_ db: Database, _ token: String, userId: Int64, scope: VaultScope, now: Date) throws {
+        try db.execute(sql: "INSERT INTO token (hash, userId, scope, createdAt) VALUES (?, ?, ?, ?)",
+                       arguments: [VaultStorageSupport.tokenHash(token), userId, scope.rawValue, now.timeIntervalSince1970])
     }
 
     /// The writer's `PRAGMA synchronous` (2: FULL), for the durability test.
@@ -127,18 +169,22 @@ public final class SQLiteVaultStorage: VaultStorage {
     public func users() async throws(VaultError) -> [VaultUserInfo] {
         try await read { db in
             try Row.fetchAll(db, sql: """
-                SELECT u.name, u.createdAt, u.revoked, COUNT(b.id) AS backups, COALESCE(SUM(b.sizeBytes), 0) AS bytes
+                SELECT u.name, u.createdAt,
+                    (SELECT COUNT(*) FROM token t WHERE t.userId = u.id AND t.scope = 'full') AS fullTokens,
+                    (SELECT COUNT(*) FROM token t WHERE t.userId = u.id AND t.scope = 'append-only') AS appendOnlyTokens,
+                    COUNT(b.id) AS backups, COALESCE(SUM(b.sizeBytes), 0) AS bytes
                 FROM user u LEFT JOIN backup b ON b.userId = u.id AND b.status = 'complete' GROUP BY u.id ORDER BY u.name
-                """).map { VaultUserInfo(name: $0["name"], createdAt: Date(timeIntervalSince1970: $0["createdAt"]), revoked: $0["revoked"],
-                                         backups: $0["backups"], bytes: $0["bytes"]) }
+                """).map { VaultUserInfo(name: $0["name"], createdAt: Date(timeIntervalSince1970: $0["createdAt"]), fullTokens: $0["fullTokens"],
+                                         appendOnlyTokens: $0["appendOnlyTokens"], backups: $0["backups"], bytes: $0["bytes"]) }
         }
     }
 
     public func user(token: String) async throws(VaultError) -> VaultUser {
         let user = try await read { db -> VaultUser? in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT id, name, backupsVersion FROM user WHERE tokenHash = ? AND revoked = 0"),
-                             arguments: [VaultStorageSupport.tokenHash(token)])
-                .map { VaultUser(id: $0["id"], name: $0["name"], backupsVersion: $0["backupsVersion"]) }
+            try Row.fetchOne(db.cachedStatement(sql: """
+                SELECT u.id, u.name, u.backupsVersion, t.scope FROM token t JOIN user u ON u.id = t.userId WHERE t.hash = ?
+                """), arguments: [VaultStorageSupport.tokenHash(token)])
+                .map { VaultUser(id: $0["id"], name: $0["name"], backupsVersion: $0["backupsVersion"], scope: VaultScope(stored: $0["scope"])) }
         }
         guard let user else { throw .unauthorized }
         return user

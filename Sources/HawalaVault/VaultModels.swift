@@ -90,6 +90,9 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidField(String, String)
     /// 401: no such token (or revoked).
     case unauthorized
+    /// 403: the token's scope does not allow it (an append-only token deleting a backup or
+    /// changing what the user stored).
+    case forbidden
     /// 404: not this user's, or gone.
     case notFound
     /// 409: a user of that name exists.
@@ -112,6 +115,7 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case let .invalidField(field, why): "\(field): \(why)"
         case .unauthorized: "invalid or revoked token"
+        case .forbidden: "this token is append-only: it may upload, list and download backups, but not delete them or change settings"
         case .notFound: "no such backup"
         case .userExists(let name): "a user named \"\(name)\" exists"
         case .noSuchUser(let name): "no such user \"\(name)\""

@@ -6,17 +6,21 @@ import Foundation
 /// both must pass the same test suite. Every call that touches a user's data takes the user
 /// resolved from the caller's token, so no query can reach another user's rows.
 public protocol VaultStorage: Sendable {
-    /// Adds a user and returns its new bearer token (only a hash of it is stored). A revoked
-    /// user's name is given a new token (its backups stay); an active one is `userExists`.
-    func addUser(_ name: String, now: Date) async throws(VaultError) -> String
-    /// Revokes every token of `name` (`noSuchUser` when there is none).
+    /// Adds a user with one bearer token of `scope` and returns the token (only a hash of it is
+    /// stored). A revoked user's name (one with no token left) is given the new token, its
+    /// backups kept; a name holding a token is `userExists`.
+    func addUser(_ name: String, scope: VaultScope, now: Date) async throws(VaultError) -> String
+    /// Gives an existing user another token of `scope` (`noSuchUser` otherwise): an unattended
+    /// agent's append-only token beside the owner's full one.
+    func addToken(_ name: String, scope: VaultScope, now: Date) async throws(VaultError) -> String
+    /// Revokes every token of `name` (`noSuchUser` when there is no such user); backups stay.
     func revokeUser(_ name: String) async throws(VaultError)
-    /// Replaces the token of `name` (revoked or not) with a new one, in one step: the old token
-    /// stops working as the new one starts.
-    func rotateToken(_ name: String) async throws(VaultError) -> String
-    /// Every user, by name, with what it stores.
+    /// Replaces every token of `name` (revoked or not) with one new token of `scope`, in one
+    /// step: the old tokens stop working as the new one starts.
+    func rotateToken(_ name: String, scope: VaultScope, now: Date) async throws(VaultError) -> String
+    /// Every user, by name, with its tokens and what it stores.
     func users() async throws(VaultError) -> [VaultUserInfo]
-    /// The user a token belongs to, with its current `backupsVersion`.
+    /// The user a token belongs to, with the token's scope and the user's `backupsVersion`.
     func user(token: String) async throws(VaultError) -> VaultUser
 
     /// Starts an upload: a `partial` backup, never listed, counted or pruned until
@@ -79,26 +83,55 @@ public struct StoredBackup: Sendable, Equatable {
 
 extension VaultStorage {
     public func close() async {}
+
+    /// A user with one full token.
+    public func addUser(_ name: String, now: Date) async throws(VaultError) -> String { try await addUser(name, scope: .full, now: now) }
+
+    /// Replaces every token of `name` with one full token.
+    public func rotateToken(_ name: String) async throws(VaultError) -> String { try await rotateToken(name, scope: .full, now: Date()) }
 }
 
-/// A user as the storage knows it.
-/// A user as the operator sees it (`hawala vault user list`): never a token.
+/// What a bearer token may do.
+public enum VaultScope: String, Sendable, CaseIterable, Codable {
+    /// Everything its user may do.
+    case full
+    /// Upload, list, download and read settings; never delete a backup, change the settings or
+    /// replace the credential backup. What an unattended agent should hold: whoever steals it
+    /// can add backups but not destroy the ones there (like restic rest-server's append-only).
+    case appendOnly = "append-only"
+
+    /// A scope read from storage; an unknown value grants the least.
+    public init(stored: String) { self = VaultScope(rawValue: stored) ?? .appendOnly }
+
+    /// Whether the token may delete backups or replace what the user stored (settings, the
+    /// credential backup).
+    public var mayDestroy: Bool { self == .full }
+}
+
+/// A user as the operator sees it (`hawala-vault user list`): never a token.
 public struct VaultUserInfo: Sendable, Equatable {
     public let name: String
     public let createdAt: Date
-    public let revoked: Bool
+    /// Tokens of each scope the user holds.
+    public let fullTokens: Int
+    public let appendOnlyTokens: Int
     public let backups: Int
     public let bytes: Int64
 
-    public init(name: String, createdAt: Date, revoked: Bool, backups: Int, bytes: Int64) {
+    /// No token left: nothing can reach the user's backups until the operator gives a new one.
+    public var revoked: Bool { fullTokens + appendOnlyTokens == 0 }
+
+    public init(name: String, createdAt: Date, fullTokens: Int, appendOnlyTokens: Int, backups: Int, bytes: Int64) {
         self.name = name
         self.createdAt = createdAt
-        self.revoked = revoked
+        self.fullTokens = fullTokens
+        self.appendOnlyTokens = appendOnlyTokens
         self.backups = backups
         self.bytes = bytes
     }
 }
 
+/// A user as the storage knows it, reached through one of its tokens.
 public struct VaultUser: Sendable, Equatable {
     public let id: Int64
     public let name: String
@@ -106,11 +139,14 @@ public struct VaultUser: Sendable, Equatable {
     /// (upload, delete, prune), in every process sharing the database: an answer derived from
     /// the backup list stays valid while this is unchanged. Read with the token on each request.
     public let backupsVersion: Int64
+    /// The scope of the token the request came with.
+    public let scope: VaultScope
 
-    public init(id: Int64, name: String, backupsVersion: Int64 = 0) {
+    public init(id: Int64, name: String, backupsVersion: Int64 = 0, scope: VaultScope = .full) {
         self.id = id
         self.name = name
         self.backupsVersion = backupsVersion
+        self.scope = scope
     }
 }
 

@@ -60,9 +60,7 @@ public final class PostgresVaultStorage: VaultStorage {
                 CREATE TABLE IF NOT EXISTS vault_user (
                     id BIGSERIAL PRIMARY KEY,
                     name TEXT NOT NULL UNIQUE,
-                    token_hash BYTEA NOT NULL UNIQUE,
-                    created_at DOUBLE PRECISION NOT NULL,
-                    revoked BOOLEAN NOT NULL DEFAULT FALSE)
+                    created_at DOUBLE PRECISION NOT NULL)
                 """,
                 """
                 CREATE TABLE IF NOT EXISTS vault_backup (
@@ -112,6 +110,26 @@ public final class PostgresVaultStorage: VaultStorage {
                     END $$
                     """),
                 "CREATE INDEX IF NOT EXISTS vault_backup_partial ON vault_backup (created_at) WHERE status = 'partial'",
+                // A user may hold several tokens, each with a scope; a revoked user is one with
+                // no token. A database from before keeps one token per user in vault_user.
+                """
+                CREATE TABLE IF NOT EXISTS vault_token (
+                    hash BYTEA PRIMARY KEY,
+                    user_id BIGINT NOT NULL REFERENCES vault_user(id) ON DELETE CASCADE,
+                    scope TEXT NOT NULL CHECK (scope IN ('full', 'append-only')),
+                    created_at DOUBLE PRECISION NOT NULL)
+                """,
+                "CREATE INDEX IF NOT EXISTS vault_token_by_user ON vault_token (user_id)",
+                PostgresQuery(unsafeSQL: """
+                    DO $$ BEGIN
+                    IF EXISTS (SELECT 1 FROM information_schema.columns
+                               WHERE table_schema = current_schema() AND table_name = 'vault_user' AND column_name = 'token_hash') THEN
+                        INSERT INTO vault_token (hash, user_id, scope, created_at)
+                        SELECT token_hash, id, 'full', created_at FROM vault_user WHERE NOT revoked;
+                        ALTER TABLE vault_user DROP COLUMN token_hash, DROP COLUMN revoked;
+                    END IF;
+                    END $$
+                    """),
             ]
             for statement in statements { try await db.query(statement, logger: logger) }
         }
@@ -119,56 +137,85 @@ public final class PostgresVaultStorage: VaultStorage {
 
     // MARK: Users
 
-    public func addUser(_ name: String, now: Date) async throws(VaultError) -> String {
+    public func addUser(_ name: String, scope: VaultScope, now: Date) async throws(VaultError) -> String {
         try VaultStorageSupport.checkUserName(name)
         let token = VaultStorageSupport.newToken()
-        let hash = VaultStorageSupport.tokenHash(token)
-        let inserted = try await run { db in
-            try await db.query("""
-                INSERT INTO vault_user (name, token_hash, created_at) VALUES (\(name), \(hash), \(now.timeIntervalSince1970))
-                ON CONFLICT (name) DO UPDATE SET token_hash = EXCLUDED.token_hash, revoked = FALSE WHERE vault_user.revoked
-                RETURNING id
-                """, logger: logger).collect().count
+        try await transaction { db in
+            let id = try await db.query("""
+                INSERT INTO vault_user (name, created_at) VALUES (\(name), \(now.timeIntervalSince1970))
+                ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name RETURNING id
+                """, logger: logger).decode(Int64.self).collect().first ?? 0
+            // The row is locked until commit: a concurrent add of the same name waits here.
+            let held = try await db.query("SELECT COUNT(*) FROM vault_token WHERE user_id = \(id)", logger: logger).decode(Int64.self).collect().first ?? 0
+            guard held == 0 else { throw VaultError.userExists(name) }
+            try await insertToken(db, token, userId: id, scope: scope, now: now)
         }
-        guard inserted == 1 else { throw .userExists(name) }
+        return token
+    }
+
+    public func addToken(_ name: String, scope: VaultScope, now: Date) async throws(VaultError) -> String {
+        let token = VaultStorageSupport.newToken()
+        try await transaction { db in
+            let id = try await userID(db, name: name, lock: false)
+            try await insertToken(db, token, userId: id, scope: scope, now: now)
+        }
         return token
     }
 
     public func revokeUser(_ name: String) async throws(VaultError) {
-        let changed = try await run { db in
-            try await db.query("UPDATE vault_user SET revoked = TRUE WHERE name = \(name) RETURNING id", logger: logger).collect().count
+        try await transaction { db in
+            let id = try await userID(db, name: name, lock: true)
+            try await db.query("DELETE FROM vault_token WHERE user_id = \(id)", logger: logger)
         }
-        guard changed == 1 else { throw .noSuchUser(name) }
     }
 
-    public func rotateToken(_ name: String) async throws(VaultError) -> String {
+    public func rotateToken(_ name: String, scope: VaultScope, now: Date) async throws(VaultError) -> String {
         let token = VaultStorageSupport.newToken()
-        let hash = VaultStorageSupport.tokenHash(token)
-        let changed = try await run { db in
-            try await db.query("UPDATE vault_user SET token_hash = \(hash), revoked = FALSE WHERE name = \(name) RETURNING id", logger: logger).collect().count
+        try await transaction { db in
+            let id = try await userID(db, name: name, lock: true)
+            try await db.query("DELETE FROM vault_token WHERE user_id = \(id)", logger: logger)
+            try await insertToken(db, token, userId: id, scope: scope, now: now)
         }
-        guard changed == 1 else { throw .noSuchUser(name) }
         return token
+    }
+
+    /// The id of the user named `name` (`noSuchUser` otherwise), its row locked when `lock`.
+    private func userID(_ db: PostgresConnection, name: String, lock: Bool) async throws -> Int64 {
+        let query: PostgresQuery = lock ? "SELECT id FROM vault_user WHERE name = \(name) FOR UPDATE" : "SELECT id FROM vault_user WHERE name = \(name)"
+        guard let id = try await db.query(query, logger: logger).decode(Int64.self).collect().first else { throw VaultError.noSuchUser(name) }
+        return id
+    }
+
+    private func insertToken(_ db: PostgresConnection, _ token: String, userId: Int64, scope: VaultScope, now: Date) async throws {
+        try await db.query("""
+            INSERT INTO vault_token (hash, user_id, scope, created_at)
+            VALUES (\(VaultStorageSupport.tokenHash(token)), \(userId), \(scope.rawValue), \(now.timeIntervalSince1970))
+            """, logger: logger)
     }
 
     public func users() async throws(VaultError) -> [VaultUserInfo] {
         let rows = try await run { db in
             try await db.query("""
-                SELECT u.name, u.created_at, u.revoked, COUNT(b.id), COALESCE(SUM(b.size_bytes), 0)::BIGINT
+                SELECT u.name, u.created_at,
+                    (SELECT COUNT(*) FROM vault_token t WHERE t.user_id = u.id AND t.scope = 'full'),
+                    (SELECT COUNT(*) FROM vault_token t WHERE t.user_id = u.id AND t.scope = 'append-only'),
+                    COUNT(b.id), COALESCE(SUM(b.size_bytes), 0)::BIGINT
                 FROM vault_user u LEFT JOIN vault_backup b ON b.user_id = u.id AND b.status = 'complete' GROUP BY u.id ORDER BY u.name
-                """, logger: logger).decode((String, Double, Bool, Int64, Int64).self).collect()
+                """, logger: logger).decode((String, Double, Int64, Int64, Int64, Int64).self).collect()
         }
-        return rows.map { VaultUserInfo(name: $0.0, createdAt: Date(timeIntervalSince1970: $0.1), revoked: $0.2, backups: Int($0.3), bytes: $0.4) }
+        return rows.map { VaultUserInfo(name: $0.0, createdAt: Date(timeIntervalSince1970: $0.1), fullTokens: Int($0.2), appendOnlyTokens: Int($0.3),
+                                        backups: Int($0.4), bytes: $0.5) }
     }
 
     public func user(token: String) async throws(VaultError) -> VaultUser {
         let hash = VaultStorageSupport.tokenHash(token)
         let rows = try await run { db in
-            try await db.query("SELECT id, name, backups_version FROM vault_user WHERE token_hash = \(hash) AND NOT revoked", logger: logger)
-                .decode((Int64, String, Int64).self).collect()
+            try await db.query("""
+                SELECT u.id, u.name, u.backups_version, t.scope FROM vault_token t JOIN vault_user u ON u.id = t.user_id WHERE t.hash = \(hash)
+                """, logger: logger).decode((Int64, String, Int64, String).self).collect()
         }
-        guard let (id, name, version) = rows.first else { throw .unauthorized }
-        return VaultUser(id: id, name: name, backupsVersion: version)
+        guard let (id, name, version, scope) = rows.first else { throw .unauthorized }
+        return VaultUser(id: id, name: name, backupsVersion: version, scope: VaultScope(stored: scope))
     }
 
     // MARK: Backups

@@ -18,6 +18,15 @@ struct VaultHandler: APIProtocol {
         return user
     }
 
+    /// The caller, when its token may delete or replace what the user stored; nil for an
+    /// append-only token.
+    private func destroyingCaller() throws -> VaultUser? {
+        let user = try caller()
+        return user.scope.mayDestroy ? user : nil
+    }
+
+    private static var forbidden: Components.Responses.Forbidden { .init(body: .json(error(VaultError.forbidden.description))) }
+
     private static func error(_ message: String, field: String? = nil) -> Components.Schemas._Error {
         Components.Schemas._Error(error: message, field: field)
     }
@@ -109,8 +118,9 @@ struct VaultHandler: APIProtocol {
     }
 
     func deleteBackup(_ input: Operations.deleteBackup.Input) async throws -> Operations.deleteBackup.Output {
+        guard let user = try destroyingCaller() else { return .forbidden(Self.forbidden) }
         do {
-            try await storage.deleteBackup(id: input.path.backupId, user: try caller())
+            try await storage.deleteBackup(id: input.path.backupId, user: user)
             return .noContent(.init())
         } catch VaultError.notFound {
             return .notFound(.init(body: .json(Self.error("no such backup"))))
@@ -138,14 +148,17 @@ struct VaultHandler: APIProtocol {
 
     func putSettings(_ input: Operations.putSettings.Input) async throws -> Operations.putSettings.Output {
         guard case .json(let s) = input.body else { return .badRequest(.init(body: .json(Self.error("a JSON body is needed")))) }
+        guard let user = try destroyingCaller() else { return .forbidden(Self.forbidden) }
         let settings = BackupSettings(autoBackupEnabled: s.autoBackupEnabled, backupFrequency: BackupSettings.Frequency(rawValue: s.backupFrequency.rawValue)!,
                                       backupTimeUtc: s.backupTimeUtc, retentionDays: s.retentionDays, includeMessages: s.includeMessages, wifiOnly: s.wifiOnly)
         do {
-            let user = try caller()
             try await storage.setSettings(settings, user: user)
             try await storage.prune(user: user, now: Date())
             return .ok(.init(body: .json(Self.schema(settings))))
-        } catch let VaultError.invalidField(field, why) {
+        } catch {
+            // (The body throws only VaultError: matching the case in the catch clause itself
+            // crashes Swift 6.3's SILGen.)
+            guard case let .invalidField(field, why) = error else { throw error }
             return .badRequest(.init(body: .json(Self.error("\(field): \(why)", field: field))))
         }
     }
@@ -158,11 +171,12 @@ struct VaultHandler: APIProtocol {
     // MARK: Credentials
 
     func uploadCredentialBackup(_ input: Operations.uploadCredentialBackup.Input) async throws -> Operations.uploadCredentialBackup.Output {
+        guard let user = try destroyingCaller() else { return .forbidden(Self.forbidden) }
         guard case .binary(let body) = input.body, let data = try await collect(body) else {
             return .contentTooLarge(.init(body: .json(Self.error("the upload is larger than the limit of \(limits.maximumUpload) bytes"))))
         }
         guard !data.isEmpty else { return .badRequest(.init(body: .json(Self.error("the envelope is empty", field: "body")))) }
-        try await storage.setCredentialBackup(data, user: try caller(), now: Date())
+        try await storage.setCredentialBackup(data, user: user, now: Date())
         return .noContent(.init())
     }
 

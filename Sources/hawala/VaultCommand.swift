@@ -275,6 +275,7 @@ struct VaultDelete: ParsableCommand {
         switch try blocking({ try await client.deleteBackup(path: .init(backupId: id)) }) {
         case .noContent: print("deleted \(id)")
         case .notFound: throw CLIError("no backup \(id) in the vault")
+        case .forbidden(let r): throw VaultSession.refused("the deletion", 403, try? r.body.json)
         case .unauthorized(let r): throw VaultSession.refused("the token", 401, try? r.body.json)
         case .tooManyRequests(let r): throw VaultSession.refused("the request", 429, try? r.body.json)
         case .undocumented(let status, _): throw VaultSession.refused("the request", status, nil)
@@ -328,6 +329,7 @@ struct VaultSettingsCommand: ParsableCommand {
             switch try blocking({ try await client.putSettings(body: .json(updated)) }) {
             case .ok(let r): settings = try r.body.json
             case .badRequest(let r): throw CLIError((try? r.body.json.error) ?? "invalid setting")
+            case .forbidden(let r): throw VaultSession.refused("the change", 403, try? r.body.json)
             case .unauthorized(let r): throw VaultSession.refused("the token", 401, try? r.body.json)
             case .tooManyRequests(let r): throw VaultSession.refused("the request", 429, try? r.body.json)
             case .undocumented(let status, _): throw VaultSession.refused("the request", status, nil)

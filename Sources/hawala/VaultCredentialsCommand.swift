@@ -53,6 +53,7 @@ struct VaultCredentialsBackup: ParsableCommand {
         switch try blocking({ try await client.uploadCredentialBackup(body: .binary(HTTPBody(envelope))) }) {
         case .noContent: print("the credential backup is in the vault: keep the 24 words, they are the only way to open it")
         case .badRequest(let r): throw VaultSession.refused("the credential backup", 400, try? r.body.json)
+        case .forbidden(let r): throw VaultSession.refused("the credential backup", 403, try? r.body.json)
         case .unauthorized(let r): throw VaultSession.refused("the token", 401, try? r.body.json)
         case .contentTooLarge(let r): throw VaultSession.refused("the credential backup", 413, try? r.body.json)
         case .tooManyRequests(let r): throw VaultSession.refused("the request", 429, try? r.body.json)

@@ -55,9 +55,15 @@ struct VaultCLITests {
         // A new device with no wallet at all (the only device was lost): log in, list, restore.
         let fresh = try WalletFixture()
         try fresh.write("backup-password", "a long backup password 42\n")
-        let firstLogin = try fresh.run(["vault", "login", "--url", url, "--token-file", token, "--password-file", fresh.path("password")])
+        // It holds an append-only token (as the agent would): it lists and restores, never deletes.
+        let appendOnly = try server.vault(["user", "token", "phone", "--db", db])
+        #expect(appendOnly.status == 0 && appendOnly.stdout.hasPrefix("hwv_"), "\(appendOnly.stderr)")
+        let firstLogin = try fresh.run(["vault", "login", "--url", url, "--token-file", try fresh.write("token", appendOnly.stdout),
+                                        "--password-file", fresh.path("password")])
         #expect(firstLogin.status == 0, "\(firstLogin.stderr)")
         #expect(try fresh.run(["vault", "list", "--password-file", fresh.path("password")]).stdout.contains(id))
+        expectCleanFailure(try fresh.run(["vault", "delete", id, "--yes", "--password-file", fresh.path("password")]), contains: "HTTP 403): this token is append-only")
+        #expect(try server.vault(["user", "list", "--db", db]).stdout.contains("1 full token, 1 append-only token"))
         let back = try fresh.run(["vault", "restore", String(id.prefix(8)), "--password-file", fresh.path("password"),
                                   "--backup-password-file", fresh.path("backup-password"), "--yes"])
         #expect(back.status == 0 && back.stdout.contains("imported \"Main\""), "\(back.stderr)")

@@ -122,6 +122,8 @@ struct VaultStreamingTests {
             try SQLiteVaultStorage.migrator.migrate(old, upTo: "vault-v2-backups-version")
             try await old.write { db in
                 try db.execute(sql: "INSERT INTO user (id, name, tokenHash, createdAt) VALUES (1, 'u', ?, 0)", arguments: [VaultStorageSupport.tokenHash(token)])
+                try db.execute(sql: "INSERT INTO user (id, name, tokenHash, createdAt, revoked) VALUES (2, 'gone', ?, 0, 1)",
+                               arguments: [VaultStorageSupport.tokenHash("hwv_gone")])
                 for (id, blob) in [("a", data), ("b", Data([9]))] {
                     try db.execute(sql: """
                         INSERT INTO backup (id, userId, createdAt, sizeBytes, type, status, encryptionMethod, sha256, data)
@@ -136,6 +138,10 @@ struct VaultStreamingTests {
         #expect(try await storage.backup(id: "b", user: user).1 == Data([9]))
         let counts = try await DatabaseQueue(path: path).read { try Int.fetchAll($0, sql: "SELECT COUNT(*) FROM chunk GROUP BY backupId ORDER BY backupId") }
         #expect(counts == [3, 1])
+        // The old token became a full one; a revoked user stays revoked.
+        #expect(user.scope == .full)
+        await #expect(throws: VaultError.unauthorized) { try await storage.user(token: "hwv_gone") }
+        #expect(try await storage.users().map(\.revoked) == [true, false])
     }
 
     @Test func postgresBlobsMoveIntoChunks() async throws {
@@ -150,11 +156,15 @@ struct VaultStreamingTests {
                 size_bytes BIGINT NOT NULL, type TEXT NOT NULL, status TEXT NOT NULL, encryption_method TEXT NOT NULL, sha256 TEXT NOT NULL, data BYTEA NOT NULL)
             """,
             "INSERT INTO vault_user (id, name, token_hash, created_at) VALUES (1, 'u', decode('\(VaultStorageSupport.hex(VaultStorageSupport.tokenHash("hwv_old")))', 'hex'), 0)",
+            "INSERT INTO vault_user (id, name, token_hash, created_at, revoked) VALUES (2, 'gone', decode('\(VaultStorageSupport.hex(VaultStorageSupport.tokenHash("hwv_gone")))', 'hex'), 0, TRUE)",
             "INSERT INTO vault_backup VALUES ('a', 1, 1, \(data.count), 'manual', 'complete', 'opaque', '\(VaultStorageSupport.sha256Hex(data))', decode('\(VaultStorageSupport.hex(data))', 'hex'))",
         ] { try await TestPostgres.execute(statement, database: database) }
         let storage = try await PostgresVaultStorage.open(url: url)
         defer { Task { await storage.close() } }
         let user = try await storage.user(token: "hwv_old")
         #expect(try await storage.backup(id: "a", user: user).1 == data)
+        #expect(user.scope == .full)
+        await #expect(throws: VaultError.unauthorized) { try await storage.user(token: "hwv_gone") }
+        #expect(try await storage.users().map(\.revoked) == [true, false])
     }
 }

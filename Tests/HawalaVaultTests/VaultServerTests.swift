@@ -157,6 +157,28 @@ struct VaultServerTests {
         #expect(metrics.contains("hawala_vault_requests_total{route=\"listBackups\",status=\"200\"}") && metrics.contains("hawala_vault_backups_stored_total 1"))
     }
 
+    /// An append-only token (the agent's) uploads, lists, downloads and reads settings, but a
+    /// delete, a settings change or a new credential backup is 403 and changes nothing; the
+    /// owner's full token for the same user can.
+    @Test(arguments: StorageKind.enabled) func appendOnlyTokens(kind: StorageKind) async throws {
+        let vault = try await RunningVault.start(kind)
+        defer { vault.stop() }
+        let owner = vault.client(token: try await vault.storage.addUser("alice", now: Date()))
+        let agent = vault.client(token: try await vault.storage.addToken("alice", scope: .appendOnly, now: Date()))
+        let id = try await agent.uploadBackup(body: .binary(HTTPBody(Data("sealed".utf8)))).created.body.json.id
+        #expect(try await owner.listBackups().ok.body.json.map(\.id) == [id])
+        #expect(try await Data(collecting: agent.downloadBackup(path: .init(backupId: id)).ok.body.binary, upTo: 100) == Data("sealed".utf8))
+        #expect(try await agent.deleteBackup(path: .init(backupId: id)).forbidden.body.json.error.contains("append-only"))
+        var settings = try await agent.getSettings().ok.body.json
+        settings.retentionDays = 7
+        _ = try await agent.putSettings(body: .json(settings)).forbidden
+        _ = try await agent.uploadCredentialBackup(body: .binary(HTTPBody(Data("envelope".utf8)))).forbidden
+        #expect(try await owner.getSettings().ok.body.json.retentionDays == 30)
+        #expect(try await owner.getCredentialBackupStatus().ok.body.json.exists == false)
+        #expect(try await agent.listBackups().ok.body.json.map(\.id) == [id])
+        _ = try await owner.deleteBackup(path: .init(backupId: id)).noContent
+    }
+
     @Test(arguments: StorageKind.enabled) func settingsAreValidated(kind: StorageKind) async throws {
         let vault = try await RunningVault.start(kind)
         defer { vault.stop() }

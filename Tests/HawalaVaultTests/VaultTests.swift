@@ -194,7 +194,8 @@ struct VaultStorageTests {
         _ = try await storage.addUser("laptop", now: Date(timeIntervalSince1970: 1_800_000_100))
         let listed = try await storage.users()
         #expect(listed.map(\.name) == ["laptop", "phone"])
-        #expect(listed[1] == VaultUserInfo(name: "phone", createdAt: Date(timeIntervalSince1970: 1_800_000_000), revoked: false, backups: 1, bytes: 10))
+        #expect(listed[1] == VaultUserInfo(name: "phone", createdAt: Date(timeIntervalSince1970: 1_800_000_000), fullTokens: 1, appendOnlyTokens: 0,
+                                           backups: 1, bytes: 10))
         // Rotate: the old token stops, the new one works, the backups are the same user's.
         let rotated = try await storage.rotateToken("phone")
         await #expect(throws: VaultError.unauthorized) { try await storage.user(token: first) }
@@ -210,6 +211,33 @@ struct VaultStorageTests {
         #expect(back.id == phone.id && backBackups.count == 1)
         await #expect(throws: VaultError.unauthorized) { try await storage.user(token: rotated) }
         await #expect(throws: VaultError.userExists("phone")) { try await storage.addUser("phone", now: Date()) }
+        await #expect(throws: VaultError.noSuchUser("tablet")) { try await storage.revokeUser("tablet") }
+        await #expect(throws: VaultError.noSuchUser("tablet")) { try await storage.rotateToken("tablet") }
+    }
+
+    /// A user may hold several tokens, each with its scope: the agent's append-only token beside
+    /// the owner's full one reaches the same backups; revoking the user ends both; a rotation
+    /// leaves exactly one token; an unknown name gets no token.
+    @Test(arguments: StorageKind.enabled) func tokensHaveScopes(kind: StorageKind) async throws {
+        let storage = try await kind.makeStorage()
+        defer { Task { await storage.close() } }
+        let owner = try await storage.addUser("alice", scope: .full, now: Date())
+        let agent = try await storage.addToken("alice", scope: .appendOnly, now: Date())
+        let (ownerUser, agentUser) = (try await storage.user(token: owner), try await storage.user(token: agent))
+        #expect(ownerUser.id == agentUser.id && ownerUser.scope == .full && agentUser.scope == .appendOnly)
+        #expect(!agentUser.scope.mayDestroy && ownerUser.scope.mayDestroy)
+        let listed = try await storage.users().first
+        #expect(listed?.appendOnlyTokens == 1 && listed?.fullTokens == 1)
+        await #expect(throws: VaultError.noSuchUser("bob")) { try await storage.addToken("bob", scope: .full, now: Date()) }
+        try await storage.revokeUser("alice")
+        for token in [owner, agent] { await #expect(throws: VaultError.unauthorized) { try await storage.user(token: token) } }
+        // An append-only user of its own, rotated to another append-only token.
+        let lone = try await storage.addUser("agent", scope: .appendOnly, now: Date())
+        let rotated = try await storage.rotateToken("agent", scope: .appendOnly, now: Date())
+        await #expect(throws: VaultError.unauthorized) { try await storage.user(token: lone) }
+        #expect(try await storage.user(token: rotated).scope == .appendOnly)
+        let info = try await storage.users().first { $0.name == "agent" }
+        #expect(info?.appendOnlyTokens == 1 && info?.fullTokens == 0 && info?.revoked == false)
     }
 
     /// `backupsVersion` (what cached listings are checked against) grows with every change to
