@@ -10,6 +10,7 @@ struct VaultHandler: APIProtocol {
     let storage: VaultStorage
     let limits: VaultLimits
     let counters: VaultMetrics
+    let health: StorageHealth
     let recoveries: RateLimiter
     let transfers: TransferLimiter
 
@@ -97,7 +98,7 @@ struct VaultHandler: APIProtocol {
             let body = HTTPBody(PermittedChunks(base: chunks, permit: permit) { error in
                 // The 200 is sent: the connection is closed short of Content-Length.
                 VaultMetricsMiddleware.logger.error("download of backup \(backup.id) cut short: \(error)")
-                counters.storageFailed("\(error)")
+                health.failed("\(error)")
             }, length: .known(backup.sizeBytes), iterationBehavior: .single)
             return .ok(.init(headers: .init(X_hyphen_Content_hyphen_SHA256: backup.sha256, Repr_hyphen_Digest: Self.reprDigest(backup.sha256),
                                             ETag: "\"\(backup.sha256)\""), body: .binary(body)))
@@ -201,14 +202,10 @@ struct VaultHandler: APIProtocol {
         }
     }
 
-    // MARK: Health, metrics
+    // MARK: Health
 
     func health(_ input: Operations.health.Input) async throws -> Operations.health.Output {
-        if let trouble = counters.storageTrouble() { return .serviceUnavailable(.init(body: .plainText(HTTPBody("storage: \(trouble)\n")))) }
+        if let trouble = health.trouble() { return .serviceUnavailable(.init(body: .plainText(HTTPBody("storage: \(trouble)\n")))) }
         return .ok(.init(body: .plainText("ok\n")))
-    }
-
-    func metrics(_ input: Operations.metrics.Input) async throws -> Operations.metrics.Output {
-        .ok(.init(body: .plainText(HTTPBody(counters.text()))))
     }
 }

@@ -10,6 +10,7 @@ import NIOCore
 import NIOSSL
 import OpenAPIHummingbird
 import OpenAPIRuntime
+import ServiceLifecycle
 
 /// Limits a deployment sets (`hawala-vault serve` options).
 public struct VaultLimits: Sendable {
@@ -63,27 +64,47 @@ public enum VaultServer {
     /// The application listening on `host:port` (port 0: any free port; `onRunning` gets it).
     /// `trustedProxies`: peers whose `Forwarded`/`X-Forwarded-For` names the real client (for
     /// the rate limits); every other peer is the client. `accessLog`: a line per request at
-    /// `notice`. `tls`: serve HTTPS with that certificate. Retention runs for every user once
-    /// a day (`pruneEvery`) as a service of the application, as well as after each upload.
+    /// `notice`. `tls`: serve HTTPS with that certificate. `metricsPort`: serve `GET /metrics`
+    /// (Prometheus text) there, on 127.0.0.1 only (none otherwise; `onMetricsRunning` gets the
+    /// port). Retention runs for every user once a day (`pruneEvery`) as a service of the
+    /// application, as well as after each upload.
     public static func application(storage: VaultStorage, host: String = "127.0.0.1", port: Int = 8080, limits: VaultLimits = VaultLimits(),
-                                   trustedProxies: [AddressBlock] = [], accessLog: Bool = false, tls: VaultTLS? = nil, pruneEvery: Duration = .seconds(86_400),
-                                   onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
+                                   trustedProxies: [AddressBlock] = [], accessLog: Bool = false, tls: VaultTLS? = nil,
+                                   metricsPort: Int? = nil, pruneEvery: Duration = .seconds(86_400),
+                                   onRunning: @escaping @Sendable (Int) async -> Void = { _ in },
+                                   onMetricsRunning: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
         let metrics = VaultMetrics()
+        let health = StorageHealth()
         let authFailures = RateLimiter(limit: limits.failuresAllowed, window: limits.rateWindow)
         let router = Router(context: VaultRequestContext.self)
         if accessLog { router.add(middleware: AccessLogMiddleware(trustedProxies: trustedProxies)) }
         router.add(middleware: VaultHeadersMiddleware())
         router.add(middleware: VaultAuthMiddleware(storage: storage, failures: authFailures, limits: limits, metrics: metrics,
                                                    trustedProxies: trustedProxies))
-        let handler = VaultHandler(storage: storage, limits: limits, counters: metrics,
+        let handler = VaultHandler(storage: storage, limits: limits, counters: metrics, health: health,
                                    recoveries: RateLimiter(limit: limits.failuresAllowed, window: limits.rateWindow),
                                    transfers: TransferLimiter(limit: limits.transfersPerUser))
         try handler.registerHandlers(on: router, configuration: Configuration(dateTranscoder: VaultDateTranscoder()),
-                                     middlewares: [VaultMetricsMiddleware(metrics: metrics), VaultListCache()])
+                                     middlewares: [VaultMetricsMiddleware(metrics: metrics, health: health), VaultListCache()])
         let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: TimeAmount(limits.idleTimeout)))
         let server = try tls.map { try HTTPServerBuilder.tls(http1, tlsConfiguration: $0.configuration) } ?? http1
+        var services: [any Service] = [DailyPrune(storage: storage, every: pruneEvery)]
+        if let metricsPort { services.append(metricsApplication(metrics, port: metricsPort, onRunning: onMetricsRunning)) }
         return Application(router: router, server: server, configuration: .init(address: .hostname(host, port: port), serverName: "hawala-vault"),
-                           services: [DailyPrune(storage: storage, every: pruneEvery)],
+                           services: services,
+                           onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) })
+    }
+
+    /// `GET /metrics` on 127.0.0.1:`port`, apart from the API: what a scraper on this machine
+    /// reads (request counts by route and status, including 401, 429 and 5xx; durations; bytes),
+    /// never reachable from where the clients are.
+    static func metricsApplication(_ metrics: VaultMetrics, port: Int, onRunning: @escaping @Sendable (Int) async -> Void) -> some Service {
+        let router = Router()
+        router.get("/metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+                     body: .init(byteBuffer: ByteBuffer(string: metrics.text())))
+        }
+        return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "hawala-vault-metrics"),
                            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) })
     }
 }
@@ -135,7 +156,7 @@ struct VaultAuthMiddleware: RouterMiddleware {
         (["vault", "backup"], [.post]), (["vault", "backups"], [.get]), (["vault", "backups", "*"], [.get, .delete]),
         (["vault", "restore"], [.post]), (["vault", "backup", "settings"], [.get, .put]),
         (["vault", "credentials", "backup"], [.get, .post]), (["vault", "credentials", "recover"], [.post]),
-        (["healthz"], [.get]), (["metrics"], [.get]),
+        (["healthz"], [.get]),
     ]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -182,14 +203,17 @@ struct VaultAuthMiddleware: RouterMiddleware {
     }
 }
 
-/// Counts requests by operation and status, and body bytes, for `/metrics`; turns requests
+/// Counts requests by operation and status, their durations and body bytes, for `/metrics`;
+/// notes storage failures for `/healthz`; turns requests
 /// the generated code can't decode into 400 answers.
 struct VaultMetricsMiddleware: ServerMiddleware {
     let metrics: VaultMetrics
+    let health: StorageHealth
     static let logger = Logger(label: "hawala.vault")
 
     func intercept(_ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
                    next: (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)) async throws -> (HTTPResponse, HTTPBody?) {
+        let started = ContinuousClock.now
         let (response, responseBody): (HTTPResponse, HTTPBody?)
         do {
             (response, responseBody) = try await next(request, body, metadata)
@@ -203,7 +227,7 @@ struct VaultMetricsMiddleware: ServerMiddleware {
                 // Logged with an id the client also gets, so an operator can find it.
                 let id = (0..<8).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
                 VaultMetricsMiddleware.logger.error("500 \(operationID): \(error.underlyingError)", metadata: ["request": "\(id)"])
-                metrics.storageFailed("\(error.underlyingError)")
+                health.failed("\(error.underlyingError)")
                 headers[HTTPField.Name("X-Request-ID")!] = id
                 message += " (request \(id))"
             }
@@ -212,7 +236,8 @@ struct VaultMetricsMiddleware: ServerMiddleware {
         }
         let bytesIn = request.headerFields[.contentLength].flatMap(Int.init) ?? 0
         let bytesOut: Int = switch responseBody?.length { case .known(let n)?: Int(n); default: 0 }
-        metrics.record(route: operationID, status: response.status.code, bytesIn: bytesIn, bytesOut: bytesOut)
+        // The duration runs to the answer's head (a download's body streams after).
+        metrics.record(route: operationID, status: response.status.code, bytesIn: bytesIn, bytesOut: bytesOut, duration: ContinuousClock.now - started)
         return (response, responseBody)
     }
 }

@@ -9,7 +9,8 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the vault server (until SIGINT or SIGTERM; shuts down gracefully).",
         discussion: """
-            Prints "vault listening on http://HOST:PORT" once it accepts connections. Behind a \
+            Prints "vault listening on http://HOST:PORT" once it accepts connections (and, with \
+            --metrics-port, "metrics on http://127.0.0.1:PORT/metrics"). Behind a \
             reverse proxy, give the proxy's address with --trusted-proxy so the rate limits count \
             the real clients (from Forwarded / X-Forwarded-For) rather than the proxy.
             """)
@@ -30,11 +31,15 @@ struct Serve: AsyncParsableCommand {
     var tlsCertificate: String?
     @Option(name: .customLong("tls-key"), help: ArgumentHelp("The certificate's private key (unencrypted PEM, readable only by the server).", valueName: "pem"))
     var tlsKey: String?
+    @Option(name: .customLong("metrics-port"),
+            help: ArgumentHelp("Serve GET /metrics (Prometheus text) on 127.0.0.1 at this port (0: any free port, printed); none without.", valueName: "port"))
+    var metricsPort: Int?
     @Flag(name: .customLong("access-log"), help: "Log every request (method, path, status, bytes, time, client) to stderr.") var accessLog = false
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "warning"
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
+        if let metricsPort { guard (0...65535).contains(metricsPort) else { throw ValidationError("--metrics-port must be 0–65535") } }
         guard (1...3600).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be 1–3600 seconds") }
         guard maxUploadMiB > 0, quotaMiB > 0, authFailures > 0, transfersPerUser > 0 else { throw ValidationError("limits must be positive") }
         guard maxUploadMiB <= 1 << 20, quotaMiB <= 1 << 30 else { throw ValidationError("limits are in MiB; those are too large") }
@@ -66,10 +71,14 @@ struct Serve: AsyncParsableCommand {
         limits.transfersPerUser = transfersPerUser
         let host = self.host
         let app = try VaultServer.application(storage: storage, host: host, port: port, limits: limits,
-                                              trustedProxies: trustedProxies.compactMap(AddressBlock.init), accessLog: accessLog, tls: tls) { port in
+                                              trustedProxies: trustedProxies.compactMap(AddressBlock.init), accessLog: accessLog, tls: tls,
+                                              metricsPort: metricsPort, onRunning: { port in
             print("vault listening on \(tls == nil ? "http" : "https")://\(host.contains(":") ? "[\(host)]" : host):\(port)")
             fflush(nil)
-        }
+        }, onMetricsRunning: { port in
+            print("metrics on http://127.0.0.1:\(port)/metrics")
+            fflush(nil)
+        })
         do {
             try await app.runService()
         } catch {

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Crypto
 import Foundation
 import HTTPTypes
@@ -35,6 +36,8 @@ struct ExtraHeaders: ClientMiddleware {
 struct RunningVault {
     let storage: any VaultStorage
     let port: Int
+    /// Where `GET /metrics` answers (127.0.0.1 only).
+    let metricsPort: Int
     let task: Task<Void, Error>
 
     static func start(_ kind: StorageKind, limits: VaultLimits = VaultLimits(), trustedProxies: [AddressBlock] = []) async throws -> RunningVault {
@@ -42,12 +45,30 @@ struct RunningVault {
     }
 
     static func start(storage: any VaultStorage, limits: VaultLimits = VaultLimits(), trustedProxies: [AddressBlock] = []) async throws -> RunningVault {
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let app = try VaultServer.application(storage: storage, port: 0, limits: limits, trustedProxies: trustedProxies) { continuation.yield($0) }
+        let (ports, continuation) = AsyncStream<(String, Int)>.makeStream()
+        let app = try VaultServer.application(storage: storage, port: 0, limits: limits, trustedProxies: trustedProxies, metricsPort: 0,
+                                              onRunning: { continuation.yield(("api", $0)) }, onMetricsRunning: { continuation.yield(("metrics", $0)) })
         let task = Task { try await app.runService(gracefulShutdownSignals: []) }
-        var port = 0
-        for await p in ports { port = p; break }
-        return RunningVault(storage: storage, port: port, task: task)
+        var found: [String: Int] = [:]
+        for await (name, port) in ports {
+            found[name] = port
+            if found.count == 2 { break }
+        }
+        return RunningVault(storage: storage, port: found["api"]!, metricsPort: found["metrics"]!, task: task)
+    }
+
+    /// The metrics page, as a scraper on this machine reads it.
+    func metrics() async throws -> String {
+        let (status, body) = try await get("http://127.0.0.1:\(metricsPort)/metrics")
+        #expect(status == 200)
+        return body
+    }
+
+    /// Status and body of a plain GET.
+    func get(_ url: String) async throws -> (Int, String) {
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        return (Int(response.status.code), String(buffer: body))
     }
 
     func client(token: String?, recorder: ResponseRecorder? = nil, headers: HTTPFields = [:]) -> Client {
@@ -153,8 +174,13 @@ struct VaultServerTests {
         _ = try await vault.client(token: nil).listBackups().unauthorized
         _ = try await vault.client(token: "hwv_wrong").listBackups().unauthorized
         #expect(try await String(collecting: vault.client(token: nil).health().ok.body.plainText, upTo: 100) == "ok\n")
-        let metrics = try await String(collecting: vault.client(token: nil).metrics().ok.body.plainText, upTo: 1 << 16)
-        #expect(metrics.contains("hawala_vault_requests_total{route=\"listBackups\",status=\"200\"}") && metrics.contains("hawala_vault_backups_stored_total 1"))
+        let metrics = try await vault.metrics()
+        #expect(metrics.contains("hawala_vault_requests_total{route=\"listBackups\",status=\"200\"}") && metrics.contains("hawala_vault_backups_stored_total 1"),
+                "\(metrics)")
+        #expect(metrics.contains("hawala_vault_request_duration_seconds_bucket{route=\"listBackups\",le=\"0.001\"}"), "\(metrics)")
+        // Not on the API's port.
+        _ = try await vault.client(token: nil).health().ok
+        #expect(try await vault.get("http://127.0.0.1:\(vault.port)/metrics").0 == 404)
     }
 
     /// An append-only token (the agent's) uploads, lists, downloads and reads settings, but a
@@ -233,7 +259,7 @@ struct VaultServerTests {
         _ = try await user.listBackups().ok
         #expect(recorder.last?.headerFields[.cacheControl] == "no-store" && recorder.last?.headerFields[.wwwAuthenticate] == nil)
         // Refusals before any operation are counted too.
-        let metrics = try await String(collecting: anonymous.metrics().ok.body.plainText, upTo: 1 << 20)
+        let metrics = try await vault.metrics()
         #expect(metrics.contains("hawala_vault_requests_total{route=\"auth\",status=\"401\"} 1"), "\(metrics)")
         // An invalid value: 400 naming the field.
         let bad = try await user.putSettings(body: .json(.init(autoBackupEnabled: true, backupFrequency: .daily, backupTimeUtc: "25:99",
