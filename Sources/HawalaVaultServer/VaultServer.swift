@@ -86,7 +86,9 @@ public enum VaultServer {
                                    transfers: TransferLimiter(limit: limits.transfersPerUser))
         try handler.registerHandlers(on: router, configuration: Configuration(dateTranscoder: VaultDateTranscoder()),
                                      middlewares: [VaultMetricsMiddleware(metrics: metrics, health: health), VaultListCache()])
-        let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: TimeAmount(limits.idleTimeout)))
+        let connections = ConnectionGuard.fromDescriptorLimit()
+        let http1 = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: [connections.handler()],
+                                                                 idleTimeout: TimeAmount(limits.idleTimeout)))
         let server = try tls.map { try HTTPServerBuilder.tls(http1, tlsConfiguration: $0.configuration) } ?? http1
         var services: [any Service] = [DailyPrune(storage: storage, every: pruneEvery)]
         if let metricsPort { services.append(metricsApplication(metrics, port: metricsPort, onRunning: onMetricsRunning)) }
@@ -94,6 +96,10 @@ public enum VaultServer {
                            services: services,
                            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) })
     }
+
+    /// Raises this process's soft limit on open files to the hard limit (what a server should
+    /// run with); `application` then keeps client connections under it (`ConnectionGuard`).
+    public static func raiseDescriptorLimit() { ConnectionGuard.raiseDescriptorLimit() }
 
     /// `GET /metrics` on 127.0.0.1:`port`, apart from the API: what a scraper on this machine
     /// reads (request counts by route and status, including 401, 429 and 5xx; durations; bytes),

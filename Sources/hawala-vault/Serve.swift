@@ -61,6 +61,7 @@ struct Serve: AsyncParsableCommand {
             handler.logLevel = threshold
             return handler
         }
+        VaultServer.raiseDescriptorLimit()
         let tls = try loadTLS()
         let storage = try await database.open()
         var limits = VaultLimits()

@@ -39,7 +39,12 @@ final class RawConnection {
 
     /// A whole `GET /healthz` on this connection: the status line, within `seconds`.
     func health(within seconds: Double) -> String? {
-        send("GET /healthz HTTP/1.1\r\nHost: vault\r\nConnection: close\r\n\r\n")
+        request("GET /healthz HTTP/1.1\r\nHost: vault\r\nConnection: close\r\n\r\n", within: seconds)
+    }
+
+    /// Sends `text` (a whole request); the answer's status line, within `seconds`.
+    func request(_ text: String, within seconds: Double) -> String? {
+        send(text)
         let deadline = Date().addingTimeInterval(seconds)
         var received = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -60,10 +65,17 @@ struct VaultProcess {
     let port: Int
     let db: String
 
-    init(_ options: [String] = []) throws {
+    /// `fileLimit`: run it under `ulimit -n` (soft and hard) of that many descriptors.
+    init(_ options: [String] = [], fileLimit: Int? = nil) throws {
         fixture = try WalletFixture()
         db = "sqlite:" + fixture.home.appendingPathComponent("vault.sqlite").path
-        process = try RunningCLI(["serve", "--port", "0", "--db", db] + options, environment: fixture.environment, binary: CLI.vaultBinary)
+        let arguments = ["serve", "--port", "0", "--db", db] + options
+        if let fileLimit {
+            process = try RunningCLI(["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", CLI.vaultBinary.path] + arguments, environment: fixture.environment,
+                                     binary: URL(fileURLWithPath: "/bin/sh"))
+        } else {
+            process = try RunningCLI(arguments, environment: fixture.environment, binary: CLI.vaultBinary)
+        }
         let line = try #require(process.nextLine())
         url = String(line.dropFirst("vault listening on ".count))
         port = try #require(Int(url.split(separator: ":").last ?? ""))
@@ -110,6 +122,29 @@ struct VaultSlowClientTests {
         let closed = (idle + slow).filter(\.closedByServer).count
         #expect(closed == 250, "\(250 - closed) of 250 connections still open after \(Date().timeIntervalSince(started)) s")
         #expect(try RawConnection.health(port: vault.port, within: 2) == "HTTP/1.1 200 OK")
+    }
+
+    /// Under `ulimit -n 128`, 130 idle clients (more than the server has descriptors for) don't
+    /// lock everyone out until their idle timeout: the oldest idle ones are closed to let new
+    /// clients in, so /healthz and a user's upload answer at once. (Before, /healthz timed out.)
+    @Test func moreIdleClientsThanDescriptors() throws {
+        let vault = try VaultProcess(fileLimit: 128)
+        defer { vault.stop() }
+        let token = try vault.fixture.vault(["user", "add", "u", "--db", vault.db]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let idle = try (0..<130).map { _ in try RawConnection(port: vault.port) }
+        #expect(try RawConnection.health(port: vault.port, within: 3) == "HTTP/1.1 200 OK")
+        let upload = try RawConnection(port: vault.port).request("""
+            POST /vault/backup HTTP/1.1\r\nHost: vault\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/octet-stream\r\n\
+            Content-Length: 5\r\nConnection: close\r\n\r\nhello
+            """, within: 3)
+        #expect(upload == "HTTP/1.1 201 Created")
+        let oldestClosed = idle.prefix(10).filter(\.closedByServer).count
+        #expect(oldestClosed == 10, "the oldest idle clients were let be")
+        #expect(vault.process.process.isRunning)
+        // Once they are gone, everything is as before.
+        let left = idle.filter { !$0.closedByServer }.count
+        #expect(left < 130)
+        #expect(try RawConnection.health(port: vault.port, within: 3) == "HTTP/1.1 200 OK")
     }
 
     /// Another process holds the database's write lock for 5 s (an operator's `sqlite3
