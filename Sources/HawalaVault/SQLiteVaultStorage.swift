@@ -4,8 +4,12 @@ import GRDB
 /// `VaultStorage` in one SQLite file through GRDB (WAL, one immediate transaction per change).
 public final class SQLiteVaultStorage: VaultStorage {
     private let db: DatabasePool
+    private let reserve: DiskReserve
 
-    public init(path: String) throws(VaultError) {
+    /// `reserveBytes`: a file of that size is kept beside the database (`PATH-reserve`) and
+    /// given up when the disk fills, so deleting backups — which needs a little room in the
+    /// WAL — still works and frees space (made again at the next start). 0: none.
+    public init(path: String, reserveBytes: Int64 = 0) throws(VaultError) {
         var configuration = Configuration()
         configuration.busyMode = .timeout(15)
         configuration.foreignKeysEnabled = true
@@ -21,6 +25,8 @@ public final class SQLiteVaultStorage: VaultStorage {
         } catch {
             throw .storage("cannot open the vault database \(path): \(error)")
         }
+        reserve = DiskReserve(path: path + "-reserve", bytes: reserveBytes)
+        reserve.make()
     }
 
     static var migrator: DatabaseMigrator {
@@ -238,7 +244,7 @@ public final class SQLiteVaultStorage: VaultStorage {
 
     @discardableResult
     public func removeAbandonedUploads(startedBefore: Date) async throws(VaultError) -> Int {
-        try await write { db in
+        try await write(freesSpace: true) { db in
             try db.execute(sql: "DELETE FROM backup WHERE status = 'partial' AND createdAt < ?", arguments: [startedBefore.timeIntervalSince1970])
             return db.changesCount
         }
@@ -272,7 +278,7 @@ public final class SQLiteVaultStorage: VaultStorage {
     }
 
     public func deleteBackup(id: String, user: VaultUser) async throws(VaultError) {
-        try await write { db in
+        try await write(freesSpace: true) { db in
             try db.execute(sql: "DELETE FROM backup WHERE id = ? AND userId = ? AND status = 'complete'", arguments: [id, user.id])
             guard db.changesCount == 1 else { throw VaultError.notFound }
             try SQLiteVaultStorage.bumpBackupsVersion(db, user: user)
@@ -287,7 +293,7 @@ public final class SQLiteVaultStorage: VaultStorage {
     public func prune(user: VaultUser, now: Date) async throws(VaultError) -> [Backup] {
         let retention = try await settings(user: user).retentionDays
         let cutoff = VaultSchedule.retentionCutoff(retentionDays: retention, now: now)
-        return try await write { db -> [Backup] in
+        return try await write(freesSpace: true) { db -> [Backup] in
             // Only what retention may delete (older than the cutoff, through the (userId,
             // createdAt) index) and the newest complete backup, which it spares: an upload does
             // not read every row the user has.
@@ -387,8 +393,18 @@ public final class SQLiteVaultStorage: VaultStorage {
 
     /// One immediate transaction. A `durable` commit syncs the WAL (`synchronous = FULL`); the
     /// others (an upload's chunks) don't wait for the disk: the completing commit's sync covers
-    /// every WAL frame written before it.
-    private func write<T: Sendable>(durable: Bool = true, _ body: @escaping @Sendable (Database) throws -> T) async throws(VaultError) -> T {
+    /// every WAL frame written before it. A full disk is `diskFull`; a write that `freesSpace`
+    /// (a delete) then gives up the reserve file and is tried once more.
+    private func write<T: Sendable>(durable: Bool = true, freesSpace: Bool = false,
+                                    _ body: @escaping @Sendable (Database) throws -> T) async throws(VaultError) -> T {
+        do {
+            return try await attempt(durable: durable, body)
+        } catch .diskFull where freesSpace && reserve.release() {
+            return try await attempt(durable: durable, body)
+        }
+    }
+
+    private func attempt<T: Sendable>(durable: Bool, _ body: @escaping @Sendable (Database) throws -> T) async throws(VaultError) -> T {
         do {
             return try await db.writeWithoutTransaction { db in
                 // Set for every transaction, never left to the previous one: a failed reset
@@ -401,6 +417,32 @@ public final class SQLiteVaultStorage: VaultStorage {
                 }
                 return result!
             }
-        } catch let error as VaultError { throw error } catch { throw .storage("vault database: \(error)") }
+        } catch let error as VaultError {
+            throw error
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
+            throw .diskFull
+        } catch {
+            throw .storage("vault database: \(error)")
+        }
     }
+}
+
+/// A file holding disk space in reserve, given up when the disk is full.
+struct DiskReserve: Sendable {
+    let path: String
+    let bytes: Int64
+
+    /// Creates the file with its blocks allocated, unless it exists; silently nothing when
+    /// there is no room (the disk is already full) or `bytes` is 0.
+    func make() {
+        guard bytes > 0, !FileManager.default.fileExists(atPath: path) else { return }
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        let allocated = posix_fallocate(fd, 0, off_t(bytes)) == 0 && fsync(fd) == 0
+        close(fd)
+        if !allocated { unlink(path) }
+    }
+
+    /// Removes the file; whether there was one to remove.
+    func release() -> Bool { unlink(path) == 0 }
 }

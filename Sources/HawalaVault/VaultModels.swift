@@ -109,6 +109,8 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
     case corrupted(String)
     /// The upload's connection ended before its last byte; nothing was stored.
     case interrupted
+    /// 507: the vault's disk is full (deleting backups still works).
+    case diskFull
     case storage(String)
 
     public var description: String {
@@ -124,6 +126,7 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
         case .hashMismatch: "the upload's SHA-256 does not match the one sent"
         case .corrupted(let id): "backup \(id) no longer matches its recorded SHA-256"
         case .interrupted: "the upload ended before its last byte"
+        case .diskFull: "the vault's disk is full"
         case .storage(let why): why
         }
     }

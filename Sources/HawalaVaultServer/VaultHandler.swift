@@ -76,6 +76,9 @@ struct VaultHandler: APIProtocol {
             return .code507(.init(body: .json(Self.error("the upload would exceed the quota of \(limit) bytes"))))
         } catch VaultError.hashMismatch {
             return .conflict(.init(body: .json(Self.error("the upload's SHA-256 does not match the one sent", field: "X-Content-SHA256"))))
+        } catch VaultError.diskFull {
+            health.failed("the disk is full")
+            return .code507(.init(body: .json(Self.error("the vault's disk is full; nothing was stored (deleting backups still works)"))))
         }
     }
 

@@ -87,7 +87,7 @@ public enum VaultServer {
         try handler.registerHandlers(on: router, configuration: Configuration(dateTranscoder: VaultDateTranscoder()),
                                      middlewares: [VaultMetricsMiddleware(metrics: metrics, health: health), VaultListCache()])
         let connections = ConnectionGuard.fromDescriptorLimit()
-        let http1 = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: [connections.handler()],
+        let http1 = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: [connections.handler(), ExpectContinueHandler(maximumBody: limits.maximumUpload)],
                                                                  idleTimeout: TimeAmount(limits.idleTimeout)))
         let server = try tls.map { try HTTPServerBuilder.tls(http1, tlsConfiguration: $0.configuration) } ?? http1
         var services: [any Service] = [DailyPrune(storage: storage, every: pruneEvery)]

@@ -38,7 +38,9 @@ struct DatabaseOptions: ParsableArguments {
     /// deployment that ran `hawala vault serve` keeps its database.
     static var defaultPath: String { HawalaHome.directory().appendingPathComponent("vault.sqlite").path }
 
-    func open() async throws -> any VaultStorage {
+    /// `diskReserve`: bytes an SQLite database keeps in reserve for deleting on a full disk
+    /// (the server's; the operator's one-off commands make none).
+    func open(diskReserve: Int64 = 0) async throws -> any VaultStorage {
         let text = db ?? "sqlite:" + DatabaseOptions.defaultPath
         if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
             return try await PostgresVaultStorage.open(url: text)
@@ -49,7 +51,7 @@ struct DatabaseOptions: ParsableArguments {
         let path = String(text.dropFirst(7))
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
-        return try SQLiteVaultStorage(path: path)
+        return try SQLiteVaultStorage(path: path, reserveBytes: diskReserve)
     }
 
     /// Opens the storage, runs `body`, closes it (also when `body` throws).

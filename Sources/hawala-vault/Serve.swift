@@ -31,6 +31,9 @@ struct Serve: AsyncParsableCommand {
     var tlsCertificate: String?
     @Option(name: .customLong("tls-key"), help: ArgumentHelp("The certificate's private key (unencrypted PEM, readable only by the server).", valueName: "pem"))
     var tlsKey: String?
+    @Option(name: .customLong("disk-reserve-mib"),
+            help: "SQLite: disk space (MiB) held in a file beside the database and given up when the disk fills, so deleting backups still works.")
+    var diskReserveMiB: Int64 = 64
     @Option(name: .customLong("metrics-port"),
             help: ArgumentHelp("Serve GET /metrics (Prometheus text) on 127.0.0.1 at this port (0: any free port, printed); none without.", valueName: "port"))
     var metricsPort: Int?
@@ -42,6 +45,7 @@ struct Serve: AsyncParsableCommand {
         if let metricsPort { guard (0...65535).contains(metricsPort) else { throw ValidationError("--metrics-port must be 0–65535") } }
         guard (1...3600).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be 1–3600 seconds") }
         guard maxUploadMiB > 0, quotaMiB > 0, authFailures > 0, transfersPerUser > 0 else { throw ValidationError("limits must be positive") }
+        guard (0...4096).contains(diskReserveMiB) else { throw ValidationError("--disk-reserve-mib must be 0–4096") }
         guard maxUploadMiB <= 1 << 20, quotaMiB <= 1 << 30 else { throw ValidationError("limits are in MiB; those are too large") }
         for block in trustedProxies where AddressBlock(block) == nil {
             throw ValidationError("--trusted-proxy takes an address or CIDR block (10.0.0.0/8, ::1); not \"\(block)\"")
@@ -63,7 +67,7 @@ struct Serve: AsyncParsableCommand {
         }
         VaultServer.raiseDescriptorLimit()
         let tls = try loadTLS()
-        let storage = try await database.open()
+        let storage = try await database.open(diskReserve: diskReserveMiB << 20)
         var limits = VaultLimits()
         limits.maximumUpload = maxUploadMiB << 20
         limits.quota = quotaMiB << 20

@@ -232,7 +232,7 @@ struct VaultAgent: Sendable {
             case .unauthorized: throw CLIError("the vault does not accept the agent's token (HTTP 401)")
             case .contentTooLarge: throw CLIError("the snapshot is larger than the vault accepts (HTTP 413)")
             case .tooManyRequests: throw CLIError("the vault asks to slow down (HTTP 429)")
-            case .code507: throw CLIError("the vault's quota is full (HTTP 507)")
+            case .code507(let r): throw CLIError("the vault has no room (HTTP 507)\((try? r.body.json.error).map { ": \($0)" } ?? "")")
             case .undocumented(let status, _): throw CLIError("the vault answered HTTP \(status)")
             }
             state = VaultAgentState(since: now, lastUpload: now, lastUploadSHA256: sha, lastBackupID: backup.id, failures: 0, retryAt: nil)

@@ -10,6 +10,18 @@ struct CLIResult {
 }
 
 enum CLI {
+    /// Runs a system tool to its end, its output discarded; its exit status.
+    static func runTool(_ path: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
     /// The binary: `$HAWALA_BIN`, or the one SwiftPM built beside the test bundle.
     static let binary = built("hawala", override: "HAWALA_BIN")
     /// The vault server: `$HAWALA_VAULT_BIN`, or the one SwiftPM built.

@@ -66,9 +66,10 @@ struct VaultProcess {
     let db: String
 
     /// `fileLimit`: run it under `ulimit -n` (soft and hard) of that many descriptors.
-    init(_ options: [String] = [], fileLimit: Int? = nil) throws {
+    /// `database`: a `--db` other than a new SQLite file in the fixture's home.
+    init(_ options: [String] = [], fileLimit: Int? = nil, database: String? = nil) throws {
         fixture = try WalletFixture()
-        db = "sqlite:" + fixture.home.appendingPathComponent("vault.sqlite").path
+        db = database ?? "sqlite:" + fixture.home.appendingPathComponent("vault.sqlite").path
         let arguments = ["serve", "--port", "0", "--db", db] + options
         if let fileLimit {
             process = try RunningCLI(["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", CLI.vaultBinary.path] + arguments, environment: fixture.environment,
@@ -145,6 +146,56 @@ struct VaultSlowClientTests {
         let left = idle.filter { !$0.closedByServer }.count
         #expect(left < 130)
         #expect(try RawConnection.health(port: vault.port, within: 3) == "HTTP/1.1 200 OK")
+    }
+
+    /// A client that sends `Expect: 100-continue` (curl, for bodies over 1 MiB) hears `100
+    /// Continue` at once rather than waiting a second; an oversized body hears 413 instead.
+    @Test func expectContinueIsAnswered() throws {
+        let vault = try VaultProcess(["--max-upload-mib", "1"])
+        defer { vault.stop() }
+        let token = try vault.fixture.vault(["user", "add", "u", "--db", vault.db]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let head = "POST /vault/backup HTTP/1.1\r\nHost: vault\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/octet-stream\r\nExpect: 100-continue\r\n"
+        let connection = try RawConnection(port: vault.port)
+        #expect(connection.request(head + "Content-Length: 5\r\n\r\n", within: 0.5) == "HTTP/1.1 100 Continue")
+        let large = try RawConnection(port: vault.port)
+        #expect(large.request(head + "Content-Length: \(2 << 20)\r\n\r\n", within: 2) == "HTTP/1.1 413 Payload Too Large")
+    }
+
+    /// With the disk full (a 24 MiB tmpfs), an upload answers 507 and /healthz 503 saying so;
+    /// deleting a backup still works — the server gives up its reserve file for it — and frees
+    /// room for the next upload. (Before, every delete failed with a disk I/O error.)
+    @Test(.enabled(if: geteuid() == 0, "mounting a tmpfs needs root")) func aFullDiskStillDeletes() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hawala-full-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        #expect(try CLI.runTool("/bin/mount", ["-t", "tmpfs", "-o", "size=24m", "tmpfs", dir]) == 0)
+        defer { _ = try? CLI.runTool("/bin/umount", ["-l", dir]) }
+        let vault = try VaultProcess(["--disk-reserve-mib", "4", "--quota-mib", "100"], database: "sqlite:\(dir)/vault.sqlite")
+        defer { vault.stop() }
+        #expect(FileManager.default.fileExists(atPath: dir + "/vault.sqlite-reserve"))
+        let token = try vault.fixture.vault(["user", "add", "u", "--db", vault.db]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let blob = try vault.fixture.write("blob", String(repeating: "0123456789abcdef", count: 1 << 17))  // 2 MiB
+        func upload() throws -> String {
+            let (_, out) = try curl(["-w", "\n%{http_code}", "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/octet-stream",
+                                     "--data-binary", "@\(blob)", "\(vault.url)/vault/backup"])
+            return String(decoding: out, as: UTF8.self)
+        }
+        var stored: [String] = []
+        var refused = ""
+        for _ in 0..<20 {
+            let answer = try upload()
+            guard answer.hasSuffix("201") else { refused = answer; break }
+            let json = try #require(JSONSerialization.jsonObject(with: Data(answer.dropLast(4).utf8)) as? [String: Any])
+            stored.append(try #require(json["id"] as? String))
+        }
+        #expect(refused.hasSuffix("507") && refused.contains("disk is full"), "\(refused)")
+        #expect(stored.count >= 3)
+        let health = try curl(["-w", "%{http_code}", "\(vault.url)/healthz"])
+        #expect(String(decoding: health.stdout, as: UTF8.self).contains("disk is full"))
+        for id in stored.prefix(3) {
+            let (_, out) = try curl(["-w", "%{http_code}", "-X", "DELETE", "-H", "Authorization: Bearer \(token)", "\(vault.url)/vault/backups/\(id)"])
+            #expect(String(decoding: out, as: UTF8.self) == "204", "deleting on a full disk")
+        }
+        #expect(try upload().hasSuffix("201"), "the space deleted is used again")
     }
 
     /// Another process holds the database's write lock for 5 s (an operator's `sqlite3
