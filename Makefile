@@ -29,11 +29,13 @@ run: build
 	@.build/debug/hawala $(ARGS)
 
 ## Every test: unit tests, official and cross-implementation vectors, CLI tests, the vault
-## storage and server on SQLite and on a throwaway PostgreSQL, schemathesis against the vault
-## server; then the library tests again under AddressSanitizer.
+## storage and server on SQLite and on a throwaway PostgreSQL, the vault torture (attacks and
+## faults against the real server, both storages), schemathesis against the vault server; then
+## the library tests again under AddressSanitizer.
 test: deps
 	swift build --build-tests $(IMPORT_CHECK)
 	./scripts/with-postgres.sh swift test --skip-build --parallel --num-workers 2
+	./scripts/with-postgres.sh ./scripts/vault-torture.sh
 	./scripts/schemathesis.sh
 	$(MAKE) --no-print-directory test-asan
 

@@ -1,0 +1,332 @@
+#!/usr/bin/env python3
+"""The vault under attack and failure (issue 14), against a real `hawala-vault serve` on
+loopback, for one storage: `vault_torture.py BINARY DB` with DB `sqlite:PATH` or a PostgreSQL
+address. Each attack is bounded in count and time; the first failed check ends the run with
+exit 1 and one line saying what broke. Standard library only.
+"""
+import hashlib
+import http.client
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+BINARY, DB = sys.argv[1], sys.argv[2]
+KIND = "sqlite" if DB.startswith("sqlite:") else "postgres"
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print(f"  FAIL [{KIND}]: {what}", flush=True)
+
+
+class Server:
+    """`hawala-vault serve` on free ports; stop() or kill() ends it."""
+
+    def __init__(self, *options, prefix=()):
+        self.process = subprocess.Popen(list(prefix) + [BINARY, "serve", "--port", "0", "--metrics-port", "0", "--db", DB, *options],
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.port = self.metrics = None
+        deadline = time.time() + 30
+        while (self.port is None or self.metrics is None) and time.time() < deadline:
+            line = self.process.stdout.readline()
+            if not line:
+                raise SystemExit(f"vault-torture [{KIND}]: the server did not start")
+            if line.startswith("vault listening on "):
+                self.port = int(line.rsplit(":", 1)[1])
+            elif line.startswith("metrics on "):
+                self.metrics = int(line.split(":")[2].split("/")[0])
+
+    def peak_rss_mib(self):
+        with open(f"/proc/{self.process.pid}/status") as status:
+            return next(int(l.split()[1]) // 1024 for l in status if l.startswith("VmHWM:"))
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+    def kill(self):
+        self.process.kill()
+        self.process.wait(timeout=30)
+
+
+def user(name, *options):
+    return subprocess.run([BINARY, "user", *options, name, "--db", DB] if options else [BINARY, "user", "add", name, "--db", DB],
+                          check=True, capture_output=True, text=True).stdout.strip()
+
+
+def request(port, method, path, token=None, body=None, headers=None, source="127.0.0.1", timeout=30, connection=None):
+    """(status, body bytes, headers). Reuses `connection` (keep-alive) when given."""
+    own = connection is None
+    c = connection or http.client.HTTPConnection("127.0.0.1", port, timeout=timeout, source_address=(source, 0))
+    h = {"Content-Type": "application/octet-stream"} if body is not None else {}
+    if token:
+        h["Authorization"] = "Bearer " + token
+    h.update(headers or {})
+    try:
+        c.request(method, path, body=body, headers=h)
+        r = c.getresponse()
+        data = r.read()
+        return r.status, data, dict(r.getheaders())
+    finally:
+        if own:
+            c.close()
+
+
+def upload(port, token, data, connection=None):
+    status, body, _ = request(port, "POST", "/vault/backup", token, data, connection=connection)
+    return status, (json.loads(body) if status == 201 else body)
+
+
+def listed(port, token):
+    status, body, _ = request(port, "GET", "/vault/backups", token)
+    assert status == 200, status
+    return json.loads(body)
+
+
+def p99_ms(samples):
+    samples = sorted(samples)
+    return samples[int(len(samples) * 0.99) - 1] * 1000
+
+
+def timed(what):
+    def wrap(attack):
+        def run():
+            started = time.time()
+            before = len(failures)
+            attack()
+            print(f"  {'ok  ' if len(failures) == before else 'FAIL'} {what} ({time.time() - started:.1f} s)", flush=True)
+        return run
+    return wrap
+
+
+@timed("a flood of 20,000 distinct failed tokens from 20,000 forwarded addresses, then a valid token: p99 < 100 ms")
+def flood():
+    server = Server("--trusted-proxy", "127.0.0.1")
+    token = user("flood-owner")
+    try:
+        connections = [http.client.HTTPConnection("127.0.0.1", server.port, timeout=30) for _ in range(8)]
+        refused = [0]
+
+        def send(i):
+            c = connections[i]
+            for n in range(i, 20_000, len(connections)):
+                status, _, _ = request(server.port, "GET", "/vault/backups", f"hwv_flood{n}",
+                                       headers={"X-Forwarded-For": f"10.{n >> 16 & 255}.{n >> 8 & 255}.{n & 255}"}, connection=c)
+                if status != 401:
+                    refused[0] += 1
+        threads = [threading.Thread(target=send, args=(i,)) for i in range(len(connections))]
+        for t in threads: t.start()
+        for t in threads: t.join()
+        check(refused[0] == 0, f"{refused[0]} flood requests were not a plain 401")
+        c = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+        samples = []
+        for _ in range(300):
+            started = time.time()
+            status, _, _ = request(server.port, "GET", "/vault/backups", token, connection=c)
+            samples.append(time.time() - started)
+            check(status == 200, f"a valid token got {status} after the flood")
+        check(p99_ms(samples) < 100, f"valid listing p99 {p99_ms(samples):.1f} ms after the flood")
+        check(server.peak_rss_mib() < 256, f"peak memory {server.peak_rss_mib()} MiB after the flood")
+    finally:
+        server.stop()
+
+
+@timed("an address that failed 15 times still serves a valid token; another user's recoveries are not the victim's")
+def innocents():
+    server = Server()
+    victim, other = user("victim"), user("office-mate")
+    try:
+        for n in range(15):
+            request(server.port, "GET", "/vault/backups", f"hwv_wrong{n}", source="127.0.0.7")
+        status, _, _ = request(server.port, "GET", "/vault/backups", "hwv_wrong", source="127.0.0.7")
+        check(status == 429, f"the guessing address got {status}, not 429")
+        status, _, _ = request(server.port, "GET", "/vault/backups", victim, source="127.0.0.7")
+        check(status == 200, f"a valid token from the same address got {status}")
+        for _ in range(15):
+            request(server.port, "POST", "/vault/credentials/recover", other, source="127.0.0.7")
+        status, _, _ = request(server.port, "POST", "/vault/credentials/recover", victim, source="127.0.0.7")
+        check(status == 404, f"the victim's recovery got {status} (another user used up the budget?)")
+    finally:
+        server.stop()
+
+
+@timed("200 idle and 50 slow-header connections: /healthz answers throughout, all closed after the 2 s idle timeout")
+def slow_clients():
+    server = Server("--idle-timeout", "2")
+    try:
+        idle = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(200)]
+        slow = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(50)]
+        for s in slow:
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: vault\r\n")
+        started = time.time()
+        while time.time() - started < 1.5:
+            for s in slow[:10]:
+                s.sendall(b"X-Drip: 1\r\n")
+            t = time.time()
+            status, _, _ = request(server.port, "GET", "/healthz", timeout=5)
+            check(status == 200 and time.time() - t < 1, "/healthz was slow or failed among idle clients")
+            time.sleep(0.2)
+        time.sleep(3)
+        still = 0
+        for s in idle + slow:
+            s.settimeout(0.05)
+            try:
+                still += s.recv(1) != b""
+            except socket.timeout:
+                still += 1
+            except OSError:
+                pass
+            s.close()
+        check(still == 0, f"{still} of 250 idle or slow connections still open after the timeout")
+    finally:
+        server.stop()
+
+
+@timed("ulimit -n 128 with 130 idle clients: /healthz and an upload answer at once")
+def descriptor_limit():
+    token = user("fd-user")
+    server = Server(prefix=("sh", "-c", 'ulimit -n 128 && exec "$0" "$@"'))
+    try:
+        idle = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(130)]
+        status, _, _ = request(server.port, "GET", "/healthz", timeout=3)
+        check(status == 200, f"/healthz got {status}")
+        status, _ = upload(server.port, token, b"fits")
+        check(status == 201, f"an upload got {status}")
+        check(server.process.poll() is None, "the server exited")
+        for s in idle: s.close()
+    finally:
+        server.stop()
+
+
+@timed("12 concurrent 3 MiB uploads against a 20 MiB quota store at most 20 MiB")
+def quota_race():
+    server = Server("--quota-mib", "20", "--transfers-per-user", "12")
+    token = user("quota-user")
+    try:
+        blob = os.urandom(3 << 20)
+        statuses = []
+        threads = [threading.Thread(target=lambda: statuses.append(upload(server.port, token, blob)[0])) for _ in range(12)]
+        for t in threads: t.start()
+        for t in threads: t.join()
+        stored = sum(b["sizeBytes"] for b in listed(server.port, token))
+        check(stored <= 20 << 20, f"{stored} bytes stored past a 20 MiB quota")
+        check(statuses.count(201) == 6 and statuses.count(507) == 6, f"answers {sorted(statuses)}")
+    finally:
+        server.stop()
+
+
+@timed("an append-only token uploads and lists but cannot delete or change settings")
+def append_only():
+    server = Server()
+    owner = user("scoped")
+    agent = user("scoped", "token")
+    try:
+        status, backup = upload(server.port, agent, b"sealed")
+        check(status == 201, f"the append-only upload got {status}")
+        status, _, _ = request(server.port, "DELETE", f"/vault/backups/{backup['id']}", agent)
+        check(status == 403, f"the append-only delete got {status}")
+        status, _, _ = request(server.port, "DELETE", f"/vault/backups/{backup['id']}", owner)
+        check(status == 204, f"the owner's delete got {status}")
+    finally:
+        server.stop()
+
+
+@timed("6 concurrent 64 MiB uploads then downloads: peak memory under 128 MiB, bytes intact")
+def memory():
+    server = Server("--transfers-per-user", "6")
+    token = user("memory-user")
+    try:
+        blob = os.urandom(64 << 20)
+        digest = hashlib.sha256(blob).hexdigest()
+        ids, results = [], []
+        threads = [threading.Thread(target=lambda: ids.append(upload(server.port, token, blob)[1]["id"])) for _ in range(6)]
+        for t in threads: t.start()
+        for t in threads: t.join()
+
+        def download(backup_id):
+            status, data, _ = request(server.port, "GET", f"/vault/backups/{backup_id}", token)
+            results.append(status == 200 and hashlib.sha256(data).hexdigest() == digest)
+        threads = [threading.Thread(target=download, args=(i,)) for i in ids]
+        for t in threads: t.start()
+        for t in threads: t.join()
+        check(len(results) == 6 and all(results), "a download did not come back intact")
+        check(server.peak_rss_mib() < 128, f"peak memory {server.peak_rss_mib()} MiB")
+    finally:
+        server.stop()
+
+
+@timed("10 SIGKILLs during concurrent uploads: every listed backup is whole, none half-listed")
+def kills():
+    token = user("kill-user")
+    blob = os.urandom(1 << 20)
+    digest = hashlib.sha256(blob).hexdigest()
+    acknowledged = set()
+    for _ in range(10):
+        server = Server()
+        stop = threading.Event()
+
+        def keep_uploading():
+            while not stop.is_set():
+                try:
+                    status, backup = upload(server.port, token, blob)
+                    if status == 201:
+                        acknowledged.add(backup["id"])
+                except OSError:
+                    return
+        threads = [threading.Thread(target=keep_uploading) for _ in range(3)]
+        for t in threads: t.start()
+        time.sleep(random.uniform(0.3, 0.8))
+        server.kill()
+        stop.set()
+        for t in threads: t.join()
+    server = Server()
+    try:
+        backups = listed(server.port, token)
+        ids = {b["id"] for b in backups}
+        check(acknowledged <= ids, f"{len(acknowledged - ids)} acknowledged uploads lost")
+        check(all(b["status"] == "complete" and b["sha256"] == digest and b["sizeBytes"] == len(blob) for b in backups), "a listed backup is not whole")
+        for b in backups[:5]:
+            status, data, _ = request(server.port, "GET", f"/vault/backups/{b['id']}", token)
+            check(status == 200 and hashlib.sha256(data).hexdigest() == digest, "a download after the kills does not match")
+    finally:
+        server.stop()
+
+
+@timed("10,000 tiny backups (4 connections): the last hundred upload within 2x the time of the first hundred")
+def many_tiny():
+    server = Server("--quota-mib", "1024")
+    token = user("tiny-user")
+    try:
+        connections = [http.client.HTTPConnection("127.0.0.1", server.port, timeout=30) for _ in range(4)]
+        statuses = []
+
+        def send(c):
+            for _ in range(25):
+                statuses.append(upload(server.port, token, b"tiny backup", connection=c)[0])
+        rounds = []
+        for block in range(100):
+            started = time.time()
+            threads = [threading.Thread(target=send, args=(c,)) for c in connections]
+            for t in threads: t.start()
+            for t in threads: t.join()
+            rounds.append(time.time() - started)
+        check(statuses.count(201) == 10_000, f"{10_000 - statuses.count(201)} tiny uploads refused")
+        first, last = rounds[0], rounds[-1]
+        print(f"       first 100: {first * 1000:.0f} ms, last 100: {last * 1000:.0f} ms", flush=True)
+        check(last <= 2 * first, f"the last 100 took {last:.2f} s against {first:.2f} s for the first")
+    finally:
+        server.stop()
+
+
+attacks = [flood, innocents, slow_clients, descriptor_limit, quota_race, append_only, memory, kills, many_tiny]
+for attack in attacks:
+    attack()
+sys.exit(1 if failures else 0)
