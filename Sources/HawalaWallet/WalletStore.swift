@@ -154,6 +154,11 @@ public final class WalletStore: Sendable {
         migrator.registerMigration("v4") { db in
             try db.execute(sql: "ALTER TABLE importedAccount ADD COLUMN compressed INTEGER NOT NULL DEFAULT 1")
         }
+        // v5: the cached public keys and addresses are authenticated (CacheTag.swift); wallets
+        // from before get their tag at the next unlock, after a full re-derivation.
+        migrator.registerMigration("v5") { db in
+            try db.execute(sql: "ALTER TABLE wallet ADD COLUMN cacheTag BLOB")
+        }
         return migrator
     }
 
@@ -176,6 +181,7 @@ public final class WalletStore: Sendable {
         let parameters = try WalletStore.parameters(row)
         let keyring = try Keyring(password: password, parameters: parameters)
         try keyring.check(verifier: WalletStore.bytes(row, "verifier"))
+        try checkCacheTags(keyring: keyring)
         return keyring
     }
 
@@ -338,6 +344,8 @@ public final class WalletStore: Sendable {
         let addresses: [DerivedAddress]
         let sealedSecret: [UInt8]
         let sealedPassphrase: [UInt8]?
+        /// Authenticates the fingerprint, accounts and addresses above (`CacheTag`).
+        let cacheTag: [UInt8]
     }
 
     /// What the store keeps in the clear for a wallet, derived from its secret: the master
@@ -368,7 +376,10 @@ public final class WalletStore: Sendable {
             id: id, fingerprint: fingerprint, network: network, kind: secret.kind,
             wordCount: secret.mnemonic?.wordCount ?? 0, language: secret.mnemonic?.language ?? .english, hasPassphrase: !passphrase.isEmpty,
             accounts: accounts, addresses: addresses, sealedSecret: sealedSecret,
-            sealedPassphrase: passphrase.isEmpty ? nil : try keyring.seal(passphrase, context: WalletStore.context(wallet: id, "passphrase")))
+            sealedPassphrase: passphrase.isEmpty ? nil : try keyring.seal(passphrase, context: WalletStore.context(wallet: id, "passphrase")),
+            cacheTag: try CacheTag.make(CacheTag.Cache(fingerprint: fingerprint, accounts: accounts.map { ($0.chain.name, $0.path, $0.xpub) },
+                                                       addresses: addresses.enumerated().map { ($1.chain, $0 % WalletStore.cachedAddressCount, $1.path, $1.address, $1.publicKey) }),
+                                        wallet: id, keyring: keyring))
     }
 
     /// Inserts a prepared wallet as the current wallet, inside the caller's transaction.
@@ -380,10 +391,10 @@ public final class WalletStore: Sendable {
             throw WalletError.nameTaken(name)
         }
         try db.execute(sql: """
-            INSERT INTO wallet (id, name, createdAt, network, kind, wordCount, language, hasPassphrase, fingerprint, sealedSecret, sealedPassphrase)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO wallet (id, name, createdAt, network, kind, wordCount, language, hasPassphrase, fingerprint, sealedSecret, sealedPassphrase, cacheTag)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [p.id, name, createdAt.timeIntervalSince1970, p.network.rawValue, p.kind.rawValue, p.wordCount,
-                             p.language.rawValue, p.hasPassphrase, p.fingerprint, Data(p.sealedSecret), p.sealedPassphrase.map { Data($0) }])
+                             p.language.rawValue, p.hasPassphrase, p.fingerprint, Data(p.sealedSecret), p.sealedPassphrase.map { Data($0) }, Data(p.cacheTag)])
         for account in p.accounts {
             try db.execute(sql: "INSERT INTO account (walletId, chain, accountIndex, path, xpub) VALUES (?, ?, 0, ?, ?)",
                            arguments: [p.id, account.chain.name, account.path, account.xpub])
@@ -467,6 +478,7 @@ public final class WalletStore: Sendable {
             try self.checkKeyringIsCurrent(keyring, db: db)
             for row in try Row.fetchAll(db, sql: "SELECT id, kind, sealedSecret, sealedPassphrase FROM wallet") {
                 let id: String = row["id"]
+                try CacheTag.reseal(wallet: id, from: keyring, to: newKeyring, db: db)
                 let context = try WalletStore.secretContext(row)
                 let secret = try WalletStore.open(keyring, WalletStore.bytes(row, "sealedSecret"), context, what: "the sealed secret of a wallet")
                 let newSecret = try newKeyring.seal(secret, context: context)

@@ -48,7 +48,7 @@ struct WalletStoreTests {
         }
         #expect(try reopened.addresses(wallet: wallet, chain: .bitcoin, count: 50) == keys.addresses(chain: .bitcoin, count: 50))
         #expect(throws: WalletError.self) { try reopened.addresses(wallet: wallet, chain: .solana, count: 21) }
-        #expect(try reopened.appliedMigrations() == ["v1", "v2", "v3", "v4"])
+        #expect(try reopened.appliedMigrations() == ["v1", "v2", "v3", "v4", "v5"])
     }
 
     /// The addresses and keys kept in the clear are re-derived from the sealed secret and
@@ -67,6 +67,35 @@ struct WalletStoreTests {
         try store.verifyCachedKeys(of: test, keyring: keyring)
         try raw.write { try $0.execute(sql: "UPDATE account SET xpub = 'xpub6CatWdiZiodmUeTDp8LT5or8nmbKNcuyvz7WyksVFkKB4RHwCD3XyuvPEbvqAQY3rAPshWcMLoP2fMFMKHPJ4ZeZXYVUhLv1VMrjPC7PW6V' WHERE walletId = ? AND chain = 'bitcoin-testnet'", arguments: [test.id]) }
         #expect(throws: WalletError.self) { try store.verifyCachedKeys(of: test, keyring: keyring) }
+    }
+
+    /// The cache is authenticated at every unlock: a changed address or account key makes the
+    /// unlock fail naming the wallet; a password change carries the tags over; a wallet from
+    /// before tags existed is re-derived and tagged at its first unlock (and a tampered one of
+    /// those is caught by the re-derivation).
+    @Test func cacheTagsAreCheckedAtUnlock() throws {
+        let home = temporaryHome()
+        let store = try WalletStore(home: home, create: true)
+        let keyring = try store.newKeyring(password: password("correct horse"), parameters: fastKDF())
+        let main = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
+        _ = try store.add(secret: .seed(SecretBytes([UInt8](repeating: 9, count: 32))), name: "Seed", network: .mainnet, keyring: keyring)
+        let changed = try store.changePassword(from: try store.unlock(password: password("correct horse")), to: password("battery staple"), parameters: fastKDF())
+        _ = changed
+        _ = try store.unlock(password: password("battery staple"))
+        let raw = try DatabaseQueue(path: home.databaseURL.path)
+        let original = try raw.read { try String.fetchOne($0, sql: "SELECT address FROM address WHERE walletId = ? AND chain = 'ethereum' AND addressIndex = 0", arguments: [main.id]) }
+        try raw.write { try $0.execute(sql: "UPDATE address SET address = '0x000000000000000000000000000000000000dEaD' WHERE walletId = ? AND chain = 'ethereum' AND addressIndex = 0", arguments: [main.id]) }
+        #expect(throws: WalletError.tampered("the cached addresses and keys of wallet \"Main\"")) { try store.unlock(password: password("battery staple")) }
+        // Put back: it unlocks again. A tag removed (as by a store from before tags) is re-made
+        // after a full re-derivation; with a swapped address, that re-derivation refuses.
+        try raw.write { try $0.execute(sql: "UPDATE address SET address = ? WHERE walletId = ? AND chain = 'ethereum' AND addressIndex = 0", arguments: [original, main.id]) }
+        _ = try store.unlock(password: password("battery staple"))
+        try raw.write { try $0.execute(sql: "UPDATE wallet SET cacheTag = NULL") }
+        _ = try store.unlock(password: password("battery staple"))
+        #expect(try raw.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM wallet WHERE cacheTag IS NULL") } == 0)
+        try raw.write { try $0.execute(sql: "UPDATE wallet SET cacheTag = NULL WHERE id = ?", arguments: [main.id]) }
+        try raw.write { try $0.execute(sql: "UPDATE account SET path = ? WHERE walletId = ? AND chain = 'ethereum'", arguments: ["m/44'/60'/1'", main.id]) }
+        #expect(throws: WalletError.tampered("the cached addresses and keys of wallet \"Main\"")) { try store.unlock(password: password("battery staple")) }
     }
 
     /// The watch-only export from the stored account keys equals the one from the words, on

@@ -1,0 +1,98 @@
+import Crypto
+import Foundation
+import GRDB
+import HawalaCrypto
+
+/// Authenticates what the store keeps in the clear for a wallet — the master fingerprint, the
+/// account keys and the cached receive addresses — so that whoever can write `wallets.sqlite`
+/// can't swap in their own addresses unnoticed. The tag is an AES-GCM seal under the keyring
+/// (the wallet password's key) of nothing, with the cache's SHA-256 as authenticated data: only
+/// the password's holder can make one, and any change to the cache makes it fail to open.
+/// Checked at every unlock (cheap: one hash, one AES-GCM open per wallet); a full re-derivation
+/// (`verifyCachedKeys`) runs when asked for and for a wallet with no tag yet.
+enum CacheTag {
+    /// The public part of one wallet, in a fixed order.
+    struct Cache {
+        var fingerprint: String
+        var accounts: [(chain: String, path: String, xpub: String?)]
+        var addresses: [(chain: String, index: Int, path: String, address: String, publicKey: String)]
+
+        /// SHA-256 over every field, each length-prefixed, accounts and addresses sorted.
+        var digest: [UInt8] {
+            var hasher = SHA256()
+            func add(_ text: String) {
+                let bytes = Array(text.utf8)
+                hasher.update(data: withUnsafeBytes(of: UInt32(bytes.count).bigEndian) { Array($0) })
+                hasher.update(data: bytes)
+            }
+            add("hawala-cache-v1")
+            add(fingerprint)
+            for a in accounts.sorted(by: { $0.chain < $1.chain }) { add(a.chain); add(a.path); add(a.xpub ?? "-") }
+            for a in addresses.sorted(by: { ($0.chain, $0.index) < ($1.chain, $1.index) }) {
+                add(a.chain); add(String(a.index)); add(a.path); add(a.address); add(a.publicKey)
+            }
+            return Array(hasher.finalize())
+        }
+    }
+
+    static func context(wallet: String, digest: [UInt8]) -> [UInt8] { Array("hawala/cache/\(wallet)/".utf8) + digest }
+
+    static func make(_ cache: Cache, wallet: String, keyring: Keyring) throws -> [UInt8] {
+        try keyring.seal(SecretBytes([]), context: context(wallet: wallet, digest: cache.digest))
+    }
+
+    /// The cache of `wallet` as stored now.
+    static func stored(wallet: String, db: Database) throws -> Cache {
+        guard let fingerprint = try String.fetchOne(db, sql: "SELECT fingerprint FROM wallet WHERE id = ?", arguments: [wallet]) else {
+            throw WalletError.storage("no wallet \(wallet)")
+        }
+        let accounts = try Row.fetchAll(db, sql: "SELECT chain, path, xpub FROM account WHERE walletId = ? AND accountIndex = 0", arguments: [wallet])
+            .map { (chain: $0["chain"] as String, path: $0["path"] as String, xpub: $0["xpub"] as String?) }
+        let addresses = try Row.fetchAll(db, sql: """
+            SELECT chain, addressIndex, path, address, publicKey FROM address WHERE walletId = ? AND accountIndex = 0 AND change = 0
+            """, arguments: [wallet])
+            .map { (chain: $0["chain"] as String, index: $0["addressIndex"] as Int, path: $0["path"] as String, address: $0["address"] as String,
+                    publicKey: $0["publicKey"] as String) }
+        return Cache(fingerprint: fingerprint, accounts: accounts, addresses: addresses)
+    }
+
+    /// Whether `tag` authenticates the stored cache of `wallet`.
+    static func matches(_ tag: [UInt8], wallet: String, keyring: Keyring, db: Database) throws -> Bool {
+        (try? keyring.open(tag, context: context(wallet: wallet, digest: try stored(wallet: wallet, db: db).digest))) != nil
+    }
+
+    /// Re-seals the tag of `wallet` under a new keyring (a password change), checking it first.
+    static func reseal(wallet: String, from old: Keyring, to new: Keyring, db: Database) throws {
+        guard let tag = try Data.fetchOne(db, sql: "SELECT cacheTag FROM wallet WHERE id = ?", arguments: [wallet]) else { return }
+        let cache = try stored(wallet: wallet, db: db)
+        guard (try? old.open(Array(tag), context: context(wallet: wallet, digest: cache.digest))) != nil else {
+            throw WalletError.tampered("the cached addresses and keys of a wallet")
+        }
+        try db.execute(sql: "UPDATE wallet SET cacheTag = ? WHERE id = ?", arguments: [Data(try make(cache, wallet: wallet, keyring: new)), wallet])
+    }
+}
+
+extension WalletStore {
+    /// Checks every wallet's cache tag (`WalletError.tampered` naming the wallet when one fails:
+    /// nothing of that cache may be shown). A wallet without a tag (made before tags existed) is
+    /// re-derived and compared in full, then tagged.
+    func checkCacheTags(keyring: Keyring) throws {
+        let rows = try read { db in
+            try Row.fetchAll(db, sql: "SELECT id, name, cacheTag FROM wallet WHERE sealedSecret IS NOT NULL").map { row -> (String, String, Data?, Bool) in
+                let id: String = row["id"]
+                let tag = row["cacheTag"] as Data?
+                return (id, row["name"], tag, try tag.map { try CacheTag.matches(Array($0), wallet: id, keyring: keyring, db: db) } ?? false)
+            }
+        }
+        for (id, name, tag, matches) in rows where !matches {
+            guard tag == nil, let summary = try list().first(where: { $0.id == id }) else {
+                throw WalletError.tampered("the cached addresses and keys of wallet \"\(name)\"")
+            }
+            try verifyCachedKeys(of: summary, keyring: keyring)
+            try writeTransaction { db in
+                let made = try CacheTag.make(try CacheTag.stored(wallet: id, db: db), wallet: id, keyring: keyring)
+                try db.execute(sql: "UPDATE wallet SET cacheTag = ? WHERE id = ? AND cacheTag IS NULL", arguments: [Data(made), id])
+            }
+        }
+    }
+}
