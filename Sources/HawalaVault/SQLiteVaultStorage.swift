@@ -107,12 +107,21 @@ public final class SQLiteVaultStorage: VaultStorage {
                 ALTER TABLE user_new RENAME TO user;
                 """)
         }
+        // What each user stores, kept with every change (the quota check reads one row instead
+        // of summing every backup the user has).
+        migrator.registerMigration("vault-v5-used-bytes") { db in
+            try db.execute(sql: """
+                ALTER TABLE user ADD COLUMN usedBytes INTEGER NOT NULL DEFAULT 0;
+                UPDATE user SET usedBytes = (SELECT COALESCE(SUM(sizeBytes), 0) FROM backup WHERE backup.userId = user.id AND status = 'complete');
+                """)
+        }
         return migrator
     }
 
-    /// Marks the user's backup list changed; inside the transaction that changes it.
-    private static func bumpBackupsVersion(_ db: Database, user: VaultUser) throws {
-        try db.execute(sql: "UPDATE user SET backupsVersion = backupsVersion + 1 WHERE id = ?", arguments: [user.id])
+    /// Marks the user's backup list changed, `bytes` more (or fewer) stored; inside the
+    /// transaction that changes it.
+    private static func bumpBackupsVersion(_ db: Database, user: VaultUser, bytes: Int64) throws {
+        try db.execute(sql: "UPDATE user SET backupsVersion = backupsVersion + 1, usedBytes = usedBytes + ? WHERE id = ?", arguments: [bytes, user.id])
     }
 
     // MARK: Users
@@ -223,14 +232,14 @@ public final class SQLiteVaultStorage: VaultStorage {
         try await write { db -> Backup in
             // Checked and charged in the one write transaction (SQLite has one writer at a time);
             // its synchronous commit also makes the chunks written before it durable.
-            let used = try Int64.fetchOne(db, sql: "SELECT COALESCE(SUM(sizeBytes), 0) FROM backup WHERE userId = ? AND status = 'complete'", arguments: [user.id]) ?? 0
+            let used = try Int64.fetchOne(db.cachedStatement(sql: "SELECT usedBytes FROM user WHERE id = ?"), arguments: [user.id]) ?? 0
             guard used + sizeBytes <= quota else { throw VaultError.quotaExceeded(limit: quota) }
             try db.execute(sql: """
                 UPDATE backup SET status = 'complete', sizeBytes = ?, sha256 = ?, createdAt = ?
                 WHERE id = ? AND userId = ? AND status = 'partial'
                 """, arguments: [sizeBytes, sha256, now.timeIntervalSince1970, id, user.id])
             guard db.changesCount == 1 else { throw VaultError.notFound }
-            try SQLiteVaultStorage.bumpBackupsVersion(db, user: user)
+            try SQLiteVaultStorage.bumpBackupsVersion(db, user: user, bytes: sizeBytes)
             guard let row = try Row.fetchOne(db, sql: "\(SQLiteVaultStorage.columns) WHERE id = ?", arguments: [id]) else { throw VaultError.notFound }
             return try SQLiteVaultStorage.backup(row)
         }
@@ -279,14 +288,15 @@ public final class SQLiteVaultStorage: VaultStorage {
 
     public func deleteBackup(id: String, user: VaultUser) async throws(VaultError) {
         try await write(freesSpace: true) { db in
+            guard let size = try Int64.fetchOne(db, sql: "SELECT sizeBytes FROM backup WHERE id = ? AND userId = ? AND status = 'complete'",
+                                                arguments: [id, user.id]) else { throw VaultError.notFound }
             try db.execute(sql: "DELETE FROM backup WHERE id = ? AND userId = ? AND status = 'complete'", arguments: [id, user.id])
-            guard db.changesCount == 1 else { throw VaultError.notFound }
-            try SQLiteVaultStorage.bumpBackupsVersion(db, user: user)
+            try SQLiteVaultStorage.bumpBackupsVersion(db, user: user, bytes: -size)
         }
     }
 
     public func usage(user: VaultUser) async throws(VaultError) -> Int64 {
-        try await read { try Int64.fetchOne($0.cachedStatement(sql: "SELECT COALESCE(SUM(sizeBytes), 0) FROM backup WHERE userId = ? AND status = 'complete'"), arguments: [user.id]) ?? 0 }
+        try await read { try Int64.fetchOne($0.cachedStatement(sql: "SELECT usedBytes FROM user WHERE id = ?"), arguments: [user.id]) ?? 0 }
     }
 
     @discardableResult
@@ -305,7 +315,7 @@ public final class SQLiteVaultStorage: VaultStorage {
                                           arguments: [user.id]).map(SQLiteVaultStorage.backup)
             let removed = VaultSchedule.expired(old + newest.filter { n in !old.contains { $0.id == n.id } }, retentionDays: retention, now: now)
             for b in removed { try db.execute(sql: "DELETE FROM backup WHERE id = ? AND userId = ?", arguments: [b.id, user.id]) }
-            if !removed.isEmpty { try SQLiteVaultStorage.bumpBackupsVersion(db, user: user) }
+            if !removed.isEmpty { try SQLiteVaultStorage.bumpBackupsVersion(db, user: user, bytes: -removed.reduce(0) { $0 + $1.sizeBytes }) }
             return removed
         }
     }

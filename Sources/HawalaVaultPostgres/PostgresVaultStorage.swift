@@ -130,6 +130,17 @@ public final class PostgresVaultStorage: VaultStorage {
                     END IF;
                     END $$
                     """),
+                // What each user stores, kept with every change (the quota check reads one row).
+                PostgresQuery(unsafeSQL: """
+                    DO $$ BEGIN
+                    IF NOT EXISTS (SELECT 1 FROM information_schema.columns
+                                   WHERE table_schema = current_schema() AND table_name = 'vault_user' AND column_name = 'used_bytes') THEN
+                        ALTER TABLE vault_user ADD COLUMN used_bytes BIGINT NOT NULL DEFAULT 0;
+                        UPDATE vault_user u SET used_bytes = (SELECT COALESCE(SUM(size_bytes), 0) FROM vault_backup b
+                                                              WHERE b.user_id = u.id AND b.status = 'complete');
+                    END IF;
+                    END $$
+                    """),
             ]
             for statement in statements { try await db.query(statement, logger: logger) }
         }
@@ -248,8 +259,7 @@ public final class PostgresVaultStorage: VaultStorage {
         let rows = try await transaction { db in
             // The user's row lock serialises this user's uploads: the quota is checked and
             // charged in one transaction, also across servers sharing the database.
-            try await db.query("SELECT id FROM vault_user WHERE id = \(user.id) FOR UPDATE", logger: logger)
-            let used = try await db.query("SELECT COALESCE(SUM(size_bytes), 0)::BIGINT FROM vault_backup WHERE user_id = \(user.id) AND status = 'complete'", logger: logger)
+            let used = try await db.query("SELECT used_bytes FROM vault_user WHERE id = \(user.id) FOR UPDATE", logger: logger)
                 .decode(Int64.self).collect().first ?? 0
             guard used + sizeBytes <= quota else { throw VaultError.quotaExceeded(limit: quota) }
             let rows = try await db.query("""
@@ -257,7 +267,7 @@ public final class PostgresVaultStorage: VaultStorage {
                 WHERE id = \(id) AND user_id = \(user.id) AND status = 'partial'
                 RETURNING id, created_at, size_bytes, type, status, encryption_method, sha256
                 """, logger: logger).decode(BackupRow.self).collect()
-            if !rows.isEmpty { try await bumpBackupsVersion(db, user: user) }
+            if !rows.isEmpty { try await bumpBackupsVersion(db, user: user, bytes: sizeBytes) }
             return rows
         }
         guard let row = rows.first else { throw .notFound }
@@ -310,16 +320,17 @@ public final class PostgresVaultStorage: VaultStorage {
 
     public func deleteBackup(id: String, user: VaultUser) async throws(VaultError) {
         let deleted = try await transaction { db in
-            let count = try await db.query("DELETE FROM vault_backup WHERE id = \(id) AND user_id = \(user.id) AND status = 'complete' RETURNING id", logger: logger).collect().count
-            if count == 1 { try await bumpBackupsVersion(db, user: user) }
-            return count
+            let sizes = try await db.query("DELETE FROM vault_backup WHERE id = \(id) AND user_id = \(user.id) AND status = 'complete' RETURNING size_bytes",
+                                           logger: logger).decode(Int64.self).collect()
+            if let size = sizes.first { try await bumpBackupsVersion(db, user: user, bytes: -size) }
+            return sizes.count
         }
         guard deleted == 1 else { throw .notFound }
     }
 
     public func usage(user: VaultUser) async throws(VaultError) -> Int64 {
         let rows = try await run { db in
-            try await db.query("SELECT COALESCE(SUM(size_bytes), 0)::BIGINT FROM vault_backup WHERE user_id = \(user.id) AND status = 'complete'", logger: logger)
+            try await db.query("SELECT used_bytes FROM vault_user WHERE id = \(user.id)", logger: logger)
                 .decode(Int64.self).collect()
         }
         return rows.first ?? 0
@@ -349,14 +360,16 @@ public final class PostgresVaultStorage: VaultStorage {
             for backup in removed {
                 try await db.query("DELETE FROM vault_backup WHERE id = \(backup.id) AND user_id = \(user.id)", logger: logger)
             }
-            if !removed.isEmpty { try await bumpBackupsVersion(db, user: user) }
+            if !removed.isEmpty { try await bumpBackupsVersion(db, user: user, bytes: -removed.reduce(0) { $0 + $1.sizeBytes }) }
             return removed
         }
     }
 
     /// Marks the user's backup list changed; inside the transaction that changes it.
-    private func bumpBackupsVersion(_ db: PostgresConnection, user: VaultUser) async throws {
-        try await db.query("UPDATE vault_user SET backups_version = backups_version + 1 WHERE id = \(user.id)", logger: logger)
+    /// Marks the user's backup list changed, `bytes` more (or fewer) stored; inside the
+    /// transaction that changes it.
+    private func bumpBackupsVersion(_ db: PostgresConnection, user: VaultUser, bytes: Int64) async throws {
+        try await db.query("UPDATE vault_user SET backups_version = backups_version + 1, used_bytes = used_bytes + \(bytes) WHERE id = \(user.id)", logger: logger)
     }
 
     @discardableResult

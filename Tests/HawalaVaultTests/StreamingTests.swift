@@ -138,8 +138,9 @@ struct VaultStreamingTests {
         #expect(try await storage.backup(id: "b", user: user).1 == Data([9]))
         let counts = try await DatabaseQueue(path: path).read { try Int.fetchAll($0, sql: "SELECT COUNT(*) FROM chunk GROUP BY backupId ORDER BY backupId") }
         #expect(counts == [3, 1])
-        // The old token became a full one; a revoked user stays revoked.
+        // The old token became a full one; a revoked user stays revoked; what it stores is counted.
         #expect(user.scope == .full)
+        #expect(try await storage.usage(user: user) == Int64(data.count + 1))
         await #expect(throws: VaultError.unauthorized) { try await storage.user(token: "hwv_gone") }
         #expect(try await storage.users().map(\.revoked) == [true, false])
     }
@@ -164,6 +165,7 @@ struct VaultStreamingTests {
         let user = try await storage.user(token: "hwv_old")
         #expect(try await storage.backup(id: "a", user: user).1 == data)
         #expect(user.scope == .full)
+        #expect(try await storage.usage(user: user) == Int64(data.count))
         await #expect(throws: VaultError.unauthorized) { try await storage.user(token: "hwv_gone") }
         #expect(try await storage.users().map(\.revoked) == [true, false])
     }

@@ -346,11 +346,15 @@ struct VaultStorageTests {
         for day in 0..<10 {
             _ = try await storage.addBackup(Data([UInt8(day)]), type: .auto, encryptionMethod: "hawala-v1", sha256: nil, user: user, now: start.addingTimeInterval(Double(day) * 86_400))
         }
-        // Day 9's upload keeps days 2…9 (day 2 is exactly 7 days old).
+        // Day 9's upload keeps days 2…9 (day 2 is exactly 7 days old); what is stored follows.
         #expect(try await storage.backups(user: user).count == 8)
+        #expect(try await storage.usage(user: user) == 8)
         // Long silence: only the newest remains.
         #expect(try await storage.prune(user: user, now: start.addingTimeInterval(100 * 86_400)).count == 7)
         #expect(try await storage.backups(user: user).map(\.createdAt) == [start.addingTimeInterval(9 * 86_400)])
+        #expect(try await storage.usage(user: user) == 1)
+        try await storage.deleteBackup(id: try await storage.backups(user: user)[0].id, user: user)
+        #expect(try await storage.usage(user: user) == 0)
     }
 
     @Test(arguments: StorageKind.enabled) func credentialBackup(kind: StorageKind) async throws {
