@@ -91,6 +91,13 @@ def listed(port, token):
     return json.loads(body)
 
 
+def together(targets):
+    """Runs the functions on threads of their own and waits for all of them."""
+    threads = [threading.Thread(target=t) for t in targets]
+    for t in threads: t.start()
+    for t in threads: t.join()
+
+
 def p99_ms(samples):
     samples = sorted(samples)
     return samples[int(len(samples) * 0.99) - 1] * 1000
@@ -122,9 +129,7 @@ def flood():
                                        headers={"X-Forwarded-For": f"10.{n >> 16 & 255}.{n >> 8 & 255}.{n & 255}"}, connection=c)
                 if status != 401:
                     refused[0] += 1
-        threads = [threading.Thread(target=send, args=(i,)) for i in range(len(connections))]
-        for t in threads: t.start()
-        for t in threads: t.join()
+        together([lambda i=i: send(i) for i in range(len(connections))])
         check(refused[0] == 0, f"{refused[0]} flood requests were not a plain 401")
         c = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
         samples = []
@@ -213,9 +218,7 @@ def quota_race():
     try:
         blob = os.urandom(3 << 20)
         statuses = []
-        threads = [threading.Thread(target=lambda: statuses.append(upload(server.port, token, blob)[0])) for _ in range(12)]
-        for t in threads: t.start()
-        for t in threads: t.join()
+        together([lambda: statuses.append(upload(server.port, token, blob)[0])] * 12)
         stored = sum(b["sizeBytes"] for b in listed(server.port, token))
         check(stored <= 20 << 20, f"{stored} bytes stored past a 20 MiB quota")
         check(statuses.count(201) == 6 and statuses.count(507) == 6, f"answers {sorted(statuses)}")
@@ -247,16 +250,12 @@ def memory():
         blob = os.urandom(64 << 20)
         digest = hashlib.sha256(blob).hexdigest()
         ids, results = [], []
-        threads = [threading.Thread(target=lambda: ids.append(upload(server.port, token, blob)[1]["id"])) for _ in range(6)]
-        for t in threads: t.start()
-        for t in threads: t.join()
+        together([lambda: ids.append(upload(server.port, token, blob)[1]["id"])] * 6)
 
         def download(backup_id):
             status, data, _ = request(server.port, "GET", f"/vault/backups/{backup_id}", token)
             results.append(status == 200 and hashlib.sha256(data).hexdigest() == digest)
-        threads = [threading.Thread(target=download, args=(i,)) for i in ids]
-        for t in threads: t.start()
-        for t in threads: t.join()
+        together([lambda i=i: download(i) for i in ids])
         check(len(results) == 6 and all(results), "a download did not come back intact")
         check(server.peak_rss_mib() < 128, f"peak memory {server.peak_rss_mib()} MiB")
     finally:
@@ -314,9 +313,7 @@ def many_tiny():
         rounds = []
         for block in range(100):
             started = time.time()
-            threads = [threading.Thread(target=send, args=(c,)) for c in connections]
-            for t in threads: t.start()
-            for t in threads: t.join()
+            together([lambda c=c: send(c) for c in connections])
             rounds.append(time.time() - started)
         check(statuses.count(201) == 10_000, f"{10_000 - statuses.count(201)} tiny uploads refused")
         first, last = rounds[0], rounds[-1]

@@ -51,9 +51,11 @@ final class ConnectionGuard: @unchecked Sendable {
         let victim: (any Channel)? = lock.withLock {
             open[ObjectIdentifier(channel)] = Entry(channel: channel, idleSince: tick())
             guard open.count > limit else { return nil }
-            let oldest = open.filter { $0.value.idleSince != nil && $0.key != ObjectIdentifier(channel) }
-                .min { $0.value.idleSince! < $1.value.idleSince! }
-            let chosen = oldest?.value.channel ?? channel
+            var oldest: Entry?
+            for (key, entry) in open where key != ObjectIdentifier(channel) {
+                if let since = entry.idleSince, since < oldest?.idleSince ?? .max { oldest = entry }
+            }
+            let chosen = oldest?.channel ?? channel
             open[ObjectIdentifier(chosen)] = nil
             return chosen
         }
@@ -65,9 +67,6 @@ final class ConnectionGuard: @unchecked Sendable {
     fileprivate func busy(_ channel: any Channel) { lock.withLock { open[ObjectIdentifier(channel)]?.idleSince = nil } }
 
     fileprivate func idle(_ channel: any Channel) { lock.withLock { open[ObjectIdentifier(channel)]?.idleSince = tick() } }
-
-    /// Connections open now (for tests).
-    var count: Int { lock.withLock { open.count } }
 
     private final class Handler: ChannelDuplexHandler, RemovableChannelHandler {
         typealias InboundIn = HTTPRequestPart
