@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "HawalaLightning", targets: ["HawalaLightning"]),
         .library(name: "HawalaVault", targets: ["HawalaVault"]),
         .library(name: "HawalaVaultPostgres", targets: ["HawalaVaultPostgres"]),
+        .library(name: "HawalaVaultClient", targets: ["HawalaVaultClient"]),
         .executable(name: "hawala", targets: ["hawala"]),
         .executable(name: "hawala-vault", targets: ["hawala-vault"]),
     ],
@@ -162,10 +163,23 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The vault's client side: typed calls, the saved login, the agent.
+        .target(
+            name: "HawalaVaultClient",
+            dependencies: [
+                "HawalaCrypto", "HawalaWallet", "HawalaBackup", "HawalaVault", "HawalaVaultAPI",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "HawalaVaultTests",
             dependencies: [
-                "HawalaVault", "HawalaVaultServer", "HawalaVaultAPI", "HawalaVaultPostgres",
+                "HawalaVault", "HawalaVaultClient", "HawalaCrypto", "HawalaVaultServer", "HawalaVaultAPI", "HawalaVaultPostgres",
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -188,12 +202,7 @@ let package = Package(
             dependencies: [
                 "CMalloc", "HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaPaper", "HawalaLightning",
                 // The vault's client side only: the server is hawala-vault.
-                "HawalaVault", "HawalaVaultAPI",
-                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                "HawalaVault", "HawalaVaultClient",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ] + (sparkAvailable ? ["HawalaSpark"] : []),

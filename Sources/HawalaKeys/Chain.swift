@@ -148,3 +148,11 @@ extension Chain {
         return try DerivationPath(pathTemplate.components(separatedBy: "/a'")[0] + "/\(account)'")
     }
 }
+
+extension Network {
+    /// The chains whose first address a person is shown to confirm a wallet is the one they
+    /// meant (restore, import preview, shares): Bitcoin of this network, Ethereum, Solana.
+    public var confirmationChains: [Chain] {
+        [self == .testnet ? .bitcoinTestnet : .bitcoin, .ethereum, .solana]
+    }
+}

@@ -244,3 +244,13 @@ enum Parallel {
         }
     }
 }
+
+extension HDWallet {
+    /// The first receive address on each of `network.confirmationChains`, for a person to
+    /// recognise the wallet; a chain that cannot be derived is left out.
+    public func confirmationAddresses(network: Network) -> [(chain: Chain, address: String)] {
+        network.confirmationChains.compactMap { chain in
+            (try? addresses(chain: chain, count: 1).first).map { (chain, $0.address) }
+        }
+    }
+}

@@ -43,8 +43,8 @@ struct Check: AsyncParsableCommand {
                 FileHandle.standardError.write(Data("\rchecked \(done) of \(total)\(done == total ? "\n" : "")".utf8))
             }
         }
-        let damaged = report.damaged.map { Damaged(user: $0.user.name, id: $0.backup.id, createdAt: ISO8601.string($0.backup.createdAt), sizeBytes: $0.backup.sizeBytes) }
-        let advice = report.repairAdvice.map { Advice(user: $0.user, damaged: $0.damaged.count, newestIntact: $0.newestIntact.map(ISO8601.string)) }
+        let damaged = report.damaged.map { Damaged(user: $0.user.name, id: $0.backup.id, createdAt: $0.backup.createdAt.iso8601, sizeBytes: $0.backup.sizeBytes) }
+        let advice = report.repairAdvice.map { Advice(user: $0.user, damaged: $0.damaged.count, newestIntact: $0.newestIntact.map(\.iso8601)) }
         if json {
             try printJSON(Report(checked: report.checked, bytes: report.bytes, damaged: damaged, repair: repairReport ? advice : nil))
         } else {

@@ -75,9 +75,3 @@ func printJSON(_ value: some Encodable) throws {
     print(String(decoding: try encoder.encode(value), as: UTF8.self))
 }
 
-/// Dates as the operator reads them: ISO 8601, UTC, seconds.
-enum ISO8601 {
-    static func string(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!))
-    }
-}

@@ -61,13 +61,13 @@ struct UserCommand: AsyncParsableCommand {
         func run() async throws {
             let users = try await database.with { try await $0.users() }
             if json {
-                try printJSON(users.map { Row(name: $0.name, createdAt: ISO8601.string($0.createdAt), revoked: $0.revoked, fullTokens: $0.fullTokens,
+                try printJSON(users.map { Row(name: $0.name, createdAt: $0.createdAt.iso8601, revoked: $0.revoked, fullTokens: $0.fullTokens,
                                               appendOnlyTokens: $0.appendOnlyTokens, backups: $0.backups, bytes: $0.bytes) })
                 return
             }
             if users.isEmpty { FileHandle.standardError.write(Data("no users; add one with `hawala-vault user add NAME`\n".utf8)) }
             for u in users {
-                print("\(u.name)  since \(ISO8601.string(u.createdAt))  \(List.tokens(u))  \(u.backups) backup\(u.backups == 1 ? "" : "s"), \(u.bytes) bytes")
+                print("\(u.name)  since \(u.createdAt.iso8601)  \(List.tokens(u))  \(u.backups) backup\(u.backups == 1 ? "" : "s"), \(u.bytes) bytes")
             }
         }
     }

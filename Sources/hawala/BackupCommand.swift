@@ -83,37 +83,17 @@ struct BackupExport: ParsableCommand {
         try WalletSession.checkOneStdin(password.passwordFile, backupPasswordFile)
     }
 
-    /// `hawala-backup-YYYY-MM-DD.hawala`, then `…-2.hawala`, `…-3.hawala` for later backups of the day.
-    static func suggestedName(_ date: Date = Date(), number: Int = 1) -> String {
-        let day = date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!).year().month().day())
-        return "hawala-backup-\(day)\(number > 1 ? "-\(number)" : "").hawala"
-    }
-
-    /// The first suggested name not taken in `folder`.
-    static func freeName(in folder: URL, date: Date = Date()) -> URL {
-        var number = 1
-        while FileManager.default.fileExists(atPath: folder.appendingPathComponent(suggestedName(date, number: number)).path) { number += 1 }
-        return folder.appendingPathComponent(suggestedName(date, number: number))
-    }
-
     func run() throws {
-        var url = URL(fileURLWithPath: out)
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
-            url = BackupExport.freeName(in: url)
-        }
-        guard !FileManager.default.fileExists(atPath: url.path) else {
-            throw CLIError("\(url.path) already exists; choose another name (a backup is never replaced)")
+        guard let url = BackupExporter.destination(URL(fileURLWithPath: out)) else {
+            throw CLIError("\(out) already exists; choose another name (a backup is never replaced)")
         }
         let store = try WalletSession.store(create: false)
         let keyring = try WalletSession.unlock(store, file: password.passwordFile)
-        let wallets = try store.exportWallets(names: wallet.map { [$0] }, keyring: keyring)
-        guard !wallets.isEmpty else { throw WalletError.noWallets }
+        let (payload, count) = try BackupExporter.payload(store: store, keyring: keyring, names: wallet.map { [$0] }, app: "hawala \(HawalaVersion.string)")
         let backupPassword = try BackupPasswords.new(file: backupPasswordFile)
-        let payload = try BackupPayload(app: "hawala \(HawalaVersion.string)", wallets: wallets, current: try store.current()?.name).encoded()
         BackupPasswords.progress("encrypting and reading back (Argon2id, 256 MiB, twice)…")
         try BackupFile.write(payload, to: url, password: backupPassword)
-        print("wrote \(url.path) (\(wallets.count) wallet\(wallets.count == 1 ? "" : "s"), verified by reading it back)")
+        print("wrote \(url.path) (\(count) wallet\(count == 1 ? "" : "s"), verified by reading it back)")
     }
 }
 
@@ -127,7 +107,7 @@ struct BackupInspect: ParsableCommand {
         let url = URL(fileURLWithPath: file)
         let header = try BackupFile.inspect(url)
         let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
-        let created = ISO8601.string(Date(timeIntervalSince1970: TimeInterval(header.createdAt)))
+        let created = Date(timeIntervalSince1970: TimeInterval(header.createdAt)).iso8601
         if json {
             JSONValue.object([
                 ("version", .int(Int(header.version))),
@@ -165,60 +145,56 @@ struct BackupImport: ParsableCommand {
     func run() throws {
         let url = URL(fileURLWithPath: file)
         _ = try BackupFile.inspect(url)  // refuse a non-.hawala file before asking for anything
+        try BackupImport.run(source: url.lastPathComponent, passwordFile: password.passwordFile, backupPasswordFile: backupPasswordFile,
+                             onConflict: onConflict, dryRun: dryRun) { try BackupFile.read(url, password: $0) }
+    }
+
+    /// Decrypts (with the backup password), previews, asks a policy per conflict, imports.
+    static func run(source: String, passwordFile: String?, backupPasswordFile: String?, onConflict: ConflictPolicy?, dryRun: Bool,
+                    decrypt: (SecretBytes) throws -> SecretBytes) throws {
         let backupPassword = try BackupPasswords.existing(file: backupPasswordFile)
         BackupPasswords.progress("decrypting (Argon2id)…")
-        let payload = try BackupPayload.decode(try BackupFile.read(url, password: backupPassword))
+        let payload = try BackupPayload.decode(try decrypt(backupPassword))
         let home = WalletHome.fromEnvironment()
-        let existingStore = try home.existing() ? try WalletStore(home: home, create: false) : nil
-        let hadWallets = try existingStore.map { try !$0.list().isEmpty } ?? false
+        let plan = try BackupImportPlan(payload: payload, store: try home.existing() ? try WalletStore(home: home, create: false) : nil)
 
-        // The preview.
-        var conflicted: [(wallet: WalletExport, existing: String, sameWallet: Bool)] = []
-        print("\(payload.wallets.count) wallet\(payload.wallets.count == 1 ? "" : "s") in \(url.lastPathComponent) (made by \(payload.app)):")
-        for w in payload.wallets {
-            let keys = w.secret.keys
-            let chains: [Chain] = [w.network == .testnet ? .bitcoinTestnet : .bitcoin, .ethereum, .solana]
-            let first = chains.compactMap { c in (try? keys.addresses(chain: c, count: 1).first).map { "\(c.name) \($0.address)" } }
+        print("\(payload.wallets.count) wallet\(payload.wallets.count == 1 ? "" : "s") in \(source) (made by \(payload.app)):")
+        for row in plan.rows {
+            let w = row.wallet
+            let first = row.firstAddresses.map { "\($0.chain.name) \($0.address)" }
             print("  \(w.name) (\(w.network.rawValue), \(w.secret.mnemonic.map { "\($0.wordCount) words" } ?? "seed only")\(w.importedAccounts.isEmpty ? "" : ", \(w.importedAccounts.count) imported keys")): \(first.joined(separator: ", "))")
-            if let store = existingStore {
-                let (sameKeys, sameName) = try store.conflicts(for: w)
-                if let sameKeys {
-                    print("    conflict: the same wallet is already here as \"\(sameKeys)\"")
-                    conflicted.append((w, sameKeys, true))
-                } else if sameName {
-                    print("    conflict: another wallet here is named \"\(w.name)\"")
-                    conflicted.append((w, w.name, false))
-                }
+            switch row.conflict {
+            case .sameWallet(let existing)?: print("    conflict: the same wallet is already here as \"\(existing)\"")
+            case .sameName?: print("    conflict: another wallet here is named \"\(w.name)\"")
+            case nil: break
             }
         }
         if dryRun { return }
 
         var policies: [String: ConflictPolicy] = [:]
+        let conflicted = plan.conflicts
         if !conflicted.isEmpty {
             if let onConflict {
                 for c in conflicted { policies[c.wallet.name] = onConflict }
             } else if let terminal = Terminal.open() {
                 for c in conflicted {
-                    policies[c.wallet.name] = try BackupImport.askPolicy(c.wallet.name, existing: c.existing, sameWallet: c.sameWallet, on: terminal)
+                    let existing = if case .sameWallet(let name)? = c.conflict { name } else { c.wallet.name }
+                    policies[c.wallet.name] = try askPolicy(c.wallet.name, existing: existing, sameWallet: c.conflict != .sameName, on: terminal)
                 }
             } else {
                 throw CLIError("\(conflicted.count) wallet\(conflicted.count == 1 ? " is" : "s are") already here; choose --on-conflict skip|keep-both|replace (nothing was imported)")
             }
         }
         let store = try WalletSession.store(create: true)
-        let keyring = try WalletSession.keyringForChange(store, file: password.passwordFile)
-        for w in payload.wallets {
-            switch try store.importWallet(w, policy: policies[w.name] ?? .skip, keyring: keyring) {
+        let keyring = try WalletSession.keyringForChange(store, file: passwordFile)
+        for outcome in try plan.apply(policies: policies, store: store, keyring: keyring) {
+            switch outcome {
             case .added(let name): print("imported \"\(name)\"")
             case .skipped(let name, let existing): print("skipped \"\(name)\" (already here as \"\(existing)\")")
             case .alreadyHere(let name, let existing):
                 print("kept \"\(name)\" once: the same wallet (same words and network) is already here as \"\(existing)\"; keep both applies to name clashes")
             case .replaced(_, let existing): print("replaced wallet \"\(existing)\" with the one from the backup")
             }
-        }
-        // The backup's current wallet becomes current only where there was none (a new device).
-        if let current = payload.current, (try? store.wallet(named: current)) != nil, !hadWallets {
-            try store.use(current)
         }
     }
 

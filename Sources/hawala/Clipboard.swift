@@ -8,11 +8,6 @@ struct Clipboard {
     private let executable: String
     private let copyArguments: [String]
 
-    /// Seconds before the clipboard is cleared (`HAWALA_CLIPBOARD_CLEAR_SECONDS` overrides, for tests).
-    static var clearDelay: Int {
-        Int(ProcessInfo.processInfo.environment["HAWALA_CLIPBOARD_CLEAR_SECONDS"] ?? "") ?? 30
-    }
-
     /// The clipboard tool of the running session, or nil.
     static func find(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Clipboard? {
         let path = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)

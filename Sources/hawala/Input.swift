@@ -106,4 +106,13 @@ enum Output {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
+    /// "uploading… N% of K KiB" on a terminal's stderr for transfers of at least 1 MiB, as a
+    /// library's (done, total) progress callback.
+    static func transferProgress(_ verb: String) -> @Sendable (Int, Int) -> Void {
+        let shown = isatty(STDERR_FILENO) == 1
+        return { done, total in
+            guard shown, total >= 1 << 20 else { return }
+            FileHandle.standardError.write(Data("\r\(verb) \(done * 100 / total)% of \(total / 1024) KiB\(done == total ? "\n" : "")".utf8))
+        }
+    }
 }

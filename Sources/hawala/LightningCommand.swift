@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HawalaVault
 import HawalaKeys
 import HawalaLightning
 
@@ -73,8 +74,8 @@ struct LightningDecode: ParsableCommand {
             ("payee", .string(hexString(i.payee))),
             ("timestamp", .int(Int(i.timestamp))),
             ("expiry", .int(Int(i.expiry))),
-            ("createdAt", .string(ISO8601.string(Date(timeIntervalSince1970: Double(i.timestamp))))),
-            ("expiresAt", .string(ISO8601.string(i.expiresAt))),
+            ("createdAt", .string((Date(timeIntervalSince1970: Double(i.timestamp))).iso8601)),
+            ("expiresAt", .string(i.expiresAt.iso8601)),
             ("minFinalCltvExpiry", .int(Int(i.minFinalCltvExpiry))),
             ("fallbackAddresses", .array(i.fallbacks.map { .string($0.address) })),
             ("routeHints", .array(i.routeHints.map { route in
@@ -99,8 +100,8 @@ struct LightningDecode: ParsableCommand {
             out.append("  payee:           \(hexString(i.payee))")
             out.append("  payment hash:    \(hexString(i.paymentHash))")
             let created = Date(timeIntervalSince1970: Double(i.timestamp))
-            out.append("  created:         \(ISO8601.string(created))")
-            out.append("  expires:         \(ISO8601.string(i.expiresAt))\(i.isExpired() ? " (expired)" : "")")
+            out.append("  created:         \(created.iso8601)")
+            out.append("  expires:         \(i.expiresAt.iso8601)\(i.isExpired() ? " (expired)" : "")")
             out.append("  min final CLTV:  \(i.minFinalCltvExpiry) blocks")
             for f in i.fallbacks { out.append("  fallback:        \(f.address)") }
             for (n, route) in i.routeHints.enumerated() {

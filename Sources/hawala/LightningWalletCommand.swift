@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HawalaVault
 import HawalaBackup
 import HawalaCrypto
 import HawalaKeys
@@ -171,7 +172,7 @@ extension Payment {
         text += "  \(status.rawValue)  \(id)"
         if let d = details.description, !d.isEmpty { text += "  \(DisplayText.safe(String(d.prefix(60))))" }
         if let reason = failureReason { text += "  [\(DisplayText.safe(reason))]" }
-        if let expiry = invoiceExpiry { text += expiry < Date() ? "  (invoice expired \(ISO8601.string(expiry)))" : "  (unpaid invoice, expires \(ISO8601.string(expiry)))" }
+        if let expiry = invoiceExpiry { text += expiry < Date() ? "  (invoice expired \(expiry.iso8601))" : "  (unpaid invoice, expires \(expiry.iso8601))" }
         return text
     }
 
@@ -233,14 +234,14 @@ struct LightningInvoice: ParsableCommand {
             print(JSONValue.object([
                 ("invoice", .string(response.invoice)), ("paymentHash", .string(response.paymentHash)),
                 ("amountMsat", amount.map { .int(Int($0) * 1000) } ?? .null), ("description", .string(description)),
-                ("expiresAt", .string(ISO8601.string(response.expiresAt))), ("backend", .string(session.backend.name)),
+                ("expiresAt", .string(response.expiresAt.iso8601)), ("backend", .string(session.backend.name)),
             ]).compact)
         } else {
             print(response.invoice)
         }
         if qr && !json { for line in TextQR.terminalLines(try TextQR.encode(response.invoice, caseInsensitive: true)) { print(line) } }
         flushOutput()
-        Output.error("on \(session.backendLabel); expires \(ISO8601.string(response.expiresAt))")
+        Output.error("on \(session.backendLabel); expires \(response.expiresAt.iso8601)")
         guard wait else { return }
         Output.error("waiting for the payment…")
         let seconds = timeout
@@ -254,7 +255,7 @@ struct LightningInvoice: ParsableCommand {
                 return paid
             }
         } catch LightningError.timeout {
-            throw CLIError("not paid within \(seconds) s; the invoice stays valid until \(ISO8601.string(response.expiresAt))")
+            throw CLIError("not paid within \(seconds) s; the invoice stays valid until \(response.expiresAt.iso8601)")
         }
         if json { print(payment.json.compact) } else { print("received \(satsText(payment.amountMsat)) (payment \(payment.id))") }
     }
@@ -339,7 +340,7 @@ struct LightningPay: ParsableCommand {
             "  total:       \(satsText(prepared.totalMsat))",
             "  description: \(prepared.description.flatMap { $0.isEmpty ? nil : DisplayText.safe($0) } ?? "(none)")",
             "  to:          \(hexString(prepared.invoice.payee))",
-            "  expires:     \(ISO8601.string(prepared.expiresAt))",
+            "  expires:     \(prepared.expiresAt.iso8601)",
         ]
         if let (currency, provider) = try LightningSession.configuredFiat(session.store, session.wallet),
            let rate = try? blocking({ try await provider.rate(currency) }) {
@@ -472,11 +473,11 @@ struct LightningHistory: ParsableCommand {
             }
             if let offline {
                 let last = LightningWallet.lastSyncedAt(store: store, walletID: summary.id)
-                Output.error("offline (\(offline)): the history as last synced\(last.map { " at " + ISO8601.string($0) } ?? ": never")")
+                Output.error("offline (\(offline)): the history as last synced\(last.map { " at " + $0.iso8601 } ?? ": never")")
             }
         } else if case .spark? = spec {
             let last = LightningWallet.lastSyncedAt(store: store, walletID: summary.id)
-            Output.error("the history as last synced with Spark\(last.map { " at " + ISO8601.string($0) } ?? ": never") (`hawala ln balance` syncs it)")
+            Output.error("the history as last synced with Spark\(last.map { " at " + $0.iso8601 } ?? ": never") (`hawala ln balance` syncs it)")
         }
         let payments = try store.payments(walletID: summary.id, filter: PaymentFilter(type: type?.kind, status: status, offset: offset, limit: limit))
         if json { JSONValue.array(payments.map(\.json)).print(); return }
@@ -510,7 +511,7 @@ struct LightningShow: ParsableCommand {
             "  backend:      \(p.backend)",
         ]
         if let f = p.fiat { lines.append("  fiat then:    \(f.value) \(f.currency)") }
-        if let expiry = p.invoiceExpiry { lines.append("  expires:      \(ISO8601.string(expiry))\(expiry < Date() ? " (expired, not paid)" : " (not paid yet)")") }
+        if let expiry = p.invoiceExpiry { lines.append("  expires:      \(expiry.iso8601)\(expiry < Date() ? " (expired, not paid)" : " (not paid yet)")") }
         if let d = p.details.description { lines.append("  description:  \(DisplayText.safe(d))") }
         if let h = p.details.paymentHash { lines.append("  payment hash: \(h)") }
         if let x = p.details.preimage { lines.append("  preimage:     \(x)") }

@@ -1,11 +1,12 @@
 import ArgumentParser
 import Foundation
+import HawalaVault
 import HawalaWallet
 
 /// `hawala` with no arguments in a terminal: create or restore a first wallet, or show where
 /// things stand.
 enum Onboarding {
-    static func run() throws {
+    static func run() async throws {
         let home = WalletHome.fromEnvironment()
         if try home.existing(), let current = try WalletStore(home: home, create: false).current() {
             print("Hawala — current wallet: \(current.name) (\(current.network.rawValue)); backup: \(current.backup.summary)")
@@ -27,28 +28,27 @@ enum Onboarding {
         switch choice {
         case "c": try WalletCreate.parse([]).run()
         case "r": try WalletRestore.parse([]).run()
-        case "v": try restoreFromVault(terminal)
+        case "v": try await restoreFromVault(terminal)
         default: print("See `hawala --help`.")
         }
     }
 
     /// A new device: log in to the vault (the password chosen becomes the wallet password), pick
     /// a backup (the newest by default) and restore it with its backup password.
-    static func restoreFromVault(_ terminal: Terminal) throws {
+    static func restoreFromVault(_ terminal: Terminal) async throws {
         let url = try terminal.choose("Vault URL (https://…): ", hint: "Type the vault's address, e.g. https://vault.example.com.") { answer -> String? in
             guard let u = URL(string: answer), ["https", "http"].contains(u.scheme?.lowercased() ?? ""), u.host != nil else { return nil }
             return answer
         }
-        try VaultLogin.parse(["--url", url]).run()
-        let session = try VaultSession.open(password: try PasswordOptions.parse([]))
-        let backups = try VaultSession.backups(session.client)
+        try await VaultLogin.parse(["--url", url]).run()
+        let backups = try await VaultSession.open(password: try PasswordOptions.parse([])).client.backups()
         guard !backups.isEmpty else { throw CLIError("the vault holds no backup for this token") }
-        for (i, b) in backups.enumerated() { terminal.line("\(i + 1). \(ISO8601.string(b.createdAt))  \(b.sizeBytes) bytes  \(b._type.rawValue)") }
+        for (i, b) in backups.enumerated() { terminal.line("\(i + 1). \(b.createdAt.iso8601)  \(b.sizeBytes) bytes  \(b.type.rawValue)") }
         let chosen = try terminal.choose("Backup to restore [1]: ", hint: "Type a number from 1 to \(backups.count).") { answer -> Int? in
             if answer.isEmpty { return 0 }
             guard let n = Int(answer), (1...backups.count).contains(n) else { return nil }
             return n - 1
         }
-        try VaultRestore.parse([backups[chosen].id]).run()
+        try await VaultRestore.parse([backups[chosen].id]).run()
     }
 }

@@ -3,8 +3,8 @@ import Foundation
 import HawalaBackup
 import HawalaCrypto
 import HawalaKeys
-import HawalaVaultAPI
-import OpenAPIRuntime
+import HawalaVault
+import HawalaVaultClient
 
 /// `hawala vault credentials …` (seed 001): a credential sealed under a 24-word recovery phrase,
 /// kept in the vault. The server holds only the envelope; the phrase never leaves the terminal.
@@ -22,7 +22,7 @@ struct VaultCredentialsCommand: ParsableCommand {
         subcommands: [VaultCredentialsBackup.self, VaultCredentialsStatus.self, VaultCredentialsRecover.self])
 }
 
-struct VaultCredentialsBackup: ParsableCommand {
+struct VaultCredentialsBackup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backup",
         abstract: "Seal the credential under a new recovery phrase (shown once, then checked) and upload it.",
@@ -36,7 +36,7 @@ struct VaultCredentialsBackup: ParsableCommand {
         if input != nil, backupPasswordFile != nil { throw ValidationError("--in and --backup-password-file exclude each other") }
     }
 
-    func run() throws {
+    func run() async throws {
         let client = try VaultSession.open(password: password).client
         let credential: SecretBytes
         if let input {
@@ -50,46 +50,33 @@ struct VaultCredentialsBackup: ParsableCommand {
         let phrase = try RecoveryPhrase.newShownAndChecked(nothingDone: "nothing was uploaded")
         BackupPasswords.progress("encrypting (Argon2id, 64 MiB)…")
         let envelope = Data(try CredentialEnvelope.seal(credential, phrase: phrase))
-        switch try blocking({ try await client.uploadCredentialBackup(body: .binary(HTTPBody(envelope))) }) {
-        case .noContent: print("the credential backup is in the vault: keep the 24 words, they are the only way to open it")
-        case .badRequest(let r): throw VaultSession.refused("the credential backup", 400, try? r.body.json)
-        case .forbidden(let r): throw VaultSession.refused("the credential backup", 403, try? r.body.json)
-        case .unauthorized(let r): throw VaultSession.refused("the token", 401, try? r.body.json)
-        case .contentTooLarge(let r): throw VaultSession.refused("the credential backup", 413, try? r.body.json)
-        case .tooManyRequests(let r): throw VaultSession.refused("the request", 429, try? r.body.json)
-        case .undocumented(let status, _): throw VaultSession.refused("the credential backup", status, nil)
-        }
+        try await client.uploadCredentialBackup(envelope)
+        print("the credential backup is in the vault: keep the 24 words, they are the only way to open it")
     }
 }
 
-struct VaultCredentialsStatus: ParsableCommand {
+struct VaultCredentialsStatus: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status", abstract: "Whether the vault holds a credential backup, when it was made and last opened.",
         discussion: "JSON: exists, createdAt, lastVerifiedAt (null when never).")
     @OptionGroup var password: PasswordOptions
     @Flag(help: "JSON output.") var json = false
 
-    func run() throws {
+    func run() async throws {
         let client = try VaultSession.open(password: password).client
-        let status: Components.Schemas.CredentialBackupStatus
-        switch try blocking({ try await client.getCredentialBackupStatus() }) {
-        case .ok(let r): status = try r.body.json
-        case .unauthorized(let r): throw VaultSession.refused("the token", 401, try? r.body.json)
-        case .tooManyRequests(let r): throw VaultSession.refused("the request", 429, try? r.body.json)
-        case .undocumented(let status, _): throw VaultSession.refused("the request", status, nil)
-        }
-        let date: (Date?) -> JSONValue = { $0.map { .string(ISO8601.string($0)) } ?? .null }
+        let status = try await client.credentialBackupStatus()
+        let date: (Date?) -> JSONValue = { $0.map { .string($0.iso8601) } ?? .null }
         if json {
             JSONValue.object([("exists", .bool(status.exists)), ("createdAt", date(status.createdAt)), ("lastVerifiedAt", date(status.lastVerifiedAt))]).print()
             return
         }
         guard status.exists else { print("no credential backup in the vault (make one: hawala vault credentials backup)"); return }
-        print("credential backup made \(status.createdAt.map(ISO8601.string) ?? "at an unknown time")")
-        print(status.lastVerifiedAt.map { "last opened \(ISO8601.string($0))" } ?? "never opened since")
+        print("credential backup made \(status.createdAt.map(\.iso8601) ?? "at an unknown time")")
+        print(status.lastVerifiedAt.map { "last opened \($0.iso8601)" } ?? "never opened since")
     }
 }
 
-struct VaultCredentialsRecover: ParsableCommand {
+struct VaultCredentialsRecover: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recover",
         abstract: "Download the credential backup and open it with the 24 words.",
@@ -103,20 +90,10 @@ struct VaultCredentialsRecover: ParsableCommand {
 
     func validate() throws { try WalletSession.checkOneStdin(password.passwordFile, phraseFile) }
 
-    func run() throws {
+    func run() async throws {
         if let out, FileManager.default.fileExists(atPath: out) { throw CLIError("\(out) already exists; choose another name") }
         let client = try VaultSession.open(password: password).client
-        let envelope: Data
-        switch try blocking({ try await client.recoverCredentials() }) {
-        case .ok(let r):
-            let body = try r.body.binary
-            envelope = try blocking { try await Data(collecting: body, upTo: CredentialEnvelope.maximumBlobBytes + 4096) }
-        case .notFound: throw CLIError("no credential backup in the vault")
-        case .unauthorized(let r): throw VaultSession.refused("the token", 401, try? r.body.json)
-        case .tooManyRequests(let r):
-            throw CLIError("the vault refused: too many recoveries; retry in \(r.headers.Retry_hyphen_After ?? 60) s")
-        case .undocumented(let status, _): throw VaultSession.refused("the request", status, nil)
-        }
+        let envelope = try await client.recoverCredentialBackup(limit: CredentialEnvelope.maximumBlobBytes + 4096)
         let phrase = try RecoveryPhrase.read(phraseFile: phraseFile)
         BackupPasswords.progress("decrypting (Argon2id)…")
         let credential: SecretBytes

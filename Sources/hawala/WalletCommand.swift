@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HawalaVault
 import HawalaCrypto
 import HawalaKeys
 import HawalaPaper
@@ -125,17 +126,12 @@ extension BackupStatus {
     var json: JSONValue {
         .object([
             ("state", .string(state.rawValue)),
-            ("backedUpAt", backedUpAt.map { .string(ISO8601.string($0)) } ?? .null),
-            ("lastVerifiedAt", lastVerifiedAt.map { .string(ISO8601.string($0)) } ?? .null),
+            ("backedUpAt", backedUpAt.map { .string($0.iso8601) } ?? .null),
+            ("lastVerifiedAt", lastVerifiedAt.map { .string($0.iso8601) } ?? .null),
         ])
     }
 }
 
-enum ISO8601 {
-    static func string(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!))
-    }
-}
 
 extension WalletSummary {
     /// The documented JSON shape of `wallet list` (README).
@@ -145,7 +141,7 @@ extension WalletSummary {
             ("name", .string(name)),
             ("current", .bool(isCurrent)),
             ("network", .string(network.rawValue)),
-            ("createdAt", .string(ISO8601.string(createdAt))),
+            ("createdAt", .string(createdAt.iso8601)),
             ("fingerprint", .string(fingerprint)),
             ("kind", .string(kind.rawValue)),
             ("wordCount", .int(wordCount)),
@@ -161,7 +157,7 @@ extension ImportedAccount {
     /// `{chain, address, label, importedAt}`, as in `wallet list --json`.
     var json: JSONValue {
         .object([("chain", .string(chain)), ("address", .string(address)), ("label", label.map { .string($0) } ?? .null),
-                 ("importedAt", .string(ISO8601.string(importedAt)))])
+                 ("importedAt", .string(importedAt.iso8601))])
     }
 
     /// `imported: bitcoin bc1q… "label"`.
@@ -587,12 +583,14 @@ struct WalletShowSeed: ParsableCommand {
         discussion: "In a terminal the words are masked and revealed one at a time; the screen is cleared at the end. --reveal prints them plainly for scripts and needs --password-file. --copy puts them on the clipboard (wl-copy or xclip) and clears it after 30 seconds.")
     @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
     @Flag(help: "Print the words on one line (needs --password-file).") var reveal = false
-    @Flag(help: "Copy the words to the clipboard (wl-copy or xclip), cleared after 30 seconds.") var copy = false
+    @Flag(help: "Copy the words to the clipboard (wl-copy or xclip), cleared after --clear-after seconds.") var copy = false
+    @Option(name: .customLong("clear-after"), help: ArgumentHelp("Seconds before the clipboard is cleared (1–600).", valueName: "seconds")) var clearAfter = 30
     @OptionGroup var password: PasswordOptions
 
     func validate() throws {
         if reveal && password.passwordFile == nil { throw ValidationError("--reveal needs --password-file") }
         if reveal && copy { throw ValidationError("--reveal and --copy cannot be combined") }
+        if !(1...600).contains(clearAfter) { throw ValidationError("--clear-after takes 1 to 600 seconds") }
     }
 
     func run() throws {
@@ -610,8 +608,8 @@ struct WalletShowSeed: ParsableCommand {
             let keyring = try WalletSession.unlock(store, file: password.passwordFile)
             let phrase = SecretBytes(utf8: try store.secrets(of: summary, keyring: keyring).mnemonic.phrase)
             try clipboard.copy(phrase)
-            clipboard.scheduleClear(after: Clipboard.clearDelay)
-            terminal.line("Copied with \(clipboard.name); the clipboard is cleared in \(Clipboard.clearDelay) seconds.")
+            clipboard.scheduleClear(after: clearAfter)
+            terminal.line("Copied with \(clipboard.name); the clipboard is cleared in \(clearAfter) seconds.")
             return
         }
         if reveal {

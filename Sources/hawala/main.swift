@@ -7,7 +7,7 @@ import HawalaKeys
 import HawalaLightning
 import HawalaWallet
 import Logging
-import OpenAPIRuntime
+import HawalaVaultClient
 
 // Every failure ends as one line on stderr and a meaningful exit code: 1 for bad input or a
 // failed operation, 2 for usage errors. Never a stack trace.
@@ -70,21 +70,26 @@ func refreshVaultAgentSnapshot(after command: ParsableCommand) {
     }
 }
 
+/// Runs a parsed command, awaiting the ones that are async.
+func runCommand(_ command: inout ParsableCommand) async throws {
+    guard var asyncCommand = command as? AsyncParsableCommand else { return try command.run() }
+    try await asyncCommand.run()
+}
+
 do {
     if arguments.isEmpty, isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 {
-        try Onboarding.run()
+        try await Onboarding.run()
         exit(0)
     }
     var command = try Hawala.parseAsRoot(arguments)
     remindAboutBackup(command)
-    try command.run()
+    try await runCommand(&command)
     refreshVaultAgentSnapshot(after: command)
 } catch let error as CLIError {
     Output.error(error.message)
     exit(error.code.rawValue)
-} catch let error as ClientError {
-    // The vault client: one line, not the generated client's whole request dump.
-    Output.error(VaultTransport.describe(error))
+} catch let error as VaultClientError {
+    Output.error(VaultSession.words(error).message)
     exit(1)
 } catch let error as ExitCode {
     exit(error.rawValue)

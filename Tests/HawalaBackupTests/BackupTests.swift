@@ -164,3 +164,46 @@ struct ExportImportTests {
     }
 
 }
+
+@Suite("Import plan")
+struct BackupImportPlanTests {
+    /// The preview names each conflict before anything is written; `apply` follows the policy
+    /// per wallet; the backup's current wallet becomes current only on a store without wallets.
+    @Test func previewThenApply() throws {
+        let (source, sourceKeyring) = try newStore()
+        try source.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: sourceKeyring)
+        try source.add(mnemonic: try Mnemonic(text: legalWinnerWords), passphrase: SecretBytes([]), name: "Savings", network: .testnet, keyring: sourceKeyring)
+        try source.add(mnemonic: try Mnemonic.generate(wordCount: 12), passphrase: SecretBytes([]), name: "Spare", network: .mainnet, keyring: sourceKeyring)
+        try source.use("Savings")
+        let (payload, count) = try BackupExporter.payload(store: source, keyring: sourceKeyring, names: nil, app: "test")
+        #expect(count == 3)
+        let decoded = try BackupPayload.decode(payload)
+
+        // A new device: no conflicts, and the backup's current wallet is current.
+        let fresh = try BackupImportPlan(payload: decoded, store: nil)
+        #expect(fresh.conflicts.isEmpty)
+        let main = try #require(fresh.rows.first { $0.wallet.name == "Main" })
+        #expect(main.firstAddresses.map(\.chain.name) == ["bitcoin", "ethereum", "solana"])
+        #expect(main.firstAddresses.first?.address == "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu")
+        #expect(try #require(fresh.rows.first { $0.wallet.name == "Savings" }).firstAddresses.first?.chain == .bitcoinTestnet)
+        let (newDevice, newKeyring) = try newStore()
+        _ = try fresh.apply(policies: [:], store: newDevice, keyring: newKeyring)
+        #expect(try newDevice.current()?.name == "Savings")
+
+        // A store that has the same Main under another name, and another wallet named Spare.
+        let (store, keyring) = try newStore()
+        try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Old main", network: .mainnet, keyring: keyring)
+        try store.add(mnemonic: try Mnemonic.generate(wordCount: 12), passphrase: SecretBytes([]), name: "Spare", network: .mainnet, keyring: keyring)
+        try store.use("Spare")
+        let plan = try BackupImportPlan(payload: decoded, store: store)
+        #expect(plan.conflicts.map(\.wallet.name) == ["Main", "Spare"])
+        #expect(plan.conflicts.map(\.conflict) == [.sameWallet(existing: "Old main"), .sameName])
+        #expect(plan.conflicts[0].conflict?.offered == [.skip, .replace] && plan.conflicts[1].conflict?.offered == [.skip, .keepBoth, .replace])
+        #expect(try store.list().count == 2, "a plan writes nothing")
+        let outcomes = try plan.apply(policies: ["Main": .skip, "Spare": .keepBoth], store: store, keyring: keyring)
+        #expect(outcomes == [.skipped(name: "Main", existing: "Old main"), .added(name: "Savings"), .added(name: "Spare (2)")])
+        #expect(try store.current()?.name == "Spare", "the current wallet here stays current")
+    }
+}
+
+let legalWinnerWords = "legal winner thank year wave sausage worth useful legal winner thank yellow"

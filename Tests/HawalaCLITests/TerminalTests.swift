@@ -123,8 +123,8 @@ struct ClipboardTests {
         let fake = bin.appendingPathComponent("xclip").path
         try "#!/bin/sh\ncat > \"\(clip)\"\n".write(toFile: fake, atomically: true, encoding: .utf8)
         chmod(fake, 0o755)
-        let env = ["PATH": bin.path + ":/usr/bin:/bin", "DISPLAY": ":99", "HAWALA_CLIPBOARD_CLEAR_SECONDS": "1"]
-        let session = try PTYSession(["wallet", "show-seed", "--copy", "--password-file", f.path("password")], environment: env, home: f.data.path)
+        let env = ["PATH": bin.path + ":/usr/bin:/bin", "DISPLAY": ":99"]
+        let session = try PTYSession(["wallet", "show-seed", "--copy", "--clear-after", "1", "--password-file", f.path("password")], environment: env, home: f.data.path)
         try session.expect("clipboard managers may keep a history")
         try session.expect("[y/N]")
         session.send("y")

@@ -89,7 +89,7 @@ public struct RecoveryFlow: Sendable {
 
     /// The chains whose first address is shown for confirmation.
     public var confirmationChains: [Chain] {
-        [network == .testnet ? .bitcoinTestnet : .bitcoin, .ethereum, .solana]
+        network.confirmationChains
     }
 
     public mutating func send(_ event: Event) {

@@ -1,0 +1,118 @@
+import Foundation
+import HawalaCrypto
+import HawalaKeys
+import HawalaWallet
+
+/// The preview of importing a backup's wallets into a store, before anything is written: each
+/// wallet with its first addresses and its conflict with a wallet already here, if any. A
+/// front end shows the rows, asks a `ConflictPolicy` for each conflict, then `apply`s.
+public struct BackupImportPlan: Sendable {
+    /// How an incoming wallet meets one already here.
+    public enum Conflict: Sendable, Equatable {
+        /// The same wallet (words, passphrase and network) is here under `existing`.
+        case sameWallet(existing: String)
+        /// Another wallet here has the same name.
+        case sameName
+
+        /// The policies that mean something for this conflict.
+        public var offered: [ConflictPolicy] { ConflictPolicy.offered(sameWallet: self != .sameName) }
+    }
+
+    public struct Row: Sendable {
+        public let wallet: WalletExport
+        /// The first addresses on `network.confirmationChains`.
+        public let firstAddresses: [(chain: Chain, address: String)]
+        public let conflict: Conflict?
+    }
+
+    public let payload: BackupPayload
+    public let rows: [Row]
+    /// Whether the store held wallets before (then its current wallet stays current).
+    let hadWallets: Bool
+
+    /// The plan for `payload` against `store` (nil: no store yet, a new device).
+    public init(payload: BackupPayload, store: WalletStore?) throws {
+        self.payload = payload
+        hadWallets = try store.map { try !$0.list().isEmpty } ?? false
+        rows = try payload.wallets.map { wallet in
+            var conflict: Conflict?
+            if let store {
+                let (sameKeys, sameName) = try store.conflicts(for: wallet)
+                conflict = sameKeys.map { .sameWallet(existing: $0) } ?? (sameName ? .sameName : nil)
+            }
+            return Row(wallet: wallet, firstAddresses: wallet.secret.keys.confirmationAddresses(network: wallet.network), conflict: conflict)
+        }
+    }
+
+    /// The rows with a conflict, which need a policy.
+    public var conflicts: [Row] { rows.filter { $0.conflict != nil } }
+
+    /// Imports every wallet, each conflict as `policies[name]` says (skip when absent). The
+    /// backup's current wallet becomes current only on a store that had no wallets.
+    public func apply(policies: [String: ConflictPolicy], store: WalletStore, keyring: Keyring) throws -> [ImportOutcome] {
+        let outcomes = try rows.map { try store.importWallet($0.wallet, policy: policies[$0.wallet.name] ?? .skip, keyring: keyring) }
+        if let current = payload.current, !hadWallets, (try? store.wallet(named: current)) != nil {
+            try store.use(current)
+        }
+        return outcomes
+    }
+}
+
+/// Everything an export needs besides the destination: the wallets' payload.
+public enum BackupExporter {
+    /// The wallets named (all when nil) as an encoded payload, with how many there are.
+    public static func payload(store: WalletStore, keyring: Keyring, names: [String]?, app: String) throws -> (payload: SecretBytes, wallets: Int) {
+        let wallets = try store.exportWallets(names: names, keyring: keyring)
+        guard !wallets.isEmpty else { throw WalletError.noWallets }
+        return (try BackupPayload(app: app, wallets: wallets, current: try store.current()?.name).encoded(), wallets.count)
+    }
+
+    /// `payload` sealed with `password` as the bytes of a `.hawala` file, written and read back
+    /// in a private temporary folder first (as an export to disk is), then removed.
+    public static func sealedBytes(_ payload: SecretBytes, password: SecretBytes) throws -> Data {
+        try withPrivateFolder { folder in
+            let file = folder.appendingPathComponent("backup.hawala")
+            try BackupFile.write(payload, to: file, password: password)
+            return try Data(contentsOf: file)
+        }
+    }
+
+    /// `hawala-backup-YYYY-MM-DD.hawala`, then `…-2.hawala`, `…-3.hawala` for later backups of the day.
+    public static func suggestedName(_ date: Date = Date(), number: Int = 1) -> String {
+        let day = date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!).year().month().day())
+        return "hawala-backup-\(day)\(number > 1 ? "-\(number)" : "").hawala"
+    }
+
+    /// Where an export to `path` goes: a folder gets the first free suggested name; nil when
+    /// the file exists (a backup is never replaced).
+    public static func destination(_ path: URL, date: Date = Date()) -> URL? {
+        var url = path
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            var number = 1
+            while FileManager.default.fileExists(atPath: path.appendingPathComponent(suggestedName(date, number: number)).path) { number += 1 }
+            url = path.appendingPathComponent(suggestedName(date, number: number))
+        }
+        return FileManager.default.fileExists(atPath: url.path) ? nil : url
+    }
+}
+
+/// Runs `body` with a new folder only this user can read, removed afterwards.
+func withPrivateFolder<T>(_ body: (URL) throws -> T) throws -> T {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hawala-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    defer { try? FileManager.default.removeItem(at: folder) }
+    return try body(folder)
+}
+
+extension BackupFile {
+    /// Decrypts the `.hawala` file held in `data` (a download), at most `limit` bytes.
+    public static func read(_ data: Data, password: SecretBytes, limit: Int = BackupPayload.maximumBytes) throws -> SecretBytes {
+        try withPrivateFolder { folder in
+            let file = folder.appendingPathComponent("download.hawala")
+            try AtomicFile.write(SecretBytes(data), to: file)
+            _ = try inspect(file)
+            return try read(file, password: password, limit: limit)
+        }
+    }
+}

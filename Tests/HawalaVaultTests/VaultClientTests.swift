@@ -1,0 +1,179 @@
+import Foundation
+import HawalaCrypto
+import HawalaVault
+import HawalaVaultClient
+import Testing
+
+/// The client library against a real vault on loopback: what the CLI and the app both use.
+@Suite("Vault client")
+struct VaultClientTests {
+    static let sealed = Data("HWLA".utf8) + Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+
+    @Test func callsAndTheirFailures() async throws {
+        let vault = try await RunningVault.start(.sqlite)
+        defer { vault.stop() }
+        let url = URL(string: "http://127.0.0.1:\(vault.port)")!
+        let owner = VaultClient(url: url, token: SecretBytes(utf8: try await vault.storage.addUser("alice", now: Date())))
+        let agent = VaultClient(url: url, token: SecretBytes(utf8: try await vault.storage.addToken("alice", scope: .appendOnly, now: Date())))
+        try await owner.checkLogin()
+
+        let progress = ProgressLog()
+        let backup = try await owner.upload(Self.sealed, kind: .manual, progress: { progress.add($0, $1) })
+        #expect(backup.sizeBytes == Int64(Self.sealed.count) && backup.type == .manual)
+        #expect(progress.values.last == Self.sealed.count && progress.values == progress.values.sorted())
+        #expect(try await owner.backups().map(\.id) == [backup.id])
+        #expect(try await owner.backupID(String(backup.id.prefix(8)).uppercased()) == backup.id)
+        #expect(try await owner.download(backup.id) == Self.sealed)
+        await #expect(throws: VaultClientError.backupIDTooShort) { try await owner.backupID("abc") }
+        await #expect(throws: VaultClientError.noSuchBackup(id: "ffffffff")) { try await owner.backupID("ffffffff") }
+        let missing = UUID().uuidString.lowercased()
+        await #expect(throws: VaultClientError.noSuchBackup(id: missing)) { try await owner.download(missing) }
+
+        // The vault's refusals arrive typed, with what it said.
+        do {
+            try await agent.delete(backup.id)
+            Issue.record("an append-only token deleted a backup")
+        } catch {
+            guard case .refused(let refusal) = error else { Issue.record("\(error)"); return }
+            #expect(refusal.status == 403 && refusal.operation == .delete && refusal.reason?.contains("append-only") == true)
+            #expect(error.description.hasPrefix("the vault refused the deletion (HTTP 403): this token is append-only"))
+        }
+        var settings = try await owner.settings()
+        try settings.set("retentionDays", to: "3")
+        do {
+            _ = try await owner.updateSettings(settings)
+            Issue.record("a retention of 3 days was accepted")
+        } catch {
+            guard case .refused(let refusal) = error else { Issue.record("\(error)"); return }
+            #expect(refusal.status == 400 && refusal.reason?.contains("retentionDays") == true)
+        }
+        #expect(throws: BackupSettingChangeError.invalidValue(key: "backupFrequency", expected: "daily, weekly or monthly")) {
+            try settings.set("backupFrequency", to: "hourly")
+        }
+        #expect(throws: BackupSettingChangeError.unknownKey("colour")) { try settings.set("colour", to: "blue") }
+        try settings.set("retentionDays", to: "60")
+        try settings.set("autoBackupEnabled", to: "true")
+        #expect(try await owner.updateSettings(settings) == settings)
+
+        // Credential backups.
+        #expect(try await owner.credentialBackupStatus().exists == false)
+        await #expect(throws: VaultClientError.noCredentialBackup) { _ = try await owner.recoverCredentialBackup(limit: 1 << 20) }
+        try await owner.uploadCredentialBackup(Data("envelope".utf8))
+        #expect(try await owner.recoverCredentialBackup(limit: 1 << 20) == Data("envelope".utf8))
+        #expect(try await owner.credentialBackupStatus().lastVerifiedAt != nil)
+
+        try await owner.delete(backup.id)
+        #expect(try await owner.backups().isEmpty)
+
+        // A wrong token; a closed port.
+        let stranger = VaultClient(url: url, token: SecretBytes(utf8: "hwv_wrong"))
+        do {
+            try await stranger.checkLogin()
+            Issue.record("a wrong token logged in")
+        } catch {
+            guard case .refused(let refusal) = error else { Issue.record("\(error)"); return }
+            #expect(refusal.status == 401)
+        }
+        let closed = VaultClient(url: URL(string: "http://127.0.0.1:9")!, token: SecretBytes(utf8: "hwv_x"))
+        do {
+            _ = try await closed.backups()
+            Issue.record("a closed port answered")
+        } catch {
+            guard case .unreachable(let where_, let cause) = error else { Issue.record("\(error)"); return }
+            #expect(where_ == "http://127.0.0.1:9" && cause == "connection refused")
+        }
+    }
+
+    @Test func loginURLs() throws {
+        #expect(try VaultClient.loginURL("https://vault.example.com", allowPlainHTTP: false).host == "vault.example.com")
+        for loopback in ["http://127.0.0.1:8080", "http://localhost:1", "http://[::1]:80"] {
+            #expect(try VaultClient.loginURL(loopback, allowPlainHTTP: false).scheme == "http")
+        }
+        #expect(throws: VaultClientError.plainHTTP(url: "http://192.0.2.1")) { try VaultClient.loginURL("http://192.0.2.1", allowPlainHTTP: false) }
+        #expect(throws: VaultClientError.plainHTTP(url: "http://127.0.0.1.example.com")) {
+            try VaultClient.loginURL("http://127.0.0.1.example.com", allowPlainHTTP: false)
+        }
+        #expect(try VaultClient.loginURL("http://192.0.2.1", allowPlainHTTP: true).host == "192.0.2.1")
+        for bad in ["ftp://x", "vault.example.com", "https://"] {
+            #expect(throws: VaultClientError.invalidURL(bad)) { try VaultClient.loginURL(bad, allowPlainHTTP: true) }
+        }
+    }
+
+    /// The agent on an injected clock and connection: off until enabled, due at once on an
+    /// empty vault, skipped while metered, then on the daily slot; an unchanged snapshot is not
+    /// uploaded again, a changed one is; a vault gone means backoff, and no attempt before the
+    /// retry time.
+    @Test func agentFollowsTheSchedule() async throws {
+        let vault = try await RunningVault.start(.sqlite)
+        var running = true
+        defer { if running { vault.stop() } }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("agent-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let snapshot = folder.appendingPathComponent("snapshot.hawala"), stateFile = folder.appendingPathComponent("state.json")
+        try Self.sealed.write(to: snapshot)
+        let client = VaultClient(url: URL(string: "http://127.0.0.1:\(vault.port)")!,
+                                 token: SecretBytes(utf8: try await vault.storage.addUser("alice", now: Date())))
+        let metered = FakeMetered()
+        let log = ProgressLog()
+        let start = ISO8601DateFormatter().date(from: "2026-03-01T12:00:00Z")!
+        let agent = VaultAgent(client: client, snapshot: snapshot, stateFile: stateFile, enabledAt: start, metered: metered) { log.add(line: $0) }
+        func at(_ hours: Double) -> Date { start.addingTimeInterval(hours * 3600) }
+
+        #expect(await agent.check(now: at(1)) == .disabled)
+        var settings = try await client.settings()
+        settings.autoBackupEnabled = true
+        settings.wifiOnly = true
+        _ = try await client.updateSettings(settings)
+
+        metered.value = true
+        #expect(await agent.check(now: at(2)) == .skipped(retry: at(2.25)))
+        #expect(try await client.backups().isEmpty)
+        metered.value = nil  // unknown: not metered
+        guard case .uploaded(let first) = await agent.check(now: at(2.5)) else { Issue.record("no upload: \(log.lines)"); return }
+        #expect(first.type == .auto)
+        // Next: 03:00 UTC, at least 12 hours after the upload.
+        let next = ISO8601DateFormatter().date(from: "2026-03-02T03:00:00Z")!
+        #expect(await agent.check(now: at(3)) == .notDue(until: next))
+        #expect(VaultAgent.Outcome.notDue(until: next).sleep(now: at(3)) == 3600)
+        #expect(await agent.check(now: next) == .unchanged)
+        #expect(try await client.backups().count == 1)
+
+        try (Self.sealed + Data("changed".utf8)).write(to: snapshot)
+        guard case .uploaded(let second) = await agent.check(now: next.addingTimeInterval(86_400)) else { Issue.record("no upload: \(log.lines)"); return }
+        #expect(try await client.backups().map(\.id) == [second.id, first.id])
+
+        vault.stop()
+        running = false
+        try await Task.sleep(for: .milliseconds(200))
+        let later = next.addingTimeInterval(3 * 86_400)
+        #expect(await agent.check(now: later) == .failed(retry: later.addingTimeInterval(60)))
+        #expect(await agent.check(now: later.addingTimeInterval(30)) == .failed(retry: later.addingTimeInterval(60)))
+        #expect(log.lines.last?.contains("waiting to retry") == true)
+        #expect(await agent.check(now: later.addingTimeInterval(61)) == .failed(retry: later.addingTimeInterval(61 + 120)))
+        #expect(VaultAgentState.load(from: stateFile).failures == 2)
+        #expect(!log.lines.contains { $0.contains("hawala ") }, "library lines name no command: \(log.lines)")
+    }
+}
+
+/// A connection whose meteredness the test sets.
+final class FakeMetered: MeteredConnection, @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Bool?
+    var value: Bool? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+    func isMetered() -> Bool? { value }
+}
+
+/// What a callback saw, in order.
+final class ProgressLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [Int] = []
+    private var storedLines: [String] = []
+    var values: [Int] { lock.withLock { stored } }
+    var lines: [String] { lock.withLock { storedLines } }
+    func add(_ done: Int, _ total: Int) { lock.withLock { stored.append(done) } }
+    func add(line: String) { lock.withLock { storedLines.append(line) } }
+}
