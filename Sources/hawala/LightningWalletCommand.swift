@@ -102,19 +102,11 @@ struct LightningSession {
 
     /// The wallet's fiat currency and rates source, when configured.
     static func configuredFiat(_ store: WalletStore, _ wallet: WalletSummary, currency: String? = nil) throws -> (currency: String, provider: FiatRatesProvider)? {
-        guard let code = try currency ?? store.setting(LightningWallet.SettingKey.fiatCurrency, walletID: wallet.id) else { return nil }
-        guard let source = try store.setting(LightningWallet.SettingKey.rates, walletID: wallet.id) else {
-            if currency != nil { throw CLIError("no fiat rates source is set: `hawala ln config --rates-file PATH` or `--rates-url URL`") }
-            return nil
+        do {
+            return try LightningWallet.fiat(store: store, wallet: wallet, currency: currency)
+        } catch FiatSettingError.noRatesSource {
+            throw CLIError("no fiat rates source is set: `hawala ln config --rates-file PATH` or `--rates-url URL`")
         }
-        return (code, try ratesProvider(source))
-    }
-
-    /// The provider of a saved rates source (`file:PATH` or `url:URL`).
-    static func ratesProvider(_ source: String) throws -> FiatRatesProvider {
-        if source.hasPrefix("file:") { return FileRatesProvider(path: String(source.dropFirst(5))) }
-        guard source.hasPrefix("url:"), let url = URL(string: String(source.dropFirst(4))) else { throw CLIError("the saved rates source \"\(source)\" is not valid") }
-        return HTTPRatesProvider(url: url, fetcher: HTTPFetcher())
     }
 
     /// Which backend, for the user: always says devnet is not the Lightning network.
@@ -249,11 +241,7 @@ struct LightningInvoice: ParsableCommand {
         let lightning = session.lightning
         let payment: Payment
         do {
-            payment = try blocking {
-                let paid = try await backend.waitForPayment(paymentHash: hash, timeout: .seconds(seconds))
-                try await lightning.record([paid])
-                return paid
-            }
+            payment = try blocking { try await lightning.waitForPayment(paymentHash: hash, timeout: .seconds(seconds)) }
         } catch LightningError.timeout {
             throw CLIError("not paid within \(seconds) s; the invoice stays valid until \(response.expiresAt.iso8601)")
         }
@@ -290,48 +278,30 @@ struct LightningPay: ParsableCommand {
     func run() throws {
         let parsed: PaymentInput
         do { parsed = try PaymentInput.parse(input) } catch { throw CLIError(String(describing: error)) }
-        let isLNURL: Bool
-        switch parsed {
-        case .lnurl, .lightningAddress: isLNURL = true
-        default: isLNURL = false
-        }
-        if comment != nil && !isLNURL { throw CLIError("--comment is for Lightning addresses and LNURL-pay only", code: .usage) }
+        if comment != nil && !parsed.isLNURL { throw CLIError("--comment is for Lightning addresses and LNURL-pay only", code: .usage) }
         // A key already used answers with its payment, before any password or network.
-        var invoiceKey: String?
-        if case .bolt11(let invoice) = parsed { invoiceKey = "invoice:" + hexString(invoice.paymentHash) }
-        if case .bitcoinURI(let uri) = parsed, let invoice = uri.lightning { invoiceKey = "invoice:" + hexString(invoice.paymentHash) }
-        if let key = idempotencyKey ?? invoiceKey {
+        if idempotencyKey ?? parsed.defaultIdempotencyKey != nil {
             let store = try WalletSession.store(create: false)
             let summary = try store.wallet(named: options.wallet)
-            if let earlier = try store.payment(walletID: summary.id, idempotencyKey: key) {
+            if let earlier = try LightningWallet.earlierPayment(for: parsed, key: idempotencyKey, store: store, walletID: summary.id) {
                 Output.error("already paid under this idempotency key: nothing was sent again")
                 return try report(earlier, successAction: nil)
             }
         }
         if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm the payment; pass --yes to pay without asking", code: .usage) }
-        let fetcher = isLNURL ? HTTPFetcher() : nil
+        let fetcher = parsed.isLNURL ? HTTPFetcher() : nil
         defer { if let fetcher { try? blocking { await fetcher.shutdown() } } }
-        let session = try LightningSession.open(options, signing: true, lnurl: fetcher.map { LNURLPayFlow(fetcher: $0) })
+        let lnurl = fetcher.map { LNURLPayFlow(fetcher: $0) }
+        let session = try LightningSession.open(options, signing: true, lnurl: lnurl)
         defer { session.close() }
-        let backend = session.backend
-        let input = self.input, amount = self.amount, comment = self.comment
+        let input = self.input, amount = self.amount, comment = self.comment, maxFee = self.maxFee
+        let lightning = session.lightning
 
         // Prepare: nothing is paid yet.
-        let prepared: PrepareSendResponse
-        var lnurlResponse: PrepareLnurlPayResponse?
-        if isLNURL, let fetcher {
-            guard let amount else { throw CLIError("a Lightning address or LNURL needs --amount SATS") }
-            let payRequest = try blocking { try await LNURLPayFlow(fetcher: fetcher).payRequest(for: parsed) }
+        let payment = try blocking { try await lightning.prepare(parsed, text: input, amountSats: amount, comment: comment, maxFeeSats: maxFee, lnurl: lnurl) }
+        let prepared = payment.prepared
+        if let payRequest = payment.payRequest {
             Output.error("\(payRequest.domain) accepts \(satsText(payRequest.minSendableMsat))–\(satsText(payRequest.maxSendableMsat)): \(DisplayText.safe(payRequest.description))")
-            let request = PrepareLnurlPayRequest(payRequest: payRequest, amountSats: amount, comment: comment)
-            let response = try blocking { try await backend.prepareLnurlPay(request) }
-            lnurlResponse = response
-            prepared = response.prepared
-        } else {
-            prepared = try blocking { try await backend.prepareSendPayment(PrepareSendRequest(input: input, amountSats: amount)) }
-        }
-        if let maxFee, prepared.feeMsat > maxFee.multipliedReportingOverflow(by: 1000).partialValue {
-            throw LightningError.feeAboveMaximum(feeMsat: prepared.feeMsat, maximumMsat: maxFee * 1000)
         }
         var preview = [
             "Pay on \(session.backendLabel)",
@@ -354,14 +324,9 @@ struct LightningPay: ParsableCommand {
             guard try terminal.confirm("Pay \(satsText(prepared.totalMsat)) in total?") else { throw CLIError("not paid") }
         }
 
-        let key = idempotencyKey ?? "invoice:" + hexString(prepared.invoice.paymentHash)
-        let lnurlPrepared = lnurlResponse
-        let lightning = session.lightning
-        let payment: Payment = try blocking {
-            if let lnurlPrepared { return try await lightning.pay(lnurlPrepared, idempotencyKey: key) }
-            return try await lightning.pay(prepared, idempotencyKey: key)
-        }
-        try report(payment, successAction: lnurlPrepared?.successAction)
+        let key = idempotencyKey
+        let paid = try blocking { try await lightning.pay(payment, idempotencyKey: key) }
+        try report(paid, successAction: payment.successAction)
     }
 
     /// Prints the final status; exit 1 when failed, 3 when still pending.
@@ -661,13 +626,13 @@ struct LightningConfig: ParsableCommand {
             }
             apiKey = (SecretBytes(utf8: text), network)
         }
-        let rates = try ratesFile.map { "file:" + URL(fileURLWithPath: $0).standardizedFileURL.path } ?? ratesURL.map { "url:" + $0 }
-            ?? store.setting(Key.rates, walletID: summary.id)
+        let newRates: RatesSource? = ratesFile.map { .file(path: URL(fileURLWithPath: $0).standardizedFileURL.path) } ?? ratesURL.flatMap(URL.init(string:)).map { .url($0) }
+        let rates = try newRates ?? store.setting(Key.rates, walletID: summary.id).flatMap(RatesSource.init(saved:))
         let currency = try fiat?.uppercased() ?? (ratesFile ?? ratesURL != nil ? store.setting(Key.fiatCurrency, walletID: summary.id) : nil)
         if let currency, let rates {
             // The currency must be one the rates source knows.
             do {
-                let provider = try LightningSession.ratesProvider(rates)
+                let provider = rates.provider()
                 _ = try blocking { try await provider.rate(currency) }
             } catch FiatRatesError.unknownCurrency(let code) {
                 throw CLIError("the rates source has no \(code) rate; nothing was changed")
@@ -686,7 +651,7 @@ struct LightningConfig: ParsableCommand {
             }
             try store.setSetting(Key.backend, to: spec.description, walletID: summary.id)
         }
-        if ratesFile != nil || ratesURL != nil { try store.setSetting(Key.rates, to: rates, walletID: summary.id) }
+        if let newRates { try store.setSetting(Key.rates, to: newRates.saved, walletID: summary.id) }
         if let fiat { try store.setSetting(Key.fiatCurrency, to: fiat.uppercased(), walletID: summary.id) }
         let shown = [("backend", "backend", Key.backend), ("fiat", "fiat", Key.fiatCurrency), ("rates", "rates", Key.rates), ("node id", "nodeId", Key.nodeID)]
         // Whether a key is saved for the wallet's Spark network (never the key itself).

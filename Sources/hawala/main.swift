@@ -107,7 +107,7 @@ do {
     // Library errors carry their own one-line description; where the remedy is an option of
     // this command line, it is said here (library messages never name flags).
     switch error {
-    case LightningError.amountRequired: Output.error("the invoice has no amount: give one with --amount SAT")
+    case LightningError.amountRequired: Output.error("the payment needs an amount: give one with --amount SAT")
     default: Output.error(String(describing: error))
     }
     exit(1)

@@ -244,3 +244,56 @@ struct LightningWalletTests {
         #expect(PaymentExport.sats(2_100_000_000_000_000_000) == "2100000000000000")
     }
 }
+
+@Suite("Preparing and paying")
+struct PaymentPreparationTests {
+    /// The default key is the invoice's payment hash, known before any network; a fee above the
+    /// maximum is refused before anything is sent; the prepared payment pays once per key and
+    /// the earlier payment answers for the same input.
+    @Test func prepareThenPayOnce() async throws {
+        let (store, wallet) = try storeWithWallet()
+        let ledger = temporaryLedger()
+        let backend = FlakyBackend(try await node(abandonAbout, ledger: ledger))
+        let bob = try await node(legalWinner, ledger: ledger)
+        _ = try await backend.inner.fund(sats: 10_000)
+        let lightning = LightningWallet(store: store, wallet: wallet, backend: backend)
+        let invoice = try await bob.receivePayment(ReceiveRequest(amountSats: 500, description: "coffee"))
+        let input = try PaymentInput.parse(invoice.invoice)
+        #expect(input.defaultIdempotencyKey == "invoice:" + invoice.paymentHash && !input.isLNURL)
+        #expect(try LightningWallet.earlierPayment(for: input, key: nil, store: store, walletID: wallet.id) == nil)
+
+        let prepared = try await lightning.prepare(input, text: invoice.invoice, amountSats: nil, comment: nil, maxFeeSats: nil, lnurl: nil)
+        #expect(prepared.prepared.amountMsat == 500_000 && prepared.defaultIdempotencyKey == input.defaultIdempotencyKey && prepared.payRequest == nil)
+        if prepared.prepared.feeMsat > 0 {
+            await #expect(throws: LightningError.self) {
+                _ = try await lightning.prepare(input, text: invoice.invoice, amountSats: nil, comment: nil, maxFeeSats: 0, lnurl: nil)
+            }
+        }
+        let paid = try await lightning.pay(prepared, idempotencyKey: nil)
+        #expect(paid.status == .completed && paid.idempotencyKey == input.defaultIdempotencyKey)
+        #expect(try LightningWallet.earlierPayment(for: input, key: nil, store: store, walletID: wallet.id)?.id == paid.id)
+        #expect(try await lightning.pay(prepared, idempotencyKey: nil).id == paid.id && backend.sends == 1)
+        // A Lightning address needs an amount (its invoice comes from the service).
+        let address = try PaymentInput.parse("alice@example.com")
+        #expect(address.isLNURL && address.defaultIdempotencyKey == nil)
+        let fetcher = HTTPFetcher()
+        await #expect(throws: LightningError.amountRequired) {
+            _ = try await lightning.prepare(address, text: "alice@example.com", amountSats: nil, comment: nil, maxFeeSats: nil,
+                                            lnurl: LNURLPayFlow(fetcher: fetcher))
+        }
+        await fetcher.shutdown()
+    }
+
+    @Test func ratesSources() throws {
+        #expect(RatesSource(saved: "file:/tmp/rates.txt") == .file(path: "/tmp/rates.txt"))
+        #expect(RatesSource(saved: "url:https://rates.example/v1")?.saved == "url:https://rates.example/v1")
+        #expect(RatesSource(saved: "ftp-ish") == nil && RatesSource(saved: "url:") == nil)
+        let (store, wallet) = try storeWithWallet()
+        #expect(try LightningWallet.fiat(store: store, wallet: wallet) == nil)
+        #expect(throws: FiatSettingError.noRatesSource) { try LightningWallet.fiat(store: store, wallet: wallet, currency: "EUR") }
+        try store.setSetting(LightningWallet.SettingKey.rates, to: "nonsense", walletID: wallet.id)
+        #expect(throws: FiatSettingError.invalidRatesSource("nonsense")) { try LightningWallet.fiat(store: store, wallet: wallet, currency: "EUR") }
+        try store.setSetting(LightningWallet.SettingKey.rates, to: RatesSource.file(path: "/tmp/r").saved, walletID: wallet.id)
+        #expect(try LightningWallet.fiat(store: store, wallet: wallet, currency: "EUR")?.currency == "EUR")
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import HawalaCrypto
+import HawalaKeys
+import HawalaWallet
+
+/// A payment prepared and not yet sent: what a person confirms (amount, fee, payee, expiry).
+public enum PreparedPayment: Sendable {
+    case invoice(PrepareSendResponse)
+    /// A Lightning address or LNURL-pay: the service's terms, then the invoice it returned.
+    case lnurl(PrepareLnurlPayResponse)
+
+    public var prepared: PrepareSendResponse {
+        switch self {
+        case .invoice(let prepared): prepared
+        case .lnurl(let response): response.prepared
+        }
+    }
+
+    /// The LNURL service's terms, for a Lightning address or LNURL.
+    public var payRequest: LNURLPayRequest? {
+        if case .lnurl(let response) = self { return response.payRequest }
+        return nil
+    }
+
+    /// What the payee shows once paid (LNURL-pay only).
+    public var successAction: SuccessAction? {
+        if case .lnurl(let response) = self { return response.successAction }
+        return nil
+    }
+
+    /// The key a payment is made under when none is given: the invoice's payment hash, so the
+    /// same invoice is never paid twice.
+    public var defaultIdempotencyKey: String { PaymentInput.idempotencyKey(paymentHash: prepared.invoice.paymentHash) }
+}
+
+extension PaymentInput {
+    /// Whether paying this goes through an LNURL service (which may take a comment).
+    public var isLNURL: Bool {
+        switch self {
+        case .lnurl, .lightningAddress: true
+        default: false
+        }
+    }
+
+    /// The default idempotency key when the input carries its invoice (BOLT11, or a bitcoin:
+    /// URI with one); nil for LNURL, whose invoice comes later.
+    public var defaultIdempotencyKey: String? {
+        switch self {
+        case .bolt11(let invoice): Self.idempotencyKey(paymentHash: invoice.paymentHash)
+        case .bitcoinURI(let uri): uri.lightning.map { Self.idempotencyKey(paymentHash: $0.paymentHash) }
+        default: nil
+        }
+    }
+
+    static func idempotencyKey(paymentHash: [UInt8]) -> String { "invoice:" + hexString(paymentHash) }
+}
+
+extension LightningWallet {
+    /// The payment already made under `key` (or the input's default key), answered before any
+    /// password or network: the same key never pays twice.
+    public static func earlierPayment(for input: PaymentInput, key: String?, store: WalletStore, walletID: String) throws -> Payment? {
+        guard let key = key ?? input.defaultIdempotencyKey else { return nil }
+        return try store.payment(walletID: walletID, idempotencyKey: key)
+    }
+
+    /// Prepares a payment (nothing is sent): the invoice's or the LNURL service's amount and
+    /// the fee, refused when the fee is above `maxFeeSats`. `lnurl` is needed for a Lightning
+    /// address or an LNURL, which also need `amountSats`.
+    public func prepare(_ input: PaymentInput, text: String, amountSats: UInt64?, comment: String?, maxFeeSats: UInt64?,
+                        lnurl: LNURLPayFlow?) async throws -> PreparedPayment {
+        let prepared: PreparedPayment
+        if input.isLNURL, let lnurl {
+            guard let amountSats else { throw LightningError.amountRequired }
+            let payRequest = try await lnurl.payRequest(for: input)
+            prepared = .lnurl(try await backend.prepareLnurlPay(PrepareLnurlPayRequest(payRequest: payRequest, amountSats: amountSats, comment: comment)))
+        } else {
+            prepared = .invoice(try await backend.prepareSendPayment(PrepareSendRequest(input: text, amountSats: amountSats)))
+        }
+        if let maxFeeSats, prepared.prepared.feeMsat > maxFeeSats.multipliedReportingOverflow(by: 1000).partialValue {
+            throw LightningError.feeAboveMaximum(feeMsat: prepared.prepared.feeMsat, maximumMsat: maxFeeSats * 1000)
+        }
+        return prepared
+    }
+
+    /// Pays a prepared payment once per key (the invoice's payment hash when nil).
+    public func pay(_ payment: PreparedPayment, idempotencyKey: String?) async throws -> Payment {
+        let key = idempotencyKey ?? payment.defaultIdempotencyKey
+        switch payment {
+        case .invoice(let prepared): return try await pay(prepared, idempotencyKey: key)
+        case .lnurl(let response): return try await pay(response, idempotencyKey: key)
+        }
+    }
+
+    /// Waits for the invoice with `paymentHash` to be paid and records the payment.
+    public func waitForPayment(paymentHash: String, timeout: Duration) async throws -> Payment {
+        let paid = try await backend.waitForPayment(paymentHash: paymentHash, timeout: timeout)
+        try await record([paid])
+        return paid
+    }
+}
+
+/// Where fiat rates come from, as saved in a wallet's settings (`file:PATH` or `url:URL`).
+public enum RatesSource: Sendable, Equatable {
+    case file(path: String)
+    case url(URL)
+
+    /// The saved text's source; nil when it is not one.
+    public init?(saved: String) {
+        if saved.hasPrefix("file:") {
+            self = .file(path: String(saved.dropFirst(5)))
+        } else if saved.hasPrefix("url:"), let url = URL(string: String(saved.dropFirst(4))), url.scheme != nil {
+            self = .url(url)
+        } else {
+            return nil
+        }
+    }
+
+    /// The text kept in the wallet's settings.
+    public var saved: String {
+        switch self {
+        case .file(let path): "file:" + path
+        case .url(let url): "url:" + url.absoluteString
+        }
+    }
+
+    public func provider() -> FiatRatesProvider {
+        switch self {
+        case .file(let path): FileRatesProvider(path: path)
+        case .url(let url): HTTPRatesProvider(url: url, fetcher: HTTPFetcher())
+        }
+    }
+}
+
+/// Why a wallet's fiat value cannot be given.
+public enum FiatSettingError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A currency was asked for, and no rates source is saved.
+    case noRatesSource
+    case invalidRatesSource(String)
+
+    public var description: String {
+        switch self {
+        case .noRatesSource: "no fiat rates source is set for this wallet"
+        case .invalidRatesSource(let saved): "the saved rates source \"\(saved)\" is not valid"
+        }
+    }
+}
+
+extension LightningWallet {
+    /// The wallet's fiat currency (or `currency`, asked for now) and its rates provider; nil
+    /// when no currency is configured, or none asked for and no source is saved.
+    public static func fiat(store: WalletStore, wallet: WalletSummary, currency: String? = nil) throws -> (currency: String, provider: FiatRatesProvider)? {
+        guard let code = try currency ?? store.setting(SettingKey.fiatCurrency, walletID: wallet.id) else { return nil }
+        guard let saved = try store.setting(SettingKey.rates, walletID: wallet.id) else {
+            if currency != nil { throw FiatSettingError.noRatesSource }
+            return nil
+        }
+        guard let source = RatesSource(saved: saved) else { throw FiatSettingError.invalidRatesSource(saved) }
+        return (code, source.provider())
+    }
+}
