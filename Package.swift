@@ -167,7 +167,7 @@ let package = Package(
         .target(
             name: "HawalaVaultClient",
             dependencies: [
-                "HawalaCrypto", "HawalaWallet", "HawalaBackup", "HawalaVault", "HawalaVaultAPI",
+                "HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaVault", "HawalaVaultAPI",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

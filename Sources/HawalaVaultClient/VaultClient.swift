@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaKeys
 import HawalaVault
 import HawalaVaultAPI
 import OpenAPIRuntime
@@ -161,6 +162,6 @@ public struct VaultClient: Sendable {
 extension VaultClient {
     /// Lowercase hex SHA-256, as the vault's `X-Content-SHA256`.
     static func sha256Hex(_ data: Data) -> String {
-        Hash.sha256(Array(data)).map { String(format: "%02x", $0) }.joined()
+        hexString(Hash.sha256(Array(data)))
     }
 }
