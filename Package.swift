@@ -84,13 +84,13 @@ let package = Package(
         ),
         .target(
             name: "HawalaKeys",
-            dependencies: ["HawalaCrypto"],
+            dependencies: ["HawalaCrypto", "HawalaFormat"],
             resources: [.copy("Resources/wordlists")],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "HawalaWallet",
-            dependencies: ["HawalaCrypto", "HawalaHome", "HawalaKeys", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["HawalaCrypto", "HawalaFormat", "HawalaHome", "HawalaKeys", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         // The .hawala file's identity (magic, version, sizes): key-free, shared by the backup
@@ -113,7 +113,7 @@ let package = Package(
         .target(
             name: "HawalaLightning",
             dependencies: [
-                "HawalaCrypto", "HawalaKeys", "HawalaWallet",
+                "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -167,7 +167,7 @@ let package = Package(
         .target(
             name: "HawalaVaultClient",
             dependencies: [
-                "HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaVault", "HawalaVaultAPI",
+                "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaVault", "HawalaVaultAPI",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -200,7 +200,7 @@ let package = Package(
         .executableTarget(
             name: "hawala",
             dependencies: [
-                "CMalloc", "HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaPaper", "HawalaLightning",
+                "CMalloc", "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaPaper", "HawalaLightning",
                 // The vault's client side only: the server is hawala-vault.
                 "HawalaVault", "HawalaVaultClient",
                 .product(name: "Logging", package: "swift-log"),
@@ -212,7 +212,7 @@ let package = Package(
         .executableTarget(
             name: "hawala-vault",
             dependencies: [
-                "CMalloc", "HawalaHome", "HawalaVault", "HawalaVaultServer", "HawalaVaultPostgres",
+                "CMalloc", "HawalaFormat", "HawalaHome", "HawalaVault", "HawalaVaultServer", "HawalaVaultPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

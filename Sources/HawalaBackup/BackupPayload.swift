@@ -1,3 +1,4 @@
+import HawalaFormat
 import Foundation
 import HawalaCrypto
 import HawalaKeys

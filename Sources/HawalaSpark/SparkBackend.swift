@@ -345,3 +345,14 @@ extension SparkBackend {
         }
     }
 }
+
+extension SparkOpener {
+    /// Opens Spark through the Breez SDK, logging at `logFilter` (trace, debug, info, warn, error).
+    public static func sdk(logFilter: String) -> SparkOpener {
+        SparkOpener(
+            makeBackend: { network, apiKey, timeout, lnurl in
+                try SparkBackend(network: network, apiKey: apiKey, timeout: timeout, lnurl: lnurl, logFilter: logFilter)
+            },
+            storageDirectory: { home, walletID, network in try SparkBackend.storageDirectory(home: home, walletID: walletID, network: network) })
+    }
+}

@@ -1,3 +1,4 @@
+import HawalaFormat
 import Foundation
 import HawalaBackup
 import HawalaCrypto

@@ -1,3 +1,4 @@
+import HawalaFormat
 import ArgumentParser
 import HawalaKeys
 import HawalaWallet

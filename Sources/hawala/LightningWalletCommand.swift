@@ -1,3 +1,4 @@
+import HawalaFormat
 import ArgumentParser
 import Foundation
 import HawalaVault
@@ -28,109 +29,22 @@ struct LightningOptions: ParsableArguments {
     }
 }
 
-/// A wallet, its backend and its history, opened for one command.
-struct LightningSession {
-    let store: WalletStore
-    let wallet: WalletSummary
-    let spec: BackendSpec
-    let backend: any PaymentBackend
-    let lightning: LightningWallet
-
-    /// Opens the wallet's backend. `signing` unlocks the wallet (prompt or --password-file) to
-    /// derive the node key; otherwise, on devnet, the node id saved by an earlier command is
-    /// enough and the password is asked only the first time. Spark always needs the password:
-    /// the SDK connects with the wallet's seed.
-    static func open(_ options: LightningOptions, signing: Bool, lnurl: LNURLPayFlow? = nil) throws -> LightningSession {
+extension LightningOptions {
+    /// Opens the wallet's backend for one command (see `LightningSession.open`): the password
+    /// comes from the prompt or --password-file, only when needed.
+    func open(signing: Bool, lnurl: LNURLPayFlow? = nil) async throws -> LightningSession {
         let store = try WalletSession.store(create: false)
-        let wallet = try store.wallet(named: options.wallet)
-        let specText = try options.backend ?? store.setting(LightningWallet.SettingKey.backend, walletID: wallet.id)
-        guard let specText else {
-            throw CLIError("""
-                no Lightning backend is set for wallet "\(wallet.name)": pass --backend spark:mainnet, --backend spark:regtest \
-                (Spark's test network) or --backend devnet:PATH (a development network on this machine, not the Lightning \
-                network), or save one with `hawala ln config --backend SPEC`
-                """)
-        }
-        let spec = try BackendSpec.parse(specText)
-        let fiat = try configuredFiat(store, wallet)
-        let savedNode = try store.setting(LightningWallet.SettingKey.nodeID, walletID: wallet.id)
-        let backend: any PaymentBackend
-        var directory = store.home.directory
-        var keyringUsed: Keyring?
-        switch spec {
-        case .devnet(let path):
-            let devnet = try DevnetBackend(ledgerPath: path, rates: fiat?.provider, lnurl: lnurl)
-            if !signing, let savedNode {
-                devnet.attach(nodeID: savedNode)
-                return LightningSession(store: store, wallet: wallet, spec: spec, backend: devnet,
-                                        lightning: LightningWallet(store: store, wallet: wallet, backend: devnet, fiat: fiat))
-            }
-            backend = devnet
-        case .spark(let network):
-            #if canImport(HawalaSpark)
-            let keyring = try WalletSession.unlock(store, file: options.password.passwordFile)
-            keyringUsed = keyring
-            let apiKey = try store.sealedSetting(LightningWallet.SettingKey.sparkAPIKey(network), keyring: keyring)
-            backend = try SparkBackend(network: network, apiKey: apiKey, timeout: .seconds(options.networkTimeout), lnurl: lnurl,
-                                       logFilter: SparkBackend.logFilter(logLevel.rawValue))
-            directory = try SparkBackend.storageDirectory(home: store.home.directory, walletID: wallet.id, network: network)
-            #else
-            throw CLIError(sparkNotBuilt)
-            #endif
-        }
-        let keyring = try keyringUsed ?? WalletSession.unlock(store, file: options.password.passwordFile)
-        let secret = try store.secret(of: wallet, keyring: keyring)
-        let request = ConnectRequest(secret: secret, storageDirectory: directory)
-        do {
-            try blocking { try await backend.connect(request) }
-        } catch let error as LightningError {
-            // The library says what is missing; the CLI says which option provides it.
-            guard case .apiKeyRequired = error else { throw error }
-            throw CLIError("\(error); save it with `hawala ln config --backend spark:mainnet --api-key-file PATH`")
-        }
-        let info = try blocking { try await backend.getInfo() }
-        if info.nodeID != savedNode { try store.setSetting(LightningWallet.SettingKey.nodeID, to: info.nodeID, walletID: wallet.id) }
-        return LightningSession(store: store, wallet: wallet, spec: spec, backend: backend,
-                                lightning: LightningWallet(store: store, wallet: wallet, backend: backend, fiat: fiat))
-    }
-
-    /// Disconnects (Spark stops its background work and closes its storage).
-    func close() {
-        let backend = self.backend
-        try? blocking { await backend.disconnect() }
-    }
-
-    /// The wallet's fiat currency and rates source, when configured.
-    static func configuredFiat(_ store: WalletStore, _ wallet: WalletSummary, currency: String? = nil) throws -> (currency: String, provider: FiatRatesProvider)? {
-        do {
-            return try LightningWallet.fiat(store: store, wallet: wallet, currency: currency)
-        } catch FiatSettingError.noRatesSource {
-            throw CLIError("no fiat rates source is set: `hawala ln config --rates-file PATH` or `--rates-url URL`")
+        let wallet = try store.wallet(named: self.wallet)
+        #if canImport(HawalaSpark)
+        let spark: SparkOpener? = .sdk(logFilter: SparkBackend.logFilter(logLevel.rawValue))
+        #else
+        let spark: SparkOpener? = nil
+        #endif
+        return try await LightningSession.open(store: store, wallet: wallet, backend: backend, signing: signing, spark: spark,
+                                               networkTimeout: .seconds(networkTimeout), lnurl: lnurl) {
+            try WalletSession.unlock(store, file: password.passwordFile)
         }
     }
-
-    /// Which backend, for the user: always says devnet is not the Lightning network.
-    var backendLabel: String { spec.label }
-}
-
-/// What `--backend spark:…` answers in a build without the Spark SDK.
-let sparkNotBuilt = "the spark backend is not available in this build: the Breez Spark SDK exists for Linux x86_64 (and Apple platforms) only"
-
-/// Runs async library code from a synchronous command.
-func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-    let box = ResultBox<T>()
-    let done = DispatchSemaphore(value: 0)
-    Task {
-        do { box.result = .success(try await body()) } catch { box.result = .failure(error) }
-        done.signal()
-    }
-    done.wait()
-    return try box.result!.get()
-}
-
-/// Carries a task's result back to the waiting thread (the semaphore orders the accesses).
-private final class ResultBox<T>: @unchecked Sendable {
-    var result: Result<T, Error>?
 }
 
 /// Flushes stdout (a pipe buffers until exit otherwise).
@@ -140,22 +54,6 @@ func flushOutput() { fflush(nil) }
 func satsText(_ msat: UInt64) -> String { PaymentExport.sats(msat) + " sat" }
 
 extension Payment {
-    /// The `--json` shape of a payment (`ln history`, `ln show`, `ln pay`).
-    var json: JSONValue {
-        .object([
-            ("id", .string(id)), ("type", .string(PaymentExport.word(type))), ("status", .string(status.rawValue)),
-            ("amountMsat", .int(Int(amountMsat))), ("feeMsat", .int(Int(feeMsat))),
-            ("date", .string(PaymentExport.date(timestamp))), ("method", .string(method)), ("backend", .string(backend)),
-            ("description", details.description.map { .string($0) } ?? .null),
-            ("paymentHash", details.paymentHash.map { .string($0) } ?? .null),
-            ("preimage", details.preimage.map { .string($0) } ?? .null),
-            ("destination", details.destination.map { .string($0) } ?? .null),
-            ("invoice", details.invoice.map { .string($0) } ?? .null),
-            ("failureReason", failureReason.map { .string($0) } ?? .null),
-            ("fiat", fiat.map { .object([("currency", .string($0.currency)), ("value", .string("\($0.value)"))]) } ?? .null),
-        ])
-    }
-
     /// One line of `ln history`.
     var line: String {
         let sign = type == .send ? "-" : "+"
@@ -172,7 +70,7 @@ extension Payment {
 
 // MARK: - invoice
 
-struct LightningInvoice: ParsableCommand {
+struct LightningInvoice: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "invoice", abstract: "Create an invoice to receive a payment (needs the wallet password).",
         discussion: """
@@ -203,47 +101,39 @@ struct LightningInvoice: ParsableCommand {
         guard (1...86_400 * 7).contains(timeout) else { throw ValidationError("--timeout must be between 1 and 604800 seconds") }
     }
 
-    func run() throws {
-        let session = try LightningSession.open(options, signing: true)
-        defer { session.close() }
-        let backend = session.backend
+    func run() async throws {
+        try await options.open(signing: true).closing(run)
+    }
+
+    func run(_ session: LightningSession) async throws {
         if method != .bolt11 {
-            let method = self.method
-            let address = try blocking { try await backend.receiveAddress(method) }
+            let address = ReceivingAddress(method: method, address: try await session.backend.receiveAddress(method), backend: session.backend.name)
             if json {
-                print(JSONValue.object([("method", .string(method.rawValue)), ("address", .string(address)), ("backend", .string(backend.name))]).compact)
+                print(address.json.compact)
             } else {
-                print(address)
-                if qr { for line in TextQR.terminalLines(try TextQR.encode(address, caseInsensitive: false)) { print(line) } }
+                print(address.address)
+                if qr { for line in TextQR.terminalLines(try TextQR.encode(address.address, caseInsensitive: false)) { print(line) } }
             }
             Output.error("on \(session.backendLabel)")
             return
         }
-        let request = ReceiveRequest(amountSats: amount, description: description, expirySeconds: expiry)
-        let response = try blocking { try await backend.receivePayment(request) }
-        try session.lightning.recordInvoice(response, amountSats: amount, description: description)
+        let invoice = try await session.receive(ReceiveRequest(amountSats: amount, description: description, expirySeconds: expiry))
+        let response = invoice.response
         if json {
-            print(JSONValue.object([
-                ("invoice", .string(response.invoice)), ("paymentHash", .string(response.paymentHash)),
-                ("amountMsat", amount.map { .int(Int($0) * 1000) } ?? .null), ("description", .string(description)),
-                ("expiresAt", .string(response.expiresAt.iso8601)), ("backend", .string(session.backend.name)),
-            ]).compact)
+            print(invoice.json.compact)
         } else {
             print(response.invoice)
+            if qr { for line in TextQR.terminalLines(try TextQR.encode(response.invoice, caseInsensitive: true)) { print(line) } }
         }
-        if qr && !json { for line in TextQR.terminalLines(try TextQR.encode(response.invoice, caseInsensitive: true)) { print(line) } }
         flushOutput()
         Output.error("on \(session.backendLabel); expires \(response.expiresAt.iso8601)")
         guard wait else { return }
         Output.error("waiting for the payment…")
-        let seconds = timeout
-        let hash = response.paymentHash
-        let lightning = session.lightning
         let payment: Payment
         do {
-            payment = try blocking { try await lightning.waitForPayment(paymentHash: hash, timeout: .seconds(seconds)) }
+            payment = try await session.lightning.waitForPayment(paymentHash: response.paymentHash, timeout: .seconds(timeout))
         } catch LightningError.timeout {
-            throw CLIError("not paid within \(seconds) s; the invoice stays valid until \(response.expiresAt.iso8601)")
+            throw CLIError("not paid within \(timeout) s; the invoice stays valid until \(response.expiresAt.iso8601)")
         }
         if json { print(payment.json.compact) } else { print("received \(satsText(payment.amountMsat)) (payment \(payment.id))") }
     }
@@ -251,7 +141,7 @@ struct LightningInvoice: ParsableCommand {
 
 // MARK: - pay
 
-struct LightningPay: ParsableCommand {
+struct LightningPay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pay", abstract: "Pay an invoice, a Lightning address or an LNURL (needs the wallet password).",
         discussion: """
@@ -275,7 +165,7 @@ struct LightningPay: ParsableCommand {
         if let amount, amount == 0 { throw ValidationError("--amount must be at least 1 sat") }
     }
 
-    func run() throws {
+    func run() async throws {
         let parsed: PaymentInput
         do { parsed = try PaymentInput.parse(input) } catch { throw CLIError(String(describing: error)) }
         if comment != nil && !parsed.isLNURL { throw CLIError("--comment is for Lightning addresses and LNURL-pay only", code: .usage) }
@@ -290,15 +180,19 @@ struct LightningPay: ParsableCommand {
         }
         if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm the payment; pass --yes to pay without asking", code: .usage) }
         let fetcher = parsed.isLNURL ? HTTPFetcher() : nil
-        defer { if let fetcher { try? blocking { await fetcher.shutdown() } } }
         let lnurl = fetcher.map { LNURLPayFlow(fetcher: $0) }
-        let session = try LightningSession.open(options, signing: true, lnurl: lnurl)
-        defer { session.close() }
-        let input = self.input, amount = self.amount, comment = self.comment, maxFee = self.maxFee
-        let lightning = session.lightning
+        do {
+            try await options.open(signing: true, lnurl: lnurl).closing { try await pay(parsed, in: $0, lnurl: lnurl) }
+            await fetcher?.shutdown()
+        } catch {
+            await fetcher?.shutdown()
+            throw error
+        }
+    }
 
+    func pay(_ parsed: PaymentInput, in session: LightningSession, lnurl: LNURLPayFlow?) async throws {
         // Prepare: nothing is paid yet.
-        let payment = try blocking { try await lightning.prepare(parsed, text: input, amountSats: amount, comment: comment, maxFeeSats: maxFee, lnurl: lnurl) }
+        let payment = try await session.lightning.prepare(parsed, text: input, amountSats: amount, comment: comment, maxFeeSats: maxFee, lnurl: lnurl)
         let prepared = payment.prepared
         if let payRequest = payment.payRequest {
             Output.error("\(payRequest.domain) accepts \(satsText(payRequest.minSendableMsat))–\(satsText(payRequest.maxSendableMsat)): \(DisplayText.safe(payRequest.description))")
@@ -312,8 +206,7 @@ struct LightningPay: ParsableCommand {
             "  to:          \(hexString(prepared.invoice.payee))",
             "  expires:     \(prepared.expiresAt.iso8601)",
         ]
-        if let (currency, provider) = try LightningSession.configuredFiat(session.store, session.wallet),
-           let rate = try? blocking({ try await provider.rate(currency) }) {
+        if let rate = await session.configuredRate() {
             preview.insert("  ≈            \(rate.value(msat: prepared.totalMsat)) \(rate.currency) in total", at: 4)
         }
         if yes {
@@ -323,10 +216,7 @@ struct LightningPay: ParsableCommand {
             for line in preview { terminal.line(line) }
             guard try terminal.confirm("Pay \(satsText(prepared.totalMsat)) in total?") else { throw CLIError("not paid") }
         }
-
-        let key = idempotencyKey
-        let paid = try blocking { try await lightning.pay(payment, idempotencyKey: key) }
-        try report(paid, successAction: payment.successAction)
+        try report(try await session.lightning.pay(payment, idempotencyKey: idempotencyKey), successAction: payment.successAction)
     }
 
     /// Prints the final status; exit 1 when failed, 3 when still pending.
@@ -349,7 +239,7 @@ struct LightningPay: ParsableCommand {
 
 // MARK: - balance, history, show
 
-struct LightningBalance: ParsableCommand {
+struct LightningBalance: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "balance", abstract: "The Lightning balance (syncs the history first).",
         discussion: "With a fiat currency (--fiat, or `hawala ln config --fiat`) the value is shown too. JSON keys: balanceSats, balanceMsat, backend, nodeId, and fiat {currency, value, btcPrice}.")
@@ -357,39 +247,14 @@ struct LightningBalance: ParsableCommand {
     @Option(help: "Also show the value in this currency (needs a rates source: `hawala ln config`).") var fiat: String?
     @Flag(help: "JSON output.") var json = false
 
-    func run() throws {
-        let session = try LightningSession.open(options, signing: false)
-        defer { session.close() }
-        let lightning = session.lightning, backend = session.backend
-        let info = try blocking {
-            try await lightning.sync()
-            return try await backend.getInfo()
-        }
-        var fiatValue: (FiatRate, Decimal)?
-        // Asked for (--fiat): a failure is an error. Configured: a failure is a note, the balance stands.
-        if let (currency, provider) = try LightningSession.configuredFiat(session.store, session.wallet, currency: fiat?.uppercased()) {
-            do {
-                let rate = try blocking { try await provider.rate(currency) }
-                fiatValue = (rate, rate.value(msat: info.balanceMsat))
-            } catch where fiat == nil {
-                Output.error("note: no \(currency) value: \(error)")
-            }
-        }
-        if json {
-            var fields: [(String, JSONValue)] = [
-                ("balanceSats", .int(Int(info.balanceSats))), ("balanceMsat", .int(Int(info.balanceMsat))),
-                ("backend", .string(session.backend.name)), ("nodeId", .string(info.nodeID)),
-            ]
-            if let (rate, value) = fiatValue {
-                fields.append(("fiat", .object([("currency", .string(rate.currency)), ("value", .string("\(value)")), ("btcPrice", .string("\(rate.btcPrice)"))])))
-            }
-            JSONValue.object(fields).print()
-            return
-        }
-        var line = "\(satsText(info.balanceMsat))"
-        if let (rate, value) = fiatValue { line += " ≈ \(value) \(rate.currency)" }
+    func run() async throws {
+        let (balanceNow, label) = try await options.open(signing: false).closing { (try await $0.balance(currency: fiat), $0.backendLabel) }
+        if let problem = balanceNow.fiatProblem { Output.error("note: \(problem)") }
+        if json { balanceNow.json.print(); return }
+        var line = "\(satsText(balanceNow.info.balanceMsat))"
+        if let fiat = balanceNow.fiat { line += " ≈ \(fiat.value) \(fiat.rate.currency)" }
         print(line)
-        Output.error("on \(session.backendLabel)")
+        Output.error("on \(label)")
     }
 }
 
@@ -401,7 +266,7 @@ enum HistoryType: String, ExpressibleByArgument, CaseIterable {
     var kind: Payment.Kind { self == .sent ? .send : .receive }
 }
 
-struct LightningHistory: ParsableCommand {
+struct LightningHistory: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history", abstract: "Payments, newest first (synced with the backend first when it answers).",
         discussion: "Brings the history up to date with the wallet's backend when it answers within --sync-timeout seconds, then reads the history kept on this machine (no password needed); offline it says when it last synced. Invoices not paid yet are pending receives, with their expiry (--status pending lists them). JSON: an array of payment objects (README).")
@@ -419,30 +284,18 @@ struct LightningHistory: ParsableCommand {
         guard (0...300).contains(syncTimeout) else { throw ValidationError("--sync-timeout must be between 0 and 300 seconds") }
     }
 
-    func run() throws {
+    func run() async throws {
         let store = try WalletSession.store(create: false)
         let summary = try store.wallet(named: wallet)
-        typealias Key = LightningWallet.SettingKey
-        // Sync first when the wallet has a backend and its node is known (no password needed).
-        // Spark connects with the wallet's seed, so without the password its history is read as
-        // last synced (`ln balance` syncs it).
-        let spec = try store.setting(Key.backend, walletID: summary.id).flatMap { try? BackendSpec.parse($0) }
-        if syncTimeout > 0, case .devnet? = spec, try store.setting(Key.nodeID, walletID: summary.id) != nil {
-            let timeout = Duration.seconds(syncTimeout)
-            var offline: String?
-            do {
-                let lightning = try LightningSession.open(try LightningOptions.parse(["--wallet", summary.name]), signing: false).lightning
-                if case .offline(let reason, _) = try blocking({ await lightning.sync(timeout: timeout) }) { offline = reason }
-            } catch {
-                offline = "\(error)"
+        if syncTimeout > 0 {
+            switch await HistorySync.run(store: store, wallet: summary, timeout: .seconds(syncTimeout)) {
+            case .offline(let reason, let last):
+                Output.error("offline (\(reason)): the history as last synced\(last.map { " at " + $0.iso8601 } ?? ": never")")
+            case .needsPassword(let last):
+                Output.error("the history as last synced with Spark\(last.map { " at " + $0.iso8601 } ?? ": never") (`hawala ln balance` syncs it)")
+            case .synced, .notAttempted:
+                break
             }
-            if let offline {
-                let last = LightningWallet.lastSyncedAt(store: store, walletID: summary.id)
-                Output.error("offline (\(offline)): the history as last synced\(last.map { " at " + $0.iso8601 } ?? ": never")")
-            }
-        } else if case .spark? = spec {
-            let last = LightningWallet.lastSyncedAt(store: store, walletID: summary.id)
-            Output.error("the history as last synced with Spark\(last.map { " at " + $0.iso8601 } ?? ": never") (`hawala ln balance` syncs it)")
         }
         let payments = try store.payments(walletID: summary.id, filter: PaymentFilter(type: type?.kind, status: status, offset: offset, limit: limit))
         if json { JSONValue.array(payments.map(\.json)).print(); return }
@@ -523,7 +376,7 @@ struct LightningExport: ParsableCommand {
 
 extension PaymentExport.Format: ExpressibleByArgument {}
 
-struct LightningWatch: ParsableCommand {
+struct LightningWatch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch", abstract: "Print payment events as they happen (until interrupted).",
         discussion: "One line per event on stdout (with --json, one JSON object per line: event, payment); each is also recorded in the history.")
@@ -531,39 +384,12 @@ struct LightningWatch: ParsableCommand {
     @Option(help: "Stop after this many seconds (default: run until interrupted).") var timeout: UInt64?
     @Flag(help: "JSON lines.") var json = false
 
-    func run() throws {
-        let session = try LightningSession.open(options, signing: false)
-        defer { session.close() }
-        let lightning = session.lightning, backend = session.backend
-        let json = self.json
-        Output.error("watching \(session.wallet.name) on \(session.backendLabel)…")
-        let seconds = timeout
-        try blocking {
-            let (events, continuation) = AsyncStream<PaymentEvent>.makeStream()
-            let id = backend.addEventListener { continuation.yield($0) }
-            defer { backend.removeEventListener(id) }
-            try await lightning.sync()
-            if let seconds {
-                Task {
-                    try? await Task.sleep(for: .seconds(seconds))
-                    continuation.finish()
-                }
-            }
-            for await event in events {
+    func run() async throws {
+        try await options.open(signing: false).closing { session in
+            Output.error("watching \(session.wallet.name) on \(session.backendLabel)…")
+            for try await event in session.lightning.watch(for: timeout.map { .seconds($0) }) {
                 guard let payment = event.payment else { continue }
-                try await lightning.record([payment])
-                let name: String
-                switch event {
-                case .paymentSucceeded: name = "paymentSucceeded"
-                case .paymentPending: name = "paymentPending"
-                case .paymentFailed: name = "paymentFailed"
-                case .synced: name = "synced"
-                }
-                if json {
-                    print(JSONValue.object([("event", .string(name)), ("payment", payment.json)]).compact)
-                } else {
-                    print("\(name) \(payment.line)")
-                }
+                print(json ? event.json.compact : "\(event.name) \(payment.line)")
                 flushOutput()
             }
         }
@@ -572,7 +398,7 @@ struct LightningWatch: ParsableCommand {
 
 // MARK: - config, devnet
 
-struct LightningConfig: ParsableCommand {
+struct LightningConfig: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "config", abstract: "Show or set the wallet's Lightning settings: backend, fiat currency, rates source.",
         discussion: """
@@ -598,77 +424,29 @@ struct LightningConfig: ParsableCommand {
         try WalletSession.checkOneStdin(password.passwordFile, apiKeyFile)
     }
 
-    func run() throws {
+    func run() async throws {
         let store = try WalletSession.store(create: false)
         let summary = try store.wallet(named: wallet)
-        typealias Key = LightningWallet.SettingKey
-        // Everything is checked before anything is saved.
-        let spec = try backend.map { try BackendSpec.parse($0) }
-        switch spec {
-        case .devnet(let path)?: _ = try DevnetBackend(ledgerPath: path)  // reachable and a ledger
-        case .spark?:
-            #if !canImport(HawalaSpark)
-            throw CLIError(sparkNotBuilt)
-            #endif
-        case nil: break
+        var change = LightningSettingsChange(backend: try backend.map { try BackendSpec.parse($0) }, fiat: fiat,
+                                             rates: ratesFile.map { .file(path: URL(fileURLWithPath: $0).standardizedFileURL.path) }
+                                                 ?? ratesURL.flatMap(URL.init(string:)).map { .url($0) })
+        change.apiKey = try apiKeyFile.map { try Input.readSecretFile($0, what: "API key") }
+        #if canImport(HawalaSpark)
+        let sparkAvailable = true
+        #else
+        let sparkAvailable = false
+        #endif
+        let outcome = try await LightningSettings.apply(change, store: store, wallet: summary, sparkAvailable: sparkAvailable) {
+            try WalletSession.unlock(store, file: password.passwordFile)
         }
-        // The API key is per Spark network: the one given, or the wallet's.
-        var apiKey: (SecretBytes, BackendSpec.SparkNetwork)?
-        if let apiKeyFile {
-            let target = try spec ?? store.setting(Key.backend, walletID: summary.id).map { try BackendSpec.parse($0) }
-            guard case .spark(let network)? = target else {
-                throw CLIError("an API key is for the spark backend: give --backend spark:mainnet (or spark:regtest) with it", code: .usage)
-            }
-            let key = try Input.readSecretFile(apiKeyFile, what: "API key")
-            let text = key.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !text.isEmpty, text.count <= 4096, !text.contains(where: { $0.isNewline || $0.isWhitespace }) else {
-                throw CLIError("the API key file must hold the key alone, on one line")
-            }
-            apiKey = (SecretBytes(utf8: text), network)
+        if let problem = outcome.ratesUnchecked { Output.error("warning: the rates source could not be checked now (\(problem))") }
+        if let network = outcome.savedAPIKeyFor { Output.error("saved the Breez API key for spark:\(network.rawValue), sealed by the wallet password") }
+        let settings = outcome.settings
+        if json { settings.json.print(); return }
+        for (label, value) in [("backend", settings.backend), ("fiat", settings.fiat), ("rates", settings.rates), ("node id", settings.nodeID)] {
+            print("\(label): \(value ?? "(not set)")")
         }
-        let newRates: RatesSource? = ratesFile.map { .file(path: URL(fileURLWithPath: $0).standardizedFileURL.path) } ?? ratesURL.flatMap(URL.init(string:)).map { .url($0) }
-        let rates = try newRates ?? store.setting(Key.rates, walletID: summary.id).flatMap(RatesSource.init(saved:))
-        let currency = try fiat?.uppercased() ?? (ratesFile ?? ratesURL != nil ? store.setting(Key.fiatCurrency, walletID: summary.id) : nil)
-        if let currency, let rates {
-            // The currency must be one the rates source knows.
-            do {
-                let provider = rates.provider()
-                _ = try blocking { try await provider.rate(currency) }
-            } catch FiatRatesError.unknownCurrency(let code) {
-                throw CLIError("the rates source has no \(code) rate; nothing was changed")
-            } catch let error as FiatRatesError {
-                Output.error("warning: the rates source could not be checked now (\(error))")
-            }
-        }
-        if let (key, network) = apiKey {
-            let keyring = try WalletSession.unlock(store, file: password.passwordFile)
-            try store.setSealedSetting(Key.sparkAPIKey(network), secret: key, keyring: keyring)
-            Output.error("saved the Breez API key for spark:\(network.rawValue), sealed by the wallet password")
-        }
-        if let spec {
-            if spec.description != (try store.setting(Key.backend, walletID: summary.id)) {
-                try store.setSetting(Key.nodeID, to: nil, walletID: summary.id)
-            }
-            try store.setSetting(Key.backend, to: spec.description, walletID: summary.id)
-        }
-        if let newRates { try store.setSetting(Key.rates, to: newRates.saved, walletID: summary.id) }
-        if let fiat { try store.setSetting(Key.fiatCurrency, to: fiat.uppercased(), walletID: summary.id) }
-        let shown = [("backend", "backend", Key.backend), ("fiat", "fiat", Key.fiatCurrency), ("rates", "rates", Key.rates), ("node id", "nodeId", Key.nodeID)]
-        // Whether a key is saved for the wallet's Spark network (never the key itself).
-        var hasKey: Bool?
-        if case .spark(let network)? = try store.setting(Key.backend, walletID: summary.id).flatMap({ try? BackendSpec.parse($0) }) {
-            hasKey = try store.hasSealedSetting(Key.sparkAPIKey(network))
-        }
-        if json {
-            var fields: [(String, JSONValue)] = try shown.map { ($0.1, try store.setting($0.2, walletID: summary.id).map { .string($0) } ?? .null) }
-            fields.append(("apiKey", hasKey.map { .bool($0) } ?? .null))
-            JSONValue.object(fields).print()
-            return
-        }
-        for (label, _, key) in shown {
-            print("\(label): \(try store.setting(key, walletID: summary.id) ?? "(not set)")")
-        }
-        if let hasKey { print("api key: \(hasKey ? "saved (sealed)" : "(not set)")") }
+        if let hasKey = settings.hasAPIKey { print("api key: \(hasKey ? "saved (sealed)" : "(not set)")") }
     }
 }
 
@@ -678,7 +456,7 @@ struct LightningDevnet: ParsableCommand {
         subcommands: [LightningDevnetFund.self])
 }
 
-struct LightningDevnetFund: ParsableCommand {
+struct LightningDevnetFund: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fund", abstract: "Give this wallet test funds on devnet (needs the wallet password).")
     @OptionGroup var options: LightningOptions
@@ -688,16 +466,8 @@ struct LightningDevnetFund: ParsableCommand {
         guard (1...2_100_000_000_000_000).contains(sats) else { throw ValidationError("SATS must be between 1 and 2100000000000000") }
     }
 
-    func run() throws {
-        let session = try LightningSession.open(options, signing: true)
-        defer { session.close() }
-        guard let backend = session.backend as? DevnetBackend else { throw CLIError("test funds exist on devnet only; this wallet's backend is \(session.backendLabel)") }
-        let lightning = session.lightning, sats = self.sats
-        let info = try blocking {
-            let payment = try await backend.fund(sats: sats)
-            try await lightning.record([payment])
-            return try await backend.getInfo()
-        }
+    func run() async throws {
+        let info = try await options.open(signing: true).closing { try await $0.fund(sats: sats) }
         print("devnet: funded \(sats) sat; balance \(satsText(info.balanceMsat))")
     }
 }

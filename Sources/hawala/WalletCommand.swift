@@ -1,3 +1,4 @@
+import HawalaFormat
 import ArgumentParser
 import Foundation
 import HawalaVault
@@ -122,44 +123,7 @@ enum WalletSession {
 
 extension Network: ExpressibleByArgument {}
 
-extension BackupStatus {
-    var json: JSONValue {
-        .object([
-            ("state", .string(state.rawValue)),
-            ("backedUpAt", backedUpAt.map { .string($0.iso8601) } ?? .null),
-            ("lastVerifiedAt", lastVerifiedAt.map { .string($0.iso8601) } ?? .null),
-        ])
-    }
-}
-
-
-extension WalletSummary {
-    /// The documented JSON shape of `wallet list` (README).
-    var json: JSONValue {
-        .object([
-            ("id", .string(id)),
-            ("name", .string(name)),
-            ("current", .bool(isCurrent)),
-            ("network", .string(network.rawValue)),
-            ("createdAt", .string(createdAt.iso8601)),
-            ("fingerprint", .string(fingerprint)),
-            ("kind", .string(kind.rawValue)),
-            ("wordCount", .int(wordCount)),
-            ("hasPassphrase", .bool(hasPassphrase)),
-            ("backup", backup.json),
-            ("chains", .array(accounts.map { .string($0.chain) })),
-            ("importedAccounts", .array(importedAccounts.map(\.json))),
-        ])
-    }
-}
-
 extension ImportedAccount {
-    /// `{chain, address, label, importedAt}`, as in `wallet list --json`.
-    var json: JSONValue {
-        .object([("chain", .string(chain)), ("address", .string(address)), ("label", label.map { .string($0) } ?? .null),
-                 ("importedAt", .string(importedAt.iso8601))])
-    }
-
     /// `imported: bitcoin bc1q… "label"`.
     var importedLine: String { "imported: \(chain) \(address)" + (label.map { " \"\($0)\"" } ?? "") }
 }
@@ -564,9 +528,7 @@ struct WalletAddresses: ParsableCommand {
         // Imported keys are accounts of their own: listed after the derived ones, marked.
         let imported = summary.importedAccounts.filter { a in chain.map { $0.name == a.chain } ?? true }
         if json {
-            JSONValue.array(all.map(\.json) + imported.map { a in
-                .object([("chain", .string(a.chain)), ("path", .string("imported")), ("address", .string(a.address)), ("label", a.label.map { .string($0) } ?? .null)])
-            }).print()
+            JSONValue.array(all.map(\.json) + imported.map(\.addressJSON)).print()
             return
         }
         let lines = all.map { ("\($0.chain) \($0.path) \($0.address)", $0.address) } + imported.map { ("\($0.chain) imported \($0.address)", $0.address) }
@@ -673,29 +635,14 @@ struct WalletStatus: ParsableCommand {
     @Flag(help: "JSON output (shape in the README).") var json = false
 
     func run() throws {
-        let home = WalletHome.fromEnvironment()
-        let wallets = try home.existing() ? try WalletStore(home: home, create: false).list() : []
-        let current = wallets.first(where: \.isCurrent)
-        let reminder = BackupReminder(wallets: wallets)
-        if json {
-            JSONValue.object([
-                ("home", .string(home.directory.path)),
-                ("wallets", .int(wallets.count)),
-                ("current", current.map { w in
-                    .object([("id", .string(w.id)), ("name", .string(w.name)), ("network", .string(w.network.rawValue)),
-                             ("fingerprint", .string(w.fingerprint)), ("backup", w.backup.json),
-                             ("importedAccounts", .array(w.importedAccounts.map(\.json)))])
-                } ?? .null),
-                ("networks", .array(Array(Set(wallets.map(\.network.rawValue))).sorted().map { .string($0) })),
-                ("notBackedUp", .array(reminder.wallets.map { .string($0.name) })),
-            ]).print()
-            return
-        }
-        guard let current else { print("no wallet yet (\(home.directory.path)); create one with `hawala wallet create`"); return }
+        let overview = try WalletOverview(home: WalletHome.fromEnvironment())
+        if json { overview.json.print(); return }
+        let wallets = overview.wallets, reminder = overview.reminder, home = overview.home
+        guard let current = overview.current else { print("no wallet yet (\(home.path)); create one with `hawala wallet create`"); return }
         print("current wallet: \(current.name) (\(current.network.rawValue), fingerprint \(current.fingerprint))")
         print("backup: \(current.backup.summary)")
         for a in current.importedAccounts { print(a.importedLine) }
-        print("wallets: \(wallets.count) in \(home.directory.path)")
+        print("wallets: \(wallets.count) in \(home.path)")
         if !reminder.isEmpty {
             print("not backed up: " + reminder.wallets.map { "\"\($0.name)\"" }.joined(separator: ", "))
         }

@@ -85,15 +85,13 @@ do {
     remindAboutBackup(command)
     try await runCommand(&command)
     refreshVaultAgentSnapshot(after: command)
-} catch let error as CLIError {
-    Output.error(error.message)
-    exit(error.code.rawValue)
-} catch let error as VaultClientError {
-    Output.error(VaultSession.words(error).message)
-    exit(1)
 } catch let error as ExitCode {
     exit(error.rawValue)
 } catch {
+    if let words = ErrorWords.words(for: error) {
+        Output.error(words.message)
+        exit(words.code.rawValue)
+    }
     let code = Hawala.exitCode(for: error)
     let message = Hawala.fullMessage(for: error)
     if code == .success {
@@ -104,11 +102,7 @@ do {
         Output.error(message)
         exit(2)
     }
-    // Library errors carry their own one-line description; where the remedy is an option of
-    // this command line, it is said here (library messages never name flags).
-    switch error {
-    case LightningError.amountRequired: Output.error("the payment needs an amount: give one with --amount SAT")
-    default: Output.error(String(describing: error))
-    }
+    // Library errors carry their own one-line description.
+    Output.error(String(describing: error))
     exit(1)
 }

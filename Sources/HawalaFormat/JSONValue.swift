@@ -1,9 +1,10 @@
 import Foundation
-import HawalaKeys
 
-/// JSON written with keys in a fixed, documented order (Foundation's encoder on Linux does not
-/// keep declaration order). Scripts depend on these shapes.
-indirect enum JSONValue {
+/// A JSON document with its keys in a fixed, documented order: the one shape per concept that
+/// every front end prints (the CLI's `--json`, the app's API). Foundation's encoder on Linux
+/// neither keeps declaration order nor writes `null` for an absent optional; scripts depend on
+/// both (docs/decisions/0007).
+public indirect enum JSONValue: Sendable {
     case string(String)
     case int(Int)
     case bool(Bool)
@@ -11,7 +12,7 @@ indirect enum JSONValue {
     case array([JSONValue])
     case object([(String, JSONValue)])
 
-    func render(indent: Int = 0) -> String {
+    public func render(indent: Int = 0) -> String {
         let pad = String(repeating: "  ", count: indent)
         let inner = String(repeating: "  ", count: indent + 1)
         switch self {
@@ -28,7 +29,7 @@ indirect enum JSONValue {
         }
     }
 
-    static func quote(_ s: String) -> String {
+    public static func quote(_ s: String) -> String {
         var out = "\""
         for scalar in s.unicodeScalars {
             switch scalar {
@@ -45,7 +46,7 @@ indirect enum JSONValue {
     }
 
     /// On one line, no spaces: one object per line in a stream (`ln watch --json`).
-    var compact: String {
+    public var compact: String {
         switch self {
         case .string, .int, .bool, .null: return render()
         case .array(let items): return "[" + items.map(\.compact).joined(separator: ",") + "]"
@@ -54,19 +55,17 @@ indirect enum JSONValue {
     }
 
     /// Prints on stdout.
-    func print() { Swift.print(render()) }
+    public func print() { Swift.print(render()) }
 }
 
-extension DerivedAddress {
-    var json: JSONValue {
-        .object([("chain", .string(chain)), ("path", .string(path)), ("address", .string(address)), ("publicKey", .string(publicKey))])
-    }
+extension JSONValue {
+    /// A string, or `null`.
+    public static func nullable(_ text: String?) -> JSONValue { text.map { .string($0) } ?? .null }
+    /// An ISO 8601 date, or `null`.
+    public static func date(_ date: Date?) -> JSONValue { date.map { .string($0.iso8601) } ?? .null }
 }
 
-extension AccountExport {
-    var json: JSONValue {
-        .object([("chain", .string(chain)), ("path", .string(path)), ("xpub", .string(xpub)), ("descriptor", .string(descriptor)), ("fingerprint", .string(fingerprint)),
-                 ("keyOrigin", .string(keyOrigin)), ("accountKey", .string(accountKey)), ("changeDescriptor", .string(changeDescriptor)),
-                 ("multipathDescriptor", .string(multipathDescriptor))])
-    }
+/// A value with one documented JSON shape.
+public protocol JSONRepresentable {
+    var json: JSONValue { get }
 }

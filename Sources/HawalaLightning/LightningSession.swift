@@ -1,0 +1,292 @@
+import Foundation
+import HawalaCrypto
+import HawalaFormat
+import HawalaKeys
+import HawalaWallet
+
+/// Makes Spark backends. HawalaSpark depends on this module, so the front end that links the
+/// SDK hands its opener in (`SparkOpener.sdk` there); without one, Spark is not in the build.
+public struct SparkOpener: Sendable {
+    /// The backend for a network, its API key (mainnet needs one), the network timeout and the
+    /// LNURL flow it pays through.
+    public let makeBackend: @Sendable (BackendSpec.SparkNetwork, SecretBytes?, Duration, LNURLPayFlow?) throws -> any PaymentBackend
+    /// Where a wallet's Spark state lives under the wallet home.
+    public let storageDirectory: @Sendable (_ home: URL, _ walletID: String, BackendSpec.SparkNetwork) throws -> URL
+
+    public init(makeBackend: @escaping @Sendable (BackendSpec.SparkNetwork, SecretBytes?, Duration, LNURLPayFlow?) throws -> any PaymentBackend,
+                storageDirectory: @escaping @Sendable (_ home: URL, _ walletID: String, BackendSpec.SparkNetwork) throws -> URL) {
+        self.makeBackend = makeBackend
+        self.storageDirectory = storageDirectory
+    }
+}
+
+/// Why a wallet's Lightning side can't be opened or used as asked.
+public enum LightningSessionError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The wallet has no backend saved and none was given.
+    case noBackend(wallet: String)
+    /// The Spark SDK is not part of this build.
+    case sparkNotBuilt
+    /// The operation exists on the development network only.
+    case devnetOnly(backend: String)
+
+    public var description: String {
+        switch self {
+        case .noBackend(let wallet): "no Lightning backend is set for wallet \"\(wallet)\""
+        case .sparkNotBuilt: "the spark backend is not available in this build: the Breez Spark SDK exists for Linux x86_64 (and Apple platforms) only"
+        case .devnetOnly(let backend): "test funds exist on devnet only; this wallet's backend is \(backend)"
+        }
+    }
+}
+
+/// A wallet, its payment backend and its history, opened for one task: what every Lightning
+/// screen or command starts from.
+public struct LightningSession: Sendable {
+    public let store: WalletStore
+    public let wallet: WalletSummary
+    public let spec: BackendSpec
+    public let backend: any PaymentBackend
+    public let lightning: LightningWallet
+
+    /// How the backend is named to a person (devnet always says it is not the Lightning network).
+    public var backendLabel: String { spec.label }
+
+    /// Opens the wallet's backend: `backend` when given, else the wallet's saved one. With
+    /// `signing`, the wallet is unlocked (`unlock`) to derive the node key; otherwise, on devnet,
+    /// the node id saved by an earlier session is enough and `unlock` is called only the first
+    /// time. Spark always needs the password: the SDK connects with the wallet's seed.
+    public static func open(store: WalletStore, wallet: WalletSummary, backend: String? = nil, signing: Bool,
+                            spark: SparkOpener?, networkTimeout: Duration = .seconds(30), lnurl: LNURLPayFlow? = nil,
+                            unlock: () throws -> Keyring) async throws -> LightningSession {
+        guard let specText = try backend ?? store.setting(LightningWallet.SettingKey.backend, walletID: wallet.id) else {
+            throw LightningSessionError.noBackend(wallet: wallet.name)
+        }
+        let spec = try BackendSpec.parse(specText)
+        let fiat = try LightningWallet.fiat(store: store, wallet: wallet)
+        let savedNode = try store.setting(LightningWallet.SettingKey.nodeID, walletID: wallet.id)
+        let opened: any PaymentBackend
+        var directory = store.home.directory
+        var keyring: Keyring?
+        switch spec {
+        case .devnet(let path):
+            let devnet = try DevnetBackend(ledgerPath: path, rates: fiat?.provider, lnurl: lnurl)
+            if !signing, let savedNode {
+                devnet.attach(nodeID: savedNode)
+                return LightningSession(store: store, wallet: wallet, spec: spec, backend: devnet,
+                                        lightning: LightningWallet(store: store, wallet: wallet, backend: devnet, fiat: fiat))
+            }
+            opened = devnet
+        case .spark(let network):
+            guard let spark else { throw LightningSessionError.sparkNotBuilt }
+            let unlocked = try unlock()
+            keyring = unlocked
+            let apiKey = try store.sealedSetting(LightningWallet.SettingKey.sparkAPIKey(network), keyring: unlocked)
+            opened = try spark.makeBackend(network, apiKey, networkTimeout, lnurl)
+            directory = try spark.storageDirectory(store.home.directory, wallet.id, network)
+        }
+        if keyring == nil { keyring = try unlock() }
+        let secret = try store.secret(of: wallet, keyring: keyring!)
+        try await opened.connect(ConnectRequest(secret: secret, storageDirectory: directory))
+        let info = try await opened.getInfo()
+        if info.nodeID != savedNode { try store.setSetting(LightningWallet.SettingKey.nodeID, to: info.nodeID, walletID: wallet.id) }
+        return LightningSession(store: store, wallet: wallet, spec: spec, backend: opened,
+                                lightning: LightningWallet(store: store, wallet: wallet, backend: opened, fiat: fiat))
+    }
+
+    /// Disconnects (Spark stops its background work and closes its storage).
+    public func close() async { await backend.disconnect() }
+
+    /// Runs `body`, then closes the session, whether `body` succeeded or not.
+    public func closing<T>(_ body: (LightningSession) async throws -> T) async throws -> T {
+        do {
+            let result = try await body(self)
+            await close()
+            return result
+        } catch {
+            await close()
+            throw error
+        }
+    }
+
+    /// Creates an invoice and records it as a pending receive.
+    public func receive(_ request: ReceiveRequest) async throws -> CreatedInvoice {
+        let response = try await backend.receivePayment(request)
+        try lightning.recordInvoice(response, amountSats: request.amountSats, description: request.description)
+        return CreatedInvoice(response: response, amountSats: request.amountSats, description: request.description, backend: backend.name)
+    }
+
+    /// The balance after a sync, with its fiat value: in `currency` when given (then a rates
+    /// failure is an error), else in the wallet's configured currency (then a failure is noted).
+    public func balance(currency: String? = nil) async throws -> Balance {
+        try await lightning.sync()
+        let info = try await backend.getInfo()
+        var balance = Balance(info: info, backend: backend.name)
+        guard let (code, provider) = try LightningWallet.fiat(store: store, wallet: wallet, currency: currency?.uppercased()) else { return balance }
+        do {
+            let rate = try await provider.rate(code)
+            balance.fiat = Balance.Fiat(rate: rate, value: rate.value(msat: info.balanceMsat))
+        } catch {
+            // (Not `catch where`: with typed throws it crashes Swift 6.3's SIL optimizer.)
+            if currency != nil { throw error }
+            balance.fiatProblem = "no \(code) value: \(error)"
+        }
+        return balance
+    }
+
+    /// Adds test funds (devnet only) and records them.
+    public func fund(sats: UInt64) async throws -> NodeInfo {
+        guard let devnet = backend as? DevnetBackend else { throw LightningSessionError.devnetOnly(backend: backendLabel) }
+        try await lightning.record([try await devnet.fund(sats: sats)])
+        return try await devnet.getInfo()
+    }
+
+    /// The rate of the wallet's configured currency, when it has one and the source answers.
+    public func configuredRate() async -> FiatRate? {
+        guard let (code, provider) = try? LightningWallet.fiat(store: store, wallet: wallet) else { return nil }
+        return try? await provider.rate(code)
+    }
+}
+
+/// An invoice just made, as `ln invoice --json` prints it.
+public struct CreatedInvoice: Sendable, JSONRepresentable {
+    public let response: ReceiveResponse
+    public let amountSats: UInt64?
+    public let description: String
+    public let backend: String
+
+    /// `{invoice, paymentHash, amountMsat, description, expiresAt, backend}`.
+    public var json: JSONValue {
+        .object([
+            ("invoice", .string(response.invoice)), ("paymentHash", .string(response.paymentHash)),
+            ("amountMsat", amountSats.map { .int(Int($0) * 1000) } ?? .null), ("description", .string(description)),
+            ("expiresAt", .string(response.expiresAt.iso8601)), ("backend", .string(backend)),
+        ])
+    }
+}
+
+/// A receiving address (`--method spark|bitcoin`): `{method, address, backend}`.
+public struct ReceivingAddress: Sendable, JSONRepresentable {
+    public let method: ReceiveMethod
+    public let address: String
+    public let backend: String
+
+    public init(method: ReceiveMethod, address: String, backend: String) {
+        self.method = method
+        self.address = address
+        self.backend = backend
+    }
+
+    public var json: JSONValue { .object([("method", .string(method.rawValue)), ("address", .string(address)), ("backend", .string(backend))]) }
+}
+
+/// The balance, and its fiat value when known.
+public struct Balance: Sendable, JSONRepresentable {
+    public struct Fiat: Sendable {
+        public let rate: FiatRate
+        public let value: Decimal
+    }
+
+    public let info: NodeInfo
+    public let backend: String
+    public var fiat: Fiat?
+    /// Why the configured currency's value is missing (the balance itself stands).
+    public var fiatProblem: String?
+
+    /// `{balanceSats, balanceMsat, backend, nodeId, fiat?: {currency, value, btcPrice}}`.
+    public var json: JSONValue {
+        var fields: [(String, JSONValue)] = [
+            ("balanceSats", .int(Int(info.balanceSats))), ("balanceMsat", .int(Int(info.balanceMsat))),
+            ("backend", .string(backend)), ("nodeId", .string(info.nodeID)),
+        ]
+        if let fiat {
+            fields.append(("fiat", .object([("currency", .string(fiat.rate.currency)), ("value", .string("\(fiat.value)")),
+                                            ("btcPrice", .string("\(fiat.rate.btcPrice)"))])))
+        }
+        return .object(fields)
+    }
+}
+
+/// How the history was brought up to date before it is read.
+public enum HistorySync: Sendable, Equatable {
+    /// No backend saved, or its node not known yet: the history kept here is all there is.
+    case notAttempted
+    case synced
+    /// The backend did not answer in time.
+    case offline(reason: String, lastSyncedAt: Date?)
+    /// Spark connects with the seed, which needs the password: the history as last synced.
+    case needsPassword(lastSyncedAt: Date?)
+
+    /// Syncs the wallet's history with its backend when that needs no password and answers
+    /// within `timeout`.
+    public static func run(store: WalletStore, wallet: WalletSummary, timeout: Duration) async -> HistorySync {
+        let spec = (try? store.setting(LightningWallet.SettingKey.backend, walletID: wallet.id))?.flatMap { try? BackendSpec.parse($0) }
+        switch spec {
+        case .spark?:
+            return .needsPassword(lastSyncedAt: LightningWallet.lastSyncedAt(store: store, walletID: wallet.id))
+        case .devnet?:
+            guard (try? store.setting(LightningWallet.SettingKey.nodeID, walletID: wallet.id)) != nil else { return .notAttempted }
+            do {
+                let session = try await LightningSession.open(store: store, wallet: wallet, signing: false, spark: nil) { throw HistorySyncNeedsPassword() }
+                let outcome = await session.lightning.sync(timeout: timeout)
+                await session.close()
+                if case .offline(let reason, let last) = outcome { return .offline(reason: reason, lastSyncedAt: last) }
+                return .synced
+            } catch {
+                return .offline(reason: "\(error)", lastSyncedAt: LightningWallet.lastSyncedAt(store: store, walletID: wallet.id))
+            }
+        case nil:
+            return .notAttempted
+        }
+    }
+}
+
+/// A saved devnet node needs no password; asking for one means the node is not known after all.
+private struct HistorySyncNeedsPassword: Error {}
+
+extension PaymentEvent {
+    /// `paymentSucceeded`, `paymentPending`, `paymentFailed` or `synced`.
+    public var name: String {
+        switch self {
+        case .paymentSucceeded: "paymentSucceeded"
+        case .paymentPending: "paymentPending"
+        case .paymentFailed: "paymentFailed"
+        case .synced: "synced"
+        }
+    }
+
+    /// `{event, payment}`: one line of `ln watch --json`.
+    public var json: JSONValue { .object([("event", .string(name)), ("payment", payment?.json ?? .null)]) }
+}
+
+extension LightningWallet {
+    /// Payment events as they happen, each recorded in the history before it is yielded; the
+    /// history is synced first. Ends after `duration` (nil: never) or when the consumer stops.
+    public func watch(for duration: Duration? = nil) -> AsyncThrowingStream<PaymentEvent, Error> {
+        let (stream, output) = AsyncThrowingStream<PaymentEvent, Error>.makeStream()
+        let task = Task {
+            let (events, input) = AsyncStream<PaymentEvent>.makeStream()
+            let id = backend.addEventListener { input.yield($0) }
+            defer { backend.removeEventListener(id) }
+            var timer: Task<Void, Never>?
+            if let duration {
+                timer = Task {
+                    try? await Task.sleep(for: duration)
+                    input.finish()
+                }
+            }
+            do {
+                try await sync()
+                for await event in events {
+                    guard let payment = event.payment else { continue }
+                    try await record([payment])
+                    output.yield(event)
+                }
+                output.finish()
+            } catch {
+                output.finish(throwing: error)
+            }
+            timer?.cancel()
+        }
+        output.onTermination = { _ in task.cancel() }
+        return stream
+    }
+}

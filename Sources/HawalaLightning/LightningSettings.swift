@@ -1,0 +1,134 @@
+import Foundation
+import HawalaCrypto
+import HawalaFormat
+import HawalaWallet
+
+/// A wallet's Lightning settings as saved: its backend, fiat currency, rates source and node.
+public struct LightningSettings: Sendable, Equatable, JSONRepresentable {
+    public var backend: String?
+    public var fiat: String?
+    public var rates: String?
+    public var nodeID: String?
+    /// Whether a Breez API key is saved for the wallet's Spark network (never the key itself);
+    /// nil when the wallet's backend is not Spark.
+    public var hasAPIKey: Bool?
+
+    public init(backend: String? = nil, fiat: String? = nil, rates: String? = nil, nodeID: String? = nil, hasAPIKey: Bool? = nil) {
+        self.backend = backend
+        self.fiat = fiat
+        self.rates = rates
+        self.nodeID = nodeID
+        self.hasAPIKey = hasAPIKey
+    }
+
+    public static func load(store: WalletStore, walletID: String) throws -> LightningSettings {
+        typealias Key = LightningWallet.SettingKey
+        let backend = try store.setting(Key.backend, walletID: walletID)
+        var hasAPIKey: Bool?
+        if case .spark(let network)? = backend.flatMap({ try? BackendSpec.parse($0) }) {
+            hasAPIKey = try store.hasSealedSetting(Key.sparkAPIKey(network))
+        }
+        return LightningSettings(backend: backend, fiat: try store.setting(Key.fiatCurrency, walletID: walletID),
+                                 rates: try store.setting(Key.rates, walletID: walletID),
+                                 nodeID: try store.setting(Key.nodeID, walletID: walletID), hasAPIKey: hasAPIKey)
+    }
+
+    /// `{backend, fiat, rates, nodeId, apiKey}`, null when not set.
+    public var json: JSONValue {
+        .object([("backend", .nullable(backend)), ("fiat", .nullable(fiat)), ("rates", .nullable(rates)), ("nodeId", .nullable(nodeID)),
+                 ("apiKey", hasAPIKey.map { .bool($0) } ?? .null)])
+    }
+}
+
+/// A change to a wallet's Lightning settings. Everything is checked before anything is saved.
+public struct LightningSettingsChange: Sendable {
+    public var backend: BackendSpec?
+    /// The Breez API key, for the Spark network of `backend` (or of the wallet's backend).
+    public var apiKey: SecretBytes?
+    public var fiat: String?
+    public var rates: RatesSource?
+
+    public init(backend: BackendSpec? = nil, apiKey: SecretBytes? = nil, fiat: String? = nil, rates: RatesSource? = nil) {
+        self.backend = backend
+        self.apiKey = apiKey
+        self.fiat = fiat?.uppercased()
+        self.rates = rates
+    }
+}
+
+/// Why a settings change was refused; nothing was saved.
+public enum LightningSettingsError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// An API key was given, and neither the change nor the wallet uses Spark.
+    case apiKeyWithoutSpark
+    /// The key is not one token on one line.
+    case malformedAPIKey
+    /// The rates source has no rate for the currency.
+    case unknownCurrency(String)
+
+    public var description: String {
+        switch self {
+        case .apiKeyWithoutSpark: "an API key is for the spark backend"
+        case .malformedAPIKey: "the API key must be the key alone, on one line"
+        case .unknownCurrency(let code): "the rates source has no \(code) rate; nothing was changed"
+        }
+    }
+}
+
+/// What a settings change did.
+public struct LightningSettingsOutcome: Sendable {
+    public let settings: LightningSettings
+    /// The Spark network an API key was saved for.
+    public let savedAPIKeyFor: BackendSpec.SparkNetwork?
+    /// Why the rates source could not be checked now (the change was saved anyway).
+    public let ratesUnchecked: FiatRatesError?
+}
+
+extension LightningSettings {
+    /// Checks `change` whole (the devnet ledger opens, the key is well formed and has a Spark
+    /// network, the rates source knows the currency), then saves it. The API key is sealed by the
+    /// wallet password (`unlock`); a new backend forgets the node id of the old one.
+    public static func apply(_ change: LightningSettingsChange, store: WalletStore, wallet: WalletSummary,
+                             sparkAvailable: Bool, unlock: () throws -> Keyring) async throws -> LightningSettingsOutcome {
+        typealias Key = LightningWallet.SettingKey
+        switch change.backend {
+        case .devnet(let path)?: _ = try DevnetBackend(ledgerPath: path)  // reachable and a ledger
+        case .spark? where !sparkAvailable: throw LightningSessionError.sparkNotBuilt
+        default: break
+        }
+        var keyNetwork: BackendSpec.SparkNetwork?
+        if let key = change.apiKey {
+            let target = try change.backend ?? store.setting(Key.backend, walletID: wallet.id).map { try BackendSpec.parse($0) }
+            guard case .spark(let network)? = target else { throw LightningSettingsError.apiKeyWithoutSpark }
+            let text = key.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !text.isEmpty, text.count <= 4096, !text.contains(where: { $0.isNewline || $0.isWhitespace }) else {
+                throw LightningSettingsError.malformedAPIKey
+            }
+            keyNetwork = network
+        }
+        let rates = try change.rates ?? store.setting(Key.rates, walletID: wallet.id).flatMap(RatesSource.init(saved:))
+        let currency = try change.fiat ?? (change.rates != nil ? store.setting(Key.fiatCurrency, walletID: wallet.id) : nil)
+        var ratesUnchecked: FiatRatesError?
+        if let currency, let rates {
+            do {
+                _ = try await rates.provider().rate(currency)
+            } catch {
+                if case .unknownCurrency(let code) = error { throw LightningSettingsError.unknownCurrency(code) }
+                ratesUnchecked = error
+            }
+        }
+        if let network = keyNetwork, let key = change.apiKey {
+            let trimmed = key.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }.trimmingCharacters(in: .whitespacesAndNewlines)
+            try store.setSealedSetting(Key.sparkAPIKey(network), secret: SecretBytes(utf8: trimmed), keyring: try unlock())
+        }
+        if let spec = change.backend {
+            if spec.description != (try store.setting(Key.backend, walletID: wallet.id)) {
+                try store.setSetting(Key.nodeID, to: nil, walletID: wallet.id)
+            }
+            try store.setSetting(Key.backend, to: spec.description, walletID: wallet.id)
+        }
+        if let rates = change.rates { try store.setSetting(Key.rates, to: rates.saved, walletID: wallet.id) }
+        if let fiat = change.fiat { try store.setSetting(Key.fiatCurrency, to: fiat, walletID: wallet.id) }
+        return LightningSettingsOutcome(settings: try load(store: store, walletID: wallet.id), savedAPIKeyFor: keyNetwork,
+                                        ratesUnchecked: ratesUnchecked)
+    }
+}

@@ -1,0 +1,33 @@
+import HawalaLightning
+import HawalaVaultClient
+
+/// The command line's words for library errors: where the remedy is an option of this command
+/// line, it is said here (library messages never name flags). Everything else speaks for itself.
+enum ErrorWords {
+    static func words(for error: Error) -> CLIError? {
+        switch error {
+        case let error as CLIError:
+            return error
+        case let error as VaultClientError:
+            return VaultSession.words(error)
+        case LightningError.amountRequired:
+            return CLIError("the payment needs an amount: give one with --amount SAT")
+        case LightningError.apiKeyRequired:
+            return CLIError("\(error); save it with `hawala ln config --backend spark:mainnet --api-key-file PATH`")
+        case LightningSessionError.noBackend(let wallet):
+            return CLIError("""
+                no Lightning backend is set for wallet "\(wallet)": pass --backend spark:mainnet, --backend spark:regtest \
+                (Spark's test network) or --backend devnet:PATH (a development network on this machine, not the Lightning \
+                network), or save one with `hawala ln config --backend SPEC`
+                """)
+        case FiatSettingError.noRatesSource:
+            return CLIError("no fiat rates source is set: `hawala ln config --rates-file PATH` or `--rates-url URL`")
+        case LightningSettingsError.apiKeyWithoutSpark:
+            return CLIError("an API key is for the spark backend: give --backend spark:mainnet (or spark:regtest) with it", code: .usage)
+        case LightningSettingsError.malformedAPIKey:
+            return CLIError("the API key file must hold the key alone, on one line")
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import HawalaCrypto
+import HawalaKeys
+import HawalaLightning
+import HawalaWallet
+import Testing
+
+/// Counts how often a session asked for the wallet password.
+final class UnlockCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var asked = 0
+    let keyring: Keyring
+    init(_ store: WalletStore) throws { keyring = try store.unlock(password: SecretBytes(utf8: "correct horse")) }
+    func unlock() -> Keyring { lock.withLock { asked += 1 }; return keyring }
+    var count: Int { lock.withLock { asked } }
+}
+
+@Suite("Lightning sessions, settings and the watch stream")
+struct LightningSessionTests {
+    /// The saved backend opens; the first session asks for the password (to learn the node),
+    /// later read-only ones don't; a wallet without a backend is a typed refusal; Spark without
+    /// its opener is "not built"; test funds are devnet's only.
+    @Test func openOnceWithThePasswordThenWithout() async throws {
+        let (store, wallet) = try storeWithWallet()
+        let password = try UnlockCounter(store)
+        await #expect(throws: LightningSessionError.noBackend(wallet: "Main")) {
+            _ = try await LightningSession.open(store: store, wallet: wallet, signing: false, spark: nil) { password.unlock() }
+        }
+        await #expect(throws: LightningSessionError.sparkNotBuilt) {
+            _ = try await LightningSession.open(store: store, wallet: wallet, backend: "spark:regtest", signing: false, spark: nil) { password.unlock() }
+        }
+        #expect(password.count == 0)
+        let ledger = temporaryLedger()
+        _ = try await LightningSettings.apply(LightningSettingsChange(backend: .devnet(path: ledger)), store: store, wallet: wallet,
+                                              sparkAvailable: false) { password.unlock() }
+        let funded = try await LightningSession.open(store: store, wallet: wallet, signing: false, spark: nil) { password.unlock() }
+            .closing { try await $0.fund(sats: 1_000) }
+        #expect(funded.balanceMsat == 1_000_000 && password.count == 1)
+        let balance = try await LightningSession.open(store: store, wallet: wallet, signing: false, spark: nil) { password.unlock() }
+            .closing { try await $0.balance() }
+        #expect(balance.info.balanceSats == 1_000 && balance.fiat == nil && password.count == 1)
+        #expect(try LightningSettings.load(store: store, walletID: wallet.id).nodeID == balance.info.nodeID)
+        // The history was recorded through the session.
+        #expect(try store.payments(walletID: wallet.id).map(\.amountMsat) == [1_000_000])
+    }
+
+    /// Nothing is saved unless the whole change is valid; a new backend forgets the old node;
+    /// an API key needs a Spark backend and one clean line.
+    @Test func settingsAreCheckedWholeBeforeSaving() async throws {
+        let (store, wallet) = try storeWithWallet()
+        let password = try UnlockCounter(store)
+        let rates = FileManager.default.temporaryDirectory.appendingPathComponent("rates-\(UUID().uuidString).txt")
+        try Data("USD 65000.00\n".utf8).write(to: rates)
+        let ledger = temporaryLedger()
+        func apply(_ change: LightningSettingsChange, spark: Bool = false) async throws -> LightningSettingsOutcome {
+            try await LightningSettings.apply(change, store: store, wallet: wallet, sparkAvailable: spark) { password.unlock() }
+        }
+        await #expect(throws: LightningSettingsError.unknownCurrency("EUR")) {
+            _ = try await apply(LightningSettingsChange(backend: .devnet(path: ledger), fiat: "eur", rates: .file(path: rates.path)))
+        }
+        #expect(try LightningSettings.load(store: store, walletID: wallet.id) == LightningSettings())
+        await #expect(throws: LightningSettingsError.apiKeyWithoutSpark) {
+            _ = try await apply(LightningSettingsChange(backend: .devnet(path: ledger), apiKey: SecretBytes(utf8: "key")))
+        }
+        await #expect(throws: LightningSessionError.sparkNotBuilt) { _ = try await apply(LightningSettingsChange(backend: .spark(.regtest))) }
+        let saved = try await apply(LightningSettingsChange(backend: .devnet(path: ledger), fiat: "usd", rates: .file(path: rates.path)))
+        #expect(saved.settings == LightningSettings(backend: "devnet:" + ledger, fiat: "USD", rates: "file:" + rates.path) && saved.ratesUnchecked == nil)
+        try store.setSetting(LightningWallet.SettingKey.nodeID, to: "02ab", walletID: wallet.id)
+        await #expect(throws: LightningSettingsError.malformedAPIKey) {
+            _ = try await apply(LightningSettingsChange(backend: .spark(.regtest), apiKey: SecretBytes(utf8: "two words")), spark: true)
+        }
+        #expect(try LightningSettings.load(store: store, walletID: wallet.id).nodeID == "02ab" && password.count == 0)
+        let spark = try await apply(LightningSettingsChange(backend: .spark(.regtest), apiKey: SecretBytes(utf8: " key-123\n")), spark: true)
+        #expect(spark.settings.backend == "spark:regtest" && spark.settings.nodeID == nil && spark.settings.hasAPIKey == true)
+        #expect(spark.savedAPIKeyFor == .regtest && password.count == 1)
+        #expect(try store.sealedSetting(LightningWallet.SettingKey.sparkAPIKey(.regtest), keyring: password.keyring) == SecretBytes(utf8: "key-123"))
+        // A rates source that can't be read now is saved anyway, with the reason.
+        let unreadable = try await apply(LightningSettingsChange(rates: .file(path: "/nonexistent/rates.txt")))
+        #expect(unreadable.ratesUnchecked != nil && unreadable.settings.rates == "file:/nonexistent/rates.txt")
+        #expect(unreadable.settings.json.compact.contains(#""apiKey":true"#))
+    }
+
+    /// Devnet syncs without the password once its node is known, reports an unreachable ledger
+    /// as offline with the last sync, and Spark's history is "as last synced".
+    @Test func historySyncOutcomes() async throws {
+        let (store, wallet) = try storeWithWallet()
+        let password = try UnlockCounter(store)
+        #expect(await HistorySync.run(store: store, wallet: wallet, timeout: .seconds(5)) == .notAttempted)
+        let ledger = temporaryLedger()
+        _ = try await LightningSettings.apply(LightningSettingsChange(backend: .devnet(path: ledger)), store: store, wallet: wallet,
+                                              sparkAvailable: false) { password.unlock() }
+        #expect(await HistorySync.run(store: store, wallet: wallet, timeout: .seconds(5)) == .notAttempted)  // node not known yet
+        _ = try await LightningSession.open(store: store, wallet: wallet, signing: true, spark: nil) { password.unlock() }.closing { try await $0.fund(sats: 5) }
+        #expect(await HistorySync.run(store: store, wallet: wallet, timeout: .seconds(5)) == .synced)
+        let synced = try #require(LightningWallet.lastSyncedAt(store: store, walletID: wallet.id))
+        try FileManager.default.removeItem(atPath: ledger)
+        try Data("not a ledger".utf8).write(to: URL(fileURLWithPath: ledger))
+        guard case .offline(_, let last) = await HistorySync.run(store: store, wallet: wallet, timeout: .seconds(5)) else {
+            Issue.record("an unreadable ledger is offline")
+            return
+        }
+        #expect(last == synced)
+        try store.setSetting(LightningWallet.SettingKey.backend, to: "spark:mainnet", walletID: wallet.id)
+        #expect(await HistorySync.run(store: store, wallet: wallet, timeout: .seconds(5)) == .needsPassword(lastSyncedAt: synced))
+        #expect(password.count == 1)
+    }
+
+    /// The stream yields each payment event once recorded, and ends when its time is up.
+    @Test func watchRecordsThenYieldsAndEnds() async throws {
+        let (store, wallet) = try storeWithWallet()
+        let ledger = temporaryLedger()
+        let alice = try await node(abandonAbout, ledger: ledger)
+        let bob = try await node(legalWinner, ledger: ledger)
+        _ = try await bob.fund(sats: 10_000)
+        let lightning = LightningWallet(store: store, wallet: wallet, backend: alice)
+        let started = ContinuousClock.now
+        var seen: [String] = []
+        let events = lightning.watch(for: .seconds(3))
+        let payer = Task {
+            try await Task.sleep(for: .milliseconds(500))
+            let invoice = try await alice.receivePayment(ReceiveRequest(amountSats: 700))
+            _ = try await bob.sendPayment(try await bob.prepareSendPayment(PrepareSendRequest(input: invoice.invoice)), idempotencyKey: "w1")
+        }
+        for try await event in events {
+            let payment = try #require(event.payment)
+            #expect(try store.payment(walletID: wallet.id, id: payment.id) != nil)  // recorded before it is seen
+            seen.append(event.name)
+        }
+        try await payer.value
+        #expect(seen.last == "paymentSucceeded" && seen.allSatisfy { $0.hasPrefix("payment") })
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+}
