@@ -13,16 +13,20 @@ import HawalaKeys
 public final class WalletStore: Sendable {
     public let home: WalletHome
     let db: DatabaseQueue
+    /// Told of every keyring this store hands out (nil: nobody listens).
+    public let unlocked: UnlockedKeyring?
 
     /// Receive addresses kept per chain at creation, so listing them needs no password.
     public static let cachedAddressCount = 20
     /// The shortest wallet password accepted.
     public static let minimumPasswordLength = 8
 
-    /// Opens the store; creates it (folder 0700, file 0600) when `create` is true.
+    /// Opens the store; creates it (folder 0700, file 0600) when `create` is true. `unlocked`
+    /// hears of every keyring the store hands out (unlock, first password, password change).
     /// - Throws: `WalletError.noWallets` when it does not exist and `create` is false.
-    public init(home: WalletHome = .fromEnvironment(), create: Bool) throws {
+    public init(home: WalletHome = .fromEnvironment(), create: Bool, unlocked: UnlockedKeyring? = nil) throws {
         self.home = home
+        self.unlocked = unlocked
         if try !home.existing() {
             guard create else { throw WalletError.noWallets }
             try home.prepare()
@@ -182,6 +186,7 @@ public final class WalletStore: Sendable {
         let keyring = try Keyring(password: password, parameters: parameters)
         try keyring.check(verifier: WalletStore.bytes(row, "verifier"))
         try checkCacheTags(keyring: keyring)
+        unlocked?.record(keyring, home: home)
         return keyring
     }
 
@@ -189,7 +194,9 @@ public final class WalletStore: Sendable {
     /// first change that uses it.
     public func newKeyring(password: SecretBytes, parameters: KDFParameters = KDFParameters()) throws -> Keyring {
         try WalletStore.checkStrength(password)
-        return try Keyring(password: password, parameters: parameters)
+        let keyring = try Keyring(password: password, parameters: parameters)
+        unlocked?.record(keyring, home: home)
+        return keyring
     }
 
     /// Refuses a wallet password that is too short (`WalletError.weakPassword`).
@@ -252,7 +259,7 @@ public final class WalletStore: Sendable {
         guard chain.curve == .secp256k1,
               let xpub = try read({ try String.fetchOne($0, sql: "SELECT xpub FROM account WHERE walletId = ? AND chain = ? AND accountIndex = 0", arguments: [wallet.id, chain.name]) }),
               case .public(let accountKey, _) = try ExtendedKey(xpub) else {
-            throw WalletError.passwordNeeded("\(chain.name) keeps \(cached.count) addresses without the password; more need it (--password-file, or at the prompt)")
+            throw WalletError.passwordNeeded("\(chain.name) keeps \(cached.count) addresses without the password; more need it")
         }
         return try HDWallet.addresses(chain: chain, accountKey: accountKey, account: 0, change: 0, from: 0, count: count)
     }
@@ -507,6 +514,7 @@ public final class WalletStore: Sendable {
             try db.execute(sql: "UPDATE keyring SET kdf = 'argon2id', passes = ?, memoryKiB = ?, salt = ?, verifier = ? WHERE id = 1",
                            arguments: [parameters.passes, parameters.memoryKiB, Data(parameters.salt), Data(verifier)])
         }
+        unlocked?.record(newKeyring, home: home)
         return newKeyring
     }
 

@@ -38,10 +38,15 @@ struct PasswordOptions: ParsableArguments {
 }
 
 enum WalletSession {
+    /// The keyrings this command's stores handed out: a flow made of several commands
+    /// (onboarding, a vault restore) asks for the password once, and main.swift refreshes the
+    /// vault agent's snapshot with the newest one when the command is done.
+    @TaskLocal static var unlocked: UnlockedKeyring?
+
     static func store(create: Bool) throws -> WalletStore {
         let home = WalletHome.fromEnvironment()
         log.debug("wallet store", metadata: ["home": "\(home.directory.path)"])
-        return try WalletStore(home: home, create: create)
+        return try WalletStore(home: home, create: create, unlocked: unlocked)
     }
 
     /// The password from the file or a prompt.
@@ -59,16 +64,13 @@ enum WalletSession {
     /// Unlocks the store (one Argon2id run per try). At a prompt, a mistyped password is asked
     /// again, up to `passwordAttempts` times; a password file gets one try.
     static func unlock(_ store: WalletStore, file: String?) throws -> Keyring {
-        // A flow made of several commands (onboarding, a vault restore) asks once per process.
-        if let (opened, keyring) = opened, opened.home == store.home { return keyring }
+        if let keyring = store.unlocked?.keyring(for: store.home) { return keyring }
         var attempt = 1
         while true {
             let password = try readPassword(file: file)
             log.debug("unlocking: argon2id")
             do {
-                let keyring = try store.unlock(password: password)
-                opened = (store, keyring)
-                return keyring
+                return try store.unlock(password: password)
             } catch WalletError.wrongPassword where file == nil && attempt < passwordAttempts {
                 Output.error("wrong password; try again (\(passwordAttempts - attempt) left)")
                 attempt += 1
@@ -76,17 +78,11 @@ enum WalletSession {
         }
     }
 
-    /// The wallet store this command opened with its password, for the vault agent's snapshot
-    /// once the command is done (`AgentOutbox.refresh`). One command per process.
-    nonisolated(unsafe) static var opened: (store: WalletStore, keyring: Keyring)?
-
     /// The keyring for a change: the existing password, or — for the first wallet — a new one,
     /// asked twice at a prompt.
     static func keyringForChange(_ store: WalletStore, file: String?) throws -> Keyring {
         if try store.hasPassword() { return try unlock(store, file: file) }
-        let keyring = try store.newKeyring(password: try newPassword(file: file, purpose: "Choose a wallet password"))
-        opened = (store, keyring)
-        return keyring
+        return try store.newKeyring(password: try newPassword(file: file, purpose: "Choose a wallet password"))
     }
 
     /// A new password: from the file, or typed twice.
@@ -205,7 +201,9 @@ enum BackupFlowRenderer {
 
 enum RecoveryRenderer {
     /// Runs the recovery flow in the terminal; returns the flow when done, nil when cancelled.
-    static func run(_ flow: inout RecoveryFlow, on terminal: Terminal, network: Network?, passphraseFile: String?) throws -> RecoveryFlow? {
+    /// `refuse` is the overwrite guard, called before the addresses are shown for confirmation.
+    static func run(_ flow: inout RecoveryFlow, on terminal: Terminal, network: Network?, passphraseFile: String?,
+                    refuse: (RecoveryFlow) throws -> Void) throws -> RecoveryFlow? {
         while true {
             if let problem = flow.problem { terminal.line("  \(problem)") }
             switch flow.state {
@@ -229,6 +227,7 @@ enum RecoveryRenderer {
                     flow.send(.passphrase(try terminal.askSecret("BIP39 passphrase, if the wallet has one (Enter for none; input hidden): ")))
                 }
             case .confirmingAddresses(let addresses):
+                try refuse(flow)
                 terminal.line("Compare these first receiving addresses with your records:")
                 for a in addresses { terminal.line("  \(a.chain): \(a.address)") }
                 if try terminal.confirm("Do they match?") { flow.send(.confirm) } else {
@@ -303,15 +302,14 @@ struct WalletCreate: ParsableCommand {
         let store = try WalletSession.store(create: true)
         let passphrase = try Input.readPassphrase(file: passphraseFile)
         let keyring = try WalletSession.keyringForChange(store, file: password.passwordFile)
-        let mnemonic = try Mnemonic.generate(wordCount: words)
-        let wallet = try store.add(mnemonic: mnemonic, passphrase: passphrase, name: name, network: network, keyring: keyring)
+        var (wallet, flow) = try store.create(wordCount: words, passphrase: passphrase, name: name, network: network, keyring: keyring)
         log.info("wallet created", metadata: ["id": "\(wallet.id)", "network": "\(network.rawValue)"])
         defer { if json, let created = try? store.wallet(named: wallet.name) { created.json.print() } }
         if !json { print("created wallet \"\(wallet.name)\" (\(network.rawValue), fingerprint \(wallet.fingerprint))") }
         if let terminal {
-            var flow = SeedBackupFlow(mnemonic: mnemonic)
             do {
-                if try BackupFlowRenderer.run(&flow, on: terminal) { try store.recordBackup(of: wallet) }
+                _ = try BackupFlowRenderer.run(&flow, on: terminal)
+                try store.finishBackup(flow, of: wallet)
             } catch let error as CLIError where error.isCancellation {
                 // The wallet exists already: say so, rather than suggest nothing was written.
                 throw CLIError("cancelled; wallet \"\(wallet.name)\" was created but is not backed up: run `hawala wallet verify-backup` once the words (`hawala wallet show-seed`) are written down")
@@ -346,11 +344,9 @@ struct WalletRestore: ParsableCommand {
             flow.send(.network(network ?? .mainnet))
             flow.send(.word(mnemonic.phrase))
             flow.send(.passphrase(try Input.readPassphrase(file: passphraseFile)))
-            guard case .confirmingAddresses(let addresses) = flow.state, let mnemonic = flow.mnemonic else { throw CLIError("could not derive the addresses") }
+            guard case .confirmingAddresses(let addresses) = flow.state else { throw CLIError("could not derive the addresses") }
             // The overwrite guard comes first: nothing to confirm for a wallet that exists.
-            if let existing = try WalletSession.store(create: true).existingWallet(mnemonic: mnemonic, passphrase: flow.passphrase, network: flow.network) {
-                throw WalletError.alreadyExists(name: existing)
-            }
+            try WalletStore.refuseExisting(flow, in: WalletHome.fromEnvironment())
             for a in addresses { Output.error("\(a.chain): \(a.address)") }
             if yes {
                 flow.send(.confirm)
@@ -361,20 +357,15 @@ struct WalletRestore: ParsableCommand {
             }
         } else {
             let terminal = try Terminal.required("pass the words with --mnemonic-file")
-            guard let done = try RecoveryRenderer.run(&flow, on: terminal, network: network, passphraseFile: passphraseFile) else {
+            let home = WalletHome.fromEnvironment()
+            guard let done = try RecoveryRenderer.run(&flow, on: terminal, network: network, passphraseFile: passphraseFile,
+                                                      refuse: { try WalletStore.refuseExisting($0, in: home) }) else {
                 throw CLIError("cancelled; nothing was saved")
             }
             flow = done
         }
-        guard flow.state == .done, let mnemonic = flow.mnemonic else { throw CLIError("the recovery did not complete; nothing was saved") }
         let store = try WalletSession.store(create: true)
-        if let existing = try store.existingWallet(mnemonic: mnemonic, passphrase: flow.passphrase, network: flow.network) {
-            throw WalletError.alreadyExists(name: existing)
-        }
-        let keyring = try WalletSession.keyringForChange(store, file: password.passwordFile)
-        let wallet = try store.add(mnemonic: mnemonic, passphrase: flow.passphrase, name: name, network: flow.network, keyring: keyring)
-        // The person has the words (they just typed them): the wallet counts as backed up.
-        try store.recordBackup(of: wallet)
+        let wallet = try store.restore(flow, name: name) { try WalletSession.keyringForChange(store, file: password.passwordFile) }
         log.info("wallet restored", metadata: ["id": "\(wallet.id)"])
         print("restored wallet \"\(wallet.name)\" (\(wallet.network.rawValue), fingerprint \(wallet.fingerprint))")
     }
@@ -474,8 +465,7 @@ struct WalletChangePassword: ParsableCommand {
         let store = try WalletSession.store(create: false)
         let keyring = try WalletSession.unlock(store, file: passwordFile)
         let new = try WalletSession.newPassword(file: newPasswordFile, purpose: "Choose the new wallet password")
-        // The keyring after the change is the one later steps (the agent's snapshot) must use.
-        WalletSession.opened = (store, try store.changePassword(from: keyring, to: new))
+        try store.changePassword(from: keyring, to: new)
         print("password changed")
     }
 }
@@ -501,28 +491,8 @@ struct WalletAddresses: ParsableCommand {
     func run() throws {
         let store = try WalletSession.store(create: false)
         let summary = try store.wallet(named: wallet)
-        let chains = try chain.map { [$0] } ?? summary.accounts.map { account in
-            guard let c = Chain.named(account.chain) else { throw CLIError("unknown chain \(account.chain) in the database") }
-            return c
-        }
-        var all: [DerivedAddress] = []
-        var keyring: Keyring?
-        // With the password at hand, what the store keeps in the clear is checked before any of
-        // it is shown: a swapped address is an error, never a line of output.
-        func unlocked() throws -> Keyring {
-            if let keyring { return keyring }
-            let opened = try WalletSession.unlock(store, file: password.passwordFile)
-            try store.verifyCachedKeys(of: summary, keyring: opened)
-            keyring = opened
-            return opened
-        }
-        if verify { _ = try unlocked() }
-        for c in chains {
-            do {
-                all += try store.addresses(wallet: summary, chain: c, count: count)
-            } catch WalletError.passwordNeeded {
-                all += try store.addresses(wallet: summary, chain: c, count: count, keyring: try unlocked())
-            }
+        let all = try store.receivingAddresses(of: summary, chains: chain.map { [$0] }, count: count, verify: verify) {
+            try WalletSession.unlock(store, file: password.passwordFile)
         }
         if verify { Output.error("verified: the cached addresses and account keys match the wallet's secret") }
         // Imported keys are accounts of their own: listed after the derived ones, marked.

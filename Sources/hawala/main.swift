@@ -59,10 +59,10 @@ func remindAboutBackup(_ command: ParsableCommand) {
 
 /// With the vault agent enabled, a command that opened the wallet with its password leaves a
 /// fresh snapshot behind when the wallets changed (docs/decisions/0002). Never fails the command.
-func refreshVaultAgentSnapshot(after command: ParsableCommand) {
-    guard !(command is VaultAgentDisable), let (store, keyring) = WalletSession.opened else { return }
+func refreshVaultAgentSnapshot(after command: ParsableCommand, _ unlocked: UnlockedKeyring) {
+    guard !(command is VaultAgentDisable), let (home, keyring) = unlocked.last else { return }
     do {
-        if try AgentOutbox.refresh(store: store, keyring: keyring, app: "hawala \(HawalaVersion.string)") {
+        if try AgentOutbox.refresh(store: WalletStore(home: home, create: false), keyring: keyring, app: "hawala \(HawalaVersion.string)") {
             log.debug("vault agent snapshot refreshed")
         }
     } catch {
@@ -70,21 +70,27 @@ func refreshVaultAgentSnapshot(after command: ParsableCommand) {
     }
 }
 
-/// Runs a parsed command, awaiting the ones that are async.
-func runCommand(_ command: inout ParsableCommand) async throws {
-    guard var asyncCommand = command as? AsyncParsableCommand else { return try command.run() }
-    try await asyncCommand.run()
+/// Runs a parsed command, awaiting the ones that are async, with `unlocked` hearing of the
+/// keyrings its wallet stores hand out.
+func runCommand(_ command: ParsableCommand, unlocked: UnlockedKeyring) async throws {
+    var command = command
+    guard var asyncCommand = command as? AsyncParsableCommand else {
+        return try WalletSession.$unlocked.withValue(unlocked) { try command.run() }
+    }
+    try await WalletSession.$unlocked.withValue(unlocked) { try await asyncCommand.run() }
 }
 
 do {
+    // What the command's wallet stores unlock, for the steps after it (no global state).
+    let unlocked = UnlockedKeyring()
     if arguments.isEmpty, isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 {
-        try await Onboarding.run()
+        try await WalletSession.$unlocked.withValue(unlocked) { try await Onboarding.run() }
         exit(0)
     }
-    var command = try Hawala.parseAsRoot(arguments)
+    let command = try Hawala.parseAsRoot(arguments)
     remindAboutBackup(command)
-    try await runCommand(&command)
-    refreshVaultAgentSnapshot(after: command)
+    try await runCommand(command, unlocked: unlocked)
+    refreshVaultAgentSnapshot(after: command, unlocked)
 } catch let error as ExitCode {
     exit(error.rawValue)
 } catch {

@@ -1,0 +1,92 @@
+import Foundation
+import HawalaCrypto
+import HawalaKeys
+import HawalaWallet
+import Testing
+
+@Suite("Wallet use cases")
+struct WalletUseCaseTests {
+    /// A new wallet is saved at once, not backed up; only a flow that ended backed up records it.
+    @Test func createThenBackUp() throws {
+        let store = try WalletStore(home: temporaryHome(), create: true)
+        let keyring = try store.newKeyring(password: password("correct horse"), parameters: fastKDF())
+        var (wallet, flow) = try store.create(wordCount: 24, passphrase: SecretBytes([]), name: nil, network: .testnet, keyring: keyring)
+        #expect(wallet.wordCount == 24 && wallet.network == .testnet && wallet.backup.state == .notBackedUp)
+        #expect(try store.finishBackup(flow, of: wallet) == false)
+        try flow.send(.proceed)
+        try flow.send(.proceed)
+        for position in flow.positions { try flow.send(.answer(flow.words[position - 1])) }
+        try flow.send(.confirm)
+        #expect(try store.finishBackup(flow, of: wallet))
+        #expect(try store.wallet(named: wallet.name).backup.isBackedUp)
+    }
+
+    /// The guard refuses the same words, passphrase and network before confirmation and again at
+    /// saving; the keyring is asked for only for a wallet that will be saved; the same words on
+    /// another network are another wallet.
+    @Test func restoreGuardsBeforeAskingAnything() throws {
+        let home = temporaryHome()
+        var flow = RecoveryFlow()
+        flow.send(.network(.mainnet))
+        flow.send(.word(abandonAbout))
+        flow.send(.passphrase(SecretBytes([])))
+        try WalletStore.refuseExisting(flow, in: home)  // no home yet: nothing to refuse, nothing created
+        #expect(try !home.existing())
+        let store = try WalletStore(home: home, create: true)
+        var asked = 0
+        let keyring = try store.newKeyring(password: password("correct horse"), parameters: fastKDF())
+        #expect(throws: RestoreError.notConfirmed) { _ = try store.restore(flow, name: nil) { asked += 1; return keyring } }
+        flow.send(.confirm)
+        let wallet = try store.restore(flow, name: "Back", keyring: { asked += 1; return keyring })
+        #expect(wallet.name == "Back" && wallet.fingerprint == "73c5da0a" && asked == 1)
+        #expect(try store.wallet(named: "Back").backup.isBackedUp)
+        #expect(throws: WalletError.alreadyExists(name: "Back")) { try WalletStore.refuseExisting(flow, in: home) }
+        #expect(throws: WalletError.alreadyExists(name: "Back")) { _ = try store.restore(flow, name: nil) { asked += 1; return keyring } }
+        #expect(asked == 1)
+        var testnet = RecoveryFlow()
+        testnet.send(.network(.testnet))
+        testnet.send(.word(abandonAbout))
+        testnet.send(.passphrase(SecretBytes([])))
+        testnet.send(.confirm)
+        #expect(try store.restore(testnet, name: nil) { keyring }.network == .testnet)
+    }
+
+    /// No password for what the cache and the account keys answer; past them the secret is used
+    /// once, and the cache is verified first; a swapped cached address is an error.
+    @Test func addressesAskForThePasswordOnlyWhenNeeded() throws {
+        let store = try WalletStore(home: temporaryHome(), create: true)
+        let keyring = try store.newKeyring(password: password("correct horse"), parameters: fastKDF())
+        let mnemonic = try Mnemonic(text: abandonAbout)
+        let wallet = try store.add(mnemonic: mnemonic, passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
+        let keys = HDWallet(mnemonic: mnemonic)
+        var asked = 0
+        let unlock = { () throws -> Keyring in asked += 1; return keyring }
+        #expect(try store.receivingAddresses(of: wallet, count: 20, unlock: unlock).count == 20 * wallet.accounts.count && asked == 0)
+        #expect(try store.receivingAddresses(of: wallet, chains: [.bitcoin], count: 30, unlock: unlock) == keys.addresses(chain: .bitcoin, count: 30))
+        #expect(asked == 0)
+        #expect(try store.receivingAddresses(of: wallet, chains: [.solana, .cardano], count: 21, unlock: unlock)
+            == keys.addresses(chain: .solana, count: 21) + keys.addresses(chain: .cardano, count: 21))
+        #expect(asked == 1)
+        _ = try store.receivingAddresses(of: wallet, chains: [.ethereum], count: 1, verify: true, unlock: unlock)
+        #expect(asked == 2)
+    }
+
+    /// Every keyring the store hands out reaches its hook: unlock, a first password, a change.
+    @Test func theUnlockHookHearsEveryKeyring() throws {
+        let home = temporaryHome()
+        let hook = UnlockedKeyring()
+        let store = try WalletStore(home: home, create: true, unlocked: hook)
+        #expect(hook.last == nil)
+        let first = try store.newKeyring(password: password("correct horse"), parameters: fastKDF())
+        _ = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: first)
+        // Keyrings of different passwords (or salts) differ in their salt.
+        func same(_ a: Keyring?, _ b: Keyring) -> Bool { a?.parameters.salt == b.parameters.salt }
+        #expect(same(hook.keyring(for: home), first))
+        #expect(hook.keyring(for: temporaryHome()) == nil)
+        let changed = try store.changePassword(from: first, to: password("battery staple"), parameters: fastKDF())
+        #expect(same(hook.keyring(for: home), changed) && !same(hook.keyring(for: home), first))
+        let other = UnlockedKeyring()
+        let unlocked = try WalletStore(home: home, create: false, unlocked: other).unlock(password: password("battery staple"))
+        #expect(other.last?.home.directory == home.directory && same(other.last?.keyring, unlocked) && same(hook.keyring(for: home), changed))
+    }
+}
