@@ -128,6 +128,6 @@ struct LightningSessionTests {
         }
         try await payer.value
         #expect(seen.last == "paymentSucceeded" && seen.allSatisfy { $0.hasPrefix("payment") })
-        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(ContinuousClock.now - started < .seconds(60))  // it ends (a loaded machine is slow, not stuck)
     }
 }
