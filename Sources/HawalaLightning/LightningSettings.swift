@@ -95,7 +95,7 @@ extension LightningSettings {
         case .spark? where !sparkAvailable: throw LightningSessionError.sparkNotBuilt
         default: break
         }
-        var keyNetwork: BackendSpec.SparkNetwork?
+        var apiKey: (key: SecretBytes, network: BackendSpec.SparkNetwork)?
         if let key = change.apiKey {
             let target = try change.backend ?? store.setting(Key.backend, walletID: wallet.id).map { try BackendSpec.parse($0) }
             guard case .spark(let network)? = target else { throw LightningSettingsError.apiKeyWithoutSpark }
@@ -103,7 +103,7 @@ extension LightningSettings {
             guard !text.isEmpty, text.count <= 4096, !text.contains(where: { $0.isNewline || $0.isWhitespace }) else {
                 throw LightningSettingsError.malformedAPIKey
             }
-            keyNetwork = network
+            apiKey = (SecretBytes(utf8: text), network)
         }
         let rates = try change.rates ?? store.setting(Key.rates, walletID: wallet.id).flatMap(RatesSource.init(saved:))
         let currency = try change.fiat ?? (change.rates != nil ? store.setting(Key.fiatCurrency, walletID: wallet.id) : nil)
@@ -116,9 +116,8 @@ extension LightningSettings {
                 ratesUnchecked = error
             }
         }
-        if let network = keyNetwork, let key = change.apiKey {
-            let trimmed = key.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }.trimmingCharacters(in: .whitespacesAndNewlines)
-            try store.setSealedSetting(Key.sparkAPIKey(network), secret: SecretBytes(utf8: trimmed), keyring: try unlock())
+        if let apiKey {
+            try store.setSealedSetting(Key.sparkAPIKey(apiKey.network), secret: apiKey.key, keyring: try unlock())
         }
         if let spec = change.backend {
             if spec.description != (try store.setting(Key.backend, walletID: wallet.id)) {
@@ -128,7 +127,7 @@ extension LightningSettings {
         }
         if let rates = change.rates { try store.setSetting(Key.rates, to: rates.saved, walletID: wallet.id) }
         if let fiat = change.fiat { try store.setSetting(Key.fiatCurrency, to: fiat, walletID: wallet.id) }
-        return LightningSettingsOutcome(settings: try load(store: store, walletID: wallet.id), savedAPIKeyFor: keyNetwork,
+        return LightningSettingsOutcome(settings: try load(store: store, walletID: wallet.id), savedAPIKeyFor: apiKey?.network,
                                         ratesUnchecked: ratesUnchecked)
     }
 }

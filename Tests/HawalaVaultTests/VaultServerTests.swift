@@ -4,22 +4,12 @@ import Foundation
 import HTTPTypes
 import HawalaVault
 import HawalaVaultAPI
+@testable import HawalaVaultClient  // its BearerMiddleware
 @testable import HawalaVaultServer
 import Hummingbird
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
 import Testing
-
-/// Adds `Authorization: Bearer TOKEN` to every request of the generated client.
-struct BearerToken: ClientMiddleware {
-    let token: String
-    func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
-                   next: (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)) async throws -> (HTTPResponse, HTTPBody?) {
-        var request = request
-        request.headerFields[.authorization] = "Bearer \(token)"
-        return try await next(request, body, baseURL)
-    }
-}
 
 /// Adds fixed header fields to every request (a reverse proxy's `X-Forwarded-For`).
 struct ExtraHeaders: ClientMiddleware {
@@ -73,7 +63,7 @@ struct RunningVault {
 
     func client(token: String?, recorder: ResponseRecorder? = nil, headers: HTTPFields = [:]) -> Client {
         Client(serverURL: URL(string: "http://127.0.0.1:\(port)")!, transport: AsyncHTTPClientTransport(),
-               middlewares: (token.map { [BearerToken(token: $0)] } ?? []) + (recorder.map { [$0] } ?? []) + [ExtraHeaders(fields: headers)])
+               middlewares: (token.map { [BearerMiddleware(token: $0)] } ?? []) + (recorder.map { [$0] } ?? []) + [ExtraHeaders(fields: headers)])
     }
 
     func stop() {
