@@ -1,6 +1,7 @@
 import Foundation
 import HawalaCrypto
 import HawalaKeys
+import HawalaWallet
 
 /// An opaque credential blob encrypted under a key derived with Argon2id from a fresh 24-word
 /// BIP39 recovery phrase (seed 001), in a small versioned, authenticated envelope:
@@ -20,6 +21,13 @@ public enum CredentialEnvelope {
     public static let maximumBlobBytes = 16 * 1024 * 1024
     /// 64 MiB, 3 passes: the phrase carries 256 bits, the KDF only slows a stolen envelope further.
     public static let defaultCost = HawalaKDFCost(passes: 3, memoryKiB: 64 * 1024)
+    /// A recovery phrase has 24 words (256 bits).
+    public static let phraseWordCount = 24
+    /// How a front end reads a recovery phrase word by word.
+    public static var phraseEntry: RecoveryFlow.Purpose { .recoveryPhrase(wordCount: phraseWordCount) }
+
+    /// A new recovery phrase, to be shown once and checked (`SeedBackupFlow(start: .words)`).
+    public static func newPhrase() throws -> Mnemonic { try Mnemonic.generate(wordCount: phraseWordCount) }
 
     public enum Error: Swift.Error, Equatable, CustomStringConvertible {
         case notAnEnvelope
@@ -27,6 +35,8 @@ public enum CredentialEnvelope {
         case invalidParameters(String)
         case wrongPhraseOrDamaged
         case tooLarge
+        /// A phrase of another length than `phraseWordCount`.
+        case phraseLength(Int)
 
         public var description: String {
             switch self {
@@ -35,6 +45,7 @@ public enum CredentialEnvelope {
             case .invalidParameters(let why): "refused: \(why)"
             case .wrongPhraseOrDamaged: "wrong recovery phrase or damaged file"
             case .tooLarge: "the credential is larger than \(maximumBlobBytes / (1024 * 1024)) MiB"
+            case .phraseLength(let n): "a recovery phrase has \(phraseWordCount) words, not \(n)"
             }
         }
     }
@@ -42,6 +53,7 @@ public enum CredentialEnvelope {
     /// Encrypts `blob` under `phrase` (a 24-word mnemonic).
     public static func seal(_ blob: SecretBytes, phrase: Mnemonic, cost: HawalaKDFCost = defaultCost) throws -> [UInt8] {
         guard blob.count <= maximumBlobBytes else { throw Error.tooLarge }
+        guard phrase.wordCount == phraseWordCount else { throw Error.phraseLength(phrase.wordCount) }
         guard HawalaFileHeader.passBounds.contains(cost.passes), HawalaFileHeader.memoryBoundsKiB.contains(cost.memoryKiB) else {
             throw Error.invalidParameters("key-derivation parameters out of bounds")
         }
@@ -53,6 +65,7 @@ public enum CredentialEnvelope {
 
     /// Decrypts an envelope with `phrase`.
     public static func open(_ envelope: [UInt8], phrase: Mnemonic) throws -> SecretBytes {
+        guard phrase.wordCount == phraseWordCount else { throw Error.phraseLength(phrase.wordCount) }
         guard envelope.count >= 4, Array(envelope[0..<4]) == magic else { throw Error.notAnEnvelope }
         guard envelope.count >= headerSize + AESGCM.tagLength else { throw Error.wrongPhraseOrDamaged }
         let v = UInt16(envelope[4]) << 8 | UInt16(envelope[5])

@@ -52,6 +52,8 @@ public enum MnemonicError: Error, Equatable, CustomStringConvertible {
 public struct Mnemonic: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The valid word counts.
     public static let wordCounts = [12, 15, 18, 21, 24]
+    /// The entropy lengths, in bytes, of those word counts.
+    public static let entropyLengths = wordCounts.map { $0 * 4 / 3 }
     /// A bound on the text accepted as a mnemonic (longest real mnemonic is well under 1 KiB).
     static let maximumInputBytes = 4096
 

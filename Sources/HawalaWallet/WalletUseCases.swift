@@ -56,7 +56,7 @@ extension WalletStore {
         try refuseExisting(flow)
         let wallet = try add(mnemonic: mnemonic, passphrase: flow.passphrase, name: name, network: flow.network, keyring: try keyring())
         try recordBackup(of: wallet)
-        return wallet
+        return try self.wallet(named: wallet.name)
     }
 
     /// The first `count` receiving addresses of `wallet` on `chains` (nil: every chain of the

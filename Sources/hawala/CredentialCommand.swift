@@ -70,14 +70,14 @@ struct CredentialRecover: ParsableCommand {
     }
 }
 
-/// The 24-word recovery phrase of a credential backup: made and shown once, or read back.
+/// The recovery phrase of a credential backup: made and shown once, or read back.
 enum RecoveryPhrase {
-    /// Generates a phrase, shows it in a 4×6 grid at the terminal and checks it with a quiz;
+    /// Generates a phrase, shows it in a grid at the terminal and checks it with a quiz;
     /// cancelling throws, saying `nothingDone`.
     static func newShownAndChecked(nothingDone: String) throws -> Mnemonic {
         let terminal = try Terminal.required("the recovery phrase is shown and checked at a terminal")
-        let phrase = try Mnemonic.generate(wordCount: 24)
-        terminal.line("Your recovery phrase: 24 words that alone can open this credential backup.")
+        let phrase = try CredentialEnvelope.newPhrase()
+        terminal.line("Your recovery phrase: \(phrase.wordCount) words that alone can open this credential backup.")
         terminal.line("Write them down in order and keep them offline. Hawala does not keep them.")
         var flow = SeedBackupFlow(mnemonic: phrase, start: .words)
         guard try BackupFlowRenderer.run(&flow, on: terminal, grid: true, allowLater: false) else {
@@ -86,37 +86,27 @@ enum RecoveryPhrase {
         return phrase
     }
 
-    /// The 24 words from `phraseFile`, or typed one by one at the terminal, each checked
-    /// against the word list (with suggestions), then the checksum.
+    /// The words from `phraseFile`, or typed one by one at the terminal (the recovery flow's
+    /// word entry: each checked against the word list, with suggestions, then the checksum).
     static func read(phraseFile: String?) throws -> Mnemonic {
-        let phrase: Mnemonic
-        if let phraseFile {
-            phrase = try WalletSession.mnemonicFromFile(phraseFile)
-        } else {
-            let terminal = try Terminal.required("pass the words with --phrase-file")
-            var flow = RecoveryFlow()
-            flow.send(.network(.mainnet))
-            flow.send(.wordCount(24))
-            while flow.state != .enteringPassphrase {
-                if let problem = flow.problem { terminal.line("  \(problem)") }
-                switch flow.state {
-                case .enteringWord(let position):
-                    let answer = try terminal.ask("Word \(position) of 24: ")
-                    if answer.trimmingCharacters(in: .whitespaces) == "<" { flow.send(.back) } else { flow.send(.word(answer)) }
-                case .checksumFailed:
-                    terminal.line("These words do not form a valid phrase (checksum mismatch): at least one is wrong.")
-                    let answer = try terminal.ask("Number of the word to correct: ").trimmingCharacters(in: .whitespaces)
-                    flow.send(.edit(position: Int(answer) ?? 0))
-                case .choosingWordCount:
-                    flow.send(.wordCount(24))
-                default:
-                    throw CLIError("cancelled")
-                }
+        if let phraseFile { return try WalletSession.mnemonicFromFile(phraseFile) }
+        let terminal = try Terminal.required("pass the words with --phrase-file")
+        var flow = RecoveryFlow(purpose: CredentialEnvelope.phraseEntry)
+        while true {
+            if let problem = flow.problem { terminal.line("  \(problem)") }
+            switch flow.state {
+            case .enteringWord(let position):
+                let answer = try terminal.ask("Word \(position) of \(flow.wordCount): ")
+                flow.send(answer.trimmingCharacters(in: .whitespaces) == "<" ? .back : .word(answer))
+            case .checksumFailed:
+                terminal.line("These words do not form a valid phrase (checksum mismatch): at least one is wrong.")
+                flow.send(.edit(position: Int(try terminal.ask("Number of the word to correct: ").trimmingCharacters(in: .whitespaces)) ?? 0))
+            case .done:
+                if let phrase = flow.mnemonic { return phrase }
+                throw CLIError("no phrase entered")
+            default:
+                throw CLIError("cancelled")
             }
-            guard let m = flow.mnemonic else { throw CLIError("no phrase entered") }
-            phrase = m
         }
-        guard phrase.wordCount == 24 else { throw CLIError("a recovery phrase has 24 words, not \(phrase.wordCount)") }
-        return phrase
     }
 }

@@ -28,7 +28,7 @@ struct WalletReceive: ParsableCommand {
     func run() throws {
         let store = try WalletSession.store(create: false)
         let summary = try store.wallet(named: wallet)
-        let chain = try self.chain ?? (summary.network == .testnet ? .bitcoinTestnet : .bitcoin)
+        let chain = self.chain ?? (summary.network == .testnet ? .bitcoinTestnet : .bitcoin)
         let amountSats: UInt64?
         do { amountSats = try amount.map { try BIP21.satoshis($0) } } catch { throw CLIError("--amount: \(error)") }
         // Refuse a request the chain can't carry before a new address is given out.

@@ -16,18 +16,14 @@ struct ShamirCommand: ParsableCommand {
             words and addresses. A Trezor given such shares derives other addresses (it uses the \
             shared secret as the BIP32 seed); recover them here with --as seed to see the difference.
             """,
-        subcommands: [ShamirSplit.self, ShamirRecover.self])
+        subcommands: [ShamirSplitCommand.self, ShamirRecover.self])
 }
 
-/// How the recovered master secret becomes a wallet.
-enum ShamirSecretKind: String, ExpressibleByArgument, CaseIterable {
-    /// BIP39 entropy (shares made by `hawala backup shamir split` from a BIP39 wallet).
-    case bip39
-    /// A BIP32 seed (shares made by a Trezor or any other SLIP-39 wallet).
-    case seed
+extension WalletKind: ExpressibleByArgument, CaseIterable {
+    public static var allCases: [WalletKind] { [.bip39, .seed] }
 }
 
-struct ShamirSplit: ParsableCommand {
+struct ShamirSplitCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "split",
         abstract: "Print SLIP-39 shares of a wallet, grouped, on standard output.",
@@ -57,52 +53,26 @@ struct ShamirSplit: ParsableCommand {
         guard (0...6).contains(iterationExponent) else { throw ValidationError("--iteration-exponent must be 0 to 6") }
         // An impossible layout is a usage error, found before anything is asked.
         do {
-            try SLIP39.checkLayout(groupThreshold: groupThreshold, groups: try parsedGroups())
-        } catch let error as SLIP39Error {
+            try SLIP39.checkLayout(groupThreshold: groupThreshold, groups: try groups.map(SLIP39.Group.init(parsing:)))
+        } catch {
             throw ValidationError(error.description)
         }
         try WalletSession.checkOneStdin(passphraseFile, password.passwordFile)
     }
 
-    func parsedGroups() throws -> [SLIP39.Group] {
-        try groups.map { text in
-            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-            guard parts.count == 2, let m = Int(parts[0]), let n = Int(parts[1]) else {
-                throw ValidationError("--group takes M/N, e.g. 2/3 (M of N shares needed); got \"\(text)\"")
-            }
-            return SLIP39.Group(threshold: m, count: n)
-        }
-    }
-
     func run() throws {
-        let layout = try parsedGroups()
         let passphrase = try Input.readPassphrase(file: passphraseFile)
         try SLIP39.checkPassphrase(passphrase)  // before asking for the wallet password
         let store = try WalletSession.store(create: false)
         let summary = try store.wallet(named: wallet)
         let keyring = try WalletSession.unlock(store, file: password.passwordFile)
-        let secret = try store.secret(of: summary, keyring: keyring)
-        let masterSecret: SecretBytes
-        switch secret {
-        case let .mnemonic(mnemonic, bip39Passphrase):
-            masterSecret = mnemonic.entropy()
-            if !bip39Passphrase.isEmpty {
-                Output.error("warning: \"\(summary.name)\" has a BIP39 passphrase; the shares hold only the words — keep the passphrase too")
-            }
-        case let .seed(seed):
-            masterSecret = seed
-        }
         if iterationExponent > 2 { BackupPasswords.progress("encrypting (PBKDF2, exponent \(iterationExponent))…") }
-        let shares = try SLIP39.split(masterSecret: masterSecret, passphrase: passphrase, groupThreshold: groupThreshold,
-                                      groups: layout, extendable: extendable, iterationExponent: iterationExponent)
-        let kind = summary.kind == .bip39 ? "its BIP39 entropy; recover with --as bip39" : "its BIP32 seed; recover with --as seed"
-        print("# SLIP-39 shares of wallet \"\(summary.name)\" (fingerprint \(summary.fingerprint)), \(kind)")
-        let needed = layout.count == 1 ? "the group below recovers it" : "any \(groupThreshold) of these \(layout.count) groups recover it"
-        print("# \(needed)\(passphrase.isEmpty ? "" : ", with the passphrase")")
-        for (i, group) in shares.enumerated() {
-            print("# group \(i + 1): any \(layout[i].threshold) of these \(layout[i].count) shares")
-            for share in group { print(share.words.joined(separator: " ")) }
+        let split = try store.shamirSplit(summary, groupThreshold: groupThreshold, groups: try groups.map(SLIP39.Group.init(parsing:)),
+                                          passphrase: passphrase, extendable: extendable, iterationExponent: iterationExponent, keyring: keyring)
+        if split.bip39PassphraseLeftOut {
+            Output.error("warning: \"\(summary.name)\" has a BIP39 passphrase; the shares hold only the words — keep the passphrase too")
         }
+        print(split.text + "# recover with: hawala backup shamir recover --as \(split.secretKind.rawValue) --shares-file FILE")
         if isatty(STDOUT_FILENO) == 1 {
             Output.error("write each share down on its own sheet and keep them in separate places; then clear the screen")
         }
@@ -129,7 +99,7 @@ struct ShamirRecover: ParsableCommand {
     @Option(name: .customLong("shares-file"), help: ArgumentHelp("File with one share per line (\"-\" = standard input).", valueName: "path")) var sharesFile: String?
     @Option(name: .customLong("passphrase-file"), help: ArgumentHelp("File holding the SLIP-39 passphrase.", valueName: "path")) var passphraseFile: String?
     @Flag(name: .customLong("print-xprv"), help: "Print the BIP32 root xprv of the master secret instead of saving a wallet.") var printXprv = false
-    @Option(name: .customLong("as"), help: ArgumentHelp("What the shares hold: bip39 (split by Hawala) or seed (a Trezor's).", valueName: "kind")) var kind: ShamirSecretKind?
+    @Option(name: .customLong("as"), help: ArgumentHelp("What the shares hold: bip39 (split by Hawala) or seed (a Trezor's).", valueName: "kind")) var kind: WalletKind?
     @Option(help: "Wallet name (default: Wallet N).") var name: String?
     @Option(help: "mainnet or testnet (default mainnet).") var network: Network = .mainnet
     @OptionGroup var password: PasswordOptions
@@ -149,117 +119,79 @@ struct ShamirRecover: ParsableCommand {
             print(try ExtendedPrivateKey(seed: masterSecret).serialized(version: network == .testnet ? .tpub : .xpub))
             return
         }
-        let secret = try chooseSecret(masterSecret)
+        let secret = try chooseSecret(ShamirShares.readings(of: masterSecret))
         let store = try WalletSession.store(create: true)
-        if let existing = try store.existingWallet(secret: secret, network: network) { throw WalletError.alreadyExists(name: existing) }
-        for line in ShamirRecover.firstAddresses(secret.keys, network: network) { Output.error(line) }
+        try store.refuseExisting(secret, network: network)
+        for a in secret.keys.confirmationAddresses(network: network) { Output.error("\(a.chain.name): \(a.address)") }
         if !yes {
             let terminal = try Terminal.required("pass --yes to confirm the addresses")
             guard try terminal.confirm("Do these addresses match your records?") else { throw CLIError("not confirmed; nothing was saved") }
         }
-        let keyring = try WalletSession.keyringForChange(store, file: password.passwordFile)
-        let wallet = try store.add(secret: secret, name: name, network: network, keyring: keyring)
-        // The person holds the shares they just entered: the wallet counts as backed up.
-        try store.recordBackup(of: wallet)
+        let wallet = try store.recover(secret, name: name, network: network) { try WalletSession.keyringForChange(store, file: password.passwordFile) }
         log.info("wallet recovered from SLIP-39 shares", metadata: ["id": "\(wallet.id)"])
         print("recovered wallet \"\(wallet.name)\" (\(wallet.network.rawValue), \(secret.kind == .bip39 ? "BIP39 words" : "seed only"), fingerprint \(wallet.fingerprint))")
     }
 
-    /// The wallet secret the master secret stands for, by --as or by the person's choice.
-    func chooseSecret(_ masterSecret: SecretBytes) throws -> WalletSecret {
-        let asWords = [16, 20, 24, 28, 32].contains(masterSecret.count)
-            ? try? Mnemonic(entropy: masterSecret, language: .english) : nil
-        switch kind {
-        case .bip39:
-            guard let asWords else { throw CLIError("a \(masterSecret.count)-byte secret cannot be BIP39 words; use --as seed") }
-            return .mnemonic(asWords, passphrase: SecretBytes([]))
-        case .seed:
-            return .seed(masterSecret)
-        case nil:
-            guard let asWords else { return .seed(masterSecret) }
-            let terminal = try Terminal.required("pass --as bip39 (shares made by Hawala from a BIP39 wallet) or --as seed (shares from a Trezor or another SLIP-39 wallet)")
-            let chain: Chain = network == .testnet ? .bitcoinTestnet : .bitcoin
-            let wordsAddress = try HDWallet(mnemonic: asWords).addresses(chain: chain, count: 1)[0].address
-            let seedAddress = try HDWallet(seed: masterSecret).addresses(chain: chain, count: 1)[0].address
-            terminal.line("These shares can be read two ways:")
-            terminal.line("  1. BIP39 words (shares made by Hawala):            \(wordsAddress)")
-            terminal.line("  2. SLIP-39 seed (shares made by a Trezor or other): \(seedAddress)")
-            while true {
-                switch try terminal.ask("Which first address is yours? [1/2] ").trimmingCharacters(in: .whitespaces) {
-                case "1": return .mnemonic(asWords, passphrase: SecretBytes([]))
-                case "2": return .seed(masterSecret)
-                default: terminal.line("  type 1 or 2")
-                }
+    /// The reading of the master secret by --as, or by the person's choice of first address.
+    func chooseSecret(_ readings: [WalletSecret]) throws -> WalletSecret {
+        if let kind {
+            guard let secret = readings.first(where: { $0.kind == kind }) else {
+                throw CLIError("this secret's length cannot be BIP39 words; use --as seed")
             }
+            return secret
+        }
+        guard readings.count > 1 else { return readings[0] }
+        let terminal = try Terminal.required("pass --as bip39 (shares made by Hawala from a BIP39 wallet) or --as seed (shares from a Trezor or another SLIP-39 wallet)")
+        let label: [WalletKind: String] = [.bip39: "BIP39 words (shares made by Hawala):           ", .seed: "SLIP-39 seed (shares made by a Trezor or other):"]
+        terminal.line("These shares can be read two ways:")
+        for (i, reading) in readings.enumerated() {
+            terminal.line("  \(i + 1). \(label[reading.kind]!) \(ShamirShares.firstAddress(of: reading, network: network) ?? "?")")
+        }
+        return try terminal.choose("Which first address is yours? [1/2] ", hint: "  type 1 or 2") { answer in
+            Int(answer).flatMap { (1...readings.count).contains($0) ? readings[$0 - 1] : nil }
         }
     }
 
-    /// The shares from the file, or typed in a terminal until enough are in.
+    /// The shares from the file, or typed in a terminal until an empty line.
     func readShares() throws -> [SLIP39Share] {
         if let sharesFile {
-            let text = try Input.readSecretFile(sharesFile, what: "shares")
-            let lines = text.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }.split(whereSeparator: \.isNewline)
-                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
-            guard !lines.isEmpty else { throw CLIError("\(sharesFile) holds no shares") }
-            return try lines.enumerated().map { try SLIP39Share(mnemonic: $1, number: $0 + 1) }
+            do { return try ShamirShares.parse(try Input.readSecretFile(sharesFile, what: "shares")) } catch SLIP39Error.noShares {
+                throw CLIError("\(sharesFile) holds no shares")
+            }
         }
         let terminal = try Terminal.required("pass the shares with --shares-file")
         terminal.line("Type each share (its words separated by spaces; four letters per word are enough). An empty line when done.")
-        var shares = [SLIP39Share]()
+        var flow = ShareEntryFlow()
         while true {
-            let line = try terminal.ask("Share \(shares.count + 1): ").trimmingCharacters(in: .whitespaces)
-            if line.isEmpty {
-                if shares.isEmpty { throw CLIError("no shares entered; nothing was saved") }
-                return shares
+            switch flow.state {
+            case .entering(let number):
+                if case .refused(.noShares) = flow.send(.share(try terminal.ask("Share \(number): "))) {
+                    throw CLIError("no shares entered; nothing was saved")
+                }
+            case let .correcting(words, error, suspect):
+                terminal.line("  \(error)")
+                for (i, w) in words.enumerated() { terminal.line("  \(i + 1). \(w)\(i + 1 == suspect ? "   <- not a SLIP-39 word" : "")") }
+                let fix: ShareEntryFlow.Event = try terminal.choose(
+                    "Number of the word to correct\(suspect.map { " [\($0)]" } ?? ""), the whole share, or \"again\": ",
+                    hint: "Type a number from 1 to \(words.count), the whole share, or \"again\"."
+                ) { answer in
+                    if answer.lowercased() == "again" { return .again }
+                    if answer.contains(where: { $0 == " " || $0 == "," || $0 == "\t" }) { return .share(answer) }
+                    guard let n = answer.isEmpty ? suspect : Int(answer), (1...words.count).contains(n) else { return nil }
+                    return .word(position: n, "")
+                }
+                if case .word(let position, _) = fix {
+                    flow.send(.word(position: position, try terminal.ask("Word \(position): ")))
+                } else {
+                    flow.send(fix)
+                }
+            case .finished:
+                return flow.shares
             }
-            guard let share = try correctedShare(line, number: shares.count + 1, on: terminal) else { continue }
-            shares.append(share)
-            let inGroup = Set(shares.filter { $0.groupIndex == share.groupIndex }.map(\.memberIndex)).count
-            terminal.line("  ok: group \(share.groupIndex + 1) of \(share.groupCount), \(inGroup) of \(share.memberThreshold) shares; \(share.groupThreshold) group\(share.groupThreshold == 1 ? "" : "s") needed")
-        }
-    }
-
-    /// Checks a typed share; when one word is wrong (not in the list, or the checksum fails),
-    /// the words are shown numbered and the person corrects one at a time instead of typing all
-    /// 20 or 33 again. Nil: type the whole share again.
-    func correctedShare(_ line: String, number: Int, on terminal: Terminal) throws -> SLIP39Share? {
-        var words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," }).map(String.init)
-        while true {
-            let problem: SLIP39Error
-            do { return try SLIP39Share(mnemonic: words.joined(separator: " "), number: number) } catch { problem = error }
-            let suspect: Int?
-            switch problem {
-            case .unknownWord(_, let position, _, _): suspect = position
-            case .invalidChecksum: suspect = nil
-            default:
-                terminal.line("  \(problem) — type it again")
-                return nil
-            }
-            terminal.line("  \(problem)")
-            for (i, w) in words.enumerated() { terminal.line("  \(i + 1). \(w)\(i + 1 == suspect ? "   <- not a SLIP-39 word" : "")") }
-            let count = words.count
-            enum Fix { case word(Int), share([String]), again }
-            let fix: Fix = try terminal.choose(
-                "Number of the word to correct\(suspect.map { " [\($0)]" } ?? ""), the whole share, or \"again\": ",
-                hint: "Type a number from 1 to \(count), the whole share, or \"again\"."
-            ) { answer in
-                if answer.isEmpty, let suspect { return .word(suspect) }
-                if answer.lowercased() == "again" { return .again }
-                let typed = answer.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," }).map(String.init)
-                if typed.count > 1 { return .share(typed) }
-                guard let n = Int(answer), (1...count).contains(n) else { return nil }
-                return .word(n)
-            }
-            switch fix {
-            case .again: return nil
-            case .share(let typed): words = typed
-            case .word(let position): words[position - 1] = try terminal.ask("Word \(position): ").trimmingCharacters(in: .whitespaces)
+            if let problem = flow.problem { terminal.line("  \(problem)") }
+            if let added = flow.added {
+                terminal.line("  ok: group \(added.group) of \(added.groupCount), \(added.have) of \(added.memberThreshold) shares; \(added.groupThreshold) group\(added.groupThreshold == 1 ? "" : "s") needed")
             }
         }
-    }
-
-    static func firstAddresses(_ keys: HDWallet, network: Network) -> [String] {
-        let chains: [Chain] = network == .testnet ? [.bitcoinTestnet] : [.bitcoin, .ethereum, .solana]
-        return chains.compactMap { c in (try? keys.addresses(chain: c, count: 1).first).map { "\(c.name): \($0.address)" } }
     }
 }

@@ -140,7 +140,7 @@ enum BackupFlowRenderer {
                 terminal.line("if this machine is lost, stolen or broken. Anyone who has them can take your funds:")
                 terminal.line("never share them, never type them into a website, no screenshots, no photos, no cloud notes.")
                 let answer = try terminal.ask("Press Enter to show the words (or type \"later\" to back up later): ")
-                try flow.send(isLater(answer) ? .skip : .proceed)
+                flow.send(isLater(answer) ? .skip : .proceed)
             case .showingWords:
                 terminal.line("")
                 if grid {
@@ -161,17 +161,17 @@ enum BackupFlowRenderer {
                     ? "Press Enter when you have written them down (or \"later\"): "
                     : "Press Enter when you have written them down (\"cancel\" to stop): ")
                 terminal.clearScreen()
-                try flow.send(isLater(answer) ? .skip : .proceed)
+                flow.send(isLater(answer) ? .skip : .proceed)
             case .quiz(let question, let position):
                 if question == 0 { terminal.line("Check your backup: type the words asked for (\(flow.positions.count) questions).") }
                 let answer = try terminal.ask("Word #\(position): ")
-                try flow.send(.answer(answer))
+                flow.send(.answer(answer))
             case .wrongAnswer(let position):
                 let answer = try terminal.ask("That is not word #\(position). [r]etry, see the [w]ords again, or back up [l]ater: ")
                 switch answer.trimmingCharacters(in: .whitespaces).lowercased() {
-                case "w", "words": try flow.send(.showWordsAgain)
-                case "l", "later": try flow.send(.skip)
-                default: try flow.send(.retry)
+                case "w", "words": flow.send(.showWordsAgain)
+                case "l", "later": flow.send(.skip)
+                default: flow.send(.retry)
                 }
             case .confirming:
                 terminal.line("All correct.")
@@ -179,7 +179,7 @@ enum BackupFlowRenderer {
                     "Type \"yes\" to confirm the words are written down and kept offline (or \"later\"): ",
                     hint: "Type \"yes\" (or \"y\") once the words are on paper, or \"later\" to back up later."
                 ) { answer in Answer.explicitYes(answer) ?? (isLater(answer) ? false : nil) }
-                try flow.send(confirmed ? .confirm : .skip)
+                flow.send(confirmed ? .confirm : .skip)
             case .backedUp:
                 terminal.line("Backup verified.")
                 return true

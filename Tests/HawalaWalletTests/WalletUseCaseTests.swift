@@ -13,10 +13,10 @@ struct WalletUseCaseTests {
         var (wallet, flow) = try store.create(wordCount: 24, passphrase: SecretBytes([]), name: nil, network: .testnet, keyring: keyring)
         #expect(wallet.wordCount == 24 && wallet.network == .testnet && wallet.backup.state == .notBackedUp)
         #expect(try store.finishBackup(flow, of: wallet) == false)
-        try flow.send(.proceed)
-        try flow.send(.proceed)
-        for position in flow.positions { try flow.send(.answer(flow.words[position - 1])) }
-        try flow.send(.confirm)
+        flow.send(.proceed)
+        flow.send(.proceed)
+        for position in flow.positions { flow.send(.answer(flow.words[position - 1])) }
+        flow.send(.confirm)
         #expect(try store.finishBackup(flow, of: wallet))
         #expect(try store.wallet(named: wallet.name).backup.isBackedUp)
     }

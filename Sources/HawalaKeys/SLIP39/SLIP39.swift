@@ -13,6 +13,16 @@ public enum SLIP39 {
             self.threshold = threshold
             self.count = count
         }
+
+        /// A group written "M/N": M of its N shares are needed.
+        /// - Throws: `SLIP39Error.invalidParameters` for anything else (bounds: `checkLayout`).
+        public init(parsing text: String) throws(SLIP39Error) {
+            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == 2, let m = Int(parts[0]), let n = Int(parts[1]) else {
+                throw .invalidParameters("a group is M/N, e.g. 2/3 (M of N shares needed), not \"\(text)\"")
+            }
+            self.init(threshold: m, count: n)
+        }
     }
 
     /// The default PBKDF2 iteration exponent (40,000 iterations), as Trezor's tools use.

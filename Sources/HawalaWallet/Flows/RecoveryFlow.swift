@@ -7,7 +7,18 @@ import HawalaKeys
 /// → optional BIP39 passphrase → the first Bitcoin, Ethereum and Solana addresses, which the
 /// person confirms against their records → done. Nothing is saved by the flow: the caller saves
 /// the result of `.done`, and the store refuses to replace an existing wallet.
+///
+/// With `Purpose.recoveryPhrase` the same word entry reads a credential backup's recovery
+/// phrase: a fixed number of words, no network, passphrase or addresses; done at the checksum.
 public struct RecoveryFlow: Sendable {
+    /// What the words are for.
+    public enum Purpose: Sendable, Equatable {
+        /// A wallet: network, any BIP39 length, the optional passphrase, addresses to confirm.
+        case wallet
+        /// A recovery phrase of exactly `wordCount` words, done once its checksum holds.
+        case recoveryPhrase(wordCount: Int)
+    }
+
     public enum State: Sendable, Equatable {
         case choosingNetwork
         case choosingWordCount
@@ -53,6 +64,8 @@ public struct RecoveryFlow: Sendable {
         case ambiguousPrefix(String, candidates: [String])
         case wrongLanguage(String, expected: Language)
         case invalidWordCount(Int)
+        /// A recovery phrase of another length than its purpose's.
+        case wrongLength(Int, expected: Int)
         case invalidPhrase(String)
         /// A word number outside 1…`wordCount`.
         case invalidPosition(Int, wordCount: Int)
@@ -64,6 +77,7 @@ public struct RecoveryFlow: Sendable {
             case let .ambiguousPrefix(p, c): "\"\(p)\" could be: \(c.joined(separator: ", "))"
             case let .wrongLanguage(w, l): "\"\(w)\" is not in the \(l.displayName) word list of the earlier words"
             case .invalidWordCount(let n): "a mnemonic has 12, 15, 18, 21 or 24 words, not \(n)"
+            case let .wrongLength(n, expected): "a recovery phrase has \(expected) words, not \(n)"
             case .invalidPhrase(let why): why
             case let .invalidPosition(n, count): "there is no word \(n): choose a number from 1 to \(count)"
             case .notApplicable: "not possible at this step"
@@ -85,15 +99,33 @@ public struct RecoveryFlow: Sendable {
     public private(set) var mnemonic: Mnemonic?
     public private(set) var passphrase = SecretBytes([])
 
-    public init() {}
+    public let purpose: Purpose
+
+    public init(purpose: Purpose = .wallet) {
+        self.purpose = purpose
+        if case .recoveryPhrase(let count) = purpose {
+            wordCount = count
+            state = .enteringWord(position: 1)
+        }
+    }
+
+    /// The state after a valid set of words.
+    private var afterTheWords: State { purpose == .wallet ? .enteringPassphrase : .done }
 
     /// The chains whose first address is shown for confirmation.
     public var confirmationChains: [Chain] {
         network.confirmationChains
     }
 
-    public mutating func send(_ event: Event) {
+    /// Applies `event`: taken (see `state`), or refused with the problem (also in `problem`).
+    @discardableResult
+    public mutating func send(_ event: Event) -> FlowStep<Problem> {
         problem = nil
+        apply(event)
+        return problem.map { .refused($0) } ?? .taken
+    }
+
+    private mutating func apply(_ event: Event) {
         switch (state, event) {
         case (_, .cancel): state = .cancelled
         case (.choosingNetwork, .network(let n)):
@@ -114,6 +146,8 @@ public struct RecoveryFlow: Sendable {
             // Back out of correcting one word: the words are as they were.
             editing = nil
             state = mnemonic == nil ? .checksumFailed : .reviewing
+        case (.enteringWord(1), .back) where purpose != .wallet:
+            problem = .notApplicable
         case (.enteringWord(let position), .back):
             if position > 1 { words.removeLast(); state = .enteringWord(position: position - 1) } else { state = .choosingWordCount }
         case (.checksumFailed, .edit(let position)), (.reviewing, .edit(let position)):
@@ -135,7 +169,7 @@ public struct RecoveryFlow: Sendable {
             state = .enteringPassphrase
             send(.passphrase(passphrase))
         case (.confirmingAddresses, .reject), (.checksumFailed, .reject), (.reviewing, .reject):
-            self = RecoveryFlow()
+            self = RecoveryFlow(purpose: purpose)
         default:
             problem = .notApplicable
         }
@@ -182,7 +216,7 @@ public struct RecoveryFlow: Sendable {
         let language = self.language ?? .english
         do {
             mnemonic = try Mnemonic(text: words.joined(separator: " "), language: language)
-            state = .enteringPassphrase
+            state = afterTheWords
         } catch {
             mnemonic = nil
             state = .checksumFailed
@@ -191,13 +225,17 @@ public struct RecoveryFlow: Sendable {
     }
 
     private mutating func acceptPhrase(_ text: String) {
+        if case .recoveryPhrase(let expected) = purpose, RecoveryFlow.split(text).count != expected {
+            problem = .wrongLength(RecoveryFlow.split(text).count, expected: expected)
+            return
+        }
         do {
             let m = try Mnemonic(text: text)
             mnemonic = m
             wordCount = m.wordCount
             language = m.language
             words = m.words.map { $0.decomposedStringWithCompatibilityMapping }
-            state = .enteringPassphrase
+            state = afterTheWords
         } catch MnemonicError.checksumMismatch(let language) {
             // Every word is real, one is wrong: keep them all and let the person fix that one.
             let list = Wordlist.of(language)

@@ -37,12 +37,21 @@ public struct SeedBackupFlow: Sendable {
         case confirm
     }
 
-    /// Errors for events that don't fit the state.
-    public struct InvalidEvent: Error, Equatable, CustomStringConvertible {
-        public let description: String
+    /// Why an event was refused.
+    public enum Problem: Sendable, Equatable, CustomStringConvertible {
+        /// The event does not belong to the current state (a front end's mistake).
+        case notApplicable(Event, State)
+
+        public var description: String {
+            switch self {
+            case let .notApplicable(event, state): "\(event) does not apply while \(state)"
+            }
+        }
     }
 
     public private(set) var state: State = .intro
+    /// Why the last event was refused; nil after a taken one.
+    public private(set) var problem: Problem?
     /// The quiz positions (1-based), in the order asked.
     public private(set) var positions: [Int]
     /// Wrong answers so far.
@@ -84,7 +93,9 @@ public struct SeedBackupFlow: Sendable {
     public var words: [String] { mnemonic.words }
 
     /// Applies `event`; refuses events that don't belong to the current state.
-    public mutating func send(_ event: Event) throws {
+    @discardableResult
+    public mutating func send(_ event: Event) -> FlowStep<Problem> {
+        problem = nil
         switch (state, event) {
         case (.intro, .proceed): state = .showingWords
         case (.intro, .skip), (.showingWords, .skip), (.quiz, .skip), (.wrongAnswer, .skip), (.confirming, .skip): state = .skipped
@@ -105,7 +116,9 @@ public struct SeedBackupFlow: Sendable {
             state = .showingWords
         case (.confirming, .confirm): state = .backedUp
         default:
-            throw InvalidEvent(description: "\(event) does not apply while \(state)")
+            problem = .notApplicable(event, state)
+            return .refused(.notApplicable(event, state))
         }
+        return .taken
     }
 }

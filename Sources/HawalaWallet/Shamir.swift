@@ -1,0 +1,106 @@
+import HawalaCrypto
+import HawalaKeys
+
+/// A wallet split into SLIP-39 shares, and what a person must know to keep and use them.
+public struct ShamirSplit: Sendable {
+    public let wallet: WalletSummary
+    public let groupThreshold: Int
+    public let layout: [SLIP39.Group]
+    /// One array of shares per group, in `layout`'s order.
+    public let shares: [[SLIP39Share]]
+    /// The shares are encrypted with a SLIP-39 passphrase.
+    public let withPassphrase: Bool
+    /// The wallet has a BIP39 passphrase the shares do not hold: it must be kept as well.
+    public let bip39PassphraseLeftOut: Bool
+
+    /// What the shares hold: BIP39 entropy (the same words come back) or a BIP32 seed.
+    public var secretKind: WalletKind { wallet.kind }
+
+    /// The shares as text: `#` comment lines say whose shares they are, what they hold and
+    /// which groups are needed, then one share per line. `ShamirShares.parse` reads it back,
+    /// whole or any sufficient part of it.
+    public var text: String {
+        let holds = secretKind == .bip39 ? "its BIP39 entropy (recover as BIP39 words)" : "its BIP32 seed (recover as a seed)"
+        var lines = ["# SLIP-39 shares of wallet \"\(wallet.name)\" (fingerprint \(wallet.fingerprint)), \(holds)"]
+        let needed = layout.count == 1 ? "the group below recovers it" : "any \(groupThreshold) of these \(layout.count) groups recover it"
+        lines.append("# \(needed)\(withPassphrase ? ", with the passphrase" : "")")
+        for (i, group) in shares.enumerated() {
+            lines.append("# group \(i + 1): any \(layout[i].threshold) of these \(layout[i].count) shares")
+            lines += group.map { $0.words.joined(separator: " ") }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// Reading shares back from text and turning a recovered master secret into a wallet.
+public enum ShamirShares {
+    /// The shares in `text`: one a line; blank lines and `#` comments are skipped.
+    /// - Throws: `SLIP39Error.noShares` when there is none, or the first malformed share's error.
+    public static func parse(_ text: SecretBytes) throws(SLIP39Error) -> [SLIP39Share] {
+        let lines = text.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }.split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        guard !lines.isEmpty else { throw .noShares }
+        var shares: [SLIP39Share] = []
+        for (i, line) in lines.enumerated() { shares.append(try SLIP39Share(mnemonic: line, number: i + 1)) }
+        return shares
+    }
+
+    /// The ways a recovered master secret can be read: as BIP39 entropy (shares split by
+    /// Hawala from a BIP39 wallet: the words come back), when its length allows, and as a BIP32
+    /// seed (shares made by a Trezor or another SLIP-39 wallet). The same shares give different
+    /// addresses each way; a person recognises theirs by the first address.
+    public static func readings(of masterSecret: SecretBytes) -> [WalletSecret] {
+        var readings: [WalletSecret] = []
+        if Mnemonic.entropyLengths.contains(masterSecret.count), let words = try? Mnemonic(entropy: masterSecret, language: .english) {
+            readings.append(.mnemonic(words, passphrase: SecretBytes([])))
+        }
+        readings.append(.seed(masterSecret))
+        return readings
+    }
+
+    /// The first Bitcoin address of `secret` on `network`: what tells two readings apart.
+    public static func firstAddress(of secret: WalletSecret, network: Network) -> String? {
+        try? secret.keys.addresses(chain: network == .testnet ? .bitcoinTestnet : .bitcoin, count: 1).first?.address
+    }
+}
+
+extension WalletStore {
+    /// Splits `wallet` into SLIP-39 shares: a BIP39 wallet as its BIP39 entropy (recovering in
+    /// Hawala gives back the same words), a seed wallet as its seed.
+    /// - Throws: `SLIP39Error` for an impossible layout or passphrase (checked before the
+    ///   secret is opened), `WalletError` for the store.
+    public func shamirSplit(_ wallet: WalletSummary, groupThreshold: Int, groups: [SLIP39.Group], passphrase: SecretBytes,
+                            extendable: Bool = true, iterationExponent: Int = SLIP39.defaultIterationExponent,
+                            keyring: Keyring) throws -> ShamirSplit {
+        try SLIP39.checkLayout(groupThreshold: groupThreshold, groups: groups)
+        try SLIP39.checkPassphrase(passphrase)
+        let masterSecret: SecretBytes
+        var leftOut = false
+        switch try secret(of: wallet, keyring: keyring) {
+        case let .mnemonic(mnemonic, bip39Passphrase):
+            masterSecret = mnemonic.entropy()
+            leftOut = !bip39Passphrase.isEmpty
+        case let .seed(seed):
+            masterSecret = seed
+        }
+        let shares = try SLIP39.split(masterSecret: masterSecret, passphrase: passphrase, groupThreshold: groupThreshold,
+                                      groups: groups, extendable: extendable, iterationExponent: iterationExponent)
+        return ShamirSplit(wallet: wallet, groupThreshold: groupThreshold, layout: groups, shares: shares,
+                           withPassphrase: !passphrase.isEmpty, bip39PassphraseLeftOut: leftOut)
+    }
+
+    /// The overwrite guard for any secret: refused when a wallet here already is it on `network`.
+    /// - Throws: `WalletError.alreadyExists`.
+    public func refuseExisting(_ secret: WalletSecret, network: Network) throws {
+        if let existing = try existingWallet(secret: secret, network: network) { throw WalletError.alreadyExists(name: existing) }
+    }
+
+    /// Saves a wallet recovered from SLIP-39 shares (the guard again: another process may have
+    /// saved it meanwhile). It counts as backed up: the person holds the shares they entered.
+    public func recover(_ secret: WalletSecret, name: String?, network: Network, keyring: () throws -> Keyring) throws -> WalletSummary {
+        try refuseExisting(secret, network: network)
+        let wallet = try add(secret: secret, name: name, network: network, keyring: try keyring())
+        try recordBackup(of: wallet)
+        return try self.wallet(named: wallet.name)
+    }
+}
