@@ -116,3 +116,77 @@ extension BackupFile {
         }
     }
 }
+
+/// Choosing a policy for each conflict of a plan, one conflict at a time, as a state machine
+/// with no I/O. A policy given for all (a script's choice) resolves every conflict at once.
+/// Keeping both is offered only for a name clash: the same wallet is never kept twice.
+public struct ConflictResolution: Sendable {
+    public enum State: Sendable, Equatable {
+        /// Ask about the incoming wallet `name`; `conflict` says what it meets here.
+        case asking(name: String, conflict: BackupImportPlan.Conflict)
+        /// Every conflict has its policy: `apply` the plan with `policies`.
+        case resolved
+    }
+
+    public enum Problem: Sendable, Equatable, CustomStringConvertible {
+        /// The policy does not apply to this conflict (keeping the same wallet twice).
+        case notOffered(ConflictPolicy, offered: [ConflictPolicy])
+        case notApplicable
+
+        public var description: String {
+            switch self {
+            case let .notOffered(policy, offered):
+                "\(policy.rawValue) is not possible here; choose \(offered.map(\.rawValue).joined(separator: " or "))"
+            case .notApplicable: "not possible at this step"
+            }
+        }
+    }
+
+    public private(set) var state: State
+    public private(set) var problem: Problem?
+    /// The policy chosen for each conflicted wallet, by name.
+    public private(set) var policies: [String: ConflictPolicy] = [:]
+    private let pending: [(name: String, conflict: BackupImportPlan.Conflict)]
+
+    /// - Parameter policy: the policy for every conflict, when chosen beforehand.
+    public init(plan: BackupImportPlan, policy: ConflictPolicy? = nil) {
+        pending = plan.conflicts.compactMap { row in row.conflict.map { (row.wallet.name, $0) } }
+        state = .resolved
+        if let policy {
+            for (name, _) in pending { policies[name] = policy }
+        } else if let first = pending.first {
+            state = .asking(name: first.name, conflict: first.conflict)
+        }
+    }
+
+    /// The chosen policy for the conflict being asked about.
+    @discardableResult
+    public mutating func choose(_ policy: ConflictPolicy) -> FlowStep<Problem> {
+        problem = nil
+        guard case .asking(let name, let conflict) = state else {
+            problem = .notApplicable
+            return .refused(.notApplicable)
+        }
+        guard conflict.offered.contains(policy) else {
+            problem = .notOffered(policy, offered: conflict.offered)
+            return .refused(problem!)
+        }
+        policies[name] = policy
+        let next = pending.first { policies[$0.name] == nil }
+        state = next.map { .asking(name: $0.name, conflict: $0.conflict) } ?? .resolved
+        return .taken
+    }
+}
+
+extension ImportOutcome: CustomStringConvertible {
+    /// What happened to one incoming wallet, in a person's words.
+    public var description: String {
+        switch self {
+        case .added(let name): "imported \"\(name)\""
+        case let .skipped(name, existing): "skipped \"\(name)\" (already here as \"\(existing)\")"
+        case let .alreadyHere(name, existing):
+            "kept \"\(name)\" once: the same wallet (same words and network) is already here as \"\(existing)\"; keep both applies to name clashes"
+        case .replaced(_, let existing): "replaced wallet \"\(existing)\" with the one from the backup"
+        }
+    }
+}

@@ -172,42 +172,30 @@ struct BackupImport: ParsableCommand {
         }
         if dryRun { return }
 
-        var policies: [String: ConflictPolicy] = [:]
-        let conflicted = plan.conflicts
-        if !conflicted.isEmpty {
-            if let onConflict {
-                for c in conflicted { policies[c.wallet.name] = onConflict }
-            } else if let terminal = Terminal.open() {
-                for c in conflicted {
-                    let existing = if case .sameWallet(let name)? = c.conflict { name } else { c.wallet.name }
-                    policies[c.wallet.name] = try askPolicy(c.wallet.name, existing: existing, sameWallet: c.conflict != .sameName, on: terminal)
-                }
-            } else {
-                throw CLIError("\(conflicted.count) wallet\(conflicted.count == 1 ? " is" : "s are") already here; choose --on-conflict skip|keep-both|replace (nothing was imported)")
-            }
+        var resolution = ConflictResolution(plan: plan, policy: onConflict)
+        if case .asking = resolution.state, Terminal.open() == nil {
+            let count = plan.conflicts.count
+            throw CLIError("\(count) wallet\(count == 1 ? " is" : "s are") already here; choose --on-conflict skip|keep-both|replace (nothing was imported)")
+        }
+        while case .asking(let name, let conflict) = resolution.state {
+            resolution.choose(try askPolicy(name, conflict: conflict, on: try Terminal.required("pass --on-conflict")))
         }
         let store = try WalletSession.store(create: true)
         let keyring = try WalletSession.keyringForChange(store, file: passwordFile)
-        for outcome in try plan.apply(policies: policies, store: store, keyring: keyring) {
-            switch outcome {
-            case .added(let name): print("imported \"\(name)\"")
-            case .skipped(let name, let existing): print("skipped \"\(name)\" (already here as \"\(existing)\")")
-            case .alreadyHere(let name, let existing):
-                print("kept \"\(name)\" once: the same wallet (same words and network) is already here as \"\(existing)\"; keep both applies to name clashes")
-            case .replaced(_, let existing): print("replaced wallet \"\(existing)\" with the one from the backup")
-            }
-        }
+        for outcome in try plan.apply(policies: resolution.policies, store: store, keyring: keyring) { print(outcome) }
     }
 
     /// The choice for one conflict, asked until it is one of those offered. The same wallet
     /// (same words and network) can be skipped or replaced; keeping it twice is not offered.
-    static func askPolicy(_ name: String, existing: String, sameWallet: Bool, on terminal: Terminal) throws -> ConflictPolicy {
-        let offered = ConflictPolicy.offered(sameWallet: sameWallet)
-        let (prompt, hint) = sameWallet
-            ? ("\"\(name)\" is already here as \"\(existing)\" (same words and network): [s]kip or [r]eplace? ",
-               "Type s to keep the wallet here, or r to replace it with the one from the backup.")
-            : ("Another wallet here is named \"\(existing)\": [s]kip, [k]eep both (the backup's under a new name), or [r]eplace? ",
-               "Type s to skip it, k to keep both, or r to replace the wallet here.")
+    static func askPolicy(_ name: String, conflict: BackupImportPlan.Conflict, on terminal: Terminal) throws -> ConflictPolicy {
+        let offered = conflict.offered
+        let (prompt, hint) = if case .sameWallet(let existing) = conflict {
+            ("\"\(name)\" is already here as \"\(existing)\" (same words and network): [s]kip or [r]eplace? ",
+             "Type s to keep the wallet here, or r to replace it with the one from the backup.")
+        } else {
+            ("Another wallet here is named \"\(name)\": [s]kip, [k]eep both (the backup's under a new name), or [r]eplace? ",
+             "Type s to skip it, k to keep both, or r to replace the wallet here.")
+        }
         return try terminal.choose(prompt, hint: hint) { answer -> ConflictPolicy? in
             let policy: ConflictPolicy? = switch answer.lowercased() {
             case "s", "skip": .skip

@@ -200,7 +200,17 @@ struct BackupImportPlanTests {
         #expect(plan.conflicts.map(\.conflict) == [.sameWallet(existing: "Old main"), .sameName])
         #expect(plan.conflicts[0].conflict?.offered == [.skip, .replace] && plan.conflicts[1].conflict?.offered == [.skip, .keepBoth, .replace])
         #expect(try store.list().count == 2, "a plan writes nothing")
-        let outcomes = try plan.apply(policies: ["Main": .skip, "Spare": .keepBoth], store: store, keyring: keyring)
+        // One conflict at a time; keeping the same wallet twice is refused and asked again.
+        var resolution = ConflictResolution(plan: plan)
+        #expect(resolution.state == .asking(name: "Main", conflict: .sameWallet(existing: "Old main")))
+        #expect(resolution.choose(.keepBoth) == .refused(.notOffered(.keepBoth, offered: [.skip, .replace])))
+        #expect(resolution.choose(.skip) == .taken && resolution.state == .asking(name: "Spare", conflict: .sameName))
+        #expect(resolution.choose(.keepBoth) == .taken && resolution.state == .resolved)
+        #expect(resolution.choose(.skip) == .refused(.notApplicable))
+        #expect(resolution.policies == ["Main": .skip, "Spare": .keepBoth])
+        #expect(ConflictResolution(plan: plan, policy: .replace).policies == ["Main": .replace, "Spare": .replace])
+        #expect(ConflictResolution(plan: fresh).state == .resolved)
+        let outcomes = try plan.apply(policies: resolution.policies, store: store, keyring: keyring)
         #expect(outcomes == [.skipped(name: "Main", existing: "Old main"), .added(name: "Savings"), .added(name: "Spare (2)")])
         #expect(try store.current()?.name == "Spare", "the current wallet here stays current")
     }
