@@ -307,11 +307,11 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case let .wrongNetwork(invoice, backend, name):
             "the invoice is for \(invoice.displayName), and this wallet's backend (\(name)) pays on \(backend.displayName) only"
         case .expired(let date): "the invoice expired at \(ISO8601DateFormatter().string(from: date))"
-        case let .insufficientBalance(have, need): "insufficient balance: \(PaymentExport.sats(have)) sat available, \(PaymentExport.sats(need)) sat needed (amount + fee)"
+        case let .insufficientBalance(have, need): "insufficient balance: \(satsText(have)) available, \(satsText(need)) needed (amount + fee)"
         case .ownInvoice: "this invoice is this wallet's own"
         case .alreadyPaid: "the invoice has already been paid"
         case .unknownDestination(let node): "unknown destination: no route to node \(node)"
-        case let .feeAboveMaximum(fee, maximum): "the fee (\(PaymentExport.sats(fee)) sat) is above the maximum (\(PaymentExport.sats(maximum)) sat)"
+        case let .feeAboveMaximum(fee, maximum): "the fee (\(satsText(fee))) is above the maximum (\(satsText(maximum)))"
         case .notPayable(let why): why
         case .timeout(let why): why
         case .devnetOnly(let why): why

@@ -44,8 +44,8 @@ public enum WalletError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .wrongPassword: "wrong password"
         case .tampered(let what): "\(what) failed authentication: the wallet database was changed outside Hawala"
-        case .noSuchWallet(let name): "no wallet named \"\(name)\" (see: hawala wallet list)"
-        case .noWallets: "no wallet yet: create one with `hawala wallet create` or restore one with `hawala wallet restore`"
+        case .noSuchWallet(let name): "no wallet named \"\(name)\""
+        case .noWallets: "no wallet yet: create one or restore one"
         case .alreadyExists(let name): "this wallet already exists as \"\(name)\"; nothing was changed"
         case .nameTaken(let name): "a wallet named \"\(name)\" already exists"
         case .invalidName(let why): why
@@ -59,7 +59,7 @@ public enum WalletError: Error, Equatable, CustomStringConvertible {
         case .passwordSetMeanwhile: "another Hawala process set the wallet password at the same time; nothing was changed here: run the command again"
         case .notAFolder(let path): "\(path) is a file, not a folder: the wallet home must be a folder (check HAWALA_HOME)"
         case .damagedDatabase(let path): "the wallet database \(path) is empty: it was damaged (truncated); it was left untouched — restore it from a backup"
-        case .noWords(let name): "wallet \"\(name)\" was recovered from SLIP-39 shares and has no BIP39 words; back it up with `hawala backup shamir split` or `hawala backup export`"
+        case .noWords(let name): "wallet \"\(name)\" was recovered from SLIP-39 shares and has no BIP39 words; back it up as shares or as a backup file"
         }
     }
 }

@@ -1,4 +1,5 @@
 import HawalaLightning
+import HawalaWallet
 import HawalaVaultClient
 
 /// The command line's words for library errors: where the remedy is an option of this command
@@ -8,6 +9,12 @@ enum ErrorWords {
         switch error {
         case let error as CLIError:
             return error
+        case WalletError.noSuchWallet(let name):
+            return CLIError("no wallet named \"\(name)\" (see: hawala wallet list)")
+        case WalletError.noWallets:
+            return CLIError("no wallet yet: create one with `hawala wallet create` or restore one with `hawala wallet restore`")
+        case WalletError.noWords(let name):
+            return CLIError("wallet \"\(name)\" was recovered from SLIP-39 shares and has no BIP39 words; back it up with `hawala backup shamir split` or `hawala backup export`")
         case let error as VaultClientError:
             return VaultSession.words(error)
         case LightningError.amountRequired:

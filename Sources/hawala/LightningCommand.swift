@@ -40,55 +40,8 @@ struct LightningDecode: ParsableCommand {
 
     func run() throws {
         let parsed = try PaymentInput.parse(input)
-        if json { LightningDecode.json(parsed).print(); return }
+        if json { parsed.json.print(); return }
         for line in LightningDecode.lines(parsed) { print(line) }
-    }
-
-    static func json(_ input: PaymentInput) -> JSONValue {
-        switch input {
-        case .bolt11(let invoice): return invoiceJSON(invoice)
-        case .lnurl(let url): return .object([("type", .string("lnurl")), ("url", .string(url.absoluteString))])
-        case let .lightningAddress(user, domain, url):
-            return .object([("type", .string("lightning-address")), ("user", .string(user)), ("domain", .string(domain)), ("url", .string(url.absoluteString))])
-        case .bitcoinURI(let uri):
-            return .object([
-                ("type", .string("bitcoin-uri")), ("address", uri.address.isEmpty ? .null : .string(uri.address)),
-                ("network", uri.network.map { .string($0.rawValue) } ?? .null),
-                ("amountSats", uri.amountSats.map { .int(Int($0)) } ?? .null),
-                ("label", uri.label.map { .string($0) } ?? .null), ("message", uri.message.map { .string($0) } ?? .null),
-                ("lightning", uri.lightning.map(invoiceJSON) ?? .null),
-            ])
-        case let .bitcoinAddress(address, network):
-            return .object([("type", .string("bitcoin-address")), ("address", .string(address)), ("network", .string(network.rawValue))])
-        }
-    }
-
-    /// The documented `ln decode --json` shape of an invoice.
-    static func invoiceJSON(_ i: Bolt11Invoice) -> JSONValue {
-        .object([
-            ("network", .string(i.network.rawValue)),
-            ("amountMsat", i.amountMsat.map { .int(Int($0)) } ?? .null),
-            ("paymentHash", .string(hexString(i.paymentHash))),
-            ("paymentSecret", i.paymentSecret.map { .string(hexString($0)) } ?? .null),
-            ("description", i.description.map { .string($0) } ?? .null),
-            ("descriptionHash", i.descriptionHash.map { .string(hexString($0)) } ?? .null),
-            ("payee", .string(hexString(i.payee))),
-            ("timestamp", .int(Int(i.timestamp))),
-            ("expiry", .int(Int(i.expiry))),
-            ("createdAt", .string((Date(timeIntervalSince1970: Double(i.timestamp))).iso8601)),
-            ("expiresAt", .string(i.expiresAt.iso8601)),
-            ("minFinalCltvExpiry", .int(Int(i.minFinalCltvExpiry))),
-            ("fallbackAddresses", .array(i.fallbacks.map { .string($0.address) })),
-            ("routeHints", .array(i.routeHints.map { route in
-                .array(route.map { hop in
-                    .object([("nodeId", .string(hexString(hop.nodeID))), ("shortChannelId", .string(hop.shortChannelIDText)),
-                             ("feeBaseMsat", .int(Int(hop.feeBaseMsat))), ("feeProportionalMillionths", .int(Int(hop.feeProportionalMillionths))),
-                             ("cltvExpiryDelta", .int(Int(hop.cltvExpiryDelta)))])
-                })
-            })),
-            ("features", .array(i.features.map { .int($0) })),
-            ("signatureValid", .bool(true)),  // an invoice whose signature fails is an error, never printed
-        ])
     }
 
     static func lines(_ input: PaymentInput) -> [String] {
@@ -125,8 +78,6 @@ struct LightningDecode: ParsableCommand {
         }
     }
 
-    /// "250000 sat", or with the millisatoshis when they are not whole satoshis.
-    static func amountText(_ msat: UInt64) -> String {
-        msat % 1000 == 0 ? "\(msat / 1000) sat" : "\(msat / 1000).\(String(format: "%03d", Int(msat % 1000))) sat (\(msat) msat)"
-    }
+    /// The one amount formatter, with the millisatoshis when they are not whole satoshis.
+    static func amountText(_ msat: UInt64) -> String { satsText(msat) + (msat % 1000 == 0 ? "" : " (\(msat) msat)") }
 }

@@ -50,24 +50,6 @@ extension LightningOptions {
 /// Flushes stdout (a pipe buffers until exit otherwise).
 func flushOutput() { fflush(nil) }
 
-/// Sats from msat for display: exact when not whole.
-func satsText(_ msat: UInt64) -> String { PaymentExport.sats(msat) + " sat" }
-
-extension Payment {
-    /// One line of `ln history`.
-    var line: String {
-        let sign = type == .send ? "-" : "+"
-        var text = "\(PaymentExport.date(timestamp))  \(sign)\(satsText(amountMsat))"
-        if type == .send { text += " (fee \(satsText(feeMsat)))" }
-        text += "  \(status.rawValue)  \(id)"
-        if let d = details.description, !d.isEmpty { text += "  \(DisplayText.safe(String(d.prefix(60))))" }
-        if let reason = failureReason { text += "  [\(DisplayText.safe(reason))]" }
-        if let expiry = invoiceExpiry { text += expiry < Date() ? "  (invoice expired \(expiry.iso8601))" : "  (unpaid invoice, expires \(expiry.iso8601))" }
-        return text
-    }
-
-}
-
 // MARK: - invoice
 
 struct LightningInvoice: AsyncParsableCommand {
@@ -193,28 +175,13 @@ struct LightningPay: AsyncParsableCommand {
     func pay(_ parsed: PaymentInput, in session: LightningSession, lnurl: LNURLPayFlow?) async throws {
         // Prepare: nothing is paid yet.
         let payment = try await session.lightning.prepare(parsed, text: input, amountSats: amount, comment: comment, maxFeeSats: maxFee, lnurl: lnurl)
-        let prepared = payment.prepared
-        if let payRequest = payment.payRequest {
-            Output.error("\(payRequest.domain) accepts \(satsText(payRequest.minSendableMsat))–\(satsText(payRequest.maxSendableMsat)): \(DisplayText.safe(payRequest.description))")
-        }
-        var preview = [
-            "Pay on \(session.backendLabel)",
-            "  amount:      \(satsText(prepared.amountMsat))",
-            "  fee:         \(satsText(prepared.feeMsat))",
-            "  total:       \(satsText(prepared.totalMsat))",
-            "  description: \(prepared.description.flatMap { $0.isEmpty ? nil : DisplayText.safe($0) } ?? "(none)")",
-            "  to:          \(hexString(prepared.invoice.payee))",
-            "  expires:     \(prepared.expiresAt.iso8601)",
-        ]
-        if let rate = await session.configuredRate() {
-            preview.insert("  ≈            \(rate.value(msat: prepared.totalMsat)) \(rate.currency) in total", at: 4)
-        }
+        let preview = ["Pay on \(session.backendLabel)"] + alignedRows(payment.previewRows(rate: await session.configuredRate()))
         if yes {
             for line in preview { Output.error(line) }
         } else {
             let terminal = try Terminal.required("pass --yes")
             for line in preview { terminal.line(line) }
-            guard try terminal.confirm("Pay \(satsText(prepared.totalMsat)) in total?") else { throw CLIError("not paid") }
+            guard try terminal.confirm("Pay \(satsText(payment.prepared.totalMsat)) in total?") else { throw CLIError("not paid") }
         }
         try report(try await session.lightning.pay(payment, idempotencyKey: idempotencyKey), successAction: payment.successAction)
     }
@@ -301,7 +268,7 @@ struct LightningHistory: AsyncParsableCommand {
         if json { JSONValue.array(payments.map(\.json)).print(); return }
         if payments.isEmpty { Output.error("no payments"); return }
         var out = ""
-        for p in payments { out += p.line + "\n" }
+        for p in payments { out += p.historyLine() + "\n" }
         FileHandle.standardOutput.write(Data(out.utf8))
     }
 }
@@ -319,23 +286,7 @@ struct LightningShow: ParsableCommand {
         let summary = try store.wallet(named: wallet)
         guard let p = try store.payment(walletID: summary.id, id: paymentID) else { throw CLIError("no payment \"\(paymentID)\" in wallet \"\(summary.name)\"") }
         if json { p.json.print(); return }
-        var lines = [
-            "payment \(p.id)",
-            "  type:         \(PaymentExport.word(p.type))",
-            "  status:       \(p.status.rawValue)\(p.status == .pending ? " (not final: it may still settle)" : "")",
-            "  amount:       \(satsText(p.amountMsat))",
-            "  fee:          \(satsText(p.feeMsat))",
-            "  date:         \(PaymentExport.date(p.timestamp))",
-            "  backend:      \(p.backend)",
-        ]
-        if let f = p.fiat { lines.append("  fiat then:    \(f.value) \(f.currency)") }
-        if let expiry = p.invoiceExpiry { lines.append("  expires:      \(expiry.iso8601)\(expiry < Date() ? " (expired, not paid)" : " (not paid yet)")") }
-        if let d = p.details.description { lines.append("  description:  \(DisplayText.safe(d))") }
-        if let h = p.details.paymentHash { lines.append("  payment hash: \(h)") }
-        if let x = p.details.preimage { lines.append("  preimage:     \(x)") }
-        if let d = p.details.destination { lines.append("  node:         \(d)") }
-        if let r = p.failureReason { lines.append("  failure:      \(DisplayText.safe(r))") }
-        if let i = p.details.invoice { lines.append("  invoice:      \(i)") }
+        let lines = ["payment \(p.id)"] + alignedRows(p.detailRows())
         print(lines.joined(separator: "\n"))
     }
 }
@@ -389,7 +340,7 @@ struct LightningWatch: AsyncParsableCommand {
             Output.error("watching \(session.wallet.name) on \(session.backendLabel)…")
             for try await event in session.lightning.watch(for: timeout.map { .seconds($0) }) {
                 guard let payment = event.payment else { continue }
-                print(json ? event.json.compact : "\(event.name) \(payment.line)")
+                print(json ? event.json.compact : "\(event.name) \(payment.historyLine())")
                 flushOutput()
             }
         }

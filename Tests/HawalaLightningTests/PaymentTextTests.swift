@@ -1,0 +1,30 @@
+import Foundation
+import HawalaLightning
+import HawalaWallet
+import Testing
+
+@Suite("Payment text")
+struct PaymentTextTests {
+    let sent = Payment(id: "p1", type: .send, status: .failed, amountMsat: 2_500_000, feeMsat: 3_500,
+                       timestamp: Date(timeIntervalSince1970: 1_795_000_000), backend: "devnet",
+                       details: Payment.Details(description: "coffee\u{1B}[2J", paymentHash: "ab"), failureReason: "no route",
+                       fiat: Payment.FiatValue(currency: "EUR", value: Decimal(string: "1.25")!))
+
+    /// Amounts are exact; payee text loses its control characters; absent fields have no row.
+    @Test func historyLineAndDetails() {
+        #expect(satsText(1_234_567) == "1234.567 sat" && satsText(5_000) == "5 sat")
+        let line = sent.historyLine()
+        #expect(line.contains("-2500 sat (fee 3.5 sat)  failed  p1") && line.contains("[no route]") && !line.contains("\u{1B}"))
+        let rows = sent.detailRows()
+        #expect(rows.map(\.label) == ["type", "status", "amount", "fee", "date", "backend", "fiat then", "description", "payment hash", "failure"])
+        #expect(rows.first { $0.label == "fiat then" }?.value == "1.25 EUR")
+        let unpaid = Payment(id: "r", type: .receive, status: .pending, amountMsat: 1_000, feeMsat: 0, timestamp: Date(timeIntervalSince1970: 0),
+                             backend: "devnet", details: Payment.Details(invoice: "lnbcrt1"))
+        #expect(unpaid.detailRows().first { $0.label == "status" }?.value == "pending (not final: it may still settle)")
+    }
+
+    @Test func alignedLabels() {
+        #expect(alignedRows([("amount", "1 sat"), ("description", "x"), ("≈", "2 USD")]) ==
+                ["  amount:      1 sat", "  description: x", "  ≈            2 USD"])
+    }
+}
