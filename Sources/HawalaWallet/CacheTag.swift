@@ -44,7 +44,7 @@ enum CacheTag {
     /// The cache of `wallet` as stored now.
     static func stored(wallet: String, db: Database) throws -> Cache {
         guard let fingerprint = try String.fetchOne(db, sql: "SELECT fingerprint FROM wallet WHERE id = ?", arguments: [wallet]) else {
-            throw WalletError.storage("no wallet \(wallet)")
+            throw WalletError.noSuchWallet(wallet)
         }
         let accounts = try Row.fetchAll(db, sql: "SELECT chain, path, xpub FROM account WHERE walletId = ? AND accountIndex = 0", arguments: [wallet])
             .map { (chain: $0["chain"] as String, path: $0["path"] as String, xpub: $0["xpub"] as String?) }

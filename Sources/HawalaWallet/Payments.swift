@@ -182,7 +182,7 @@ extension WalletStore {
             let rows = try Row.fetchAll(db, sql: "SELECT * FROM payment WHERE walletId = ? AND (id LIKE ? ESCAPE '\\' OR paymentHash LIKE ? ESCAPE '\\') LIMIT 2",
                                         arguments: [walletID, WalletStore.likePrefix(id), WalletStore.likePrefix(id)])
             guard rows.count == 1 else {
-                if rows.count > 1 { throw WalletError.invalidRequest("\"\(id)\" matches more than one payment; give more of the id") }
+                if rows.count > 1 { throw WalletError.ambiguousPaymentID(id) }
                 return nil
             }
             return try WalletStore.payment(rows[0])
@@ -202,7 +202,7 @@ extension WalletStore {
 
     static func payment(_ row: Row) throws -> Payment {
         guard let type = Payment.Kind(rawValue: row["type"]), let status = Payment.Status(rawValue: row["status"]) else {
-            throw WalletError.storage("the wallet database holds a payment of unknown type or status")
+            throw WalletError.unreadableRecord(.payment)
         }
         let fiat: Payment.FiatValue? = {
             guard let currency: String = row["fiatCurrency"], let text: String = row["fiatValue"], let value = Decimal(string: text) else { return nil }

@@ -13,7 +13,7 @@ extension WalletStore {
         let key = WalletStore.receiveIndexKey(chain)
         let current = try setting(key, walletID: wallet.id).flatMap { Int($0) } ?? 0
         let index = advance ? current + 1 : current
-        guard index < 100_000 else { throw WalletError.invalidRequest("\(chain.name) has given out 100,000 receive addresses; no more are offered") }
+        guard index < 100_000 else { throw WalletError.receiveAddressesExhausted(chain: chain.name) }
         let addresses = try keyring.map { try self.addresses(wallet: wallet, chain: chain, count: index + 1, keyring: $0) }
             ?? self.addresses(wallet: wallet, chain: chain, count: index + 1)
         if advance { try setSetting(key, to: String(index), walletID: wallet.id) }

@@ -33,10 +33,10 @@ public struct WalletHome: Sendable, Equatable {
     /// create or migrate the database at once.
     func withLock<T>(_ body: () throws -> T) throws -> T {
         let fd = open(directory.appendingPathComponent(".lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw WalletError.storage("cannot lock \(directory.path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw WalletError.home(path: directory.path, operation: .lock, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw WalletError.storage("cannot lock \(directory.path): \(String(cString: strerror(errno)))") }
+            guard errno == EINTR else { throw WalletError.home(path: directory.path, operation: .lock, reason: String(cString: strerror(errno))) }
         }
         defer { flock(fd, LOCK_UN) }
         return try body()
@@ -48,8 +48,8 @@ public struct WalletHome: Sendable, Equatable {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw WalletError.storage("cannot create \(path): \(error.localizedDescription)")
+            throw WalletError.home(path: path, operation: .create, reason: error.localizedDescription)
         }
-        guard chmod(path, 0o700) == 0 else { throw WalletError.storage("cannot restrict \(path) to its owner") }
+        guard chmod(path, 0o700) == 0 else { throw WalletError.home(path: path, operation: .restrict, reason: String(cString: strerror(errno))) }
     }
 }

@@ -51,7 +51,7 @@ public final class WalletStore: Sendable {
                 try WalletStore.migrator.migrate(queue)
                 return queue
             } catch let error as DatabaseError {
-                throw WalletError.storage("cannot open the wallet database \(path): \(error.message ?? error.description)")
+                throw WalletError.database(path: path, reason: error.message ?? error.description)
             }
         }
         chmod(path, 0o600)
@@ -240,12 +240,12 @@ public final class WalletStore: Sendable {
     /// Addresses of `wallet` on `chain` (account 0, receive branch), from the cache or, past it,
     /// from the account's extended public key. No password needed.
     public func addresses(wallet: WalletSummary, chain: Chain, count: Int) throws -> [DerivedAddress] {
-        guard count >= 1, count <= 100_000 else { throw WalletError.invalidRequest("count must be between 1 and 100000") }
+        guard count >= 1, count <= 100_000 else { throw WalletError.countOutOfRange(count, allowed: 1...100_000) }
         guard wallet.accounts.contains(where: { $0.chain == chain.name }) else {
             if wallet.kind == .seed, chain.curve == .ed25519Cardano {
-                throw WalletError.invalidRequest("wallet \"\(wallet.name)\" has no words, and Cardano's keys derive from the words: it has no cardano account")
+                throw WalletError.noCardanoWithoutWords(wallet: wallet.name)
             }
-            throw WalletError.invalidRequest("wallet \"\(wallet.name)\" has no \(chain.name) account (its network is \(wallet.network.rawValue))")
+            throw WalletError.noAccount(wallet: wallet.name, chain: chain.name, network: wallet.network)
         }
         let cached = try read { db in
             try Row.fetchAll(db, sql: """
@@ -267,10 +267,10 @@ public final class WalletStore: Sendable {
     /// The watch-only export of `wallet`'s account 0 on a Bitcoin-family `chain`, from the stored
     /// account key and fingerprint: no password, no words.
     public func accountExport(wallet: WalletSummary, chain: Chain) throws -> AccountExport {
-        guard chain.isBitcoinFamily else { throw WalletError.invalidRequest("\(chain.name) has no extended public key: only Bitcoin-family chains have watch-only exports") }
+        guard chain.isBitcoinFamily else { throw WalletError.noExtendedPublicKey(chain: chain.name) }
         guard let row = try read({ try Row.fetchOne($0, sql: "SELECT path, xpub FROM account WHERE walletId = ? AND chain = ? AND accountIndex = 0",
                                                      arguments: [wallet.id, chain.name]) }) else {
-            throw WalletError.invalidRequest("wallet \"\(wallet.name)\" has no \(chain.name) account (its network is \(wallet.network.rawValue))")
+            throw WalletError.noAccount(wallet: wallet.name, chain: chain.name, network: wallet.network)
         }
         guard let xpub: String = row["xpub"], case .public(let accountKey, _) = try ExtendedKey(xpub) else {
             throw WalletError.tampered("the stored \(chain.name) account key")
@@ -281,7 +281,7 @@ public final class WalletStore: Sendable {
     /// Addresses of `wallet` on `chain` derived from its secret: past the cache for chains
     /// without an extended public key (Solana, Cardano).
     public func addresses(wallet: WalletSummary, chain: Chain, count: Int, keyring: Keyring) throws -> [DerivedAddress] {
-        guard count >= 1, count <= 100_000 else { throw WalletError.invalidRequest("count must be between 1 and 100000") }
+        guard count >= 1, count <= 100_000 else { throw WalletError.countOutOfRange(count, allowed: 1...100_000) }
         guard wallet.accounts.contains(where: { $0.chain == chain.name }) else { return try addresses(wallet: wallet, chain: chain, count: count) }
         return try secret(of: wallet, keyring: keyring).keys.addresses(chain: chain, account: 0, change: 0, from: 0, count: count)
     }
@@ -534,7 +534,7 @@ public final class WalletStore: Sendable {
         }
         let secret = try WalletStore.open(keyring, WalletStore.bytes(row, "sealedSecret"), try WalletStore.secretContext(row), what: "the sealed secret of \"\(wallet.name)\"")
         if row["kind"] as String == WalletKind.seed.rawValue { return .seed(secret) }
-        guard let language = Language(rawValue: row["language"]) else { throw WalletError.storage("unknown word-list language in the database") }
+        guard let language = Language(rawValue: row["language"]) else { throw WalletError.unreadableRecord(.language) }
         let mnemonic = try Mnemonic(entropy: secret, language: language)
         var passphrase = SecretBytes([])
         if let sealed = row["sealedPassphrase"] as Data? {
@@ -546,7 +546,7 @@ public final class WalletStore: Sendable {
     /// The private key of an imported account.
     public func importedKey(_ account: ImportedAccount, keyring: Keyring) throws -> SecretBytes {
         guard let sealed = try read({ try Data.fetchOne($0, sql: "SELECT sealedKey FROM importedAccount WHERE id = ?", arguments: [account.id]) }) else {
-            throw WalletError.invalidRequest("no imported account \(account.address)")
+            throw WalletError.noSuchImportedAccount(address: account.address)
         }
         return try WalletStore.open(keyring, Array(sealed), WalletStore.context(imported: account.id), what: "the imported key \(account.address)")
     }
@@ -578,7 +578,7 @@ public final class WalletStore: Sendable {
     }
 
     static func storageError(_ error: DatabaseError) -> WalletError {
-        .storage("wallet database error: \(error.message ?? error.description)")
+        .database(path: nil, reason: error.message ?? error.description)
     }
 
     func saveKeyringIfNew(_ keyring: Keyring, db: Database) throws {
@@ -621,7 +621,7 @@ public final class WalletStore: Sendable {
         switch WalletKind(rawValue: row["kind"]) {
         case .bip39: context(wallet: row["id"], "entropy")
         case .seed: context(wallet: row["id"], "seed")
-        case nil: throw WalletError.storage("unknown wallet kind in the database")
+        case nil: throw WalletError.unreadableRecord(.walletKind)
         }
     }
     static func context(imported id: String) -> [UInt8] { Array("hawala/imported/v1/\(id)".utf8) }

@@ -130,7 +130,7 @@ extension WalletStore {
         }
         let prepared = try prepare(secret: incoming.secret, network: incoming.network, keyring: keyring)
         let imported = try incoming.importedAccounts.map { a -> (id: String, key: ImportedPrivateKey, account: ImportedAccountExport, sealed: [UInt8]) in
-            guard let chain = Chain.named(a.chain) else { throw WalletError.invalidRequest("unknown chain \(a.chain) in the backup") }
+            guard let chain = Chain.named(a.chain) else { throw WalletError.unknownChain(a.chain) }
             let key = try ImportedPrivateKey(secret: a.key, chain: chain, compressed: a.compressed)
             let id = UUID().uuidString.lowercased()
             return (id, key, a, try keyring.seal(key.secret, context: WalletStore.context(imported: id)))
