@@ -19,6 +19,16 @@ public enum SavedVaultLogin {
         return VaultClient(url: url, token: token)
     }
 
+    /// The saved login, opened for one command: the URL is checked first, so `unlock` (the
+    /// wallet password) is asked for only when there is a login to open.
+    /// - Throws: `VaultClientError.notLoggedIn`, or what `unlock` throws.
+    public static func open(store: WalletStore, unlock: () throws -> Keyring) throws -> (client: VaultClient, keyring: Keyring) {
+        guard try url(in: store) != nil else { throw VaultClientError.notLoggedIn }
+        let keyring = try unlock()
+        guard let client = try client(store: store, keyring: keyring) else { throw VaultClientError.notLoggedIn }
+        return (client, keyring)
+    }
+
     /// Checks the URL and token against the vault, then saves both; nothing is saved when the
     /// check fails.
     public static func logIn(url: URL, token: SecretBytes, store: WalletStore, keyring: Keyring) async throws -> VaultClient {

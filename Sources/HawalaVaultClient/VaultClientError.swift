@@ -12,6 +12,8 @@ public enum VaultClientError: Error, Equatable, Sendable, CustomStringConvertibl
     /// Not an http(s) URL with a host.
     case invalidURL(String)
     case emptyToken
+    /// No vault login is saved in the wallet store.
+    case notLoggedIn
     /// No backup with this id (or id prefix) for this token.
     case noSuchBackup(id: String)
     /// Fewer than `VaultClient.minimumIDPrefix` characters of a backup id.
@@ -36,6 +38,7 @@ public enum VaultClientError: Error, Equatable, Sendable, CustomStringConvertibl
         case .plainHTTP(let url): "\(url) is plain http: the token and your backups would cross the network unencrypted; use https"
         case .invalidURL(let url): "\(url) is not an http(s) URL"
         case .emptyToken: "the token is empty"
+        case .notLoggedIn: "not logged in to a vault"
         case .noSuchBackup(let id): "no backup \(id) in the vault"
         case .backupIDTooShort: "give at least \(VaultClient.minimumIDPrefix) characters of the backup id"
         case let .ambiguousBackupID(prefix, matches): "\(prefix) is the start of \(matches) backup ids; give more of it"

@@ -1,4 +1,5 @@
 import Foundation
+import HawalaCrypto
 
 /// The hook a wallet store reports its keyrings to: every successful unlock, a first password,
 /// a password change. A front end hands one to the stores it opens for one task (a command, an
@@ -22,5 +23,31 @@ public final class UnlockedKeyring: @unchecked Sendable {
 
     func record(_ keyring: Keyring, home: WalletHome) {
         lock.withLock { latest = (home.directory, keyring) }
+    }
+}
+
+extension WalletStore {
+    /// Unlocks the store with passwords from `password` (one Argon2id run each): up to
+    /// `attempts` tries — a person at a prompt may mistype; a password file gets one —,
+    /// `wrong` hearing how many tries are left after each wrong one. A keyring already handed
+    /// out in this task (`unlocked`) is reused without asking.
+    /// - Throws: `WalletError.wrongPassword` after the last try, or what `password` throws.
+    public func unlock(attempts: Int = 1, password: () throws -> SecretBytes, wrong: (_ triesLeft: Int) -> Void = { _ in }) throws -> Keyring {
+        if let keyring = unlocked?.keyring(for: home) { return keyring }
+        for attempt in 1... {
+            do {
+                return try unlock(password: try password())
+            } catch WalletError.wrongPassword where attempt < attempts {
+                wrong(attempts - attempt)
+            }
+        }
+        fatalError("unreachable: the loop returns or throws")
+    }
+
+    /// The keyring for a change: `unlock` when a wallet password exists, otherwise — the first
+    /// wallet here — a new keyring under `newPassword`.
+    public func keyringForChange(unlock: () throws -> Keyring, newPassword: () throws -> SecretBytes,
+                                 parameters: KDFParameters = KDFParameters()) throws -> Keyring {
+        try hasPassword() ? try unlock() : try newKeyring(password: try newPassword(), parameters: parameters)
     }
 }

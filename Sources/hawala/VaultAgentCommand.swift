@@ -84,7 +84,7 @@ struct VaultAgentRun: AsyncParsableCommand {
 
     func run() async throws {
         let store = try WalletSession.store(create: false)
-        guard let url = try SavedVaultLogin.url(in: store) else { throw VaultSession.notLoggedIn }
+        guard let url = try SavedVaultLogin.url(in: store) else { throw VaultClientError.notLoggedIn }
         guard let enabledAt = try AgentOutbox.enabledAt(store: store) else { throw CLIError("the vault agent is not enabled: run `hawala vault agent enable`") }
         let agent = VaultAgent(client: VaultClient(url: url, token: try VaultAgentRun.token(file: tokenFile)),
                                snapshot: AgentOutbox.snapshotURL(home: store.home), stateFile: VaultAgentRun.stateFile(store.home),

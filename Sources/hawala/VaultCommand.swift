@@ -38,13 +38,9 @@ struct VaultSession {
     let keyring: Keyring
     let client: VaultClient
 
-    static let notLoggedIn = CLIError("not logged in to a vault: run `hawala vault login --url URL`")
-
     static func open(password: PasswordOptions) throws -> VaultSession {
         let store = try WalletSession.store(create: false)
-        guard try SavedVaultLogin.url(in: store) != nil else { throw notLoggedIn }
-        let keyring = try WalletSession.unlock(store, file: password.passwordFile)
-        guard let client = try SavedVaultLogin.client(store: store, keyring: keyring) else { throw notLoggedIn }
+        let (client, keyring) = try SavedVaultLogin.open(store: store) { try WalletSession.unlock(store, file: password.passwordFile) }
         return VaultSession(store: store, keyring: keyring, client: client)
     }
 
@@ -53,6 +49,7 @@ struct VaultSession {
         switch error {
         case .noSuchBackup, .backupIDTooShort: CLIError("\(error) (see `hawala vault list`)")
         case .plainHTTP: CLIError("\(error) (or pass --insecure)")
+        case .notLoggedIn: CLIError("\(error): run `hawala vault login --url URL`")
         default: CLIError(error.description)
         }
     }

@@ -61,28 +61,21 @@ enum WalletSession {
     /// How many passwords a person may type at the prompt before the command gives up.
     static let passwordAttempts = 3
 
-    /// Unlocks the store (one Argon2id run per try). At a prompt, a mistyped password is asked
-    /// again, up to `passwordAttempts` times; a password file gets one try.
+    /// Unlocks the store: at a prompt a mistyped password is asked again, up to
+    /// `passwordAttempts` times; a password file gets one try.
     static func unlock(_ store: WalletStore, file: String?) throws -> Keyring {
-        if let keyring = store.unlocked?.keyring(for: store.home) { return keyring }
-        var attempt = 1
-        while true {
+        try store.unlock(attempts: file == nil ? passwordAttempts : 1, password: {
             let password = try readPassword(file: file)
             log.debug("unlocking: argon2id")
-            do {
-                return try store.unlock(password: password)
-            } catch WalletError.wrongPassword where file == nil && attempt < passwordAttempts {
-                Output.error("wrong password; try again (\(passwordAttempts - attempt) left)")
-                attempt += 1
-            }
-        }
+            return password
+        }, wrong: { left in Output.error("wrong password; try again (\(left) left)") })
     }
 
     /// The keyring for a change: the existing password, or — for the first wallet — a new one,
     /// asked twice at a prompt.
     static func keyringForChange(_ store: WalletStore, file: String?) throws -> Keyring {
-        if try store.hasPassword() { return try unlock(store, file: file) }
-        return try store.newKeyring(password: try newPassword(file: file, purpose: "Choose a wallet password"))
+        try store.keyringForChange(unlock: { try unlock(store, file: file) },
+                                   newPassword: { try newPassword(file: file, purpose: "Choose a wallet password") })
     }
 
     /// A new password: from the file, or typed twice.

@@ -462,6 +462,9 @@ struct VaultServerProgramTests {
         #expect(!FileManager.default.fileExists(atPath: f.data.appendingPathComponent("vault.sqlite").path))
         let empty = try f.vault(["check"])
         #expect(empty.status == 0 && empty.stdout == "0 backups checked, 0 damaged\n", "\(empty.stderr)")
+        // Not logged in: said before any password is asked (there is no terminal and no file).
+        #expect(try f.restoreAbandon().status == 0)
+        expectCleanFailure(try f.run(["vault", "list"]), contains: "not logged in to a vault: run `hawala vault login --url URL`")
     }
 }
 

@@ -89,4 +89,30 @@ struct WalletUseCaseTests {
         let unlocked = try WalletStore(home: home, create: false, unlocked: other).unlock(password: password("battery staple"))
         #expect(other.last?.home.directory == home.directory && same(other.last?.keyring, unlocked) && same(hook.keyring(for: home), changed))
     }
+
+    /// A person gets the tries given, each wrong one heard with the tries left; a file gets one;
+    /// the first change sets a new password, later ones unlock; a keyring handed out in this
+    /// task is reused without asking.
+    @Test func unlockTriesAndTheFirstPassword() throws {
+        let home = temporaryHome()
+        var asked = 0
+        let first = try WalletStore(home: home, create: true).keyringForChange(
+            unlock: { Issue.record("nothing to unlock yet"); throw WalletError.wrongPassword },
+            newPassword: { asked += 1; return password("correct horse") }, parameters: fastKDF())
+        #expect(asked == 1)
+        let store = try WalletStore(home: home, create: true)
+        _ = try store.add(mnemonic: Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: nil, network: .mainnet, keyring: first)
+        var typed = ["wrong one", "wrong two", "correct horse"]
+        var left: [Int] = []
+        _ = try store.unlock(attempts: 3, password: { password(typed.removeFirst()) }, wrong: { left.append($0) })
+        #expect(left == [2, 1] && typed.isEmpty)
+        typed = ["wrong one", "correct horse"]
+        #expect(throws: WalletError.wrongPassword) { try store.unlock(password: { password(typed.removeFirst()) }) }
+        #expect(typed.count == 1)
+        #expect(throws: WalletError.wrongPassword) { try store.keyringForChange(unlock: { try store.unlock(password: { password("nope") }) }, newPassword: { password("x") }) }
+        let hook = UnlockedKeyring()
+        let session = try WalletStore(home: home, create: false, unlocked: hook)
+        _ = try session.unlock(password: { password("correct horse") })
+        _ = try session.unlock(password: { Issue.record("asked twice"); return password("") })
+    }
 }
