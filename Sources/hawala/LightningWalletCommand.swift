@@ -306,20 +306,15 @@ struct LightningExport: ParsableCommand {
         let store = try WalletSession.store(create: false)
         let summary = try store.wallet(named: wallet)
         let url = URL(fileURLWithPath: out)
-        var count = 0
         let showProgress = isatty(STDERR_FILENO) == 1
-        if !force, FileManager.default.fileExists(atPath: url.path) {
-            throw CLIError("\(out) already exists; pass --force to replace it")
-        }
-        try AtomicFile.write(to: url, replace: force, produce: { fd, _ in
-            let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
-            var written = 0
-            count = try PaymentExport.write(format, store: store, walletID: summary.id) { data in
-                try handle.write(contentsOf: data)
-                written += data.count
+        let count: Int
+        do {
+            count = try PaymentExport.write(format, store: store, walletID: summary.id, to: url, replace: force) { written in
                 if showProgress { FileHandle.standardError.write(Data("\rexporting… \(written / 1024) KiB".utf8)) }
             }
-        })
+        } catch HawalaFileError.exists {
+            throw CLIError("\(out) already exists; pass --force to replace it")
+        }
         if showProgress { FileHandle.standardError.write(Data("\r".utf8)) }
         Output.error("exported \(count) payments to \(url.path)")
     }

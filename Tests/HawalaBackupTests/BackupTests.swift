@@ -83,6 +83,17 @@ struct ExportImportTests {
         // A malformed payment is refused by name, not imported half.
         let bad = #"{"format":1,"createdAt":"2026-01-01T00:00:00Z","app":"x","settings":{},"wallets":[{"name":"W","network":"mainnet","createdAt":"2026-01-01T00:00:00Z","language":"english","entropy":"00000000000000000000000000000000","importedAccounts":[],"payments":[{"id":"x","type":"gift","status":"completed","amountMsat":1,"feeMsat":0,"timestamp":1,"method":"lightning","backend":"devnet"}]}]}"#
         #expect(throws: HawalaFileError.invalidPayload("wallet \"W\": a payment is malformed")) { try BackupPayload.decode(SecretBytes(utf8: bad)) }
+
+        // The history exported to a file: atomic, never replacing unless asked, progress heard.
+        let csv = url.deletingLastPathComponent().appendingPathComponent("history.csv")
+        var heard = 0
+        #expect(try PaymentExport.write(.csv, store: store, walletID: main.id, to: csv) { heard = $0 } == 2)
+        let written = try Data(contentsOf: csv)
+        #expect(heard == written.count && String(decoding: written, as: UTF8.self).hasPrefix(PaymentExport.csvHeader))
+        #expect(throws: HawalaFileError.exists(path: csv.path)) { try PaymentExport.write(.json, store: store, walletID: main.id, to: csv) }
+        #expect(try Data(contentsOf: csv) == written)
+        #expect(try PaymentExport.write(.json, store: store, walletID: main.id, to: csv, replace: true) == 2)
+        #expect(try Data(contentsOf: csv).first == UInt8(ascii: "["))
     }
 
     @Test func conflictsAreResolvedAsAsked() throws {
