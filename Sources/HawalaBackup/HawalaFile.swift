@@ -142,3 +142,18 @@ enum HawalaKeys {
         prefix + be(counter) + [last ? 1 : 0]
     }
 }
+
+extension HawalaFileHeader {
+    /// `{version, flags, kdf: {name, passes, memoryKiB}, createdAt, chunkSize, sizeBytes}`
+    /// (`hawala backup inspect --json`); `sizeBytes` is the file's.
+    public func json(sizeBytes: Int) -> JSONValue {
+        .object([
+            ("version", .int(Int(version))),
+            ("flags", .int(Int(flags))),
+            ("kdf", .object([("name", .string("argon2id")), ("passes", .int(Int(kdfPasses))), ("memoryKiB", .int(Int(kdfMemoryKiB)))])),
+            ("createdAt", .string(Date(timeIntervalSince1970: TimeInterval(createdAt)).iso8601)),
+            ("chunkSize", .int(HawalaFileHeader.chunkSize)),
+            ("sizeBytes", .int(sizeBytes)),
+        ])
+    }
+}

@@ -15,3 +15,11 @@ extension AccountExport: JSONRepresentable {
                  ("multipathDescriptor", .string(multipathDescriptor))])
     }
 }
+
+extension Chain: JSONRepresentable {
+    /// `{name, displayName, network, path, curve, watchOnly}` (`hawala chains --json`).
+    public var json: JSONValue {
+        .object([("name", .string(name)), ("displayName", .string(displayName)), ("network", .string(network.rawValue)),
+                 ("path", .string(pathTemplate)), ("curve", .string("\(curve)")), ("watchOnly", .bool(isBitcoinFamily))])
+    }
+}

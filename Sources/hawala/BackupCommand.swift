@@ -109,17 +109,7 @@ struct BackupInspect: ParsableCommand {
         let header = try BackupFile.inspect(url)
         let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
         let created = Date(timeIntervalSince1970: TimeInterval(header.createdAt)).iso8601
-        if json {
-            JSONValue.object([
-                ("version", .int(Int(header.version))),
-                ("flags", .int(Int(header.flags))),
-                ("kdf", .object([("name", .string("argon2id")), ("passes", .int(Int(header.kdfPasses))), ("memoryKiB", .int(Int(header.kdfMemoryKiB)))])),
-                ("createdAt", .string(created)),
-                ("chunkSize", .int(HawalaFileHeader.chunkSize)),
-                ("sizeBytes", .int(size)),
-            ]).print()
-            return
-        }
+        if json { header.json(sizeBytes: size).print(); return }
         print("version: \(header.version)")
         print("key derivation: Argon2id, \(header.kdfMemoryKiB / 1024) MiB, \(header.kdfPasses) passes")
         print("created: \(created)")

@@ -134,10 +134,7 @@ struct ChainsCommand: ParsableCommand {
 
     func run() throws {
         if json {
-            JSONValue.array(Chain.all.map { c in
-                .object([("name", .string(c.name)), ("displayName", .string(c.displayName)), ("network", .string(c.network.rawValue)),
-                         ("path", .string(c.pathTemplate)), ("curve", .string("\(c.curve)")), ("watchOnly", .bool(c.isBitcoinFamily))])
-            }).print()
+            JSONValue.array(Chain.all.map(\.json)).print()
             return
         }
         for chain in Chain.all {

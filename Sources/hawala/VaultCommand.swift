@@ -213,22 +213,3 @@ struct VaultSettingsCommand: AsyncParsableCommand {
         for (k, v) in settings.fields { print("\(k): \(v.render())") }
     }
 }
-
-extension Backup {
-    /// `{id, createdAt, sizeBytes, type, status, encryptionMethod, sha256}` (`vault list`, `vault backup`).
-    var json: JSONValue {
-        .object([("id", .string(id)), ("createdAt", .string(createdAt.iso8601)), ("sizeBytes", .int(Int(sizeBytes))),
-                 ("type", .string(type.rawValue)), ("status", .string(status.rawValue)),
-                 ("encryptionMethod", .string(encryptionMethod)), ("sha256", .string(sha256))])
-    }
-}
-
-extension BackupSettings {
-    var fields: [(String, JSONValue)] {
-        [("autoBackupEnabled", .bool(autoBackupEnabled)), ("backupFrequency", .string(backupFrequency.rawValue)),
-         ("backupTimeUtc", .string(backupTimeUtc)), ("retentionDays", .int(retentionDays)),
-         ("includeMessages", .bool(includeMessages)), ("wifiOnly", .bool(wifiOnly))]
-    }
-
-    var json: JSONValue { .object(fields) }
-}

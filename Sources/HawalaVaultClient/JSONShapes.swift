@@ -1,0 +1,25 @@
+import HawalaFormat
+import HawalaVault
+
+// The documented `--json` shapes of the vault's objects (README: vault list, vault settings).
+
+extension Backup: JSONRepresentable {
+    /// `{id, createdAt, sizeBytes, type, status, encryptionMethod, sha256}` (`vault list`, `vault backup`).
+    public var json: JSONValue {
+        .object([("id", .string(id)), ("createdAt", .string(createdAt.iso8601)), ("sizeBytes", .int(Int(sizeBytes))),
+                 ("type", .string(type.rawValue)), ("status", .string(status.rawValue)),
+                 ("encryptionMethod", .string(encryptionMethod)), ("sha256", .string(sha256))])
+    }
+}
+
+extension BackupSettings: JSONRepresentable {
+    /// The settings in their documented order, as `vault settings` shows them.
+    public var fields: [(String, JSONValue)] {
+        [("autoBackupEnabled", .bool(autoBackupEnabled)), ("backupFrequency", .string(backupFrequency.rawValue)),
+         ("backupTimeUtc", .string(backupTimeUtc)), ("retentionDays", .int(retentionDays)),
+         ("includeMessages", .bool(includeMessages)), ("wifiOnly", .bool(wifiOnly))]
+    }
+
+    /// `{autoBackupEnabled, backupFrequency, backupTimeUtc, retentionDays, includeMessages, wifiOnly}`.
+    public var json: JSONValue { .object(fields) }
+}
