@@ -85,7 +85,8 @@ struct ExportImportTests {
         #expect(throws: HawalaFileError.invalidPayload("wallet \"W\": a payment is malformed")) { try BackupPayload.decode(SecretBytes(utf8: bad)) }
 
         // The history exported to a file: atomic, never replacing unless asked, progress heard.
-        let csv = url.deletingLastPathComponent().appendingPathComponent("history.csv")
+        let csv = FileManager.default.temporaryDirectory.appendingPathComponent("history-\(UUID().uuidString).csv")
+        defer { try? FileManager.default.removeItem(at: csv) }
         var heard = 0
         #expect(try PaymentExport.write(.csv, store: store, walletID: main.id, to: csv) { heard = $0 } == 2)
         let written = try Data(contentsOf: csv)
