@@ -1,4 +1,5 @@
 import Foundation
+import HawalaCrypto
 
 /// How hard a backup password is to guess, estimated the way zxcvbn does (Wheeler, USENIX
 /// Security 2016): the password is split into the pieces an attacker would try first — common
@@ -49,11 +50,33 @@ public struct PasswordStrength: Sendable, Equatable {
 
     /// Why `password` is refused, or nil when it is acceptable.
     public static func refusal(_ password: String) -> String? {
-        if password.count < minimumLength { return "the backup password must have at least \(minimumLength) characters" }
-        let s = PasswordStrength(password)
-        guard s.bits < minimumBits else { return nil }
-        let why = s.weakness.map { ": \($0)" } ?? ""
-        return "the backup password is too easy to guess (about \(s.bits) bits; at least \(minimumBits) needed)\(why); use four or more random words, or a longer passphrase"
+        do { _ = try check(SecretBytes(utf8: password)); return nil } catch { return error.description }
+    }
+
+    /// Checks a new backup password: its strength when accepted.
+    /// - Throws: `BackupPasswordRefusal` saying why not.
+    public static func check(_ password: SecretBytes) throws(BackupPasswordRefusal) -> PasswordStrength {
+        guard let text = password.withUnsafeBytes({ String(validating: $0, as: UTF8.self) }) else { throw .notText }
+        guard text.count >= minimumLength else { throw .tooShort(minimum: minimumLength) }
+        let strength = PasswordStrength(text)
+        guard strength.bits >= minimumBits else { throw .tooEasy(bits: strength.bits, minimum: minimumBits, weakness: strength.weakness) }
+        return strength
+    }
+}
+
+/// Why a new backup password is refused.
+public enum BackupPasswordRefusal: Error, Equatable, Sendable, CustomStringConvertible {
+    case notText
+    case tooShort(minimum: Int)
+    case tooEasy(bits: Int, minimum: Int, weakness: PasswordStrength.Weakness?)
+
+    public var description: String {
+        switch self {
+        case .notText: "the backup password is not valid UTF-8 text"
+        case .tooShort(let minimum): "the backup password must have at least \(minimum) characters"
+        case let .tooEasy(bits, minimum, weakness):
+            "the backup password is too easy to guess (about \(bits) bits; at least \(minimum) needed)\(weakness.map { ": \($0)" } ?? ""); use four or more random words, or a longer passphrase"
+        }
     }
 }
 

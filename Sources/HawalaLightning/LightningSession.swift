@@ -92,6 +92,11 @@ public struct LightningSession: Sendable {
                                 lightning: LightningWallet(store: store, wallet: wallet, backend: opened, fiat: fiat))
     }
 
+    /// The wallet's address for `method` (the Spark address, or an on-chain deposit address).
+    public func receivingAddress(_ method: ReceiveMethod) async throws -> ReceivingAddress {
+        ReceivingAddress(method: method, address: try await backend.receiveAddress(method), backend: backend.name)
+    }
+
     /// Disconnects (Spark stops its background work and closes its storage).
     public func close() async { await backend.disconnect() }
 

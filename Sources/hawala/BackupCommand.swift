@@ -21,38 +21,28 @@ enum BackupPasswords {
     static func new(file: String?) throws -> SecretBytes {
         if let file {
             let password = try Input.readSecretFile(file, what: "backup password")
-            if let refusal = refusal(password) { throw CLIError(refusal) }
-            report(password)
+            report(try PasswordStrength.check(password))
             return password
         }
         let terminal = try Terminal.required("pass --backup-password-file")
         terminal.line("Choose a password for this backup file: four or more random words, or a long passphrase (at least \(PasswordStrength.minimumBits) bits by the estimate).")
         while true {
             let first = try terminal.askSecret("Backup password: ")
-            if let refusal = refusal(first) {
-                terminal.line("Refused: \(refusal).")
+            let strength: PasswordStrength
+            do { strength = try PasswordStrength.check(first) } catch {
+                terminal.line("Refused: \(error).")
                 continue
             }
-            let second = try terminal.askSecret("Repeat it: ")
-            guard first == second else {
+            guard try terminal.askSecret("Repeat it: ") == first else {
                 terminal.line("The two entries differ; choose the password again.")
                 continue
             }
-            report(first)
+            report(strength)
             return first
         }
     }
 
-    private static func refusal(_ password: SecretBytes) -> String? {
-        guard let text = password.withUnsafeBytes({ String(validating: $0, as: UTF8.self) }) else {
-            return "the backup password is not valid UTF-8 text"
-        }
-        return PasswordStrength.refusal(text)
-    }
-
-    private static func report(_ password: SecretBytes) {
-        let text = password.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-        let strength = PasswordStrength(text)
+    private static func report(_ strength: PasswordStrength) {
         Output.error("backup password strength: \(strength.rating) (about \(strength.bits) bits)")
     }
 

@@ -89,7 +89,7 @@ struct LightningInvoice: AsyncParsableCommand {
 
     func run(_ session: LightningSession) async throws {
         if method != .bolt11 {
-            let address = ReceivingAddress(method: method, address: try await session.backend.receiveAddress(method), backend: session.backend.name)
+            let address = try await session.receivingAddress(method)
             if json {
                 print(address.json.compact)
             } else {

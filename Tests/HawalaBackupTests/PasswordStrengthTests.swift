@@ -1,4 +1,5 @@
 import Foundation
+import HawalaCrypto
 import Testing
 @testable import HawalaBackup
 
@@ -20,7 +21,7 @@ struct PasswordStrengthTests {
         #expect(PasswordDictionary.shared.entry("password")?.rank == 2)
     }
 
-    @Test func refusesWhatAnAttackerTriesFirst() {
+    @Test func refusesWhatAnAttackerTriesFirst() throws {
         for (password, why) in [("qwertyuiop", PasswordStrength.Weakness.commonPassword), ("password123", .commonPassword),
                                 ("qwertgfdsazxcvb", .keyboardPattern),
                                 ("asdfghjkl;'", .keyboardPattern), ("abcabcabcabcabc", .repeats), ("abcdefghijklmnop", .sequence),
@@ -37,6 +38,9 @@ struct PasswordStrengthTests {
         // zxcvbn's brute-force rate is 10 guesses a character: 60 bits takes 18 random ones.
         #expect(PasswordStrength.refusal("x7#Kq9!mZ2vR") != nil)
         #expect(PasswordStrength.refusal("x7#Kq9!mZ2vR-p4Lw8&T") == nil)
+        #expect(throws: BackupPasswordRefusal.notText) { try PasswordStrength.check(SecretBytes([0xFF, 0xFE, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48])) }
+        #expect(throws: BackupPasswordRefusal.tooShort(minimum: 10)) { try PasswordStrength.check(SecretBytes(utf8: "short")) }
+        #expect(try PasswordStrength.check(SecretBytes(utf8: "correct horse battery staple")).bits >= PasswordStrength.minimumBits)
     }
 
     /// Where zxcvbn is sure (well below or above the 60-bit line), Hawala decides the same; and
