@@ -106,14 +106,10 @@ func withPrivateFolder<T>(_ body: (URL) throws -> T) throws -> T {
 }
 
 extension BackupFile {
-    /// Decrypts the `.hawala` file held in `data` (a download), at most `limit` bytes.
+    /// Decrypts the `.hawala` file held in `data` (a download), at most `limit` bytes; nothing
+    /// touches the disk.
     public static func read(_ data: Data, password: SecretBytes, limit: Int = BackupPayload.maximumBytes) throws -> SecretBytes {
-        try withPrivateFolder { folder in
-            let file = folder.appendingPathComponent("download.hawala")
-            try AtomicFile.write(SecretBytes(data), to: file)
-            _ = try inspect(file)
-            return try read(file, password: password, limit: limit)
-        }
+        try HawalaFileReader(source: MemoryStream(Array(data)), password: password).readAll(limit: limit)
     }
 }
 

@@ -23,10 +23,10 @@ public enum SavedVaultLogin {
     /// wallet password) is asked for only when there is a login to open.
     /// - Throws: `VaultClientError.notLoggedIn`, or what `unlock` throws.
     public static func open(store: WalletStore, unlock: () throws -> Keyring) throws -> (client: VaultClient, keyring: Keyring) {
-        guard try url(in: store) != nil else { throw VaultClientError.notLoggedIn }
+        guard let url = try url(in: store) else { throw VaultClientError.notLoggedIn }
         let keyring = try unlock()
-        guard let client = try client(store: store, keyring: keyring) else { throw VaultClientError.notLoggedIn }
-        return (client, keyring)
+        guard let token = try store.sealedSetting(tokenKey, keyring: keyring) else { throw VaultClientError.notLoggedIn }
+        return (VaultClient(url: url, token: token), keyring)
     }
 
     /// Checks the URL and token against the vault, then saves both; nothing is saved when the

@@ -49,6 +49,11 @@ struct ExportImportTests {
         try store.add(mnemonic: try Mnemonic.generate(wordCount: 24, language: .japanese), passphrase: SecretBytes([]), name: "日本", network: .testnet, keyring: keyring)
         let url = try exportAll(store, keyring)
         let payload = try BackupPayload.decode(try BackupFile.read(url, password: testPassword))
+        // A download is read from memory the same way; damaged or foreign bytes are refused.
+        let bytes = try Data(contentsOf: url)
+        #expect(try BackupFile.read(bytes, password: testPassword) == (try BackupFile.read(url, password: testPassword)))
+        #expect(throws: (any Error).self) { try BackupFile.read(bytes.prefix(bytes.count - 1), password: testPassword) }
+        #expect(throws: HawalaFileError.self) { try BackupFile.read(Data("not a backup at all".utf8), password: testPassword) }
         let (other, otherKeyring) = try newStore()
         for w in payload.wallets { #expect(try other.importWallet(w, policy: .skip, keyring: otherKeyring) == .added(name: w.name)) }
         #expect(try store.wallet(named: "Main").importedAccounts.map(\.address) == ["bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", "1GAehh7TsJAHuUAeKZcXf5CnwuGuGgyX2S"])
@@ -76,6 +81,11 @@ struct ExportImportTests {
         try store.setSetting("ln.backend", to: "devnet:/tmp/x", walletID: main.id)
         let url = try exportAll(store, keyring)
         let payload = try BackupPayload.decode(try BackupFile.read(url, password: testPassword))
+        // A download is read from memory the same way; damaged or foreign bytes are refused.
+        let bytes = try Data(contentsOf: url)
+        #expect(try BackupFile.read(bytes, password: testPassword) == (try BackupFile.read(url, password: testPassword)))
+        #expect(throws: (any Error).self) { try BackupFile.read(bytes.prefix(bytes.count - 1), password: testPassword) }
+        #expect(throws: HawalaFileError.self) { try BackupFile.read(Data("not a backup at all".utf8), password: testPassword) }
         let (other, otherKeyring) = try newStore()
         _ = try other.importWallet(payload.wallets[0], policy: .skip, keyring: otherKeyring)
         #expect(try other.payments(walletID: main.id) == (try store.payments(walletID: main.id)))
