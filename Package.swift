@@ -193,7 +193,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HawalaLightningTests",
-            dependencies: ["HawalaLightning", "HawalaCrypto", "HawalaKeys", "HawalaWallet"],
+            dependencies: ["HawalaLightning", "HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaTestSupport"],
             resources: [.copy("Vectors")],
             swiftSettings: swiftSettings
         ),
@@ -225,6 +225,12 @@ let package = Package(
             dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaLightning", "CMalloc"],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "HawalaTestSupport",
+            dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaWallet"],
+            path: "Tests/HawalaTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "HawalaCryptoTests",
             dependencies: ["HawalaCrypto"],
@@ -233,19 +239,19 @@ let package = Package(
         ),
         .testTarget(
             name: "HawalaKeysTests",
-            dependencies: ["HawalaCrypto", "HawalaKeys"],
+            dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaTestSupport"],
             resources: [.copy("Vectors")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HawalaWalletTests",
-            dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaWallet", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HawalaBackupTests",
-            dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaBackup"],
+            dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaTestSupport"],
             resources: [.copy("Fixtures"), .copy("Vectors")],
             swiftSettings: swiftSettings
         ),
@@ -257,7 +263,7 @@ let package = Package(
         .testTarget(
             name: "HawalaCLITests",
             // Runs the built hawala and hawala-vault binaries.
-            dependencies: ["hawala", "hawala-vault", "HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaBackup"],
+            dependencies: ["hawala", "hawala-vault", "HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]
@@ -299,7 +305,7 @@ if sparkAvailable {
         // parser and its words-based connect.
         .testTarget(
             name: "HawalaSparkTests",
-            dependencies: ["HawalaSpark", "BreezSdkSpark", "HawalaLightning", "HawalaKeys", "HawalaWallet", "HawalaCrypto"],
+            dependencies: ["HawalaSpark", "BreezSdkSpark", "HawalaLightning", "HawalaKeys", "HawalaWallet", "HawalaCrypto", "HawalaTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -4,6 +4,7 @@ import HawalaKeys
 import HawalaWallet
 import Testing
 @testable import HawalaBackup
+import HawalaTestSupport
 
 @Suite("Backup key and the vault agent's outbox")
 struct AgentOutboxTests {

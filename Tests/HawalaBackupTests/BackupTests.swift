@@ -4,14 +4,9 @@ import HawalaKeys
 import HawalaWallet
 import Testing
 @testable import HawalaBackup
+import HawalaTestSupport
 
-let abandonAbout = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
 
-func newStore() throws -> (WalletStore, Keyring) {
-    let home = WalletHome(directory: FileManager.default.temporaryDirectory.appendingPathComponent("hawala-backup-test-\(UUID().uuidString)"))
-    let store = try WalletStore(home: home, create: true)
-    return (store, try store.newKeyring(password: SecretBytes(utf8: "wallet password"), parameters: KDFParameters(passes: 1, memoryKiB: 8192)))
-}
 
 @Suite("Version-1 fixture")
 struct BackupFixtureTests {
@@ -194,7 +189,7 @@ struct BackupImportPlanTests {
     @Test func previewThenApply() throws {
         let (source, sourceKeyring) = try newStore()
         try source.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: sourceKeyring)
-        try source.add(mnemonic: try Mnemonic(text: legalWinnerWords), passphrase: SecretBytes([]), name: "Savings", network: .testnet, keyring: sourceKeyring)
+        try source.add(mnemonic: try Mnemonic(text: legalWinner), passphrase: SecretBytes([]), name: "Savings", network: .testnet, keyring: sourceKeyring)
         try source.add(mnemonic: try Mnemonic.generate(wordCount: 12), passphrase: SecretBytes([]), name: "Spare", network: .mainnet, keyring: sourceKeyring)
         try source.use("Savings")
         let (payload, count) = try BackupExporter.payload(store: source, keyring: sourceKeyring, names: nil, app: "test")
@@ -238,4 +233,3 @@ struct BackupImportPlanTests {
     }
 }
 
-let legalWinnerWords = "legal winner thank year wave sausage worth useful legal winner thank yellow"

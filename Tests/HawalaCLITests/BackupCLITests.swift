@@ -1,6 +1,7 @@
 import Foundation
 import HawalaBackup
 import Testing
+import HawalaTestSupport
 
 @Suite("hawala backup")
 struct BackupCLITests {

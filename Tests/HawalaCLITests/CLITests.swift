@@ -2,8 +2,8 @@ import Foundation
 import HawalaKeys
 import HawalaCrypto
 import Testing
+import HawalaTestSupport
 
-let abandonAbout = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
 
 /// A failure must be one clear line on stderr: no crash, no stack trace.
 func expectCleanFailure(_ r: CLIResult, status: Int32 = 1, contains text: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
+import HawalaTestSupport
 
-let legalWinner = "legal winner thank year wave sausage worth useful legal winner thank yellow"
 
 /// A `hawala` process left running (ln watch, ln invoice --wait), read line by line.
 final class RunningCLI: @unchecked Sendable {

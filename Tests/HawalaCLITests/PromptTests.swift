@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HawalaTestSupport
 
 /// Issue 17: a slip at a prompt is asked again, never an internal message or lost work.
 @Suite("Prompts forgive")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HawalaTestSupport
 
 /// `hawala ln` on the Spark backend, on this offline machine: every command that needs Spark's
 /// network ends on time with one line and exit 1; reads of the history work; nothing is marked

@@ -1,6 +1,7 @@
 import Foundation
 import HawalaKeys
 import Testing
+import HawalaTestSupport
 
 @Suite("At a terminal")
 struct TerminalTests {

@@ -3,6 +3,7 @@ import HawalaCrypto
 import HawalaBackup
 import HawalaKeys
 import Testing
+import HawalaTestSupport
 
 @Suite("hawala vault, two devices")
 struct VaultCLITests {

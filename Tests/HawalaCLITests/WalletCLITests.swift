@@ -3,6 +3,7 @@ import HawalaCrypto
 import HawalaKeys
 import HawalaWallet
 import Testing
+import HawalaTestSupport
 
 /// A private wallet home and secret files for one test.
 struct WalletFixture {

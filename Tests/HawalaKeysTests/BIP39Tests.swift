@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import HawalaCrypto
 @testable import HawalaKeys
+import HawalaTestSupport
 
 @Suite("BIP39")
 struct BIP39Tests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import HawalaCrypto
 @testable import HawalaKeys
+import HawalaTestSupport
 
 struct BIPExamples: Decodable {
     struct B84: Decodable { let zpub: String; let addresses: [[String]] }

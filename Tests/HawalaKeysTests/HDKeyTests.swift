@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import HawalaCrypto
 @testable import HawalaKeys
+import HawalaTestSupport
 
 struct BIP32Vectors: Decodable {
     struct Valid: Decodable { let seed: String; let chain: [[String]] }

@@ -11,4 +11,3 @@ func loadVectors<T: Decodable>(_ name: String, as type: T.Type) throws -> T {
 func hex(_ bytes: [UInt8]) -> String { hexString(bytes) }
 func unhex(_ s: String) -> [UInt8] { bytes(fromHex: s)! }
 
-let abandonAbout = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"

@@ -4,9 +4,8 @@ import HawalaKeys
 import HawalaWallet
 import Testing
 @testable import HawalaLightning
+import HawalaTestSupport
 
-let abandonAbout = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
-let legalWinner = "legal winner thank year wave sausage worth useful legal winner thank yellow"
 
 func keys(_ words: String) throws -> HDWallet { HDWallet(mnemonic: try Mnemonic(text: words)) }
 

@@ -4,6 +4,7 @@ import HawalaKeys
 import HawalaLightning
 import HawalaWallet
 import Testing
+import HawalaTestSupport
 
 /// Counts how often a session asked for the wallet password.
 final class UnlockCounter: @unchecked Sendable {

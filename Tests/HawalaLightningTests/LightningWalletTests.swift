@@ -4,6 +4,7 @@ import HawalaKeys
 import HawalaWallet
 import Testing
 @testable import HawalaLightning
+import HawalaTestSupport
 
 /// A devnet backend whose connection "drops" after the ledger settled a send (the answer is
 /// lost), and which counts sends; with `forgetKeys` it reports payments without their
@@ -45,13 +46,6 @@ final class FlakyBackend: PaymentBackend, @unchecked Sendable {
 }
 
 /// A wallet store with one wallet (cheap KDF) for history tests.
-func storeWithWallet() throws -> (WalletStore, WalletSummary) {
-    let home = WalletHome(directory: FileManager.default.temporaryDirectory.appendingPathComponent("hawala-ln-\(UUID().uuidString)"))
-    let store = try WalletStore(home: home, create: true)
-    let keyring = try store.newKeyring(password: SecretBytes(utf8: "correct horse"), parameters: KDFParameters(passes: 1, memoryKiB: 8192))
-    let wallet = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
-    return (store, wallet)
-}
 
 func samplePayment(_ n: Int, type: Payment.Kind = .send, status: Payment.Status = .completed, at seconds: TimeInterval? = nil) -> Payment {
     Payment(id: String(format: "p%05d", n), type: type, status: status, amountMsat: UInt64(1_000 * n), feeMsat: type == .send ? 1_000 : 0,

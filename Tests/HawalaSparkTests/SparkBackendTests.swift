@@ -6,12 +6,11 @@ import HawalaLightning
 import HawalaWallet
 import Testing
 @testable import HawalaSpark
+import HawalaTestSupport
 
 // Offline: Spark's regtest network is not reachable from this machine, and nothing here needs
 // it. One suite, serialized: the SDK allows one connection per process (SparkBackend enforces it).
 
-let abandonAbout = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
-let legalWinner = "legal winner thank year wave sausage worth useful legal winner thank yellow"
 
 func temporaryDirectory() -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("hawala-spark-\(UUID().uuidString)")

@@ -3,6 +3,7 @@ import HawalaCrypto
 import HawalaKeys
 import Testing
 @testable import HawalaWallet
+import HawalaTestSupport
 
 @Suite("Backup reminder")
 struct BackupReminderTests {

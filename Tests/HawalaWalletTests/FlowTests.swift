@@ -2,6 +2,7 @@ import HawalaCrypto
 import HawalaKeys
 import Testing
 @testable import HawalaWallet
+import HawalaTestSupport
 
 /// A deterministic stand-in for the CSPRNG: always the first choice.
 let firstChoice: @Sendable (Int) -> Int = { _ in 0 }

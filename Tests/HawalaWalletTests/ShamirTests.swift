@@ -3,6 +3,7 @@ import HawalaCrypto
 import HawalaKeys
 @testable import HawalaWallet
 import Testing
+import HawalaTestSupport
 
 @Suite("SLIP-39 split, entry and recovery")
 struct ShamirTests {

@@ -4,17 +4,7 @@ import HawalaCrypto
 import HawalaKeys
 import Testing
 @testable import HawalaWallet
-
-let abandonAbout = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
-/// Cheap parameters for tests only (the store's default is 64 MiB, 3 passes).
-func fastKDF() -> KDFParameters { KDFParameters(passes: 1, memoryKiB: 8192) }
-
-func temporaryHome() -> WalletHome {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hawala-test-\(UUID().uuidString)")
-    return WalletHome(directory: dir)
-}
-
-func password(_ text: String) -> SecretBytes { SecretBytes(utf8: text) }
+import HawalaTestSupport
 
 @Suite("Wallet store")
 struct WalletStoreTests {

@@ -3,6 +3,7 @@ import HawalaCrypto
 import HawalaKeys
 import HawalaWallet
 import Testing
+import HawalaTestSupport
 
 @Suite("Wallet use cases")
 struct WalletUseCaseTests {
