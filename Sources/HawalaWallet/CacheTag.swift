@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import GRDB
 import HawalaCrypto
@@ -19,11 +18,11 @@ enum CacheTag {
 
         /// SHA-256 over every field, each length-prefixed, accounts and addresses sorted.
         var digest: [UInt8] {
-            var hasher = SHA256()
+            var input: [UInt8] = []
             func add(_ text: String) {
                 let bytes = Array(text.utf8)
-                hasher.update(data: withUnsafeBytes(of: UInt32(bytes.count).bigEndian) { Array($0) })
-                hasher.update(data: bytes)
+                input += withUnsafeBytes(of: UInt32(bytes.count).bigEndian) { Array($0) }
+                input += bytes
             }
             add("hawala-cache-v1")
             add(fingerprint)
@@ -31,7 +30,7 @@ enum CacheTag {
             for a in addresses.sorted(by: { ($0.chain, $0.index) < ($1.chain, $1.index) }) {
                 add(a.chain); add(String(a.index)); add(a.path); add(a.address); add(a.publicKey)
             }
-            return Array(hasher.finalize())
+            return Hash.sha256(input)
         }
     }
 

@@ -1,4 +1,3 @@
-import Crypto
 import HawalaCrypto
 
 /// SLIP-39 Shamir backups: a master secret split into groups of word shares, so that a chosen
@@ -159,7 +158,7 @@ public enum SLIP39 {
     }
 
     static func digest(_ randomPart: [UInt8], _ secret: [UInt8]) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: secret, using: SymmetricKey(data: randomPart)).prefix(digestLength))
+        Array(Hash.hmacSHA256(key: SecretBytes(randomPart), secret).prefix(digestLength))
     }
 
     static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
