@@ -59,7 +59,7 @@ struct BackupUpload {
         let digest = VaultStorageSupport.hex(Data(hasher.finalize()))
         if let declared, declared.lowercased() != digest { throw .hashMismatch }
         // size > 0, so at least one chunk was stored and the upload started.
-        guard let id else { throw .storage("an upload finished without being started") }
+        guard let id else { throw .database(reason: "an upload finished without being started") }
         return try await storage.completeUpload(id, sizeBytes: size, sha256: digest, user: user, quota: quota, now: now)
     }
 

@@ -23,7 +23,7 @@ public final class SQLiteVaultStorage: VaultStorage {
             // pool's one writer connection is the only one that commits.
             try db.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
         } catch {
-            throw .storage("cannot open the vault database \(path): \(error)")
+            throw .databaseUnavailable(target: path, reason: "\(error)")
         }
         reserve = DiskReserve(path: path + "-reserve", bytes: reserveBytes)
         reserve.make()
@@ -339,7 +339,7 @@ public final class SQLiteVaultStorage: VaultStorage {
 
     static func backup(_ row: Row) throws(VaultError) -> Backup {
         guard let type = Backup.Kind(rawValue: row["type"]), let status = Backup.Status(rawValue: row["status"]) else {
-            throw .storage("the vault database holds a backup of unknown type or status")
+            throw .unreadableRecord(.backup)
         }
         return Backup(id: row["id"], createdAt: Date(timeIntervalSince1970: row["createdAt"]), sizeBytes: row["sizeBytes"], type: type,
                       status: status, encryptionMethod: row["encryptionMethod"], sha256: row["sha256"])
@@ -350,13 +350,13 @@ public final class SQLiteVaultStorage: VaultStorage {
     public func settings(user: VaultUser) async throws(VaultError) -> BackupSettings {
         let json = try await read { try String.fetchOne($0.cachedStatement(sql: "SELECT json FROM settings WHERE userId = ?"), arguments: [user.id]) }
         guard let json else { return .defaults }
-        guard let settings = try? JSONDecoder().decode(BackupSettings.self, from: Data(json.utf8)) else { throw .storage("stored settings are unreadable") }
+        guard let settings = try? JSONDecoder().decode(BackupSettings.self, from: Data(json.utf8)) else { throw .unreadableRecord(.settings) }
         return settings
     }
 
     public func setSettings(_ settings: BackupSettings, user: VaultUser) async throws(VaultError) {
         try settings.validate()
-        guard let json = try? JSONEncoder().encode(settings) else { throw .storage("cannot encode settings") }
+        guard let json = try? JSONEncoder().encode(settings) else { throw .database(reason: "cannot encode settings") }
         try await write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO settings (userId, json) VALUES (?, ?)", arguments: [user.id, String(decoding: json, as: UTF8.self)])
         }
@@ -398,7 +398,7 @@ public final class SQLiteVaultStorage: VaultStorage {
     /// Every database call runs on GRDB's own queues and is awaited: a lock held by another
     /// process (busy timeout, 15 s) never blocks the server's event loops.
     private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(VaultError) -> T {
-        do { return try await db.unsafeRead(body) } catch let error as VaultError { throw error } catch { throw .storage("vault database: \(error)") }
+        do { return try await db.unsafeRead(body) } catch let error as VaultError { throw error } catch { throw .database(reason: "\(error)") }
     }
 
     /// One immediate transaction. A `durable` commit syncs the WAL (`synchronous = FULL`); the
@@ -432,7 +432,7 @@ public final class SQLiteVaultStorage: VaultStorage {
         } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
             throw .diskFull
         } catch {
-            throw .storage("vault database: \(error)")
+            throw .database(reason: "\(error)")
         }
     }
 }

@@ -111,7 +111,14 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
     case interrupted
     /// 507: the vault's disk is full (deleting backups still works).
     case diskFull
-    case storage(String)
+    /// The database `target` cannot be opened (the driver's `reason`).
+    case databaseUnavailable(target: String, reason: String)
+    /// No database connection became free within `seconds`.
+    case noConnection(seconds: Int64)
+    /// A database call failed (the driver's `reason`).
+    case database(reason: String)
+    /// A stored record holds a value this version cannot read.
+    case unreadableRecord(VaultRecord)
 
     public var description: String {
         switch self {
@@ -127,7 +134,16 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
         case .corrupted(let id): "backup \(id) no longer matches its recorded SHA-256"
         case .interrupted: "the upload ended before its last byte"
         case .diskFull: "the vault's disk is full"
-        case .storage(let why): why
+        case let .databaseUnavailable(target, reason): "cannot open the vault database \(target): \(reason)"
+        case .noConnection(let seconds): "no connection within \(seconds) s"
+        case .database(let reason): "vault database: \(reason)"
+        case .unreadableRecord(let record): "the vault database holds \(record.rawValue)"
         }
     }
+}
+
+/// A kind of stored record, for `VaultError.unreadableRecord`.
+public enum VaultRecord: String, Sendable, Equatable {
+    case backup = "a backup of unknown type or status"
+    case settings = "settings it cannot read"
 }

@@ -32,14 +32,14 @@ public final class PostgresVaultStorage: VaultStorage {
                 group.addTask { try await storage.migrate() }
                 group.addTask {
                     try await Task.sleep(for: timeout)
-                    throw VaultError.storage("no connection within \(timeout.components.seconds) s")
+                    throw VaultError.noConnection(seconds: timeout.components.seconds)
                 }
                 try await group.next()
                 group.cancelAll()
             }
         } catch {
             await storage.close()
-            throw .storage("cannot open the vault database \(target.redacted): \(PostgresVaultStorage.describe(error))")
+            throw .databaseUnavailable(target: target.redacted, reason: PostgresVaultStorage.describe(error))
         }
         return storage
     }
@@ -400,7 +400,7 @@ public final class PostgresVaultStorage: VaultStorage {
 
     private static func backup(_ row: BackupRow) throws(VaultError) -> Backup {
         guard let type = Backup.Kind(rawValue: row.3), let status = Backup.Status(rawValue: row.4) else {
-            throw .storage("the vault database holds a backup of unknown type or status")
+            throw .unreadableRecord(.backup)
         }
         return Backup(id: row.0, createdAt: Date(timeIntervalSince1970: row.1), sizeBytes: row.2, type: type, status: status,
                       encryptionMethod: row.5, sha256: row.6)
@@ -413,13 +413,13 @@ public final class PostgresVaultStorage: VaultStorage {
             try await db.query("SELECT json FROM vault_settings WHERE user_id = \(user.id)", logger: logger).decode(String.self).collect()
         }
         guard let json = rows.first else { return .defaults }
-        guard let settings = try? JSONDecoder().decode(BackupSettings.self, from: Data(json.utf8)) else { throw .storage("stored settings are unreadable") }
+        guard let settings = try? JSONDecoder().decode(BackupSettings.self, from: Data(json.utf8)) else { throw .unreadableRecord(.settings) }
         return settings
     }
 
     public func setSettings(_ settings: BackupSettings, user: VaultUser) async throws(VaultError) {
         try settings.validate()
-        guard let json = try? String(decoding: JSONEncoder().encode(settings), as: UTF8.self) else { throw .storage("cannot encode settings") }
+        guard let json = try? String(decoding: JSONEncoder().encode(settings), as: UTF8.self) else { throw .database(reason: "cannot encode settings") }
         try await transaction { db in
             try await db.query("""
                 INSERT INTO vault_settings (user_id, json) VALUES (\(user.id), \(json))
@@ -463,7 +463,7 @@ public final class PostgresVaultStorage: VaultStorage {
     private func run<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws(VaultError) -> T {
         do {
             return try await client.withConnection { try await body($0) }
-        } catch let error as VaultError { throw error } catch { throw .storage("vault database: \(PostgresVaultStorage.describe(error))") }
+        } catch let error as VaultError { throw error } catch { throw .database(reason: PostgresVaultStorage.describe(error)) }
     }
 
     /// `body` inside BEGIN … COMMIT on one connection; any error rolls back.

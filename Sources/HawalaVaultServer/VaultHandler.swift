@@ -97,7 +97,6 @@ struct VaultHandler: APIProtocol {
         guard let permit = transfers.acquire(user: user.id) else { return .tooManyRequests(busy) }
         do {
             let (backup, chunks) = try await storage.download(id: input.path.backupId, user: user)
-            let counters = self.counters
             let body = HTTPBody(PermittedChunks(base: chunks, permit: permit) { error in
                 // The 200 is sent: the connection is closed short of Content-Length.
                 VaultMetricsMiddleware.logger.error("download of backup \(backup.id) cut short: \(error)")
