@@ -142,7 +142,7 @@ struct ShamirRecover: ParsableCommand {
         }
         guard readings.count > 1 else { return readings[0] }
         let terminal = try Terminal.required("pass --as bip39 (shares made by Hawala from a BIP39 wallet) or --as seed (shares from a Trezor or another SLIP-39 wallet)")
-        let label: [WalletKind: String] = [.bip39: "BIP39 words (shares made by Hawala):           ", .seed: "SLIP-39 seed (shares made by a Trezor or other):"]
+        let label: [WalletKind: String] = [.bip39: "BIP39 words (shares made by Hawala):            ", .seed: "SLIP-39 seed (shares made by a Trezor or other):"]
         terminal.line("These shares can be read two ways:")
         for (i, reading) in readings.enumerated() {
             terminal.line("  \(i + 1). \(label[reading.kind]!) \(ShamirShares.firstAddress(of: reading, network: network) ?? "?")")
