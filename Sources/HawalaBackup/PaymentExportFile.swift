@@ -9,7 +9,6 @@ extension PaymentExport {
     @discardableResult
     public static func write(_ format: Format, store: WalletStore, walletID: String, to url: URL, replace: Bool = false,
                              progress: (_ bytes: Int) -> Void = { _ in }) throws -> Int {
-        if !replace, FileManager.default.fileExists(atPath: url.path) { throw HawalaFileError.exists(path: url.path) }
         var count = 0
         try AtomicFile.write(to: url, replace: replace, produce: { fd, _ in
             let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)

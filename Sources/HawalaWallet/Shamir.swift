@@ -60,7 +60,7 @@ public enum ShamirShares {
 
     /// The first Bitcoin address of `secret` on `network`: what tells two readings apart.
     public static func firstAddress(of secret: WalletSecret, network: Network) -> String? {
-        try? secret.keys.addresses(chain: network == .testnet ? .bitcoinTestnet : .bitcoin, count: 1).first?.address
+        try? secret.keys.addresses(chain: network.confirmationChains[0], count: 1).first?.address
     }
 }
 
@@ -95,8 +95,9 @@ extension WalletStore {
         if let existing = try existingWallet(secret: secret, network: network) { throw WalletError.alreadyExists(name: existing) }
     }
 
-    /// Saves a wallet recovered from SLIP-39 shares (the guard again: another process may have
-    /// saved it meanwhile). It counts as backed up: the person holds the shares they entered.
+    /// Saves a recovered wallet — from SLIP-39 shares, or typed words (`restore`) — with the
+    /// guard again (another process may have saved it meanwhile). It counts as backed up: the
+    /// person holds the shares or words they entered. `keyring` is asked for last.
     public func recover(_ secret: WalletSecret, name: String?, network: Network, keyring: () throws -> Keyring) throws -> WalletSummary {
         try refuseExisting(secret, network: network)
         let wallet = try add(secret: secret, name: name, network: network, keyring: try keyring())

@@ -34,14 +34,15 @@ extension WalletStore {
     /// - Throws: `WalletError.wrongPassword` after the last try, or what `password` throws.
     public func unlock(attempts: Int = 1, password: () throws -> SecretBytes, wrong: (_ triesLeft: Int) -> Void = { _ in }) throws -> Keyring {
         if let keyring = unlocked?.keyring(for: home) { return keyring }
-        for attempt in 1... {
+        var attempt = 1
+        while true {
             do {
                 return try unlock(password: try password())
             } catch WalletError.wrongPassword where attempt < attempts {
                 wrong(attempts - attempt)
+                attempt += 1
             }
         }
-        fatalError("unreachable: the loop returns or throws")
     }
 
     /// The keyring for a change: `unlock` when a wallet password exists, otherwise — the first

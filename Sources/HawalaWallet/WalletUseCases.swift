@@ -37,9 +37,7 @@ extension WalletStore {
     /// - Throws: `WalletError.alreadyExists`.
     public func refuseExisting(_ flow: RecoveryFlow) throws {
         guard let mnemonic = flow.mnemonic else { return }
-        if let existing = try existingWallet(mnemonic: mnemonic, passphrase: flow.passphrase, network: flow.network) {
-            throw WalletError.alreadyExists(name: existing)
-        }
+        try refuseExisting(.mnemonic(mnemonic, passphrase: flow.passphrase), network: flow.network)
     }
 
     /// `refuseExisting` against the wallets of `home`, without creating it when it has none.
@@ -53,10 +51,7 @@ extension WalletStore {
     /// `keyring` is asked for only once everything else is known to be fine.
     public func restore(_ flow: RecoveryFlow, name: String?, keyring: () throws -> Keyring) throws -> WalletSummary {
         guard flow.state == .done, let mnemonic = flow.mnemonic else { throw RestoreError.notConfirmed }
-        try refuseExisting(flow)
-        let wallet = try add(mnemonic: mnemonic, passphrase: flow.passphrase, name: name, network: flow.network, keyring: try keyring())
-        try recordBackup(of: wallet)
-        return try self.wallet(named: wallet.name)
+        return try recover(.mnemonic(mnemonic, passphrase: flow.passphrase), name: name, network: flow.network, keyring: keyring)
     }
 
     /// The first `count` receiving addresses of `wallet` on `chains` (nil: every chain of the
