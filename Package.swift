@@ -180,6 +180,7 @@ let package = Package(
             name: "HawalaVaultTests",
             dependencies: [
                 "HawalaVault", "HawalaVaultClient", "HawalaCrypto", "HawalaVaultServer", "HawalaVaultAPI", "HawalaVaultPostgres",
+                "HawalaWallet", "HawalaBackup", "HawalaKeys", "HawalaTestSupport",
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

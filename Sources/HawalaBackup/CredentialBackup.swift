@@ -35,6 +35,10 @@ public enum CredentialEnvelope {
         case invalidParameters(String)
         case wrongPhraseOrDamaged
         case tooLarge
+        /// Nothing to keep: the credential has no bytes.
+        case empty
+        /// The file could not be read (`path`, the system's reason).
+        case unreadable(path: String, reason: String)
         /// A phrase of another length than `phraseWordCount`.
         case phraseLength(Int)
 
@@ -45,14 +49,31 @@ public enum CredentialEnvelope {
             case .invalidParameters(let why): "refused: \(why)"
             case .wrongPhraseOrDamaged: "wrong recovery phrase or damaged file"
             case .tooLarge: "the credential is larger than \(maximumBlobBytes / (1024 * 1024)) MiB"
+            case .empty: "the credential is empty"
+            case let .unreadable(path, reason): "cannot read \(path): \(reason)"
             case .phraseLength(let n): "a recovery phrase has \(phraseWordCount) words, not \(n)"
             }
         }
     }
 
+    /// Reads a credential or an envelope from `path`, refusing one larger than an envelope of
+    /// the largest credential before reading it all.
+    public static func readFile(_ path: String) throws(Error) -> SecretBytes {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        let limit = maximumBlobBytes + 1024
+        var bytes: [UInt8]
+        do { bytes = try FileDescriptorStream(fd: fd).read(limit + 1) } catch { throw .unreadable(path: path, reason: "\(error)") }
+        defer { SecretBytes.wipe(&bytes) }
+        guard bytes.count <= limit else { throw .tooLarge }
+        return SecretBytes(bytes)
+    }
+
     /// Encrypts `blob` under `phrase` (a 24-word mnemonic).
     public static func seal(_ blob: SecretBytes, phrase: Mnemonic, cost: HawalaKDFCost = defaultCost) throws -> [UInt8] {
         guard blob.count <= maximumBlobBytes else { throw Error.tooLarge }
+        guard blob.count > 0 else { throw Error.empty }
         guard phrase.wordCount == phraseWordCount else { throw Error.phraseLength(phrase.wordCount) }
         guard HawalaFileHeader.passBounds.contains(cost.passes), HawalaFileHeader.memoryBoundsKiB.contains(cost.memoryKiB) else {
             throw Error.invalidParameters("key-derivation parameters out of bounds")

@@ -38,6 +38,18 @@ public enum LightningSessionError: Error, Equatable, Sendable, CustomStringConve
     }
 }
 
+/// How a session reaches LNURL-pay services (Lightning addresses, LNURLs).
+public enum LNURLAccess: Sendable {
+    /// Not at all: the session pays invoices only.
+    case none
+    /// Over the internet, through an HTTP client the session owns.
+    case internet
+    /// Through this flow (tests: a fetcher that answers locally).
+    case through(LNURLPayFlow)
+
+    var flow: LNURLPayFlow? { if case .through(let flow) = self { flow } else { nil } }
+}
+
 /// A wallet, its payment backend and its history, opened for one task: what every Lightning
 /// screen or command starts from.
 public struct LightningSession: Sendable {
@@ -46,6 +58,10 @@ public struct LightningSession: Sendable {
     public let spec: BackendSpec
     public let backend: any PaymentBackend
     public let lightning: LightningWallet
+    /// How the session reaches LNURL-pay services; nil when it was not opened to pay one.
+    public let lnurl: LNURLPayFlow?
+    /// The HTTP client the session made for `lnurl`, ended by `close`.
+    let fetcher: HTTPFetcher?
 
     /// How the backend is named to a person (devnet always says it is not the Lightning network).
     public var backendLabel: String { spec.label }
@@ -54,9 +70,26 @@ public struct LightningSession: Sendable {
     /// `signing`, the wallet is unlocked (`unlock`) to derive the node key; otherwise, on devnet,
     /// the node id saved by an earlier session is enough and `unlock` is called only the first
     /// time. Spark always needs the password: the SDK connects with the wallet's seed.
+    /// `lnurl` is how LNURL-pay services are reached: `.internet` makes an HTTP client that
+    /// `close` ends.
     public static func open(store: WalletStore, wallet: WalletSummary, backend: String? = nil, signing: Bool,
-                            spark: SparkOpener?, networkTimeout: Duration = .seconds(30), lnurl: LNURLPayFlow? = nil,
+                            spark: SparkOpener?, networkTimeout: Duration = .seconds(30), lnurl: LNURLAccess = .none,
                             unlock: () throws -> Keyring) async throws -> LightningSession {
+        var fetcher: HTTPFetcher?
+        if case .internet = lnurl { fetcher = HTTPFetcher() }
+        let flow = fetcher.map { LNURLPayFlow(fetcher: $0) } ?? lnurl.flow
+        do {
+            return try await open(store: store, wallet: wallet, backend: backend, signing: signing, spark: spark,
+                                  networkTimeout: networkTimeout, lnurl: flow, fetcher: fetcher, unlock: unlock)
+        } catch {
+            await fetcher?.shutdown()
+            throw error
+        }
+    }
+
+    private static func open(store: WalletStore, wallet: WalletSummary, backend: String?, signing: Bool, spark: SparkOpener?,
+                             networkTimeout: Duration, lnurl: LNURLPayFlow?, fetcher: HTTPFetcher?,
+                             unlock: () throws -> Keyring) async throws -> LightningSession {
         guard let specText = try backend ?? store.setting(LightningWallet.SettingKey.backend, walletID: wallet.id) else {
             throw LightningSessionError.noBackend(wallet: wallet.name)
         }
@@ -72,7 +105,8 @@ public struct LightningSession: Sendable {
             if !signing, let savedNode {
                 devnet.attach(nodeID: savedNode)
                 return LightningSession(store: store, wallet: wallet, spec: spec, backend: devnet,
-                                        lightning: LightningWallet(store: store, wallet: wallet, backend: devnet, fiat: fiat))
+                                        lightning: LightningWallet(store: store, wallet: wallet, backend: devnet, fiat: fiat),
+                                        lnurl: lnurl, fetcher: fetcher)
             }
             opened = devnet
         case .spark(let network):
@@ -89,7 +123,8 @@ public struct LightningSession: Sendable {
         let info = try await opened.getInfo()
         if info.nodeID != savedNode { try store.setSetting(LightningWallet.SettingKey.nodeID, to: info.nodeID, walletID: wallet.id) }
         return LightningSession(store: store, wallet: wallet, spec: spec, backend: opened,
-                                lightning: LightningWallet(store: store, wallet: wallet, backend: opened, fiat: fiat))
+                                lightning: LightningWallet(store: store, wallet: wallet, backend: opened, fiat: fiat),
+                                lnurl: lnurl, fetcher: fetcher)
     }
 
     /// The wallet's address for `method` (the Spark address, or an on-chain deposit address).
@@ -97,8 +132,17 @@ public struct LightningSession: Sendable {
         ReceivingAddress(method: method, address: try await backend.receiveAddress(method), backend: backend.name)
     }
 
-    /// Disconnects (Spark stops its background work and closes its storage).
-    public func close() async { await backend.disconnect() }
+    /// Disconnects (Spark stops its background work and closes its storage) and ends the
+    /// session's HTTP client.
+    public func close() async {
+        await backend.disconnect()
+        await fetcher?.shutdown()
+    }
+
+    /// Prepares paying `input` (see `LightningWallet.prepare`), through the session's LNURL access.
+    public func prepare(_ input: PaymentInput, text: String, amountSats: UInt64?, comment: String?, maxFeeSats: UInt64?) async throws -> PreparedPayment {
+        try await lightning.prepare(input, text: text, amountSats: amountSats, comment: comment, maxFeeSats: maxFeeSats, lnurl: lnurl)
+    }
 
     /// Runs `body`, then closes the session, whether `body` succeeded or not.
     public func closing<T>(_ body: (LightningSession) async throws -> T) async throws -> T {

@@ -73,3 +73,45 @@ public func alignedRows(_ rows: [(label: String, value: String)], indent: String
         return indent + key.padding(toLength: width, withPad: " ", startingAt: 0) + row.value
     }
 }
+
+extension PaymentInput {
+    /// What the input says, a line per field (`ln decode`): for an invoice every field and the
+    /// checked signature; for an LNURL or a Lightning address the URL a payment would query.
+    public var summaryLines: [String] {
+        switch self {
+        case .bolt11(let i):
+            var out = ["Lightning invoice (\(i.network))"]
+            out.append("  amount:          " + (i.amountMsat.map(exactSatsText) ?? "any amount (the payer chooses)"))
+            if let d = i.description { out.append("  description:     \(DisplayText.safe(d))") }
+            if let h = i.descriptionHash { out.append("  description hash: \(hexString(h))") }
+            out.append("  payee:           \(hexString(i.payee))")
+            out.append("  payment hash:    \(hexString(i.paymentHash))")
+            let created = Date(timeIntervalSince1970: Double(i.timestamp))
+            out.append("  created:         \(created.iso8601)")
+            out.append("  expires:         \(i.expiresAt.iso8601)\(i.isExpired() ? " (expired)" : "")")
+            out.append("  min final CLTV:  \(i.minFinalCltvExpiry) blocks")
+            for f in i.fallbacks { out.append("  fallback:        \(f.address)") }
+            for (n, route) in i.routeHints.enumerated() {
+                out.append("  route hint \(n + 1):    " + route.map { "\(hexString($0.nodeID).prefix(16))… via \($0.shortChannelIDText)" }.joined(separator: " → "))
+            }
+            if !i.features.isEmpty { out.append("  features:        \(i.features.map(String.init).joined(separator: ", "))") }
+            out.append("  signature:       valid")
+            return out
+        case .lnurl(let url): return ["LNURL: \(url.absoluteString)"]
+        case let .lightningAddress(user, domain, url): return ["Lightning address \(user)@\(domain): \(url.absoluteString)"]
+        case .bitcoinURI(let uri):
+            var out = ["bitcoin: URI"]
+            if !uri.address.isEmpty { out.append("  address:   \(uri.address) (\(uri.network?.rawValue ?? "?"))") }
+            if let a = uri.amountSats { out.append("  amount:    \(a) sat") }
+            if let l = uri.label { out.append("  label:     \(DisplayText.safe(l))") }
+            if let m = uri.message { out.append("  message:   \(DisplayText.safe(m))") }
+            if let i = uri.lightning { out.append("  lightning: invoice for \(i.amountMsat.map(exactSatsText) ?? "any amount") (preferred)") }
+            return out
+        case let .bitcoinAddress(address, network): return ["Bitcoin address \(address) (\(network.rawValue))"]
+        }
+    }
+
+}
+
+/// An amount in sat, with the millisatoshis when they are not whole satoshis.
+public func exactSatsText(_ msat: UInt64) -> String { satsText(msat) + (msat % 1000 == 0 ? "" : " (\(msat) msat)") }

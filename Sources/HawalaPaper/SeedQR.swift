@@ -38,6 +38,11 @@ public enum SeedQR {
         public func isDark(_ x: Int, _ y: Int) -> Bool { modules[y * size + x] }
     }
 
+    /// Whether SeedQR is defined for `mnemonic`: 12 or 24 English words.
+    public static func supports(_ mnemonic: Mnemonic) -> Bool {
+        mnemonic.language == .english && (mnemonic.wordCount == 12 || mnemonic.wordCount == 24)
+    }
+
     public static func encode(_ mnemonic: Mnemonic, format: Format) throws -> Symbol {
         guard mnemonic.language == .english else { throw Error.notEnglish }
         guard mnemonic.wordCount == 12 || mnemonic.wordCount == 24 else { throw Error.unsupportedLength(mnemonic.wordCount) }

@@ -1,3 +1,4 @@
+import Foundation
 import HawalaFormat
 import HawalaVault
 
@@ -22,4 +23,12 @@ extension BackupSettings: JSONRepresentable {
 
     /// `{autoBackupEnabled, backupFrequency, backupTimeUtc, retentionDays, includeMessages, wifiOnly}`.
     public var json: JSONValue { .object(fields) }
+}
+
+extension CredentialBackupStatus: JSONRepresentable {
+    /// `{exists, createdAt, lastVerifiedAt}`, the dates null when unknown (`vault credentials status`).
+    public var json: JSONValue {
+        let date: (Date?) -> JSONValue = { $0.map { .string($0.iso8601) } ?? .null }
+        return .object([("exists", .bool(exists)), ("createdAt", date(createdAt)), ("lastVerifiedAt", date(lastVerifiedAt))])
+    }
 }

@@ -63,6 +63,15 @@ public struct VaultClient: Sendable {
         return first.id
     }
 
+    /// The backup a typed id names (as `backupID` reads it), and whether it is the only backup
+    /// the vault holds: what a person sees before deleting it.
+    public func deletionPreview(_ typed: String) async throws(VaultClientError) -> (backup: Backup, isLast: Bool) {
+        let id = try await backupID(typed)
+        let all = try await backups()
+        guard let backup = all.first(where: { $0.id == id }) else { throw .noSuchBackup(id: id) }
+        return (backup, all.count == 1)
+    }
+
     /// Uploads a `.hawala` file with its SHA-256 (the vault refuses it if it arrives otherwise);
     /// `progress` sees (bytes handed to the network, total).
     public func upload(_ data: Data, kind: Backup.Kind, progress: (@Sendable (Int, Int) -> Void)? = nil) async throws(VaultClientError) -> Backup {

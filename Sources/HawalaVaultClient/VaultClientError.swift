@@ -14,6 +14,8 @@ public enum VaultClientError: Error, Equatable, Sendable, CustomStringConvertibl
     case emptyToken
     /// No vault login is saved in the wallet store.
     case notLoggedIn
+    /// The vault agent has no backup key: it was never enabled, or was disabled.
+    case agentNotEnabled
     /// No backup with this id (or id prefix) for this token.
     case noSuchBackup(id: String)
     /// Fewer than `VaultClient.minimumIDPrefix` characters of a backup id.
@@ -39,6 +41,7 @@ public enum VaultClientError: Error, Equatable, Sendable, CustomStringConvertibl
         case .invalidURL(let url): "\(url) is not an http(s) URL"
         case .emptyToken: "the token is empty"
         case .notLoggedIn: "not logged in to a vault"
+        case .agentNotEnabled: "the vault agent is not enabled"
         case .noSuchBackup(let id): "no backup \(id) in the vault"
         case .backupIDTooShort: "give at least \(VaultClient.minimumIDPrefix) characters of the backup id"
         case let .ambiguousBackupID(prefix, matches): "\(prefix) is the start of \(matches) backup ids; give more of it"

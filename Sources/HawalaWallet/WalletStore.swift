@@ -278,6 +278,13 @@ public final class WalletStore: Sendable {
         return try AccountExport(chain: chain, path: try DerivationPath(row["path"]), accountKey: accountKey, fingerprint: wallet.fingerprint)
     }
 
+    /// What a watch-only wallet elsewhere needs: the account export of `chain`, or of every
+    /// Bitcoin-family chain of `wallet` (the chains with an extended public key).
+    public func watchOnlyExports(wallet: WalletSummary, chain: Chain? = nil) throws -> [AccountExport] {
+        let chains = chain.map { [$0] } ?? wallet.accounts.compactMap { Chain.named($0.chain) }.filter(\.isBitcoinFamily)
+        return try chains.map { try accountExport(wallet: wallet, chain: $0) }
+    }
+
     /// Addresses of `wallet` on `chain` derived from its secret: past the cache for chains
     /// without an extended public key (Solana, Cardano).
     public func addresses(wallet: WalletSummary, chain: Chain, count: Int, keyring: Keyring) throws -> [DerivedAddress] {
@@ -516,6 +523,14 @@ public final class WalletStore: Sendable {
         }
         unlocked?.record(newKeyring, home: home)
         return newKeyring
+    }
+
+    /// The wallet named `name` (nil: the current one), refused at once when it has no BIP39
+    /// words to show, check or print (a wallet recovered from a seed): before any password.
+    public func walletWithWords(named name: String?) throws -> WalletSummary {
+        let wallet = try wallet(named: name)
+        guard wallet.kind == .bip39 else { throw WalletError.noWords(wallet.name) }
+        return wallet
     }
 
     /// The words and BIP39 passphrase of `wallet`.

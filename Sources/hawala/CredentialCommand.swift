@@ -15,18 +15,6 @@ struct CredentialCommand: ParsableCommand {
         subcommands: [CredentialCreate.self, CredentialRecover.self])
 }
 
-enum BlobFile {
-    static func read(_ path: String) throws -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw CLIError("cannot open \(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        let limit = CredentialEnvelope.maximumBlobBytes + 1024
-        let bytes = try FileDescriptorStream(fd: fd).read(limit + 1)
-        guard bytes.count <= limit else { throw CLIError("\(path) is larger than \(CredentialEnvelope.maximumBlobBytes / (1024 * 1024)) MiB") }
-        return bytes
-    }
-}
-
 struct CredentialCreate: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "create",
@@ -38,11 +26,11 @@ struct CredentialCreate: ParsableCommand {
     func run() throws {
         let url = URL(fileURLWithPath: out)
         guard !FileManager.default.fileExists(atPath: url.path) else { throw CLIError("\(out) already exists; choose another name") }
-        var blob = try BlobFile.read(input)
-        defer { SecretBytes.wipe(&blob) }
+        let blob = try CredentialEnvelope.readFile(input)
+        guard !blob.isEmpty else { throw CredentialEnvelope.Error.empty }
         let phrase = try RecoveryPhrase.newShownAndChecked(nothingDone: "nothing was written")
         BackupPasswords.progress("encrypting (Argon2id, 64 MiB)…")
-        let envelope = try CredentialEnvelope.seal(SecretBytes(blob), phrase: phrase)
+        let envelope = try CredentialEnvelope.seal(blob, phrase: phrase)
         try AtomicFile.write(SecretBytes(envelope), to: url)
         print("wrote \(out): keep the 24 words, they are the only way to open it")
     }
@@ -60,12 +48,10 @@ struct CredentialRecover: ParsableCommand {
     func run() throws {
         let url = URL(fileURLWithPath: out)
         guard !FileManager.default.fileExists(atPath: url.path) else { throw CLIError("\(out) already exists; choose another name") }
-        let envelope = try BlobFile.read(input)
+        let envelope = try CredentialEnvelope.readFile(input).unsafeCopy()
         let phrase = try RecoveryPhrase.read(phraseFile: phraseFile)
         BackupPasswords.progress("decrypting (Argon2id)…")
-        let blob: SecretBytes
-        do { blob = try CredentialEnvelope.open(envelope, phrase: phrase) } catch let e as CredentialEnvelope.Error { throw CLIError(e.description) }
-        try AtomicFile.write(blob, to: url)
+        try AtomicFile.write(try CredentialEnvelope.open(envelope, phrase: phrase), to: url)
         print("recovered the credential into \(out)")
     }
 }
@@ -92,21 +78,9 @@ enum RecoveryPhrase {
         if let phraseFile { return try WalletSession.mnemonicFromFile(phraseFile) }
         let terminal = try Terminal.required("pass the words with --phrase-file")
         var flow = RecoveryFlow(purpose: CredentialEnvelope.phraseEntry)
-        while true {
-            if let problem = flow.problem { terminal.line("  \(problem)") }
-            switch flow.state {
-            case .enteringWord(let position):
-                let answer = try terminal.ask("Word \(position) of \(flow.wordCount): ")
-                flow.send(answer.trimmingCharacters(in: .whitespaces) == "<" ? .back : .word(answer))
-            case .checksumFailed:
-                terminal.line("These words do not form a valid phrase (checksum mismatch): at least one is wrong.")
-                flow.send(.edit(position: Int(try terminal.ask("Number of the word to correct: ").trimmingCharacters(in: .whitespaces)) ?? 0))
-            case .done:
-                if let phrase = flow.mnemonic { return phrase }
-                throw CLIError("no phrase entered")
-            default:
-                throw CLIError("cancelled")
-            }
+        guard let phrase = try RecoveryRenderer.run(&flow, on: terminal, network: nil, passphraseFile: nil, refuse: { _ in })?.mnemonic else {
+            throw CLIError("cancelled")
         }
+        return phrase
     }
 }

@@ -32,7 +32,7 @@ struct LightningOptions: ParsableArguments {
 extension LightningOptions {
     /// Opens the wallet's backend for one command (see `LightningSession.open`): the password
     /// comes from the prompt or --password-file, only when needed.
-    func open(signing: Bool, lnurl: LNURLPayFlow? = nil) async throws -> LightningSession {
+    func open(signing: Bool, lnurl: LNURLAccess = .none) async throws -> LightningSession {
         let store = try WalletSession.store(create: false)
         let wallet = try store.wallet(named: self.wallet)
         #if canImport(HawalaSpark)
@@ -161,20 +161,12 @@ struct LightningPay: AsyncParsableCommand {
             }
         }
         if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm the payment; pass --yes to pay without asking", code: .usage) }
-        let fetcher = parsed.isLNURL ? HTTPFetcher() : nil
-        let lnurl = fetcher.map { LNURLPayFlow(fetcher: $0) }
-        do {
-            try await options.open(signing: true, lnurl: lnurl).closing { try await pay(parsed, in: $0, lnurl: lnurl) }
-            await fetcher?.shutdown()
-        } catch {
-            await fetcher?.shutdown()
-            throw error
-        }
+        try await options.open(signing: true, lnurl: parsed.isLNURL ? .internet : .none).closing { try await pay(parsed, in: $0) }
     }
 
-    func pay(_ parsed: PaymentInput, in session: LightningSession, lnurl: LNURLPayFlow?) async throws {
+    func pay(_ parsed: PaymentInput, in session: LightningSession) async throws {
         // Prepare: nothing is paid yet.
-        let payment = try await session.lightning.prepare(parsed, text: input, amountSats: amount, comment: comment, maxFeeSats: maxFee, lnurl: lnurl)
+        let payment = try await session.prepare(parsed, text: input, amountSats: amount, comment: comment, maxFeeSats: maxFee)
         let preview = ["Pay on \(session.backendLabel)"] + alignedRows(payment.previewRows(rate: await session.configuredRate()))
         if yes {
             for line in preview { Output.error(line) }

@@ -41,8 +41,8 @@ enum Onboarding {
             guard let u = URL(string: answer), ["https", "http"].contains(u.scheme?.lowercased() ?? ""), u.host != nil else { return nil }
             return answer
         }
-        try await VaultLogin.parse(["--url", url]).run()
-        let backups = try await VaultSession.open(password: try PasswordOptions.parse([])).client.backups()
+        try await VaultLogin.logIn(url, tokenFile: nil, insecure: false, passwordFile: nil)
+        let backups = try await VaultSession.open(passwordFile: nil).client.backups()
         guard !backups.isEmpty else { throw CLIError("the vault holds no backup for this token") }
         for (i, b) in backups.enumerated() { terminal.line("\(i + 1). \(b.createdAt.iso8601)  \(b.sizeBytes) bytes  \(b.type.rawValue)") }
         let chosen = try terminal.choose("Backup to restore [1]: ", hint: "Type a number from 1 to \(backups.count).") { answer -> Int? in
@@ -50,6 +50,6 @@ enum Onboarding {
             guard let n = Int(answer), (1...backups.count).contains(n) else { return nil }
             return n - 1
         }
-        try await VaultRestore.parse([backups[chosen].id]).run()
+        try await VaultRestore.restore(backups[chosen].id, passwordFile: nil, backupPasswordFile: nil, onConflict: nil)
     }
 }

@@ -28,13 +28,12 @@ struct PaperCommand: ParsableCommand {
         let url = URL(fileURLWithPath: out)
         guard !FileManager.default.fileExists(atPath: url.path) else { throw CLIError("\(out) already exists; choose another name") }
         let store = try WalletSession.store(create: false)
-        let summary = try store.wallet(named: wallet)
-        guard summary.kind == .bip39 else { throw WalletError.noWords(summary.name) }
+        let summary = try store.walletWithWords(named: wallet)
         let content: PaperBackup.Content
         if withWords {
             let keyring = try WalletSession.unlock(store, file: password.passwordFile)
             let mnemonic = try store.secrets(of: summary, keyring: keyring).mnemonic
-            if mnemonic.language != .english || ![12, 24].contains(mnemonic.wordCount) {
+            if !SeedQR.supports(mnemonic) {
                 Output.error("note: SeedQR is defined for 12 or 24 English words; the sheet has the words only")
             }
             content = .words(mnemonic)

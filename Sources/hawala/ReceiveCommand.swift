@@ -28,31 +28,15 @@ struct WalletReceive: ParsableCommand {
     func run() throws {
         let store = try WalletSession.store(create: false)
         let summary = try store.wallet(named: wallet)
-        let chain = self.chain ?? (summary.network == .testnet ? .bitcoinTestnet : .bitcoin)
         let amountSats: UInt64?
         do { amountSats = try amount.map { try BIP21.satoshis($0) } } catch { throw CLIError("--amount: \(error)") }
-        // Refuse a request the chain can't carry before a new address is given out.
-        if BIP21.scheme(for: chain) == nil, amountSats != nil || label != nil || message != nil {
-            throw CLIError(BIP21.Error.notBitcoinFamily(chain.name).description)
+        let request = try store.addressRequest(wallet: summary, chain: chain, amountSats: amountSats, label: label, message: message, advance: new) {
+            try WalletSession.unlock(store, file: password.passwordFile)
         }
-        let receive: (address: DerivedAddress, index: Int)
-        do {
-            receive = try store.receiveAddress(wallet: summary, chain: chain, advance: new)
-        } catch WalletError.passwordNeeded {
-            let keyring = try WalletSession.unlock(store, file: password.passwordFile)
-            try store.verifyCachedKeys(of: summary, keyring: keyring)
-            receive = try store.receiveAddress(wallet: summary, chain: chain, advance: new, keyring: keyring)
-        }
-        let address = receive.address.address
-        let uri = BIP21.scheme(for: chain) == nil ? nil : try BIP21.uri(chain: chain, address: address, amountSats: amountSats, label: label, message: message)
-        if json {
-            JSONValue.object([("chain", .string(chain.name)), ("index", .int(receive.index)), ("path", .string(receive.address.path)),
-                              ("address", .string(address)), ("uri", uri.map { .string($0) } ?? .null)]).print()
-            return
-        }
-        print("\(chain.name) \(receive.address.path)")
-        print(address)
-        if let uri, uri != "\(BIP21.scheme(for: chain)!):\(address)" { print(uri) }
-        for line in TextQR.terminalLines(try TextQR.encode(uri ?? address)) { print(line) }
+        if json { request.json.print(); return }
+        print("\(request.chain.name) \(request.address.path)")
+        print(request.address.address)
+        if request.uriAddsToAddress, let uri = request.uri { print(uri) }
+        for line in TextQR.terminalLines(try TextQR.encode(request.qrText)) { print(line) }
     }
 }

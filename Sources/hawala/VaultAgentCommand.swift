@@ -40,18 +40,14 @@ struct VaultAgentEnable: AsyncParsableCommand {
 
     func run() async throws {
         let store = try WalletSession.store(create: false)
-        guard try SavedVaultLogin.url(in: store) != nil else { throw CLIError("not logged in to a vault: run `hawala vault login --url URL` first") }
+        try VaultAgent.checkCanEnable(store: store)
         let keyring = try WalletSession.unlock(store, file: password.passwordFile)
-        guard !(try store.list()).isEmpty else { throw WalletError.noWallets }
         let backupPassword = try BackupPasswords.new(file: backupPasswordFile)
         BackupPasswords.progress("deriving the backup key (Argon2id)…")
-        let key = try BackupKey.derive(password: backupPassword)
-        try AgentOutbox.enable(store: store, keyring: keyring, key: key, app: "hawala \(HawalaVersion.string)")
+        let autoBackupOn = try await VaultAgent.enable(store: store, keyring: keyring, key: try BackupKey.derive(password: backupPassword),
+                                                      app: "hawala \(HawalaVersion.string)")
         print("vault agent enabled: snapshot in \(AgentOutbox.snapshotURL(home: store.home).path)")
-        // Only ask for what is not on yet (the settings are the vault's: a failure to read them
-        // changes nothing here).
-        let client = try SavedVaultLogin.client(store: store, keyring: keyring)
-        if (try? await client?.settings())?.autoBackupEnabled == true {
+        if autoBackupOn == true {
             print("automatic backups are on in the vault's settings: run `hawala vault agent` (or its systemd unit) to upload them")
         } else {
             print("turn automatic backups on with `hawala vault settings set autoBackupEnabled true`, then run `hawala vault agent`")
@@ -66,8 +62,7 @@ struct VaultAgentDisable: ParsableCommand {
     func run() throws {
         let store = try WalletSession.store(create: false)
         let keyring = try WalletSession.unlock(store, file: password.passwordFile)
-        try AgentOutbox.disable(store: store, keyring: keyring)
-        try? FileManager.default.removeItem(at: VaultAgentRun.stateFile(store.home))
+        try VaultAgent.disable(store: store, keyring: keyring)
         print("vault agent disabled")
     }
 }
@@ -79,16 +74,11 @@ struct VaultAgentRun: AsyncParsableCommand {
     @Flag(help: "Run one due check and exit (for cron).") var once = false
     @Option(name: .customLong("token-file"), help: ArgumentHelp("File holding the vault token (default: systemd's credential hawala-vault-token).", valueName: "path")) var tokenFile: String?
 
-    /// What the agent remembers between runs: `$HAWALA_HOME/agent-state.json`.
-    static func stateFile(_ home: WalletHome) -> URL { home.directory.appendingPathComponent("agent-state.json") }
-
     func run() async throws {
         let store = try WalletSession.store(create: false)
-        guard let url = try SavedVaultLogin.url(in: store) else { throw VaultClientError.notLoggedIn }
-        guard let enabledAt = try AgentOutbox.enabledAt(store: store) else { throw CLIError("the vault agent is not enabled: run `hawala vault agent enable`") }
-        let agent = VaultAgent(client: VaultClient(url: url, token: try VaultAgentRun.token(file: tokenFile)),
-                               snapshot: AgentOutbox.snapshotURL(home: store.home), stateFile: VaultAgentRun.stateFile(store.home),
-                               enabledAt: enabledAt) { line in Output.error("\(Date().iso8601) vault agent: \(line)") }
+        let agent = try VaultAgent.open(store: store, token: try VaultAgentRun.token(file: tokenFile)) { line in
+            Output.error("\(Date().iso8601) vault agent: \(line)")
+        }
         if once {
             if case .failed = await agent.check(now: Date()) { throw ExitCode(1) }
             return

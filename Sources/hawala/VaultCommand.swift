@@ -38,9 +38,9 @@ struct VaultSession {
     let keyring: Keyring
     let client: VaultClient
 
-    static func open(password: PasswordOptions) throws -> VaultSession {
+    static func open(passwordFile: String?) throws -> VaultSession {
         let store = try WalletSession.store(create: false)
-        let (client, keyring) = try SavedVaultLogin.open(store: store) { try WalletSession.unlock(store, file: password.passwordFile) }
+        let (client, keyring) = try SavedVaultLogin.open(store: store) { try WalletSession.unlock(store, file: passwordFile) }
         return VaultSession(store: store, keyring: keyring, client: client)
     }
 
@@ -50,6 +50,7 @@ struct VaultSession {
         case .noSuchBackup, .backupIDTooShort: CLIError("\(error) (see `hawala vault list`)")
         case .plainHTTP: CLIError("\(error) (or pass --insecure)")
         case .notLoggedIn: CLIError("\(error): run `hawala vault login --url URL`")
+        case .agentNotEnabled: CLIError("\(error): run `hawala vault agent enable`")
         default: CLIError(error.description)
         }
     }
@@ -70,7 +71,12 @@ struct VaultLogin: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let url = try VaultClient.loginURL(url, allowPlainHTTP: insecure)
+        try await VaultLogin.logIn(url, tokenFile: tokenFile, insecure: insecure, passwordFile: password.passwordFile)
+    }
+
+    /// Checks the URL and the token against the vault, then saves them (see the discussion).
+    static func logIn(_ text: String, tokenFile: String?, insecure: Bool, passwordFile: String?) async throws {
+        let url = try VaultClient.loginURL(text, allowPlainHTTP: insecure)
         let token = try tokenFile.map { try Input.readSecretFile($0, what: "token") } ?? (try Terminal.required("pass --token-file").askSecret("Vault token: "))
         let client: VaultClient
         do {
@@ -81,9 +87,9 @@ struct VaultLogin: AsyncParsableCommand {
         }
         // A new device has no store yet: the password chosen now becomes the wallet password.
         let store = try WalletSession.store(create: true)
-        let keyring = try WalletSession.keyringForChange(store, file: password.passwordFile)
+        let keyring = try WalletSession.keyringForChange(store, file: passwordFile)
         try SavedVaultLogin.save(client: client, token: token, store: store, keyring: keyring)
-        print("logged in to \(self.url)")
+        print("logged in to \(text)")
     }
 }
 
@@ -97,7 +103,7 @@ struct VaultBackup: AsyncParsableCommand {
     func validate() throws { try WalletSession.checkOneStdin(password.passwordFile, backupPasswordFile) }
 
     func run() async throws {
-        let session = try VaultSession.open(password: password)
+        let session = try VaultSession.open(passwordFile: password.passwordFile)
         let (payload, count) = try BackupExporter.payload(store: session.store, keyring: session.keyring, names: nil, app: "hawala \(HawalaVersion.string)")
         let backupPassword = try BackupPasswords.new(file: backupPasswordFile)
         BackupPasswords.progress("encrypting and reading back (Argon2id)…")
@@ -115,7 +121,7 @@ struct VaultList: AsyncParsableCommand {
     @Flag(help: "JSON output.") var json = false
 
     func run() async throws {
-        let backups = try await VaultSession.open(password: password).client.backups()
+        let backups = try await VaultSession.open(passwordFile: password.passwordFile).client.backups()
         if json {
             JSONValue.array(backups.map(\.json)).print()
             return
@@ -138,8 +144,13 @@ struct VaultRestore: AsyncParsableCommand {
     func validate() throws { try WalletSession.checkOneStdin(password.passwordFile, backupPasswordFile) }
 
     func run() async throws {
-        let client = try VaultSession.open(password: password).client
-        let id = try await client.backupID(self.id)
+        try await VaultRestore.restore(id, passwordFile: password.passwordFile, backupPasswordFile: backupPasswordFile, onConflict: onConflict)
+    }
+
+    /// Downloads the backup `id` (or an id prefix) and imports it as `backup import` does.
+    static func restore(_ id: String, passwordFile: String?, backupPasswordFile: String?, onConflict: ConflictPolicy?) async throws {
+        let client = try VaultSession.open(passwordFile: passwordFile).client
+        let id = try await client.backupID(id)
         let data: Data
         do {
             data = try await client.download(id)
@@ -150,7 +161,7 @@ struct VaultRestore: AsyncParsableCommand {
             default: throw error
             }
         }
-        try BackupImport.run(source: "\(id).hawala", passwordFile: password.passwordFile, backupPasswordFile: backupPasswordFile,
+        try BackupImport.run(source: "\(id).hawala", passwordFile: passwordFile, backupPasswordFile: backupPasswordFile,
                              onConflict: onConflict, dryRun: false) { try BackupFile.read(data, password: $0) }
     }
 }
@@ -165,14 +176,16 @@ struct VaultDelete: AsyncParsableCommand {
 
     func run() async throws {
         if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm the deletion; pass --yes to delete without asking", code: .usage) }
-        let client = try VaultSession.open(password: password).client
-        let id = try await client.backupID(self.id)
-        if !yes {
-            let backups = try await client.backups()
-            guard let backup = backups.first(where: { $0.id == id }) else { throw VaultClientError.noSuchBackup(id: id) }
+        let client = try VaultSession.open(passwordFile: password.passwordFile).client
+        let id: String
+        if yes {
+            id = try await client.backupID(self.id)
+        } else {
+            let (backup, isLast) = try await client.deletionPreview(self.id)
+            id = backup.id
             let terminal = try Terminal.required("pass --yes")
             terminal.line("Backup \(id): \(backup.createdAt.iso8601), \(backup.sizeBytes) bytes, \(backup.type.rawValue).")
-            if backups.count == 1 { terminal.line("It is the only backup in the vault: after this, the vault holds none.") }
+            if isLast { terminal.line("It is the only backup in the vault: after this, the vault holds none.") }
             guard try terminal.confirm("Delete it?") else { throw CLIError("not deleted") }
         }
         try await client.delete(id)
@@ -193,7 +206,7 @@ struct VaultSettingsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let client = try VaultSession.open(password: password).client
+        let client = try VaultSession.open(passwordFile: password.passwordFile).client
         var settings = try await client.settings()
         if change.count == 3 {
             do {

@@ -38,16 +38,9 @@ struct VaultCredentialsBackup: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let client = try VaultSession.open(password: password).client
-        let credential: SecretBytes
-        if let input {
-            var bytes = try BlobFile.read(input)
-            defer { SecretBytes.wipe(&bytes) }
-            credential = SecretBytes(bytes)
-        } else {
-            credential = try BackupPasswords.existing(file: backupPasswordFile)
-        }
-        guard credential.count > 0 else { throw CLIError("the credential is empty") }
+        let client = try VaultSession.open(passwordFile: password.passwordFile).client
+        let credential = try input.map { try CredentialEnvelope.readFile($0) } ?? BackupPasswords.existing(file: backupPasswordFile)
+        guard !credential.isEmpty else { throw CredentialEnvelope.Error.empty }
         let phrase = try RecoveryPhrase.newShownAndChecked(nothingDone: "nothing was uploaded")
         BackupPasswords.progress("encrypting (Argon2id, 64 MiB)…")
         let envelope = Data(try CredentialEnvelope.seal(credential, phrase: phrase))
@@ -64,13 +57,9 @@ struct VaultCredentialsStatus: AsyncParsableCommand {
     @Flag(help: "JSON output.") var json = false
 
     func run() async throws {
-        let client = try VaultSession.open(password: password).client
+        let client = try VaultSession.open(passwordFile: password.passwordFile).client
         let status = try await client.credentialBackupStatus()
-        let date: (Date?) -> JSONValue = { $0.map { .string($0.iso8601) } ?? .null }
-        if json {
-            JSONValue.object([("exists", .bool(status.exists)), ("createdAt", date(status.createdAt)), ("lastVerifiedAt", date(status.lastVerifiedAt))]).print()
-            return
-        }
+        if json { status.json.print(); return }
         guard status.exists else { print("no credential backup in the vault (make one: hawala vault credentials backup)"); return }
         print("credential backup made \(status.createdAt.map(\.iso8601) ?? "at an unknown time")")
         print(status.lastVerifiedAt.map { "last opened \($0.iso8601)" } ?? "never opened since")
@@ -93,12 +82,11 @@ struct VaultCredentialsRecover: AsyncParsableCommand {
 
     func run() async throws {
         if let out, FileManager.default.fileExists(atPath: out) { throw CLIError("\(out) already exists; choose another name") }
-        let client = try VaultSession.open(password: password).client
+        let client = try VaultSession.open(passwordFile: password.passwordFile).client
         let envelope = try await client.recoverCredentialBackup(limit: CredentialEnvelope.maximumBlobBytes + 4096)
         let phrase = try RecoveryPhrase.read(phraseFile: phraseFile)
         BackupPasswords.progress("decrypting (Argon2id)…")
-        let credential: SecretBytes
-        do { credential = try CredentialEnvelope.open(Array(envelope), phrase: phrase) } catch let e as CredentialEnvelope.Error { throw CLIError(e.description) }
+        let credential = try CredentialEnvelope.open(Array(envelope), phrase: phrase)
         guard let out else {
             print("the recovery phrase opens the credential backup (\(credential.count) bytes)")
             return

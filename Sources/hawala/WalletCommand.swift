@@ -211,7 +211,7 @@ enum RecoveryRenderer {
                 let answer = try terminal.ask("Word \(position) of \(flow.wordCount) (a prefix of 4 letters is enough; \"<\" goes back): ")
                 if answer.trimmingCharacters(in: .whitespaces) == "<" { flow.send(.back) } else { flow.send(.word(answer)) }
             case .checksumFailed:
-                terminal.line("These words do not form a valid mnemonic (checksum mismatch): at least one word is wrong.")
+                terminal.line("These words do not form a valid \(flow.purpose == .wallet ? "mnemonic" : "phrase") (checksum mismatch): at least one word is wrong.")
                 flow.send(try askCorrection(flow, on: terminal, passphraseAndNetwork: false))
             case .enteringPassphrase:
                 if let passphraseFile {
@@ -520,8 +520,7 @@ struct WalletShowSeed: ParsableCommand {
 
     func run() throws {
         let store = try WalletSession.store(create: false)
-        let summary = try store.wallet(named: wallet)
-        guard summary.kind == .bip39 else { throw WalletError.noWords(summary.name) }
+        let summary = try store.walletWithWords(named: wallet)
         if copy {
             guard let clipboard = Clipboard.find() else {
                 throw CLIError("no clipboard here (needs wl-copy under Wayland or xclip under X11); write the words down from `hawala wallet show-seed`")
@@ -577,8 +576,7 @@ struct WalletVerifyBackup: ParsableCommand {
 
     func run() throws {
         let store = try WalletSession.store(create: false)
-        let summary = try store.wallet(named: wallet)
-        guard summary.kind == .bip39 else { throw WalletError.noWords(summary.name) }
+        let summary = try store.walletWithWords(named: wallet)
         let terminal = try Terminal.required("the quiz is answered at a terminal")
         let keyring = try WalletSession.unlock(store, file: password.passwordFile)
         let mnemonic = try store.secrets(of: summary, keyring: keyring).mnemonic

@@ -27,8 +27,7 @@ struct WalletExportWatchOnly: ParsableCommand {
     func run() throws {
         let store = try WalletSession.store(create: false)
         let summary = try store.wallet(named: wallet)
-        let chains = chain.map { [$0] } ?? summary.accounts.compactMap { Chain.named($0.chain) }.filter(\.isBitcoinFamily)
-        let exports = try chains.map { try store.accountExport(wallet: summary, chain: $0) }
+        let exports = try store.watchOnlyExports(wallet: summary, chain: chain)
         if json { JSONValue.array(exports.map(\.json)).print(); return }
         print("Watch-only export of \"\(summary.name)\" (\(summary.network.rawValue)): public keys only; they show balances and addresses, and can't spend.")
         for e in exports {

@@ -13,7 +13,22 @@ struct CredentialTests {
         let envelope = try CredentialEnvelope.seal(blob, phrase: phrase, cost: .floor)
         #expect(try CredentialEnvelope.open(envelope, phrase: phrase) == blob)
         #expect(throws: CredentialEnvelope.Error.wrongPhraseOrDamaged) { try CredentialEnvelope.open(envelope, phrase: try Mnemonic.generate(wordCount: 24)) }
-        #expect(try CredentialEnvelope.open(try CredentialEnvelope.seal(SecretBytes([]), phrase: phrase, cost: .floor), phrase: phrase).isEmpty)
+        #expect(throws: CredentialEnvelope.Error.empty) { try CredentialEnvelope.seal(SecretBytes([]), phrase: phrase, cost: .floor) }
+    }
+
+    /// A credential file is read whole up to its bound and refused past it before it is all
+    /// read; a missing file says which and why.
+    @Test func credentialFilesAreBounded() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("credential-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let small = folder.appendingPathComponent("small"), large = folder.appendingPathComponent("large")
+        try Data("opaque".utf8).write(to: small)
+        #expect(try CredentialEnvelope.readFile(small.path) == SecretBytes(utf8: "opaque"))
+        try Data(count: CredentialEnvelope.maximumBlobBytes + 1025).write(to: large)
+        #expect(throws: CredentialEnvelope.Error.tooLarge) { try CredentialEnvelope.readFile(large.path) }
+        let missing = folder.appendingPathComponent("missing").path
+        #expect(throws: CredentialEnvelope.Error.unreadable(path: missing, reason: "No such file or directory")) { try CredentialEnvelope.readFile(missing) }
     }
 
     @Test func everyFieldIsAuthenticatedOrChecked() throws {

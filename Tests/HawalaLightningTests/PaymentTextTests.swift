@@ -27,4 +27,14 @@ struct PaymentTextTests {
         #expect(alignedRows([("amount", "1 sat"), ("description", "x"), ("≈", "2 USD")]) ==
                 ["  amount:      1 sat", "  description: x", "  ≈            2 USD"])
     }
+
+    /// A decoded input's lines: a stranger's label and message lose their control characters;
+    /// an amount that is not whole satoshis shows its millisatoshis.
+    @Test func decodedInputLines() throws {
+        let uri = try PaymentInput.parse("bitcoin:bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu?amount=0.001&label=a%1B%5B2Jb&message=hi")
+        #expect(uri.summaryLines == ["bitcoin: URI", "  address:   bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu (mainnet)", "  amount:    100000 sat",
+                                     "  label:     a\u{FFFD}[2Jb", "  message:   hi"])
+        #expect(exactSatsText(1_500) == "1.5 sat (1500 msat)" && exactSatsText(2_000) == "2 sat")
+        #expect(try PaymentInput.parse("alice@example.com").summaryLines == ["Lightning address alice@example.com: https://example.com/.well-known/lnurlp/alice"])
+    }
 }

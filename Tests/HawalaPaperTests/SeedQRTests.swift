@@ -26,5 +26,8 @@ struct SeedQRTests {
         #expect(try SeedQR.encode(twentyFour, format: .compact).size == 25)
         #expect(throws: SeedQR.Error.notEnglish) { try SeedQR.encode(try Mnemonic.generate(wordCount: 12, language: .french), format: .standard) }
         #expect(throws: SeedQR.Error.unsupportedLength(18)) { try SeedQR.encode(try Mnemonic.generate(wordCount: 18), format: .compact) }
+        #expect(SeedQR.supports(twelve) && SeedQR.supports(twentyFour))
+        let eighteen = try Mnemonic.generate(wordCount: 18), french = try Mnemonic.generate(wordCount: 12, language: .french)
+        #expect(!SeedQR.supports(eighteen) && !SeedQR.supports(french))
     }
 }

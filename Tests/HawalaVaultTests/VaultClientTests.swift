@@ -1,7 +1,11 @@
 import Foundation
 import HawalaCrypto
 import HawalaVault
+import HawalaBackup
+import HawalaKeys
+import HawalaTestSupport
 import HawalaVaultClient
+import HawalaWallet
 import Testing
 
 /// The client library against a real vault on loopback: what the CLI and the app both use.
@@ -62,6 +66,8 @@ struct VaultClientTests {
         #expect(try await owner.recoverCredentialBackup(limit: 1 << 20) == Data("envelope".utf8))
         #expect(try await owner.credentialBackupStatus().lastVerifiedAt != nil)
 
+        let preview = try await owner.deletionPreview(String(backup.id.prefix(8)))
+        #expect(preview.backup == backup && preview.isLast)
         try await owner.delete(backup.id)
         #expect(try await owner.backups().isEmpty)
 
@@ -97,6 +103,31 @@ struct VaultClientTests {
         for bad in ["ftp://x", "vault.example.com", "https://"] {
             #expect(throws: VaultClientError.invalidURL(bad)) { try VaultClient.loginURL(bad, allowPlainHTTP: true) }
         }
+    }
+
+    /// Enabling the agent needs a vault login and a wallet, both checked before any password;
+    /// a vault that can't say whether automatic backups are on doesn't stop it; disabling
+    /// forgets the key, the snapshot and the agent's memory of its runs.
+    @Test func agentIsEnabledAndDisabledForAHome() async throws {
+        let (store, keyring) = try newStore()
+        #expect(throws: VaultClientError.notLoggedIn) { try VaultAgent.checkCanEnable(store: store) }
+        #expect(throws: VaultClientError.notLoggedIn) { _ = try VaultAgent.open(store: store, token: SecretBytes(utf8: "hwv_x")) { _ in } }
+        let closed = VaultClient(url: URL(string: "http://127.0.0.1:9")!, token: SecretBytes(utf8: "hwv_x"))
+        try SavedVaultLogin.save(client: closed, token: SecretBytes(utf8: "hwv_x"), store: store, keyring: keyring)
+        #expect(throws: WalletError.noWallets) { try VaultAgent.checkCanEnable(store: store) }
+        #expect(throws: VaultClientError.agentNotEnabled) { _ = try VaultAgent.open(store: store, token: SecretBytes(utf8: "hwv_x")) { _ in } }
+        try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
+        try VaultAgent.checkCanEnable(store: store)
+        let key = try BackupKey.derive(password: SecretBytes(utf8: "a long backup password 42"), cost: .floor)
+        #expect(try await VaultAgent.enable(store: store, keyring: keyring, key: key, app: "test") == nil)
+        #expect(FileManager.default.fileExists(atPath: AgentOutbox.snapshotURL(home: store.home).path))
+        let agent = try VaultAgent.open(store: store, token: SecretBytes(utf8: "hwv_x")) { _ in }
+        if case .failed = await agent.check(now: Date()) {} else { Issue.record("a closed port did not fail the check") }
+        let state = VaultAgent.stateFile(home: store.home)
+        #expect(FileManager.default.fileExists(atPath: state.path))
+        try VaultAgent.disable(store: store, keyring: keyring)
+        #expect(!FileManager.default.fileExists(atPath: state.path) && !FileManager.default.fileExists(atPath: AgentOutbox.snapshotURL(home: store.home).path))
+        #expect(throws: VaultClientError.agentNotEnabled) { _ = try VaultAgent.open(store: store, token: SecretBytes(utf8: "hwv_x")) { _ in } }
     }
 
     /// The agent on an injected clock and connection: off until enabled, due at once on an

@@ -116,4 +116,51 @@ struct WalletUseCaseTests {
         _ = try session.unlock(password: { password("correct horse") })
         _ = try session.unlock(password: { Issue.record("asked twice"); return password("") })
     }
+
+    /// A receive request: the Bitcoin chain by default, the same address until a new one is
+    /// asked for, a request the chain can't carry refused before the index moves, the password
+    /// only past the cached Solana addresses.
+    @Test func addressRequestsGiveTheSameAddressUntilANewOne() throws {
+        let (store, keyring) = try newStore()
+        let mnemonic = try Mnemonic(text: abandonAbout)
+        let wallet = try store.add(mnemonic: mnemonic, passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
+        let keys = HDWallet(mnemonic: mnemonic)
+        var asked = 0
+        let unlock = { () throws -> Keyring in asked += 1; return keyring }
+        let first = try store.addressRequest(wallet: wallet, chain: nil, amountSats: 150_000, label: "rent & food", advance: false, unlock: unlock)
+        let firstBitcoin = try keys.addresses(chain: .bitcoin, count: 1)[0]
+        #expect(first.chain == .bitcoin && first.index == 0 && first.address == firstBitcoin)
+        #expect(first.uri == "bitcoin:\(first.address.address)?amount=0.0015&label=rent%20%26%20food" && first.uriAddsToAddress)
+        #expect(first.qrText == first.uri)
+        let plain = try store.addressRequest(wallet: wallet, chain: .bitcoin, advance: false, unlock: unlock)
+        #expect(plain.address == first.address && !plain.uriAddsToAddress)
+        #expect(throws: BIP21.Error.notBitcoinFamily("ethereum")) {
+            _ = try store.addressRequest(wallet: wallet, chain: .ethereum, amountSats: 1, advance: true, unlock: unlock)
+        }
+        let ethereum = try store.addressRequest(wallet: wallet, chain: .ethereum, advance: false, unlock: unlock)
+        #expect(ethereum.index == 0 && ethereum.uri == nil && ethereum.qrText == ethereum.address.address)
+        #expect(try store.addressRequest(wallet: wallet, chain: nil, advance: true, unlock: unlock).index == 1)
+        #expect(asked == 0)
+        for _ in 0..<20 { _ = try store.addressRequest(wallet: wallet, chain: .solana, advance: true, unlock: unlock) }
+        #expect(asked == 1)
+        let solana = try keys.addresses(chain: .solana, count: 21)[20]
+        #expect(try store.addressRequest(wallet: wallet, chain: .solana, advance: false, unlock: unlock).address == solana)
+    }
+
+    /// Showing or checking the words is refused at once for a wallet that has none, before
+    /// any password; a wallet on testnet receives on Bitcoin testnet; the watch-only export
+    /// covers the Bitcoin-family accounts only.
+    @Test func walletsWithoutWordsAndWatchOnly() throws {
+        let (store, keyring) = try newStore()
+        let seed = try store.recover(.seed(SecretBytes(Array(repeating: 7, count: 16))), name: "Seed", network: .testnet) { keyring }
+        #expect(throws: WalletError.noWords("Seed")) { _ = try store.walletWithWords(named: "Seed") }
+        #expect(WalletStore.defaultReceiveChain(of: seed) == .bitcoinTestnet)
+        let main = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
+        #expect(try store.walletWithWords(named: "Main").id == main.id)
+        let exports = try store.watchOnlyExports(wallet: main)
+        #expect(!exports.isEmpty && exports.allSatisfy { Chain.named($0.chain)?.isBitcoinFamily == true })
+        #expect(exports.map(\.chain).contains("bitcoin") && exports.map(\.chain).contains("litecoin"))
+        #expect(try store.watchOnlyExports(wallet: main, chain: .litecoin).map(\.chain) == ["litecoin"])
+        #expect(throws: WalletError.noExtendedPublicKey(chain: "ethereum")) { _ = try store.watchOnlyExports(wallet: main, chain: .ethereum) }
+    }
 }

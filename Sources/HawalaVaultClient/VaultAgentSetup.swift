@@ -1,0 +1,48 @@
+import Foundation
+import HawalaBackup
+import HawalaCrypto
+import HawalaWallet
+
+// Turning the vault agent on and off for the wallets of one home, and opening it for a run
+// (docs/decisions/0002): the rules a front end needs (a vault login first, something to back
+// up, the agent's memory removed with its key), in one place.
+extension VaultAgent {
+    /// Where the agent remembers its runs for the wallets of `home` (no secret: times and the
+    /// last upload's identity).
+    public static func stateFile(home: WalletHome) -> URL { home.directory.appendingPathComponent("agent-state.json") }
+
+    /// Whether `enable` can go ahead, checked before any password is asked: a vault login is
+    /// saved and there is a wallet to back up.
+    /// - Throws: `VaultClientError.notLoggedIn`, `WalletError.noWallets`.
+    public static func checkCanEnable(store: WalletStore) throws {
+        guard try SavedVaultLogin.url(in: store) != nil else { throw VaultClientError.notLoggedIn }
+        guard !(try store.list()).isEmpty else { throw WalletError.noWallets }
+    }
+
+    /// Keeps `key` sealed under the wallet password and writes the first snapshot. Answers
+    /// whether the vault's settings already have automatic backups on (nil when the vault
+    /// could not say: enabling does not depend on it).
+    /// - Throws: `VaultClientError.notLoggedIn`, `WalletError.noWallets`.
+    public static func enable(store: WalletStore, keyring: Keyring, key: BackupKey, app: String) async throws -> Bool? {
+        try checkCanEnable(store: store)
+        guard let client = try SavedVaultLogin.client(store: store, keyring: keyring) else { throw VaultClientError.notLoggedIn }
+        try AgentOutbox.enable(store: store, keyring: keyring, key: key, app: app)
+        return try? await client.settings().autoBackupEnabled
+    }
+
+    /// Forgets the backup key, removes the snapshot and the agent's memory of its runs.
+    public static func disable(store: WalletStore, keyring: Keyring) throws {
+        try AgentOutbox.disable(store: store, keyring: keyring)
+        try? FileManager.default.removeItem(at: stateFile(home: store.home))
+    }
+
+    /// The agent for the wallets of `store`, uploading with `token`.
+    /// - Throws: `VaultClientError.notLoggedIn`, `.agentNotEnabled`.
+    public static func open(store: WalletStore, token: SecretBytes, metered: any MeteredConnection = NetworkManagerMetered(),
+                            log: @escaping @Sendable (String) -> Void) throws -> VaultAgent {
+        guard let url = try SavedVaultLogin.url(in: store) else { throw VaultClientError.notLoggedIn }
+        guard let enabledAt = try AgentOutbox.enabledAt(store: store) else { throw VaultClientError.agentNotEnabled }
+        return VaultAgent(client: VaultClient(url: url, token: token), snapshot: AgentOutbox.snapshotURL(home: store.home),
+                          stateFile: stateFile(home: store.home), enabledAt: enabledAt, metered: metered, log: log)
+    }
+}
