@@ -8,7 +8,7 @@ import HawalaWallet
 /// front end shows the rows, asks a `ConflictPolicy` for each conflict, then `apply`s.
 public struct BackupImportPlan: Sendable {
     /// How an incoming wallet meets one already here.
-    public enum Conflict: Sendable, Equatable {
+    public enum Conflict: Sendable, Equatable, CustomStringConvertible {
         /// The same wallet (words, passphrase and network) is here under `existing`.
         case sameWallet(existing: String)
         /// Another wallet here has the same name.
@@ -16,6 +16,13 @@ public struct BackupImportPlan: Sendable {
 
         /// The policies that mean something for this conflict.
         public var offered: [ConflictPolicy] { ConflictPolicy.offered(sameWallet: self != .sameName) }
+
+        public var description: String {
+            switch self {
+            case .sameWallet(let existing): "the same wallet is already here as \"\(existing)\""
+            case .sameName: "another wallet here has the same name"
+            }
+        }
     }
 
     public struct Row: Sendable {
@@ -23,6 +30,14 @@ public struct BackupImportPlan: Sendable {
         /// The first addresses on `network.confirmationChains`.
         public let firstAddresses: [(chain: Chain, address: String)]
         public let conflict: Conflict?
+
+        /// `Name (mainnet, 12 words, 2 imported keys): bitcoin bc1q…, ethereum 0x…`.
+        public var summary: String {
+            let kind = wallet.secret.mnemonic.map { "\($0.wordCount) words" } ?? "seed only"
+            let imported = wallet.importedAccounts.isEmpty ? "" : ", \(wallet.importedAccounts.count) imported keys"
+            let first = firstAddresses.map { "\($0.chain.name) \($0.address)" }.joined(separator: ", ")
+            return "\(wallet.name) (\(wallet.network.rawValue), \(kind)\(imported)): \(first)"
+        }
     }
 
     public let payload: BackupPayload

@@ -26,20 +26,9 @@ enum BackupPasswords {
         }
         let terminal = try Terminal.required("pass --backup-password-file")
         terminal.line("Choose a password for this backup file: four or more random words, or a long passphrase (at least \(PasswordStrength.minimumBits) bits by the estimate).")
-        while true {
-            let first = try terminal.askSecret("Backup password: ")
-            let strength: PasswordStrength
-            do { strength = try PasswordStrength.check(first) } catch {
-                terminal.line("Refused: \(error).")
-                continue
-            }
-            guard try terminal.askSecret("Repeat it: ") == first else {
-                terminal.line("The two entries differ; choose the password again.")
-                continue
-            }
-            report(strength)
-            return first
-        }
+        let (password, strength) = try WalletSession.askNewSecret(on: terminal, prompt: "Backup password: ") { try PasswordStrength.check($0) }
+        report(strength)
+        return password
     }
 
     private static func report(_ strength: PasswordStrength) {
@@ -141,14 +130,8 @@ struct BackupImport: ParsableCommand {
 
         print("\(payload.wallets.count) wallet\(payload.wallets.count == 1 ? "" : "s") in \(source) (made by \(payload.app)):")
         for row in plan.rows {
-            let w = row.wallet
-            let first = row.firstAddresses.map { "\($0.chain.name) \($0.address)" }
-            print("  \(w.name) (\(w.network.rawValue), \(w.secret.mnemonic.map { "\($0.wordCount) words" } ?? "seed only")\(w.importedAccounts.isEmpty ? "" : ", \(w.importedAccounts.count) imported keys")): \(first.joined(separator: ", "))")
-            switch row.conflict {
-            case .sameWallet(let existing)?: print("    conflict: the same wallet is already here as \"\(existing)\"")
-            case .sameName?: print("    conflict: another wallet here is named \"\(w.name)\"")
-            case nil: break
-            }
+            print("  \(row.summary)")
+            if let conflict = row.conflict { print("    conflict: \(conflict)") }
         }
         if dryRun { return }
 

@@ -85,14 +85,19 @@ enum WalletSession {
             throw CLIError("no terminal to ask for a new password; pass a password file", code: .usage)
         }
         terminal.line("\(purpose) (at least \(WalletStore.minimumPasswordLength) characters). It unlocks your wallets on this machine.")
+        return try askNewSecret(on: terminal, prompt: "New password: ") { try WalletStore.checkStrength($0) }.secret
+    }
+
+    /// A new secret typed twice, asked again while `check` refuses it or the two entries differ.
+    static func askNewSecret<T>(on terminal: Terminal, prompt: String, check: (SecretBytes) throws -> T) throws -> (secret: SecretBytes, checked: T) {
         while true {
-            let first = try terminal.askSecret("New password: ")
-            do { try WalletStore.checkStrength(first) } catch let error as WalletError {
+            let first = try terminal.askSecret(prompt)
+            let checked: T
+            do { checked = try check(first) } catch {
                 terminal.line("\(error); choose another.")
                 continue
             }
-            let second = try terminal.askSecret("Repeat it: ")
-            if first == second { return first }
+            if try terminal.askSecret("Repeat it: ") == first { return (first, checked) }
             terminal.line("The two entries differ; choose the password again.")
         }
     }

@@ -202,6 +202,7 @@ struct BackupImportPlanTests {
         let main = try #require(fresh.rows.first { $0.wallet.name == "Main" })
         #expect(main.firstAddresses.map(\.chain.name) == ["bitcoin", "ethereum", "solana"])
         #expect(main.firstAddresses.first?.address == "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu")
+        #expect(main.summary.hasPrefix("Main (mainnet, 12 words): bitcoin bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu, ethereum 0x"))
         #expect(try #require(fresh.rows.first { $0.wallet.name == "Savings" }).firstAddresses.first?.chain == .bitcoinTestnet)
         let (newDevice, newKeyring) = try newStore()
         _ = try fresh.apply(policies: [:], store: newDevice, keyring: newKeyring)
@@ -215,6 +216,7 @@ struct BackupImportPlanTests {
         let plan = try BackupImportPlan(payload: decoded, store: store)
         #expect(plan.conflicts.map(\.wallet.name) == ["Main", "Spare"])
         #expect(plan.conflicts.map(\.conflict) == [.sameWallet(existing: "Old main"), .sameName])
+        #expect(plan.conflicts.map { "\($0.conflict!)" } == ["the same wallet is already here as \"Old main\"", "another wallet here has the same name"])
         #expect(plan.conflicts[0].conflict?.offered == [.skip, .replace] && plan.conflicts[1].conflict?.offered == [.skip, .keepBoth, .replace])
         #expect(try store.list().count == 2, "a plan writes nothing")
         // One conflict at a time; keeping the same wallet twice is refused and asked again.
