@@ -38,18 +38,6 @@ public enum LightningSessionError: Error, Equatable, Sendable, CustomStringConve
     }
 }
 
-/// How a session reaches LNURL-pay services (Lightning addresses, LNURLs).
-public enum LNURLAccess: Sendable {
-    /// Not at all: the session pays invoices only.
-    case none
-    /// Over the internet, through an HTTP client the session owns.
-    case internet
-    /// Through this flow (tests: a fetcher that answers locally).
-    case through(LNURLPayFlow)
-
-    var flow: LNURLPayFlow? { if case .through(let flow) = self { flow } else { nil } }
-}
-
 /// A wallet, its payment backend and its history, opened for one task: what every Lightning
 /// screen or command starts from.
 public struct LightningSession: Sendable {
@@ -70,14 +58,13 @@ public struct LightningSession: Sendable {
     /// `signing`, the wallet is unlocked (`unlock`) to derive the node key; otherwise, on devnet,
     /// the node id saved by an earlier session is enough and `unlock` is called only the first
     /// time. Spark always needs the password: the SDK connects with the wallet's seed.
-    /// `lnurl` is how LNURL-pay services are reached: `.internet` makes an HTTP client that
-    /// `close` ends.
+    /// With `reachesLNURL`, the session makes an HTTP client for LNURL-pay services (Lightning
+    /// addresses, LNURLs), which `close` ends.
     public static func open(store: WalletStore, wallet: WalletSummary, backend: String? = nil, signing: Bool,
-                            spark: SparkOpener?, networkTimeout: Duration = .seconds(30), lnurl: LNURLAccess = .none,
+                            spark: SparkOpener?, networkTimeout: Duration = .seconds(30), reachesLNURL: Bool = false,
                             unlock: () throws -> Keyring) async throws -> LightningSession {
-        var fetcher: HTTPFetcher?
-        if case .internet = lnurl { fetcher = HTTPFetcher() }
-        let flow = fetcher.map { LNURLPayFlow(fetcher: $0) } ?? lnurl.flow
+        let fetcher = reachesLNURL ? HTTPFetcher() : nil
+        let flow = fetcher.map { LNURLPayFlow(fetcher: $0) }
         do {
             return try await open(store: store, wallet: wallet, backend: backend, signing: signing, spark: spark,
                                   networkTimeout: networkTimeout, lnurl: flow, fetcher: fetcher, unlock: unlock)

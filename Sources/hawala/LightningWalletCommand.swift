@@ -32,7 +32,7 @@ struct LightningOptions: ParsableArguments {
 extension LightningOptions {
     /// Opens the wallet's backend for one command (see `LightningSession.open`): the password
     /// comes from the prompt or --password-file, only when needed.
-    func open(signing: Bool, lnurl: LNURLAccess = .none) async throws -> LightningSession {
+    func open(signing: Bool, reachesLNURL: Bool = false) async throws -> LightningSession {
         let store = try WalletSession.store(create: false)
         let wallet = try store.wallet(named: self.wallet)
         #if canImport(HawalaSpark)
@@ -41,7 +41,7 @@ extension LightningOptions {
         let spark: SparkOpener? = nil
         #endif
         return try await LightningSession.open(store: store, wallet: wallet, backend: backend, signing: signing, spark: spark,
-                                               networkTimeout: .seconds(networkTimeout), lnurl: lnurl) {
+                                               networkTimeout: .seconds(networkTimeout), reachesLNURL: reachesLNURL) {
             try WalletSession.unlock(store, file: password.passwordFile)
         }
     }
@@ -161,7 +161,7 @@ struct LightningPay: AsyncParsableCommand {
             }
         }
         if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm the payment; pass --yes to pay without asking", code: .usage) }
-        try await options.open(signing: true, lnurl: parsed.isLNURL ? .internet : .none).closing { try await pay(parsed, in: $0) }
+        try await options.open(signing: true, reachesLNURL: parsed.isLNURL).closing { try await pay(parsed, in: $0) }
     }
 
     func pay(_ parsed: PaymentInput, in session: LightningSession) async throws {
