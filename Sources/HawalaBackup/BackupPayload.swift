@@ -130,6 +130,11 @@ public struct BackupPayload: Sendable {
         }
         guard json.format == format else { throw HawalaFileError.invalidPayload("unsupported payload format \(json.format)") }
         let wallets = try json.wallets.map { w -> WalletExport in
+            // A name is printed in the import preview and kept in the store: the store's rule
+            // applies, so no escape sequence from a file ever reaches a screen.
+            guard (try? WalletStore.validName(w.name)) == w.name else {
+                throw HawalaFileError.invalidPayload("a wallet name is empty, longer than 64 characters, padded or holds control characters")
+            }
             guard let network = Network(rawValue: w.network) else { throw HawalaFileError.invalidPayload("unknown network \(w.network)") }
             let secret: WalletSecret
             switch (w.language, w.entropy, w.seed) {

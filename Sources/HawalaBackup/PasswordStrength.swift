@@ -48,11 +48,6 @@ public struct PasswordStrength: Sendable, Equatable {
             .min { ($1.length, $0.rank) < ($0.length, $1.rank) }.map(\.kind)
     }
 
-    /// Why `password` is refused, or nil when it is acceptable.
-    public static func refusal(_ password: String) -> String? {
-        do { _ = try check(SecretBytes(utf8: password)); return nil } catch { return error.description }
-    }
-
     /// Checks a new backup password: its strength when accepted.
     /// - Throws: `BackupPasswordRefusal` saying why not.
     public static func check(_ password: SecretBytes) throws(BackupPasswordRefusal) -> PasswordStrength {

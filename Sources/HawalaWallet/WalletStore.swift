@@ -654,8 +654,9 @@ public final class WalletStore: Sendable {
         return parts.joined(separator: "-")
     }
 
-    /// Names are 1–64 characters, no control characters, trimmed.
-    static func validName(_ name: String) throws -> String {
+    /// Names are 1–64 characters, no control or format characters (terminal escapes, bidi
+    /// overrides), trimmed. Names from a backup file pass the same check before they are shown.
+    public static func validName(_ name: String) throws -> String {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, trimmed.count <= 64 else { throw WalletError.invalidName("a wallet name has 1 to 64 characters") }
         guard !trimmed.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) else {

@@ -338,10 +338,8 @@ struct WalletRestore: ParsableCommand {
     func run() throws {
         var flow = RecoveryFlow()
         if let mnemonicFile {
-            let mnemonic = try WalletSession.mnemonicFromFile(mnemonicFile)
-            flow.send(.network(network ?? .mainnet))
-            flow.send(.word(mnemonic.phrase))
-            flow.send(.passphrase(try Input.readPassphrase(file: passphraseFile)))
+            flow = RecoveryFlow(phrase: try WalletSession.mnemonicFromFile(mnemonicFile), network: network ?? .mainnet,
+                                passphrase: try Input.readPassphrase(file: passphraseFile))
             guard case .confirmingAddresses(let addresses) = flow.state else { throw CLIError("could not derive the addresses") }
             // The overwrite guard comes first: nothing to confirm for a wallet that exists.
             try WalletStore.refuseExisting(flow, in: WalletHome.fromEnvironment())

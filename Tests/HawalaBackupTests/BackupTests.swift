@@ -178,6 +178,17 @@ struct ExportImportTests {
         for json in ["", "[]", "{\"format\": 2}", "{\"format\":1,\"createdAt\":\"x\"}"] {
             #expect(throws: HawalaFileError.self) { try BackupPayload.decode(SecretBytes(utf8: json)) }
         }
+        // A wallet name is shown in the import preview: a file's terminal escape, bidi override,
+        // empty or padded name is refused before anything prints it.
+        func payload(name: String) throws -> SecretBytes {
+            let quoted = String(decoding: try JSONEncoder().encode(name), as: UTF8.self)
+            let wallet = #","network":"mainnet","createdAt":"2026-01-01T00:00:00Z","language":"english","entropy":"00000000000000000000000000000000","importedAccounts":[]}]}"#
+            return SecretBytes(utf8: #"{"format":1,"createdAt":"2026-01-01T00:00:00Z","app":"x","settings":{},"wallets":[{"name":"# + quoted + wallet)
+        }
+        #expect(try BackupPayload.decode(payload(name: "Main")).wallets.map(\.name) == ["Main"])
+        for hostile in ["a\u{1B}[2Jb", "pay \u{202E}cba", "", " Main", String(repeating: "x", count: 65)] {
+            #expect(throws: HawalaFileError.self, "\(hostile.debugDescription)") { try BackupPayload.decode(payload(name: hostile)) }
+        }
     }
 
 }

@@ -122,6 +122,22 @@ struct RecoveryFlowTests {
         #expect(try flow.state == .done && flow.mnemonic == Mnemonic(text: abandonAbout))
     }
 
+    @Test func aWholePhraseStopsAtTheAddressesWithItsPassphrase() throws {
+        var flow = RecoveryFlow(phrase: try Mnemonic(text: abandonAbout), network: .mainnet, passphrase: SecretBytes(utf8: "TREZOR"))
+        guard case .confirmingAddresses(let addresses) = flow.state else { Issue.record("\(flow.state)"); return }
+        // The same addresses as the words typed one by one with the same passphrase, and the
+        // passphrase counts: not the plain phrase's.
+        var typed = RecoveryFlow()
+        typed.send(.network(.mainnet))
+        typed.send(.wordCount(12))
+        for word in abandonAbout.split(separator: " ") { typed.send(.word(String(word))) }
+        typed.send(.passphrase(SecretBytes(utf8: "TREZOR")))
+        #expect(typed.state == .confirmingAddresses(addresses))
+        #expect(addresses.first?.chain == "bitcoin" && addresses.first?.address != "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu")
+        flow.send(.confirm)
+        #expect(flow.state == .done && flow.passphrase == SecretBytes(utf8: "TREZOR"))
+    }
+
     @Test func checksumFailureThenEdit() {
         var flow = RecoveryFlow()
         flow.send(.network(.testnet))

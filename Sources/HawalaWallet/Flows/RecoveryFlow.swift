@@ -109,6 +109,16 @@ public struct RecoveryFlow: Sendable {
         }
     }
 
+    /// A wallet's recovery from a phrase known whole (a file, a paste): the network, the words
+    /// and the passphrase sent in one go, so the flow stands at `.confirmingAddresses` — the
+    /// first addresses still need the person's confirmation before anything is saved.
+    public init(phrase mnemonic: Mnemonic, network: Network, passphrase: SecretBytes) {
+        self.init()
+        send(.network(network))
+        send(.word(mnemonic.phrase))
+        send(.passphrase(passphrase))
+    }
+
     /// The state after a valid set of words.
     private var afterTheWords: State { purpose == .wallet ? .enteringPassphrase : .done }
 
