@@ -30,7 +30,7 @@ struct BackupFixtureTests {
 @Suite("Export and import")
 struct ExportImportTests {
     func exportAll(_ store: WalletStore, _ keyring: Keyring) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString).hawala")
+        let url = temporaryFolder("export", suffix: ".hawala")
         let payload = try BackupPayload(app: "test", wallets: try store.exportWallets(names: nil, keyring: keyring), current: nil).encoded()
         try BackupFile.write(payload, to: url, password: testPassword, cost: .floor)
         return url
@@ -90,7 +90,7 @@ struct ExportImportTests {
         #expect(throws: HawalaFileError.invalidPayload("wallet \"W\": a payment is malformed")) { try BackupPayload.decode(SecretBytes(utf8: bad)) }
 
         // The history exported to a file: atomic, never replacing unless asked, progress heard.
-        let csv = FileManager.default.temporaryDirectory.appendingPathComponent("history-\(UUID().uuidString).csv")
+        let csv = temporaryFolder("history", suffix: ".csv")
         defer { try? FileManager.default.removeItem(at: csv) }
         var heard = 0
         #expect(try PaymentExport.write(.csv, store: store, walletID: main.id, to: csv) { heard = $0 } == 2)
@@ -146,7 +146,7 @@ struct ExportImportTests {
     }
 
     @Test func exportIsAtomicAndReadBack() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("atomic-\(UUID().uuidString)")
+        let dir = temporaryFolder("atomic")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let url = dir.appendingPathComponent("b.hawala")
         try BackupFile.write(SecretBytes(utf8: "{}"), to: url, password: testPassword, cost: .floor)
@@ -158,7 +158,7 @@ struct ExportImportTests {
     /// A file planted under the final name while the backup is being written (another export,
     /// an attacker) is never replaced: the late writer fails, and leaves no temporary file.
     @Test func aNamePlantedMidwayIsNeverReplaced() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("atomic-\(UUID().uuidString)")
+        let dir = temporaryFolder("atomic")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let url = dir.appendingPathComponent("b.hawala")
         #expect(throws: HawalaFileError.exists(path: url.path)) {

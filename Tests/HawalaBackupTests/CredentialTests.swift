@@ -1,6 +1,7 @@
 import Foundation
 import HawalaCrypto
 import HawalaKeys
+import HawalaTestSupport
 import Testing
 @testable import HawalaBackup
 
@@ -19,7 +20,7 @@ struct CredentialTests {
     /// A credential file is read whole up to its bound and refused past it before it is all
     /// read; a missing file says which and why.
     @Test func credentialFilesAreBounded() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("credential-\(UUID().uuidString)")
+        let folder = temporaryFolder("credential")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let small = folder.appendingPathComponent("small"), large = folder.appendingPathComponent("large")

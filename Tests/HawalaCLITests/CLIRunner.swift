@@ -1,4 +1,5 @@
 import Foundation
+import HawalaTestSupport
 
 /// Runs the real `hawala` binary, as a user or script would.
 struct CLIResult {
@@ -55,7 +56,7 @@ enum CLI {
         }
         var env = ProcessInfo.processInfo.environment
         // Each run gets its own empty wallet home unless the test names one.
-        env["HAWALA_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("hawala-cli-\(UUID().uuidString)").path
+        env["HAWALA_HOME"] = temporaryFolder("hawala-cli").path
         for (k, v) in environment { env[k] = v }
         process.environment = env
         let input = Pipe(), output = Pipe(), error = Pipe()

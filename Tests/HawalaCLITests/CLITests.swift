@@ -98,7 +98,7 @@ struct DeriveCLITests {
     }
 
     @Test func passphraseFileIsReadExactly() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hawala-cli-\(UUID().uuidString)")
+        let dir = temporaryFolder("hawala-cli")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("passphrase")

@@ -1,4 +1,5 @@
 import Foundation
+import HawalaTestSupport
 
 /// Runs `hawala` on a pseudo-terminal, as a person at a keyboard would: the program gets the pty
 /// as its controlling terminal (so `/dev/tty` works and echo can be switched off), and the test
@@ -35,7 +36,7 @@ final class PTYSession {
 
         var env = ProcessInfo.processInfo.environment
         env["TERM"] = "dumb"
-        env["HAWALA_HOME"] = home ?? FileManager.default.temporaryDirectory.appendingPathComponent("hawala-pty-\(UUID().uuidString)").path
+        env["HAWALA_HOME"] = home ?? temporaryFolder("hawala-pty").path
         for (k, v) in environment { env[k] = v }
         let argv = ([CLI.binary.path] + arguments).map { strdup($0) } + [nil]
         let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]

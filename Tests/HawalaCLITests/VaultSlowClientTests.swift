@@ -1,4 +1,5 @@
 import Foundation
+import HawalaTestSupport
 import Testing
 
 /// A raw TCP connection to the server on loopback, for clients that misbehave. Reads block
@@ -165,7 +166,7 @@ struct VaultSlowClientTests {
     /// deleting a backup still works — the server gives up its reserve file for it — and frees
     /// room for the next upload. (Before, every delete failed with a disk I/O error.)
     @Test(.enabled(if: geteuid() == 0, "mounting a tmpfs needs root")) func aFullDiskStillDeletes() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hawala-full-\(UUID().uuidString)").path
+        let dir = temporaryFolder("hawala-full").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         #expect(try CLI.runTool("/bin/mount", ["-t", "tmpfs", "-o", "size=24m", "tmpfs", dir]) == 0)
         defer { _ = try? CLI.runTool("/bin/umount", ["-l", dir]) }

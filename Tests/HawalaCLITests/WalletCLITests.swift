@@ -11,7 +11,7 @@ struct WalletFixture {
     let password = "correct horse battery"
 
     init() throws {
-        home = FileManager.default.temporaryDirectory.appendingPathComponent("hawala-wallet-\(UUID().uuidString)")
+        home = temporaryFolder("hawala-wallet")
         try FileManager.default.createDirectory(at: home.appendingPathComponent("secrets"), withIntermediateDirectories: true)
         try write("password", password + "\n")
         try write("mnemonic", abandonAbout + "\n")

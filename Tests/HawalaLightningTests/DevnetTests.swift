@@ -10,7 +10,7 @@ import HawalaTestSupport
 func keys(_ words: String) throws -> HDWallet { HDWallet(mnemonic: try Mnemonic(text: words)) }
 
 func temporaryLedger() -> String {
-    FileManager.default.temporaryDirectory.appendingPathComponent("hawala-devnet-\(UUID().uuidString)/ledger.sqlite").path
+    temporaryFolder("hawala-devnet").appendingPathComponent("ledger.sqlite").path
 }
 
 /// A settable clock, for expiry.

@@ -1,4 +1,5 @@
 import Foundation
+import HawalaTestSupport
 import Testing
 @testable import HawalaLightning
 
@@ -15,7 +16,7 @@ struct FiatRatesTests {
     }
 
     @Test func offlineTable() async throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("rates-\(UUID().uuidString).txt")
+        let url = temporaryFolder("rates", suffix: ".txt")
         try "# rates of 2026-11-22\nUSD 67012.50\n\neur,61000.1\nCHF\t59000\n".write(to: url, atomically: true, encoding: .utf8)
         let provider = FileRatesProvider(path: url.path)
         #expect(try await provider.rates().map(\.currency) == ["USD", "EUR", "CHF"])

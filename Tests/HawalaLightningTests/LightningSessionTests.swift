@@ -50,7 +50,7 @@ struct LightningSessionTests {
     @Test func settingsAreCheckedWholeBeforeSaving() async throws {
         let (store, wallet) = try storeWithWallet()
         let password = try UnlockCounter(store)
-        let rates = FileManager.default.temporaryDirectory.appendingPathComponent("rates-\(UUID().uuidString).txt")
+        let rates = temporaryFolder("rates", suffix: ".txt")
         try Data("USD 65000.00\n".utf8).write(to: rates)
         let ledger = temporaryLedger()
         func apply(_ change: LightningSettingsChange, spark: Bool = false) async throws -> LightningSettingsOutcome {

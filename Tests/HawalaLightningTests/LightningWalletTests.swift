@@ -153,7 +153,7 @@ struct LightningWalletTests {
     /// A payment completed now gets its fiat value from the configured rates.
     @Test func fiatValueAtTheTime() async throws {
         let (store, wallet) = try storeWithWallet()
-        let rates = FileManager.default.temporaryDirectory.appendingPathComponent("rates-\(UUID().uuidString).json")
+        let rates = temporaryFolder("rates", suffix: ".json")
         try Data("# test table\nUSD 65000.00\n".utf8).write(to: rates)
         let ledger = temporaryLedger()
         let backend = try await node(abandonAbout, ledger: ledger)

@@ -13,7 +13,7 @@ import HawalaTestSupport
 
 
 func temporaryDirectory() -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("hawala-spark-\(UUID().uuidString)")
+    let url = temporaryFolder("hawala-spark")
     try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }

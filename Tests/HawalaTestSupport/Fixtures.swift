@@ -13,9 +13,34 @@ public let legalWinner = "legal winner thank year wave sausage worth useful lega
 /// Cheap key derivation for tests only (the store's default is 64 MiB, 3 passes).
 public func fastKDF() -> KDFParameters { KDFParameters(passes: 1, memoryKiB: 8192) }
 
-/// A wallet home in a fresh temporary folder (not created yet).
+/// A wallet home in a fresh temporary folder (not created yet), removed when the test process
+/// ends.
 public func temporaryHome() -> WalletHome {
-    WalletHome(directory: FileManager.default.temporaryDirectory.appendingPathComponent("hawala-test-\(UUID().uuidString)"))
+    WalletHome(directory: temporaryFolder("hawala-test"))
+}
+
+/// A fresh path under the temporary directory (not created), removed with everything in it when
+/// the test process exits: test runs on a CI machine must not fill its disk.
+public func temporaryFolder(_ prefix: String, suffix: String = "") -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)\(suffix)")
+    TemporaryFolders.shared.add(url)
+    return url
+}
+
+final class TemporaryFolders: @unchecked Sendable {
+    static let shared = TemporaryFolders()
+    private let lock = NSLock()
+    private var urls: [URL] = []
+
+    private init() {
+        atexit { TemporaryFolders.shared.removeAll() }
+    }
+
+    func add(_ url: URL) { lock.withLock { urls.append(url) } }
+
+    func removeAll() {
+        for url in lock.withLock({ urls }) { try? FileManager.default.removeItem(at: url) }
+    }
 }
 
 public func password(_ text: String) -> SecretBytes { SecretBytes(utf8: text) }

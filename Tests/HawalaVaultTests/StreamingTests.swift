@@ -6,6 +6,7 @@ import HawalaVaultAPI
 import HawalaVaultPostgres
 @testable import HawalaVaultServer
 import OpenAPIRuntime
+import HawalaTestSupport
 import Testing
 
 /// A body arriving in pieces of the given sizes (the bytes of `data`), failing after `failAfter`
@@ -112,7 +113,7 @@ struct VaultStreamingTests {
 
     /// A database written before chunks existed keeps its backups: the blobs are split on open.
     @Test func sqliteBlobsMoveIntoChunks() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hawala-vault-\(UUID().uuidString)")
+        let dir = temporaryFolder("hawala-vault")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let path = dir.appendingPathComponent("vault.sqlite").path
         let data = randomData(150_000)

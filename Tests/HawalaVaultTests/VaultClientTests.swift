@@ -138,7 +138,7 @@ struct VaultClientTests {
         let vault = try await RunningVault.start(.sqlite)
         var running = true
         defer { if running { vault.stop() } }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("agent-\(UUID().uuidString)")
+        let folder = temporaryFolder("agent")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let snapshot = folder.appendingPathComponent("snapshot.hawala"), stateFile = folder.appendingPathComponent("state.json")

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GRDB
+import HawalaTestSupport
 import Testing
 @testable import HawalaVault
 import HawalaVaultPostgres
@@ -16,7 +17,7 @@ func settings(_ frequency: BackupSettings.Frequency, at time: String = "03:00", 
 }
 
 func temporaryStorage() throws -> SQLiteVaultStorage {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hawala-vault-\(UUID().uuidString)")
+    let dir = temporaryFolder("hawala-vault")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     return try SQLiteVaultStorage(path: dir.appendingPathComponent("vault.sqlite").path)
 }
@@ -92,7 +93,7 @@ struct VaultScheduleTests {
 struct VaultDurabilityTests {
     /// SQLite syncs every commit (GRDB's WAL default, NORMAL, would not).
     @Test func sqliteCommitsAreSynced() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("vault-\(UUID().uuidString).sqlite").path
+        let path = temporaryFolder("vault", suffix: ".sqlite").path
         let storage = try SQLiteVaultStorage(path: path)
         #expect(try storage.synchronousLevel() == 2)
     }
@@ -297,7 +298,7 @@ struct VaultStorageTests {
         let tamper: @Sendable (String) async throws -> Void
         switch kind {
         case .sqlite:
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hawala-vault-\(UUID().uuidString)")
+            let dir = temporaryFolder("hawala-vault")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             let path = dir.appendingPathComponent("vault.sqlite").path
             storage = try SQLiteVaultStorage(path: path)
