@@ -49,6 +49,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         .systemLibrary(
@@ -198,10 +199,37 @@ let package = Package(
             resources: [.copy("Vectors")],
             swiftSettings: swiftSettings
         ),
+        // `hawala app`: the wallet's screens served on 127.0.0.1 (Hummingbird + swift-mustache).
+        .target(
+            name: "HawalaApp",
+            dependencies: [
+                "HawalaCrypto", "HawalaKeys", "HawalaWallet",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            resources: [.copy("Templates"), .copy("Static")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HawalaAppTests",
+            dependencies: [
+                "HawalaApp", "HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "hawala",
             dependencies: [
-                "CMalloc", "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaPaper", "HawalaLightning",
+                "CMalloc", "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaPaper", "HawalaLightning", "HawalaApp",
                 // The vault's client side only: the server is hawala-vault.
                 "HawalaVault", "HawalaVaultClient",
                 .product(name: "Logging", package: "swift-log"),

@@ -1,3 +1,4 @@
+import HawalaApp
 import HawalaLightning
 import HawalaWallet
 import HawalaVaultClient
@@ -33,6 +34,8 @@ enum ErrorWords {
             return CLIError("an API key is for the spark backend: give --backend spark:mainnet (or spark:regtest) with it", code: .usage)
         case LightningSettingsError.malformedAPIKey:
             return CLIError("the API key file must hold the key alone, on one line")
+        case AppError.portInUse(let port):
+            return CLIError("port \(port) is in use; choose another with --port (0 picks a free one)")
         default:
             return nil
         }

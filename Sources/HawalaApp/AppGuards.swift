@@ -1,0 +1,131 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HawalaCrypto
+
+/// Where the app listens, known once the server is bound (`--port 0` picks any free port).
+final class BoundPort: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Int?
+    func set(_ port: Int) { lock.withLock { value = port } }
+    var port: Int? { lock.withLock { value } }
+}
+
+/// Answers only requests addressed to this machine's loopback names at the bound port: a web
+/// page elsewhere that points its own host name at 127.0.0.1 (DNS rebinding) gets 403.
+struct HostAllowlistMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    let bound: BoundPort
+    let extraHost: String?
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let port = bound.port, let host = request.head.authority?.lowercased(),
+              Self.allowed(port: port, extraHost: extraHost).contains(host) else {
+            return AppResponse.plain(.forbidden, "This address is not the app's: open it at 127.0.0.1 or localhost.")
+        }
+        return try await next(request, context)
+    }
+
+    static func allowed(port: Int, extraHost: String?) -> Set<String> {
+        var hosts: Set<String> = ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)"]
+        if let extraHost { hosts.insert("\(extraHost.lowercased()):\(port)") }
+        return hosts
+    }
+}
+
+/// Headers on every answer, errors included: no script, style or image from anywhere else, no
+/// framing, no referrer, nothing sniffed or cached (pages show balances and words). No CORS
+/// header is ever sent.
+struct SecurityHeadersMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    static let contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as HTTPError {
+            response = AppResponse.plain(error.status, error.body ?? error.status.reasonPhrase)
+        }
+        Self.apply(&response.headers)
+        return response
+    }
+
+    static func apply(_ headers: inout HTTPFields) {
+        headers[.contentSecurityPolicy] = contentSecurityPolicy
+        headers[.xContentTypeOptions] = "nosniff"
+        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        headers[.cacheControl] = "no-store"
+        headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
+        headers[HTTPField.Name("Cross-Origin-Opener-Policy")!] = "same-origin"
+        headers[HTTPField.Name("Cross-Origin-Resource-Policy")!] = "same-origin"
+    }
+}
+
+/// A state change must come from the app's own page: the session's form token **and** an
+/// `Origin` naming the app (or, where a browser sends no Origin, `Sec-Fetch-Site: same-origin`).
+enum CrossSiteCheck {
+    static func passes(_ request: Request, form: FormBody, csrf: String, bound: BoundPort, extraHost: String?) -> Bool {
+        guard let sent = form.text("csrf"), SecretBytes(utf8: sent) == SecretBytes(utf8: csrf), let port = bound.port else { return false }
+        if let origin = request.headers[.origin] {
+            let allowed = HostAllowlistMiddleware.allowed(port: port, extraHost: extraHost).map { "http://\($0)" }
+            return allowed.contains(origin.lowercased())
+        }
+        return request.headers[HTTPField.Name("Sec-Fetch-Site")!] == "same-origin"
+    }
+}
+
+/// An `application/x-www-form-urlencoded` body, read without turning a password into a String:
+/// each value stays bytes until asked for as text or as a secret.
+final class FormBody {
+    private var fields: [String: [UInt8]] = [:]
+
+    static let maximumSize = 64 * 1024
+
+    init(_ body: [UInt8]) {
+        for pair in body.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = String(bytes: Self.decode(parts[0]), encoding: .utf8), fields[name] == nil else { continue }
+            fields[name] = parts.count > 1 ? Self.decode(parts[1]) : []
+        }
+    }
+
+    deinit {
+        for name in fields.keys { SecretBytes.wipe(&fields[name]!) }
+    }
+
+    func text(_ name: String) -> String? { fields[name].flatMap { String(bytes: $0, encoding: .utf8) } }
+
+    func secret(_ name: String) -> SecretBytes? { fields[name].map { SecretBytes($0) } }
+
+    /// Percent-decoding, with `+` as a space.
+    private static func decode(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
+            let b = bytes[i]
+            if b == UInt8(ascii: "+") {
+                out.append(UInt8(ascii: " "))
+            } else if b == UInt8(ascii: "%"), let h = hex(bytes, i + 1), let l = hex(bytes, i + 2) {
+                out.append(h << 4 | l)
+                i += 3
+                continue
+            } else {
+                out.append(b)
+            }
+            i += 1
+        }
+        return out
+    }
+
+    private static func hex(_ bytes: ArraySlice<UInt8>, _ i: Int) -> UInt8? {
+        guard i < bytes.endIndex else { return nil }
+        switch bytes[i] {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return bytes[i] - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return bytes[i] - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return bytes[i] - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import HawalaWallet
+
+/// What a template sees. Every value is text the template escapes (no triple braces anywhere).
+struct Page {
+    struct WalletRow {
+        struct Imported { let chain: String, address: String, label: String }
+        let name: String, network: String, fingerprint: String, backup: String
+        let backedUp: Bool, isCurrent: Bool
+        let imported: [Imported]
+    }
+
+    let title: String
+    var csrf = ""
+    var unlocked = false
+    var wallets: [WalletRow] = []
+    // Stored, not computed: templates see stored properties only (Mirror).
+    var anyWallets = false
+    /// Names of the wallets whose words are not backed up: a badge on every page.
+    var notBackedUp: [String] = []
+    var anyNotBackedUp = false
+    var problem: String?
+    var message: String?
+
+    init(title: String, message: String? = nil) {
+        self.title = title
+        self.message = message
+    }
+
+    init(title: String, session: AppSessions.Session, overview: WalletOverview, problem: String? = nil, message: String? = nil) {
+        self.title = title
+        csrf = session.csrf
+        unlocked = session.isUnlocked
+        wallets = overview.wallets.map { w in
+            WalletRow(name: w.name, network: w.network.rawValue, fingerprint: w.fingerprint, backup: w.backup.summary,
+                      backedUp: w.backup.isBackedUp, isCurrent: w.isCurrent,
+                      imported: w.importedAccounts.map { .init(chain: $0.chain, address: $0.address, label: $0.label ?? "") })
+        }
+        notBackedUp = overview.reminder.wallets.map(\.name)
+        anyWallets = !wallets.isEmpty
+        anyNotBackedUp = !notBackedUp.isEmpty
+        self.problem = problem
+        self.message = message
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import HawalaCrypto
+import HawalaWallet
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import NIOPosix
+
+/// The pages. Each handler reads the request, asks the library, and renders: no wallet rule
+/// lives here.
+struct AppRoutes: Sendable {
+    let app: WebApp
+    static let cookie = "hawala_sid"
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("/static/app.css") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8"], body: .init(byteBuffer: app.stylesheet))
+        }
+        router.get("/start") { request, _ in try await start(request) }
+        router.get("/") { request, _ in try await home(request) }
+        router.get("/unlock") { request, _ in try await unlockPage(request) }
+        router.post("/unlock") { request, _ in try await unlock(request) }
+        router.post("/lock") { request, _ in try await lock(request) }
+        router.post("/wallets/use") { request, _ in try await useWallet(request) }
+    }
+
+    // MARK: - Sessions
+
+    /// The token from `hawala app`, once: a locked session and the home page.
+    func start(_ request: Request) async throws -> Response {
+        guard let token = request.uri.queryParameters["token"].map(String.init),
+              let session = await app.sessions.exchange(token: token) else {
+            return try render(.forbidden, "message", Page(title: "Link expired", message: "This link was used already or is not this app's. Run the app again for a new one."))
+        }
+        return AppResponse.redirect("/", cookie: session.id)
+    }
+
+    func home(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        let overview = try WalletOverview(home: app.home)
+        if !overview.wallets.isEmpty && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        return try render(.ok, "home", Page(title: "Wallets", session: session, overview: overview))
+    }
+
+    func unlockPage(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        if session.isUnlocked { return AppResponse.redirect("/") }
+        return try render(.ok, "unlock", Page(title: "Unlock", session: session, overview: try WalletOverview(home: app.home)))
+    }
+
+    /// The login: the wallet password opens the store; the session gets a new id.
+    func unlock(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        let form = try await formBody(request)
+        guard CrossSiteCheck.passes(request, form: form, csrf: session.csrf, bound: app.bound, extraHost: app.options.isLoopback ? nil : app.options.host) else {
+            return try crossSite()
+        }
+        let overview = try WalletOverview(home: app.home)
+        guard !overview.wallets.isEmpty else { return AppResponse.redirect("/") }
+        guard await app.sessions.mayTryPassword() else {
+            return try render(.tooManyRequests, "unlock", Page(title: "Unlock", session: session, overview: overview,
+                                                               problem: "Too many wrong passwords. Wait a few minutes, then try again."))
+        }
+        guard let password = form.secret("password"), !password.isEmpty else {
+            return try render(.badRequest, "unlock", Page(title: "Unlock", session: session, overview: overview, problem: "Type the wallet password."))
+        }
+        let home = app.home
+        let keyring: Keyring
+        do {
+            // Argon2id takes about a second: off the event loops.
+            keyring = try await NIOThreadPool.singleton.runIfActive { try WalletStore(home: home, create: false).unlock(password: password) }
+        } catch WalletError.wrongPassword {
+            await app.sessions.recordWrongPassword()
+            return try render(.unauthorized, "unlock", Page(title: "Unlock", session: session, overview: overview, problem: "Wrong password."))
+        }
+        guard let unlocked = await app.sessions.unlock(session.id, keyring: keyring) else { return try noSession() }
+        return AppResponse.redirect("/", cookie: unlocked.id)
+    }
+
+    /// The lock: the keyring is dropped and the browser holds a new, locked session.
+    func lock(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        let form = try await formBody(request)
+        guard CrossSiteCheck.passes(request, form: form, csrf: session.csrf, bound: app.bound, extraHost: app.options.isLoopback ? nil : app.options.host) else {
+            return try crossSite()
+        }
+        let locked = await app.sessions.lock(session.id)
+        return AppResponse.redirect("/unlock", cookie: locked.id)
+    }
+
+    func useWallet(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        let form = try await formBody(request)
+        guard CrossSiteCheck.passes(request, form: form, csrf: session.csrf, bound: app.bound, extraHost: app.options.isLoopback ? nil : app.options.host) else {
+            return try crossSite()
+        }
+        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        do {
+            try WalletStore(home: app.home, create: false).use(form.text("name") ?? "")
+        } catch let error as WalletError {
+            return try render(.badRequest, "message", Page(title: "Wallet not switched", session: session,
+                                                            overview: try WalletOverview(home: app.home), message: error.description))
+        }
+        return AppResponse.redirect("/")
+    }
+
+    // MARK: - Helpers
+
+    func session(of request: Request) async -> AppSessions.Session? {
+        await app.sessions.session(request.cookies[Self.cookie]?.value)
+    }
+
+    func formBody(_ request: Request) async throws -> FormBody {
+        var buffer = try await request.body.collect(upTo: FormBody.maximumSize)
+        var bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
+        defer { SecretBytes.wipe(&bytes) }
+        return FormBody(bytes)
+    }
+
+    func noSession() throws -> Response {
+        try render(.unauthorized, "message", Page(title: "Not signed in", message: "Open the app with the link it printed when it started (it works once). Run the app again for a new one."))
+    }
+
+    func crossSite() throws -> Response {
+        try render(.forbidden, "message", Page(title: "Refused", message: "This request did not come from the app's own page. Reload the page and try again."))
+    }
+
+    func render(_ status: HTTPResponse.Status, _ template: String, _ page: Page) throws -> Response {
+        guard let html = app.pages.render(page, withTemplate: template) else { throw AppError.resourcesMissing }
+        return Response(status: status, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+}
+
+/// Answers that are not pages.
+enum AppResponse {
+    static func plain(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text + "\n")))
+    }
+
+    /// 303 to a path on this server (never an absolute address), optionally with a new session
+    /// cookie: HttpOnly, SameSite=Strict, no Domain.
+    static func redirect(_ path: String, cookie: String? = nil) -> Response {
+        precondition(path.hasPrefix("/") && !path.hasPrefix("//"), "redirects stay on this server")
+        var headers: HTTPFields = [.location: path]
+        if let cookie { headers[.setCookie] = "\(AppRoutes.cookie)=\(cookie); Path=/; HttpOnly; SameSite=Strict" }
+        return Response(status: .seeOther, headers: headers)
+    }
+}

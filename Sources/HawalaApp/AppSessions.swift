@@ -1,0 +1,88 @@
+import Foundation
+import HawalaCrypto
+import HawalaKeys
+import HawalaWallet
+
+/// The browser's sessions with the app, kept in memory only (a restart logs everyone out).
+///
+/// A session starts *locked* — from the one-time token `hawala app` printed, or after a lock —
+/// and is *unlocked* by the wallet password, which is the login: a new session id then, so an
+/// id seen before the login is worth nothing after it. After `idleLock` without a request an
+/// unlocked session locks again (the keyring is dropped).
+actor AppSessions {
+    struct Session: Sendable {
+        let id: String
+        /// The form token every state change must carry (CSRF).
+        let csrf: String
+        var keyring: Keyring?
+        var lastSeen: Date
+        var isUnlocked: Bool { keyring != nil }
+    }
+
+    /// What a failed unlock looked like, for the rate limit.
+    private var failures: [Date] = []
+    private var token: String?
+    private var sessions: [String: Session] = [:]
+    private let idleLock: TimeInterval
+    private let now: @Sendable () -> Date
+    /// Wrong passwords allowed within `failureWindow` before unlocking is refused for a while.
+    static let failuresAllowed = 5
+    static let failureWindow: TimeInterval = 300
+
+    init(token: String, idleLock: TimeInterval, now: @escaping @Sendable () -> Date) {
+        self.token = token
+        self.idleLock = idleLock
+        self.now = now
+    }
+
+    /// A random 256-bit value, hex: the one-time token, session ids, CSRF tokens.
+    static func randomToken() -> String {
+        hexString(SystemRandom.bytes(32))
+    }
+
+    /// Exchanges the one-time token for a locked session; the token works once.
+    func exchange(token candidate: String) -> Session? {
+        guard let token, SecretBytes(utf8: candidate) == SecretBytes(utf8: token) else { return nil }
+        self.token = nil
+        return newSession(keyring: nil)
+    }
+
+    /// The session with this id, locked again if it was idle too long.
+    func session(_ id: String?) -> Session? {
+        guard let id, var session = sessions[id] else { return nil }
+        let time = now()
+        if session.isUnlocked, time.timeIntervalSince(session.lastSeen) > idleLock { session.keyring = nil }
+        session.lastSeen = time
+        sessions[id] = session
+        return session
+    }
+
+    /// Whether another password may be tried now.
+    func mayTryPassword() -> Bool {
+        let time = now()
+        failures.removeAll { time.timeIntervalSince($0) > Self.failureWindow }
+        return failures.count < Self.failuresAllowed
+    }
+
+    func recordWrongPassword() { failures.append(now()) }
+
+    /// The login: the locked session `id` is replaced by an unlocked one with a new id.
+    func unlock(_ id: String, keyring: Keyring) -> Session? {
+        guard sessions.removeValue(forKey: id) != nil else { return nil }
+        failures.removeAll()
+        return newSession(keyring: keyring)
+    }
+
+    /// The lock: the session and its keyring are gone; the browser gets a new locked session
+    /// (the password opens it again, no new token needed).
+    func lock(_ id: String) -> Session {
+        sessions.removeValue(forKey: id)
+        return newSession(keyring: nil)
+    }
+
+    private func newSession(keyring: Keyring?) -> Session {
+        let session = Session(id: Self.randomToken(), csrf: Self.randomToken(), keyring: keyring, lastSeen: now())
+        sessions[session.id] = session
+        return session
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import HawalaCrypto
+import HawalaWallet
+import HTTPTypes
+import Hummingbird
+import Logging
+import Mustache
+import NIOCore
+import NIOPosix
+
+/// How the app is served.
+public struct AppOptions: Sendable {
+    /// The address to listen on: loopback unless a person asks otherwise.
+    public var host = "127.0.0.1"
+    /// 0: any free port.
+    public var port = 0
+    /// An unlocked session locks after this long without a request.
+    public var idleLock: TimeInterval = 300
+    /// The clock (tests move it).
+    public var now: @Sendable () -> Date = { Date() }
+    public init() {}
+
+    /// Whether `host` is a loopback address (anything else is reachable from the network).
+    public var isLoopback: Bool { ["127.0.0.1", "::1", "localhost"].contains(host) }
+}
+
+/// `hawala app`: the wallet's screens in a browser, served on this machine by the same binary.
+///
+/// Security (docs/decisions/0009): only loopback `Host` names are answered; the browser comes in
+/// with a one-time 256-bit token exchanged for a session cookie (HttpOnly, SameSite=Strict);
+/// the wallet password is the login; every state change carries the session's form token and
+/// an `Origin` (or `Sec-Fetch-Site`) naming the app; every answer carries a strict CSP and
+/// `no-store`; templates escape everything (no triple braces).
+public struct WebApp: Sendable {
+    /// The one-time token: `startPath` with it logs the first browser in.
+    public let token: String
+    let home: WalletHome
+    let options: AppOptions
+    let sessions: AppSessions
+    let pages: MustacheLibrary
+    let stylesheet: ByteBuffer
+    let bound = BoundPort()
+
+    /// Loads the templates; the token is made here.
+    /// - Throws: `AppError.resourcesMissing` when the templates are not where the binary expects.
+    public init(home: WalletHome, options: AppOptions = AppOptions()) async throws {
+        guard let templates = Bundle.module.resourceURL?.appendingPathComponent("Templates").path,
+              let css = Bundle.module.url(forResource: "app", withExtension: "css", subdirectory: "Static"),
+              let pages = try? await MustacheLibrary(directory: templates),
+              let stylesheet = try? Data(contentsOf: css) else { throw AppError.resourcesMissing }
+        self.home = home
+        self.options = options
+        self.pages = pages
+        self.stylesheet = ByteBuffer(bytes: stylesheet)
+        token = AppSessions.randomToken()
+        sessions = AppSessions(token: token, idleLock: options.idleLock, now: options.now)
+    }
+
+    /// The path that exchanges the token for a session (open it once).
+    public var startPath: String { "/start?token=\(token)" }
+
+    /// The address a browser on this machine opens first.
+    public func startURL(port: Int) -> String {
+        let host = options.isLoopback ? "127.0.0.1" : (options.host.contains(":") ? "[\(options.host)]" : options.host)
+        return "http://\(host):\(port)\(startPath)"
+    }
+
+    /// Serves until SIGINT or SIGTERM; `onRunning` hears the bound port.
+    /// - Throws: `AppError.portInUse` when the port is taken; the server's error otherwise.
+    public func run(onRunning: @escaping @Sendable (Int) async -> Void) async throws {
+        do {
+            try await application(onRunning: onRunning).runService()
+        } catch {
+            guard "\(error)".contains("Address already in use") else { throw error }
+            throw AppError.portInUse(options.port)
+        }
+    }
+
+    /// The server; `onRunning` hears the bound port.
+    public func application(logger: Logger = Logger(label: "hawala-app"),
+                            onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        let router = Router()
+        router.add(middleware: SecurityHeadersMiddleware())
+        router.add(middleware: HostAllowlistMiddleware(bound: bound, extraHost: options.isLoopback ? nil : options.host))
+        AppRoutes(app: self).register(on: router)
+        let bound = self.bound
+        return Application(router: router, configuration: .init(address: .hostname(options.host, port: options.port), serverName: "hawala-app"),
+                           onServerRunning: { channel in
+                               let port = channel.localAddress?.port ?? 0
+                               bound.set(port)
+                               await onRunning(port)
+                           }, logger: logger)
+    }
+}
+
+/// Why the app could not start.
+public enum AppError: Error, Equatable, Sendable, CustomStringConvertible {
+    case resourcesMissing
+    case portInUse(Int)
+
+    public var description: String {
+        switch self {
+        case .resourcesMissing: "the app's pages are missing from this installation (HawalaApp's resource bundle)"
+        case .portInUse(let port): "port \(port) is in use by another program"
+        }
+    }
+}

@@ -1,0 +1,243 @@
+import AsyncHTTPClient
+import Foundation
+import HawalaApp
+import HawalaCrypto
+import HawalaKeys
+import HawalaTestSupport
+import HawalaWallet
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// `hawala app` as an attacker and a browser see it: the server runs for real on a loopback
+/// port (HummingbirdTesting's live mode); requests go through AsyncHTTPClient with redirects
+/// off, so every 303 and Set-Cookie is seen as sent.
+@Suite("hawala app: sessions, host and cross-site checks, headers, escaping")
+struct AppSecurityTests {
+    /// A store with one wallet whose name is hostile markup, password "correct horse".
+    static let hostileName = #"W"><script>alert(1)</script>{{x}}'"#
+
+    final class Clock: @unchecked Sendable {
+        private let lock = NSLock()
+        private var offset: TimeInterval = 0
+        func advance(_ seconds: TimeInterval) { lock.withLock { offset += seconds } }
+        var now: Date { lock.withLock { Date().addingTimeInterval(offset) } }
+    }
+
+    /// A browser: one cookie, no redirects followed, Host and Origin as a page on the app sends them.
+    struct Browser {
+        let client: HTTPClient
+        let port: Int
+        var cookie: String?
+
+        func send(_ method: HTTPRequest.Method, _ path: String, form: [String: String]? = nil, host: String? = nil,
+                  origin: String?? = .none, cookie: String?? = .none) async throws -> (status: Int, headers: [(String, String)], body: String) {
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+            request.method = .init(rawValue: method.rawValue)
+            request.headers.add(name: "Host", value: host ?? "127.0.0.1:\(port)")
+            if let c = cookie ?? self.cookie { request.headers.add(name: "Cookie", value: "hawala_sid=\(c)") }
+            if let form {
+                request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+                let body = form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
+                request.body = .bytes(ByteBuffer(string: body))
+                if let o = origin ?? "http://127.0.0.1:\(port)" { request.headers.add(name: "Origin", value: o) }
+            }
+            let response = try await client.execute(request, timeout: .seconds(30))
+            let body = try await response.body.collect(upTo: 1 << 20)
+            return (Int(response.status.code), response.headers.map { ($0.name, $0.value) }, String(buffer: body))
+        }
+
+        /// The session cookie a response sets, with its attributes.
+        static func setCookie(_ headers: [(String, String)]) -> String? { headers.first { $0.0.lowercased() == "set-cookie" }?.1 }
+
+        static func sessionID(_ headers: [(String, String)]) -> String? {
+            setCookie(headers).flatMap { $0.split(separator: ";").first }.map { String($0.dropFirst("hawala_sid=".count)) }
+        }
+
+        static func csrf(_ html: String) -> String? {
+            guard let r = html.range(of: #"name="csrf" value=""#) else { return nil }
+            return String(html[r.upperBound...].prefix { $0 != "\"" })
+        }
+
+        static func header(_ name: String, _ headers: [(String, String)]) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+    }
+
+    func withApp(wallet: Bool = true, _ body: @Sendable (WebApp, Browser, Clock) async throws -> Void) async throws {
+        let home = temporaryHome()
+        if wallet {
+            let store = try WalletStore(home: home, create: true)
+            let keyring = try store.newKeyring(password: password("correct horse"), parameters: fastKDF())
+            try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: Self.hostileName, network: .mainnet, keyring: keyring)
+        }
+        let clock = Clock()
+        var options = AppOptions()
+        options.now = { clock.now }
+        let app = try await WebApp(home: home, options: options)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+        do {
+            try await app.application().test(.live) { testClient in
+                try await body(app, Browser(client: client, port: try #require(testClient.port)), clock)
+            }
+        } catch {
+            try await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+    }
+
+    /// Logs in: token → locked session → password → unlocked session.
+    func logIn(_ app: WebApp, _ browser: inout Browser) async throws {
+        let start = try await browser.send(.get, app.startPath)
+        browser.cookie = Browser.sessionID(start.headers)
+        let page = try await browser.send(.get, "/unlock")
+        let unlocked = try await browser.send(.post, "/unlock", form: ["csrf": try #require(Browser.csrf(page.body)), "password": "correct horse"])
+        #expect(unlocked.status == 303 && Browser.header("Location", unlocked.headers) == "/")
+        let newID = Browser.sessionID(unlocked.headers)
+        #expect(newID != nil && newID != browser.cookie, "a new session id at login")
+        browser.cookie = newID
+    }
+
+    @Test func theTokenWorksOnceAndTheCookieIsStrict() async throws {
+        try await withApp { app, browser, _ in
+            let wrong = try await browser.send(.get, "/start?token=" + String(repeating: "0", count: 64))
+            #expect(wrong.status == 403 && Browser.setCookie(wrong.headers) == nil)
+            let start = try await browser.send(.get, app.startPath)
+            #expect(start.status == 303 && Browser.header("Location", start.headers) == "/")
+            let cookie = try #require(Browser.setCookie(start.headers))
+            #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/"))
+            #expect(!cookie.lowercased().contains("domain"))
+            let again = try await browser.send(.get, app.startPath)
+            #expect(again.status == 403, "the token is one-time")
+            // Without a session: no page, no wallet names.
+            let anonymous = try await browser.send(.get, "/")
+            #expect(anonymous.status == 401 && !anonymous.body.contains("script"))
+            // A locked session sees the unlock page, not the wallets.
+            let locked = try await browser.send(.get, "/", cookie: Browser.sessionID(start.headers))
+            #expect(locked.status == 303 && Browser.header("Location", locked.headers) == "/unlock")
+        }
+    }
+
+    @Test func foreignHostNamesAreRefused() async throws {
+        try await withApp { app, browser, _ in
+            for host in ["evil.example:\(browser.port)", "127.0.0.1", "localhost:1", "127.0.0.1.nip.io:\(browser.port)"] {
+                let r = try await browser.send(.get, app.startPath, host: host)
+                #expect(r.status == 403, "\(host)")
+                #expect(Browser.setCookie(r.headers) == nil)
+            }
+            for host in ["localhost:\(browser.port)", "[::1]:\(browser.port)"] {
+                #expect(try await browser.send(.get, "/", host: host).status == 401, "\(host)")
+            }
+        }
+    }
+
+    @Test func stateChangesNeedTheFormTokenAndTheOrigin() async throws {
+        try await withApp { app, browser, _ in
+            var browser = browser
+            let start = try await browser.send(.get, app.startPath)
+            browser.cookie = Browser.sessionID(start.headers)
+            let csrf = try #require(Browser.csrf(try await browser.send(.get, "/unlock").body))
+            let good = ["csrf": csrf, "password": "correct horse"]
+            #expect(try await browser.send(.post, "/unlock", form: ["password": "correct horse"]).status == 403, "no form token")
+            #expect(try await browser.send(.post, "/unlock", form: ["csrf": String(repeating: "a", count: 64), "password": "correct horse"]).status == 403)
+            #expect(try await browser.send(.post, "/unlock", form: good, origin: "http://evil.example").status == 403, "foreign Origin")
+            #expect(try await browser.send(.post, "/unlock", form: good, origin: "null").status == 403)
+            #expect(try await browser.send(.post, "/unlock", form: good, origin: .some(nil)).status == 403, "neither Origin nor Sec-Fetch-Site")
+            // A GET changes nothing.
+            #expect(try await browser.send(.get, "/lock").status == 404)
+            let wrong = try await browser.send(.post, "/unlock", form: ["csrf": csrf, "password": "wrong horse"])
+            #expect(wrong.status == 401 && wrong.body.contains("Wrong password"))
+            #expect(!wrong.body.contains("wrong horse"), "a password is never echoed")
+            let unlocked = try await browser.send(.post, "/unlock", form: good)
+            #expect(unlocked.status == 303)
+        }
+    }
+
+    @Test func everyAnswerCarriesTheHeaders() async throws {
+        try await withApp { app, browser, _ in
+            var browser = browser
+            try await logIn(app, &browser)
+            let answers = [
+                try await browser.send(.get, "/"), try await browser.send(.get, "/unlock"), try await browser.send(.get, "/static/app.css"),
+                try await browser.send(.get, "/nothing-here"), try await browser.send(.get, "/", host: "evil.example:1"),
+                try await browser.send(.get, app.startPath), try await browser.send(.post, "/lock", form: [:]),
+            ]
+            for (i, answer) in answers.enumerated() {
+                #expect(Browser.header("Content-Security-Policy", answer.headers) == "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'", "answer \(i)")
+                #expect(Browser.header("X-Content-Type-Options", answer.headers) == "nosniff", "answer \(i)")
+                #expect(Browser.header("Referrer-Policy", answer.headers) == "no-referrer", "answer \(i)")
+                #expect(Browser.header("Cache-Control", answer.headers) == "no-store", "answer \(i)")
+                #expect(!answer.headers.contains { $0.0.lowercased().hasPrefix("access-control-") }, "no CORS, answer \(i)")
+            }
+        }
+    }
+
+    @Test func strangersTextIsEscapedEverywhere() async throws {
+        try await withApp { app, browser, _ in
+            var browser = browser
+            try await logIn(app, &browser)
+            let home = try await browser.send(.get, "/")
+            #expect(home.status == 200)
+            #expect(!home.body.contains("<script>") && !home.body.contains(#""><"#))
+            #expect(home.body.contains("W&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;{{x}}&#39;"))
+            // In an attribute (the switcher's option value) too.
+            #expect(home.body.contains(#"<option value="W&quot;&gt;&lt;script&gt;"#))
+            #expect(home.body.contains("Not backed up"), "the badge")
+        }
+    }
+
+    @Test func anIdleSessionLocksAndLockDropsTheSession() async throws {
+        try await withApp { app, browser, clock in
+            var browser = browser
+            try await logIn(app, &browser)
+            #expect(try await browser.send(.get, "/").status == 200)
+            clock.advance(301)
+            let idle = try await browser.send(.get, "/")
+            #expect(idle.status == 303 && Browser.header("Location", idle.headers) == "/unlock")
+            try await logIn2(&browser)
+            let csrf = try #require(Browser.csrf(try await browser.send(.get, "/").body))
+            let lock = try await browser.send(.post, "/lock", form: ["csrf": csrf])
+            #expect(lock.status == 303 && Browser.header("Location", lock.headers) == "/unlock")
+            let old = browser.cookie
+            #expect(try await browser.send(.get, "/").status == 401, "the old session id is gone")
+            browser.cookie = Browser.sessionID(lock.headers)
+            #expect(browser.cookie != old)
+            #expect(try await browser.send(.get, "/").status == 303, "the new session is locked")
+        }
+    }
+
+    /// The password again on an existing (locked) session.
+    func logIn2(_ browser: inout Browser) async throws {
+        let page = try await browser.send(.get, "/unlock")
+        let unlocked = try await browser.send(.post, "/unlock", form: ["csrf": try #require(Browser.csrf(page.body)), "password": "correct horse"])
+        #expect(unlocked.status == 303)
+        browser.cookie = Browser.sessionID(unlocked.headers)
+    }
+
+    @Test func wrongPasswordsAreRateLimited() async throws {
+        try await withApp { app, browser, clock in
+            var browser = browser
+            let start = try await browser.send(.get, app.startPath)
+            browser.cookie = Browser.sessionID(start.headers)
+            let csrf = try #require(Browser.csrf(try await browser.send(.get, "/unlock").body))
+            for _ in 0..<5 { #expect(try await browser.send(.post, "/unlock", form: ["csrf": csrf, "password": "guess"]).status == 401) }
+            let refused = try await browser.send(.post, "/unlock", form: ["csrf": csrf, "password": "correct horse"])
+            #expect(refused.status == 429, "even the right password waits")
+            clock.advance(301)
+            #expect(try await browser.send(.post, "/unlock", form: ["csrf": csrf, "password": "correct horse"]).status == 303)
+        }
+    }
+
+    @Test func templatesNeverWriteRawText() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/HawalaApp/Templates").standardized
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".mustache") }
+        #expect(names.count >= 4)
+        for name in names {
+            let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+            #expect(!text.contains("{{{") && !text.contains("{{&"), "\(name) writes unescaped text")
+            #expect(!text.contains("<script") && !text.contains(" style=") && text.range(of: #" on[a-z]+="#, options: .regularExpression) == nil,
+                    "\(name): no inline script, style or event handler")
+        }
+    }
+}
