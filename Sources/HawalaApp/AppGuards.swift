@@ -46,6 +46,9 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
             response = try await next(request, context)
         } catch let error as HTTPError {
             response = AppResponse.plain(error.status, error.body ?? error.status.reasonPhrase)
+        } catch {
+            // Library errors say what went wrong in one line and carry no secret.
+            response = AppResponse.plain(.internalServerError, "The app could not do that: \(error)")
         }
         Self.apply(&response.headers)
         return response

@@ -57,6 +57,19 @@ actor AppSessions {
         return session
     }
 
+    /// Drops the keyring of every session idle longer than the idle lock: run periodically, so a
+    /// key does not stay in memory until the browser's next request. Returns how many locked.
+    @discardableResult
+    func lockIdle() -> Int {
+        let time = now()
+        var locked = 0
+        for (id, session) in sessions where session.isUnlocked && time.timeIntervalSince(session.lastSeen) > idleLock {
+            sessions[id]?.keyring = nil
+            locked += 1
+        }
+        return locked
+    }
+
     /// Whether another password may be tried now.
     func mayTryPassword() -> Bool {
         let time = now()

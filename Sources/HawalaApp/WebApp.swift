@@ -7,6 +7,7 @@ import Logging
 import Mustache
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 
 /// How the app is served.
 public struct AppOptions: Sendable {
@@ -85,11 +86,26 @@ public struct WebApp: Sendable {
         AppRoutes(app: self).register(on: router)
         let bound = self.bound
         return Application(router: router, configuration: .init(address: .hostname(options.host, port: options.port), serverName: "hawala-app"),
+                           services: [IdleLockService(sessions: sessions)],
                            onServerRunning: { channel in
                                let port = channel.localAddress?.port ?? 0
                                bound.set(port)
                                await onRunning(port)
                            }, logger: logger)
+    }
+}
+
+/// Locks idle sessions on time (every 10 s), not only at their next request.
+struct IdleLockService: Service {
+    let sessions: AppSessions
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do { try await Task.sleep(for: .seconds(10)) } catch { return }
+                await sessions.lockIdle()
+            }
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import HawalaApp
+@testable import HawalaApp
 import HawalaCrypto
 import HawalaKeys
 import HawalaTestSupport
@@ -205,6 +205,24 @@ struct AppSecurityTests {
             #expect(browser.cookie != old)
             #expect(try await browser.send(.get, "/").status == 303, "the new session is locked")
         }
+    }
+
+    /// The idle lock drops the keyring on time (the app's service runs this every 10 s), not
+    /// only when the browser comes back.
+    @Test func idleKeyringsAreDroppedOnTime() async throws {
+        let clock = Clock()
+        let sessions = AppSessions(token: "one-time", idleLock: 300, now: { clock.now })
+        #expect(await sessions.exchange(token: "one-tim") == nil)
+        let locked = try #require(await sessions.exchange(token: "one-time"))
+        #expect(await sessions.exchange(token: "one-time") == nil, "once only")
+        let (_, keyring) = try newStore()
+        let unlocked = try #require(await sessions.unlock(locked.id, keyring: keyring))
+        #expect(await sessions.session(locked.id) == nil, "the pre-login id is gone")
+        #expect(await sessions.lockIdle() == 0)
+        clock.advance(301)
+        #expect(await sessions.lockIdle() == 1)
+        let after = try #require(await sessions.session(unlocked.id))
+        #expect(!after.isUnlocked)
     }
 
     /// The password again on an existing (locked) session.
