@@ -19,9 +19,9 @@ struct AppRoutes: Sendable {
         router.get("/start") { request, _ in try await start(request) }
         router.get("/") { request, _ in try await home(request) }
         router.get("/unlock") { request, _ in try await unlockPage(request) }
-        router.post("/unlock") { request, _ in try await unlock(request) }
-        router.post("/lock") { request, _ in try await lock(request) }
-        router.post("/wallets/use") { request, _ in try await useWallet(request) }
+        router.post("/unlock") { request, _ in try await posted(request, unlock) }
+        router.post("/lock") { request, _ in try await posted(request, lock) }
+        router.post("/wallets/use") { request, _ in try await posted(request, useWallet) }
     }
 
     // MARK: - Sessions
@@ -49,12 +49,7 @@ struct AppRoutes: Sendable {
     }
 
     /// The login: the wallet password opens the store; the session gets a new id.
-    func unlock(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
-        let form = try await formBody(request)
-        guard CrossSiteCheck.passes(request, form: form, csrf: session.csrf, bound: app.bound, extraHost: app.options.isLoopback ? nil : app.options.host) else {
-            return try crossSite()
-        }
+    func unlock(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         let overview = try WalletOverview(home: app.home)
         guard !overview.wallets.isEmpty else { return AppResponse.redirect("/") }
         guard await app.sessions.mayTryPassword() else {
@@ -78,22 +73,12 @@ struct AppRoutes: Sendable {
     }
 
     /// The lock: the keyring is dropped and the browser holds a new, locked session.
-    func lock(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
-        let form = try await formBody(request)
-        guard CrossSiteCheck.passes(request, form: form, csrf: session.csrf, bound: app.bound, extraHost: app.options.isLoopback ? nil : app.options.host) else {
-            return try crossSite()
-        }
+    func lock(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         let locked = await app.sessions.lock(session.id)
         return AppResponse.redirect("/unlock", cookie: locked.id)
     }
 
-    func useWallet(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
-        let form = try await formBody(request)
-        guard CrossSiteCheck.passes(request, form: form, csrf: session.csrf, bound: app.bound, extraHost: app.options.isLoopback ? nil : app.options.host) else {
-            return try crossSite()
-        }
+    func useWallet(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
         do {
             try WalletStore(home: app.home, create: false).use(form.text("name") ?? "")
@@ -105,6 +90,16 @@ struct AppRoutes: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// A state change: the session, its form, and the cross-site check before `handle` runs.
+    func posted(_ request: Request, _ handle: (AppSessions.Session, FormBody) async throws -> Response) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        let form = try await formBody(request)
+        guard CrossSiteCheck.passes(request, form: form, csrf: session.csrf, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
+            return try crossSite()
+        }
+        return try await handle(session, form)
+    }
 
     func session(of request: Request) async -> AppSessions.Session? {
         await app.sessions.session(request.cookies[Self.cookie]?.value)

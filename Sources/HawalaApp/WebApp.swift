@@ -23,6 +23,9 @@ public struct AppOptions: Sendable {
 
     /// Whether `host` is a loopback address (anything else is reachable from the network).
     public var isLoopback: Bool { ["127.0.0.1", "::1", "localhost"].contains(host) }
+
+    /// The listening address as a Host name the app answers too (nil on loopback).
+    var extraAllowedHost: String? { isLoopback ? nil : host }
 }
 
 /// `hawala app`: the wallet's screens in a browser, served on this machine by the same binary.
@@ -82,7 +85,7 @@ public struct WebApp: Sendable {
                             onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         let router = Router()
         router.add(middleware: SecurityHeadersMiddleware())
-        router.add(middleware: HostAllowlistMiddleware(bound: bound, extraHost: options.isLoopback ? nil : options.host))
+        router.add(middleware: HostAllowlistMiddleware(bound: bound, extraHost: options.extraAllowedHost))
         AppRoutes(app: self).register(on: router)
         let bound = self.bound
         return Application(router: router, configuration: .init(address: .hostname(options.host, port: options.port), serverName: "hawala-app"),
