@@ -1,12 +1,13 @@
 # Hawala: `make run` sets up what is missing and starts the wallet; `make test` runs every test.
 SHELL := /bin/bash
-APT_PACKAGES := libsecp256k1-dev libsodium-dev libsqlite3-dev libcairo2-dev libqrencode-dev pkg-config poppler-utils zbar-tools curl postgresql
+APT_PACKAGES := libsecp256k1-dev libsodium-dev libsqlite3-dev libcairo2-dev libqrencode-dev pkg-config poppler-utils zbar-tools curl postgresql \
+	chromium chromium-driver python3-selenium
 PYTHON ?= python3
 ARGS ?=
 ## An import of a module not declared in Package.swift fails the build.
 IMPORT_CHECK := --explicit-target-dependency-import-check error
 
-.PHONY: run test test-asan test-spark-stress build release bench bench-vault deps vectors fuzz clean
+.PHONY: run test test-asan test-app test-spark-stress build release bench bench-vault deps vectors fuzz clean screens
 
 ## Install the missing Debian packages (apt-get; sudo when not root), then the Breez Spark SDK:
 ## its library from PyPI and the Swift bindings generated from it, in Generated/spark (never
@@ -30,16 +31,29 @@ run: build
 
 ## Every test: unit tests, official and cross-implementation vectors, CLI tests, the vault
 ## storage and server on SQLite and on a throwaway PostgreSQL, the vault torture (attacks and
-## faults against the real server, both storages), schemathesis against the vault server; then
-## the library tests again under AddressSanitizer. A failing run ends by repeating its ✘ lines.
+## faults against the real server, both storages), schemathesis against the vault server,
+## `hawala app` in headless Chromium; then the library tests again under AddressSanitizer. A
+## failing run ends by repeating its ✘ lines.
 test: deps
 	$(PYTHON) scripts/check-imports.py
 	swift build --build-tests $(IMPORT_CHECK)
 	./scripts/with-postgres.sh swift test --skip-build --parallel --num-workers 2 2>&1 | tee .build/test.log; \
 	  status=$${PIPESTATUS[0]}; [ $$status -eq 0 ] || { echo "== failed (from .build/test.log):"; grep '✘' .build/test.log | tail -20; exit $$status; }
+	/usr/bin/python3 scripts/app_e2e.py
 	./scripts/with-postgres.sh ./scripts/vault-torture.sh
 	./scripts/schemathesis.sh
 	$(MAKE) --no-print-directory test-asan
+
+## `hawala app` end to end in headless Chromium (Debian's chromium, chromedriver and
+## python3-selenium: Selenium downloads nothing).
+test-app: deps
+	swift build --product hawala $(IMPORT_CHECK)
+	/usr/bin/python3 scripts/app_e2e.py
+
+## The screenshots in docs/screens (README), taken by the end-to-end run.
+screens: deps
+	swift build --product hawala $(IMPORT_CHECK)
+	/usr/bin/python3 scripts/app_e2e.py --screens docs/screens
 
 test-asan: deps
 	swift build --build-tests $(IMPORT_CHECK) --sanitize=address --scratch-path .build/asan

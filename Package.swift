@@ -203,7 +203,7 @@ let package = Package(
         .target(
             name: "HawalaApp",
             dependencies: [
-                "HawalaCrypto", "HawalaKeys", "HawalaWallet",
+                "HawalaCrypto", "HawalaKeys", "HawalaPaper", "HawalaWallet",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

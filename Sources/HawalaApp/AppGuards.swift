@@ -66,11 +66,14 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
 }
 
 /// A state change must come from the app's own page: the session's form token **and** an
-/// `Origin` naming the app (or, where a browser sends no Origin, `Sec-Fetch-Site: same-origin`).
+/// `Origin` naming the app — or, where the browser does not name it, `Sec-Fetch-Site:
+/// same-origin`. Under `Referrer-Policy: no-referrer` (which every answer carries) browsers send
+/// a form's POST with `Origin: null` (Fetch, "serializing a request origin"), so `null` counts as
+/// unnamed; `Sec-Fetch-Site` is a header no page script can set.
 enum CrossSiteCheck {
     static func passes(_ request: Request, form: FormBody, csrf: String, bound: BoundPort, extraHost: String?) -> Bool {
         guard let sent = form.text("csrf"), SecretBytes(utf8: sent) == SecretBytes(utf8: csrf), let port = bound.port else { return false }
-        if let origin = request.headers[.origin] {
+        if let origin = request.headers[.origin], origin != "null" {
             let allowed = HostAllowlistMiddleware.allowed(port: port, extraHost: extraHost).map { "http://\($0)" }
             return allowed.contains(origin.lowercased())
         }

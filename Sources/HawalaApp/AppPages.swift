@@ -6,11 +6,14 @@ struct Page {
     struct WalletRow {
         struct Imported { let chain: String, address: String, label: String }
         let name: String, network: String, fingerprint: String, backup: String
-        let backedUp: Bool, isCurrent: Bool
+        let backedUp: Bool, isCurrent: Bool, hasWords: Bool
+        /// The name for a query string (percent-encoded; the template escapes it again for HTML).
+        let nameQuery: String
         let imported: [Imported]
     }
 
     let title: String
+    let minimumPasswordLength = WalletStore.minimumPasswordLength
     var csrf = ""
     var unlocked = false
     var wallets: [WalletRow] = []
@@ -21,6 +24,15 @@ struct Page {
     var anyNotBackedUp = false
     var problem: String?
     var message: String?
+    /// Seconds after which the page reloads itself (nil: never): the words hide on time. An
+    /// optional because a template section shows for any number, 0 included.
+    var refreshSeconds: Int?
+    var create: CreateView?
+    var backup: BackupView?
+    var recovery: RecoveryView?
+    var receive: ReceiveView?
+    /// The password asked again (showing the words, verifying them): which wallet, and why.
+    var secretWords: SecretWordsView?
 
     init(title: String, message: String? = nil) {
         self.title = title
@@ -33,7 +45,8 @@ struct Page {
         unlocked = session.isUnlocked
         wallets = overview.wallets.map { w in
             WalletRow(name: w.name, network: w.network.rawValue, fingerprint: w.fingerprint, backup: w.backup.summary,
-                      backedUp: w.backup.isBackedUp, isCurrent: w.isCurrent,
+                      backedUp: w.backup.isBackedUp, isCurrent: w.isCurrent, hasWords: w.kind == .bip39,
+                      nameQuery: w.name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "",
                       imported: w.importedAccounts.map { .init(chain: $0.chain, address: $0.address, label: $0.label ?? "") })
         }
         notBackedUp = overview.reminder.wallets.map(\.name)

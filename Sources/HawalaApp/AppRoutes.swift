@@ -4,7 +4,6 @@ import HawalaWallet
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import NIOPosix
 
 /// The pages. Each handler reads the request, asks the library, and renders: no wallet rule
 /// lives here.
@@ -13,8 +12,11 @@ struct AppRoutes: Sendable {
     static let cookie = "hawala_sid"
 
     func register(on router: Router<BasicRequestContext>) {
-        router.get("/static/app.css") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8"], body: .init(byteBuffer: app.stylesheet))
+        for (name, type) in [("app.css", "text/css"), ("app.js", "text/javascript")] {
+            let body = app.staticFiles[name]!
+            router.get("/static/\(name)") { _, _ in
+                Response(status: .ok, headers: [.contentType: "\(type); charset=utf-8"], body: .init(byteBuffer: body))
+            }
         }
         router.get("/start") { request, _ in try await start(request) }
         router.get("/") { request, _ in try await home(request) }
@@ -22,6 +24,9 @@ struct AppRoutes: Sendable {
         router.post("/unlock") { request, _ in try await posted(request, unlock) }
         router.post("/lock") { request, _ in try await posted(request, lock) }
         router.post("/wallets/use") { request, _ in try await posted(request, useWallet) }
+        registerBackup(on: router)
+        registerRecovery(on: router)
+        registerReceive(on: router)
     }
 
     // MARK: - Sessions
@@ -52,21 +57,11 @@ struct AppRoutes: Sendable {
     func unlock(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         let overview = try WalletOverview(home: app.home)
         guard !overview.wallets.isEmpty else { return AppResponse.redirect("/") }
-        guard await app.sessions.mayTryPassword() else {
-            return try render(.tooManyRequests, "unlock", Page(title: "Unlock", session: session, overview: overview,
-                                                               problem: "Too many wrong passwords. Wait a few minutes, then try again."))
-        }
-        guard let password = form.secret("password"), !password.isEmpty else {
-            return try render(.badRequest, "unlock", Page(title: "Unlock", session: session, overview: overview, problem: "Type the wallet password."))
-        }
-        let home = app.home
         let keyring: Keyring
-        do {
-            // Argon2id takes about a second: off the event loops.
-            keyring = try await NIOThreadPool.singleton.runIfActive { try WalletStore(home: home, create: false).unlock(password: password) }
-        } catch WalletError.wrongPassword {
-            await app.sessions.recordWrongPassword()
-            return try render(.unauthorized, "unlock", Page(title: "Unlock", session: session, overview: overview, problem: "Wrong password."))
+        switch try await checkPassword(form) {
+        case .opened(let opened): keyring = opened
+        case .refused(let status, let problem):
+            return try render(status, "unlock", Page(title: "Unlock", session: session, overview: overview, problem: problem))
         }
         guard let unlocked = await app.sessions.unlock(session.id, keyring: keyring) else { return try noSession() }
         return AppResponse.redirect("/", cookie: unlocked.id)

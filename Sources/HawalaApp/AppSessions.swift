@@ -16,7 +16,26 @@ actor AppSessions {
         let csrf: String
         var keyring: Keyring?
         var lastSeen: Date
+        /// The words being backed up or shown (held only while the page needs them).
+        var backup: BackupTask?
+        /// A recovery in progress.
+        var recovery: RecoveryFlow?
         var isUnlocked: Bool { keyring != nil }
+
+        /// Drops the keyring and every secret a flow holds.
+        mutating func forgetSecrets() {
+            keyring = nil
+            backup = nil
+            recovery = nil
+        }
+    }
+
+    /// A seed backup on its way: the wallet, its flow, and when the words stop being shown.
+    struct BackupTask: Sendable {
+        let wallet: WalletSummary
+        var flow: SeedBackupFlow
+        /// Past this, the words are hidden: the flow is dropped and the password needed again.
+        var wordsHideAt: Date
     }
 
     /// What a failed unlock looked like, for the rate limit.
@@ -51,7 +70,7 @@ actor AppSessions {
     func session(_ id: String?) -> Session? {
         guard let id, var session = sessions[id] else { return nil }
         let time = now()
-        if session.isUnlocked, time.timeIntervalSince(session.lastSeen) > idleLock { session.keyring = nil }
+        if time.timeIntervalSince(session.lastSeen) > idleLock { session.forgetSecrets() }
         session.lastSeen = time
         sessions[id] = session
         return session
@@ -63,9 +82,9 @@ actor AppSessions {
     func lockIdle() -> Int {
         let time = now()
         var locked = 0
-        for (id, session) in sessions where session.isUnlocked && time.timeIntervalSince(session.lastSeen) > idleLock {
-            sessions[id]?.keyring = nil
-            locked += 1
+        for (id, session) in sessions where time.timeIntervalSince(session.lastSeen) > idleLock {
+            if session.isUnlocked { locked += 1 }
+            sessions[id]?.forgetSecrets()
         }
         return locked
     }
@@ -85,6 +104,17 @@ actor AppSessions {
         failures.removeAll()
         return newSession(keyring: keyring)
     }
+
+    /// Changes session `id` with `body`; nil when there is no such session.
+    func update<T: Sendable>(_ id: String, _ body: @Sendable (inout Session) throws -> T) rethrows -> T? {
+        guard var session = sessions[id] else { return nil }
+        let result = try body(&session)
+        sessions[id] = session
+        return result
+    }
+
+    /// The current time, from the app's clock.
+    func time() -> Date { now() }
 
     /// The lock: the session and its keyring are gone; the browser gets a new locked session
     /// (the password opens it again, no new token needed).

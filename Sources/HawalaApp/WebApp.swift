@@ -42,20 +42,25 @@ public struct WebApp: Sendable {
     let options: AppOptions
     let sessions: AppSessions
     let pages: MustacheLibrary
-    let stylesheet: ByteBuffer
+    /// The files under Static/, by name (app.css, app.js), read once at start.
+    let staticFiles: [String: ByteBuffer]
     let bound = BoundPort()
 
     /// Loads the templates; the token is made here.
     /// - Throws: `AppError.resourcesMissing` when the templates are not where the binary expects.
     public init(home: WalletHome, options: AppOptions = AppOptions()) async throws {
         guard let templates = Bundle.module.resourceURL?.appendingPathComponent("Templates").path,
-              let css = Bundle.module.url(forResource: "app", withExtension: "css", subdirectory: "Static"),
-              let pages = try? await MustacheLibrary(directory: templates),
-              let stylesheet = try? Data(contentsOf: css) else { throw AppError.resourcesMissing }
+              let pages = try? await MustacheLibrary(directory: templates) else { throw AppError.resourcesMissing }
+        var staticFiles: [String: ByteBuffer] = [:]
+        for name in ["app.css", "app.js"] {
+            guard let url = Bundle.module.resourceURL?.appendingPathComponent("Static/\(name)"),
+                  let data = try? Data(contentsOf: url) else { throw AppError.resourcesMissing }
+            staticFiles[name] = ByteBuffer(bytes: data)
+        }
+        self.staticFiles = staticFiles
         self.home = home
         self.options = options
         self.pages = pages
-        self.stylesheet = ByteBuffer(bytes: stylesheet)
         token = AppSessions.randomToken()
         sessions = AppSessions(token: token, idleLock: options.idleLock, now: options.now)
     }

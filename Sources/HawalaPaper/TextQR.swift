@@ -34,4 +34,22 @@ public enum TextQR {
             })
         }
     }
+
+    /// The dark modules as SVG path data in module units, offset by `quietZone` (draw it in a
+    /// `viewBox` of `size + 2 × quietZone`): one `M x y h1 v1 h-1 z`-style square per run of
+    /// dark modules in a row. Only digits, spaces and the letters M, h, v, z: safe to put in an
+    /// attribute.
+    public static func svgPath(_ symbol: SeedQR.Symbol, quietZone: Int = 4) -> String {
+        var path = ""
+        for y in 0..<symbol.size {
+            var x = 0
+            while x < symbol.size {
+                guard symbol.isDark(x, y) else { x += 1; continue }
+                let start = x
+                while x < symbol.size && symbol.isDark(x, y) { x += 1 }
+                path += "M\(start + quietZone) \(y + quietZone)h\(x - start)v1h-\(x - start)z"
+            }
+        }
+        return path
+    }
 }

@@ -1,0 +1,195 @@
+import Foundation
+import HawalaKeys
+import HawalaPaper
+import HawalaWallet
+
+// What the screens beyond the wallet list show, as plain values for the templates: stored
+// properties only (templates read them through Mirror), every one escaped when rendered.
+
+/// A numbered word (1-based), as written on paper.
+struct NumberedWord { let number: Int, word: String }
+
+/// The create form: what was chosen, kept when the form comes back with a problem.
+struct CreateView {
+    struct Option { let value: String, label: String, selected: Bool }
+    /// A first wallet also sets the wallet password.
+    let needsPassword: Bool
+    let wordCounts: [Option]
+    let networks: [Option]
+    let name: String
+
+    init(needsPassword: Bool, wordCount: Int = 12, network: Network = .mainnet, name: String = "") {
+        self.needsPassword = needsPassword
+        wordCounts = Mnemonic.wordCounts.map { Option(value: String($0), label: "\($0) words", selected: $0 == wordCount) }
+        networks = CreateView.networkOptions(selected: network)
+        self.name = name
+    }
+
+    static func networkOptions(selected: Network) -> [Option] {
+        Network.allCases.map { Option(value: $0.rawValue, label: $0 == .mainnet ? "Mainnet" : "Testnet", selected: $0 == selected) }
+    }
+}
+
+/// One step of the seed backup (`SeedBackupFlow`).
+struct BackupView {
+    let wallet: String
+    var intro = false
+    /// The words, while they are shown.
+    var words: [NumberedWord] = []
+    var showingWords = false
+    /// "Word #N" while quizzing: the position, and which question of how many.
+    var quizPosition = 0
+    var question = 0
+    var questions = 0
+    var quizzing = false
+    var wrongPosition = 0
+    var wrong = false
+    var confirming = false
+    let wordCount: Int
+    /// Minutes the words stay on screen.
+    var hideMinutes = 0
+    /// The page reloads itself when the words hide (a meta refresh, no script).
+    var refreshSeconds: Int?
+    /// Whether the wallet was backed up before (showing the words again, not the first backup).
+    let alreadyBackedUp: Bool
+
+    init(task: AppSessions.BackupTask, now: Date) {
+        wallet = task.wallet.name
+        alreadyBackedUp = task.wallet.backup.isBackedUp
+        let flow = task.flow
+        wordCount = flow.wordCount
+        switch flow.state {
+        case .intro: intro = true
+        case .showingWords:
+            showingWords = true
+            words = flow.words.enumerated().map { NumberedWord(number: $0.offset + 1, word: $0.element) }
+            refreshSeconds = max(1, Int(task.wordsHideAt.timeIntervalSince(now).rounded(.up)) + 1)
+            hideMinutes = max(1, Int((task.wordsHideAt.timeIntervalSince(now) / 60).rounded(.up)))
+        case let .quiz(index, position):
+            quizzing = true
+            quizPosition = position
+            question = index + 1
+            questions = flow.positions.count
+        case .wrongAnswer(let position):
+            wrong = true
+            wrongPosition = position
+        case .confirming: confirming = true
+        case .backedUp, .skipped: break
+        }
+    }
+}
+
+/// One step of a recovery (`RecoveryFlow`).
+struct RecoveryView {
+    struct Address { let chain: String, address: String }
+    var choosingNetwork = false
+    var networks: [CreateView.Option] = []
+    let networkWarning = RecoveryFlow.networkWarning
+    var choosingWordCount = false
+    var wordCounts: [CreateView.Option] = []
+    var enteringWord = false
+    var position = 0
+    var wordCount = 0
+    /// The words accepted so far, numbered (the person compares them with the paper).
+    var words: [NumberedWord] = []
+    var anyWords = false
+    var suggestions: [String] = []
+    var anySuggestions = false
+    var checksumFailed = false
+    /// A word can be corrected (after a failed checksum, or while reviewing).
+    var editable = false
+    var enteringPassphrase = false
+    var confirming = false
+    var addresses: [Address] = []
+    var reviewing = false
+    var done = false
+    var needsPassword = false
+    var name = ""
+
+    init(flow: RecoveryFlow, needsPassword: Bool) {
+        self.needsPassword = needsPassword
+        words = flow.words.enumerated().map { NumberedWord(number: $0.offset + 1, word: $0.element) }
+        anyWords = !words.isEmpty
+        wordCount = flow.wordCount
+        switch flow.problem {
+        case let .unknownWord(_, suggestions): self.suggestions = suggestions
+        case let .ambiguousPrefix(_, candidates): suggestions = candidates
+        default: break
+        }
+        anySuggestions = !suggestions.isEmpty
+        switch flow.state {
+        case .choosingNetwork:
+            choosingNetwork = true
+            networks = CreateView.networkOptions(selected: flow.network)
+        case .choosingWordCount:
+            choosingWordCount = true
+            wordCounts = Mnemonic.wordCounts.map { .init(value: String($0), label: "\($0) words", selected: $0 == 12) }
+        case .enteringWord(let position):
+            enteringWord = true
+            self.position = position
+        case .checksumFailed: checksumFailed = true
+        case .enteringPassphrase: enteringPassphrase = true
+        case .confirmingAddresses(let found):
+            confirming = true
+            addresses = found.map { a in Address(chain: Chain.named(a.chain)?.displayName ?? a.chain, address: a.address) }
+        case .reviewing:
+            reviewing = true
+            networks = CreateView.networkOptions(selected: flow.network)
+        case .done: done = true
+        case .cancelled: break
+        }
+        editable = checksumFailed || reviewing
+    }
+}
+
+/// The receive screen: the address of one chain, its QR code as inline SVG, the other chains.
+struct ReceiveView {
+    struct ChainLink { let name: String, label: String, current: Bool }
+    let wallet: String
+    let chain: String
+    let chainLabel: String
+    let index: Int
+    let path: String
+    let address: String
+    /// The text in the QR code (the BIP21 URI where the chain has one).
+    let qrText: String
+    /// The QR code's modules as one SVG path: only digits and the letters M, h, v, z.
+    let qrPath: String
+    let qrSize: Int
+    let chains: [ChainLink]
+
+    init(wallet: WalletSummary, request: AddressRequest, chains: [Chain]) throws {
+        self.wallet = wallet.name
+        chain = request.chain.name
+        chainLabel = request.chain.displayName
+        index = request.index
+        path = request.address.path
+        address = request.address.address
+        qrText = request.qrText
+        let symbol = try TextQR.encode(request.qrText)
+        qrPath = TextQR.svgPath(symbol, quietZone: 4)
+        qrSize = symbol.size + 8
+        self.chains = chains.map { ChainLink(name: $0.name, label: $0.displayName, current: $0 == request.chain) }
+    }
+}
+
+/// The password asked again before the words are shown, backed up or quizzed.
+struct SecretWordsView {
+    let wallet: String
+    /// "show" (the words), "backup" (the backup flow from its start) or "verify" (the quiz).
+    let purpose: String
+    let title: String
+    let showsWords: Bool
+    let button: String
+
+    init(wallet: String, purpose: String) {
+        self.wallet = wallet
+        self.purpose = ["show", "backup"].contains(purpose) ? purpose : "verify"
+        showsWords = self.purpose != "verify"
+        (title, button) = switch self.purpose {
+        case "show": ("Show the words", "Show the words")
+        case "backup": ("Back up the words", "Back up now")
+        default: ("Verify the backup", "Start the check")
+        }
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import HawalaCrypto
+import HawalaKeys
+import HawalaWallet
+import Hummingbird
+import NIOPosix
+
+/// Creating a wallet and backing up its words: the create form, the seed backup flow
+/// (`SeedBackupFlow`: why → the words → the quiz → confirmed, or later), and the words shown or
+/// quizzed again after the password.
+extension AppRoutes {
+    /// How long the words stay on screen before they hide (the password shows them again).
+    static let wordsShownFor: TimeInterval = 300
+
+    func registerBackup(on router: Router<BasicRequestContext>) {
+        router.get("/create") { request, _ in try await createPage(request) }
+        router.post("/create") { request, _ in try await posted(request, create) }
+        router.get("/backup") { request, _ in try await backupPage(request) }
+        router.post("/backup") { request, _ in try await posted(request, backupStep) }
+        router.get("/words") { request, _ in try await wordsPasswordPage(request) }
+        router.post("/words") { request, _ in try await posted(request, openWords) }
+    }
+
+    func createPage(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        let overview = try WalletOverview(home: app.home)
+        if !overview.wallets.isEmpty && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        var page = Page(title: "New wallet", session: session, overview: overview)
+        page.create = CreateView(needsPassword: overview.wallets.isEmpty)
+        return try render(.ok, "create", page)
+    }
+
+    /// New words, saved at once as *not backed up*; the backup flow starts. A first wallet sets
+    /// the wallet password, and that is the login.
+    func create(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        let store = try WalletStore(home: app.home, create: true)
+        let first = try !store.hasPassword()
+        if !first && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        let wordCount = form.text("words").flatMap(Int.init) ?? 12
+        let network = form.text("network").flatMap(Network.init(rawValue:)) ?? .mainnet
+        let name = form.text("name")?.trimmingCharacters(in: .whitespaces) ?? ""
+        func again(_ problem: String) throws -> Response {
+            var page = Page(title: "New wallet", session: session, overview: try WalletOverview(home: app.home), problem: problem)
+            page.create = CreateView(needsPassword: first, wordCount: wordCount, network: network, name: name)
+            return try render(.badRequest, "create", page)
+        }
+        guard Mnemonic.wordCounts.contains(wordCount) else { return try again("Choose 12, 15, 18, 21 or 24 words.") }
+        let keyring: Keyring
+        switch try await keyringForChange(session, form, store: store, first: first) {
+        case .keyring(let chosen): keyring = chosen
+        case .problem(let problem): return try again(problem)
+        case .locked: return AppResponse.redirect("/unlock")
+        }
+        let created: (wallet: WalletSummary, backup: SeedBackupFlow)
+        do {
+            created = try store.create(wordCount: wordCount, passphrase: form.secret("passphrase") ?? SecretBytes([]),
+                                       name: name.isEmpty ? nil : name, network: network, keyring: keyring)
+        } catch let error as WalletError {
+            return try again(error.description)
+        }
+        var current = session
+        if first {
+            guard let unlocked = await app.sessions.unlock(session.id, keyring: keyring) else { return try noSession() }
+            current = unlocked
+        }
+        let task = AppSessions.BackupTask(wallet: created.wallet, flow: created.backup, wordsHideAt: await wordsDeadline())
+        await app.sessions.update(current.id) { $0.backup = task }
+        return AppResponse.redirect("/backup", cookie: first ? current.id : nil)
+    }
+
+    func backupPage(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        guard let task = session.backup else { return AppResponse.redirect("/") }
+        let now = await app.sessions.time()
+        if case .showingWords = task.flow.state, now >= task.wordsHideAt {
+            await app.sessions.update(session.id) { $0.backup = nil }
+            var page = Page(title: "Words hidden", session: session, overview: try WalletOverview(home: app.home),
+                            message: "The words were hidden after \(Int(Self.wordsShownFor / 60)) minutes. Your password shows them again.")
+            page.secretWords = SecretWordsView(wallet: task.wallet.name, purpose: task.wallet.backup.isBackedUp ? "show" : "backup")
+            return try render(.ok, "words-password", page)
+        }
+        var page = Page(title: "Back up \(task.wallet.name)", session: session, overview: try WalletOverview(home: app.home))
+        page.backup = BackupView(task: task, now: now)
+        page.refreshSeconds = page.backup?.refreshSeconds
+        if case .wrongAnswer(let position) = task.flow.state { page.problem = "That is not word #\(position)." }
+        return try render(.ok, "backup", page)
+    }
+
+    /// One step of the backup flow; at the end the backup is recorded (or left for later).
+    func backupStep(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        let event: SeedBackupFlow.Event? = switch form.text("event") {
+        case "proceed": .proceed
+        case "skip": .skip
+        case "answer": .answer(form.text("answer") ?? "")
+        case "retry": .retry
+        case "words": .showWordsAgain
+        case "confirm": .confirm
+        default: nil
+        }
+        guard let event else { return AppResponse.plain(.badRequest, "unknown step") }
+        let deadline = await wordsDeadline()
+        let task = await app.sessions.update(session.id) { session -> AppSessions.BackupTask? in
+            guard var task = session.backup else { return nil }
+            let before = task.flow.state
+            task.flow.send(event)
+            // The words are shown anew: their time on screen starts now.
+            if task.flow.state == .showingWords && before != .showingWords { task.wordsHideAt = deadline }
+            session.backup = task
+            return task
+        }
+        guard let task = task ?? nil else { return AppResponse.redirect("/") }
+        switch task.flow.state {
+        case .backedUp:
+            try WalletStore(home: app.home, create: false).finishBackup(task.flow, of: task.wallet)
+            await app.sessions.update(session.id) { $0.backup = nil }
+            return AppResponse.redirect("/")
+        case .skipped:
+            await app.sessions.update(session.id) { $0.backup = nil }
+            return AppResponse.redirect("/")
+        default:
+            return AppResponse.redirect("/backup")
+        }
+    }
+
+    /// The password form before the words are shown or quizzed again.
+    func wordsPasswordPage(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        let name = request.uri.queryParameters["wallet"].map(String.init) ?? ""
+        let view = SecretWordsView(wallet: name, purpose: request.uri.queryParameters["purpose"].map(String.init) ?? "")
+        var page = Page(title: view.title, session: session, overview: try WalletOverview(home: app.home))
+        page.secretWords = view
+        return try render(.ok, "words-password", page)
+    }
+
+    /// The password again, then the words (shown) or the quiz (verify).
+    func openWords(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        let name = form.text("wallet") ?? ""
+        let purpose = SecretWordsView(wallet: name, purpose: form.text("purpose") ?? "").purpose
+        func again(_ status: HTTPResponse.Status, _ problem: String) throws -> Response {
+            var page = Page(title: "The password again", session: session, overview: try WalletOverview(home: app.home), problem: problem)
+            page.secretWords = SecretWordsView(wallet: name, purpose: purpose)
+            return try render(status, "words-password", page)
+        }
+        let keyring: Keyring
+        switch try await checkPassword(form) {
+        case .opened(let opened): keyring = opened
+        case .refused(let status, let problem): return try again(status, problem)
+        }
+        let store = try WalletStore(home: app.home, create: false)
+        let wallet: WalletSummary
+        let mnemonic: Mnemonic
+        do {
+            wallet = try store.walletWithWords(named: name)
+            mnemonic = try store.secrets(of: wallet, keyring: keyring).mnemonic
+        } catch let error as WalletError {
+            return try again(.badRequest, error.description)
+        }
+        let flow = SeedBackupFlow(mnemonic: mnemonic, start: purpose == "show" ? .words : purpose == "backup" ? .intro : .quiz)
+        let task = AppSessions.BackupTask(wallet: wallet, flow: flow, wordsHideAt: await wordsDeadline())
+        await app.sessions.update(session.id) { $0.backup = task }
+        return AppResponse.redirect("/backup")
+    }
+
+    /// The keyring a change uses.
+    enum KeyringChoice {
+        case keyring(Keyring)
+        /// The new password can't be used (the entries differ, too short): say so, ask again.
+        case problem(String)
+        /// Wallets exist and the session is locked.
+        case locked
+    }
+
+    /// The session's keyring, or — for the first wallet — a new one from the password typed
+    /// twice in `form` (saved with the wallet).
+    func keyringForChange(_ session: AppSessions.Session, _ form: FormBody, store: WalletStore, first: Bool) async throws -> KeyringChoice {
+        guard first else { return session.keyring.map { .keyring($0) } ?? .locked }
+        guard let password = form.secret("password"), password == form.secret("repeat") ?? SecretBytes([]) else {
+            return .problem("The two passwords differ. Type the same password twice.")
+        }
+        do { try WalletStore.checkStrength(password) } catch let error as WalletError { return .problem(error.description) }
+        return .keyring(try await NIOThreadPool.singleton.runIfActive { try store.newKeyring(password: password) })
+    }
+
+    /// What typing the password again gave.
+    enum PasswordCheck {
+        case opened(Keyring)
+        case refused(HTTPResponse.Status, String)
+    }
+
+    /// The wallet password from `form`, checked (rate-limited like the login, Argon2id off the
+    /// event loops).
+    func checkPassword(_ form: FormBody) async throws -> PasswordCheck {
+        guard await app.sessions.mayTryPassword() else {
+            return .refused(.tooManyRequests, "Too many wrong passwords. Wait a few minutes, then try again.")
+        }
+        guard let password = form.secret("password"), !password.isEmpty else { return .refused(.badRequest, "Type the wallet password.") }
+        let home = app.home
+        do {
+            return .opened(try await NIOThreadPool.singleton.runIfActive { try WalletStore(home: home, create: false).unlock(password: password) })
+        } catch WalletError.wrongPassword {
+            await app.sessions.recordWrongPassword()
+            return .refused(.unauthorized, "Wrong password.")
+        }
+    }
+
+    func wordsDeadline() async -> Date {
+        await app.sessions.time().addingTimeInterval(Self.wordsShownFor)
+    }
+}

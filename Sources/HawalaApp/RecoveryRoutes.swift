@@ -1,0 +1,105 @@
+import Foundation
+import HawalaCrypto
+import HawalaKeys
+import HawalaWallet
+import Hummingbird
+
+/// Restoring a wallet from its words (`RecoveryFlow`): network → number of words → each word
+/// checked as it is typed (or the whole phrase pasted) → passphrase → the first addresses to
+/// compare → a name (and, for a first wallet, the wallet password) → saved.
+extension AppRoutes {
+    func registerRecovery(on router: Router<BasicRequestContext>) {
+        router.get("/restore") { request, _ in try await recoveryPage(request) }
+        router.post("/restore") { request, _ in try await posted(request, recoveryStep) }
+    }
+
+    func recoveryPage(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        let overview = try WalletOverview(home: app.home)
+        if !overview.wallets.isEmpty && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        let flow = await app.sessions.update(session.id) { session -> RecoveryFlow in
+            if session.recovery == nil { session.recovery = RecoveryFlow() }
+            return session.recovery!
+        } ?? RecoveryFlow()
+        return try renderRecovery(.ok, flow, session: session, overview: overview)
+    }
+
+    func renderRecovery(_ status: HTTPResponse.Status, _ flow: RecoveryFlow, session: AppSessions.Session,
+                        overview: WalletOverview, problem: String? = nil, name: String = "") throws -> Response {
+        var page = Page(title: "Restore a wallet", session: session, overview: overview, problem: problem ?? flow.problem?.description)
+        var view = RecoveryView(flow: flow, needsPassword: overview.wallets.isEmpty)
+        view.name = name
+        page.recovery = view
+        return try render(status, "restore", page)
+    }
+
+    func recoveryStep(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        let overview = try WalletOverview(home: app.home)
+        if !overview.wallets.isEmpty && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        let step = form.text("event") ?? ""
+        if step == "save" { return try await saveRecovery(session, form, overview: overview) }
+        let event: RecoveryFlow.Event? = switch step {
+        case "network": form.text("network").flatMap(Network.init(rawValue:)).map { .network($0) }
+        case "count": form.text("words").flatMap(Int.init).map { .wordCount($0) }
+        // A pasted phrase is one "word" with spaces: the flow takes it whole.
+        case "word", "phrase": .word(form.text(step) ?? "")
+        case "back": .back
+        case "edit": form.text("position").flatMap(Int.init).map { .edit(position: $0) }
+        case "passphrase": .passphrase(form.secret("passphrase") ?? SecretBytes([]))
+        case "confirm": .confirm
+        case "correct": .correct
+        case "editPassphrase": .editPassphrase
+        case "reject": .reject
+        case "cancel": .cancel
+        default: nil
+        }
+        guard let event else { return AppResponse.plain(.badRequest, "unknown step") }
+        guard let flow = await app.sessions.update(session.id, { session -> RecoveryFlow? in
+            guard var flow = session.recovery else { return nil }
+            flow.send(event)
+            session.recovery = flow.state == .cancelled ? nil : flow
+            return flow
+        }) ?? nil else { return AppResponse.redirect("/restore") }
+        if flow.state == .cancelled { return AppResponse.redirect("/") }
+        if case .confirmingAddresses = flow.state {
+            // The overwrite guard, before the person confirms anything.
+            do { try WalletStore.refuseExisting(flow, in: app.home) } catch let error as WalletError {
+                await app.sessions.update(session.id) { $0.recovery = nil }
+                var page = Page(title: "Already here", session: session, overview: overview, message: error.description)
+                page.problem = error.description
+                return try render(.conflict, "message", page)
+            }
+        }
+        if flow.problem != nil { return try renderRecovery(.badRequest, flow, session: session, overview: overview) }
+        return AppResponse.redirect("/restore")
+    }
+
+    /// The end: the wallet is saved (backed up: its words were just typed). A first wallet sets
+    /// the wallet password, and that is the login.
+    func saveRecovery(_ session: AppSessions.Session, _ form: FormBody, overview: WalletOverview) async throws -> Response {
+        guard let flow = session.recovery, flow.state == .done else { return AppResponse.redirect("/restore") }
+        let name = form.text("name")?.trimmingCharacters(in: .whitespaces) ?? ""
+        let store = try WalletStore(home: app.home, create: true)
+        let first = try !store.hasPassword()
+        func again(_ problem: String) throws -> Response {
+            try renderRecovery(.badRequest, flow, session: session, overview: overview, problem: problem, name: name)
+        }
+        let keyring: Keyring
+        switch try await keyringForChange(session, form, store: store, first: first) {
+        case .keyring(let chosen): keyring = chosen
+        case .problem(let problem): return try again(problem)
+        case .locked: return AppResponse.redirect("/unlock")
+        }
+        do {
+            _ = try store.restore(flow, name: name.isEmpty ? nil : name, keyring: { keyring })
+        } catch let error as WalletError {
+            return try again(error.description)
+        }
+        if first {
+            guard let unlocked = await app.sessions.unlock(session.id, keyring: keyring) else { return try noSession() }
+            return AppResponse.redirect("/", cookie: unlocked.id)
+        }
+        await app.sessions.update(session.id) { $0.recovery = nil }
+        return AppResponse.redirect("/")
+    }
+}

@@ -1,0 +1,276 @@
+#!/usr/bin/python3
+"""`hawala app` end to end in a real headless Chromium (Debian's chromium + chromedriver,
+Debian's python3-selenium; Selenium downloads nothing).
+
+Each scenario starts its own `hawala app --no-open --port 0` on a fresh HAWALA_HOME, reads the
+one-time link from its first stdout line and drives the pages as a person would. With
+`--screens DIR` it also saves screenshots of the main screens there (docs/screens).
+
+Usage: scripts/app_e2e.py [--binary .build/debug/hawala] [--screens DIR]
+Exit 0 when every scenario passed; one line per scenario.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+from selenium import webdriver
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+PASSWORD = "correct horse battery"
+ABANDON = ["abandon"] * 11 + ["about"]
+# BIP84 testnet, m/84'/1'/0'/0/0 of "abandon … about", as bip-utils derives it.
+ABANDON_TESTNET_BTC = "tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl"
+
+
+class App:
+    """One `hawala app` process on its own home."""
+
+    def __init__(self, binary, name):
+        self.folder = tempfile.mkdtemp(prefix=f"hawala-e2e-{name}-")
+        env = dict(os.environ, HAWALA_HOME=os.path.join(self.folder, "home"), NO_COLOR="1")
+        self.log = open(os.path.join(self.folder, "app.log"), "w+")
+        self.process = subprocess.Popen([binary, "app", "--no-open", "--port", "0"], env=env,
+                                        stdout=subprocess.PIPE, stderr=self.log, text=True)
+        line = self.process.stdout.readline().strip()
+        if not line.startswith("http://127.0.0.1:"):
+            raise RuntimeError(f"hawala app printed {line!r} first")
+        self.link = line
+        self.base = line.split("/start")[0]
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        self.log.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1000,1000",
+                 "--disable-gpu", "--no-first-run"):
+        options.add_argument(flag)
+    options.binary_location = "/usr/bin/chromium"
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.set_page_load_timeout(30)
+    return driver
+
+
+class Scenario:
+    def __init__(self, driver, screens):
+        self.driver = driver
+        self.screens = screens
+
+    def wait(self, condition, timeout=20):
+        """Waits for `condition(driver)`; a page being replaced meanwhile is not an error."""
+        return WebDriverWait(self.driver, timeout, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)).until(condition)
+
+    def wait_for(self, css, timeout=20):
+        return self.wait(lambda d: d.find_element(By.CSS_SELECTOR, css), timeout)
+
+    def body(self):
+        return self.wait(lambda d: d.find_element(By.TAG_NAME, "body").text)
+
+    def wait_text(self, text, timeout=20):
+        self.wait(lambda d: text in d.find_element(By.TAG_NAME, "body").text, timeout)
+
+    def click(self, text):
+        """Clicks the button or link with this text."""
+        for element in self.driver.find_elements(By.CSS_SELECTOR, "button, a"):
+            if element.text.strip() == text and element.is_displayed():
+                element.click()
+                return
+        raise AssertionError(f"no button or link {text!r} on {self.driver.current_url}")
+
+    def fill(self, field_id, text):
+        field = self.driver.find_element(By.ID, field_id)
+        field.clear()
+        field.send_keys(text)
+
+    def active(self):
+        return self.driver.switch_to.active_element
+
+    def shot(self, name):
+        if self.screens:
+            self.driver.save_screenshot(os.path.join(self.screens, f"{name}.png"))
+
+    def check(self, condition, what):
+        if not condition:
+            raise AssertionError(what)
+
+
+def create_and_pass_the_quiz(s: Scenario, app: App):
+    """Onboarding on a fresh home: create, see the words, a wrong answer, then the quiz passed by
+    keyboard only (Enter verifies, Esc clears, Tab order); the badge goes away."""
+    d = s.driver
+    d.get(app.link)
+    s.wait_text("No wallet on this machine yet.")
+    s.check("/start" not in d.current_url, "the token stays out of the address bar")
+    s.shot("01-welcome")
+    s.click("Create a new wallet")
+    s.wait_for("#password")
+    s.fill("name", "Savings")
+    s.fill("password", PASSWORD)
+    s.fill("repeat", PASSWORD + "x")
+    d.find_element(By.CSS_SELECTOR, "form.stack button[type=submit]").click()
+    s.wait_text("The two passwords differ")
+    s.fill("password", PASSWORD)
+    s.fill("repeat", PASSWORD)
+    s.shot("02-create")
+    d.find_element(By.CSS_SELECTOR, "form.stack button[type=submit]").click()
+    s.wait_text("Your wallet is its words.")
+    s.check("Not backed up" in s.body(), "the not-backed-up badge shows at once")
+    s.active().send_keys(Keys.ENTER)  # "Show my words" has the focus
+    words = [w.text for w in s.wait_for("ol.words").find_elements(By.CSS_SELECTOR, ".word")]
+    s.check(len(words) == 12 and all(re.fullmatch("[a-z]+", w) for w in words), f"12 words shown as text: {words}")
+    s.shot("03-words")
+    s.active().send_keys(Keys.ENTER)  # "I wrote them down — check me"
+    answer = s.wait_for("#answer")
+    s.check(s.active() == answer, "the answer field has the focus")
+    s.check(answer.get_attribute("autocomplete") == "off" and answer.get_attribute("spellcheck") == "false", "no autocomplete, no spellcheck")
+    # Tab order: the answer, Verify, See the words again, Back up later.
+    order = []
+    for _ in range(3):
+        s.active().send_keys(Keys.TAB)
+        order.append(s.active().text)
+    s.check(order == ["Verify", "See the words again", "Back up later"], f"Tab order {order}")
+    s.wait_for("#answer").click()
+    label = d.find_element(By.CSS_SELECTOR, "label[for=answer]").text
+    position = int(re.search(r"Word #(\d+)", label).group(1))
+    wrong = "zoo" if words[position - 1] != "zoo" else "abandon"
+    s.active().send_keys(wrong)
+    s.active().send_keys(Keys.ESCAPE)
+    s.check(d.find_element(By.ID, "answer").get_attribute("value") == "", "Esc clears the answer")
+    s.active().send_keys(wrong + Keys.ENTER)
+    s.wait_text(f"That is not word #{position}.")
+    s.shot("04-quiz-wrong")
+    s.active().send_keys(Keys.ENTER)  # "Try word #N again" has the focus
+    questions = 0
+    while True:
+        try:
+            field = s.wait_for("#answer", timeout=5)
+        except TimeoutException:
+            break
+        label = d.find_element(By.CSS_SELECTOR, "label[for=answer]").text
+        position = int(re.search(r"Word #(\d+)", label).group(1))
+        if questions == 0:
+            s.shot("05-quiz")
+        s.check(s.active() == field, "the focus is on the answer")
+        field.send_keys(words[position - 1] + Keys.ENTER)
+        questions += 1
+        s.wait(lambda d: d.find_element(By.ID, "answer") != field if d.find_elements(By.ID, "answer") else True, 10)
+        if "Every word was right" in s.body():
+            break
+    s.check(3 <= questions <= 5, f"3 to 5 questions, asked {questions}")
+    s.wait_text("Every word was right")
+    s.active().send_keys(Keys.ENTER)  # "I keep the words safe"
+    s.wait_text("Wallets")
+    body = s.body()
+    s.check("Savings" in body and "Not backed up" not in body, "backed up: no badge left")
+    s.shot("06-wallets")
+    return words
+
+
+def restore_word_by_word_with_a_typo(s: Scenario, app: App):
+    """Restore "abandon … about" on testnet, word by word with 4-letter prefixes and one typo
+    corrected through a suggestion; the addresses shown are the right ones."""
+    d = s.driver
+    d.get(app.link)
+    s.wait_text("No wallet on this machine yet.")
+    s.click("Restore from words")
+    s.wait_for("#network")
+    d.find_element(By.CSS_SELECTOR, "#network option[value=testnet]").click()
+    s.click("Next")
+    s.wait_for("#words")
+    s.click("Type them one by one")
+    for i, word in enumerate(ABANDON):
+        field = s.wait_for("#word")
+        s.check(d.find_element(By.CSS_SELECTOR, "label[for=word]").text == f"Word #{i + 1} of 12", "the position")
+        if i == 3:
+            field.send_keys("abandn" + Keys.ENTER)  # the typo
+            s.wait_text('"abandn" is not in the word list')
+            s.shot("07-restore-typo")
+            d.find_element(By.CSS_SELECTOR, "form.suggestions button[value=abandon]").click()
+        else:
+            s.active().send_keys(word[:4] + Keys.ENTER)
+        s.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, "ol.entered li")) == i + 1)
+    s.wait_for("#passphrase").send_keys(Keys.ENTER)
+    s.wait_text("Are these the first addresses of your wallet?")
+    s.check(ABANDON_TESTNET_BTC in s.body(), "the first testnet address of abandon…about")
+    s.shot("08-restore-addresses")
+    s.click("They match")
+    s.wait_for("#name").send_keys("Restored")
+    s.fill("password", PASSWORD)
+    s.fill("repeat", PASSWORD)
+    s.click("Save the wallet")
+    s.wait_text("Restored")
+    s.check("Not backed up" not in s.body(), "a restored wallet counts as backed up")
+
+
+def receive_shows_a_readable_qr(s: Scenario, app: App):
+    """The receive page's QR code, screenshotted and decoded with zbarimg, is the address shown."""
+    d = s.driver
+    d.get(app.base + "/receive")
+    figure = s.wait_for("figure.qr")
+    address = d.find_element(By.ID, "address").text
+    s.check(address == ABANDON_TESTNET_BTC, f"address #0 is {address}")
+    s.shot("09-receive")
+    path = os.path.join(app.folder, "qr.png")
+    figure.find_element(By.TAG_NAME, "svg").screenshot(path)
+    decoded = subprocess.run(["zbarimg", "--quiet", "--raw", path], capture_output=True, text=True, timeout=30).stdout.strip()
+    s.check(decoded.lower() in (address, f"bitcoin:{address}"), f"zbarimg read {decoded!r}")
+    s.check(not d.find_elements(By.CSS_SELECTOR, "img"), "no images, the QR is inline SVG")
+    s.click("New address")
+    s.wait(lambda d: d.find_element(By.ID, "address").text != address, 10)
+    s.check("address #1" in s.body(), "the next address")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--binary", default=".build/debug/hawala")
+    parser.add_argument("--screens", help="save screenshots of the main screens in this folder")
+    args = parser.parse_args()
+    if args.screens:
+        os.makedirs(args.screens, exist_ok=True)
+    failed = 0
+    driver = browser()
+    try:
+        scenarios = [("create a wallet and pass the quiz (keyboard only)", "create", [create_and_pass_the_quiz]),
+                     ("restore word by word with a typo, then receive with a QR", "restore",
+                      [restore_word_by_word_with_a_typo, receive_shows_a_readable_qr])]
+        for title, name, steps in scenarios:
+            started = time.monotonic()
+            app = App(args.binary, name)
+            try:
+                driver.delete_all_cookies()
+                for step in steps:
+                    step(Scenario(driver, args.screens), app)
+                print(f"ok    {title} ({time.monotonic() - started:.1f} s)")
+            except Exception as error:  # one failed line per scenario, the details after it
+                failed += 1
+                print(f"FAIL  {title}: {error}")
+                traceback.print_exc(limit=3, file=sys.stdout)
+                print(f"      at {driver.current_url}: {driver.page_source[:1500]!r}")
+                app.log.seek(0)
+                print("      app log:", app.log.read()[-2000:])
+            finally:
+                app.stop()
+    finally:
+        driver.quit()
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
