@@ -45,6 +45,11 @@ extension AppRoutes {
             return try render(.badRequest, "create", page)
         }
         guard Mnemonic.wordCounts.contains(wordCount) else { return try again("Choose 12, 15, 18, 21 or 24 words.") }
+        // A mistyped passphrase makes another wallet, and the quiz checks only the words.
+        let passphrase = form.secret("passphrase") ?? SecretBytes([])
+        guard passphrase == form.secret("passphraseRepeat") ?? SecretBytes([]) else {
+            return try again("The two passphrases differ. Type the same passphrase twice, or leave both empty.")
+        }
         let keyring: Keyring
         switch try await keyringForChange(session, form, store: store, first: first) {
         case .keyring(let chosen): keyring = chosen
@@ -53,7 +58,7 @@ extension AppRoutes {
         }
         let created: (wallet: WalletSummary, backup: SeedBackupFlow)
         do {
-            created = try store.create(wordCount: wordCount, passphrase: form.secret("passphrase") ?? SecretBytes([]),
+            created = try store.create(wordCount: wordCount, passphrase: passphrase,
                                        name: name.isEmpty ? nil : name, network: network, keyring: keyring)
         } catch let error as WalletError {
             return try again(error.description)

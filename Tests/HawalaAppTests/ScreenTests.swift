@@ -35,6 +35,9 @@ extension AppSecurityTests {
             #expect(differ.status == 400 && differ.body.contains("The two passwords differ") && differ.body.contains(#"value="Savings""#))
             #expect(!differ.body.contains("correct hors"), "passwords are never echoed")
             #expect(try await browser.send(.post, "/create", form: ["csrf": csrf, "password": "short", "repeat": "short"]).status == 400)
+            let passphrases = try await browser.send(.post, "/create", form: ["csrf": csrf, "passphrase": "tree", "passphraseRepeat": "tre",
+                                                                              "password": "correct horse", "repeat": "correct horse"])
+            #expect(passphrases.status == 400 && passphrases.body.contains("The two passphrases differ"))
             #expect(try await browser.send(.post, "/create", form: ["csrf": csrf, "words": "13", "password": "correct horse", "repeat": "correct horse"]).status == 400)
             #expect((try? WalletStore(home: app.home, create: false).list().isEmpty) ?? true, "nothing saved by a refused form")
             let created = try await browser.send(.post, "/create", form: ["csrf": csrf, "name": "Savings", "words": "12", "network": "mainnet",
