@@ -65,9 +65,7 @@ extension AppRoutes {
             // The overwrite guard, before the person confirms anything.
             do { try WalletStore.refuseExisting(flow, in: app.home) } catch let error as WalletError {
                 await app.sessions.update(session.id) { $0.recovery = nil }
-                var page = Page(title: "Already here", session: session, overview: overview, message: error.description)
-                page.problem = error.description
-                return try render(.conflict, "message", page)
+                return try render(.conflict, "message", Page(title: "Already here", session: session, overview: overview, message: error.description))
             }
         }
         if flow.problem != nil { return try renderRecovery(.badRequest, flow, session: session, overview: overview) }
