@@ -203,7 +203,7 @@ let package = Package(
         .target(
             name: "HawalaApp",
             dependencies: [
-                "HawalaCrypto", "HawalaKeys", "HawalaPaper", "HawalaWallet",
+                "HawalaCrypto", "HawalaKeys", "HawalaLightning", "HawalaPaper", "HawalaWallet",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -218,7 +218,7 @@ let package = Package(
         .testTarget(
             name: "HawalaAppTests",
             dependencies: [
-                "HawalaApp", "HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaTestSupport",
+                "HawalaApp", "HawalaCrypto", "HawalaKeys", "HawalaLightning", "HawalaWallet", "HawalaTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -237,6 +237,97 @@ def receive_shows_a_readable_qr(s: Scenario, app: App):
     s.check("address #1" in s.body(), "the next address")
 
 
+def new_wallet(s: Scenario, app: App, name):
+    """A wallet made through the create page, its backup left for later."""
+    s.driver.get(app.link)
+    s.wait_text("No wallet on this machine yet.")
+    s.click("Create a new wallet")
+    s.wait_for("#password")
+    s.fill("name", name)
+    s.fill("password", PASSWORD)
+    s.fill("repeat", PASSWORD)
+    s.driver.find_element(By.CSS_SELECTOR, "form.stack button[type=submit]").click()
+    s.wait_text("Your wallet is its words.")
+    s.click("Back up later")
+    s.wait_text("Wallets")
+
+
+def use_devnet(s: Scenario, app: App, ledger):
+    """Lightning settings: the shared devnet ledger as the backend."""
+    s.driver.get(app.base + "/lightning")
+    s.fill("settings-backend", f"devnet:{ledger}")
+    s.click("Save the settings")
+    s.wait_text("Saved.")
+
+
+def pay_an_invoice_between_two_wallets(receiver: Scenario, r_app: App, payer: Scenario, p_app: App):
+    """Two homes, two app servers, two browsers on one devnet: the receiver makes an invoice, the
+    payer previews it, confirms with the password, and the receiver's page says "Paid" without a
+    reload (server-sent events)."""
+    ledger = os.path.join(r_app.folder, "devnet-ledger")
+    new_wallet(receiver, r_app, "Shop")
+    new_wallet(payer, p_app, "Buyer")
+    use_devnet(receiver, r_app, ledger)
+    use_devnet(payer, p_app, ledger)
+    payer.fill("fund-amount", "50000")
+    payer.click("Add test funds")
+    payer.wait(lambda d: d.find_element(By.ID, "balance").text == "50000 sat", 10)
+    payer.shot("10-lightning")
+
+    r = receiver.driver
+    receiver.fill("invoice-amount", "1234")
+    receiver.fill("invoice-description", 'coffee "><script>alert(1)</script>')
+    receiver.click("Create invoice")
+    receiver.wait_text("Waiting for the payment")
+    r.execute_script("window.hawalaSamePage = true")
+    invoice = r.find_element(By.ID, "invoice-text").text
+    receiver.check(invoice.startswith("lnbcrt"), f"a regtest invoice: {invoice[:20]}")
+    receiver.check("<script>alert(1)</script>" in receiver.body(), "the hostile description is shown as text")
+    receiver.check(re.search(r"\(in \d+:\d\d\)", receiver.body()), "the expiry countdown runs")
+    path = os.path.join(r_app.folder, "invoice-qr.png")
+    r.find_element(By.CSS_SELECTOR, "figure.qr svg").screenshot(path)
+    decoded = subprocess.run(["zbarimg", "--quiet", "--raw", path], capture_output=True, text=True, timeout=30).stdout.strip()
+    receiver.check(decoded.lower() == invoice.lower(), f"the QR holds the invoice (zbarimg read {decoded[:24]!r}…)")
+    receiver.shot("11-invoice")
+
+    p = payer.driver
+    payer.fill("send-input", invoice)
+    payer.click("Preview the payment")
+    payer.wait_text("Confirm the payment")
+    body = payer.body()
+    payer.check("1234 sat" in body and "<script>alert(1)</script>" in body, "the preview shows the amount and the description as text")
+    payer.shot("12-send-preview")
+    payer.fill("pay-password", "wrong password")
+    payer.active().send_keys(Keys.ENTER)
+    payer.wait_text("Wrong password.")
+    payer.check("Confirm the payment" in payer.body(), "a wrong password keeps the preview")
+    payer.fill("pay-password", PASSWORD)
+    payer.active().send_keys(Keys.ENTER)
+    payer.wait(lambda d: d.find_element(By.ID, "payment-headline").text == "Paid", 20)
+    payer.shot("13-paid")
+
+    receiver.wait(lambda d: d.find_element(By.ID, "invoice-status").text.startswith("Paid"), 20)
+    receiver.check(r.execute_script("return window.hawalaSamePage === true"), "Paid arrived without a reload")
+    receiver.check("1234 sat" in r.find_element(By.ID, "invoice-status").text, "the amount received")
+
+    # The history: both sides, a filter, a search, the detail and the CSV download.
+    p.get(p_app.base + "/history?type=send")
+    payer.wait_text("coffee")
+    payer.check("−1234 sat" in payer.body(), "the payer's history shows the payment sent")
+    p.get(p_app.base + "/history?type=receive&q=coffee")
+    payer.wait_text("No payments match.")
+    r.get(r_app.base + "/history?q=COFFEE")
+    receiver.wait_text("+1234 sat")
+    receiver.shot("14-history")
+    r.find_element(By.CSS_SELECTOR, "table.payments a").click()
+    receiver.wait_text("Payment hash")
+    csv = r.execute_script("""
+        const answer = await fetch("/history/export?format=csv");
+        return [answer.status, answer.headers.get("content-disposition"), await answer.text()];
+    """)
+    receiver.check(csv[0] == 200 and "hawala-payments.csv" in csv[1] and "received,completed,1234," in csv[2], f"the CSV download: {csv[:2]}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--binary", default=".build/debug/hawala")
@@ -267,9 +358,40 @@ def main():
                 print("      app log:", app.log.read()[-2000:])
             finally:
                 app.stop()
+        failed += two_app_scenario("devnet: one wallet pays the other's invoice; Paid appears live", pay_an_invoice_between_two_wallets,
+                                   driver, args)
     finally:
         driver.quit()
     sys.exit(1 if failed else 0)
+
+
+def two_app_scenario(title, step, driver, args):
+    """A scenario with two homes, two app servers and two browsers (one cookie jar each: cookies
+    do not tell ports apart). Returns 1 when it failed."""
+    started = time.monotonic()
+    apps, second = [], None
+    try:
+        apps = [App(args.binary, "receiver"), App(args.binary, "payer")]
+        second = browser()
+        driver.delete_all_cookies()
+        step(Scenario(driver, args.screens), apps[0], Scenario(second, args.screens), apps[1])
+        print(f"ok    {title} ({time.monotonic() - started:.1f} s)")
+        return 0
+    except Exception as error:
+        print(f"FAIL  {title}: {error}")
+        traceback.print_exc(limit=3, file=sys.stdout)
+        for d in (driver, second):
+            if d:
+                print(f"      at {d.current_url}: {d.page_source[:1500]!r}")
+        for app in apps:
+            app.log.seek(0)
+            print("      app log:", app.log.read()[-2000:])
+        return 1
+    finally:
+        if second:
+            second.quit()
+        for app in apps:
+            app.stop()
 
 
 if __name__ == "__main__":

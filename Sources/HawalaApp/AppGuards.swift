@@ -79,6 +79,19 @@ enum CrossSiteCheck {
         }
         return request.headers[HTTPField.Name("Sec-Fetch-Site")!] == "same-origin"
     }
+
+    /// A read that only the app's own pages may make (the payment event stream, the invoice
+    /// status): a browser sends no `Origin` on a same-origin GET, so a named `Origin` must be the
+    /// app's and `Sec-Fetch-Site`, when sent, must say same-origin.
+    static func sameOriginRead(_ request: Request, bound: BoundPort, extraHost: String?) -> Bool {
+        guard let port = bound.port else { return false }
+        if let origin = request.headers[.origin] {
+            let allowed = HostAllowlistMiddleware.allowed(port: port, extraHost: extraHost).map { "http://\($0)" }
+            guard allowed.contains(origin.lowercased()) else { return false }
+        }
+        if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!] { return site == "same-origin" }
+        return true
+    }
 }
 
 /// An `application/x-www-form-urlencoded` body, read without turning a password into a String:

@@ -33,6 +33,14 @@ struct Page {
     var receive: ReceiveView?
     /// The password asked again (showing the words, verifying them): which wallet, and why.
     var secretWords: SecretWordsView?
+    /// Seconds after which a page without scripts reloads to check again (an invoice waiting to
+    /// be paid); with scripts, events arrive instead.
+    var pollSeconds: Int?
+    var lightning: LightningView?
+    var invoice: InvoiceView?
+    var send: SendView?
+    var payment: PaymentView?
+    var history: HistoryView?
 
     init(title: String, message: String? = nil) {
         self.title = title

@@ -27,6 +27,8 @@ struct AppRoutes: Sendable {
         registerBackup(on: router)
         registerRecovery(on: router)
         registerReceive(on: router)
+        registerLightning(on: router)
+        registerHistory(on: router)
     }
 
     // MARK: - Sessions

@@ -1,6 +1,7 @@
 import Foundation
 import HawalaCrypto
 import HawalaKeys
+import HawalaLightning
 import HawalaWallet
 
 /// The browser's sessions with the app, kept in memory only (a restart logs everyone out).
@@ -20,6 +21,8 @@ actor AppSessions {
         var backup: BackupTask?
         /// A recovery in progress.
         var recovery: RecoveryFlow?
+        /// A Lightning payment previewed and waiting for the password.
+        var send: PendingSend?
         var isUnlocked: Bool { keyring != nil }
 
         /// Drops the keyring and every secret a flow holds.
@@ -27,7 +30,16 @@ actor AppSessions {
             keyring = nil
             backup = nil
             recovery = nil
+            send = nil
         }
+    }
+
+    /// A payment prepared (amount and fee known, nothing sent) for one wallet.
+    struct PendingSend: Sendable {
+        let walletID: String
+        let payment: PreparedPayment
+        /// What the person pasted, shown again on the confirmation page.
+        let input: String
     }
 
     /// A seed backup on its way: the wallet, its flow, and when the words stop being shown.
@@ -111,6 +123,13 @@ actor AppSessions {
         let result = try body(&session)
         sessions[id] = session
         return result
+    }
+
+    /// Whether session `id` is still unlocked, without counting this as a request (an open event
+    /// stream must not keep a session awake).
+    func isStillUnlocked(_ id: String) -> Bool {
+        guard let session = sessions[id], session.isUnlocked else { return false }
+        return now().timeIntervalSince(session.lastSeen) <= idleLock
     }
 
     /// The current time, from the app's clock.

@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaLightning
 import HawalaWallet
 import HTTPTypes
 import Hummingbird
@@ -19,6 +20,8 @@ public struct AppOptions: Sendable {
     public var idleLock: TimeInterval = 300
     /// The clock (tests move it).
     public var now: @Sendable () -> Date = { Date() }
+    /// Makes Spark backends when the binary links the Breez SDK (nil: devnet only).
+    public var spark: SparkOpener?
     public init() {}
 
     /// Whether `host` is a loopback address (anything else is reachable from the network).

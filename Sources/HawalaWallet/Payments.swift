@@ -81,12 +81,16 @@ public struct PaymentFilter: Sendable, Equatable {
     public var to: Date?
     /// Hex payment hash.
     public var paymentHash: String?
+    /// Text a person searches for: in the description (anywhere, ASCII case ignored), or the
+    /// start of the payment's id or payment hash.
+    public var search: String?
     public var offset: Int
     public var limit: Int?
 
     public init(type: Payment.Kind? = nil, status: Payment.Status? = nil, from: Date? = nil, to: Date? = nil,
-                paymentHash: String? = nil, offset: Int = 0, limit: Int? = nil) {
+                paymentHash: String? = nil, search: String? = nil, offset: Int = 0, limit: Int? = nil) {
         self.paymentHash = paymentHash
+        self.search = search
         self.type = type
         self.status = status
         self.from = from
@@ -165,6 +169,11 @@ extension WalletStore {
         if let from = filter.from { sql += " AND timestamp >= ?"; arguments += [from.timeIntervalSince1970] }
         if let to = filter.to { sql += " AND timestamp < ?"; arguments += [to.timeIntervalSince1970] }
         if let hash = filter.paymentHash { sql += " AND paymentHash = ?"; arguments += [hash] }
+        if let text = filter.search, !text.isEmpty {
+            sql += " AND (description LIKE ? ESCAPE '\\' OR id LIKE ? ESCAPE '\\' OR paymentHash LIKE ? ESCAPE '\\')"
+            let prefix = WalletStore.likePrefix(text)
+            arguments += ["%" + prefix, prefix, prefix]
+        }
         sql += " ORDER BY timestamp DESC, id DESC LIMIT ? OFFSET ?"
         arguments += [filter.limit ?? -1, max(0, filter.offset)]
         try read { db in

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import HawalaApp
+#if canImport(HawalaSpark)
+import HawalaSpark
+#endif
 import HawalaWallet
 
 /// `hawala app`: the wallet's screens in a browser, served on this machine.
@@ -31,6 +34,9 @@ struct AppCommand: AsyncParsableCommand {
         options.host = listen
         options.port = port
         options.idleLock = TimeInterval(idleLock * 60)
+        #if canImport(HawalaSpark)
+        options.spark = .sdk(logFilter: SparkBackend.logFilter(logLevel.rawValue))
+        #endif
         let app = try await WebApp(home: WalletHome.fromEnvironment(), options: options)
         if !options.isLoopback {
             Output.error("warning: listening on \(listen): other machines can reach the app and try the wallet password; there is no TLS")

@@ -43,8 +43,10 @@ struct AppSecurityTests {
                 let body = form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
                 request.body = .bytes(ByteBuffer(string: body))
                 if let o = origin ?? "http://127.0.0.1:\(port)" { request.headers.add(name: "Origin", value: o) }
-                if let fetchSite { request.headers.add(name: "Sec-Fetch-Site", value: fetchSite) }
+            } else if case .some(.some(let o)) = origin {
+                request.headers.add(name: "Origin", value: o)
             }
+            if let fetchSite { request.headers.add(name: "Sec-Fetch-Site", value: fetchSite) }
             let response = try await client.execute(request, timeout: .seconds(30))
             let body = try await response.body.collect(upTo: 1 << 20)
             return (Int(response.status.code), response.headers.map { ($0.name, $0.value) }, String(buffer: body))

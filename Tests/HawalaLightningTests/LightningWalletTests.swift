@@ -140,6 +140,14 @@ struct LightningWalletTests {
         #expect(try store.payments(walletID: wallet.id, filter: PaymentFilter(type: .send, status: .failed)).map(\.id) == ["p00025", "p00020", "p00010", "p00005"])
         let from = Date(timeIntervalSince1970: 1_700_000_010), to = Date(timeIntervalSince1970: 1_700_000_013)
         #expect(try store.payments(walletID: wallet.id, filter: PaymentFilter(from: from, to: to)).map(\.id) == ["p00012", "p00011", "p00010"])
+        // Search: the description anywhere (ASCII case ignored), the start of an id or hash; LIKE's
+        // wildcards in the text are literal.
+        #expect(try store.payments(walletID: wallet.id, filter: PaymentFilter(search: "MENT 2")).count == 11)
+        #expect(try store.payments(walletID: wallet.id, filter: PaymentFilter(search: "p0001")).count == 10)
+        #expect(try store.payments(walletID: wallet.id, filter: PaymentFilter(search: String(format: "%063x", 0) + "f")).map(\.id) == ["p00015"])
+        #expect(try store.payments(walletID: wallet.id, filter: PaymentFilter(search: "%")).isEmpty)
+        #expect(try store.payments(walletID: wallet.id, filter: PaymentFilter(search: "payment _")).isEmpty)
+        #expect(try store.payments(walletID: wallet.id, filter: PaymentFilter(type: .receive, search: "payment 1")).map(\.id) == ["p00018", "p00015", "p00012"])
         // Prefix lookup by id or payment hash; an ambiguous prefix is an error, not a guess.
         #expect(throws: WalletError.self) { try store.payment(walletID: wallet.id, id: "p0002") }
         #expect(try store.payment(walletID: wallet.id, id: String(format: "%064x", 7))?.id == "p00007")

@@ -1,0 +1,80 @@
+import Foundation
+import HawalaLightning
+import HawalaWallet
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import NIOPosix
+
+/// The payment history of the current wallet: filters and search, one payment's details, and
+/// the whole history as a CSV or JSON download (`PaymentExport`, as `hawala ln export` writes it).
+extension AppRoutes {
+    func registerHistory(on router: Router<BasicRequestContext>) {
+        router.get("/history") { request, _ in try await historyPage(request) }
+        router.get("/history/payment") { request, _ in try await paymentPage(request) }
+        router.get("/history/export") { request, _ in try await exportHistory(request) }
+    }
+
+    func historyPage(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        let (store, wallet) = try currentWallet()
+        guard let wallet else { return AppResponse.redirect("/") }
+        let query = request.uri.queryParameters
+        let type = query["type"].flatMap { Payment.Kind(rawValue: String($0)) }
+        let status = query["status"].flatMap { Payment.Status(rawValue: String($0)) }
+        let search = String((query["q"].map(String.init) ?? "").trimmed.prefix(200))
+        let offset = min(max(0, query["offset"].flatMap { Int(String($0)) } ?? 0), 10_000_000)
+        // One more than a page: whether there is an older page.
+        var rows = try store.payments(walletID: wallet.id, filter: PaymentFilter(type: type, status: status, search: search.nilIfEmpty,
+                                                                                  offset: offset, limit: HistoryView.pageSize + 1))
+        let hasMore = rows.count > HistoryView.pageSize
+        if hasMore { rows.removeLast() }
+        var page = Page(title: "Payments", session: session, overview: try WalletOverview(home: app.home))
+        page.history = HistoryView(rows: rows, hasMore: hasMore, type: type, status: status, search: search, offset: offset)
+        return try render(.ok, "history", page)
+    }
+
+    func paymentPage(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        let (store, wallet) = try currentWallet()
+        guard let wallet else { return AppResponse.redirect("/") }
+        var page = Page(title: "Payment", session: session, overview: try WalletOverview(home: app.home))
+        let id = request.uri.queryParameters["id"].map(String.init) ?? ""
+        let found: Payment?
+        do {
+            found = id.isEmpty ? nil : try store.payment(walletID: wallet.id, id: id)
+        } catch let error as WalletError {
+            page.message = error.description
+            return try render(.badRequest, "message", page)
+        }
+        guard let payment = found else {
+            page.message = "No such payment in wallet “\(wallet.name)”."
+            return try render(.notFound, "message", page)
+        }
+        page.payment = PaymentView(payment)
+        return try render(.ok, "payment", page)
+    }
+
+    /// The whole history as a file to save (`hawala-payments.csv` or `.json`).
+    func exportHistory(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        guard let format = request.uri.queryParameters["format"].flatMap({ PaymentExport.Format(rawValue: String($0)) }) else {
+            return AppResponse.plain(.badRequest, "format must be csv or json")
+        }
+        let (store, wallet) = try currentWallet()
+        guard let wallet else { return AppResponse.redirect("/") }
+        let file = try await NIOThreadPool.singleton.runIfActive {
+            var buffer = ByteBuffer()
+            _ = try PaymentExport.write(format, store: store, walletID: wallet.id) { buffer.writeBytes($0) }
+            return buffer
+        }
+        // The file name is fixed: a wallet's name never reaches a header.
+        return Response(status: .ok, headers: [
+            .contentType: format == .csv ? "text/csv; charset=utf-8" : "application/json",
+            .contentDisposition: "attachment; filename=\"hawala-payments.\(format.rawValue)\"",
+        ], body: .init(byteBuffer: file))
+    }
+}

@@ -1,0 +1,371 @@
+import Foundation
+import HawalaKeys
+import HawalaLightning
+import HawalaWallet
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Lightning: the balance, receiving (an invoice whose "Paid" arrives by server-sent events,
+/// or by polling without them), sending (prepare → preview → the password → the result), the
+/// wallet's Lightning settings, and devnet's test funds. `LightningSession` does the work.
+extension AppRoutes {
+    func registerLightning(on router: Router<BasicRequestContext>) {
+        router.get("/lightning") { request, _ in try await lightningPage(request) }
+        router.post("/lightning/settings") { request, _ in try await posted(request, saveLightningSettings) }
+        router.post("/lightning/fund") { request, _ in try await posted(request, fund) }
+        router.post("/lightning/invoice") { request, _ in try await posted(request, createInvoice) }
+        router.get("/lightning/invoice") { request, _ in try await invoicePage(request) }
+        router.get("/lightning/invoice/events") { request, _ in try await invoiceEvents(request) }
+        router.get("/lightning/invoice/status") { request, _ in try await invoiceStatus(request) }
+        router.post("/lightning/send") { request, _ in try await posted(request, prepareSend) }
+        router.post("/lightning/pay") { request, _ in try await posted(request, confirmSend) }
+    }
+
+    /// How long one event stream stays open at most (the page opens another when it ends).
+    static let eventStreamLimit: TimeInterval = 30 * 60
+
+    // MARK: - The Lightning page
+
+    func lightningPage(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        guard let keyring = session.keyring else { return AppResponse.redirect("/unlock") }
+        return try await lightning(session, keyring: keyring)
+    }
+
+    /// The Lightning page, with `problem` (and `status`) after a refused change.
+    func lightning(_ session: AppSessions.Session, keyring: Keyring, status: HTTPResponse.Status = .ok,
+                   problem: String? = nil, message: String? = nil) async throws -> Response {
+        let (store, wallet) = try currentWallet()
+        guard let wallet else { return AppResponse.redirect("/") }
+        var page = Page(title: "Lightning", session: session, overview: try WalletOverview(home: app.home), problem: problem, message: message)
+        var view = LightningView(wallet: wallet, settings: try LightningSettings.load(store: store, walletID: wallet.id),
+                                 sparkAvailable: app.options.spark != nil)
+        if view.configured {
+            do {
+                let balance = try await openLightning(store, wallet, keyring: keyring, signing: false).closing { lightning in
+                    view.backend = lightning.backendLabel
+                    view.isDevnet = lightning.backend is DevnetBackend
+                    return try await lightning.balance()
+                }
+                view.balance = satsText(balance.info.balanceMsat)
+                view.fiat = balance.fiat.map { "\($0.value) \($0.rate.currency)" }
+                view.offline = balance.fiatProblem
+            } catch {
+                guard let words = Self.lightningWords(error) else { throw error }
+                view.offline = "The balance is not available now: \(words)"
+            }
+            view.recent = try store.payments(walletID: wallet.id, filter: PaymentFilter(limit: 5)).map(PaymentRow.init)
+            view.anyRecent = !view.recent.isEmpty
+        }
+        page.lightning = view
+        return try render(status, "lightning", page)
+    }
+
+    func saveLightningSettings(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard let keyring = session.keyring else { return AppResponse.redirect("/unlock") }
+        let (store, wallet) = try currentWallet()
+        guard let wallet else { return AppResponse.redirect("/") }
+        var change = LightningSettingsChange()
+        do {
+            if let backend = form.text("backend")?.trimmed, !backend.isEmpty { change.backend = try BackendSpec.parse(backend) }
+            if let fiat = form.text("fiat")?.trimmed.uppercased(), !fiat.isEmpty {
+                guard fiat.count == 3, fiat.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+                    return try await lightning(session, keyring: keyring, status: .badRequest, problem: "A currency is three letters, like USD.")
+                }
+                change.fiat = fiat
+            }
+            if let rates = form.text("rates")?.trimmed, !rates.isEmpty {
+                if rates.lowercased().hasPrefix("https://"), let url = URL(string: rates) {
+                    change.rates = .url(url)
+                } else if rates.hasPrefix("/") {
+                    change.rates = .file(path: URL(fileURLWithPath: rates).standardizedFileURL.path)
+                } else {
+                    return try await lightning(session, keyring: keyring, status: .badRequest,
+                                               problem: "A rates source is an https:// address or the full path of a rates file.")
+                }
+            }
+            let outcome = try await LightningSettings.apply(change, store: store, wallet: wallet, sparkAvailable: app.options.spark != nil) { keyring }
+            let note = outcome.ratesUnchecked.map { "Saved. The rates source could not be checked now (\($0))." } ?? "Saved."
+            return try await lightning(session, keyring: keyring, message: note)
+        } catch {
+            guard let words = Self.lightningWords(error) else { throw error }
+            return try await lightning(session, keyring: keyring, status: .badRequest, problem: words)
+        }
+    }
+
+    /// Devnet only: test funds.
+    func fund(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard let keyring = session.keyring else { return AppResponse.redirect("/unlock") }
+        let (store, wallet) = try currentWallet()
+        guard let wallet else { return AppResponse.redirect("/") }
+        guard let sats = form.text("amount").flatMap({ UInt64($0.trimmed) }), (1...100_000_000).contains(sats) else {
+            return try await lightning(session, keyring: keyring, status: .badRequest, problem: "Test funds: from 1 to 100,000,000 sat.")
+        }
+        do {
+            _ = try await openLightning(store, wallet, keyring: keyring, signing: true).closing { try await $0.fund(sats: sats) }
+        } catch {
+            guard let words = Self.lightningWords(error) else { throw error }
+            return try await lightning(session, keyring: keyring, status: .badRequest, problem: words)
+        }
+        return AppResponse.redirect("/lightning")
+    }
+
+    // MARK: - Receiving
+
+    func createInvoice(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard let keyring = session.keyring else { return AppResponse.redirect("/unlock") }
+        let (store, wallet) = try currentWallet()
+        guard let wallet else { return AppResponse.redirect("/") }
+        var amount: UInt64?
+        if let text = form.text("amount")?.trimmed, !text.isEmpty {
+            guard let sats = UInt64(text), sats > 0, sats <= 21_000_000 * 100_000_000 else {
+                return try await lightning(session, keyring: keyring, status: .badRequest,
+                                           problem: "The amount is a whole number of sat (leave it empty to let the payer choose).")
+            }
+            amount = sats
+        }
+        let description = form.text("description")?.trimmed ?? ""
+        guard description.utf8.count <= 639 else {
+            return try await lightning(session, keyring: keyring, status: .badRequest, problem: "The description is too long for an invoice (639 bytes at most).")
+        }
+        let created: CreatedInvoice
+        do {
+            created = try await openLightning(store, wallet, keyring: keyring, signing: true).closing {
+                try await $0.receive(ReceiveRequest(amountSats: amount, description: description, expirySeconds: Bolt11Invoice.defaultExpiry))
+            }
+        } catch {
+            guard let words = Self.lightningWords(error) else { throw error }
+            return try await lightning(session, keyring: keyring, status: .badRequest, problem: words)
+        }
+        // A payment hash is 64 hex digits: safe in a path.
+        return AppResponse.redirect("/lightning/invoice?hash=\(created.response.paymentHash)")
+    }
+
+    func invoicePage(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        let (store, wallet) = try currentWallet()
+        guard let wallet else { return AppResponse.redirect("/") }
+        var page = Page(title: "Invoice", session: session, overview: try WalletOverview(home: app.home))
+        guard let invoice = try receivedInvoice(request, store: store, wallet: wallet) else {
+            page.message = "No such invoice in wallet “\(wallet.name)”."
+            return try render(.notFound, "message", page)
+        }
+        let view = try InvoiceView(invoice, now: await app.sessions.time())
+        // Without scripts, the page reloads itself while it waits; with them, events say "paid".
+        if view.waiting { page.pollSeconds = 5 }
+        page.invoice = view
+        return try render(.ok, "invoice", page)
+    }
+
+    /// Server-sent events for one invoice: `paid`, `failed`, `expired` or `locked` (each with
+    /// an `InvoiceStatus`), then the stream ends; a comment every 15 s keeps it open meanwhile.
+    func invoiceEvents(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request), let keyring = session.keyring else {
+            return AppResponse.plain(.unauthorized, "not signed in")
+        }
+        guard CrossSiteCheck.sameOriginRead(request, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
+            return AppResponse.plain(.forbidden, "refused: not the app's page")
+        }
+        let (store, wallet) = try currentWallet()
+        guard let wallet, let invoice = try receivedInvoice(request, store: store, wallet: wallet),
+              let hash = invoice.details.paymentHash else { return AppResponse.plain(.notFound, "no such invoice") }
+        let sessions = app.sessions
+        let now = await sessions.time()
+        let expiry = invoice.invoiceExpiry ?? now
+        let end = min(expiry, now.addingTimeInterval(Self.eventStreamLimit))
+        let opener: @Sendable () async throws -> LightningSession = { [self] in try await openLightning(store, wallet, keyring: keyring, signing: false) }
+        let body = ResponseBody { writer in
+            func send(_ status: InvoiceStatus) async throws {
+                try await writer.write(ByteBuffer(string: "event: \(status.status)\ndata: \(status.json)\n\n"))
+            }
+            var status = InvoiceStatus(invoice, now: now)
+            if status.status == "waiting" {
+                let lightning = try await opener()
+                while await sessions.time() < end {
+                    guard await sessions.isStillUnlocked(session.id) else {
+                        status = InvoiceStatus(status: "locked")
+                        break
+                    }
+                    do {
+                        let paid = try await lightning.lightning.waitForPayment(paymentHash: hash, timeout: .seconds(15))
+                        status = InvoiceStatus(paid, now: now)
+                        break
+                    } catch LightningError.timeout {
+                        try await writer.write(ByteBuffer(string: ": waiting\n\n"))
+                    } catch {
+                        await lightning.close()
+                        throw error
+                    }
+                }
+                await lightning.close()
+                if status.status == "waiting", await sessions.time() >= expiry { status = InvoiceStatus(status: "expired") }
+            }
+            if status.status != "waiting" { try await send(status) }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: [.contentType: "text/event-stream; charset=utf-8"], body: body)
+    }
+
+    /// The polling fallback: the invoice's status as JSON, after a short sync with the backend.
+    func invoiceStatus(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request), let keyring = session.keyring else {
+            return AppResponse.plain(.unauthorized, "not signed in")
+        }
+        guard CrossSiteCheck.sameOriginRead(request, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
+            return AppResponse.plain(.forbidden, "refused: not the app's page")
+        }
+        let (store, wallet) = try currentWallet()
+        guard let wallet, var invoice = try receivedInvoice(request, store: store, wallet: wallet) else {
+            return AppResponse.plain(.notFound, "no such invoice")
+        }
+        if invoice.status == .pending, let lightning = try? await openLightning(store, wallet, keyring: keyring, signing: false) {
+            _ = await lightning.lightning.sync(timeout: .seconds(5))
+            await lightning.close()
+            invoice = try receivedInvoice(request, store: store, wallet: wallet) ?? invoice
+        }
+        let status = InvoiceStatus(invoice, now: await app.sessions.time())
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: status.json)))
+    }
+
+    /// The receive recorded for the `hash` in the query (64 hex digits), if any.
+    func receivedInvoice(_ request: Request, store: WalletStore, wallet: WalletSummary) throws -> Payment? {
+        guard let hash = request.uri.queryParameters["hash"].map(String.init)?.lowercased(), hash.count == 64,
+              hash.allSatisfy(\.isHexDigit) else { return nil }
+        return try store.payments(walletID: wallet.id, filter: PaymentFilter(type: .receive, paymentHash: hash, limit: 1)).first
+    }
+
+    // MARK: - Sending
+
+    /// Step 1: what was pasted, prepared (nothing sent) and shown with its fee; the password
+    /// confirms it.
+    func prepareSend(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard let keyring = session.keyring else { return AppResponse.redirect("/unlock") }
+        let (store, wallet) = try currentWallet()
+        guard let wallet else { return AppResponse.redirect("/") }
+        let text = form.text("input")?.trimmed ?? ""
+        func refuse(_ problem: String) async throws -> Response {
+            try await lightning(session, keyring: keyring, status: .badRequest, problem: problem)
+        }
+        guard !text.isEmpty, text.utf8.count <= 8_192 else { return try await refuse("Paste an invoice, a Lightning address, an LNURL or a bitcoin: link.") }
+        var amount: UInt64?
+        if let typed = form.text("amount")?.trimmed, !typed.isEmpty {
+            guard let sats = UInt64(typed), sats > 0 else { return try await refuse("The amount is a whole number of sat.") }
+            amount = sats
+        }
+        let comment = form.text("comment")?.trimmed.nilIfEmpty
+        do {
+            let input = try PaymentInput.parse(text)
+            if comment != nil && !input.isLNURL { return try await refuse("A comment is for Lightning addresses and LNURL-pay only.") }
+            if let earlier = try LightningWallet.earlierPayment(for: input, key: nil, store: store, walletID: wallet.id) {
+                return try paymentResult(session, earlier, headline: "Already paid: nothing was sent again")
+            }
+            let (payment, rate) = try await openLightning(store, wallet, keyring: keyring, signing: true, reachesLNURL: input.isLNURL).closing {
+                (try await $0.prepare(input, text: text, amountSats: amount, comment: comment, maxFeeSats: nil), await $0.configuredRate())
+            }
+            let pending = AppSessions.PendingSend(walletID: wallet.id, payment: payment, input: text)
+            await app.sessions.update(session.id) { $0.send = pending }
+            return try sendPreview(session, pending, rate: rate)
+        } catch {
+            guard let words = Self.lightningWords(error) else { throw error }
+            return try await refuse(words)
+        }
+    }
+
+    func sendPreview(_ session: AppSessions.Session, _ pending: AppSessions.PendingSend, rate: FiatRate?,
+                     status: HTTPResponse.Status = .ok, problem: String? = nil) throws -> Response {
+        var page = Page(title: "Confirm the payment", session: session, overview: try WalletOverview(home: app.home), problem: problem)
+        page.send = SendView(input: pending.input, rows: LabelledRow.rows(pending.payment.previewRows(rate: rate)),
+                             total: satsText(pending.payment.prepared.totalMsat))
+        return try render(status, "send", page)
+    }
+
+    /// Step 2: the password again, then the payment, once (its idempotency key is the invoice's
+    /// payment hash: a second click returns the first result).
+    func confirmSend(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        guard let pending = session.send else { return AppResponse.redirect("/lightning") }
+        let keyring: Keyring
+        switch try await checkPassword(form) {
+        case .opened(let opened): keyring = opened
+        case .refused(let status, let problem): return try sendPreview(session, pending, rate: nil, status: status, problem: problem)
+        }
+        // Taken once: a second submission finds nothing to pay (and the key would refuse it).
+        guard await app.sessions.update(session.id, { s -> Bool in
+            let taken = s.send != nil
+            s.send = nil
+            return taken
+        }) == true else { return AppResponse.redirect("/lightning") }
+        let (store, wallet) = try currentWallet()
+        guard let wallet, wallet.id == pending.walletID else {
+            return try render(.conflict, "message", Page(title: "Not paid", session: session, overview: try WalletOverview(home: app.home),
+                                                          message: "The current wallet changed since the preview: nothing was paid."))
+        }
+        do {
+            let payment = try await openLightning(store, wallet, keyring: keyring, signing: true, reachesLNURL: pending.payment.payRequest != nil).closing {
+                try await $0.lightning.pay(pending.payment, idempotencyKey: nil)
+            }
+            let message = payment.status == .completed
+                ? pending.payment.successAction.flatMap { try? $0.text(preimage: payment.details.preimage.flatMap { bytes(fromHex: $0) }) }
+                : nil
+            let headline = switch payment.status {
+            case .completed: "Paid"
+            case .failed: "Payment failed"
+            case .pending: "Pending: not final, it may still settle"
+            }
+            return try paymentResult(session, payment, headline: headline, message: message)
+        } catch {
+            guard let words = Self.lightningWords(error) else { throw error }
+            return try render(.badRequest, "message", Page(title: "Not paid", session: session, overview: try WalletOverview(home: app.home),
+                                                            message: words))
+        }
+    }
+
+    func paymentResult(_ session: AppSessions.Session, _ payment: Payment, headline: String, message: String? = nil) throws -> Response {
+        var page = Page(title: headline, session: session, overview: try WalletOverview(home: app.home))
+        page.payment = PaymentView(payment, headline: headline, message: message)
+        return try render(.ok, "payment", page)
+    }
+
+    // MARK: - Helpers
+
+    /// The wallet store and its current wallet (nil when there is none).
+    func currentWallet() throws -> (WalletStore, WalletSummary?) {
+        let store = try WalletStore(home: app.home, create: false)
+        return (store, try store.current())
+    }
+
+    func openLightning(_ store: WalletStore, _ wallet: WalletSummary, keyring: Keyring, signing: Bool,
+                       reachesLNURL: Bool = false) async throws -> LightningSession {
+        try await LightningSession.open(store: store, wallet: wallet, signing: signing, spark: app.options.spark,
+                                        reachesLNURL: reachesLNURL) { keyring }
+    }
+
+    /// A person's words for the library's refusals; nil for anything else (a bug: a plain error page).
+    static func lightningWords(_ error: Error) -> String? {
+        switch error {
+        case LightningSessionError.noBackend:
+            "This wallet has no Lightning backend yet: choose one in the settings below."
+        case LightningError.amountRequired:
+            "This payment needs an amount: type it in sat."
+        case FiatSettingError.noRatesSource:
+            "A fiat currency needs a rates source: an https:// address or a rates file."
+        case let error as LightningError: error.description
+        case let error as LightningSessionError: error.description
+        case let error as LightningSettingsError: error.description
+        case let error as FiatSettingError: error.description
+        case let error as FiatRatesError: error.description
+        case let error as PaymentInputError: error.description
+        case let error as Bolt11Error: error.description
+        case let error as LNURLError: error.description
+        case let error as WalletError: error.description
+        default: nil
+        }
+    }
+}
+
+extension String {
+    var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
+    var nilIfEmpty: String? { isEmpty ? nil : self }
+}

@@ -1,0 +1,153 @@
+import Foundation
+@testable import HawalaApp
+import HawalaCrypto
+import HawalaKeys
+import HawalaLightning
+import HawalaTestSupport
+import HawalaWallet
+import Testing
+
+/// Lightning through HTTP: an invoice whose "paid" arrives on the event stream, the stream's
+/// own checks, paying with the password asked again and at most once, the history's filters
+/// and download. Both sides are real devnet nodes on one ledger.
+extension AppSecurityTests {
+    /// Another wallet ("legal winner …") on the same devnet ledger, opened through the library.
+    struct OtherNode {
+        let store: WalletStore
+        let wallet: WalletSummary
+        let keyring: Keyring
+        let ledger: String
+
+        init(ledger: String) throws {
+            let (store, keyring) = try newStore()
+            self.store = store
+            self.keyring = keyring
+            self.ledger = ledger
+            wallet = try store.add(mnemonic: try Mnemonic(text: legalWinner), passphrase: SecretBytes([]), name: "Other", network: .mainnet, keyring: keyring)
+        }
+
+        func session() async throws -> LightningSession {
+            let keyring = self.keyring
+            return try await LightningSession.open(store: store, wallet: wallet, backend: "devnet:" + ledger, signing: true, spark: nil) { keyring }
+        }
+    }
+
+    /// Logs in and sets the app's wallet on the devnet ledger `ledger` (through the settings form).
+    func onDevnet(_ app: WebApp, _ browser: inout Browser, ledger: String) async throws -> String {
+        try await logIn(app, &browser)
+        let page = try await browser.send(.get, "/lightning")
+        #expect(page.status == 200 && page.body.contains("Lightning settings"))
+        let csrf = try #require(Browser.csrf(page.body))
+        let saved = try await browser.send(.post, "/lightning/settings", form: ["csrf": csrf, "backend": "devnet:" + ledger])
+        #expect(saved.status == 200 && saved.body.contains("Saved.") && saved.body.contains("0 sat"), "\(saved.body.suffix(600))")
+        let bad = try await browser.send(.post, "/lightning/settings", form: ["csrf": csrf, "fiat": "dollars"])
+        #expect(bad.status == 400 && bad.body.contains("three letters"))
+        return csrf
+    }
+
+    @Test func anInvoiceIsPaidAndTheEventStreamSaysSo() async throws {
+        try await withApp { app, browser, _ in
+            var browser = browser
+            let ledger = temporaryFolder("devnet").appendingPathComponent("ledger").path
+            let csrf = try await onDevnet(app, &browser, ledger: ledger)
+            let hostile = #"tea "><script>alert(1)</script>{{x}}"#
+            let made = try await browser.send(.post, "/lightning/invoice", form: ["csrf": csrf, "amount": "1000", "description": hostile])
+            #expect(made.status == 303)
+            let location = try #require(Browser.header("Location", made.headers))
+            #expect(location.hasPrefix("/lightning/invoice?hash="))
+            let hash = String(location.dropFirst("/lightning/invoice?hash=".count))
+            let page = try await browser.send(.get, location)
+            #expect(page.status == 200 && page.body.contains("Waiting for the payment"))
+            #expect(!page.body.contains("<script>alert") && page.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+            #expect(page.body.contains(#"<noscript><meta http-equiv="refresh" content="5"></noscript>"#), "polling without scripts")
+            #expect(try await browser.send(.post, "/lightning/invoice", form: ["csrf": csrf, "amount": "-5"]).status == 400)
+
+            // The stream: no session, a foreign Origin, a cross-site fetch, an unknown invoice.
+            let events = "/lightning/invoice/events?hash=\(hash)"
+            #expect(try await browser.send(.get, events, cookie: .some(nil)).status == 401)
+            #expect(try await browser.send(.get, events, origin: "http://evil.example").status == 403)
+            #expect(try await browser.send(.get, events, fetchSite: "cross-site").status == 403)
+            #expect(try await browser.send(.get, "/lightning/invoice/events?hash=" + String(repeating: "ab", count: 32)).status == 404)
+            #expect(try await browser.send(.get, "/lightning/invoice/events?hash=../../x").status == 404)
+
+            // Waiting, then paid by the other node: the open stream says "paid".
+            let waiting = Task { [browser] in try await browser.send(.get, events, fetchSite: "same-origin") }
+            try await Task.sleep(for: .milliseconds(300))
+            let other = try OtherNode(ledger: ledger)
+            let invoice = try #require(try await browser.send(.get, location).body
+                .components(separatedBy: #"<code id="invoice-text" class="address">"#).dropFirst().first?.prefix { $0 != "<" })
+            let paid = try await other.session().closing { session in
+                _ = try await session.fund(sats: 5_000)
+                let prepared = try await session.prepare(try PaymentInput.parse(String(invoice)), text: String(invoice), amountSats: nil, comment: nil, maxFeeSats: nil)
+                return try await session.lightning.pay(prepared, idempotencyKey: nil)
+            }
+            #expect(paid.status == .completed)
+            let streamed = try await waiting.value
+            #expect(streamed.status == 200 && Browser.header("Content-Type", streamed.headers)?.hasPrefix("text/event-stream") == true)
+            #expect(streamed.body.contains("event: paid\ndata: {\"amount\":\"1000 sat\",\"status\":\"paid\"}") ||
+                    streamed.body.contains("event: paid\ndata: {\"status\":\"paid\",\"amount\":\"1000 sat\"}"), "\(streamed.body)")
+            let status = try await browser.send(.get, "/lightning/invoice/status?hash=\(hash)")
+            #expect(status.body.contains(#""status":"paid""#))
+            #expect(try await browser.send(.get, location).body.contains("Paid: 1000 sat received."))
+
+            // The history: the search, a filter, the detail, the download.
+            let found = try await browser.send(.get, "/history?q=TEA")
+            #expect(found.body.contains("+1000 sat") && !found.body.contains("<script>alert"))
+            #expect(try await browser.send(.get, "/history?type=send").body.contains("No payments match."))
+            let detail = try await browser.send(.get, "/history/payment?id=\(hash.prefix(12))")
+            #expect(detail.status == 200 && detail.body.contains(hash))
+            #expect(try await browser.send(.get, "/history/payment?id=nothing").status == 404)
+            let csv = try await browser.send(.get, "/history/export?format=csv")
+            #expect(Browser.header("Content-Disposition", csv.headers) == #"attachment; filename="hawala-payments.csv""#)
+            #expect(csv.body.hasPrefix(PaymentExport.csvHeader) && csv.body.contains("received,completed,1000,"))
+            #expect(try await browser.send(.get, "/history/export?format=xml").status == 400)
+        }
+    }
+
+    @Test func sendingAsksThePasswordAgainAndPaysOnce() async throws {
+        try await withApp { app, browser, _ in
+            var browser = browser
+            let ledger = temporaryFolder("devnet").appendingPathComponent("ledger").path
+            let csrf = try await onDevnet(app, &browser, ledger: ledger)
+            let funded = try await browser.send(.post, "/lightning/fund", form: ["csrf": csrf, "amount": "20000"])
+            #expect(funded.status == 303)
+            let other = try OtherNode(ledger: ledger)
+            let invoice = try await other.session().closing {
+                try await $0.receive(ReceiveRequest(amountSats: 700, description: #"<b>bill</b>"#, expirySeconds: 600)).response.invoice
+            }
+            // Nothing pasted, garbage, then the invoice: a preview, nothing paid yet.
+            #expect(try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": ""]).status == 400)
+            let garbage = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": "lnbc1notaninvoice"])
+            #expect(garbage.status == 400 && garbage.body.contains(#"class="problem""#))
+            let preview = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": invoice])
+            #expect(preview.status == 200 && preview.body.contains("<dd>700 sat</dd>") && preview.body.contains("&lt;b&gt;bill&lt;/b&gt;"), "\(preview.body.suffix(1500))")
+            #expect(try app.paymentsSent().isEmpty)
+            // The password again: missing, wrong (the preview stays), then right: paid once.
+            let none = try await browser.send(.post, "/lightning/pay", form: ["csrf": csrf])
+            #expect(none.status == 400 && none.body.contains("Confirm the payment"))
+            let wrong = try await browser.send(.post, "/lightning/pay", form: ["csrf": csrf, "password": "wrong horse"])
+            #expect(wrong.status == 401 && wrong.body.contains("Wrong password."))
+            #expect(try app.paymentsSent().isEmpty)
+            #expect(try await browser.send(.post, "/lightning/pay", form: ["csrf": "0", "password": "correct horse"]).status == 403)
+            let paid = try await browser.send(.post, "/lightning/pay", form: ["csrf": csrf, "password": "correct horse"])
+            #expect(paid.status == 200 && paid.body.contains(#"<h1 id="payment-headline" class="paid">Paid</h1>"#))
+            let again = try await browser.send(.post, "/lightning/pay", form: ["csrf": csrf, "password": "correct horse"])
+            #expect(again.status == 303 && Browser.header("Location", again.headers) == "/lightning")
+            let repeated = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": invoice])
+            #expect(repeated.body.contains("Already paid: nothing was sent again"))
+            #expect(try app.paymentsSent().count == 1)
+            let page = try await browser.send(.get, "/lightning")
+            let fee = try #require(try app.paymentsSent().first).feeMsat
+            #expect(page.body.contains(#"id="balance">\#(satsText(20_000_000 - 700_000 - fee))<"#), "the balance after paying 700 sat and its fee")
+        }
+    }
+}
+
+extension WebApp {
+    /// The current wallet's sent payments, as the store has them.
+    func paymentsSent() throws -> [Payment] {
+        let store = try WalletStore(home: home, create: false)
+        let wallet = try #require(try store.current())
+        return try store.payments(walletID: wallet.id, filter: PaymentFilter(type: .send))
+    }
+}
