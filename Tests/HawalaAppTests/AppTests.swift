@@ -169,6 +169,9 @@ struct AppSecurityTests {
             let answers = [
                 try await browser.send(.get, "/"), try await browser.send(.get, "/unlock"), try await browser.send(.get, "/static/app.css"),
                 try await browser.send(.get, "/nothing-here"), try await browser.send(.get, "/", host: "evil.example:1"),
+                try await browser.send(.get, "/lightning"), try await browser.send(.get, "/history"),
+                try await browser.send(.get, "/history/export?format=json"),
+                try await browser.send(.get, "/lightning/invoice/events?hash=" + String(repeating: "0", count: 64)),
                 try await browser.send(.get, app.startPath), try await browser.send(.post, "/lock", form: [:]),
             ]
             for (i, answer) in answers.enumerated() {
