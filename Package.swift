@@ -203,7 +203,7 @@ let package = Package(
         .target(
             name: "HawalaApp",
             dependencies: [
-                "HawalaCrypto", "HawalaKeys", "HawalaLightning", "HawalaPaper", "HawalaWallet",
+                "HawalaBackup", "HawalaCrypto", "HawalaKeys", "HawalaLightning", "HawalaPaper", "HawalaWallet",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -57,8 +57,13 @@ class App:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
+DOWNLOADS = tempfile.mkdtemp(prefix="hawala-e2e-downloads-")
+BACKUP_PASSWORD = "orbit candle meadow thunder salmon"
+
+
 def browser():
     options = webdriver.ChromeOptions()
+    options.add_experimental_option("prefs", {"download.default_directory": DOWNLOADS, "download.prompt_for_download": False})
     for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1000,1000",
                  "--disable-gpu", "--no-first-run"):
         options.add_argument(flag)
@@ -69,9 +74,10 @@ def browser():
 
 
 class Scenario:
-    def __init__(self, driver, screens):
+    def __init__(self, driver, screens, binary=None):
         self.driver = driver
         self.screens = screens
+        self.binary = binary
 
     def wait(self, condition, timeout=20):
         """Waits for `condition(driver)`; a page being replaced meanwhile is not an error."""
@@ -237,6 +243,57 @@ def receive_shows_a_readable_qr(s: Scenario, app: App):
     s.check("address #1" in s.body(), "the next address")
 
 
+def export_then_import_into_a_fresh_home(s: Scenario, app: App):
+    """Export a .hawala file (a download), open it again in the same home (the conflict is
+    shown), then import it into a fresh home: a wrong password, the preview with the first
+    address, the wallet password set there, the wallet back."""
+    d = s.driver
+    d.get(app.base + "/backups")
+    s.fill("backup-password", BACKUP_PASSWORD)
+    s.fill("backup-repeat", BACKUP_PASSWORD)
+    s.fill("export-password", PASSWORD)
+    s.click("Download the backup")
+    s.wait(lambda _: [f for f in os.listdir(DOWNLOADS) if f.endswith(".hawala")], 60)
+    backup = os.path.join(DOWNLOADS, [f for f in os.listdir(DOWNLOADS) if f.endswith(".hawala")][0])
+    s.check(re.fullmatch(r"hawala-backup-\d{4}-\d\d-\d\d\.hawala", os.path.basename(backup)), f"the suggested name: {backup}")
+
+    def open_backup(password):
+        d.find_element(By.ID, "import-file").send_keys(backup)
+        s.fill("import-password", password)
+        s.click("Open the backup")
+
+    d.get(app.base + "/backups")
+    open_backup(BACKUP_PASSWORD)
+    s.wait_text("Import 1 wallet?")
+    s.check('already here as "Restored"' in s.body(), "the same wallet is shown as a conflict")
+    s.check(len(d.find_elements(By.CSS_SELECTOR, "input[type=radio]")) == 2, "skip or replace, not keep both")
+    s.shot("15-import-conflict")
+    s.click("Cancel")
+    s.wait_text("Import a .hawala file")
+
+    fresh = App(s.binary, "import")
+    try:
+        d.delete_all_cookies()
+        d.get(fresh.link)
+        s.click("Import a .hawala backup")
+        s.wait_for("#import-file")
+        open_backup("not the password")
+        s.wait_text("Wrong password, or the file was changed.")
+        open_backup(BACKUP_PASSWORD)
+        s.wait_text("Import 1 wallet?")
+        s.check(ABANDON_TESTNET_BTC in s.body(), "the preview shows the first address")
+        s.fill("password", PASSWORD)
+        s.fill("repeat", PASSWORD)
+        s.click("Import")
+        s.wait_text("Imported")
+        s.check('Imported "Restored"' in s.body(), s.body())
+        d.get(fresh.base + "/")
+        s.wait_text("Restored")
+        s.check("Unlock" not in d.title, "the import logged in")
+    finally:
+        fresh.stop()
+
+
 def new_wallet(s: Scenario, app: App, name):
     """A wallet made through the create page, its backup left for later."""
     s.driver.get(app.link)
@@ -339,15 +396,15 @@ def main():
     driver = browser()
     try:
         scenarios = [("create a wallet and pass the quiz (keyboard only)", "create", [create_and_pass_the_quiz]),
-                     ("restore word by word with a typo, then receive with a QR", "restore",
-                      [restore_word_by_word_with_a_typo, receive_shows_a_readable_qr])]
+                     ("restore word by word with a typo, receive with a QR, export and import a .hawala", "restore",
+                      [restore_word_by_word_with_a_typo, receive_shows_a_readable_qr, export_then_import_into_a_fresh_home])]
         for title, name, steps in scenarios:
             started = time.monotonic()
             app = App(args.binary, name)
             try:
                 driver.delete_all_cookies()
                 for step in steps:
-                    step(Scenario(driver, args.screens), app)
+                    step(Scenario(driver, args.screens, args.binary), app)
                 print(f"ok    {title} ({time.monotonic() - started:.1f} s)")
             except Exception as error:  # one failed line per scenario, the details after it
                 failed += 1
@@ -362,6 +419,7 @@ def main():
                                    driver, args)
     finally:
         driver.quit()
+        shutil.rmtree(DOWNLOADS, ignore_errors=True)
     sys.exit(1 if failed else 0)
 
 

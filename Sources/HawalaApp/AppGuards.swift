@@ -72,7 +72,12 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
 /// unnamed; `Sec-Fetch-Site` is a header no page script can set.
 enum CrossSiteCheck {
     static func passes(_ request: Request, form: FormBody, csrf: String, bound: BoundPort, extraHost: String?) -> Bool {
-        guard let sent = form.text("csrf"), SecretBytes(utf8: sent) == SecretBytes(utf8: csrf), let port = bound.port else { return false }
+        passes(request, sentToken: form.text("csrf"), csrf: csrf, bound: bound, extraHost: extraHost)
+    }
+
+    /// The check, with the form token as sent (a multipart upload carries it as one of its parts).
+    static func passes(_ request: Request, sentToken: String?, csrf: String, bound: BoundPort, extraHost: String?) -> Bool {
+        guard let sent = sentToken, SecretBytes(utf8: sent) == SecretBytes(utf8: csrf), let port = bound.port else { return false }
         if let origin = request.headers[.origin], origin != "null" {
             let allowed = HostAllowlistMiddleware.allowed(port: port, extraHost: extraHost).map { "http://\($0)" }
             return allowed.contains(origin.lowercased())

@@ -41,6 +41,10 @@ struct Page {
     var send: SendView?
     var payment: PaymentView?
     var history: HistoryView?
+    var backups: BackupsView?
+    var importing: ImportView?
+    /// What an import did, one sentence per wallet.
+    var imported: [String]?
 
     init(title: String, message: String? = nil) {
         self.title = title

@@ -29,6 +29,7 @@ struct AppRoutes: Sendable {
         registerReceive(on: router)
         registerLightning(on: router)
         registerHistory(on: router)
+        registerBackupFiles(on: router)
     }
 
     // MARK: - Sessions
@@ -134,7 +135,10 @@ enum AppResponse {
     static func redirect(_ path: String, cookie: String? = nil) -> Response {
         precondition(path.hasPrefix("/") && !path.hasPrefix("//"), "redirects stay on this server")
         var headers: HTTPFields = [.location: path]
-        if let cookie { headers[.setCookie] = "\(AppRoutes.cookie)=\(cookie); Path=/; HttpOnly; SameSite=Strict" }
+        if let cookie { headers[.setCookie] = Self.cookie(cookie) }
         return Response(status: .seeOther, headers: headers)
     }
+
+    /// The session cookie: HttpOnly, SameSite=Strict, no Domain.
+    static func cookie(_ id: String) -> String { "\(AppRoutes.cookie)=\(id); Path=/; HttpOnly; SameSite=Strict" }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HawalaBackup
 import HawalaCrypto
 import HawalaKeys
 import HawalaLightning
@@ -23,6 +24,8 @@ actor AppSessions {
         var recovery: RecoveryFlow?
         /// A Lightning payment previewed and waiting for the password.
         var send: PendingSend?
+        /// A backup file decrypted and previewed, waiting for "Import" (it holds the words).
+        var importing: ImportTask?
         var isUnlocked: Bool { keyring != nil }
 
         /// Drops the keyring and every secret a flow holds.
@@ -31,7 +34,14 @@ actor AppSessions {
             backup = nil
             recovery = nil
             send = nil
+            importing = nil
         }
+    }
+
+    /// A decrypted backup's import plan and the uploaded file's name.
+    struct ImportTask: Sendable {
+        let plan: BackupImportPlan
+        let source: String
     }
 
     /// A payment prepared (amount and fee known, nothing sent) for one wallet.

@@ -1,4 +1,5 @@
 import Foundation
+import HawalaBackup
 import HawalaKeys
 import HawalaPaper
 import HawalaWallet
@@ -190,6 +191,71 @@ struct SecretWordsView {
         case "show": ("Show the words", "Show the words")
         case "backup": ("Back up the words", "Back up now")
         default: ("Verify the backup", "Start the check")
+        }
+    }
+}
+
+/// The backups page: which wallets an export may hold.
+struct BackupsView {
+    struct Choice { let value: String, label: String }
+    let canExport: Bool
+    let choices: [Choice]
+    let minimumLength = PasswordStrength.minimumLength
+
+    init(wallets: [String]) {
+        canExport = !wallets.isEmpty
+        choices = [Choice(value: "", label: "All wallets")] + wallets.map { Choice(value: $0, label: $0) }
+    }
+}
+
+/// An import's preview: each incoming wallet, its first addresses, its conflict and the choices.
+struct ImportView {
+    struct Row {
+        struct Address { let chain: String, address: String }
+        struct Choice { let value: String, label: String, checked: Bool }
+        let index: Int
+        let name: String
+        let network: String
+        let kind: String
+        let addresses: [Address]
+        let conflict: String?
+        let choices: [Choice]
+    }
+
+    let source: String
+    let madeBy: String
+    let heading: String
+    let rows: [Row]
+    let anyConflict: Bool
+    /// A new home: the wallet password is set here.
+    let needsPassword: Bool
+    let minimumPasswordLength = WalletStore.minimumPasswordLength
+
+    init(plan: BackupImportPlan, source: String, needsPassword: Bool) {
+        self.source = source
+        madeBy = plan.payload.app
+        heading = plan.rows.count == 1 ? "Import 1 wallet?" : "Import \(plan.rows.count) wallets?"
+        rows = plan.rows.enumerated().map { index, row in
+            let wallet = row.wallet
+            let kind = wallet.secret.mnemonic.map { "\($0.wordCount) words" } ?? "seed only"
+            let imported = wallet.importedAccounts.isEmpty ? "" : ", \(wallet.importedAccounts.count) imported keys"
+            let choices = (row.conflict?.offered ?? []).map { policy in
+                Row.Choice(value: policy.rawValue, label: Self.label(policy), checked: policy == .skip)
+            }
+            return Row(index: index, name: wallet.name, network: wallet.network.rawValue, kind: kind + imported,
+                       addresses: row.firstAddresses.map { Row.Address(chain: $0.chain.displayName, address: $0.address) },
+                       conflict: row.conflict.map { $0.description.prefix(1).uppercased() + $0.description.dropFirst() + "." },
+                       choices: choices)
+        }
+        anyConflict = plan.rows.contains { $0.conflict != nil }
+        self.needsPassword = needsPassword
+    }
+
+    static func label(_ policy: ConflictPolicy) -> String {
+        switch policy {
+        case .skip: "Keep the one here (skip this one)"
+        case .keepBoth: "Keep both (this one under a new name)"
+        case .replace: "Replace the one here with this one"
         }
     }
 }

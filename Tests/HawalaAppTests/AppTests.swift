@@ -52,6 +52,33 @@ struct AppSecurityTests {
             return (Int(response.status.code), response.headers.map { ($0.name, $0.value) }, String(buffer: body))
         }
 
+        /// A request with a body as given (a multipart upload), the Origin of the app's page.
+        func send(_ method: HTTPRequest.Method, _ path: String, raw: [UInt8], contentType: String) async throws -> (status: Int, headers: [(String, String)], body: String) {
+            let answer = try await sendBytes(method, path, raw: raw, contentType: contentType)
+            return (answer.status, answer.headers, String(decoding: answer.body, as: UTF8.self))
+        }
+
+        /// `send`, with the answer's body as bytes (a download).
+        func sendBytes(_ method: HTTPRequest.Method, _ path: String, form: [String: String]? = nil, raw: [UInt8]? = nil,
+                       contentType: String? = nil) async throws -> (status: Int, headers: [(String, String)], body: [UInt8]) {
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+            request.method = .init(rawValue: method.rawValue)
+            request.headers.add(name: "Host", value: "127.0.0.1:\(port)")
+            request.headers.add(name: "Origin", value: "http://127.0.0.1:\(port)")
+            if let cookie { request.headers.add(name: "Cookie", value: "hawala_sid=\(cookie)") }
+            if let form {
+                request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+                let body = form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
+                request.body = .bytes(ByteBuffer(string: body))
+            } else if let raw, let contentType {
+                request.headers.add(name: "Content-Type", value: contentType)
+                request.body = .bytes(ByteBuffer(bytes: raw))
+            }
+            let response = try await client.execute(request, timeout: .seconds(60))
+            var body = try await response.body.collect(upTo: 64 << 20)
+            return (Int(response.status.code), response.headers.map { ($0.name, $0.value) }, body.readBytes(length: body.readableBytes) ?? [])
+        }
+
         /// The session cookie a response sets, with its attributes.
         static func setCookie(_ headers: [(String, String)]) -> String? { headers.first { $0.0.lowercased() == "set-cookie" }?.1 }
 

@@ -1,0 +1,175 @@
+import Foundation
+import HawalaBackup
+import HawalaCrypto
+import HawalaKeys
+import HawalaLightning
+import HawalaWallet
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import NIOPosix
+
+/// `.hawala` backup files: export (the wallet password again, a backup password typed twice and
+/// checked for strength, then a download) and import (an upload and its password → the preview
+/// with each wallet's first addresses and conflicts, a choice per conflict → nothing is written
+/// before "Import"). `BackupExporter`, `BackupImportPlan` and `ConflictResolution` do the work.
+extension AppRoutes {
+    func registerBackupFiles(on router: Router<BasicRequestContext>) {
+        router.get("/backups") { request, _ in try await backupsPage(request) }
+        router.post("/backups/export") { request, _ in try await posted(request, exportBackup) }
+        router.post("/backups/import") { request, _ in try await uploadBackup(request) }
+        router.post("/backups/import/confirm") { request, _ in try await posted(request, confirmImport) }
+        router.post("/backups/import/cancel") { request, _ in try await posted(request, cancelImport) }
+    }
+
+    /// The largest `.hawala` file the app takes (a backup with a long payment history).
+    static let maximumUpload = 64 * 1024 * 1024
+
+    func backupsPage(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        return try backups(session)
+    }
+
+    /// The backups page; a store with wallets needs an unlocked session (a new home may only import).
+    func backups(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, problem: String? = nil) throws -> Response {
+        let overview = try WalletOverview(home: app.home)
+        if !overview.wallets.isEmpty && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        var page = Page(title: "Backups", session: session, overview: overview, problem: problem)
+        page.backups = BackupsView(wallets: overview.wallets.map(\.name))
+        return try render(status, "backups", page)
+    }
+
+    // MARK: - Export
+
+    func exportBackup(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        let keyring: Keyring
+        switch try await checkPassword(form) {
+        case .opened(let opened): keyring = opened
+        case .refused(let status, let problem): return try backups(session, status: status, problem: problem)
+        }
+        guard let backupPassword = form.secret("backupPassword"), backupPassword == form.secret("backupRepeat") ?? SecretBytes([]) else {
+            return try backups(session, status: .badRequest, problem: "The two backup passwords differ. Type the same one twice.")
+        }
+        do {
+            _ = try PasswordStrength.check(backupPassword)
+        } catch {
+            return try backups(session, status: .badRequest, problem: error.description.prefix(1).uppercased() + error.description.dropFirst() + ".")
+        }
+        let choice = form.text("wallet") ?? ""
+        let store = try WalletStore(home: app.home, create: false)
+        let sealed: Data
+        do {
+            sealed = try await NIOThreadPool.singleton.runIfActive {
+                let (payload, _) = try BackupExporter.payload(store: store, keyring: keyring, names: choice.isEmpty ? nil : [choice],
+                                                              app: "hawala app")
+                return try BackupExporter.sealedBytes(payload, password: backupPassword)
+            }
+        } catch let error as WalletError {
+            return try backups(session, status: .badRequest, problem: error.description)
+        }
+        // The suggested name holds only a date: safe in a header.
+        return Response(status: .ok, headers: [
+            .contentType: "application/octet-stream",
+            .contentDisposition: "attachment; filename=\"\(BackupExporter.suggestedName(await app.sessions.time()))\"",
+        ], body: .init(byteBuffer: ByteBuffer(bytes: sealed)))
+    }
+
+    // MARK: - Import
+
+    /// The upload (a multipart form: the file, its password, the form token): decrypted and
+    /// previewed, nothing written.
+    func uploadBackup(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        guard let contentType = request.headers[.contentType] else { return try crossSite() }
+        var buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: Self.maximumUpload)
+        } catch {
+            return try backups(session, status: .contentTooLarge, problem: "That file is larger than a backup can be (64 MiB).")
+        }
+        var bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
+        defer { SecretBytes.wipe(&bytes) }
+        guard let form = MultipartBody(bytes, contentType: contentType) else {
+            return try backups(session, status: .badRequest, problem: "Choose a .hawala file to import.")
+        }
+        guard CrossSiteCheck.passes(request, sentToken: form.text("csrf"), csrf: session.csrf, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
+            return try crossSite()
+        }
+        let overview = try WalletOverview(home: app.home)
+        if !overview.wallets.isEmpty && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        guard let file = form.part("file"), !file.bytes.isEmpty else {
+            return try backups(session, status: .badRequest, problem: "Choose a .hawala file to import.")
+        }
+        guard let password = form.secret("backupPassword"), !password.isEmpty else {
+            return try backups(session, status: .badRequest, problem: "Type the backup file's password.")
+        }
+        let home = app.home
+        let data = Data(file.bytes)
+        let plan: BackupImportPlan
+        do {
+            plan = try await NIOThreadPool.singleton.runIfActive {
+                let payload = try BackupPayload.decode(try BackupFile.read(data, password: password))
+                return try BackupImportPlan(payload: payload, store: try home.existing() ? try WalletStore(home: home, create: false) : nil)
+            }
+        } catch let error as HawalaFileError {
+            let words = switch error {
+            case .wrongPasswordOrDamaged: "Wrong password, or the file was changed."
+            case .notHawalaFile, .truncatedHeader: "That is not a .hawala backup file."
+            default: "This backup can't be read: \(error)."
+            }
+            return try backups(session, status: .badRequest, problem: words)
+        }
+        let source = DisplayText.safe(String((file.filename ?? "backup.hawala").prefix(120)))
+        await app.sessions.update(session.id) { $0.importing = AppSessions.ImportTask(plan: plan, source: source) }
+        return try importPreview(session, plan: plan, source: source)
+    }
+
+    func importPreview(_ session: AppSessions.Session, plan: BackupImportPlan, source: String,
+                       status: HTTPResponse.Status = .ok, problem: String? = nil) throws -> Response {
+        let overview = try WalletOverview(home: app.home)
+        var page = Page(title: "Import a backup", session: session, overview: overview, problem: problem)
+        page.importing = ImportView(plan: plan, source: source, needsPassword: overview.wallets.isEmpty && !session.isUnlocked)
+        return try render(status, "import", page)
+    }
+
+    /// "Import": a policy for each conflict (skip unless chosen), then the plan applied. A new
+    /// home sets its wallet password here, which is the login.
+    func confirmImport(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard let task = session.importing else { return AppResponse.redirect("/backups") }
+        let store = try WalletStore(home: app.home, create: true)
+        let first = try !store.hasPassword()
+        if !first && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        var resolution = ConflictResolution(plan: task.plan)
+        while case .asking(let name, _) = resolution.state {
+            let index = task.plan.rows.firstIndex { $0.wallet.name == name } ?? 0
+            let policy = form.text("policy-\(index)").flatMap(ConflictPolicy.init(rawValue:)) ?? .skip
+            if case .refused(let refusal) = resolution.choose(policy) {
+                return try importPreview(session, plan: task.plan, source: task.source, status: .badRequest, problem: "“\(name)”: \(refusal).")
+            }
+        }
+        let keyring: Keyring
+        switch try await keyringForChange(session, form, store: store, first: first) {
+        case .keyring(let chosen): keyring = chosen
+        case .problem(let problem): return try importPreview(session, plan: task.plan, source: task.source, status: .badRequest, problem: problem)
+        case .locked: return AppResponse.redirect("/unlock")
+        }
+        let policies = resolution.policies
+        let outcomes = try await NIOThreadPool.singleton.runIfActive { try task.plan.apply(policies: policies, store: store, keyring: keyring) }
+        var current = session
+        if first, let unlocked = await app.sessions.unlock(session.id, keyring: keyring) { current = unlocked }
+        await app.sessions.update(current.id) { $0.importing = nil }
+        var page = Page(title: "Imported", session: current, overview: try WalletOverview(home: app.home))
+        page.imported = outcomes.map { $0.description.prefix(1).uppercased() + $0.description.dropFirst() + "." }
+        let response = try render(.ok, "imported", page)
+        guard first else { return response }
+        var headers = response.headers
+        headers[.setCookie] = AppResponse.cookie(current.id)
+        return Response(status: .ok, headers: headers, body: response.body)
+    }
+
+    func cancelImport(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        await app.sessions.update(session.id) { $0.importing = nil }
+        return AppResponse.redirect("/backups")
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+@testable import HawalaApp
+import HawalaCrypto
+import HawalaKeys
+import HawalaTestSupport
+import HawalaWallet
+import Testing
+
+/// `.hawala` files through HTTP: the export's passwords, the upload's checks, the preview that
+/// writes nothing, conflicts, and an import into a new home that logs in.
+extension AppSecurityTests {
+    static let backupPassword = "orbit candle meadow thunder salmon"
+
+    /// A multipart form as a browser sends it, with the file's name as given.
+    static func multipart(_ fields: [String: String], file: [UInt8]?, filename: String) -> (contentType: String, body: [UInt8]) {
+        let boundary = "----hawala\(UInt32.random(in: 0...UInt32.max))"
+        var body: [UInt8] = []
+        for (name, value) in fields {
+            body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
+        }
+        if let file {
+            body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(filename)\"\r\nContent-Type: application/octet-stream\r\n\r\n".utf8)
+            body += file + Array("\r\n".utf8)
+        }
+        body += Array("--\(boundary)--\r\n".utf8)
+        return ("multipart/form-data; boundary=\(boundary)", body)
+    }
+
+    @Test func aBackupIsExportedWithThePasswordAgainAndImportedAfterAPreview() async throws {
+        try await withApp { app, browser, _ in
+            var browser = browser
+            try await logIn(app, &browser)
+            let page = try await browser.send(.get, "/backups")
+            let csrf = try #require(Browser.csrf(page.body))
+            let export = ["csrf": csrf, "password": "correct horse", "backupPassword": Self.backupPassword, "backupRepeat": Self.backupPassword]
+            // The wallet password again; two equal backup passwords; a strong one.
+            var wrong = export
+            wrong["password"] = "wrong horse"
+            let refused = try await browser.send(.post, "/backups/export", form: wrong)
+            #expect(refused.status == 401 && Browser.header("Content-Disposition", refused.headers) == nil)
+            var differ = export
+            differ["backupRepeat"] = "something else entirely"
+            #expect(try await browser.send(.post, "/backups/export", form: differ).status == 400)
+            let weak = try await browser.send(.post, "/backups/export", form: export.merging(["backupPassword": "password123", "backupRepeat": "password123"]) { $1 })
+            #expect(weak.status == 400 && weak.body.contains("too easy to guess"))
+            let file = try await browser.sendBytes(.post, "/backups/export", form: export)
+            #expect(file.status == 200)
+            #expect(Browser.header("Content-Disposition", file.headers)?.hasPrefix("attachment; filename=\"hawala-backup-") == true)
+            #expect(Array(file.body.prefix(4)) == Array("HWLA".utf8))
+
+            // Uploads: no form token, not a backup, a wrong password; a hostile file name.
+            func upload(_ fields: [String: String], _ bytes: [UInt8]?, filename: String = "b.hawala") async throws -> (status: Int, headers: [(String, String)], body: String) {
+                let form = Self.multipart(fields, file: bytes, filename: filename)
+                return try await browser.send(.post, "/backups/import", raw: form.body, contentType: form.contentType)
+            }
+            #expect(try await upload(["backupPassword": Self.backupPassword], file.body).status == 403)
+            #expect(try await upload(["csrf": csrf, "backupPassword": Self.backupPassword], Array("not a backup".utf8)).body.contains("not a .hawala backup file"))
+            #expect(try await upload(["csrf": csrf, "backupPassword": "nope"], file.body).body.contains("Wrong password"))
+            #expect(try await upload(["csrf": csrf, "backupPassword": Self.backupPassword], nil).status == 400)
+            let preview = try await upload(["csrf": csrf, "backupPassword": Self.backupPassword], file.body, filename: #"x"><img src=x>.hawala"#)
+            #expect(preview.status == 200 && preview.body.contains("Import 1 wallet?"))
+            #expect(!preview.body.contains("<img") && preview.body.contains("x&quot;&gt;&lt;img src=x&gt;.hawala"))
+            #expect(preview.body.contains("already here as") && preview.body.contains(Self.abandonFirst))
+            // The same wallet can't be kept twice: keep-both is refused, nothing written.
+            let both = try await browser.send(.post, "/backups/import/confirm", form: ["csrf": csrf, "policy-0": "keep-both"])
+            #expect(both.status == 400 && both.body.contains("keep-both is not possible here"))
+            let skipped = try await browser.send(.post, "/backups/import/confirm", form: ["csrf": csrf, "policy-0": "skip"])
+            #expect(skipped.status == 200 && skipped.body.contains("Skipped"))
+            #expect(try WalletStore(home: app.home, create: false).list().count == 1)
+            #expect(try await browser.send(.post, "/backups/import/confirm", form: ["csrf": csrf]).status == 303, "the plan is used once")
+
+            // A new home: the import sets the wallet password and logs in.
+            try await withApp(wallet: false) { fresh, newBrowser, _ in
+                var newBrowser = newBrowser
+                let start = try await newBrowser.send(.get, fresh.startPath)
+                newBrowser.cookie = Browser.sessionID(start.headers)
+                let home = try await newBrowser.send(.get, "/")
+                #expect(home.body.contains("Import a .hawala backup"))
+                let token = try #require(Browser.csrf(try await newBrowser.send(.get, "/backups").body))
+                let form = Self.multipart(["csrf": token, "backupPassword": Self.backupPassword], file: file.body, filename: "b.hawala")
+                let opened = try await newBrowser.send(.post, "/backups/import", raw: form.body, contentType: form.contentType)
+                #expect(opened.status == 200 && opened.body.contains(#"id="repeat""#) && !opened.body.contains("already here"))
+                let short = try await newBrowser.send(.post, "/backups/import/confirm", form: ["csrf": token, "password": "short", "repeat": "short"])
+                #expect(short.status == 400)
+                #expect(try !fresh.home.existing() || WalletStore(home: fresh.home, create: false).list().isEmpty, "nothing written before the import")
+                let done = try await newBrowser.send(.post, "/backups/import/confirm", form: ["csrf": token, "password": "correct horse", "repeat": "correct horse"])
+                #expect(done.status == 200 && done.body.contains("Imported"))
+                let newID = try #require(Browser.sessionID(done.headers))
+                #expect(newID != newBrowser.cookie, "a new session id: the import is the login")
+                newBrowser.cookie = newID
+                #expect(try await newBrowser.send(.get, "/").body.contains("W&quot;&gt;&lt;script&gt;"))
+            }
+        }
+    }
+}
