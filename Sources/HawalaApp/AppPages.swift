@@ -45,6 +45,7 @@ struct Page {
     var importing: ImportView?
     /// What an import did, one sentence per wallet.
     var imported: [String]?
+    var settings: SettingsView?
 
     init(title: String, message: String? = nil) {
         self.title = title

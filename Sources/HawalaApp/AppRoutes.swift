@@ -30,6 +30,7 @@ struct AppRoutes: Sendable {
         registerLightning(on: router)
         registerHistory(on: router)
         registerBackupFiles(on: router)
+        registerSettings(on: router)
     }
 
     // MARK: - Sessions

@@ -64,7 +64,7 @@ actor AppSessions {
     private var failures: [Date] = []
     private var token: String?
     private var sessions: [String: Session] = [:]
-    private let idleLock: TimeInterval
+    private var idleLock: TimeInterval
     private let now: @Sendable () -> Date
     /// Wrong passwords allowed within `failureWindow` before unlocking is refused for a while.
     static let failuresAllowed = 5
@@ -141,6 +141,11 @@ actor AppSessions {
         guard let session = sessions[id], session.isUnlocked else { return false }
         return now().timeIntervalSince(session.lastSeen) <= idleLock
     }
+
+    /// How long an unlocked session may stay idle (a setting, changed while the app runs).
+    var idleLockSeconds: TimeInterval { idleLock }
+
+    func setIdleLock(_ seconds: TimeInterval) { idleLock = seconds }
 
     /// The current time, from the app's clock.
     func time() -> Date { now() }

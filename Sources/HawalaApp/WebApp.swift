@@ -16,8 +16,9 @@ public struct AppOptions: Sendable {
     public var host = "127.0.0.1"
     /// 0: any free port.
     public var port = 0
-    /// An unlocked session locks after this long without a request.
-    public var idleLock: TimeInterval = 300
+    /// An unlocked session locks after this long without a request (nil: the saved setting,
+    /// else 5 minutes).
+    public var idleLock: TimeInterval?
     /// The clock (tests move it).
     public var now: @Sendable () -> Date = { Date() }
     /// Makes Spark backends when the binary links the Breez SDK (nil: devnet only).
@@ -65,8 +66,12 @@ public struct WebApp: Sendable {
         self.options = options
         self.pages = pages
         token = AppSessions.randomToken()
-        sessions = AppSessions(token: token, idleLock: options.idleLock, now: options.now)
+        let saved = try? home.existing() ? WalletStore(home: home, create: false).globalSetting(Self.idleLockKey).flatMap(Double.init) : nil
+        sessions = AppSessions(token: token, idleLock: options.idleLock ?? saved.map { $0 * 60 } ?? 300, now: options.now)
     }
+
+    /// The store-wide setting holding the idle lock, in minutes.
+    static let idleLockKey = "app.idleLockMinutes"
 
     /// The path that exchanges the token for a session (open it once).
     public var startPath: String { "/start?token=\(token)" }

@@ -10,6 +10,17 @@ extension WalletStore {
         try read { try String.fetchOne($0, sql: "SELECT value FROM setting WHERE key = ?", arguments: ["x." + key]) }
     }
 
+    /// Sets (or, with nil, removes) a store-wide setting kept in the clear.
+    public func setGlobalSetting(_ key: String, to value: String?) throws {
+        try writeTransaction { db in
+            if let value {
+                try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES (?, ?)", arguments: ["x." + key, value])
+            } else {
+                try db.execute(sql: "DELETE FROM setting WHERE key = ?", arguments: ["x." + key])
+            }
+        }
+    }
+
     /// Stores `secret` sealed under the keyring (AES-256-GCM, bound to `key`), with `plain`
     /// beside it in the clear; nil removes both.
     public func setSealedSetting(_ key: String, secret: SecretBytes?, plain: String? = nil, keyring: Keyring) throws {

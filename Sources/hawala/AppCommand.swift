@@ -21,19 +21,19 @@ struct AppCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-open"), help: "Print the login link on stdout instead of opening a browser.") var noOpen = false
     @Option(help: ArgumentHelp("Address to listen on. Anything but loopback lets other machines reach the login page.", valueName: "address"))
     var listen: String = "127.0.0.1"
-    @Option(name: .customLong("idle-lock"), help: ArgumentHelp("Minutes without a request before the app locks (1–120).", valueName: "minutes"))
-    var idleLock: Int = 5
+    @Option(name: .customLong("idle-lock"), help: ArgumentHelp("Minutes without a request before the app locks (1–120; default: the app's setting, else 5).", valueName: "minutes"))
+    var idleLock: Int?
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
-        guard (1...120).contains(idleLock) else { throw ValidationError("--idle-lock takes 1 to 120 minutes") }
+        if let idleLock, !(1...120).contains(idleLock) { throw ValidationError("--idle-lock takes 1 to 120 minutes") }
     }
 
     func run() async throws {
         var options = AppOptions()
         options.host = listen
         options.port = port
-        options.idleLock = TimeInterval(idleLock * 60)
+        options.idleLock = idleLock.map { TimeInterval($0 * 60) }
         #if canImport(HawalaSpark)
         options.spark = .sdk(logFilter: SparkBackend.logFilter(logLevel.rawValue))
         #endif

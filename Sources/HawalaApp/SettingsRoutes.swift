@@ -1,0 +1,105 @@
+import Foundation
+import HawalaCrypto
+import HawalaWallet
+import HTTPTypes
+import Hummingbird
+import NIOPosix
+
+/// Settings: the idle lock, the wallet password, and each wallet's name or deletion (the
+/// password and the name typed again; a wallet not backed up says so first).
+extension AppRoutes {
+    func registerSettings(on router: Router<BasicRequestContext>) {
+        router.get("/settings") { request, _ in try await settingsPage(request) }
+        router.post("/settings/lock") { request, _ in try await posted(request, saveIdleLock) }
+        router.post("/settings/password") { request, _ in try await posted(request, changePassword) }
+        router.post("/wallets/rename") { request, _ in try await posted(request, renameWallet) }
+        router.post("/wallets/delete") { request, _ in try await posted(request, deleteWallet) }
+    }
+
+    func settingsPage(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        return try await settings(session)
+    }
+
+    func settings(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, problem: String? = nil, message: String? = nil) async throws -> Response {
+        let overview = try WalletOverview(home: app.home)
+        var page = Page(title: "Settings", session: session, overview: overview, problem: problem, message: message)
+        page.settings = SettingsView(idleLockMinutes: Int(await app.sessions.idleLockSeconds / 60), overview: overview)
+        return try render(status, "settings", page)
+    }
+
+    func saveIdleLock(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        guard let minutes = form.text("minutes").flatMap({ Int($0.trimmed) }), (1...120).contains(minutes) else {
+            return try await settings(session, status: .badRequest, problem: "The app locks after 1 to 120 minutes without use.")
+        }
+        try WalletStore(home: app.home, create: false).setGlobalSetting(WebApp.idleLockKey, to: String(minutes))
+        await app.sessions.setIdleLock(TimeInterval(minutes * 60))
+        return try await settings(session, message: "The app now locks after \(minutes) minute\(minutes == 1 ? "" : "s") without use.")
+    }
+
+    /// The current password, then the new one typed twice: every secret is sealed again.
+    func changePassword(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        let keyring: Keyring
+        switch try await checkPassword(form) {
+        case .opened(let opened): keyring = opened
+        case .refused(let status, let problem): return try await settings(session, status: status, problem: problem)
+        }
+        guard let new = form.secret("newPassword"), new == form.secret("newRepeat") ?? SecretBytes([]) else {
+            return try await settings(session, status: .badRequest, problem: "The two new passwords differ. Type the same one twice.")
+        }
+        let store = try WalletStore(home: app.home, create: false)
+        let changed: Keyring
+        do {
+            changed = try await NIOThreadPool.singleton.runIfActive { try store.changePassword(from: keyring, to: new) }
+        } catch let error as WalletError {
+            return try await settings(session, status: .badRequest, problem: error.description)
+        }
+        await app.sessions.update(session.id) { $0.keyring = changed }
+        return try await settings(session, message: "The wallet password is changed.")
+    }
+
+    func renameWallet(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        do {
+            try WalletStore(home: app.home, create: false).rename(form.text("name") ?? "", to: form.text("newName")?.trimmed ?? "")
+        } catch let error as WalletError {
+            return try await settings(session, status: .badRequest, problem: error.description)
+        }
+        return try await settings(session, message: "Renamed.")
+    }
+
+    func deleteWallet(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        let name = form.text("name") ?? ""
+        guard form.text("confirm") == name else {
+            return try await settings(session, status: .badRequest, problem: "Type the wallet's name exactly to delete it. Nothing was deleted.")
+        }
+        let keyring: Keyring
+        switch try await checkPassword(form) {
+        case .opened(let opened): keyring = opened
+        case .refused(let status, let problem): return try await settings(session, status: status, problem: problem + " Nothing was deleted.")
+        }
+        do {
+            try WalletStore(home: app.home, create: false).delete(name, keyring: keyring)
+        } catch let error as WalletError {
+            return try await settings(session, status: .badRequest, problem: error.description)
+        }
+        return try await settings(session, message: "Deleted wallet “\(name)” from this machine.")
+    }
+}
+
+/// The settings page: the idle lock and each wallet (for rename and delete).
+struct SettingsView {
+    struct Wallet { let index: Int, name: String, backedUp: Bool }
+    let idleLockMinutes: Int
+    let wallets: [Wallet]
+    let minimumPasswordLength = WalletStore.minimumPasswordLength
+
+    init(idleLockMinutes: Int, overview: WalletOverview) {
+        self.idleLockMinutes = idleLockMinutes
+        wallets = overview.wallets.enumerated().map { Wallet(index: $0, name: $1.name, backedUp: $1.backup.isBackedUp) }
+    }
+}
