@@ -7,7 +7,7 @@ ARGS ?=
 ## An import of a module not declared in Package.swift fails the build.
 IMPORT_CHECK := --explicit-target-dependency-import-check error
 
-.PHONY: run test test-asan test-app test-spark-stress build release bench bench-vault deps vectors fuzz clean screens
+.PHONY: run test test-asan test-app test-spark-stress build release bench bench-app bench-vault deps vectors fuzz clean screens
 
 ## Install the missing Debian packages (apt-get; sudo when not root), then the Breez Spark SDK:
 ## its library from PyPI and the Swift bindings generated from it, in Generated/spark (never
@@ -69,6 +69,11 @@ test-spark-stress: deps
 ## Benchmarks, release build (figures in README.md).
 bench: release
 	@./scripts/bench.sh
+
+## hawala app against issue 16's budgets: page times with 50 wallets and 100k payments, first paint, size.
+## HAWALA_BASELINE=FILE compares the size with a release binary built before the app.
+bench-app: release
+	@/usr/bin/python3 scripts/bench_app.py $(if $(HAWALA_BASELINE),--baseline $(HAWALA_BASELINE))
 
 ## Vault server under wrk (list and 1 MiB downloads), nginx serving the same file as reference.
 bench-vault: release

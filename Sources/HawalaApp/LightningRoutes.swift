@@ -162,47 +162,45 @@ extension AppRoutes {
     /// Server-sent events for one invoice: `paid`, `failed`, `expired` or `locked` (each with
     /// an `InvoiceStatus`), then the stream ends; a comment every 15 s keeps it open meanwhile.
     func invoiceEvents(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request), let keyring = session.keyring else {
-            return AppResponse.plain(.unauthorized, "not signed in")
+        let found: FoundInvoice
+        switch try await invoiceRead(request) {
+        case .refused(let response): return response
+        case .found(let invoice): found = invoice
         }
-        guard CrossSiteCheck.sameOriginRead(request, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
-            return AppResponse.plain(.forbidden, "refused: not the app's page")
-        }
-        let (store, wallet) = try currentWallet()
-        guard let wallet, let invoice = try receivedInvoice(request, store: store, wallet: wallet),
-              let hash = invoice.details.paymentHash else { return AppResponse.plain(.notFound, "no such invoice") }
+        let (session, keyring, store, wallet, invoice) = (found.session, found.keyring, found.store, found.wallet, found.invoice)
         let sessions = app.sessions
         let now = await sessions.time()
         let expiry = invoice.invoiceExpiry ?? now
         let end = min(expiry, now.addingTimeInterval(Self.eventStreamLimit))
+        let hash = invoice.details.paymentHash ?? ""
         let opener: @Sendable () async throws -> LightningSession = { [self] in try await openLightning(store, wallet, keyring: keyring, signing: false) }
         let body = ResponseBody { writer in
-            func send(_ status: InvoiceStatus) async throws {
-                try await writer.write(ByteBuffer(string: "event: \(status.status)\ndata: \(status.json)\n\n"))
-            }
             var status = InvoiceStatus(invoice, now: now)
             if status.status == "waiting" {
                 let lightning = try await opener()
-                while await sessions.time() < end {
-                    guard await sessions.isStillUnlocked(session.id) else {
-                        status = InvoiceStatus(status: "locked")
-                        break
+                do {
+                    // Until the outcome, the end, or the lock (checked without counting as a request).
+                    while status.status == "waiting", await sessions.time() < end {
+                        guard await sessions.isStillUnlocked(session.id) else {
+                            status = InvoiceStatus(status: "locked")
+                            break
+                        }
+                        do {
+                            status = InvoiceStatus(try await lightning.lightning.waitForPayment(paymentHash: hash, timeout: .seconds(15)), now: now)
+                        } catch LightningError.timeout {
+                            try await writer.write(ByteBuffer(string: ": waiting\n\n"))
+                        }
                     }
-                    do {
-                        let paid = try await lightning.lightning.waitForPayment(paymentHash: hash, timeout: .seconds(15))
-                        status = InvoiceStatus(paid, now: now)
-                        break
-                    } catch LightningError.timeout {
-                        try await writer.write(ByteBuffer(string: ": waiting\n\n"))
-                    } catch {
-                        await lightning.close()
-                        throw error
-                    }
+                } catch {
+                    await lightning.close()
+                    throw error
                 }
                 await lightning.close()
                 if status.status == "waiting", await sessions.time() >= expiry { status = InvoiceStatus(status: "expired") }
             }
-            if status.status != "waiting" { try await send(status) }
+            if status.status != "waiting" {
+                try await writer.write(ByteBuffer(string: "event: \(status.status)\ndata: \(status.json)\n\n"))
+            }
             try await writer.finish(nil)
         }
         return Response(status: .ok, headers: [.contentType: "text/event-stream; charset=utf-8"], body: body)
@@ -210,23 +208,47 @@ extension AppRoutes {
 
     /// The polling fallback: the invoice's status as JSON, after a short sync with the backend.
     func invoiceStatus(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request), let keyring = session.keyring else {
-            return AppResponse.plain(.unauthorized, "not signed in")
+        let found: FoundInvoice
+        switch try await invoiceRead(request) {
+        case .refused(let response): return response
+        case .found(let invoice): found = invoice
         }
-        guard CrossSiteCheck.sameOriginRead(request, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
-            return AppResponse.plain(.forbidden, "refused: not the app's page")
-        }
-        let (store, wallet) = try currentWallet()
-        guard let wallet, var invoice = try receivedInvoice(request, store: store, wallet: wallet) else {
-            return AppResponse.plain(.notFound, "no such invoice")
-        }
-        if invoice.status == .pending, let lightning = try? await openLightning(store, wallet, keyring: keyring, signing: false) {
+        var invoice = found.invoice
+        if invoice.status == .pending, let lightning = try? await openLightning(found.store, found.wallet, keyring: found.keyring, signing: false) {
             _ = await lightning.lightning.sync(timeout: .seconds(5))
             await lightning.close()
-            invoice = try receivedInvoice(request, store: store, wallet: wallet) ?? invoice
+            invoice = try receivedInvoice(request, store: found.store, wallet: found.wallet) ?? invoice
         }
         let status = InvoiceStatus(invoice, now: await app.sessions.time())
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: status.json)))
+    }
+
+    /// What both invoice reads check first: an unlocked session, the app's own page, the invoice.
+    enum InvoiceRead {
+        case refused(Response)
+        case found(FoundInvoice)
+    }
+
+    struct FoundInvoice {
+        let session: AppSessions.Session
+        let keyring: Keyring
+        let store: WalletStore
+        let wallet: WalletSummary
+        let invoice: Payment
+    }
+
+    func invoiceRead(_ request: Request) async throws -> InvoiceRead {
+        guard let session = await session(of: request), let keyring = session.keyring else {
+            return .refused(AppResponse.plain(.unauthorized, "not signed in"))
+        }
+        guard CrossSiteCheck.sameOriginRead(request, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
+            return .refused(AppResponse.plain(.forbidden, "refused: not the app's page"))
+        }
+        let (store, wallet) = try currentWallet()
+        guard let wallet, let invoice = try receivedInvoice(request, store: store, wallet: wallet), invoice.details.paymentHash != nil else {
+            return .refused(AppResponse.plain(.notFound, "no such invoice"))
+        }
+        return .found(FoundInvoice(session: session, keyring: keyring, store: store, wallet: wallet, invoice: invoice))
     }
 
     /// The receive recorded for the `hash` in the query (64 hex digits), if any.
