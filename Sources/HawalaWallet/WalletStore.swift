@@ -163,6 +163,11 @@ public final class WalletStore: Sendable {
         migrator.registerMigration("v5") { db in
             try db.execute(sql: "ALTER TABLE wallet ADD COLUMN cacheTag BLOB")
         }
+        // v6: the payments in one status (every sync asks for the pending ones) without reading
+        // the whole history.
+        migrator.registerMigration("v6") { db in
+            try db.execute(sql: "CREATE INDEX payment_by_status ON payment (walletId, status, timestamp DESC, id DESC)")
+        }
         return migrator
     }
 
