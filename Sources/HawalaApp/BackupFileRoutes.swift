@@ -58,11 +58,12 @@ extension AppRoutes {
         }
         let choice = form.text("wallet") ?? ""
         let store = try WalletStore(home: app.home, create: false)
+        let producer = app.options.producer
         let sealed: Data
         do {
             sealed = try await NIOThreadPool.singleton.runIfActive {
                 let (payload, _) = try BackupExporter.payload(store: store, keyring: keyring, names: choice.isEmpty ? nil : [choice],
-                                                              app: "hawala app")
+                                                              app: producer)
                 return try BackupExporter.sealedBytes(payload, password: backupPassword)
             }
         } catch let error as WalletError {

@@ -23,6 +23,8 @@ public struct AppOptions: Sendable {
     public var now: @Sendable () -> Date = { Date() }
     /// Makes Spark backends when the binary links the Breez SDK (nil: devnet only).
     public var spark: SparkOpener?
+    /// The program and its version, as a backup file records who made it.
+    public var producer = "hawala"
     public init() {}
 
     /// Whether `host` is a loopback address (anything else is reachable from the network).

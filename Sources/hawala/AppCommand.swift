@@ -34,6 +34,7 @@ struct AppCommand: AsyncParsableCommand {
         options.host = listen
         options.port = port
         options.idleLock = idleLock.map { TimeInterval($0 * 60) }
+        options.producer = "hawala \(HawalaVersion.string)"
         #if canImport(HawalaSpark)
         options.spark = .sdk(logFilter: SparkBackend.logFilter(logLevel.rawValue))
         #endif
