@@ -167,9 +167,7 @@ struct ReceiveView {
         path = request.address.path
         address = request.address.address
         qrText = request.qrText
-        let symbol = try TextQR.encode(request.qrText)
-        qrPath = TextQR.svgPath(symbol, quietZone: 4)
-        qrSize = symbol.size + 8
+        (qrPath, qrSize) = try svgQRCode(request.qrText)
         self.chains = chains.map { ChainLink(name: $0.name, label: $0.displayName, current: $0 == request.chain) }
     }
 }
@@ -244,7 +242,7 @@ struct ImportView {
             }
             return Row(index: index, name: wallet.name, network: wallet.network.rawValue, kind: kind + imported,
                        addresses: row.firstAddresses.map { Row.Address(chain: $0.chain.displayName, address: $0.address) },
-                       conflict: row.conflict.map { $0.description.prefix(1).uppercased() + $0.description.dropFirst() + "." },
+                       conflict: row.conflict.map { $0.description.sentence },
                        choices: choices)
         }
         anyConflict = plan.rows.contains { $0.conflict != nil }
@@ -258,4 +256,19 @@ struct ImportView {
         case .replace: "Replace the one here with this one"
         }
     }
+}
+
+/// A QR code as one SVG path (only digits and `Mhvz-`: nothing to escape, no image) and its
+/// side in modules, quiet zone included.
+func svgQRCode(_ text: String, caseInsensitive: Bool = false) throws -> (path: String, size: Int) {
+    let symbol = try TextQR.encode(text, caseInsensitive: caseInsensitive)
+    return (TextQR.svgPath(symbol, quietZone: 4), symbol.size + 8)
+}
+
+extension String {
+    var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
+    var nilIfEmpty: String? { isEmpty ? nil : self }
+    /// A library message as a sentence on a page: a capital first, a full stop last.
+    var sentence: String { capitalizedFirst + (hasSuffix(".") ? "" : ".") }
+    var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
 }

@@ -54,7 +54,7 @@ extension AppRoutes {
         do {
             _ = try PasswordStrength.check(backupPassword)
         } catch {
-            return try backups(session, status: .badRequest, problem: error.description.prefix(1).uppercased() + error.description.dropFirst() + ".")
+            return try backups(session, status: .badRequest, problem: error.description.sentence)
         }
         let choice = form.text("wallet") ?? ""
         let store = try WalletStore(home: app.home, create: false)
@@ -161,7 +161,7 @@ extension AppRoutes {
         if first, let unlocked = await app.sessions.unlock(session.id, keyring: keyring) { current = unlocked }
         await app.sessions.update(current.id) { $0.importing = nil }
         var page = Page(title: "Imported", session: current, overview: try WalletOverview(home: app.home))
-        page.imported = outcomes.map { $0.description.prefix(1).uppercased() + $0.description.dropFirst() + "." }
+        page.imported = outcomes.map(\.description.sentence)
         let response = try render(.ok, "imported", page)
         guard first else { return response }
         var headers = response.headers

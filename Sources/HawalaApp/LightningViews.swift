@@ -1,6 +1,5 @@
 import Foundation
 import HawalaLightning
-import HawalaPaper
 import HawalaWallet
 
 /// A label and its value (a payment's details, a payment's preview).
@@ -10,7 +9,7 @@ struct LabelledRow {
 
     /// The library's rows, their labels capitalised for a page.
     static func rows(_ rows: [(label: String, value: String)]) -> [LabelledRow] {
-        rows.map { LabelledRow(label: $0.label.prefix(1).uppercased() + $0.label.dropFirst(), value: $0.value) }
+        rows.map { LabelledRow(label: $0.label.capitalizedFirst, value: $0.value) }
     }
 }
 
@@ -96,9 +95,7 @@ struct InvoiceView {
         let text = payment.details.invoice ?? ""
         let decoded = try Bolt11Invoice(text)
         invoice = text
-        let symbol = try TextQR.encode(text, caseInsensitive: true)
-        qrPath = TextQR.svgPath(symbol, quietZone: 4)
-        qrSize = symbol.size + 8
+        (qrPath, qrSize) = try svgQRCode(text, caseInsensitive: true)
         amount = decoded.amountMsat.map(satsText) ?? "any amount (the payer chooses)"
         description = DisplayText.safe(payment.details.description ?? "")
         paymentHash = payment.details.paymentHash ?? ""
