@@ -203,7 +203,7 @@ let package = Package(
         .target(
             name: "HawalaApp",
             dependencies: [
-                "HawalaBackup", "HawalaCrypto", "HawalaKeys", "HawalaLightning", "HawalaPaper", "HawalaWallet",
+                "HawalaBackup", "HawalaCrypto", "HawalaKeys", "HawalaLightning", "HawalaPaper", "HawalaVault", "HawalaVaultClient", "HawalaWallet",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -219,6 +219,7 @@ let package = Package(
             name: "HawalaAppTests",
             dependencies: [
                 "HawalaApp", "HawalaCrypto", "HawalaKeys", "HawalaLightning", "HawalaWallet", "HawalaTestSupport",
+                "HawalaBackup", "HawalaVault", "HawalaVaultClient", "HawalaVaultServer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -46,6 +46,7 @@ struct Page {
     /// What an import did, one sentence per wallet.
     var imported: [String]?
     var settings: SettingsView?
+    var vault: VaultView?
 
     init(title: String, message: String? = nil) {
         self.title = title

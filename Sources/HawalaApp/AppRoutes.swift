@@ -1,9 +1,11 @@
 import Foundation
+import HawalaBackup
 import HawalaCrypto
 import HawalaWallet
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import NIOPosix
 
 /// The pages. Each handler reads the request, asks the library, and renders: no wallet rule
 /// lives here.
@@ -31,6 +33,7 @@ struct AppRoutes: Sendable {
         registerHistory(on: router)
         registerBackupFiles(on: router)
         registerSettings(on: router)
+        registerVault(on: router)
     }
 
     // MARK: - Sessions
@@ -47,7 +50,7 @@ struct AppRoutes: Sendable {
     func home(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
         let overview = try WalletOverview(home: app.home)
-        if !overview.wallets.isEmpty && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        if overview.hasPassword && !session.isUnlocked { return AppResponse.redirect("/unlock") }
         return try render(.ok, "home", Page(title: "Wallets", session: session, overview: overview))
     }
 
@@ -60,7 +63,7 @@ struct AppRoutes: Sendable {
     /// The login: the wallet password opens the store; the session gets a new id.
     func unlock(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         let overview = try WalletOverview(home: app.home)
-        guard !overview.wallets.isEmpty else { return AppResponse.redirect("/") }
+        guard overview.hasPassword else { return AppResponse.redirect("/") }
         let keyring: Keyring
         switch try await checkPassword(form) {
         case .opened(let opened): keyring = opened
@@ -97,7 +100,20 @@ struct AppRoutes: Sendable {
         guard CrossSiteCheck.passes(request, form: form, csrf: session.csrf, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
             return try crossSite()
         }
-        return try await handle(session, form)
+        let response = try await handle(session, form)
+        await refreshAgentSnapshot(session.id)
+        return response
+    }
+
+    /// With the vault agent enabled, a change made in an unlocked session leaves a fresh snapshot
+    /// for it to upload (as every CLI command that unlocks does). Cheap when nothing changed;
+    /// never fails the request.
+    func refreshAgentSnapshot(_ id: String) async {
+        guard let keyring = await app.sessions.update(id, { $0.keyring }) ?? nil else { return }
+        let home = app.home, producer = app.options.producer
+        _ = try? await NIOThreadPool.singleton.runIfActive {
+            try AgentOutbox.refresh(store: WalletStore(home: home, create: false), keyring: keyring, app: producer)
+        }
     }
 
     func session(of request: Request) async -> AppSessions.Session? {

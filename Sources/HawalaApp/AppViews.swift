@@ -198,11 +198,16 @@ struct BackupsView {
     struct Choice { let value: String, label: String }
     let canExport: Bool
     let choices: [Choice]
+    /// The wallets with words, for a paper sheet (the current one first).
+    let paperChoices: [Choice]
+    let canPrint: Bool
     let minimumLength = PasswordStrength.minimumLength
 
-    init(wallets: [String]) {
+    init(wallets: [WalletSummary]) {
         canExport = !wallets.isEmpty
-        choices = [Choice(value: "", label: "All wallets")] + wallets.map { Choice(value: $0, label: $0) }
+        choices = [Choice(value: "", label: "All wallets")] + wallets.map { Choice(value: $0.name, label: $0.name) }
+        paperChoices = wallets.filter { $0.kind == .bip39 }.sorted { $0.isCurrent && !$1.isCurrent }.map { Choice(value: $0.name, label: $0.name) }
+        canPrint = !paperChoices.isEmpty
     }
 }
 
@@ -271,4 +276,10 @@ extension String {
     /// A library message as a sentence on a page: a capital first, a full stop last.
     var sentence: String { capitalizedFirst + (hasSuffix(".") ? "" : ".") }
     var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
+}
+
+/// A date as a page shows it: to the minute, in UTC (the vault's schedule is in UTC too).
+func dateText(_ date: Date) -> String {
+    date.formatted(Date.VerbatimFormatStyle(format: "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits) UTC",
+                                            timeZone: TimeZone(identifier: "UTC")!, calendar: Calendar(identifier: .gregorian)))
 }

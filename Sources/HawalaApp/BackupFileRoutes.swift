@@ -3,6 +3,7 @@ import HawalaBackup
 import HawalaCrypto
 import HawalaKeys
 import HawalaLightning
+import HawalaPaper
 import HawalaWallet
 import HTTPTypes
 import Hummingbird
@@ -20,6 +21,7 @@ extension AppRoutes {
         router.post("/backups/import") { request, _ in try await uploadBackup(request) }
         router.post("/backups/import/confirm") { request, _ in try await posted(request, confirmImport) }
         router.post("/backups/import/cancel") { request, _ in try await posted(request, cancelImport) }
+        router.post("/backups/paper") { request, _ in try await posted(request, paperSheet) }
     }
 
     /// The largest `.hawala` file the app takes (a backup with a long payment history).
@@ -33,9 +35,9 @@ extension AppRoutes {
     /// The backups page; a store with wallets needs an unlocked session (a new home may only import).
     func backups(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, problem: String? = nil) throws -> Response {
         let overview = try WalletOverview(home: app.home)
-        if !overview.wallets.isEmpty && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        if overview.hasPassword && !session.isUnlocked { return AppResponse.redirect("/unlock") }
         var page = Page(title: "Backups", session: session, overview: overview, problem: problem)
-        page.backups = BackupsView(wallets: overview.wallets.map(\.name))
+        page.backups = BackupsView(wallets: overview.wallets)
         return try render(status, "backups", page)
     }
 
@@ -48,13 +50,10 @@ extension AppRoutes {
         case .opened(let opened): keyring = opened
         case .refused(let status, let problem): return try backups(session, status: status, problem: problem)
         }
-        guard let backupPassword = form.secret("backupPassword"), backupPassword == form.secret("backupRepeat") ?? SecretBytes([]) else {
-            return try backups(session, status: .badRequest, problem: "The two backup passwords differ. Type the same one twice.")
-        }
-        do {
-            _ = try PasswordStrength.check(backupPassword)
-        } catch {
-            return try backups(session, status: .badRequest, problem: error.description.sentence)
+        let backupPassword: SecretBytes
+        switch checkNewBackupPassword(form) {
+        case .accepted(let password): backupPassword = password
+        case .refused(let problem): return try backups(session, status: .badRequest, problem: problem)
         }
         let choice = form.text("wallet") ?? ""
         let store = try WalletStore(home: app.home, create: false)
@@ -74,6 +73,38 @@ extension AppRoutes {
             .contentType: "application/octet-stream",
             .contentDisposition: "attachment; filename=\"\(BackupExporter.suggestedName(await app.sessions.time()))\"",
         ], body: .init(byteBuffer: ByteBuffer(bytes: sealed)))
+    }
+
+    // MARK: - Paper
+
+    /// A recovery sheet as a PDF download, drawn in memory: numbered lines to write the words on,
+    /// or — with the wallet password again — the words and their SeedQRs.
+    func paperSheet(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        let store = try WalletStore(home: app.home, create: false)
+        let wallet: WalletSummary
+        do {
+            wallet = try store.walletWithWords(named: form.text("wallet"))
+        } catch let error as WalletError {
+            return try backups(session, status: .badRequest, problem: error.description.sentence)
+        }
+        let paper = form.text("paper").flatMap(PaperBackup.Paper.init(rawValue:)) ?? .a4
+        var mnemonic: Mnemonic?
+        if form.text("content") == "words" {
+            switch try await checkPassword(form) {
+            case .opened(let keyring): mnemonic = try store.secrets(of: wallet, keyring: keyring).mnemonic
+            case .refused(let status, let problem): return try backups(session, status: status, problem: problem)
+            }
+        }
+        let words = mnemonic
+        let pdf = try await NIOThreadPool.singleton.runIfActive {
+            try PaperBackup(walletName: wallet.name, fingerprint: wallet.fingerprint, paper: paper,
+                            content: words.map { .words($0) } ?? .blank(wordCount: wallet.wordCount), hasPassphrase: wallet.hasPassphrase).pdf()
+        }
+        return Response(status: .ok, headers: [
+            .contentType: "application/pdf",
+            .contentDisposition: "attachment; filename=\"\(words == nil ? "hawala-paper-lines" : "hawala-paper-words").pdf\"",
+        ], body: .init(byteBuffer: ByteBuffer(bytes: pdf.unsafeCopy())))
     }
 
     // MARK: - Import
@@ -98,7 +129,7 @@ extension AppRoutes {
             return try crossSite()
         }
         let overview = try WalletOverview(home: app.home)
-        if !overview.wallets.isEmpty && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        if overview.hasPassword && !session.isUnlocked { return AppResponse.redirect("/unlock") }
         guard let file = form.part("file"), !file.bytes.isEmpty else {
             return try backups(session, status: .badRequest, problem: "Choose a .hawala file to import.")
         }
@@ -114,12 +145,7 @@ extension AppRoutes {
                 return try BackupImportPlan(payload: payload, store: try home.existing() ? try WalletStore(home: home, create: false) : nil)
             }
         } catch let error as HawalaFileError {
-            let words = switch error {
-            case .wrongPasswordOrDamaged: "Wrong password, or the file was changed."
-            case .notHawalaFile, .truncatedHeader: "That is not a .hawala backup file."
-            default: "This backup can't be read: \(error)."
-            }
-            return try backups(session, status: .badRequest, problem: words)
+            return try backups(session, status: .badRequest, problem: Self.fileWords(error))
         }
         let source = DisplayText.safe(String((file.filename ?? "backup.hawala").prefix(120)))
         await app.sessions.update(session.id) { $0.importing = AppSessions.ImportTask(plan: plan, source: source) }
@@ -130,7 +156,7 @@ extension AppRoutes {
                        status: HTTPResponse.Status = .ok, problem: String? = nil) throws -> Response {
         let overview = try WalletOverview(home: app.home)
         var page = Page(title: "Import a backup", session: session, overview: overview, problem: problem)
-        page.importing = ImportView(plan: plan, source: source, needsPassword: overview.wallets.isEmpty && !session.isUnlocked)
+        page.importing = ImportView(plan: plan, source: source, needsPassword: !overview.hasPassword)
         return try render(status, "import", page)
     }
 

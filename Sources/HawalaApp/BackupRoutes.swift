@@ -24,9 +24,9 @@ extension AppRoutes {
     func createPage(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
         let overview = try WalletOverview(home: app.home)
-        if !overview.wallets.isEmpty && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        if overview.hasPassword && !session.isUnlocked { return AppResponse.redirect("/unlock") }
         var page = Page(title: "New wallet", session: session, overview: overview)
-        page.create = CreateView(needsPassword: overview.wallets.isEmpty)
+        page.create = CreateView(needsPassword: !overview.hasPassword)
         return try render(.ok, "create", page)
     }
 

@@ -118,7 +118,7 @@ struct IdleLockService: Service {
     let sessions: AppSessions
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do { try await Task.sleep(for: .seconds(10)) } catch { return }
                 await sessions.lockIdle()

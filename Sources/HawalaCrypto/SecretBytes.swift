@@ -80,6 +80,18 @@ public final class SecretBytes: @unchecked Sendable {
         }
     }
 
+    /// The secret without ASCII spaces, tabs and line ends around it (a pasted token).
+    public func trimmingWhitespace() -> SecretBytes {
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        let (start, end) = withUnsafeBytes { bytes -> (Int, Int) in
+            var start = 0, end = bytes.count
+            while start < end, isSpace(bytes[start]) { start += 1 }
+            while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+            return (start, end)
+        }
+        return slice(start..<end)
+    }
+
     /// Overwrites an array's bytes with zeros (best effort for temporaries).
     public static func wipe(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) }

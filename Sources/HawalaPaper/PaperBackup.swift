@@ -1,5 +1,6 @@
 import CCairo
 import Foundation
+import HawalaCrypto
 import HawalaKeys
 
 /// A printable recovery sheet (seed 000's paper backup template), drawn with cairo into a PDF:
@@ -62,6 +63,34 @@ public struct PaperBackup {
         let (width, height) = paper.size
         guard let surface = cairo_pdf_surface_create(path, width, height) else { throw Error.cairo("no surface") }
         defer { cairo_surface_destroy(surface) }
+        try draw(on: surface)
+    }
+
+    /// The sheet as PDF bytes, drawn in memory: a sheet with the words never touches the disk.
+    public func pdf() throws -> SecretBytes {
+        final class Sink { var bytes: [UInt8] = [] }
+        let sink = Sink()
+        // Room for a sheet up front: fewer reallocations leave fewer copies behind.
+        sink.bytes.reserveCapacity(1 << 20)
+        defer { SecretBytes.wipe(&sink.bytes) }
+        let (width, height) = paper.size
+        let written: cairo_write_func_t = { closure, data, length in
+            guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
+            Unmanaged<Sink>.fromOpaque(closure).takeUnretainedValue().bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
+            return CAIRO_STATUS_SUCCESS
+        }
+        try withExtendedLifetime(sink) {
+            guard let surface = cairo_pdf_surface_create_for_stream(written, Unmanaged.passUnretained(sink).toOpaque(), width, height) else {
+                throw Error.cairo("no surface")
+            }
+            defer { cairo_surface_destroy(surface) }
+            try draw(on: surface)
+        }
+        return SecretBytes(sink.bytes)
+    }
+
+    private func draw(on surface: OpaquePointer) throws {
+        let (width, _) = paper.size
         guard let cr = cairo_create(surface) else { throw Error.cairo("no context") }
         defer { cairo_destroy(cr) }
         let margin = 50.0

@@ -59,7 +59,7 @@ public struct VaultAgent: Sendable {
         }
         do {
             let settings = try await client.settings()
-            guard var due = VaultSchedule.nextRun(settings: settings, lastRun: state.lastUpload, now: state.since ?? enabledAt) else {
+            guard var due = state.due(settings: settings, enabledAt: enabledAt) else {
                 log("automatic backups are off in the vault's settings (autoBackupEnabled is false)")
                 return .disabled
             }
@@ -123,6 +123,12 @@ public struct VaultAgentState: Codable, Equatable, Sendable {
     public var lastBackupID: String?
     public var failures = 0
     public var retryAt: Date?
+
+    /// When the next backup is due under `settings` (possibly already past: due now); nil when
+    /// automatic backups are off. `enabledAt`: when the agent was enabled.
+    public func due(settings: BackupSettings, enabledAt: Date) -> Date? {
+        VaultSchedule.nextRun(settings: settings, lastRun: lastUpload, now: since ?? enabledAt)
+    }
 
     /// The state in `url`; a fresh one when the file is missing or unreadable.
     public static func load(from url: URL) -> VaultAgentState {

@@ -1,6 +1,7 @@
 import Foundation
 import HawalaBackup
 import HawalaCrypto
+import HawalaVault
 import HawalaWallet
 
 // Turning the vault agent on and off for the wallets of one home, and opening it for a run
@@ -44,5 +45,31 @@ extension VaultAgent {
         guard let enabledAt = try AgentOutbox.enabledAt(store: store) else { throw VaultClientError.agentNotEnabled }
         return VaultAgent(client: VaultClient(url: url, token: token), snapshot: AgentOutbox.snapshotURL(home: store.home),
                           stateFile: stateFile(home: store.home), enabledAt: enabledAt, metered: metered, log: log)
+    }
+}
+
+/// What a front end shows about automatic backups on this machine: whether the agent is
+/// enabled, its last upload, when the next backup is due and whether it is retrying.
+public struct VaultAgentStatus: Equatable, Sendable {
+    /// When the agent was enabled; nil when it is not (nothing is uploaded unattended).
+    public let enabledAt: Date?
+    public let lastUpload: Date?
+    public let lastBackupID: String?
+    /// When the next backup is due (already past: at the agent's next check); nil when the
+    /// agent is off or the vault's settings turn automatic backups off.
+    public let nextRun: Date?
+    /// Failed attempts in a row, and when the agent tries again.
+    public let failures: Int
+    public let retryAt: Date?
+
+    /// The status for the wallets of `store` under the vault's `settings`.
+    public init(store: WalletStore, settings: BackupSettings) throws {
+        enabledAt = try AgentOutbox.enabledAt(store: store)
+        let state = VaultAgentState.load(from: VaultAgent.stateFile(home: store.home))
+        lastUpload = state.lastUpload
+        lastBackupID = state.lastBackupID
+        nextRun = enabledAt.flatMap { state.due(settings: settings, enabledAt: $0) }
+        failures = state.failures
+        retryAt = state.retryAt
     }
 }

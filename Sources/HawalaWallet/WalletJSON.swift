@@ -38,13 +38,18 @@ extension WalletSummary: JSONRepresentable {
 public struct WalletOverview: Sendable, Equatable, JSONRepresentable {
     public let home: URL
     public let wallets: [WalletSummary]
+    /// Whether a wallet password is set: the wallets are locked behind it, even when none is
+    /// left (every wallet deleted, or a vault login made before the first one).
+    public let hasPassword: Bool
     public var current: WalletSummary? { wallets.first(where: \.isCurrent) }
     public var reminder: BackupReminder { BackupReminder(wallets: wallets) }
 
     /// Reads the wallets of `home`, if it has any; no password needed.
     public init(home: WalletHome) throws {
         self.home = home.directory
-        wallets = try home.existing() ? try WalletStore(home: home, create: false).list() : []
+        let store = try home.existing() ? try WalletStore(home: home, create: false) : nil
+        wallets = try store?.list() ?? []
+        hasPassword = try store?.hasPassword() ?? false
     }
 
     public var json: JSONValue {

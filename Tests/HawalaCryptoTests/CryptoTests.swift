@@ -29,6 +29,9 @@ struct SecretBytesTests {
         #expect(s.slice(2..<5).unsafeCopy() == [2, 3, 4])
         #expect(s.count == 6)
         #expect(SecretBytes([]).isEmpty)
+        #expect(SecretBytes(utf8: " \thwv_token\r\n").trimmingWhitespace() == SecretBytes(utf8: "hwv_token"))
+        #expect(SecretBytes(utf8: "a b").trimmingWhitespace() == SecretBytes(utf8: "a b"))
+        #expect(SecretBytes(utf8: " \n ").trimmingWhitespace().isEmpty)
     }
 
     /// Regression: a throwing initializer once freed the buffer and then `deinit` freed it again,

@@ -31,3 +31,29 @@ struct SeedQRTests {
         #expect(!SeedQR.supports(eighteen) && !SeedQR.supports(french))
     }
 }
+
+@Suite("Paper sheet")
+struct PaperSheetTests {
+    /// The sheet drawn in memory is a whole PDF holding the words (read back by poppler's
+    /// pdftotext, an independent reader), like the one drawn into a file.
+    @Test func drawnInMemoryLikeOnDisk() throws {
+        let mnemonic = try Mnemonic(text: "vacuum bridge buddy supreme exclude milk consider tail expand wasp pattern nuclear")
+        let sheet = PaperBackup(walletName: "Main", fingerprint: "73c5da0a", paper: .letter, content: .words(mnemonic))
+        let bytes = try sheet.pdf().unsafeCopy()
+        #expect(bytes.starts(with: Array("%PDF-".utf8)) && String(decoding: bytes.suffix(8), as: UTF8.self).contains("%%EOF"))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sheet-\(UUID().uuidString).pdf")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(bytes).write(to: file)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/pdftotext")
+        process.arguments = [file.path, "-"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        for word in mnemonic.words { #expect(text.contains(word), "\(word)") }
+        #expect(text.contains("Fingerprint: 73c5da0a"))
+    }
+}

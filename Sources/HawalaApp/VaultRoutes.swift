@@ -1,0 +1,350 @@
+import Foundation
+import HawalaBackup
+import HawalaCrypto
+import HawalaVault
+import HawalaVaultClient
+import HawalaWallet
+import HTTPTypes
+import Hummingbird
+import NIOPosix
+
+/// The vault: log in (on a new machine the login also sets the wallet password, so a backup can
+/// be restored), back up now, the backups with restore and delete, the automatic-backup schedule
+/// and this machine's agent. `VaultClient`, `SavedVaultLogin`, `VaultAgent` and the import plan of
+/// the backups page do the work.
+extension AppRoutes {
+    func registerVault(on router: Router<BasicRequestContext>) {
+        router.get("/vault") { request, _ in try await vaultPage(request) }
+        router.post("/vault/login") { request, _ in try await posted(request, logInToVault) }
+        router.post("/vault/backup") { request, _ in try await posted(request, backUpToVault) }
+        router.post("/vault/restore") { request, _ in try await posted(request, restoreFromVault) }
+        router.get("/vault/delete") { request, _ in try await deletionPage(request) }
+        router.post("/vault/delete") { request, _ in try await posted(request, deleteFromVault) }
+        router.post("/vault/schedule") { request, _ in try await posted(request, saveSchedule) }
+        router.post("/vault/agent") { request, _ in try await posted(request, switchAgent) }
+    }
+
+    func vaultPage(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        return try await vault(session)
+    }
+
+    /// The vault page: the login form, or — logged in — the backups, the schedule and the agent
+    /// as the vault answers now. A vault that does not answer still leaves the login form.
+    func vault(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, problem: String? = nil, message: String? = nil,
+               deleting: VaultView.Deletion? = nil) async throws -> Response {
+        let overview = try WalletOverview(home: app.home)
+        if overview.hasPassword && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        var view = VaultView(firstPassword: !overview.hasPassword, canBackUp: !overview.wallets.isEmpty)
+        var problem = problem
+        if let keyring = session.keyring, let store = try? WalletStore(home: app.home, create: false),
+           let client = try SavedVaultLogin.client(store: store, keyring: keyring) {
+            view.url = client.url.absoluteString
+            do {
+                async let backups = client.backups()
+                async let settings = client.settings()
+                let (list, schedule) = try await (backups, settings)
+                view.show(backups: list, settings: schedule, agent: try VaultAgentStatus(store: store, settings: schedule), now: await app.sessions.time())
+            } catch let error as VaultClientError {
+                problem = problem ?? Self.vaultWords(error)
+            }
+        }
+        view.deleting = deleting
+        var page = Page(title: "Vault", session: session, overview: overview, problem: problem, message: message)
+        page.vault = view
+        return try render(status, "vault", page)
+    }
+
+    /// The client of the saved login, with the session's keyring; nil: not logged in or locked.
+    func vaultClient(_ session: AppSessions.Session) throws -> VaultClient? {
+        guard let keyring = session.keyring, try app.home.existing() else { return nil }
+        return try SavedVaultLogin.client(store: try WalletStore(home: app.home, create: false), keyring: keyring)
+    }
+
+    /// The URL and the token are checked against the vault before anything is saved. On a new
+    /// machine the password typed twice becomes the wallet password, and the login logs in here.
+    func logInToVault(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        let url: URL
+        let client: VaultClient
+        do {
+            url = try VaultClient.loginURL(form.text("url")?.trimmed ?? "", allowPlainHTTP: form.text("insecure") == "on")
+            guard let token = form.secret("token")?.trimmingWhitespace(), !token.isEmpty else {
+                return try await vault(session, status: .badRequest, problem: "Paste the token the vault's operator gave you.")
+            }
+            client = try await SavedVaultLogin.check(url: url, token: token)
+            let store = try WalletStore(home: app.home, create: true)
+            let first = try !store.hasPassword()
+            let keyring: Keyring
+            switch try await keyringForChange(session, form, store: store, first: first) {
+            case .keyring(let chosen): keyring = chosen
+            case .problem(let problem): return try await vault(session, status: .badRequest, problem: problem)
+            case .locked: return AppResponse.redirect("/unlock")
+            }
+            try SavedVaultLogin.save(client: client, token: token, store: store, keyring: keyring)
+            guard first else { return try await vault(session, message: "Logged in to \(url.absoluteString).") }
+            guard let unlocked = await app.sessions.unlock(session.id, keyring: keyring) else { return try noSession() }
+            return AppResponse.redirect("/vault", cookie: unlocked.id)
+        } catch let error as VaultClientError {
+            return try await vault(session, status: .badRequest, problem: Self.vaultWords(error))
+        }
+    }
+
+    /// "Back up now": the wallet password again and a backup password typed twice; every wallet
+    /// is sealed into one `.hawala` file and uploaded (the vault checks its SHA-256).
+    func backUpToVault(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        let keyring: Keyring
+        switch try await checkPassword(form) {
+        case .opened(let opened): keyring = opened
+        case .refused(let status, let problem): return try await vault(session, status: status, problem: problem)
+        }
+        let backupPassword: SecretBytes
+        switch checkNewBackupPassword(form) {
+        case .accepted(let password): backupPassword = password
+        case .refused(let problem): return try await vault(session, status: .badRequest, problem: problem)
+        }
+        let store = try WalletStore(home: app.home, create: false)
+        guard let client = try SavedVaultLogin.client(store: store, keyring: keyring) else { return AppResponse.redirect("/vault") }
+        let producer = app.options.producer
+        do {
+            let (sealed, count) = try await NIOThreadPool.singleton.runIfActive {
+                let (payload, count) = try BackupExporter.payload(store: store, keyring: keyring, names: nil, app: producer)
+                return (try BackupExporter.sealedBytes(payload, password: backupPassword), count)
+            }
+            let backup = try await client.upload(sealed, kind: .manual)
+            return try await vault(session, message: "Uploaded backup \(backup.id.prefix(8)): \(count) wallet\(count == 1 ? "" : "s"), \(Self.sizeText(backup.sizeBytes)).")
+        } catch let error as VaultClientError {
+            return try await vault(session, status: .badGateway, problem: Self.vaultWords(error))
+        } catch let error as WalletError {
+            return try await vault(session, status: .badRequest, problem: error.description.sentence)
+        }
+    }
+
+    /// A backup downloaded (its SHA-256 checked), decrypted in memory and shown as the import
+    /// preview of the backups page: nothing is written before "Import".
+    func restoreFromVault(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard let client = try vaultClient(session) else { return AppResponse.redirect("/vault") }
+        guard let password = form.secret("backupPassword"), !password.isEmpty else {
+            return try await vault(session, status: .badRequest, problem: "Type the backup's password.")
+        }
+        let home = app.home
+        do {
+            let id = try await client.backupID(form.text("id") ?? "")
+            let data = try await client.download(id, limit: Self.maximumUpload)
+            let plan = try await NIOThreadPool.singleton.runIfActive {
+                let payload = try BackupPayload.decode(try BackupFile.read(data, password: password))
+                return try BackupImportPlan(payload: payload, store: try WalletStore(home: home, create: false))
+            }
+            let source = "vault backup \(id.prefix(8))"
+            await app.sessions.update(session.id) { $0.importing = AppSessions.ImportTask(plan: plan, source: source) }
+            return try importPreview(session, plan: plan, source: source)
+        } catch let error as VaultClientError {
+            return try await vault(session, status: .badGateway, problem: Self.vaultWords(error))
+        } catch let error as HawalaFileError {
+            return try await vault(session, status: .badRequest, problem: Self.fileWords(error))
+        }
+    }
+
+    /// Deleting asks first, naming the backup and saying when it is the last one.
+    func deletionPage(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        guard let client = try vaultClient(session) else { return AppResponse.redirect("/vault") }
+        do {
+            let (backup, isLast) = try await client.deletionPreview(request.uri.queryParameters["id"].map(String.init) ?? "")
+            return try await vault(session, deleting: VaultView.Deletion(VaultView.Row(backup), isLast: isLast))
+        } catch let error as VaultClientError {
+            return try await vault(session, status: .badRequest, problem: Self.vaultWords(error))
+        }
+    }
+
+    func deleteFromVault(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard let client = try vaultClient(session) else { return AppResponse.redirect("/vault") }
+        do {
+            let id = try await client.backupID(form.text("id") ?? "")
+            try await client.delete(id)
+            return try await vault(session, message: "Deleted backup \(id.prefix(8)) from the vault.")
+        } catch let error as VaultClientError {
+            return try await vault(session, status: .badRequest, problem: Self.vaultWords(error))
+        }
+    }
+
+    /// The automatic-backup schedule, kept by the vault (it checks the values too).
+    func saveSchedule(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard let client = try vaultClient(session) else { return AppResponse.redirect("/vault") }
+        do {
+            var settings = try await client.settings()
+            settings.autoBackupEnabled = form.text("autoBackupEnabled") == "on"
+            settings.wifiOnly = form.text("wifiOnly") == "on"
+            for key in ["backupFrequency", "backupTimeUtc", "retentionDays"] {
+                try settings.set(key, to: form.text(key)?.trimmed ?? "")
+            }
+            _ = try await client.updateSettings(settings)
+            return try await vault(session, message: "The schedule is saved.")
+        } catch let error as BackupSettingChangeError {
+            return try await vault(session, status: .badRequest, problem: error.description.sentence)
+        } catch let error as VaultClientError {
+            return try await vault(session, status: .badRequest, problem: Self.vaultWords(error))
+        }
+    }
+
+    /// This machine's agent: on (a backup password typed twice; its key is kept sealed under
+    /// the wallet password and every change leaves a fresh snapshot) or off.
+    func switchAgent(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard let keyring = session.keyring else { return AppResponse.redirect("/unlock") }
+        let store = try WalletStore(home: app.home, create: false)
+        guard form.text("action") == "enable" else {
+            try VaultAgent.disable(store: store, keyring: keyring)
+            return try await vault(session, message: "Automatic backups from this machine are off; the agent's snapshot is removed.")
+        }
+        let backupPassword: SecretBytes
+        switch checkNewBackupPassword(form) {
+        case .accepted(let password): backupPassword = password
+        case .refused(let problem): return try await vault(session, status: .badRequest, problem: problem)
+        }
+        let producer = app.options.producer
+        do {
+            try VaultAgent.checkCanEnable(store: store)
+            let key = try await NIOThreadPool.singleton.runIfActive { try BackupKey.derive(password: backupPassword) }
+            let autoBackupOn = try await VaultAgent.enable(store: store, keyring: keyring, key: key, app: producer)
+            return try await vault(session, message: autoBackupOn == true
+                ? "The agent is enabled. Keep it running (hawala vault agent, or its systemd unit) to upload on schedule."
+                : "The agent is enabled. Turn automatic backups on below for it to upload.")
+        } catch let error as VaultClientError {
+            return try await vault(session, status: .badRequest, problem: Self.vaultWords(error))
+        } catch let error as WalletError {
+            return try await vault(session, status: .badRequest, problem: error.description.sentence)
+        }
+    }
+
+    // MARK: - Words
+
+    /// What a new backup password gave: typed twice, and strong enough.
+    enum NewBackupPassword {
+        case accepted(SecretBytes)
+        case refused(String)
+    }
+
+    func checkNewBackupPassword(_ form: FormBody) -> NewBackupPassword {
+        guard let password = form.secret("backupPassword"), password == form.secret("backupRepeat") ?? SecretBytes([]) else {
+            return .refused("The two backup passwords differ. Type the same one twice.")
+        }
+        do {
+            _ = try PasswordStrength.check(password)
+        } catch {
+            return .refused(error.description.sentence)
+        }
+        return .accepted(password)
+    }
+
+    /// The vault client's failures in the page's words.
+    static func vaultWords(_ error: VaultClientError) -> String {
+        switch error {
+        case .refused(let refusal) where refusal.status == 401: "The vault does not accept this token. Log in again with a valid one."
+        case .plainHTTP: error.description.sentence + " (or allow plain http for this address)."
+        case .hashMismatch: "The downloaded backup does not match its SHA-256. Nothing was imported."
+        case .cutShort: "The download was cut short. Nothing was imported; try again."
+        default: error.description.sentence
+        }
+    }
+
+    /// A backup file that does not open, in the page's words.
+    static func fileWords(_ error: HawalaFileError) -> String {
+        switch error {
+        case .wrongPasswordOrDamaged: "Wrong password, or the file was changed."
+        case .notHawalaFile, .truncatedHeader: "That is not a .hawala backup file."
+        default: "This backup can't be read: \(error)."
+        }
+    }
+
+    static func sizeText(_ bytes: Int64) -> String {
+        ByteCountFormatter.string(fromByteCount: bytes, countStyle: .file)
+    }
+}
+
+/// The vault page.
+struct VaultView {
+    struct Row {
+        let id: String
+        let shortID: String
+        let created: String
+        let size: String
+        let type: String
+        let status: String
+
+        init(_ backup: Backup) {
+            id = backup.id
+            shortID = String(backup.id.prefix(8))
+            created = dateText(backup.createdAt)
+            size = AppRoutes.sizeText(backup.sizeBytes)
+            type = backup.type == .auto ? "automatic" : "manual"
+            status = backup.status.rawValue
+        }
+    }
+
+    /// A deletion waiting for its confirmation.
+    struct Deletion {
+        let backup: Row
+        let isLast: Bool
+        init(_ backup: Row, isLast: Bool) {
+            self.backup = backup
+            self.isLast = isLast
+        }
+    }
+
+    struct Choice { let value: String, label: String, selected: Bool }
+
+    struct Schedule {
+        let autoBackupEnabled: Bool
+        let frequencies: [Choice]
+        let time: String
+        let retentionDays: Int
+        let retentionMinimum = BackupSettings.retentionRange.lowerBound
+        let retentionMaximum = BackupSettings.retentionRange.upperBound
+        let wifiOnly: Bool
+    }
+
+    struct Agent {
+        let enabled: Bool
+        let since: String?
+        let lastUpload: String?
+        let nextRun: String?
+        let retrying: String?
+    }
+
+    /// A new machine: the login sets the wallet password.
+    let firstPassword: Bool
+    let canBackUp: Bool
+    let minimumLength = PasswordStrength.minimumLength
+    let minimumPasswordLength = WalletStore.minimumPasswordLength
+    /// The saved login's URL; nil: not logged in.
+    var url: String?
+    var loggedIn = false
+    var rows: [Row] = []
+    var anyRows = false
+    var schedule: Schedule?
+    var agent: Agent?
+    var deleting: Deletion?
+
+    init(firstPassword: Bool, canBackUp: Bool) {
+        self.firstPassword = firstPassword
+        self.canBackUp = canBackUp
+    }
+
+    mutating func show(backups: [Backup], settings: BackupSettings, agent status: VaultAgentStatus, now: Date) {
+        loggedIn = true
+        rows = backups.map(Row.init)
+        anyRows = !rows.isEmpty
+        schedule = Schedule(
+            autoBackupEnabled: settings.autoBackupEnabled,
+            frequencies: BackupSettings.Frequency.allCases.map {
+                Choice(value: $0.rawValue, label: $0.rawValue.capitalizedFirst, selected: $0 == settings.backupFrequency)
+            },
+            time: settings.backupTimeUtc, retentionDays: settings.retentionDays, wifiOnly: settings.wifiOnly)
+        let next: String? = status.nextRun.map { $0 <= now ? "due now: at the agent's next check" : dateText($0) }
+        agent = Agent(
+            enabled: status.enabledAt != nil, since: status.enabledAt.map(dateText),
+            lastUpload: status.lastUpload.map { dateText($0) + (status.lastBackupID.map { " (backup \($0.prefix(8)))" } ?? "") },
+            nextRun: next,
+            retrying: status.retryAt.flatMap { $0 > now ? "\(status.failures) failed attempt\(status.failures == 1 ? "" : "s"); trying again at \(dateText($0))" : nil })
+    }
+}
