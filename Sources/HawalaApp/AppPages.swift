@@ -47,6 +47,9 @@ struct Page {
     var imported: [String]?
     var settings: SettingsView?
     var vault: VaultView?
+    /// SLIP-39 shares to print.
+    var shares: SharesView?
+    var sharesEntry: SharesEntryView?
 
     init(title: String, message: String? = nil) {
         self.title = title

@@ -34,6 +34,7 @@ struct AppRoutes: Sendable {
         registerBackupFiles(on: router)
         registerSettings(on: router)
         registerVault(on: router)
+        registerShamir(on: router)
     }
 
     // MARK: - Sessions

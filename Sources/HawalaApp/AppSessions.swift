@@ -26,6 +26,8 @@ actor AppSessions {
         var send: PendingSend?
         /// A backup file decrypted and previewed, waiting for "Import" (it holds the words).
         var importing: ImportTask?
+        /// A secret recovered from SLIP-39 shares, waiting for the person to recognise its addresses.
+        var sharesRecovery: SharesRecovery?
         var isUnlocked: Bool { keyring != nil }
 
         /// Drops the keyring and every secret a flow holds.
@@ -35,6 +37,7 @@ actor AppSessions {
             recovery = nil
             send = nil
             importing = nil
+            sharesRecovery = nil
         }
     }
 
@@ -42,6 +45,12 @@ actor AppSessions {
     struct ImportTask: Sendable {
         let plan: BackupImportPlan
         let source: String
+    }
+
+    /// The ways a secret combined from shares can be read, on the network chosen.
+    struct SharesRecovery: Sendable {
+        let readings: [WalletSecret]
+        let network: Network
     }
 
     /// A payment prepared (amount and fee known, nothing sent) for one wallet.

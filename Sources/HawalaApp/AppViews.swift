@@ -198,6 +198,8 @@ struct BackupsView {
     struct Choice { let value: String, label: String }
     let canExport: Bool
     let choices: [Choice]
+    /// Every wallet, the current one first (Shamir shares).
+    let walletChoices: [Choice]
     /// The wallets with words, for a paper sheet (the current one first).
     let paperChoices: [Choice]
     let canPrint: Bool
@@ -206,7 +208,9 @@ struct BackupsView {
     init(wallets: [WalletSummary]) {
         canExport = !wallets.isEmpty
         choices = [Choice(value: "", label: "All wallets")] + wallets.map { Choice(value: $0.name, label: $0.name) }
-        paperChoices = wallets.filter { $0.kind == .bip39 }.sorted { $0.isCurrent && !$1.isCurrent }.map { Choice(value: $0.name, label: $0.name) }
+        let currentFirst = wallets.sorted { $0.isCurrent && !$1.isCurrent }
+        walletChoices = currentFirst.map { Choice(value: $0.name, label: $0.name) }
+        paperChoices = currentFirst.filter { $0.kind == .bip39 }.map { Choice(value: $0.name, label: $0.name) }
         canPrint = !paperChoices.isEmpty
     }
 }

@@ -15,6 +15,11 @@ document.addEventListener("DOMContentLoaded", () => {
       }
     });
   }
+  // Print buttons (the browser's own print works without them).
+  for (const button of document.querySelectorAll("button[data-print]")) {
+    button.hidden = false;
+    button.addEventListener("click", () => window.print());
+  }
   // An invoice waiting to be paid: its countdown, and "Paid" as soon as the server says so
   // (server-sent events; polling every 5 s when they are not available or keep failing).
   const state = document.getElementById("invoice-state");

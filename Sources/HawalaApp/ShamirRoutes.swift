@@ -1,0 +1,226 @@
+import Foundation
+import HawalaCrypto
+import HawalaKeys
+import HawalaLightning
+import HawalaWallet
+import HTTPTypes
+import Hummingbird
+import NIOPosix
+
+/// SLIP-39 Shamir shares: a wallet split (the password again) into a printable page, one share a
+/// sheet; and a wallet recovered from pasted shares — each one checked as `ShareEntryFlow` checks
+/// typed ones — after its first addresses are shown, then saved with `WalletStore.recover`.
+extension AppRoutes {
+    func registerShamir(on router: Router<BasicRequestContext>) {
+        router.post("/backups/shamir") { request, _ in try await posted(request, splitIntoShares) }
+        router.get("/restore/shares") { request, _ in try await sharesPage(request) }
+        router.post("/restore/shares") { request, _ in try await posted(request, readShares) }
+        router.post("/restore/shares/save") { request, _ in try await posted(request, saveFromShares) }
+    }
+
+    // MARK: - Split
+
+    /// The shares, shown once on a page made for printing (nothing is kept: a reload asks for
+    /// the password again).
+    func splitIntoShares(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        let groups: [SLIP39.Group]
+        let groupThreshold = Int(form.text("groupThreshold")?.trimmed ?? "") ?? 0
+        let passphrase = form.secret("sharesPassphrase") ?? SecretBytes([])
+        do {
+            groups = try (form.text("groups") ?? "").split(whereSeparator: { $0 == "," || $0 == " " }).map { try SLIP39.Group(parsing: String($0)) }
+            guard !groups.isEmpty else { return try backups(session, status: .badRequest, problem: "Give at least one group, such as 2/3.") }
+            // An impossible layout or passphrase is refused before the password is checked.
+            try SLIP39.checkLayout(groupThreshold: groupThreshold, groups: groups)
+            try SLIP39.checkPassphrase(passphrase)
+        } catch let error as SLIP39Error {
+            return try backups(session, status: .badRequest, problem: error.description.sentence)
+        }
+        guard passphrase == form.secret("sharesRepeat") ?? SecretBytes([]) else {
+            return try backups(session, status: .badRequest, problem: "The two share passphrases differ. Type the same one twice, or leave both empty.")
+        }
+        let keyring: Keyring
+        switch try await checkPassword(form) {
+        case .opened(let opened): keyring = opened
+        case .refused(let status, let problem): return try backups(session, status: status, problem: problem)
+        }
+        let store = try WalletStore(home: app.home, create: false)
+        let split: ShamirSplit
+        do {
+            let wallet = try store.wallet(named: form.text("wallet"))
+            split = try await NIOThreadPool.singleton.runIfActive {
+                try store.shamirSplit(wallet, groupThreshold: groupThreshold, groups: groups, passphrase: passphrase, keyring: keyring)
+            }
+        } catch let error as WalletError {
+            return try backups(session, status: .badRequest, problem: error.description.sentence)
+        }
+        var page = Page(title: "Shamir shares", session: session, overview: try WalletOverview(home: app.home))
+        page.shares = SharesView(split)
+        return try render(.ok, "shares", page)
+    }
+
+    // MARK: - Recover
+
+    func sharesPage(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        return try await shares(session)
+    }
+
+    func shares(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, problem: String? = nil,
+                entry: SharesEntryView = SharesEntryView()) async throws -> Response {
+        let overview = try WalletOverview(home: app.home)
+        if overview.hasPassword && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        var page = Page(title: "Restore from shares", session: session, overview: overview, problem: problem)
+        var entry = entry
+        entry.needsPassword = !overview.hasPassword
+        page.sharesEntry = entry
+        return try render(status, "restore-shares", page)
+    }
+
+    /// The pasted shares, one a line, each checked as if typed; then combined, and every reading
+    /// of the secret shown with its first addresses. Nothing is saved yet.
+    func readShares(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        let text = form.text("shares") ?? ""
+        let network = form.text("network").flatMap(Network.init(rawValue:)) ?? .mainnet
+        var entry = SharesEntryView(text: text, network: network)
+        var flow = ShareEntryFlow()
+        for line in text.split(whereSeparator: \.isNewline) where !line.hasPrefix("#") && !line.allSatisfy(\.isWhitespace) {
+            let number = flow.shares.count + 1
+            if case .refused(let problem) = flow.send(.share(String(line))) {
+                return try await shares(session, status: .badRequest, problem: "Share \(number): \(problem.description.sentence)", entry: entry)
+            }
+            if case let .correcting(words, error, suspect) = flow.state {
+                let which = suspect.map { " Word #\($0) (“\(DisplayText.safe(words[$0 - 1]))”) is the likely one." } ?? " One of its words is wrong."
+                return try await shares(session, status: .badRequest, problem: "Share \(number): \(error.description.sentence)\(which)", entry: entry)
+            }
+        }
+        guard !flow.shares.isEmpty else { return try await shares(session, status: .badRequest, problem: "Paste your shares, one a line.", entry: entry) }
+        let collected = flow.shares
+        let passphrase = form.secret("passphrase") ?? SecretBytes([])
+        let readings: [WalletSecret]
+        do {
+            readings = try await NIOThreadPool.singleton.runIfActive {
+                ShamirShares.readings(of: try SLIP39.combine(collected, passphrase: passphrase))
+            }
+        } catch let error as SLIP39Error {
+            return try await shares(session, status: .badRequest, problem: error.description.sentence, entry: entry)
+        }
+        // The overwrite guard, before the person confirms anything.
+        if try app.home.existing() {
+            let store = try WalletStore(home: app.home, create: false)
+            for reading in readings {
+                do { try store.refuseExisting(reading, network: network) } catch let error as WalletError {
+                    return try await shares(session, status: .conflict, problem: error.description.sentence, entry: entry)
+                }
+            }
+        }
+        await app.sessions.update(session.id) { $0.sharesRecovery = AppSessions.SharesRecovery(readings: readings, network: network) }
+        entry.choose(readings, network: network)
+        return try await shares(session, entry: entry)
+    }
+
+    /// The reading whose addresses the person recognised, saved (backed up: they hold the shares).
+    func saveFromShares(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard let pending = session.sharesRecovery else { return AppResponse.redirect("/restore/shares") }
+        let overview = try WalletOverview(home: app.home)
+        if overview.hasPassword && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        var entry = SharesEntryView(text: "", network: pending.network)
+        entry.choose(pending.readings, network: pending.network)
+        guard let index = form.text("reading").flatMap(Int.init), pending.readings.indices.contains(index) else {
+            return try await shares(session, status: .badRequest, problem: "Choose the addresses that are yours.", entry: entry)
+        }
+        let name = form.text("name")?.trimmed ?? ""
+        let store = try WalletStore(home: app.home, create: true)
+        let first = try !store.hasPassword()
+        let keyring: Keyring
+        switch try await keyringForChange(session, form, store: store, first: first) {
+        case .keyring(let chosen): keyring = chosen
+        case .problem(let problem): return try await shares(session, status: .badRequest, problem: problem, entry: entry)
+        case .locked: return AppResponse.redirect("/unlock")
+        }
+        do {
+            _ = try store.recover(pending.readings[index], name: name.nilIfEmpty, network: pending.network) { keyring }
+        } catch let error as WalletError {
+            return try await shares(session, status: .badRequest, problem: error.description.sentence, entry: entry)
+        }
+        await app.sessions.update(session.id) { $0.sharesRecovery = nil }
+        guard first else { return AppResponse.redirect("/") }
+        guard let unlocked = await app.sessions.unlock(session.id, keyring: keyring) else { return try noSession() }
+        return AppResponse.redirect("/", cookie: unlocked.id)
+    }
+}
+
+/// The printable shares: one sheet a share, each saying whose it is and what recovers the wallet.
+struct SharesView {
+    struct Sheet {
+        let group: Int
+        let member: Int
+        let memberThreshold: Int
+        let memberCount: Int
+        let words: [NumberedWord]
+    }
+
+    let wallet: String
+    let fingerprint: String
+    let needed: String
+    let withPassphrase: Bool
+    let bip39PassphraseLeftOut: Bool
+    let holdsWords: Bool
+    let sheets: [Sheet]
+
+    init(_ split: ShamirSplit) {
+        wallet = split.wallet.name
+        fingerprint = split.wallet.fingerprint
+        needed = split.layout.count == 1
+            ? "\(split.layout[0].threshold) of these \(split.layout[0].count) shares recover the wallet"
+            : "\(split.groupThreshold) of the \(split.layout.count) groups recover the wallet, each with enough of its shares"
+        withPassphrase = split.withPassphrase
+        bip39PassphraseLeftOut = split.bip39PassphraseLeftOut
+        holdsWords = split.secretKind == .bip39
+        sheets = split.shares.enumerated().flatMap { g, group in
+            group.enumerated().map { m, share in
+                Sheet(group: g + 1, member: m + 1, memberThreshold: split.layout[g].threshold, memberCount: split.layout[g].count,
+                      words: share.words.enumerated().map { NumberedWord(number: $0 + 1, word: $1) })
+            }
+        }
+    }
+}
+
+/// Restoring from shares: the pasted text (kept when something is refused), then each reading of
+/// the secret with its first addresses.
+struct SharesEntryView {
+    struct Reading {
+        struct Address { let chain: String, address: String }
+        let index: Int
+        let label: String
+        let addresses: [Address]
+        let only: Bool
+
+        init(index: Int, secret: WalletSecret, network: Network, only: Bool) {
+            self.index = index
+            self.only = only
+            label = secret.kind == .bip39 ? "Split by Hawala (BIP39 words come back)" : "Made by a Trezor or another SLIP-39 wallet (a seed, no words)"
+            addresses = secret.keys.confirmationAddresses(network: network).map { Address(chain: $0.chain.name, address: $0.address) }
+        }
+    }
+
+    var text = ""
+    var networks: [CreateView.Option] = []
+    var readings: [Reading] = []
+    var choosing = false
+    /// The secret reads two ways (BIP39 entropy and a seed): the person picks by the addresses.
+    var twoReadings = false
+    var needsPassword = false
+    let minimumPasswordLength = WalletStore.minimumPasswordLength
+
+    init(text: String = "", network: Network = .mainnet) {
+        self.text = text
+        networks = CreateView.networkOptions(selected: network)
+    }
+
+    mutating func choose(_ secrets: [WalletSecret], network: Network) {
+        readings = secrets.enumerated().map { Reading(index: $0, secret: $1, network: network, only: secrets.count == 1) }
+        twoReadings = secrets.count > 1
+        choosing = true
+    }
+}
