@@ -189,6 +189,81 @@ def create_and_pass_the_quiz(s: Scenario, app: App):
     return words
 
 
+class Vault:
+    """A `hawala-vault serve` on a free loopback port, SQLite in a temporary folder, one user."""
+
+    def __init__(self, binary):
+        self.folder = tempfile.mkdtemp(prefix="hawala-e2e-vault-")
+        env = dict(os.environ, HAWALA_HOME=self.folder, NO_COLOR="1")
+        database = "sqlite:" + os.path.join(self.folder, "vault.sqlite")
+        self.token = subprocess.run([binary, "user", "add", "alice", "--db", database], env=env, capture_output=True,
+                                    text=True, timeout=60, check=True).stdout.strip()
+        self.process = subprocess.Popen([binary, "serve", "--port", "0", "--db", database], env=env,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        line = self.process.stdout.readline().strip()
+        match = re.search(r"vault listening on (http://127\.0\.0\.1:\d+)", line)
+        if not match:
+            raise RuntimeError(f"hawala-vault printed {line!r} first")
+        self.url = match.group(1)
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def vault_shares_and_paper(s: Scenario, app: App):
+    """The vault: log in, back up now, turn automatic backups on; the wallet's Shamir shares on a
+    page that prints one share a sheet without the app's header; a paper sheet downloaded."""
+    d = s.driver
+    vault = Vault(s.binary + "-vault")
+    try:
+        d.get(app.base + "/vault")
+        s.fill("vault-url", vault.url)
+        s.fill("vault-token", vault.token)
+        s.click("Log in")
+        s.wait_text("Logged in to " + vault.url)
+        s.check(vault.token not in d.page_source, "the token is never shown")
+        d.find_element(By.XPATH, "//summary[text()='Back up now…']").click()
+        s.fill("vault-backup-password", BACKUP_PASSWORD)
+        s.fill("vault-backup-repeat", BACKUP_PASSWORD)
+        s.fill("vault-wallet-password", PASSWORD)
+        s.click("Upload a backup")
+        s.wait_text("Uploaded backup")
+        s.check(len(d.find_elements(By.CSS_SELECTOR, "table.backups tbody tr")) == 1, "one backup listed")
+        d.find_element(By.NAME, "autoBackupEnabled").click()
+        s.click("Save the schedule")
+        s.wait_text("The schedule is saved.")
+        s.check(d.find_element(By.NAME, "autoBackupEnabled").is_selected(), "automatic backups on")
+        s.shot("16-vault")
+    finally:
+        vault.stop()
+
+    d.get(app.base + "/backups")
+    s.fill("shamir-password", PASSWORD)
+    s.click("Show the shares to print")
+    s.wait_text("2 of these 3 shares recover the wallet")
+    sheets = d.find_elements(By.CSS_SELECTOR, "section.share-sheet")
+    s.check(len(sheets) == 3 and all(len(x.find_elements(By.CSS_SELECTOR, ".word")) == 20 for x in sheets), "3 shares of 20 words")
+    s.shot("17-shares")
+    d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        s.check(not d.find_element(By.CSS_SELECTOR, "header.bar").is_displayed(), "printed without the app's header")
+        s.check(d.find_element(By.CSS_SELECTOR, "section.share-sheet").value_of_css_property("break-after") == "page", "one share a sheet")
+    finally:
+        d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+
+    d.get(app.base + "/backups")
+    s.click("Download the sheet (PDF)")
+    s.wait(lambda _: [f for f in os.listdir(DOWNLOADS) if f == "hawala-paper-lines.pdf"], 30)
+    text = subprocess.run(["pdftotext", os.path.join(DOWNLOADS, "hawala-paper-lines.pdf"), "-"], capture_output=True,
+                          text=True, timeout=30).stdout
+    s.check("Savings" in text and "12." in text, "the sheet names the wallet and has 12 lines")
+
+
 def restore_word_by_word_with_a_typo(s: Scenario, app: App):
     """Restore "abandon … about" on testnet, word by word with 4-letter prefixes and one typo
     corrected through a suggestion; the addresses shown are the right ones."""
@@ -395,7 +470,8 @@ def main():
     failed = 0
     driver = browser()
     try:
-        scenarios = [("create a wallet and pass the quiz (keyboard only)", "create", [create_and_pass_the_quiz]),
+        scenarios = [("create a wallet and pass the quiz (keyboard only); vault, shares, paper", "create",
+                      [create_and_pass_the_quiz, vault_shares_and_paper]),
                      ("restore word by word with a typo, receive with a QR, export and import a .hawala", "restore",
                       [restore_word_by_word_with_a_typo, receive_shows_a_readable_qr, export_then_import_into_a_fresh_home])]
         for title, name, steps in scenarios:
