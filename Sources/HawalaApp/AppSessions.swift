@@ -61,9 +61,15 @@ actor AppSessions {
         let input: String
     }
 
-    /// A seed backup on its way: the wallet, its flow, and when the words stop being shown.
+    /// Words being written down and checked: a wallet's (its seed backup) or a credential
+    /// backup's new recovery phrase, with the flow and when the words stop being shown.
     struct BackupTask: Sendable {
-        let wallet: WalletSummary
+        enum Subject: Sendable {
+            case wallet(WalletSummary)
+            /// A credential sealed under `phrase` and uploaded to the vault once the quiz passes.
+            case vaultCredential(SecretBytes, phrase: Mnemonic)
+        }
+        let subject: Subject
         var flow: SeedBackupFlow
         /// Past this, the words are hidden: the flow is dropped and the password needed again.
         var wordsHideAt: Date

@@ -33,7 +33,9 @@ struct CreateView {
 
 /// One step of the seed backup (`SeedBackupFlow`).
 struct BackupView {
-    let wallet: String
+    let heading: String
+    /// A credential backup's recovery phrase (not a wallet's words): no "later", other advice.
+    let isCredential: Bool
     var intro = false
     /// The words, while they are shown.
     var words: [NumberedWord] = []
@@ -55,8 +57,16 @@ struct BackupView {
     let alreadyBackedUp: Bool
 
     init(task: AppSessions.BackupTask, now: Date) {
-        wallet = task.wallet.name
-        alreadyBackedUp = task.wallet.backup.isBackedUp
+        switch task.subject {
+        case .wallet(let wallet):
+            heading = "Back up “\(wallet.name)”"
+            isCredential = false
+            alreadyBackedUp = wallet.backup.isBackedUp
+        case .vaultCredential:
+            heading = "Your recovery phrase"
+            isCredential = true
+            alreadyBackedUp = false
+        }
         let flow = task.flow
         wordCount = flow.wordCount
         switch flow.state {

@@ -68,7 +68,7 @@ extension AppRoutes {
             guard let unlocked = await app.sessions.unlock(session.id, keyring: keyring) else { return try noSession() }
             current = unlocked
         }
-        let task = AppSessions.BackupTask(wallet: created.wallet, flow: created.backup, wordsHideAt: await wordsDeadline())
+        let task = AppSessions.BackupTask(subject: .wallet(created.wallet), flow: created.backup, wordsHideAt: await wordsDeadline())
         await app.sessions.update(current.id) { $0.backup = task }
         return AppResponse.redirect("/backup", cookie: first ? current.id : nil)
     }
@@ -79,13 +79,18 @@ extension AppRoutes {
         let now = await app.sessions.time()
         if case .showingWords = task.flow.state, now >= task.wordsHideAt {
             await app.sessions.update(session.id) { $0.backup = nil }
+            guard case .wallet(let wallet) = task.subject else {
+                // A new recovery phrase is kept nowhere: hidden before its quiz, it is gone.
+                return try await vault(session, problem: "The recovery phrase was hidden after \(Int(Self.wordsShownFor / 60)) minutes, before it was checked. Nothing was uploaded; start again.")
+            }
             var page = Page(title: "Words hidden", session: session, overview: try WalletOverview(home: app.home),
                             message: "The words were hidden after \(Int(Self.wordsShownFor / 60)) minutes. Your password shows them again.")
-            page.secretWords = SecretWordsView(wallet: task.wallet.name, purpose: task.wallet.backup.isBackedUp ? "show" : "backup")
+            page.secretWords = SecretWordsView(wallet: wallet.name, purpose: wallet.backup.isBackedUp ? "show" : "backup")
             return try render(.ok, "words-password", page)
         }
-        var page = Page(title: "Back up \(task.wallet.name)", session: session, overview: try WalletOverview(home: app.home))
-        page.backup = BackupView(task: task, now: now)
+        let view = BackupView(task: task, now: now)
+        var page = Page(title: view.heading, session: session, overview: try WalletOverview(home: app.home))
+        page.backup = view
         page.refreshSeconds = page.backup?.refreshSeconds
         if case .wrongAnswer(let position) = task.flow.state { page.problem = "That is not word #\(position)." }
         return try render(.ok, "backup", page)
@@ -114,14 +119,20 @@ extension AppRoutes {
             return task
         }
         guard let task = task ?? nil else { return AppResponse.redirect("/") }
-        switch task.flow.state {
-        case .backedUp:
-            try WalletStore(home: app.home, create: false).finishBackup(task.flow, of: task.wallet)
+        switch (task.flow.state, task.subject) {
+        case (.backedUp, .wallet(let wallet)):
+            try WalletStore(home: app.home, create: false).finishBackup(task.flow, of: wallet)
             await app.sessions.update(session.id) { $0.backup = nil }
             return AppResponse.redirect("/")
-        case .skipped:
+        case (.backedUp, .vaultCredential(let credential, let phrase)):
+            await app.sessions.update(session.id) { $0.backup = nil }
+            return try await uploadCredential(session, credential, phrase: phrase)
+        case (.skipped, .wallet):
             await app.sessions.update(session.id) { $0.backup = nil }
             return AppResponse.redirect("/")
+        case (.skipped, .vaultCredential):
+            await app.sessions.update(session.id) { $0.backup = nil }
+            return try await vault(session, message: "Cancelled: nothing was uploaded, and the recovery phrase is forgotten.")
         default:
             return AppResponse.redirect("/backup")
         }
@@ -163,7 +174,7 @@ extension AppRoutes {
             return try again(.badRequest, error.description)
         }
         let flow = SeedBackupFlow(mnemonic: mnemonic, start: purpose == "show" ? .words : purpose == "backup" ? .intro : .quiz)
-        let task = AppSessions.BackupTask(wallet: wallet, flow: flow, wordsHideAt: await wordsDeadline())
+        let task = AppSessions.BackupTask(subject: .wallet(wallet), flow: flow, wordsHideAt: await wordsDeadline())
         await app.sessions.update(session.id) { $0.backup = task }
         return AppResponse.redirect("/backup")
     }

@@ -1,11 +1,13 @@
 import Foundation
 import HawalaBackup
 import HawalaCrypto
+import HawalaKeys
 import HawalaVault
 import HawalaVaultClient
 import HawalaWallet
 import HTTPTypes
 import Hummingbird
+import NIOCore
 import NIOPosix
 
 /// The vault: log in (on a new machine the login also sets the wallet password, so a backup can
@@ -22,6 +24,8 @@ extension AppRoutes {
         router.post("/vault/delete") { request, _ in try await posted(request, deleteFromVault) }
         router.post("/vault/schedule") { request, _ in try await posted(request, saveSchedule) }
         router.post("/vault/agent") { request, _ in try await posted(request, switchAgent) }
+        router.post("/vault/credential") { request, _ in try await posted(request, startCredentialBackup) }
+        router.post("/vault/credential/recover") { request, _ in try await posted(request, recoverCredential) }
     }
 
     func vaultPage(_ request: Request) async throws -> Response {
@@ -32,7 +36,7 @@ extension AppRoutes {
     /// The vault page: the login form, or — logged in — the backups, the schedule and the agent
     /// as the vault answers now. A vault that does not answer still leaves the login form.
     func vault(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, problem: String? = nil, message: String? = nil,
-               deleting: VaultView.Deletion? = nil) async throws -> Response {
+               deleting: VaultView.Deletion? = nil, recovered: String? = nil) async throws -> Response {
         let overview = try WalletOverview(home: app.home)
         if overview.hasPassword && !session.isUnlocked { return AppResponse.redirect("/unlock") }
         var view = VaultView(firstPassword: !overview.hasPassword, canBackUp: !overview.wallets.isEmpty)
@@ -43,13 +47,16 @@ extension AppRoutes {
             do {
                 async let backups = client.backups()
                 async let settings = client.settings()
-                let (list, schedule) = try await (backups, settings)
+                async let credential = client.credentialBackupStatus()
+                let (list, schedule, kept) = try await (backups, settings, credential)
                 view.show(backups: list, settings: schedule, agent: try VaultAgentStatus(store: store, settings: schedule), now: await app.sessions.time())
+                view.credential = VaultView.Credential(kept)
             } catch let error as VaultClientError {
                 problem = problem ?? Self.vaultWords(error)
             }
         }
         view.deleting = deleting
+        view.recovered = recovered
         var page = Page(title: "Vault", session: session, overview: overview, problem: problem, message: message)
         page.vault = view
         return try render(status, "vault", page)
@@ -216,6 +223,62 @@ extension AppRoutes {
         }
     }
 
+    // MARK: - Credential backup
+
+    /// The backup password (typed twice) becomes a credential sealed under a new 24-word recovery
+    /// phrase; the phrase is shown, then checked with the quiz, and only then is anything uploaded.
+    func startCredentialBackup(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard try vaultClient(session) != nil else { return AppResponse.redirect("/vault") }
+        guard let credential = form.secret("credential"), !credential.isEmpty, credential == form.secret("credentialRepeat") ?? SecretBytes([]) else {
+            return try await vault(session, status: .badRequest, problem: "Type the backup password twice, the same both times.")
+        }
+        let phrase = try CredentialEnvelope.newPhrase()
+        let task = AppSessions.BackupTask(subject: .vaultCredential(credential, phrase: phrase),
+                                          flow: SeedBackupFlow(mnemonic: phrase, start: .intro), wordsHideAt: await wordsDeadline())
+        await app.sessions.update(session.id) { $0.backup = task }
+        return AppResponse.redirect("/backup")
+    }
+
+    /// After the quiz: sealed (Argon2id, 64 MiB) and uploaded, replacing the vault's earlier one.
+    func uploadCredential(_ session: AppSessions.Session, _ credential: SecretBytes, phrase: Mnemonic) async throws -> Response {
+        guard let client = try vaultClient(session) else { return AppResponse.redirect("/vault") }
+        do {
+            let envelope = try await NIOThreadPool.singleton.runIfActive { Data(try CredentialEnvelope.seal(credential, phrase: phrase)) }
+            try await client.uploadCredentialBackup(envelope)
+        } catch let error as VaultClientError {
+            return try await vault(session, status: .badGateway, problem: Self.vaultWords(error) + " The recovery phrase is forgotten: start again.")
+        }
+        return try await vault(session, message: "The credential backup is in the vault. Keep the 24 words: they are the only way to open it.")
+    }
+
+    /// The 24 words (checked as a pasted phrase is: the word list, then the checksum) open the
+    /// credential backup downloaded from the vault; the backup password is shown once.
+    func recoverCredential(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard let client = try vaultClient(session) else { return AppResponse.redirect("/vault") }
+        var entry = RecoveryFlow(purpose: CredentialEnvelope.phraseEntry)
+        if case .refused(let problem) = entry.send(.word(form.text("phrase") ?? "")) {
+            return try await vault(session, status: .badRequest, problem: problem.description.sentence)
+        }
+        guard entry.state == .done, let phrase = entry.mnemonic else {
+            return try await vault(session, status: .badRequest, problem: "These words are not the phrase: one of them is wrong (their checksum fails).")
+        }
+        let credential: SecretBytes
+        do {
+            let envelope = try await client.recoverCredentialBackup(limit: CredentialEnvelope.maximumBlobBytes + 4096)
+            credential = try await NIOThreadPool.singleton.runIfActive { try CredentialEnvelope.open(Array(envelope), phrase: phrase) }
+        } catch let error as VaultClientError {
+            return try await vault(session, status: .badRequest, problem: Self.vaultWords(error))
+        } catch let error as CredentialEnvelope.Error {
+            return try await vault(session, status: .badRequest, problem: error.description.sentence)
+        }
+        guard let text = credential.withUnsafeBytes({ String(validating: $0, as: UTF8.self) }), !text.contains(where: \.isNewline) else {
+            return Response(status: .ok, headers: [.contentType: "application/octet-stream",
+                                                   .contentDisposition: "attachment; filename=\"hawala-credential.bin\""],
+                            body: .init(byteBuffer: ByteBuffer(bytes: credential.unsafeCopy())))
+        }
+        return try await vault(session, message: "The recovery phrase opened the credential backup.", recovered: text)
+    }
+
     // MARK: - Words
 
     /// What a new backup password gave: typed twice, and strong enough.
@@ -324,6 +387,21 @@ struct VaultView {
     var schedule: Schedule?
     var agent: Agent?
     var deleting: Deletion?
+    var credential: Credential?
+    /// A credential just opened with its recovery phrase (shown once).
+    var recovered: String?
+
+    /// The credential backup the vault holds.
+    struct Credential {
+        let exists: Bool
+        let created: String?
+        let lastOpened: String?
+        init(_ status: CredentialBackupStatus) {
+            exists = status.exists
+            created = status.createdAt.map(dateText)
+            lastOpened = status.lastVerifiedAt.map(dateText)
+        }
+    }
 
     init(firstPassword: Bool, canBackUp: Bool) {
         self.firstPassword = firstPassword

@@ -188,4 +188,71 @@ extension AppSecurityTests {
         }
         await vault.stop()
     }
+
+    /// The credential backup: the backup password sealed under a new 24-word phrase, uploaded only
+    /// after its quiz; cancelling uploads nothing; the phrase (and only it) opens it again.
+    @Test func theBackupPasswordIsKeptUnderARecoveryPhrase() async throws {
+        let vault = try await LoopbackVault.start()
+        let token = try await vault.storage.addUser("alice", now: Date())
+        do {
+            try await withApp { app, browser, _ in
+                var browser = browser
+                try await logIn(app, &browser)
+                let csrf = try #require(Browser.csrf(try await browser.send(.get, "/vault").body))
+                #expect(try await browser.send(.post, "/vault/credential", form: ["csrf": csrf, "credential": "x", "credentialRepeat": "x"]).status == 303,
+                        "not logged in: back to the vault page")
+                let loggedIn = try await browser.send(.post, "/vault/login", form: ["csrf": csrf, "url": vault.url, "token": token])
+                #expect(loggedIn.body.contains("Credential backup") && loggedIn.body.contains("Not set."))
+                let client = VaultClient(url: URL(string: vault.url)!, token: SecretBytes(utf8: token))
+                let start = ["csrf": csrf, "credential": Self.backupPassword, "credentialRepeat": Self.backupPassword]
+                #expect(try await browser.send(.post, "/vault/credential", form: start.merging(["credentialRepeat": "other"]) { $1 }).status == 400)
+                func step(_ fields: [String: String]) async throws -> (status: Int, headers: [(String, String)], body: String) {
+                    try await browser.send(.post, "/backup", form: fields.merging(["csrf": csrf]) { a, _ in a })
+                }
+
+                // Cancelled: nothing uploaded.
+                #expect(Browser.header("Location", try await browser.send(.post, "/vault/credential", form: start).headers) == "/backup")
+                let cancelled = try await step(["event": "skip"])
+                #expect(cancelled.status == 200 && cancelled.body.contains("nothing was uploaded"))
+                #expect(try await client.credentialBackupStatus().exists == false)
+
+                // The phrase shown, the quiz, then the upload.
+                _ = try await browser.send(.post, "/vault/credential", form: start)
+                var page = try await browser.send(.get, "/backup")
+                #expect(page.body.contains("Your recovery phrase") && !page.body.contains("Back up later"))
+                _ = try await step(["event": "proceed"])
+                page = try await browser.send(.get, "/backup")
+                let words = Self.words(page.body)
+                #expect(words.count == 24)
+                _ = try await step(["event": "proceed"])
+                #expect(try await client.credentialBackupStatus().exists == false, "nothing before the quiz passes")
+                while true {
+                    page = try await browser.send(.get, "/backup")
+                    guard let position = Self.quizPosition(page.body) else { break }
+                    _ = try await step(["event": "answer", "answer": words[position - 1]])
+                }
+                #expect(page.body.contains("Every word was right") && page.body.contains("Encrypt and upload"))
+                let uploaded = try await step(["event": "confirm"])
+                #expect(uploaded.status == 200 && uploaded.body.contains("credential backup is in the vault"))
+                #expect(try await client.credentialBackupStatus().exists)
+                #expect(uploaded.body.contains("Kept since") && !uploaded.body.contains(Self.backupPassword))
+
+                // Recovery: a word not in the list, another valid phrase, then the phrase.
+                var typo = words
+                typo[3] = "qqqqq"
+                let notAWord = try await browser.send(.post, "/vault/credential/recover", form: ["csrf": csrf, "phrase": typo.joined(separator: " ")])
+                #expect(notAWord.status == 400 && !notAWord.body.contains(Self.backupPassword))
+                let other = try CredentialEnvelope.newPhrase().words.joined(separator: " ")
+                let wrong = try await browser.send(.post, "/vault/credential/recover", form: ["csrf": csrf, "phrase": other])
+                #expect(wrong.status == 400 && !wrong.body.contains(Self.backupPassword))
+                let opened = try await browser.send(.post, "/vault/credential/recover", form: ["csrf": csrf, "phrase": words.joined(separator: "  ")])
+                #expect(opened.status == 200 && opened.body.contains(#"<code id="recovered-credential">\#(Self.backupPassword)</code>"#))
+                #expect(opened.body.contains("last opened"))
+            }
+        } catch {
+            await vault.stop()
+            throw error
+        }
+        await vault.stop()
+    }
 }
