@@ -69,6 +69,7 @@ extension AppRoutes {
         var change = LightningSettingsChange()
         do {
             if let backend = form.text("backend")?.trimmed, !backend.isEmpty { change.backend = try BackendSpec.parse(backend) }
+            if let key = form.secret("apiKey")?.trimmingWhitespace(), !key.isEmpty { change.apiKey = key }
             if let fiat = form.text("fiat")?.trimmed.uppercased(), !fiat.isEmpty {
                 guard fiat.count == 3, fiat.allSatisfy({ $0.isASCII && $0.isLetter }) else {
                     return try await lightning(session, keyring: keyring, status: .badRequest, problem: "A currency is three letters, like USD.")

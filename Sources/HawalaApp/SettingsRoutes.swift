@@ -93,13 +93,13 @@ extension AppRoutes {
 
 /// The settings page: the idle lock and each wallet (for rename and delete).
 struct SettingsView {
-    struct Wallet { let index: Int, name: String, backedUp: Bool }
+    struct Wallet { let index: Int, name: String, network: String, backedUp: Bool }
     let idleLockMinutes: Int
     let wallets: [Wallet]
     let minimumPasswordLength = WalletStore.minimumPasswordLength
 
     init(idleLockMinutes: Int, overview: WalletOverview) {
         self.idleLockMinutes = idleLockMinutes
-        wallets = overview.wallets.enumerated().map { Wallet(index: $0, name: $1.name, backedUp: $1.backup.isBackedUp) }
+        wallets = overview.wallets.enumerated().map { Wallet(index: $0, name: $1.name, network: $1.network == .mainnet ? "Mainnet" : "Testnet", backedUp: $1.backup.isBackedUp) }
     }
 }

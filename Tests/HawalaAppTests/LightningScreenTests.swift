@@ -42,6 +42,9 @@ extension AppSecurityTests {
         #expect(saved.status == 200 && saved.body.contains("Saved.") && saved.body.contains("0 sat"), "\(saved.body.suffix(600))")
         let bad = try await browser.send(.post, "/lightning/settings", form: ["csrf": csrf, "fiat": "dollars"])
         #expect(bad.status == 400 && bad.body.contains("three letters"))
+        // An API key is for Spark only; refused here, and never echoed.
+        let key = try await browser.send(.post, "/lightning/settings", form: ["csrf": csrf, "apiKey": "breez-key-123"])
+        #expect(key.status == 400 && key.body.contains("API key is for the spark backend") && !key.body.contains("breez-key-123"))
         return csrf
     }
 
