@@ -168,6 +168,15 @@ public final class WalletStore: Sendable {
         migrator.registerMigration("v6") { db in
             try db.execute(sql: "CREATE INDEX payment_by_status ON payment (walletId, status, timestamp DESC, id DESC)")
         }
+        // v7: the history's search reads the time index alone: it also holds the columns searched
+        // (description, payment hash), so a search that matches nothing scans the index, not the
+        // whole table (about 2.5 times less to read; the rows' invoices are large).
+        migrator.registerMigration("v7") { db in
+            try db.execute(sql: """
+                DROP INDEX payment_by_time;
+                CREATE INDEX payment_by_time ON payment (walletId, timestamp DESC, id DESC, description, paymentHash);
+                """)
+        }
         return migrator
     }
 
