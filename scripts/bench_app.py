@@ -121,7 +121,7 @@ def main():
             assert status == 200, f"the Lightning settings answered {status}"
             print(f"{'page (GET, loopback, release)':46} {'median':>9} {'p95':>9}")
             for path in ["/", "/history", "/history?type=send&status=failed", "/history?q=number+99999",
-                         "/history?offset=99950", "/lightning", "/receive", "/backups", "/settings", "/static/app.css"]:
+                         "/history?offset=99950", "/lightning", "/receive", "/backups", "/vault", "/restore/shares", "/settings", "/static/app.css"]:
                 median, p95 = timed(client, path)
                 print(f"{path:46} {median:7.2f} ms {p95:7.2f} ms")
         finally:

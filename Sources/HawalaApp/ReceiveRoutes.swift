@@ -18,32 +18,61 @@ extension AppRoutes {
         return try receive(session, keyring: keyring, chainName: chainName, advance: false)
     }
 
+    /// "New address": the next one is reserved, then the page shows it (nothing is rendered twice).
     func newAddress(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         guard let keyring = session.keyring else { return AppResponse.redirect("/unlock") }
-        let chainName = form.text("chain")
-        let response = try receive(session, keyring: keyring, chainName: chainName, advance: true)
-        guard response.status == .ok else { return response }
-        // Chain names are lower-case letters and dashes: safe in a path.
-        return AppResponse.redirect(chainName.flatMap(Chain.named).map { "/receive?chain=\($0.name)" } ?? "/receive")
+        switch try receiveTarget(form.text("chain")) {
+        case .noWallet: return AppResponse.redirect("/")
+        case .noSuchChain: return try noSuchChain(session)
+        case let .found(store, wallet, chain, _):
+            do {
+                _ = try store.addressRequest(wallet: wallet, chain: chain, advance: true, unlock: { keyring })
+            } catch let error as WalletError {
+                return try render(.badRequest, "message", Page(title: "Receive", session: session, overview: try WalletOverview(home: app.home),
+                                                                message: error.description))
+            }
+            // Chain names are lower-case letters and dashes: safe in a path.
+            return AppResponse.redirect("/receive?chain=\(chain.name)")
+        }
     }
 
     func receive(_ session: AppSessions.Session, keyring: Keyring, chainName: String?, advance: Bool) throws -> Response {
-        let overview = try WalletOverview(home: app.home)
+        switch try receiveTarget(chainName) {
+        case .noWallet: return AppResponse.redirect("/")
+        case .noSuchChain: return try noSuchChain(session)
+        case let .found(store, wallet, chain, chains):
+            var page = Page(title: "Receive", session: session, overview: try WalletOverview(home: app.home))
+            do {
+                let request = try store.addressRequest(wallet: wallet, chain: chain, advance: advance, unlock: { keyring })
+                page.receive = try ReceiveView(wallet: wallet, request: request, chains: chains)
+            } catch let error as WalletError {
+                page.message = error.description
+                return try render(.badRequest, "message", page)
+            }
+            return try render(.ok, "receive", page)
+        }
+    }
+
+    /// Where to receive: the current wallet and the chain asked for (its default one without).
+    enum ReceiveTarget {
+        case found(WalletStore, WalletSummary, Chain, chains: [Chain])
+        case noWallet
+        case noSuchChain
+    }
+
+    func receiveTarget(_ chainName: String?) throws -> ReceiveTarget {
         let store = try WalletStore(home: app.home, create: false)
-        guard let wallet = try store.current() else { return AppResponse.redirect("/") }
+        guard let wallet = try store.current() else { return .noWallet }
         let chains = wallet.accounts.compactMap { Chain.named($0.chain) }
-        var page = Page(title: "Receive", session: session, overview: overview)
         guard let chain = chainName.map({ name in chains.first { $0.name == name } }) ?? WalletStore.defaultReceiveChain(of: wallet) else {
-            page.problem = "This wallet has no such chain."
-            return try render(.badRequest, "message", page)
+            return .noSuchChain
         }
-        do {
-            let request = try store.addressRequest(wallet: wallet, chain: chain, advance: advance, unlock: { keyring })
-            page.receive = try ReceiveView(wallet: wallet, request: request, chains: chains)
-        } catch let error as WalletError {
-            page.message = error.description
-            return try render(.badRequest, "message", page)
-        }
-        return try render(.ok, "receive", page)
+        return .found(store, wallet, chain, chains: chains)
+    }
+
+    func noSuchChain(_ session: AppSessions.Session) throws -> Response {
+        var page = Page(title: "Receive", session: session, overview: try WalletOverview(home: app.home))
+        page.problem = "This wallet has no such chain."
+        return try render(.badRequest, "message", page)
     }
 }
