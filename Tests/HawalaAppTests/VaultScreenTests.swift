@@ -35,7 +35,9 @@ extension AppSecurityTests {
             return LoopbackVault(storage: storage, port: port, task: task)
         }
 
+        /// Stops the server and closes its storage (twice is harmless).
         func stop() async {
+            guard !task.isCancelled else { return }
             task.cancel()
             _ = await task.result
             await storage.close()
@@ -248,11 +250,16 @@ extension AppSecurityTests {
                 let opened = try await browser.send(.post, "/vault/credential/recover", form: ["csrf": csrf, "phrase": words.joined(separator: "  ")])
                 #expect(opened.status == 200 && opened.body.contains(#"<code id="recovered-credential">\#(Self.backupPassword)</code>"#))
                 #expect(opened.body.contains("last opened"))
+
+                // The vault gone: the page says so and keeps the saved login and the login form.
+                await vault.stop()
+                let gone = try await browser.send(.get, "/vault")
+                #expect(gone.status == 200 && gone.body.contains("Cannot reach the vault at \(vault.url)") && gone.body.contains("Saved login: <code>\(vault.url)"))
+                #expect(gone.body.contains(#"action="/vault/login""#) && !gone.body.contains("Back up now"))
             }
         } catch {
             await vault.stop()
             throw error
         }
-        await vault.stop()
     }
 }
