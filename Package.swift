@@ -288,7 +288,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HawalaPaperTests",
-            dependencies: ["HawalaKeys", "HawalaPaper"],
+            dependencies: ["HawalaKeys", "HawalaPaper", "HawalaTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -48,13 +48,18 @@ class App:
         self.base = line.split("/start")[0]
 
     def stop(self):
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+        stop_process(self.process)
         self.log.close()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def stop_process(process):
+    """SIGTERM (a graceful shutdown), SIGKILL after 10 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
 
 
 DOWNLOADS = tempfile.mkdtemp(prefix="hawala-e2e-downloads-")
@@ -207,11 +212,7 @@ class Vault:
         self.url = match.group(1)
 
     def stop(self):
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+        stop_process(self.process)
         shutil.rmtree(self.folder, ignore_errors=True)
 
 

@@ -106,7 +106,7 @@ extension AppSecurityTests {
             #expect(lines.status == 200 && Browser.header("Content-Type", lines.headers) == "application/pdf")
             #expect(Browser.header("Content-Disposition", lines.headers) == #"attachment; filename="hawala-paper-lines.pdf""#)
             #expect(lines.body.starts(with: Array("%PDF-".utf8)))
-            #expect(try Self.pdfText(lines.body).contains("12.") && !Self.pdfText(lines.body).contains("abandon"))
+            #expect(try pdfText(lines.body).contains("12.") && !pdfText(lines.body).contains("abandon"))
 
             let words = form.merging(["content": "words"]) { $1 }
             #expect(try await browser.send(.post, "/backups/paper", form: words).status == 400)
@@ -114,25 +114,9 @@ extension AppSecurityTests {
             #expect(wrong.status == 401 && !wrong.body.starts(with: Array("%PDF-".utf8)))
             let sheet = try await browser.sendBytes(.post, "/backups/paper", form: words.merging(["password": "correct horse"]) { $1 })
             #expect(sheet.status == 200 && Browser.header("Content-Disposition", sheet.headers) == #"attachment; filename="hawala-paper-words.pdf""#)
-            let text = try Self.pdfText(sheet.body)
+            let text = try pdfText(sheet.body)
             #expect(text.components(separatedBy: "abandon").count - 1 == 11 && text.contains("about") && text.contains("SeedQR"))
             #expect(try await browser.send(.post, "/backups/paper", form: form.merging(["wallet": "nobody"]) { $1 }).status == 400)
         }
-    }
-
-    /// A PDF's text as poppler's pdftotext reads it.
-    static func pdfText(_ pdf: [UInt8]) throws -> String {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sheet-\(UUID().uuidString).pdf")
-        defer { try? FileManager.default.removeItem(at: file) }
-        try Data(pdf).write(to: file)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/pdftotext")
-        process.arguments = [file.path, "-"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return text
     }
 }

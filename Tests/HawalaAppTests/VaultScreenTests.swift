@@ -44,10 +44,20 @@ extension AppSecurityTests {
         }
     }
 
-    @Test func theVaultLogsInBacksUpSchedulesRestoresAndDeletes() async throws {
+    /// Runs `body` with a vault on loopback and a user's token; the vault stops after it.
+    func withVault(_ body: (LoopbackVault, String) async throws -> Void) async throws {
         let vault = try await LoopbackVault.start()
-        let token = try await vault.storage.addUser("alice", now: Date())
         do {
+            try await body(vault, try await vault.storage.addUser("alice", now: Date()))
+        } catch {
+            await vault.stop()
+            throw error
+        }
+        await vault.stop()
+    }
+
+    @Test func theVaultLogsInBacksUpSchedulesRestoresAndDeletes() async throws {
+        try await withVault { vault, token in
             try await withApp { app, browser, _ in
                 var browser = browser
                 try await logIn(app, &browser)
@@ -125,19 +135,13 @@ extension AppSecurityTests {
                 let off = try await browser.send(.post, "/vault/agent", form: ["csrf": csrf, "action": "disable"])
                 #expect(off.status == 200 && !FileManager.default.fileExists(atPath: snapshot.path))
             }
-        } catch {
-            await vault.stop()
-            throw error
         }
-        await vault.stop()
     }
 
     /// A new machine: the vault login sets the wallet password, a backup comes back through the
     /// preview, and after a lock the password opens the app again.
     @Test func aNewMachineRestoresFromTheVault() async throws {
-        let vault = try await LoopbackVault.start()
-        let token = try await vault.storage.addUser("alice", now: Date())
-        do {
+        try await withVault { vault, token in
             // A backup made elsewhere: one wallet, sealed with the backup password.
             let elsewhere = temporaryHome()
             let other = try WalletStore(home: elsewhere, create: true)
@@ -184,19 +188,13 @@ extension AppSecurityTests {
                 let again = try await browser.send(.post, "/unlock", form: ["csrf": try #require(Browser.csrf(unlock.body)), "password": "new machine pw"])
                 #expect(again.status == 303 && Browser.header("Location", again.headers) == "/")
             }
-        } catch {
-            await vault.stop()
-            throw error
         }
-        await vault.stop()
     }
 
     /// The credential backup: the backup password sealed under a new 24-word phrase, uploaded only
     /// after its quiz; cancelling uploads nothing; the phrase (and only it) opens it again.
     @Test func theBackupPasswordIsKeptUnderARecoveryPhrase() async throws {
-        let vault = try await LoopbackVault.start()
-        let token = try await vault.storage.addUser("alice", now: Date())
-        do {
+        try await withVault { vault, token in
             try await withApp { app, browser, _ in
                 var browser = browser
                 try await logIn(app, &browser)
@@ -257,9 +255,6 @@ extension AppSecurityTests {
                 #expect(gone.status == 200 && gone.body.contains("Cannot reach the vault at \(vault.url)") && gone.body.contains("Saved login: <code>\(vault.url)"))
                 #expect(gone.body.contains(#"action="/vault/login""#) && !gone.body.contains("Back up now"))
             }
-        } catch {
-            await vault.stop()
-            throw error
         }
     }
 }

@@ -1,20 +1,7 @@
 import Foundation
 import HawalaKeys
+import HawalaTestSupport
 import Testing
-
-/// Runs a tool from Debian's poppler-utils or zbar-tools (installed by `make test`).
-func tool(_ name: String, _ arguments: [String]) throws -> Data {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/\(name)")
-    process.arguments = arguments
-    let out = Pipe()
-    process.standardOutput = out
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return data
-}
 
 /// Reads a QR code drawn in a terminal with half blocks (light modules drawn) back with zbarimg,
 /// an independent decoder: the drawing becomes a PGM image with a wide white border.

@@ -346,16 +346,7 @@ struct VaultAgentCLITests {
 
 /// Runs curl (Debian's, installed by `make`) and returns stdout.
 func curl(_ arguments: [String]) throws -> (status: Int32, stdout: Data) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-    process.arguments = ["-s", "--max-time", "20"] + arguments
-    let out = Pipe()
-    process.standardOutput = out
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, data)
+    try toolRun("curl", ["-s", "--max-time", "20"] + arguments)
 }
 
 @Suite("hawala-vault serve under SIGKILL")

@@ -1,5 +1,6 @@
 import Foundation
 import HawalaKeys
+import HawalaTestSupport
 import Testing
 @testable import HawalaPaper
 
@@ -41,18 +42,7 @@ struct PaperSheetTests {
         let sheet = PaperBackup(walletName: "Main", fingerprint: "73c5da0a", paper: .letter, content: .words(mnemonic))
         let bytes = try sheet.pdf().unsafeCopy()
         #expect(bytes.starts(with: Array("%PDF-".utf8)) && String(decoding: bytes.suffix(8), as: UTF8.self).contains("%%EOF"))
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sheet-\(UUID().uuidString).pdf")
-        defer { try? FileManager.default.removeItem(at: file) }
-        try Data(bytes).write(to: file)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/pdftotext")
-        process.arguments = [file.path, "-"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let text = try pdfText(bytes)
         for word in mnemonic.words { #expect(text.contains(word), "\(word)") }
         #expect(text.contains("Fingerprint: 73c5da0a"))
     }

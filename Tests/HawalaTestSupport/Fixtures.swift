@@ -56,3 +56,29 @@ public func storeWithWallet() throws -> (WalletStore, WalletSummary) {
     let (store, keyring) = try newStore()
     return (store, try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring))
 }
+
+/// Runs a tool from Debian's poppler-utils or zbar-tools (installed by `make test`); its stdout.
+public func tool(_ name: String, _ arguments: [String]) throws -> Data {
+    try toolRun(name, arguments).stdout
+}
+
+/// Runs `/usr/bin/NAME` with `arguments`: its exit status and stdout (stderr dropped).
+public func toolRun(_ name: String, _ arguments: [String]) throws -> (status: Int32, stdout: Data) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/\(name)")
+    process.arguments = arguments
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, data)
+}
+
+/// A PDF's text as poppler's pdftotext reads it (an independent reader).
+public func pdfText(_ pdf: [UInt8]) throws -> String {
+    let file = temporaryFolder("sheet", suffix: ".pdf")
+    try Data(pdf).write(to: file)
+    return String(decoding: try tool("pdftotext", [file.path, "-"]), as: UTF8.self)
+}
