@@ -1,7 +1,6 @@
 import Foundation
 import HawalaCrypto
 import HawalaKeys
-import HawalaLightning
 import HawalaWallet
 import HTTPTypes
 import Hummingbird
@@ -84,14 +83,13 @@ extension AppRoutes {
         let network = form.text("network").flatMap(Network.init(rawValue:)) ?? .mainnet
         var entry = SharesEntryView(text: text, network: network)
         var flow = ShareEntryFlow()
+        // The errors name the share (its line among the shares) and the word.
         for line in text.split(whereSeparator: \.isNewline) where !line.hasPrefix("#") && !line.allSatisfy(\.isWhitespace) {
-            let number = flow.shares.count + 1
             if case .refused(let problem) = flow.send(.share(String(line))) {
-                return try await shares(session, status: .badRequest, problem: "Share \(number): \(problem.description.sentence)", entry: entry)
+                return try await shares(session, status: .badRequest, problem: problem.description.sentence, entry: entry)
             }
-            if case let .correcting(words, error, suspect) = flow.state {
-                let which = suspect.map { " Word #\($0) (“\(DisplayText.safe(words[$0 - 1]))”) is the likely one." } ?? " One of its words is wrong."
-                return try await shares(session, status: .badRequest, problem: "Share \(number): \(error.description.sentence)\(which)", entry: entry)
+            if case .correcting(_, let error, _) = flow.state {
+                return try await shares(session, status: .badRequest, problem: error.description.sentence, entry: entry)
             }
         }
         guard !flow.shares.isEmpty else { return try await shares(session, status: .badRequest, problem: "Paste your shares, one a line.", entry: entry) }
