@@ -20,7 +20,7 @@ import time
 import traceback
 
 from selenium import webdriver
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -85,8 +85,10 @@ class Scenario:
         self.binary = binary
 
     def wait(self, condition, timeout=20):
-        """Waits for `condition(driver)`; a page being replaced meanwhile is not an error."""
-        return WebDriverWait(self.driver, timeout, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)).until(condition)
+        """Waits for `condition(driver)`; a page being replaced meanwhile is not an error (an
+        element gone stale, or chromedriver's "node does not belong to the document")."""
+        return WebDriverWait(self.driver, timeout, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException,
+                                                                        WebDriverException)).until(condition)
 
     def wait_for(self, css, timeout=20):
         return self.wait(lambda d: d.find_element(By.CSS_SELECTOR, css), timeout)
@@ -187,7 +189,7 @@ def create_and_pass_the_quiz(s: Scenario, app: App):
     s.check(3 <= questions <= 5, f"3 to 5 questions, asked {questions}")
     s.wait_text("Every word was right")
     s.active().send_keys(Keys.ENTER)  # "I keep the words safe"
-    s.wait_text("Wallets")
+    s.wait_for("table.wallets")  # the wallets page itself ("Wallets" is in every page's menu)
     body = s.body()
     s.check("Savings" in body and "Not backed up" not in body, "backed up: no badge left")
     s.shot("06-wallets")
@@ -382,7 +384,7 @@ def new_wallet(s: Scenario, app: App, name):
     s.driver.find_element(By.CSS_SELECTOR, "form.stack button[type=submit]").click()
     s.wait_text("Your wallet is its words.")
     s.click("Back up later")
-    s.wait_text("Wallets")
+    s.wait_for("table.wallets")
 
 
 def use_devnet(s: Scenario, app: App, ledger):
