@@ -70,13 +70,14 @@ extension AppRoutes {
         do {
             if let backend = form.text("backend")?.trimmed, !backend.isEmpty { change.backend = try BackendSpec.parse(backend) }
             if let key = form.secret("apiKey")?.trimmingWhitespace(), !key.isEmpty { change.apiKey = key }
-            if let fiat = form.text("fiat")?.trimmed.uppercased(), !fiat.isEmpty {
+            change.clearFiat = form.text("clearFiat") == "on"
+            if !change.clearFiat, let fiat = form.text("fiat")?.trimmed.uppercased(), !fiat.isEmpty {
                 guard fiat.count == 3, fiat.allSatisfy({ $0.isASCII && $0.isLetter }) else {
                     return try await lightning(session, keyring: keyring, status: .badRequest, problem: "A currency is three letters, like USD.")
                 }
                 change.fiat = fiat
             }
-            if let rates = form.text("rates")?.trimmed, !rates.isEmpty {
+            if !change.clearFiat, let rates = form.text("rates")?.trimmed, !rates.isEmpty {
                 if rates.lowercased().hasPrefix("https://"), let url = URL(string: rates) {
                     change.rates = .url(url)
                 } else if rates.hasPrefix("/") {

@@ -41,7 +41,11 @@ struct PaymentRow {
 
 /// The Lightning screen: balance, receive and send forms, the latest payments, the settings.
 struct LightningView {
-    struct Settings { let backend: String, fiat: String, rates: String }
+    struct Settings {
+        let backend: String, fiat: String, rates: String
+        /// A currency or rates source is set (an empty string is true to a template).
+        let hasFiat: Bool
+    }
 
     let wallet: String
     /// Whether the wallet has a backend (otherwise only the settings show).
@@ -60,7 +64,8 @@ struct LightningView {
     init(wallet: WalletSummary, settings saved: LightningSettings, sparkAvailable: Bool) {
         self.wallet = wallet.name
         configured = saved.backend != nil
-        settings = Settings(backend: saved.backend ?? "", fiat: saved.fiat ?? "", rates: saved.rates.map(Self.ratesText) ?? "")
+        settings = Settings(backend: saved.backend ?? "", fiat: saved.fiat ?? "", rates: saved.rates.map(Self.ratesText) ?? "",
+                            hasFiat: saved.fiat != nil || saved.rates != nil)
         self.sparkAvailable = sparkAvailable
     }
 

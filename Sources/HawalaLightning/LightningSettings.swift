@@ -47,12 +47,16 @@ public struct LightningSettingsChange: Sendable {
     public var apiKey: SecretBytes?
     public var fiat: String?
     public var rates: RatesSource?
+    /// Forget the fiat currency and the rates source (amounts in sat only); not with `fiat` or
+    /// `rates`.
+    public var clearFiat: Bool
 
-    public init(backend: BackendSpec? = nil, apiKey: SecretBytes? = nil, fiat: String? = nil, rates: RatesSource? = nil) {
+    public init(backend: BackendSpec? = nil, apiKey: SecretBytes? = nil, fiat: String? = nil, rates: RatesSource? = nil, clearFiat: Bool = false) {
         self.backend = backend
         self.apiKey = apiKey
         self.fiat = fiat?.uppercased()
         self.rates = rates
+        self.clearFiat = clearFiat
     }
 }
 
@@ -64,9 +68,12 @@ public enum LightningSettingsError: Error, Equatable, Sendable, CustomStringConv
     case malformedAPIKey
     /// The rates source has no rate for the currency.
     case unknownCurrency(String)
+    /// A currency or rates source was given with the request to forget them.
+    case clearFiatWithValues
 
     public var description: String {
         switch self {
+        case .clearFiatWithValues: "forgetting the fiat currency and setting one are exclusive"
         case .apiKeyWithoutSpark: "an API key is for the spark backend"
         case .malformedAPIKey: "the API key must be the key alone, on one line"
         case .unknownCurrency(let code): "the rates source has no \(code) rate; nothing was changed"
@@ -90,6 +97,7 @@ extension LightningSettings {
     public static func apply(_ change: LightningSettingsChange, store: WalletStore, wallet: WalletSummary,
                              sparkAvailable: Bool, unlock: () throws -> Keyring) async throws -> LightningSettingsOutcome {
         typealias Key = LightningWallet.SettingKey
+        if change.clearFiat, change.fiat != nil || change.rates != nil { throw LightningSettingsError.clearFiatWithValues }
         switch change.backend {
         case .devnet(let path)?: _ = try DevnetBackend(ledgerPath: path)  // reachable and a ledger
         case .spark? where !sparkAvailable: throw LightningSessionError.sparkNotBuilt
@@ -127,6 +135,10 @@ extension LightningSettings {
         }
         if let rates = change.rates { try store.setSetting(Key.rates, to: rates.saved, walletID: wallet.id) }
         if let fiat = change.fiat { try store.setSetting(Key.fiatCurrency, to: fiat, walletID: wallet.id) }
+        if change.clearFiat {
+            try store.setSetting(Key.fiatCurrency, to: nil, walletID: wallet.id)
+            try store.setSetting(Key.rates, to: nil, walletID: wallet.id)
+        }
         return LightningSettingsOutcome(settings: try load(store: store, walletID: wallet.id), savedAPIKeyFor: apiKey?.network,
                                         ratesUnchecked: ratesUnchecked)
     }

@@ -354,9 +354,11 @@ struct LightningConfig: AsyncParsableCommand {
     @Option(help: "Fiat currency for values in the history and balance (e.g. USD).") var fiat: String?
     @Option(name: .customLong("rates-file"), help: "Offline rates table: one `CODE PRICE` a line, e.g. `USD 65000.00`.") var ratesFile: String?
     @Option(name: .customLong("rates-url"), help: "HTTPS URL answering [{\"coin\": \"USD\", \"value\": 65000.0}, …].") var ratesURL: String?
+    @Flag(name: .customLong("no-fiat"), help: "Forget the fiat currency and the rates source (amounts in sat only).") var noFiat = false
 
     func validate() throws {
         if ratesFile != nil && ratesURL != nil { throw ValidationError("give one of --rates-file or --rates-url") }
+        if noFiat, fiat != nil || ratesFile != nil || ratesURL != nil { throw ValidationError("--no-fiat excludes --fiat, --rates-file and --rates-url") }
         if let fiat, fiat.count != 3 || !fiat.allSatisfy({ $0.isASCII && $0.isLetter }) { throw ValidationError("--fiat takes a three-letter currency code") }
         if let ratesURL, URL(string: ratesURL)?.scheme?.lowercased() != "https" { throw ValidationError("--rates-url must be an https URL") }
         try WalletSession.checkOneStdin(password.passwordFile, apiKeyFile)
@@ -369,6 +371,7 @@ struct LightningConfig: AsyncParsableCommand {
                                              rates: ratesFile.map { .file(path: URL(fileURLWithPath: $0).standardizedFileURL.path) }
                                                  ?? ratesURL.flatMap(URL.init(string:)).map { .url($0) })
         change.apiKey = try apiKeyFile.map { try Input.readSecretFile($0, what: "API key") }
+        change.clearFiat = noFiat
         #if canImport(HawalaSpark)
         let sparkAvailable = true
         #else

@@ -45,6 +45,13 @@ extension AppSecurityTests {
         // An API key is for Spark only; refused here, and never echoed.
         let key = try await browser.send(.post, "/lightning/settings", form: ["csrf": csrf, "apiKey": "breez-key-123"])
         #expect(key.status == 400 && key.body.contains("API key is for the spark backend") && !key.body.contains("breez-key-123"))
+        // A fiat currency set, then forgotten.
+        let rates = temporaryFolder("rates", suffix: ".txt")
+        try Data("USD 65000.00\n".utf8).write(to: rates)
+        let usd = try await browser.send(.post, "/lightning/settings", form: ["csrf": csrf, "fiat": "usd", "rates": rates.path])
+        #expect(usd.status == 200 && usd.body.contains(#"value="USD""#) && usd.body.contains("Show amounts in sat only"))
+        let sats = try await browser.send(.post, "/lightning/settings", form: ["csrf": csrf, "clearFiat": "on", "fiat": "eur"])
+        #expect(sats.status == 200 && !sats.body.contains(#"value="USD""#) && !sats.body.contains("Show amounts in sat only"))
         return csrf
     }
 

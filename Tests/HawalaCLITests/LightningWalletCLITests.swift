@@ -193,6 +193,11 @@ struct LightningWalletCLITests {
         let invoice = try bob.run(["ln", "invoice", "--amount", "2000", "--password-file", bob.path("password")])
         let pay = try alice.run(["ln", "pay", invoice.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "--yes", "--password-file", alice.path("password")])
         #expect(pay.status == 0 && pay.stderr.contains("≈            1.3 USD") && pay.stderr.contains("USD in total"), "\(pay.status) \(pay.stdout) \(pay.stderr)")
+        // Back to sat only.
+        #expect(try alice.run(["ln", "config", "--no-fiat", "--fiat", "EUR"]).status == 2)
+        let cleared = try alice.run(["ln", "config", "--no-fiat"])
+        #expect(cleared.status == 0 && !cleared.stdout.contains("fiat: USD"), "\(cleared.stdout)\(cleared.stderr)")
+        #expect(try alice.run(["ln", "balance"]).stdout.hasSuffix(" sat\n"))
     }
 
     /// The invoice, the settings and the decoded invoice as JSON, with ISO 8601 dates.

@@ -79,6 +79,12 @@ struct LightningSessionTests {
         let unreadable = try await apply(LightningSettingsChange(rates: .file(path: "/nonexistent/rates.txt")))
         #expect(unreadable.ratesUnchecked != nil && unreadable.settings.rates == "file:/nonexistent/rates.txt")
         #expect(unreadable.settings.json.compact.contains(#""apiKey":true"#))
+        // Forgetting the currency and its source: not together with new ones.
+        await #expect(throws: LightningSettingsError.clearFiatWithValues) {
+            _ = try await apply(LightningSettingsChange(fiat: "usd", clearFiat: true))
+        }
+        let cleared = try await apply(LightningSettingsChange(clearFiat: true))
+        #expect(cleared.settings.fiat == nil && cleared.settings.rates == nil && cleared.settings.backend == "spark:regtest")
     }
 
     /// Devnet syncs without the password once its node is known, reports an unreachable ledger
