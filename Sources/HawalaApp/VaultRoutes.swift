@@ -71,6 +71,8 @@ extension AppRoutes {
     /// The URL and the token are checked against the vault before anything is saved. On a new
     /// machine the password typed twice becomes the wallet password, and the login logs in here.
     func logInToVault(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        // A locked session reaches no vault: the wallet password first.
+        if try WalletOverview(home: app.home).hasPassword && !session.isUnlocked { return AppResponse.redirect("/unlock") }
         let url: URL
         let client: VaultClient
         do {

@@ -185,6 +185,9 @@ extension AppSecurityTests {
                 #expect(Browser.header("Location", try await browser.send(.get, "/").headers) == "/unlock")
                 let unlock = try await browser.send(.get, "/unlock")
                 #expect(unlock.status == 200)
+                // A locked session reaches no vault.
+                let probe = try await browser.send(.post, "/vault/login", form: ["csrf": try #require(Browser.csrf(unlock.body)), "url": vault.url, "token": token])
+                #expect(probe.status == 303 && Browser.header("Location", probe.headers) == "/unlock")
                 let again = try await browser.send(.post, "/unlock", form: ["csrf": try #require(Browser.csrf(unlock.body)), "password": "new machine pw"])
                 #expect(again.status == 303 && Browser.header("Location", again.headers) == "/")
             }
