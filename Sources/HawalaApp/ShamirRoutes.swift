@@ -79,6 +79,7 @@ extension AppRoutes {
     /// The pasted shares, one a line, each checked as if typed; then combined, and every reading
     /// of the secret shown with its first addresses. Nothing is saved yet.
     func readShares(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        if try WalletOverview(home: app.home).hasPassword && !session.isUnlocked { return AppResponse.redirect("/unlock") }
         let text = form.text("shares") ?? ""
         let network = form.text("network").flatMap(Network.init(rawValue:)) ?? .mainnet
         var entry = SharesEntryView(text: text, network: network)
