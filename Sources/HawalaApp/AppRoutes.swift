@@ -51,7 +51,7 @@ struct AppRoutes: Sendable {
     func home(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
         let overview = try WalletOverview(home: app.home)
-        if overview.hasPassword && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        if try mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
         return try render(.ok, "home", Page(title: "Wallets", session: session, overview: overview))
     }
 
@@ -115,6 +115,14 @@ struct AppRoutes: Sendable {
         _ = try? await NIOThreadPool.singleton.runIfActive {
             try AgentOutbox.refresh(store: WalletStore(home: home, create: false), keyring: keyring, app: producer)
         }
+    }
+
+    /// Whether `session` must unlock first: a home with a wallet password opens only to an
+    /// unlocked session (even with no wallet left). Without `overview`, only the password is read.
+    func mustUnlock(_ session: AppSessions.Session, overview: WalletOverview? = nil) throws -> Bool {
+        guard !session.isUnlocked else { return false }
+        if let overview { return overview.hasPassword }
+        return try app.home.existing() && WalletStore(home: app.home, create: false).hasPassword()
     }
 
     func session(of request: Request) async -> AppSessions.Session? {

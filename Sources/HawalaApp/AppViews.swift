@@ -27,8 +27,10 @@ struct CreateView {
     }
 
     static func networkOptions(selected: Network) -> [Option] {
-        Network.allCases.map { Option(value: $0.rawValue, label: $0 == .mainnet ? "Mainnet" : "Testnet", selected: $0 == selected) }
+        Network.allCases.map { Option(value: $0.rawValue, label: networkLabel($0), selected: $0 == selected) }
     }
+
+    static func networkLabel(_ network: Network) -> String { network == .mainnet ? "Mainnet" : "Testnet" }
 }
 
 /// One step of the seed backup (`SeedBackupFlow`).

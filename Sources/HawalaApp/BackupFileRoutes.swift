@@ -35,7 +35,7 @@ extension AppRoutes {
     /// The backups page; a store with wallets needs an unlocked session (a new home may only import).
     func backups(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, problem: String? = nil) throws -> Response {
         let overview = try WalletOverview(home: app.home)
-        if overview.hasPassword && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        if try mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
         var page = Page(title: "Backups", session: session, overview: overview, problem: problem)
         page.backups = BackupsView(wallets: overview.wallets)
         return try render(status, "backups", page)
@@ -73,6 +73,33 @@ extension AppRoutes {
             .contentType: "application/octet-stream",
             .contentDisposition: "attachment; filename=\"\(BackupExporter.suggestedName(await app.sessions.time()))\"",
         ], body: .init(byteBuffer: ByteBuffer(bytes: sealed)))
+    }
+
+    /// What a new backup password gave: typed twice, and strong enough.
+    enum NewBackupPassword {
+        case accepted(SecretBytes)
+        case refused(String)
+    }
+
+    func checkNewBackupPassword(_ form: FormBody) -> NewBackupPassword {
+        guard let password = form.secret("backupPassword"), password == form.secret("backupRepeat") ?? SecretBytes([]) else {
+            return .refused("The two backup passwords differ. Type the same one twice.")
+        }
+        do {
+            _ = try PasswordStrength.check(password)
+        } catch {
+            return .refused(error.description.sentence)
+        }
+        return .accepted(password)
+    }
+
+    /// A backup file that does not open, in the page's words.
+    static func fileWords(_ error: HawalaFileError) -> String {
+        switch error {
+        case .wrongPasswordOrDamaged: "Wrong password, or the file was changed."
+        case .notHawalaFile, .truncatedHeader: "That is not a .hawala backup file."
+        default: "This backup can't be read: \(error)."
+        }
     }
 
     // MARK: - Paper
@@ -129,7 +156,7 @@ extension AppRoutes {
             return try crossSite()
         }
         let overview = try WalletOverview(home: app.home)
-        if overview.hasPassword && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        if try mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
         guard let file = form.part("file"), !file.bytes.isEmpty else {
             return try backups(session, status: .badRequest, problem: "Choose a .hawala file to import.")
         }

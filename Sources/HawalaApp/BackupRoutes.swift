@@ -24,7 +24,7 @@ extension AppRoutes {
     func createPage(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
         let overview = try WalletOverview(home: app.home)
-        if overview.hasPassword && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        if try mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
         var page = Page(title: "New wallet", session: session, overview: overview)
         page.create = CreateView(needsPassword: !overview.hasPassword)
         return try render(.ok, "create", page)

@@ -16,7 +16,7 @@ extension AppRoutes {
     func recoveryPage(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
         let overview = try WalletOverview(home: app.home)
-        if overview.hasPassword && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        if try mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
         let flow = await app.sessions.update(session.id) { session -> RecoveryFlow in
             if session.recovery == nil { session.recovery = RecoveryFlow() }
             return session.recovery!
@@ -35,7 +35,7 @@ extension AppRoutes {
 
     func recoveryStep(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         let overview = try WalletOverview(home: app.home)
-        if overview.hasPassword && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        if try mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
         let step = form.text("event") ?? ""
         if step == "save" { return try await saveRecovery(session, form, overview: overview) }
         let event: RecoveryFlow.Event? = switch step {

@@ -100,6 +100,6 @@ struct SettingsView {
 
     init(idleLockMinutes: Int, overview: WalletOverview) {
         self.idleLockMinutes = idleLockMinutes
-        wallets = overview.wallets.enumerated().map { Wallet(index: $0, name: $1.name, network: $1.network == .mainnet ? "Mainnet" : "Testnet", backedUp: $1.backup.isBackedUp) }
+        wallets = overview.wallets.enumerated().map { Wallet(index: $0, name: $1.name, network: CreateView.networkLabel($1.network), backedUp: $1.backup.isBackedUp) }
     }
 }

@@ -68,7 +68,7 @@ extension AppRoutes {
     func shares(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, problem: String? = nil,
                 entry: SharesEntryView = SharesEntryView()) async throws -> Response {
         let overview = try WalletOverview(home: app.home)
-        if overview.hasPassword && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        if try mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
         var page = Page(title: "Restore from shares", session: session, overview: overview, problem: problem)
         var entry = entry
         entry.needsPassword = !overview.hasPassword
@@ -79,7 +79,7 @@ extension AppRoutes {
     /// The pasted shares, one a line, each checked as if typed; then combined, and every reading
     /// of the secret shown with its first addresses. Nothing is saved yet.
     func readShares(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        if try WalletOverview(home: app.home).hasPassword && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        if try mustUnlock(session) { return AppResponse.redirect("/unlock") }
         let text = form.text("shares") ?? ""
         let network = form.text("network").flatMap(Network.init(rawValue:)) ?? .mainnet
         var entry = SharesEntryView(text: text, network: network)
@@ -121,12 +121,15 @@ extension AppRoutes {
     /// The reading whose addresses the person recognised, saved (backed up: they hold the shares).
     func saveFromShares(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         guard let pending = session.sharesRecovery else { return AppResponse.redirect("/restore/shares") }
-        let overview = try WalletOverview(home: app.home)
-        if overview.hasPassword && !session.isUnlocked { return AppResponse.redirect("/unlock") }
-        var entry = SharesEntryView(text: "", network: pending.network)
-        entry.choose(pending.readings, network: pending.network)
+        if try mustUnlock(session) { return AppResponse.redirect("/unlock") }
+        // The readings again, with the problem (their addresses derived only then).
+        func again(_ problem: String) async throws -> Response {
+            var entry = SharesEntryView(text: "", network: pending.network)
+            entry.choose(pending.readings, network: pending.network)
+            return try await shares(session, status: .badRequest, problem: problem, entry: entry)
+        }
         guard let index = form.text("reading").flatMap(Int.init), pending.readings.indices.contains(index) else {
-            return try await shares(session, status: .badRequest, problem: "Choose the addresses that are yours.", entry: entry)
+            return try await again("Choose the addresses that are yours.")
         }
         let name = form.text("name")?.trimmed ?? ""
         let store = try WalletStore(home: app.home, create: true)
@@ -134,13 +137,13 @@ extension AppRoutes {
         let keyring: Keyring
         switch try await keyringForChange(session, form, store: store, first: first) {
         case .keyring(let chosen): keyring = chosen
-        case .problem(let problem): return try await shares(session, status: .badRequest, problem: problem, entry: entry)
+        case .problem(let problem): return try await again(problem)
         case .locked: return AppResponse.redirect("/unlock")
         }
         do {
             _ = try store.recover(pending.readings[index], name: name.nilIfEmpty, network: pending.network) { keyring }
         } catch let error as WalletError {
-            return try await shares(session, status: .badRequest, problem: error.description.sentence, entry: entry)
+            return try await again(error.description.sentence)
         }
         await app.sessions.update(session.id) { $0.sharesRecovery = nil }
         guard first else { return AppResponse.redirect("/") }

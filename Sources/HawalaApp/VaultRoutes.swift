@@ -38,11 +38,10 @@ extension AppRoutes {
     func vault(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, problem: String? = nil, message: String? = nil,
                deleting: VaultView.Deletion? = nil, recovered: String? = nil) async throws -> Response {
         let overview = try WalletOverview(home: app.home)
-        if overview.hasPassword && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        if try mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
         var view = VaultView(firstPassword: !overview.hasPassword, canBackUp: !overview.wallets.isEmpty)
         var problem = problem
-        if let keyring = session.keyring, let store = try? WalletStore(home: app.home, create: false),
-           let client = try SavedVaultLogin.client(store: store, keyring: keyring) {
+        if let (client, store) = try savedVault(session) {
             view.url = client.url.absoluteString
             do {
                 async let backups = client.backups()
@@ -62,17 +61,19 @@ extension AppRoutes {
         return try render(status, "vault", page)
     }
 
-    /// The client of the saved login, with the session's keyring; nil: not logged in or locked.
-    func vaultClient(_ session: AppSessions.Session) throws -> VaultClient? {
+    /// The client of the saved login (with the session's keyring) and its store; nil: not
+    /// logged in, or locked.
+    func savedVault(_ session: AppSessions.Session) throws -> (client: VaultClient, store: WalletStore)? {
         guard let keyring = session.keyring, try app.home.existing() else { return nil }
-        return try SavedVaultLogin.client(store: try WalletStore(home: app.home, create: false), keyring: keyring)
+        let store = try WalletStore(home: app.home, create: false)
+        return try SavedVaultLogin.client(store: store, keyring: keyring).map { ($0, store) }
     }
 
     /// The URL and the token are checked against the vault before anything is saved. On a new
     /// machine the password typed twice becomes the wallet password, and the login logs in here.
     func logInToVault(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         // A locked session reaches no vault: the wallet password first.
-        if try WalletOverview(home: app.home).hasPassword && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        if try mustUnlock(session) { return AppResponse.redirect("/unlock") }
         let url: URL
         let client: VaultClient
         do {
@@ -132,7 +133,7 @@ extension AppRoutes {
     /// A backup downloaded (its SHA-256 checked), decrypted in memory and shown as the import
     /// preview of the backups page: nothing is written before "Import".
     func restoreFromVault(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let client = try vaultClient(session) else { return AppResponse.redirect("/vault") }
+        guard let client = try savedVault(session)?.client else { return AppResponse.redirect("/vault") }
         guard let password = form.secret("backupPassword"), !password.isEmpty else {
             return try await vault(session, status: .badRequest, problem: "Type the backup's password.")
         }
@@ -157,7 +158,7 @@ extension AppRoutes {
     /// Deleting asks first, naming the backup and saying when it is the last one.
     func deletionPage(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
-        guard let client = try vaultClient(session) else { return AppResponse.redirect("/vault") }
+        guard let client = try savedVault(session)?.client else { return AppResponse.redirect("/vault") }
         do {
             let (backup, isLast) = try await client.deletionPreview(request.uri.queryParameters["id"].map(String.init) ?? "")
             return try await vault(session, deleting: VaultView.Deletion(VaultView.Row(backup), isLast: isLast))
@@ -167,7 +168,7 @@ extension AppRoutes {
     }
 
     func deleteFromVault(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let client = try vaultClient(session) else { return AppResponse.redirect("/vault") }
+        guard let client = try savedVault(session)?.client else { return AppResponse.redirect("/vault") }
         do {
             let id = try await client.backupID(form.text("id") ?? "")
             try await client.delete(id)
@@ -179,7 +180,7 @@ extension AppRoutes {
 
     /// The automatic-backup schedule, kept by the vault (it checks the values too).
     func saveSchedule(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let client = try vaultClient(session) else { return AppResponse.redirect("/vault") }
+        guard let client = try savedVault(session)?.client else { return AppResponse.redirect("/vault") }
         do {
             var settings = try await client.settings()
             settings.autoBackupEnabled = form.text("autoBackupEnabled") == "on"
@@ -230,7 +231,7 @@ extension AppRoutes {
     /// The backup password (typed twice) becomes a credential sealed under a new 24-word recovery
     /// phrase; the phrase is shown, then checked with the quiz, and only then is anything uploaded.
     func startCredentialBackup(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard try vaultClient(session) != nil else { return AppResponse.redirect("/vault") }
+        guard try savedVault(session) != nil else { return AppResponse.redirect("/vault") }
         guard let credential = form.secret("credential"), !credential.isEmpty, credential == form.secret("credentialRepeat") ?? SecretBytes([]) else {
             return try await vault(session, status: .badRequest, problem: "Type the backup password twice, the same both times.")
         }
@@ -243,7 +244,7 @@ extension AppRoutes {
 
     /// After the quiz: sealed (Argon2id, 64 MiB) and uploaded, replacing the vault's earlier one.
     func uploadCredential(_ session: AppSessions.Session, _ credential: SecretBytes, phrase: Mnemonic) async throws -> Response {
-        guard let client = try vaultClient(session) else { return AppResponse.redirect("/vault") }
+        guard let client = try savedVault(session)?.client else { return AppResponse.redirect("/vault") }
         do {
             let envelope = try await NIOThreadPool.singleton.runIfActive { Data(try CredentialEnvelope.seal(credential, phrase: phrase)) }
             try await client.uploadCredentialBackup(envelope)
@@ -256,7 +257,7 @@ extension AppRoutes {
     /// The 24 words (checked as a pasted phrase is: the word list, then the checksum) open the
     /// credential backup downloaded from the vault; the backup password is shown once.
     func recoverCredential(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let client = try vaultClient(session) else { return AppResponse.redirect("/vault") }
+        guard let client = try savedVault(session)?.client else { return AppResponse.redirect("/vault") }
         var entry = RecoveryFlow(purpose: CredentialEnvelope.phraseEntry)
         if case .refused(let problem) = entry.send(.word(form.text("phrase") ?? "")) {
             return try await vault(session, status: .badRequest, problem: problem.description.sentence)
@@ -283,24 +284,6 @@ extension AppRoutes {
 
     // MARK: - Words
 
-    /// What a new backup password gave: typed twice, and strong enough.
-    enum NewBackupPassword {
-        case accepted(SecretBytes)
-        case refused(String)
-    }
-
-    func checkNewBackupPassword(_ form: FormBody) -> NewBackupPassword {
-        guard let password = form.secret("backupPassword"), password == form.secret("backupRepeat") ?? SecretBytes([]) else {
-            return .refused("The two backup passwords differ. Type the same one twice.")
-        }
-        do {
-            _ = try PasswordStrength.check(password)
-        } catch {
-            return .refused(error.description.sentence)
-        }
-        return .accepted(password)
-    }
-
     /// The vault client's failures in the page's words.
     static func vaultWords(_ error: VaultClientError) -> String {
         switch error {
@@ -309,15 +292,6 @@ extension AppRoutes {
         case .hashMismatch: "The downloaded backup does not match its SHA-256. Nothing was imported."
         case .cutShort: "The download was cut short. Nothing was imported; try again."
         default: error.description.sentence
-        }
-    }
-
-    /// A backup file that does not open, in the page's words.
-    static func fileWords(_ error: HawalaFileError) -> String {
-        switch error {
-        case .wrongPasswordOrDamaged: "Wrong password, or the file was changed."
-        case .notHawalaFile, .truncatedHeader: "That is not a .hawala backup file."
-        default: "This backup can't be read: \(error)."
         }
     }
 
