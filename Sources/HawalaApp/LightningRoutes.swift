@@ -71,22 +71,8 @@ extension AppRoutes {
             if let backend = form.text("backend")?.trimmed, !backend.isEmpty { change.backend = try BackendSpec.parse(backend) }
             if let key = form.secret("apiKey")?.trimmingWhitespace(), !key.isEmpty { change.apiKey = key }
             change.clearFiat = form.text("clearFiat") == "on"
-            if !change.clearFiat, let fiat = form.text("fiat")?.trimmed.uppercased(), !fiat.isEmpty {
-                guard fiat.count == 3, fiat.allSatisfy({ $0.isASCII && $0.isLetter }) else {
-                    return try await lightning(session, keyring: keyring, status: .badRequest, problem: "A currency is three letters, like USD.")
-                }
-                change.fiat = fiat
-            }
-            if !change.clearFiat, let rates = form.text("rates")?.trimmed, !rates.isEmpty {
-                if rates.lowercased().hasPrefix("https://"), let url = URL(string: rates) {
-                    change.rates = .url(url)
-                } else if rates.hasPrefix("/") {
-                    change.rates = .file(path: URL(fileURLWithPath: rates).standardizedFileURL.path)
-                } else {
-                    return try await lightning(session, keyring: keyring, status: .badRequest,
-                                               problem: "A rates source is an https:// address or the full path of a rates file.")
-                }
-            }
+            if !change.clearFiat, let fiat = form.text("fiat")?.trimmed, !fiat.isEmpty { change.fiat = fiat }
+            if !change.clearFiat, let rates = form.text("rates")?.trimmed, !rates.isEmpty { change.rates = try RatesSource(typed: rates) }
             let outcome = try await LightningSettings.apply(change, store: store, wallet: wallet, sparkAvailable: app.options.spark != nil) { keyring }
             let note = outcome.ratesUnchecked.map { "Saved. The rates source could not be checked now (\($0))." } ?? "Saved."
             return try await lightning(session, keyring: keyring, message: note)
@@ -373,6 +359,10 @@ extension AppRoutes {
             "This wallet has no Lightning backend yet: choose one in the settings below."
         case LightningError.amountRequired:
             "This payment needs an amount: type it in sat."
+        case LightningSettingsError.invalidCurrencyCode:
+            "A currency is three letters, like USD."
+        case LightningSettingsError.ratesNotHTTPS, LightningSettingsError.unrecognizedRatesSource:
+            "A rates source is an https:// address or the full path of a rates file."
         case FiatSettingError.noRatesSource:
             "A fiat currency needs a rates source: an https:// address or a rates file."
         case let error as LightningError: error.description

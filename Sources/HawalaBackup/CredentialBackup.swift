@@ -70,10 +70,16 @@ public enum CredentialEnvelope {
         return SecretBytes(bytes)
     }
 
+    /// Refuses a credential `seal` would refuse (empty, or above `maximumBlobBytes`): checked
+    /// before a recovery phrase is made and learned for it.
+    public static func checkSealable(_ blob: SecretBytes) throws(Error) {
+        guard blob.count <= maximumBlobBytes else { throw .tooLarge }
+        guard blob.count > 0 else { throw .empty }
+    }
+
     /// Encrypts `blob` under `phrase` (a 24-word mnemonic).
     public static func seal(_ blob: SecretBytes, phrase: Mnemonic, cost: HawalaKDFCost = defaultCost) throws -> [UInt8] {
-        guard blob.count <= maximumBlobBytes else { throw Error.tooLarge }
-        guard blob.count > 0 else { throw Error.empty }
+        try checkSealable(blob)
         guard phrase.wordCount == phraseWordCount else { throw Error.phraseLength(phrase.wordCount) }
         guard HawalaFileHeader.passBounds.contains(cost.passes), HawalaFileHeader.memoryBoundsKiB.contains(cost.memoryKiB) else {
             throw Error.invalidParameters("key-derivation parameters out of bounds")

@@ -54,9 +54,18 @@ public struct LightningSettingsChange: Sendable {
     public init(backend: BackendSpec? = nil, apiKey: SecretBytes? = nil, fiat: String? = nil, rates: RatesSource? = nil, clearFiat: Bool = false) {
         self.backend = backend
         self.apiKey = apiKey
-        self.fiat = fiat?.uppercased()
+        self.fiat = fiat
         self.rates = rates
         self.clearFiat = clearFiat
+    }
+}
+
+extension LightningSettingsChange {
+    /// A fiat currency code as kept: three ASCII letters, upper-case.
+    public static func currencyCode(_ text: String) throws(LightningSettingsError) -> String {
+        let code = text.trimmingCharacters(in: .whitespaces).uppercased()
+        guard code.count == 3, code.allSatisfy({ $0.isASCII && $0.isLetter }) else { throw .invalidCurrencyCode(text) }
+        return code
     }
 }
 
@@ -70,6 +79,12 @@ public enum LightningSettingsError: Error, Equatable, Sendable, CustomStringConv
     case unknownCurrency(String)
     /// A currency or rates source was given with the request to forget them.
     case clearFiatWithValues
+    /// A fiat currency is an ISO 4217 code: three letters.
+    case invalidCurrencyCode(String)
+    /// A rates service is reached over https only.
+    case ratesNotHTTPS(String)
+    /// Neither an https address nor the full path of a file.
+    case unrecognizedRatesSource(String)
 
     public var description: String {
         switch self {
@@ -77,6 +92,9 @@ public enum LightningSettingsError: Error, Equatable, Sendable, CustomStringConv
         case .apiKeyWithoutSpark: "an API key is for the spark backend"
         case .malformedAPIKey: "the API key must be the key alone, on one line"
         case .unknownCurrency(let code): "the rates source has no \(code) rate; nothing was changed"
+        case .invalidCurrencyCode(let code): "a fiat currency is three letters, like USD, not \"\(code)\""
+        case .ratesNotHTTPS(let text): "a rates service must be an https address, not \"\(text)\""
+        case .unrecognizedRatesSource(let text): "a rates source is an https address or the full path of a rates file, not \"\(text)\""
         }
     }
 }
@@ -98,6 +116,8 @@ extension LightningSettings {
                              sparkAvailable: Bool, unlock: () throws -> Keyring) async throws -> LightningSettingsOutcome {
         typealias Key = LightningWallet.SettingKey
         if change.clearFiat, change.fiat != nil || change.rates != nil { throw LightningSettingsError.clearFiatWithValues }
+        let fiat = try change.fiat.map { code throws(LightningSettingsError) in try LightningSettingsChange.currencyCode(code) }
+        if case .url(let url)? = change.rates { _ = try RatesSource.web(url.absoluteString) }
         switch change.backend {
         case .devnet(let path)?: _ = try DevnetBackend(ledgerPath: path)  // reachable and a ledger
         case .spark? where !sparkAvailable: throw LightningSessionError.sparkNotBuilt
@@ -114,7 +134,7 @@ extension LightningSettings {
             apiKey = (SecretBytes(utf8: text), network)
         }
         let rates = try change.rates ?? store.setting(Key.rates, walletID: wallet.id).flatMap(RatesSource.init(saved:))
-        let currency = try change.fiat ?? (change.rates != nil ? store.setting(Key.fiatCurrency, walletID: wallet.id) : nil)
+        let currency = try fiat ?? (change.rates != nil ? store.setting(Key.fiatCurrency, walletID: wallet.id) : nil)
         var ratesUnchecked: FiatRatesError?
         if let currency, let rates {
             do {
@@ -134,7 +154,7 @@ extension LightningSettings {
             try store.setSetting(Key.backend, to: spec.description, walletID: wallet.id)
         }
         if let rates = change.rates { try store.setSetting(Key.rates, to: rates.saved, walletID: wallet.id) }
-        if let fiat = change.fiat { try store.setSetting(Key.fiatCurrency, to: fiat, walletID: wallet.id) }
+        if let fiat { try store.setSetting(Key.fiatCurrency, to: fiat, walletID: wallet.id) }
         if change.clearFiat {
             try store.setSetting(Key.fiatCurrency, to: nil, walletID: wallet.id)
             try store.setSetting(Key.rates, to: nil, walletID: wallet.id)

@@ -103,8 +103,17 @@ public final class LightningWallet: Sendable {
         }
     }
 
+    /// How long a chosen idempotency key may be, in UTF-8 bytes.
+    public static let idempotencyKeyBytes = 1...256
+
+    /// Refuses a key outside `idempotencyKeyBytes`: checked before anything is prepared or paid.
+    public static func checkIdempotencyKey(_ key: String) throws(LightningError) {
+        guard idempotencyKeyBytes.contains(key.utf8.count) else { throw .invalidIdempotencyKey(bytes: key.utf8.count) }
+    }
+
     private func pay(_ invoice: Bolt11Invoice, amountMsat: UInt64, feeMsat: UInt64, idempotencyKey: String,
                      send: () async throws -> Payment) async throws -> Payment {
+        try Self.checkIdempotencyKey(idempotencyKey)
         if let earlier = try store.payment(walletID: wallet.id, idempotencyKey: idempotencyKey), earlier.status != .pending {
             return earlier
         }

@@ -296,6 +296,8 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     case apiKeyRequired(backend: String)
     /// The backend is not part of this build (or its library did not load).
     case backendUnavailable(String)
+    /// An idempotency key of `bytes` bytes, outside `LightningWallet.idempotencyKeyBytes`.
+    case invalidIdempotencyKey(bytes: Int)
 
     public var description: String {
         switch self {
@@ -318,6 +320,8 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case let .unreachable(network, reason): "cannot reach the \(network): \(reason)"
         case .apiKeyRequired(let backend): "\(backend) needs a Breez API key (free from Breez: https://breez.technology/request-api-key/)"
         case .backendUnavailable(let why): why
+        case .invalidIdempotencyKey(let bytes):
+            "an idempotency key has \(LightningWallet.idempotencyKeyBytes.lowerBound) to \(LightningWallet.idempotencyKeyBytes.upperBound) bytes, not \(bytes)"
         }
     }
 }

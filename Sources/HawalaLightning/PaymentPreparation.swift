@@ -60,6 +60,7 @@ extension LightningWallet {
     /// password or network: the same key never pays twice.
     public static func earlierPayment(for input: PaymentInput, key: String?, store: WalletStore, walletID: String) throws -> Payment? {
         guard let key = key ?? input.defaultIdempotencyKey else { return nil }
+        try LightningWallet.checkIdempotencyKey(key)
         return try store.payment(walletID: walletID, idempotencyKey: key)
     }
 
@@ -120,6 +121,30 @@ public enum RatesSource: Sendable, Equatable {
         switch self {
         case .file(let path): "file:" + path
         case .url(let url): "url:" + url.absoluteString
+        }
+    }
+
+    /// A rates file named by a person: a relative path is taken from the current directory.
+    public static func localFile(_ path: String) -> RatesSource {
+        .file(path: URL(fileURLWithPath: path).standardizedFileURL.path)
+    }
+
+    /// A rates service's address: https only, since the rates decide the fiat values shown.
+    public static func web(_ text: String) throws(LightningSettingsError) -> RatesSource {
+        guard let url = URL(string: text), url.scheme?.lowercased() == "https", url.host?.isEmpty == false else {
+            throw .ratesNotHTTPS(text)
+        }
+        return .url(url)
+    }
+
+    /// What a person typed in one field: an https address, or the full path of a rates file.
+    public init(typed text: String) throws(LightningSettingsError) {
+        if text.hasPrefix("/") {
+            self = .localFile(text)
+        } else if text.contains("://") {
+            self = try .web(text)
+        } else {
+            throw .unrecognizedRatesSource(text)
         }
     }
 

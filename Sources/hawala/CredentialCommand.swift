@@ -27,7 +27,7 @@ struct CredentialCreate: ParsableCommand {
         let url = URL(fileURLWithPath: out)
         guard !FileManager.default.fileExists(atPath: url.path) else { throw CLIError("\(out) already exists; choose another name") }
         let blob = try CredentialEnvelope.readFile(input)
-        guard !blob.isEmpty else { throw CredentialEnvelope.Error.empty }
+        try CredentialEnvelope.checkSealable(blob)
         let phrase = try RecoveryPhrase.newShownAndChecked(nothingDone: "nothing was written")
         BackupPasswords.progress("encrypting (Argon2id, 64 MiB)…")
         let envelope = try CredentialEnvelope.seal(blob, phrase: phrase)

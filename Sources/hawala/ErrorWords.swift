@@ -32,6 +32,8 @@ enum ErrorWords {
             return CLIError("no fiat rates source is set: `hawala ln config --rates-file PATH` or `--rates-url URL`")
         case LightningSettingsError.apiKeyWithoutSpark:
             return CLIError("an API key is for the spark backend: give --backend spark:mainnet (or spark:regtest) with it", code: .usage)
+        case LightningSettingsError.invalidCurrencyCode, LightningSettingsError.ratesNotHTTPS:
+            return CLIError(String(describing: error), code: .usage)
         case LightningSettingsError.malformedAPIKey:
             return CLIError("the API key file must hold the key alone, on one line")
         case AppError.portInUse(let port):

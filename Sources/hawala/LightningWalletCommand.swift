@@ -143,7 +143,7 @@ struct LightningPay: AsyncParsableCommand {
     @Flag(help: "JSON output of the final payment.") var json = false
 
     func validate() throws {
-        if let key = idempotencyKey, key.isEmpty || key.utf8.count > 256 { throw ValidationError("--idempotency-key must be 1–256 bytes") }
+        if let key = idempotencyKey { do { try LightningWallet.checkIdempotencyKey(key) } catch { throw ValidationError("--idempotency-key: \(error)") } }
         if let amount, amount == 0 { throw ValidationError("--amount must be at least 1 sat") }
     }
 
@@ -359,17 +359,15 @@ struct LightningConfig: AsyncParsableCommand {
     func validate() throws {
         if ratesFile != nil && ratesURL != nil { throw ValidationError("give one of --rates-file or --rates-url") }
         if noFiat, fiat != nil || ratesFile != nil || ratesURL != nil { throw ValidationError("--no-fiat excludes --fiat, --rates-file and --rates-url") }
-        if let fiat, fiat.count != 3 || !fiat.allSatisfy({ $0.isASCII && $0.isLetter }) { throw ValidationError("--fiat takes a three-letter currency code") }
-        if let ratesURL, URL(string: ratesURL)?.scheme?.lowercased() != "https" { throw ValidationError("--rates-url must be an https URL") }
         try WalletSession.checkOneStdin(password.passwordFile, apiKeyFile)
     }
 
     func run() async throws {
         let store = try WalletSession.store(create: false)
         let summary = try store.wallet(named: wallet)
-        var change = LightningSettingsChange(backend: try backend.map { try BackendSpec.parse($0) }, fiat: fiat,
-                                             rates: ratesFile.map { .file(path: URL(fileURLWithPath: $0).standardizedFileURL.path) }
-                                                 ?? ratesURL.flatMap(URL.init(string:)).map { .url($0) })
+        var change = LightningSettingsChange(backend: try backend.map { try BackendSpec.parse($0) },
+                                             fiat: try fiat.map { try LightningSettingsChange.currencyCode($0) },
+                                             rates: try ratesFile.map(RatesSource.localFile) ?? ratesURL.map { try RatesSource.web($0) })
         change.apiKey = try apiKeyFile.map { try Input.readSecretFile($0, what: "API key") }
         change.clearFiat = noFiat
         #if canImport(HawalaSpark)

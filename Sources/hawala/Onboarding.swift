@@ -2,6 +2,7 @@ import HawalaFormat
 import ArgumentParser
 import Foundation
 import HawalaVault
+import HawalaVaultClient
 import HawalaWallet
 
 /// `hawala` with no arguments in a terminal: create or restore a first wallet, or show where
@@ -38,8 +39,7 @@ enum Onboarding {
     /// a backup (the newest by default) and restore it with its backup password.
     static func restoreFromVault(_ terminal: Terminal) async throws {
         let url = try terminal.choose("Vault URL (https://…): ", hint: "Type the vault's address, e.g. https://vault.example.com.") { answer -> String? in
-            guard let u = URL(string: answer), ["https", "http"].contains(u.scheme?.lowercased() ?? ""), u.host != nil else { return nil }
-            return answer
+            (try? VaultClient.loginURL(answer, allowPlainHTTP: true)).map { _ in answer }
         }
         try await VaultLogin.logIn(url, tokenFile: nil, insecure: false, passwordFile: nil)
         let backups = try await VaultSession.open(passwordFile: nil).client.backups()

@@ -40,7 +40,7 @@ struct VaultCredentialsBackup: AsyncParsableCommand {
     func run() async throws {
         let client = try VaultSession.open(passwordFile: password.passwordFile).client
         let credential = try input.map { try CredentialEnvelope.readFile($0) } ?? BackupPasswords.existing(file: backupPasswordFile)
-        guard !credential.isEmpty else { throw CredentialEnvelope.Error.empty }
+        try CredentialEnvelope.checkSealable(credential)
         let phrase = try RecoveryPhrase.newShownAndChecked(nothingDone: "nothing was uploaded")
         BackupPasswords.progress("encrypting (Argon2id, 64 MiB)…")
         let envelope = Data(try CredentialEnvelope.seal(credential, phrase: phrase))

@@ -26,6 +26,12 @@ struct CredentialTests {
         let small = folder.appendingPathComponent("small"), large = folder.appendingPathComponent("large")
         try Data("opaque".utf8).write(to: small)
         #expect(try CredentialEnvelope.readFile(small.path) == SecretBytes(utf8: "opaque"))
+        // Read (an envelope may be that long), but refused before a phrase is made for it.
+        let justOver = folder.appendingPathComponent("just-over")
+        try Data(count: CredentialEnvelope.maximumBlobBytes + 1).write(to: justOver)
+        #expect(throws: CredentialEnvelope.Error.tooLarge) { try CredentialEnvelope.checkSealable(try CredentialEnvelope.readFile(justOver.path)) }
+        #expect(throws: CredentialEnvelope.Error.empty) { try CredentialEnvelope.checkSealable(SecretBytes([])) }
+        try CredentialEnvelope.checkSealable(try CredentialEnvelope.readFile(small.path))
         try Data(count: CredentialEnvelope.maximumBlobBytes + 1025).write(to: large)
         #expect(throws: CredentialEnvelope.Error.tooLarge) { try CredentialEnvelope.readFile(large.path) }
         let missing = folder.appendingPathComponent("missing").path

@@ -85,6 +85,26 @@ struct LightningSessionTests {
         }
         let cleared = try await apply(LightningSettingsChange(clearFiat: true))
         #expect(cleared.settings.fiat == nil && cleared.settings.rates == nil && cleared.settings.backend == "spark:regtest")
+        // A currency is three letters, a rates service https: refused by the library whatever the face.
+        for code in ["US", "dollars", "U$D", "ÉUR", ""] {
+            await #expect(throws: LightningSettingsError.invalidCurrencyCode(code)) { _ = try await apply(LightningSettingsChange(fiat: code)) }
+        }
+        await #expect(throws: LightningSettingsError.ratesNotHTTPS("http://rates.example/api")) {
+            _ = try await apply(LightningSettingsChange(fiat: "USD", rates: .url(URL(string: "http://rates.example/api")!)))
+        }
+        #expect(try LightningSettings.load(store: store, walletID: wallet.id).fiat == nil)
+    }
+
+    /// A rates source as a person types it: a full path, an https address; nothing else.
+    @Test func typedRatesSources() throws {
+        #expect(try RatesSource(typed: "/srv/rates/../rates.txt") == .file(path: "/srv/rates.txt"))
+        #expect(try RatesSource(typed: "https://rates.example/v1") == .url(URL(string: "https://rates.example/v1")!))
+        #expect(try RatesSource(typed: "HTTPS://rates.example/v1") == .url(URL(string: "HTTPS://rates.example/v1")!))
+        #expect(throws: LightningSettingsError.ratesNotHTTPS("http://rates.example")) { try RatesSource(typed: "http://rates.example") }
+        #expect(throws: LightningSettingsError.ratesNotHTTPS("https://")) { try RatesSource(typed: "https://") }
+        #expect(throws: LightningSettingsError.unrecognizedRatesSource("rates.txt")) { try RatesSource(typed: "rates.txt") }
+        #expect(RatesSource.localFile("/a/./b.txt") == .file(path: "/a/b.txt"))
+        #expect(try LightningSettingsChange.currencyCode(" usd ") == "USD")
     }
 
     /// Devnet syncs without the password once its node is known, reports an unreachable ledger

@@ -69,6 +69,11 @@ struct LightningWalletTests {
 
         let first = try await bob.receivePayment(ReceiveRequest(amountSats: 100, description: "keyless"))
         let prepared = try await backend.prepareSendPayment(PrepareSendRequest(input: first.invoice))
+        // A key of no bytes, or of more than 256, is refused before anything is recorded or sent.
+        for key in ["", String(repeating: "k", count: 257)] {
+            await #expect(throws: LightningError.invalidIdempotencyKey(bytes: key.utf8.count)) { _ = try await lightning.pay(prepared, idempotencyKey: key) }
+        }
+        #expect(try store.payments(walletID: wallet.id, filter: PaymentFilter()).isEmpty && backend.sends == 0)
         let paid = try await lightning.pay(prepared, idempotencyKey: "k1")
         #expect(paid.status == .completed && paid.idempotencyKey == "k1")
         try await lightning.sync()
