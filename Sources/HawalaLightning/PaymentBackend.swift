@@ -156,12 +156,33 @@ extension PrepareSendRequest {
         case (nil, let given?):
             let (msat, overflow) = given.multipliedReportingOverflow(by: 1000)
             guard !overflow, msat > 0, msat <= PaymentLimits.maximumMsat else {
-                throw LightningError.amountOutOfRange("the amount must be between 1 sat and 21,000,000 BTC")
+                throw LightningError.outOfRange(.amount)
             }
             amountMsat = msat
         }
-        guard amountMsat > 0 else { throw LightningError.amountOutOfRange("the amount must be at least 1 msat") }
+        guard amountMsat > 0 else { throw LightningError.outOfRange(.amount) }
         return amountMsat
+    }
+}
+
+/// Which bound of `PaymentLimits` a request broke.
+public enum PaymentLimit: Equatable, Sendable, CustomStringConvertible {
+    /// An amount: 1 sat (1 msat for an invoice's own) to 21,000,000 BTC.
+    case amount
+    /// An invoice's expiry: `PaymentLimits.expiryRange`.
+    case expiry
+    /// A description longer than `PaymentLimits.maximumDescriptionBytes`.
+    case description
+    /// A balance above 21,000,000 BTC (devnet's funding).
+    case balance
+
+    public var description: String {
+        switch self {
+        case .amount: "the amount must be between 1 sat and 21,000,000 BTC"
+        case .expiry: "the expiry must be between 1 second and 1 year"
+        case .description: "the description is longer than \(PaymentLimits.maximumDescriptionBytes) bytes"
+        case .balance: "a balance can't exceed 21,000,000 BTC"
+        }
     }
 }
 
@@ -180,15 +201,15 @@ public enum PaymentLimits {
         if let sats = request.amountSats {
             let (msat, overflow) = sats.multipliedReportingOverflow(by: 1000)
             guard sats > 0, !overflow, msat <= maximumMsat else {
-                throw LightningError.amountOutOfRange("the amount must be between 1 sat and 21,000,000 BTC")
+                throw LightningError.outOfRange(.amount)
             }
             amountMsat = msat
         }
         guard expiryRange.contains(request.expirySeconds) else {
-            throw LightningError.amountOutOfRange("the expiry must be between 1 second and 1 year")
+            throw LightningError.outOfRange(.expiry)
         }
         guard request.description.utf8.count <= maximumDescriptionBytes else {
-            throw LightningError.amountOutOfRange("the description is longer than \(maximumDescriptionBytes) bytes")
+            throw LightningError.outOfRange(.description)
         }
         return amountMsat
     }
@@ -279,7 +300,8 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     case invalidBackend(String)
     case amountRequired
     case amountMismatch(invoiceSats: UInt64, givenSats: UInt64)
-    case amountOutOfRange(String)
+    /// A request outside a bound every backend keeps (`PaymentLimits`).
+    case outOfRange(PaymentLimit)
     case wrongNetwork(invoice: LightningNetwork, backend: LightningNetwork, backendName: String)
     case expired(Date)
     case insufficientBalance(haveMsat: UInt64, needMsat: UInt64)
@@ -305,7 +327,7 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case .invalidBackend(let why): why
         case .amountRequired: "the invoice has no amount: an amount in sat must be given"
         case let .amountMismatch(invoice, given): "the invoice asks for \(invoice) sat, not \(given)"
-        case .amountOutOfRange(let why): why
+        case .outOfRange(let limit): limit.description
         case let .wrongNetwork(invoice, backend, name):
             "the invoice is for \(invoice.displayName), and this wallet's backend (\(name)) pays on \(backend.displayName) only"
         case .expired(let date): "the invoice expired at \(ISO8601DateFormatter().string(from: date))"

@@ -221,7 +221,7 @@ public final class SparkBackend: PaymentBackend, @unchecked Sendable {
     public func prepareLnurlPay(_ request: HawalaLightning.PrepareLnurlPayRequest) async throws -> HawalaLightning.PrepareLnurlPayResponse {
         guard let lnurl else { throw LightningError.notPayable("no HTTP client configured for LNURL") }
         let (msat, overflow) = request.amountSats.multipliedReportingOverflow(by: 1000)
-        guard !overflow else { throw LightningError.amountOutOfRange("the amount is too large") }
+        guard !overflow else { throw LightningError.outOfRange(.amount) }
         let (invoice, action) = try await lnurl.invoice(for: request.payRequest, amountMsat: msat, comment: request.comment, network: network)
         return HawalaLightning.PrepareLnurlPayResponse(payRequest: request.payRequest, prepared: try await prepare(invoice, amountSats: request.amountSats),
                                        successAction: action)
@@ -235,7 +235,7 @@ public final class SparkBackend: PaymentBackend, @unchecked Sendable {
 
     public func receivePayment(_ request: ReceiveRequest) async throws -> ReceiveResponse {
         _ = try PaymentLimits.check(request)
-        guard let expiry = UInt32(exactly: request.expirySeconds) else { throw LightningError.amountOutOfRange("the expiry is too long") }
+        guard let expiry = UInt32(exactly: request.expirySeconds) else { throw LightningError.outOfRange(.expiry) }
         let method = ReceivePaymentMethod.bolt11Invoice(description: request.description, amountSats: request.amountSats,
                                                         expirySecs: expiry, paymentHash: nil, receiverIdentityPublicKey: nil)
         let response = try await call { try await $0.receivePayment(request: ReceivePaymentRequest(paymentMethod: method)) }

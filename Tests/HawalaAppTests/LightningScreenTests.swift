@@ -71,6 +71,11 @@ extension AppSecurityTests {
             #expect(!page.body.contains("<script>alert") && page.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
             #expect(page.body.contains(#"<noscript><meta http-equiv="refresh" content="5"></noscript>"#), "polling without scripts")
             #expect(try await browser.send(.post, "/lightning/invoice", form: ["csrf": csrf, "amount": "-5"]).status == 400)
+            // The library's bounds, in the page's words.
+            let zero = try await browser.send(.post, "/lightning/invoice", form: ["csrf": csrf, "amount": "0"])
+            #expect(zero.status == 400 && zero.body.contains("from 1 sat to 21,000,000 BTC"))
+            let long = try await browser.send(.post, "/lightning/invoice", form: ["csrf": csrf, "amount": "1", "description": String(repeating: "d", count: 640)])
+            #expect(long.status == 400 && long.body.contains("639 bytes at most"))
 
             // The stream: no session, a foreign Origin, a cross-site fetch, an unknown invoice.
             let events = "/lightning/invoice/events?hash=\(hash)"

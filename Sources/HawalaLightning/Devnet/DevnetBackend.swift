@@ -132,7 +132,7 @@ public final class DevnetBackend: PaymentBackend, @unchecked Sendable {
     public func prepareLnurlPay(_ request: PrepareLnurlPayRequest) async throws -> PrepareLnurlPayResponse {
         guard let lnurl else { throw LightningError.notPayable("no HTTP client configured for LNURL") }
         let (msat, overflow) = request.amountSats.multipliedReportingOverflow(by: 1000)
-        guard !overflow else { throw LightningError.amountOutOfRange("the amount is too large") }
+        guard !overflow else { throw LightningError.outOfRange(.amount) }
         let (invoice, action) = try await lnurl.invoice(for: request.payRequest, amountMsat: msat, comment: request.comment, network: network)
         return PrepareLnurlPayResponse(payRequest: request.payRequest, prepared: try prepare(invoice, amountSats: request.amountSats), successAction: action)
     }
@@ -164,7 +164,7 @@ public final class DevnetBackend: PaymentBackend, @unchecked Sendable {
     /// Test funds (devnet only): credits this node and records a received payment.
     public func fund(sats: UInt64) async throws -> Payment {
         let (msat, overflow) = sats.multipliedReportingOverflow(by: 1000)
-        guard !overflow else { throw LightningError.amountOutOfRange("devnet funding must be between 1 sat and 21,000,000 BTC") }
+        guard !overflow else { throw LightningError.outOfRange(.amount) }
         return try ledger.fund(node: try signingNode(), amountMsat: msat, now: clock())
     }
 

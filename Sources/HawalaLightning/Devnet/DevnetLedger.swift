@@ -123,14 +123,14 @@ final class DevnetLedger: Sendable {
     /// Test funds: credits `node` and records a completed receive.
     func fund(node: String, amountMsat: UInt64, now: Date) throws -> Payment {
         guard amountMsat > 0, amountMsat <= DevnetLedger.maximumMsat else {
-            throw LightningError.amountOutOfRange("devnet funding must be between 1 sat and 21,000,000 BTC")
+            throw LightningError.outOfRange(.amount)
         }
         let id = DevnetLedger.newID()
         try write { db in
             try db.execute(sql: "INSERT OR IGNORE INTO node (id, balanceMsat, createdAt) VALUES (?, 0, ?)", arguments: [node, now.timeIntervalSince1970])
             let balance = try Int64.fetchOne(db, sql: "SELECT balanceMsat FROM node WHERE id = ?", arguments: [node]) ?? 0
             guard UInt64(balance) + amountMsat <= DevnetLedger.maximumMsat else {
-                throw LightningError.amountOutOfRange("a devnet balance can't exceed 21,000,000 BTC")
+                throw LightningError.outOfRange(.balance)
             }
             try db.execute(sql: "UPDATE node SET balanceMsat = balanceMsat + ? WHERE id = ?", arguments: [Int64(amountMsat), node])
             try DevnetLedger.insertPayment(db, id: id, payer: nil, payee: node, paymentHash: nil, bolt11: nil,
