@@ -24,12 +24,12 @@ public enum BackendSpec: Sendable, Equatable, CustomStringConvertible {
         let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
         if parts.count == 2, parts[0] == "spark" {
             guard let network = SparkNetwork(rawValue: parts[1]) else {
-                throw LightningError.invalidBackend("unknown Spark network \"\(parts[1])\": spark:mainnet or spark:regtest")
+                throw LightningError.unknownBackend(text)
             }
             return .spark(network)
         }
         guard parts.count == 2, parts[0] == "devnet", !parts[1].isEmpty else {
-            throw LightningError.invalidBackend("unknown backend \"\(text)\": spark:mainnet, spark:regtest, or devnet:PATH (a development network on this machine, not the Lightning network)")
+            throw LightningError.unknownBackend(text)
         }
         let path = parts[1].hasPrefix("/") ? parts[1] : URL(fileURLWithPath: directory).appendingPathComponent(parts[1]).standardizedFileURL.path
         return .devnet(path: path)

@@ -297,7 +297,10 @@ public enum PaymentEvent: Sendable {
 /// Everything the Lightning wallet layer refuses, as one line a person can act on.
 public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible {
     case notConnected
-    case invalidBackend(String)
+    /// Not a backend spec (the text as given).
+    case unknownBackend(String)
+    /// The devnet ledger at `path` can't be opened or read (the system's or SQLite's reason).
+    case devnetLedger(path: String, reason: String)
     case amountRequired
     case amountMismatch(invoiceSats: UInt64, givenSats: UInt64)
     /// A request outside a bound every backend keeps (`PaymentLimits`).
@@ -311,7 +314,6 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     case feeAboveMaximum(feeMsat: UInt64, maximumMsat: UInt64)
     case notPayable(String)
     case timeout(String)
-    case devnetOnly(String)
     /// The backend's network did not answer (or not in time); nothing is known to have failed.
     case unreachable(network: String, reason: String)
     /// The backend needs an API key that is not configured.
@@ -324,7 +326,11 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .notConnected: "the payment backend is not connected"
-        case .invalidBackend(let why): why
+        case .unknownBackend(let text) where text.hasPrefix("spark:"):
+            "unknown Spark network \"\(text.dropFirst(6))\": spark:mainnet or spark:regtest"
+        case .unknownBackend(let text):
+            "unknown backend \"\(text)\": spark:mainnet, spark:regtest, or devnet:PATH (a development network on this machine, not the Lightning network)"
+        case let .devnetLedger(path, reason): "cannot use the devnet ledger \(path): \(reason)"
         case .amountRequired: "the invoice has no amount: an amount in sat must be given"
         case let .amountMismatch(invoice, given): "the invoice asks for \(invoice) sat, not \(given)"
         case .outOfRange(let limit): limit.description
@@ -338,7 +344,6 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case let .feeAboveMaximum(fee, maximum): "the fee (\(satsText(fee))) is above the maximum (\(satsText(maximum)))"
         case .notPayable(let why): why
         case .timeout(let why): why
-        case .devnetOnly(let why): why
         case let .unreachable(network, reason): "cannot reach the \(network): \(reason)"
         case .apiKeyRequired(let backend): "\(backend) needs a Breez API key (free from Breez: https://breez.technology/request-api-key/)"
         case .backendUnavailable(let why): why

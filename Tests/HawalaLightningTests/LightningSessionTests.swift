@@ -95,6 +95,22 @@ struct LightningSessionTests {
         #expect(try LightningSettings.load(store: store, walletID: wallet.id).fiat == nil)
     }
 
+    /// Backend specs: a relative devnet path is made absolute; anything else is refused with
+    /// the text given; a ledger that can't be made says where.
+    @Test func backendSpecs() throws {
+        #expect(try BackendSpec.parse("devnet:ledger.db", relativeTo: "/srv/ln") == .devnet(path: "/srv/ln/ledger.db"))
+        #expect(try BackendSpec.parse("spark:regtest") == .spark(.regtest))
+        for text in ["spark:testnet", "devnet:", "lnd:localhost", ""] {
+            #expect(throws: LightningError.unknownBackend(text)) { try BackendSpec.parse(text) }
+        }
+        #expect(LightningError.unknownBackend("spark:testnet").description.contains("unknown Spark network \"testnet\""))
+        #expect(throws: LightningError.self) { try DevnetBackend(ledgerPath: "/proc/no-such/ledger.db") }
+        do { _ = try DevnetBackend(ledgerPath: "/proc/no-such/ledger.db") } catch let error as LightningError {
+            guard case .devnetLedger(let path, _) = error else { Issue.record("\(error)"); return }
+            #expect(path == "/proc/no-such/ledger.db")
+        }
+    }
+
     /// A rates source as a person types it: a full path, an https address; nothing else.
     @Test func typedRatesSources() throws {
         #expect(try RatesSource(typed: "/srv/rates/../rates.txt") == .file(path: "/srv/rates.txt"))

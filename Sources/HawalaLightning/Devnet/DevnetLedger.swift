@@ -35,9 +35,9 @@ final class DevnetLedger: Sendable {
             db = try DatabaseQueue(path: path, configuration: configuration)
             try DevnetLedger.migrator.migrate(db)
         } catch let error as DatabaseError {
-            throw LightningError.invalidBackend("cannot open the devnet ledger \(path): \(error.message ?? error.description)")
+            throw LightningError.devnetLedger(path: path, reason: error.message ?? error.description)
         } catch let error as CocoaError {
-            throw LightningError.invalidBackend("cannot create the devnet ledger's folder for \(path): \(error.localizedDescription)")
+            throw LightningError.devnetLedger(path: path, reason: "cannot create its folder: \(error.localizedDescription)")
         }
     }
 
@@ -278,6 +278,6 @@ final class DevnetLedger: Sendable {
     }
 
     private func ledgerError(_ error: DatabaseError) -> LightningError {
-        .invalidBackend("devnet ledger \(path): \(error.message ?? error.description)")
+        .devnetLedger(path: path, reason: error.message ?? error.description)
     }
 }
