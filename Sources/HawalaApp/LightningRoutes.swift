@@ -313,9 +313,7 @@ extension AppRoutes {
             let payment = try await openLightning(store, wallet, keyring: keyring, signing: true, reachesLNURL: pending.payment.payRequest != nil).closing {
                 try await $0.lightning.pay(pending.payment, idempotencyKey: nil)
             }
-            let message = payment.status == .completed
-                ? pending.payment.successAction.flatMap { try? $0.text(preimage: payment.details.preimage.flatMap { bytes(fromHex: $0) }) }
-                : nil
+            let message = pending.payment.payeeMessage(after: payment)
             let headline = switch payment.status {
             case .completed: "Paid"
             case .failed: "Payment failed"

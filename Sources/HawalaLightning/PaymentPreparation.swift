@@ -28,6 +28,15 @@ public enum PreparedPayment: Sendable {
         return nil
     }
 
+    /// What the payee says once `payment` completed: the LNURL-pay success action (a LUD-10
+    /// message decrypted with the preimage), made safe to show; nil before that, without one, or
+    /// when it can't be read.
+    public func payeeMessage(after payment: Payment) -> String? {
+        guard payment.status == .completed, let successAction,
+              let text = try? successAction.text(preimage: payment.details.preimage.flatMap { bytes(fromHex: $0) }) else { return nil }
+        return DisplayText.safe(text)
+    }
+
     /// The key a payment is made under when none is given: the invoice's payment hash, so the
     /// same invoice is never paid twice.
     public var defaultIdempotencyKey: String { PaymentInput.idempotencyKey(paymentHash: prepared.invoice.paymentHash) }

@@ -3,6 +3,7 @@ import HawalaCrypto
 import HawalaKeys
 import Testing
 @testable import HawalaLightning
+import HawalaWallet
 
 /// A fake LNURL-pay service on loopback: its pay request, and invoices for what is asked,
 /// each overridable to misbehave.
@@ -58,6 +59,14 @@ struct LNURLPayTests {
         let (invoice, action) = try await flow.invoice(for: request, amountMsat: 21_000, comment: "gm & thanks", network: .regtest)
         #expect(invoice.amountMsat == 21_000 && action == .message("Thanks!"))
         #expect(try action?.text(preimage: nil) == "Thanks!")
+        // What every face shows after paying: the payee's words once completed, not before.
+        let prepared = PreparedPayment.lnurl(PrepareLnurlPayResponse(
+            payRequest: request, prepared: PrepareSendResponse(invoiceText: invoice.text, invoice: invoice, amountMsat: 21_000, feeMsat: 0), successAction: action))
+        func payment(_ status: Payment.Status) -> Payment {
+            Payment(id: "p", type: .send, status: status, amountMsat: 21_000, feeMsat: 0, timestamp: Date(), backend: "devnet", details: Payment.Details())
+        }
+        #expect(prepared.payeeMessage(after: payment(.completed)) == "Thanks!")
+        #expect(prepared.payeeMessage(after: payment(.pending)) == nil && prepared.payeeMessage(after: payment(.failed)) == nil)
         let last = try #require(service.server.requests.last)
         #expect(last.hasPrefix("/cb?session=1&amount=21000&comment=gm%20%26%20thanks"), "\(last)")
         await fetcher.shutdown()
