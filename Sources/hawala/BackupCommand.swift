@@ -15,37 +15,6 @@ struct BackupCommand: ParsableCommand {
         subcommands: [BackupExport.self, BackupInspect.self, BackupImport.self, CredentialCommand.self, PaperCommand.self, ShamirCommand.self])
 }
 
-enum BackupPasswords {
-    /// The backup password for a new file: from the file, or typed twice; checked for strength.
-    /// At a terminal a refused or mistyped password is asked again.
-    static func new(file: String?) throws -> SecretBytes {
-        if let file {
-            let password = try Input.readSecretFile(file, what: "backup password")
-            report(try PasswordStrength.check(password))
-            return password
-        }
-        let terminal = try Terminal.required("pass --backup-password-file")
-        terminal.line("Choose a password for this backup file: four or more random words, or a long passphrase (at least \(PasswordStrength.minimumBits) bits by the estimate).")
-        let (password, strength) = try WalletSession.askNewSecret(on: terminal, prompt: "Backup password: ") { try PasswordStrength.check($0) }
-        report(strength)
-        return password
-    }
-
-    private static func report(_ strength: PasswordStrength) {
-        Output.error("backup password strength: \(strength.rating) (about \(strength.bits) bits)")
-    }
-
-    static func existing(file: String?) throws -> SecretBytes {
-        if let file { return try Input.readSecretFile(file, what: "backup password") }
-        return try Terminal.required("pass --backup-password-file").askSecret("Backup password: ")
-    }
-
-    /// A note on stderr before a slow key derivation, when someone is watching.
-    static func progress(_ text: String) {
-        if isatty(STDERR_FILENO) == 1 { Output.error(text) }
-    }
-}
-
 struct BackupExport: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
@@ -96,8 +65,6 @@ struct BackupInspect: ParsableCommand {
     }
 }
 
-extension ConflictPolicy: ExpressibleByArgument {}
-
 struct BackupImport: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
@@ -140,33 +107,9 @@ struct BackupImport: ParsableCommand {
             let count = plan.conflicts.count
             throw CLIError("\(count) wallet\(count == 1 ? " is" : "s are") already here; choose --on-conflict skip|keep-both|replace (nothing was imported)")
         }
-        while case .asking(let name, let conflict) = resolution.state {
-            resolution.choose(try askPolicy(name, conflict: conflict, on: try Terminal.required("pass --on-conflict")))
-        }
+        if case .asking = resolution.state { try ConflictRenderer.run(&resolution, on: try Terminal.required("pass --on-conflict")) }
         let store = try WalletSession.store(create: true)
         let keyring = try WalletSession.keyringForChange(store, file: passwordFile)
         for outcome in try plan.apply(policies: resolution.policies, store: store, keyring: keyring) { print(outcome) }
-    }
-
-    /// The choice for one conflict, asked until it is one of those offered. The same wallet
-    /// (same words and network) can be skipped or replaced; keeping it twice is not offered.
-    static func askPolicy(_ name: String, conflict: BackupImportPlan.Conflict, on terminal: Terminal) throws -> ConflictPolicy {
-        let offered = conflict.offered
-        let (prompt, hint) = if case .sameWallet(let existing) = conflict {
-            ("\"\(name)\" is already here as \"\(existing)\" (same words and network): [s]kip or [r]eplace? ",
-             "Type s to keep the wallet here, or r to replace it with the one from the backup.")
-        } else {
-            ("Another wallet here is named \"\(name)\": [s]kip, [k]eep both (the backup's under a new name), or [r]eplace? ",
-             "Type s to skip it, k to keep both, or r to replace the wallet here.")
-        }
-        return try terminal.choose(prompt, hint: hint) { answer -> ConflictPolicy? in
-            let policy: ConflictPolicy? = switch answer.lowercased() {
-            case "s", "skip": .skip
-            case "k", "keep", "keep-both", "keep both": .keepBoth
-            case "r", "replace": .replace
-            default: nil
-            }
-            return policy.flatMap { offered.contains($0) ? $0 : nil }
-        }
     }
 }

@@ -24,34 +24,3 @@ struct Hawala: ParsableCommand {
 enum HawalaVersion {
     static let string = "0.1.0"
 }
-
-extension Chain: ExpressibleByArgument {
-    public init?(argument: String) {
-        guard let chain = Chain.named(argument) else { return nil }
-        self = chain
-    }
-
-    public static var allValueStrings: [String] { Chain.all.map(\.name) }
-}
-
-extension Language: ExpressibleByArgument {
-    public init?(argument: String) { self.init(name: argument) }
-    public static var allValueStrings: [String] { Language.allCases.map(\.rawValue) }
-}
-
-/// Options shared by the commands that read a mnemonic.
-struct SeedOptions: ParsableArguments {
-    @Option(name: .customLong("passphrase-file"), help: ArgumentHelp(
-        "File holding the BIP39 passphrase, used exactly as written minus one trailing newline (\"-\" = stdin after the mnemonic line).",
-        valueName: "path"))
-    var passphraseFile: String?
-
-    /// Reads the mnemonic (stdin or prompt) and the passphrase, and builds the wallet keys.
-    func wallet() throws -> HDWallet {
-        let phrase = try Input.readMnemonic()
-        let mnemonic: Mnemonic
-        do { mnemonic = try Mnemonic(phrase: phrase) } catch let e as MnemonicError { throw CLIError(e.description) }
-        let passphrase = try Input.readPassphrase(file: passphraseFile)
-        return HDWallet(mnemonic: mnemonic, passphrase: passphrase)
-    }
-}

@@ -1,51 +1,13 @@
 import HawalaFormat
 import ArgumentParser
 import Foundation
-import HawalaVault
 import HawalaBackup
-import HawalaCrypto
-import HawalaKeys
 import HawalaLightning
 import HawalaPaper
-#if canImport(HawalaSpark)
-import HawalaSpark
-#endif
 import HawalaWallet
 
 // `hawala ln invoice|pay|balance|history|show|export|watch|config|devnet`: the wallet side of
 // Lightning, through the wallet's payment backend (devnet here: see LightningSession).
-
-/// Options every wallet-side `ln` command takes.
-struct LightningOptions: ParsableArguments {
-    @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
-    @Option(help: ArgumentHelp("Payment backend: spark:mainnet, spark:regtest or devnet:PATH (default: the wallet's, see `hawala ln config`).", valueName: "spec"))
-    var backend: String?
-    @Option(name: .customLong("network-timeout"), help: ArgumentHelp("Seconds to wait for the payment network before giving up (Spark).", valueName: "seconds"))
-    var networkTimeout: Int = 30
-    @OptionGroup var password: PasswordOptions
-
-    func validate() throws {
-        guard (1...600).contains(networkTimeout) else { throw ValidationError("--network-timeout must be between 1 and 600 seconds") }
-    }
-}
-
-extension LightningOptions {
-    /// Opens the wallet's backend for one command (see `LightningSession.open`): the password
-    /// comes from the prompt or --password-file, only when needed.
-    func open(signing: Bool, reachesLNURL: Bool = false) async throws -> LightningSession {
-        let store = try WalletSession.store(create: false)
-        let wallet = try store.wallet(named: self.wallet)
-        #if canImport(HawalaSpark)
-        let spark: SparkOpener? = .sdk(logFilter: SparkBackend.logFilter(logLevel.rawValue))
-        #else
-        let spark: SparkOpener? = nil
-        #endif
-        return try await LightningSession.open(store: store, wallet: wallet, backend: backend, signing: signing, spark: spark,
-                                               networkTimeout: .seconds(networkTimeout), reachesLNURL: reachesLNURL) {
-            try WalletSession.unlock(store, file: password.passwordFile)
-        }
-    }
-}
 
 /// Flushes stdout (a pipe buffers until exit otherwise).
 func flushOutput() { fflush(nil) }
@@ -157,7 +119,7 @@ struct LightningPay: AsyncParsableCommand {
             let summary = try store.wallet(named: options.wallet)
             if let earlier = try LightningWallet.earlierPayment(for: parsed, key: idempotencyKey, store: store, walletID: summary.id) {
                 Output.error("already paid under this idempotency key: nothing was sent again")
-                return try report(earlier, successAction: nil)
+                return try report(earlier, payeeMessage: nil)
             }
         }
         if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm the payment; pass --yes to pay without asking", code: .usage) }
@@ -175,18 +137,17 @@ struct LightningPay: AsyncParsableCommand {
             for line in preview { terminal.line(line) }
             guard try terminal.confirm("Pay \(satsText(payment.prepared.totalMsat)) in total?") else { throw CLIError("not paid") }
         }
-        try report(try await session.lightning.pay(payment, idempotencyKey: idempotencyKey), successAction: payment.successAction)
+        let paid = try await session.lightning.pay(payment, idempotencyKey: idempotencyKey)
+        try report(paid, payeeMessage: payment.payeeMessage(after: paid))
     }
 
     /// Prints the final status; exit 1 when failed, 3 when still pending.
-    func report(_ payment: Payment, successAction: SuccessAction?) throws {
+    func report(_ payment: Payment, payeeMessage: String?) throws {
         if json { payment.json.print() }
         switch payment.status {
         case .completed:
             if !json { print("paid \(satsText(payment.amountMsat)) (fee \(satsText(payment.feeMsat))); payment \(payment.id), preimage \(payment.details.preimage ?? "?")") }
-            if let successAction, let text = try? successAction.text(preimage: payment.details.preimage.flatMap { bytes(fromHex: $0) }) {
-                Output.error("message from the payee: \(DisplayText.safe(text))")
-            }
+            if let payeeMessage { Output.error("message from the payee: \(payeeMessage)") }
         case .failed:
             throw CLIError("payment failed: \(DisplayText.safe(payment.failureReason ?? "no reason given")) (payment \(payment.id))")
         case .pending:
@@ -217,8 +178,6 @@ struct LightningBalance: AsyncParsableCommand {
     }
 }
 
-extension Payment.Status: ExpressibleByArgument {}
-extension ReceiveMethod: ExpressibleByArgument {}
 
 enum HistoryType: String, ExpressibleByArgument, CaseIterable {
     case sent, received
@@ -311,8 +270,6 @@ struct LightningExport: ParsableCommand {
         Output.error("exported \(count) payments to \(url.path)")
     }
 }
-
-extension PaymentExport.Format: ExpressibleByArgument {}
 
 struct LightningWatch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

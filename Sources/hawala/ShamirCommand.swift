@@ -19,10 +19,6 @@ struct ShamirCommand: ParsableCommand {
         subcommands: [ShamirSplitCommand.self, ShamirRecover.self])
 }
 
-extension WalletKind: ExpressibleByArgument, CaseIterable {
-    public static var allCases: [WalletKind] { [.bip39, .seed] }
-}
-
 struct ShamirSplitCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "split",
@@ -159,39 +155,6 @@ struct ShamirRecover: ParsableCommand {
                 throw CLIError("\(sharesFile) holds no shares")
             }
         }
-        let terminal = try Terminal.required("pass the shares with --shares-file")
-        terminal.line("Type each share (its words separated by spaces; four letters per word are enough). An empty line when done.")
-        var flow = ShareEntryFlow()
-        while true {
-            switch flow.state {
-            case .entering(let number):
-                if case .refused(.noShares) = flow.send(.share(try terminal.ask("Share \(number): "))) {
-                    throw CLIError("no shares entered; nothing was saved")
-                }
-            case let .correcting(words, error, suspect):
-                terminal.line("  \(error)")
-                for (i, w) in words.enumerated() { terminal.line("  \(i + 1). \(w)\(i + 1 == suspect ? "   <- not a SLIP-39 word" : "")") }
-                let fix: ShareEntryFlow.Event = try terminal.choose(
-                    "Number of the word to correct\(suspect.map { " [\($0)]" } ?? ""), the whole share, or \"again\": ",
-                    hint: "Type a number from 1 to \(words.count), the whole share, or \"again\"."
-                ) { answer in
-                    if answer.lowercased() == "again" { return .again }
-                    if answer.contains(where: { $0 == " " || $0 == "," || $0 == "\t" }) { return .share(answer) }
-                    guard let n = answer.isEmpty ? suspect : Int(answer), (1...words.count).contains(n) else { return nil }
-                    return .word(position: n, "")
-                }
-                if case .word(let position, _) = fix {
-                    flow.send(.word(position: position, try terminal.ask("Word \(position): ")))
-                } else {
-                    flow.send(fix)
-                }
-            case .finished:
-                return flow.shares
-            }
-            if let problem = flow.problem { terminal.line("  \(problem)") }
-            if let added = flow.added {
-                terminal.line("  ok: group \(added.group) of \(added.groupCount), \(added.have) of \(added.memberThreshold) shares; \(added.groupThreshold) group\(added.groupThreshold == 1 ? "" : "s") needed")
-            }
-        }
+        return try ShareEntryRenderer.run(on: try Terminal.required("pass the shares with --shares-file"))
     }
 }
