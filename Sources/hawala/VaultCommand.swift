@@ -51,6 +51,11 @@ struct VaultSession {
         case .plainHTTP: CLIError("\(error) (or pass --insecure)")
         case .notLoggedIn: CLIError("\(error): run `hawala vault login --url URL`")
         case .agentNotEnabled: CLIError("\(error): run `hawala vault agent enable`")
+        case .refused(let refusal) where refusal.status == 401: CLIError("\(error); ask its operator for a new token, then run `hawala vault login`")
+        case .refused(let refusal) where refusal.status == 400 && refusal.operation == .changeSettings && refusal.reason != nil:
+            CLIError(refusal.reason ?? "")  // the vault's own words for a value it does not take
+        case .cutShort: CLIError("the download was cut short; nothing was imported (try again; if it persists, the vault's operator can run `hawala-vault check`)")
+        case .hashMismatch: CLIError("the downloaded backup does not match its SHA-256; nothing was imported")
         default: CLIError(error.description)
         }
     }
@@ -78,13 +83,7 @@ struct VaultLogin: AsyncParsableCommand {
     static func logIn(_ text: String, tokenFile: String?, insecure: Bool, passwordFile: String?) async throws {
         let url = try VaultClient.loginURL(text, allowPlainHTTP: insecure)
         let token = try tokenFile.map { try Input.readSecretFile($0, what: "token") } ?? (try Terminal.required("pass --token-file").askSecret("Vault token: "))
-        let client: VaultClient
-        do {
-            client = try await SavedVaultLogin.check(url: url, token: token)
-        } catch {
-            guard case .refused(let refusal) = error, refusal.status == 401 else { throw error }
-            throw CLIError("the vault does not accept this token")
-        }
+        let client = try await SavedVaultLogin.check(url: url, token: token)
         // A new device has no store yet: the password chosen now becomes the wallet password.
         let store = try WalletSession.store(create: true)
         let keyring = try WalletSession.keyringForChange(store, file: passwordFile)
@@ -151,16 +150,7 @@ struct VaultRestore: AsyncParsableCommand {
     static func restore(_ id: String, passwordFile: String?, backupPasswordFile: String?, onConflict: ConflictPolicy?) async throws {
         let client = try VaultSession.open(passwordFile: passwordFile).client
         let id = try await client.backupID(id)
-        let data: Data
-        do {
-            data = try await client.download(id)
-        } catch {
-            switch error {
-            case .cutShort: throw CLIError("the download was cut short; nothing was imported (try again; if it persists, the vault's operator can run `hawala-vault check`)")
-            case .hashMismatch: throw CLIError("the downloaded backup does not match its SHA-256; nothing was imported")
-            default: throw error
-            }
-        }
+        let data = try await client.download(id)
         try BackupImport.run(source: "\(id).hawala", passwordFile: passwordFile, backupPasswordFile: backupPasswordFile,
                              onConflict: onConflict, dryRun: false) { try BackupFile.read(data, password: $0) }
     }
@@ -214,13 +204,7 @@ struct VaultSettingsCommand: AsyncParsableCommand {
             } catch {
                 throw CLIError(error.description, code: error == .unknownKey(change[1]) ? .usage : .failure)
             }
-            do {
-                settings = try await client.updateSettings(settings)
-            } catch {
-                // The vault's own words for a value it does not take.
-                guard case .refused(let refusal) = error, refusal.status == 400, let reason = refusal.reason else { throw error }
-                throw CLIError(reason)
-            }
+            settings = try await client.updateSettings(settings)
         }
         if json { settings.json.print(); return }
         for (k, v) in settings.fields { print("\(k): \(v.render())") }
