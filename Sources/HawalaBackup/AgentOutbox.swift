@@ -21,6 +21,8 @@ public enum AgentOutbox {
         var memoryKiB: UInt32
         /// HMAC (under the backup key) of the payload in the current snapshot.
         var payloadDigest: String?
+        /// The store's `exportVersion` when the snapshot was last found current.
+        var exportVersion: Int64?
     }
 
     static let keyKey = "vault.agent.key"
@@ -42,10 +44,17 @@ public enum AgentOutbox {
     }
 
     /// Writes a new snapshot when the agent is enabled and the wallets changed since the last
-    /// one; returns whether it wrote. Cheap when nothing changed (no Argon2id: the key is kept).
+    /// one; returns whether it wrote. Cheap when nothing changed: two reads when no write
+    /// touched what a backup holds (the store's `exportVersion`), else an export and an HMAC to
+    /// compare (no Argon2id: the key is kept).
     @discardableResult
     public static func refresh(store: WalletStore, keyring: Keyring, app: String, now: Date = Date()) throws -> Bool {
-        guard var record = try record(store), let kek = try store.sealedSetting(keyKey, keyring: keyring) else { return false }
+        guard var record = try record(store) else { return false }
+        let url = snapshotURL(home: store.home)
+        // Read before the export: a write in between leaves a newer version for the next call.
+        let version = try store.exportVersion()
+        if record.exportVersion == version, FileManager.default.fileExists(atPath: url.path) { return false }
+        guard let kek = try store.sealedSetting(keyKey, keyring: keyring) else { return false }
         guard let salt = bytes(fromHex: record.salt) else { throw WalletError.tampered("the saved vault agent key") }
         let key = try BackupKey(kek: kek, salt: salt, cost: HawalaKDFCost(passes: record.passes, memoryKiB: record.memoryKiB))
         let wallets = try store.exportWallets(names: nil, keyring: keyring)
@@ -56,13 +65,17 @@ public enum AgentOutbox {
         // The digest ignores the creation time, so an unchanged store gives the same one.
         let digest = hexString(Hash.hmacSHA256(key: kek, try BackupPayload(createdAt: Date(timeIntervalSince1970: 0), app: app, wallets: wallets, current: current)
             .encoded().unsafeCopy()))
-        let url = snapshotURL(home: store.home)
-        if record.payloadDigest == digest, FileManager.default.fileExists(atPath: url.path) { return false }
+        if record.payloadDigest == digest, FileManager.default.fileExists(atPath: url.path) {
+            record.exportVersion = version
+            try store.setSealedSetting(keyKey, secret: kek, plain: try encode(record), keyring: keyring)
+            return false
+        }
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         let payload = try BackupPayload(createdAt: now, app: app, wallets: wallets, current: current).encoded()
         try BackupFile.write(payload, to: url, key: key, createdAt: now)
         record.payloadDigest = digest
+        record.exportVersion = version
         try store.setSealedSetting(keyKey, secret: kek, plain: try encode(record), keyring: keyring)
         return true
     }

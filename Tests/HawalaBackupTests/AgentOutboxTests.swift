@@ -33,7 +33,7 @@ struct AgentOutboxTests {
     /// last wallet is deleted; it opens with the backup password.
     @Test func refreshWritesOnlyOnChange() throws {
         let (store, keyring) = try newStore()
-        try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
+        let main = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
         #expect(try AgentOutbox.refresh(store: store, keyring: keyring, app: "test") == false)  // not enabled
         let password = SecretBytes(utf8: "a long backup password 42")
         try AgentOutbox.enable(store: store, keyring: keyring, key: try BackupKey.derive(password: password, cost: .floor), app: "test")
@@ -42,6 +42,20 @@ struct AgentOutboxTests {
         let first = try Data(contentsOf: url)
         #expect(try AgentOutbox.refresh(store: store, keyring: keyring, app: "test") == false)
         #expect(try Data(contentsOf: url) == first)
+        // Nothing a backup holds was written since: no secret is opened at all (a keyring that
+        // opens nothing is not even used), however often it is asked.
+        let stranger = try Keyring(password: SecretBytes(utf8: "not the password"), parameters: fastKDF())
+        try store.setSetting("ln.syncedAt", to: "1700000000", walletID: main.id)
+        #expect(try AgentOutbox.refresh(store: store, keyring: stranger, app: "test") == false)
+        // A write that leaves the same backup: compared (with the right keyring), not rewritten.
+        try store.setSetting("ln.fiat", to: "USD", walletID: main.id)
+        #expect(throws: (any Error).self) { try AgentOutbox.refresh(store: store, keyring: stranger, app: "test") }
+        #expect(try AgentOutbox.refresh(store: store, keyring: keyring, app: "test") == true)
+        let withFiat = try Data(contentsOf: url)
+        try store.setSetting("ln.fiat", to: "USD", walletID: main.id)
+        #expect(try AgentOutbox.refresh(store: store, keyring: keyring, app: "test") == false)
+        #expect(try Data(contentsOf: url) == withFiat)
+        #expect(try AgentOutbox.refresh(store: store, keyring: stranger, app: "test") == false)
         try store.rename("Main", to: "Renamed")
         #expect(try AgentOutbox.refresh(store: store, keyring: keyring, app: "test") == true)
         let payload = try BackupPayload.decode(try BackupFile.read(url, password: password))

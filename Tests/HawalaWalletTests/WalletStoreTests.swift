@@ -38,11 +38,43 @@ struct WalletStoreTests {
         }
         #expect(try reopened.addresses(wallet: wallet, chain: .bitcoin, count: 50) == keys.addresses(chain: .bitcoin, count: 50))
         #expect(throws: WalletError.self) { try reopened.addresses(wallet: wallet, chain: .solana, count: 21) }
-        #expect(try reopened.appliedMigrations() == ["v1", "v2", "v3", "v4", "v5", "v6", "v7"])
+        #expect(try reopened.appliedMigrations() == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"])
     }
 
     /// The addresses and keys kept in the clear are re-derived from the sealed secret and
     /// compared: one swapped address or account key is found.
+    /// The export version moves with every write to what a backup holds, and with nothing
+    /// else: the vault agent trusts an unmoved version to skip its snapshot.
+    @Test func theExportVersionFollowsWhatABackupHolds() throws {
+        let (store, keyring) = try newStore()
+        var last = try store.exportVersion()
+        func moved(_ expected: Bool, _ what: String, _ write: () throws -> Void) throws {
+            try write()
+            let now = try store.exportVersion()
+            #expect((now != last) == expected, "\(what): \(last) → \(now)")
+            last = now
+        }
+        var main: WalletSummary!
+        try moved(true, "add") { main = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring) }
+        try moved(true, "add another") { _ = try store.add(mnemonic: try Mnemonic(text: legalWinner), passphrase: SecretBytes([]), name: "Other", network: .testnet, keyring: keyring) }
+        try moved(true, "current") { try store.use("Other") }
+        try moved(true, "rename") { try store.rename("Other", to: "Second") }
+        try moved(true, "backup recorded") { try store.recordBackup(of: main) }
+        let key = try ImportedPrivateKey(text: SecretBytes(utf8: "KwDiBf89QgGbjEhKnhXJuH7LrciVrZi3qYjgd9M7rFU73sVHnoWn"), chain: .bitcoin)
+        try moved(true, "imported key") { _ = try store.importKey(key, into: main, label: "paper", keyring: keyring) }
+        try moved(true, "payment") {
+            try store.savePayment(Payment(id: "p1", type: .receive, status: .completed, amountMsat: 1000, feeMsat: 0, timestamp: Date(), backend: "devnet",
+                                          details: Payment.Details(description: "tea")), walletID: main.id)
+        }
+        try moved(true, "wallet setting") { try store.setSetting("ln.fiat", to: "USD", walletID: main.id) }
+        try moved(true, "next receive address") { _ = try store.addressRequest(wallet: main, chain: nil, advance: true) { keyring } }
+        try moved(false, "last sync time") { try store.setSetting("ln.syncedAt", to: "1700000000", walletID: main.id) }
+        try moved(false, "store-wide setting") { try store.setGlobalSetting("app.idleLock", to: "300") }
+        try moved(false, "sealed store setting") { try store.setSealedSetting("vault.token", secret: SecretBytes(utf8: "t"), keyring: keyring) }
+        try moved(true, "password") { _ = try store.changePassword(from: keyring, to: SecretBytes(utf8: "another good password"), parameters: fastKDF()) }
+        try moved(true, "delete") { try store.delete("Second", keyring: try store.unlock(password: SecretBytes(utf8: "another good password"))) }
+    }
+
     @Test func cachedKeysAreVerified() throws {
         let home = temporaryHome()
         let store = try WalletStore(home: home, create: true)
