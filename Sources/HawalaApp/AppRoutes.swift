@@ -78,6 +78,7 @@ struct AppRoutes: Sendable {
     /// The lock: the keyring is dropped and the browser holds a new, locked session.
     func lock(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         let locked = await app.sessions.lock(session.id)
+        await app.lightningSessions.close(session.id)
         return AppResponse.redirect("/unlock", cookie: locked.id)
     }
 

@@ -126,6 +126,12 @@ actor AppSessions {
         return locked
     }
 
+    /// The ids of the sessions unlocked and not idle now.
+    func unlockedIDs() -> Set<String> {
+        let time = now()
+        return Set(sessions.values.filter { $0.isUnlocked && time.timeIntervalSince($0.lastSeen) <= idleLock }.map(\.id))
+    }
+
     /// Whether another password may be tried now.
     func mayTryPassword() -> Bool {
         let time = now()

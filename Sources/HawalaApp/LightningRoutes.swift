@@ -43,11 +43,10 @@ extension AppRoutes {
                                  sparkAvailable: app.options.spark != nil)
         if view.configured {
             do {
-                let balance = try await openLightning(store, wallet, keyring: keyring, signing: false).closing { lightning in
-                    view.backend = lightning.backendLabel
-                    view.isDevnet = lightning.backend is DevnetBackend
-                    return try await lightning.balance()
-                }
+                let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
+                view.backend = lightning.backendLabel
+                view.isDevnet = lightning.backend is DevnetBackend
+                let balance = try await lightning.balance()
                 view.balance = satsText(balance.info.balanceMsat)
                 view.fiat = balance.fiat.map { "\($0.value) \($0.rate.currency)" }
                 view.offline = balance.fiatProblem
@@ -74,6 +73,7 @@ extension AppRoutes {
             if !change.clearFiat, let fiat = form.text("fiat")?.trimmed, !fiat.isEmpty { change.fiat = fiat }
             if !change.clearFiat, let rates = form.text("rates")?.trimmed, !rates.isEmpty { change.rates = try RatesSource(typed: rates) }
             let outcome = try await LightningSettings.apply(change, store: store, wallet: wallet, sparkAvailable: app.options.spark != nil) { keyring }
+            await app.lightningSessions.close(session.id)  // an API key or backend: opened again with it
             let note = outcome.ratesUnchecked.map { "Saved. The rates source could not be checked now (\($0))." } ?? "Saved."
             return try await lightning(session, keyring: keyring, message: note)
         } catch {
@@ -91,7 +91,7 @@ extension AppRoutes {
             return try await lightning(session, keyring: keyring, status: .badRequest, problem: "Test funds are a whole number of sat.")
         }
         do {
-            _ = try await openLightning(store, wallet, keyring: keyring, signing: true).closing { try await $0.fund(sats: sats) }
+            _ = try await lightningSession(session, store, wallet, keyring: keyring).fund(sats: sats)
         } catch {
             guard let words = Self.lightningWords(error) else { throw error }
             return try await lightning(session, keyring: keyring, status: .badRequest, problem: words)
@@ -116,9 +116,8 @@ extension AppRoutes {
         let description = form.text("description")?.trimmed ?? ""
         let created: CreatedInvoice
         do {
-            created = try await openLightning(store, wallet, keyring: keyring, signing: true).closing {
-                try await $0.receive(ReceiveRequest(amountSats: amount, description: description, expirySeconds: Bolt11Invoice.defaultExpiry))
-            }
+            created = try await lightningSession(session, store, wallet, keyring: keyring)
+                .receive(ReceiveRequest(amountSats: amount, description: description, expirySeconds: Bolt11Invoice.defaultExpiry))
         } catch {
             guard let words = Self.lightningWords(error) else { throw error }
             return try await lightning(session, keyring: keyring, status: .badRequest, problem: words)
@@ -158,29 +157,27 @@ extension AppRoutes {
         let expiry = invoice.invoiceExpiry ?? now
         let end = min(expiry, now.addingTimeInterval(Self.eventStreamLimit))
         let hash = invoice.details.paymentHash ?? ""
-        let opener: @Sendable () async throws -> LightningSession = { [self] in try await openLightning(store, wallet, keyring: keyring, signing: false) }
+        let opener: @Sendable () async throws -> LightningSession = { [self] in try await lightningSession(session, store, wallet, keyring: keyring) }
         let body = ResponseBody { writer in
             var status = InvoiceStatus(invoice, now: now)
             if status.status == "waiting" {
                 let lightning = try await opener()
-                do {
-                    // Until the outcome, the end, or the lock (checked without counting as a request).
-                    while status.status == "waiting", await sessions.time() < end {
-                        guard await sessions.isStillUnlocked(session.id) else {
-                            status = InvoiceStatus(status: "locked")
-                            break
-                        }
-                        do {
-                            status = InvoiceStatus(try await lightning.lightning.waitForPayment(paymentHash: hash, timeout: .seconds(15)), now: now)
-                        } catch LightningError.timeout {
-                            try await writer.write(ByteBuffer(string: ": waiting\n\n"))
-                        }
+                // Until the outcome, the end, or the lock (checked without counting as a request;
+                // the lock also closes the session, which ends a wait).
+                while status.status == "waiting", await sessions.time() < end {
+                    guard await sessions.isStillUnlocked(session.id) else {
+                        status = InvoiceStatus(status: "locked")
+                        break
                     }
-                } catch {
-                    await lightning.close()
-                    throw error
+                    do {
+                        status = InvoiceStatus(try await lightning.lightning.waitForPayment(paymentHash: hash, timeout: .seconds(15)), now: now)
+                    } catch LightningError.timeout {
+                        try await writer.write(ByteBuffer(string: ": waiting\n\n"))
+                    } catch {
+                        guard await sessions.isStillUnlocked(session.id) else { continue }
+                        throw error
+                    }
                 }
-                await lightning.close()
                 if status.status == "waiting", await sessions.time() >= expiry { status = InvoiceStatus(status: "expired") }
             }
             if status.status != "waiting" {
@@ -199,9 +196,8 @@ extension AppRoutes {
         case .found(let invoice): found = invoice
         }
         var invoice = found.invoice
-        if invoice.status == .pending, let lightning = try? await openLightning(found.store, found.wallet, keyring: found.keyring, signing: false) {
+        if invoice.status == .pending, let lightning = try? await lightningSession(found.session, found.store, found.wallet, keyring: found.keyring) {
             _ = await lightning.lightning.sync(timeout: .seconds(5))
-            await lightning.close()
             invoice = try receivedInvoice(request, store: found.store, wallet: found.wallet) ?? invoice
         }
         let status = InvoiceStatus(invoice, now: await app.sessions.time())
@@ -268,9 +264,9 @@ extension AppRoutes {
             if let earlier = try LightningWallet.earlierPayment(for: input, key: nil, store: store, walletID: wallet.id) {
                 return try paymentResult(session, earlier, headline: "Already paid: nothing was sent again")
             }
-            let (payment, rate) = try await openLightning(store, wallet, keyring: keyring, signing: true, reachesLNURL: input.isLNURL).closing {
-                (try await $0.prepare(input, text: text, amountSats: amount, comment: comment, maxFeeSats: nil), await $0.configuredRate())
-            }
+            let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
+            let (payment, rate) = (try await lightning.prepare(input, text: text, amountSats: amount, comment: comment, maxFeeSats: nil),
+                                   await lightning.configuredRate())
             let pending = AppSessions.PendingSend(walletID: wallet.id, payment: payment, input: text)
             await app.sessions.update(session.id) { $0.send = pending }
             return try sendPreview(session, pending, rate: rate)
@@ -310,9 +306,7 @@ extension AppRoutes {
                                                           message: "The current wallet changed since the preview: nothing was paid."))
         }
         do {
-            let payment = try await openLightning(store, wallet, keyring: keyring, signing: true, reachesLNURL: pending.payment.payRequest != nil).closing {
-                try await $0.lightning.pay(pending.payment, idempotencyKey: nil)
-            }
+            let payment = try await lightningSession(session, store, wallet, keyring: keyring).lightning.pay(pending.payment, idempotencyKey: nil)
             let message = pending.payment.payeeMessage(after: payment)
             let headline = switch payment.status {
             case .completed: "Paid"
@@ -341,10 +335,15 @@ extension AppRoutes {
         return (store, try store.current())
     }
 
-    func openLightning(_ store: WalletStore, _ wallet: WalletSummary, keyring: Keyring, signing: Bool,
-                       reachesLNURL: Bool = false) async throws -> LightningSession {
-        try await LightningSession.open(store: store, wallet: wallet, signing: signing, spark: app.options.spark,
-                                        reachesLNURL: reachesLNURL) { keyring }
+    /// The app session's Lightning session for `wallet`: opened once and kept until the session
+    /// locks or the wallet or its settings change (`LightningSessionCache`).
+    func lightningSession(_ session: AppSessions.Session, _ store: WalletStore, _ wallet: WalletSummary,
+                          keyring: Keyring) async throws -> LightningSession {
+        let key = LightningSessionCache.key(walletID: wallet.id, settings: try LightningSettings.load(store: store, walletID: wallet.id))
+        let spark = app.options.spark
+        return try await app.lightningSessions.session(for: session.id, key: key) {
+            try await LightningSession.open(store: store, wallet: wallet, signing: true, spark: spark, reachesLNURL: true) { keyring }
+        }
     }
 
     /// A person's words for the library's refusals; nil for anything else (a bug: a plain error page).

@@ -83,6 +83,7 @@ extension AppRoutes {
         case .refused(let status, let problem): return try await settings(session, status: status, problem: problem + " Nothing was deleted.")
         }
         do {
+            await app.lightningSessions.close(session.id)  // it may be the deleted wallet's backend
             try WalletStore(home: app.home, create: false).delete(name, keyring: keyring)
         } catch let error as WalletError {
             return try await settings(session, status: .badRequest, problem: error.description)

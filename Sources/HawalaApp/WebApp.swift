@@ -47,6 +47,8 @@ public struct WebApp: Sendable {
     let home: WalletHome
     let options: AppOptions
     let sessions: AppSessions
+    /// Each unlocked session's Lightning backend, opened once.
+    let lightningSessions = LightningSessionCache()
     let pages: MustacheLibrary
     /// The files under Static/, by name (app.css, app.js), read once at start.
     let staticFiles: [String: ByteBuffer]
@@ -90,9 +92,11 @@ public struct WebApp: Sendable {
         do {
             try await application(onRunning: onRunning).runService()
         } catch {
+            await lightningSessions.closeAll()
             guard "\(error)".contains("Address already in use") else { throw error }
             throw AppError.portInUse(options.port)
         }
+        await lightningSessions.closeAll()
     }
 
     /// The server; `onRunning` hears the bound port.
@@ -104,7 +108,7 @@ public struct WebApp: Sendable {
         AppRoutes(app: self).register(on: router)
         let bound = self.bound
         return Application(router: router, configuration: .init(address: .hostname(options.host, port: options.port), serverName: "hawala-app"),
-                           services: [IdleLockService(sessions: sessions)],
+                           services: [IdleLockService(sessions: sessions, lightningSessions: lightningSessions)],
                            onServerRunning: { channel in
                                let port = channel.localAddress?.port ?? 0
                                bound.set(port)
@@ -113,17 +117,22 @@ public struct WebApp: Sendable {
     }
 }
 
-/// Locks idle sessions on time (every 10 s), not only at their next request.
+/// Locks idle sessions on time (every 10 s), not only at their next request, and closes the
+/// Lightning sessions of the ones locked (all of them when the app stops).
 struct IdleLockService: Service {
     let sessions: AppSessions
+    let lightningSessions: LightningSessionCache
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do { try await Task.sleep(for: .seconds(10)) } catch { return }
                 await sessions.lockIdle()
+                await lightningSessions.keep(only: await sessions.unlockedIDs())
             }
         }
+        // The app is stopping: every backend disconnects (Spark stops its background work).
+        await lightningSessions.closeAll()
     }
 }
 

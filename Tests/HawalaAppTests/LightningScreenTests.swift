@@ -119,6 +119,46 @@ extension AppSecurityTests {
         }
     }
 
+    /// One backend per unlocked session: pages, invoices and streams share it; a settings
+    /// change opens it again with them; the lock, idleness and the app's end close it.
+    @Test func aSessionOpensItsLightningBackendOnce() async throws {
+        try await withApp { app, browser, clock in
+            var browser = browser
+            let ledger = temporaryFolder("devnet").appendingPathComponent("ledger").path
+            let csrf = try await onDevnet(app, &browser, ledger: ledger)
+            let cache = app.lightningSessions
+            let opened = await cache.opened
+            #expect(await cache.count == 1)
+            for _ in 0..<3 { #expect(try await browser.send(.get, "/lightning").status == 200) }
+            let made = try await browser.send(.post, "/lightning/invoice", form: ["csrf": csrf, "amount": "10"])
+            let hash = try #require(Browser.header("Location", made.headers)?.components(separatedBy: "hash=").last)
+            #expect(try await browser.send(.get, "/lightning/invoice/status?hash=\(hash)").body.contains("waiting"))
+            #expect(await cache.opened == opened)
+            #expect(await cache.count == 1)
+            // A new currency: the session is opened again, with its rates.
+            let rates = temporaryFolder("rates", suffix: ".txt")
+            try Data("EUR 60000.00\n".utf8).write(to: rates)
+            let eur = try await browser.send(.post, "/lightning/settings", form: ["csrf": csrf, "fiat": "EUR", "rates": rates.path])
+            #expect(eur.status == 200 && eur.body.contains("EUR"))
+            #expect(await cache.opened == opened + 1)
+            #expect(await cache.count == 1)
+            // Locked by hand: closed.
+            let lock = try await browser.send(.post, "/lock", form: ["csrf": csrf])
+            #expect(lock.status == 303)
+            #expect(await cache.count == 0)
+            // Unlocked again, then idle past the lock: the sweep closes it.
+            browser.cookie = Browser.sessionID(lock.headers)
+            try await logIn2(&browser)
+            #expect(try await browser.send(.get, "/lightning").status == 200)
+            #expect(await cache.count == 1)
+            await cache.keep(only: await app.sessions.unlockedIDs())
+            #expect(await cache.count == 1, "still in use")
+            clock.advance(301)
+            await cache.keep(only: await app.sessions.unlockedIDs())
+            #expect(await cache.count == 0)
+        }
+    }
+
     @Test func sendingAsksThePasswordAgainAndPaysOnce() async throws {
         try await withApp { app, browser, _ in
             var browser = browser
