@@ -84,6 +84,7 @@ struct AppRoutes: Sendable {
 
     func useWallet(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        await app.lightningSessions.close(session.id)  // the other wallet's backend, if open
         do {
             try WalletStore(home: app.home, create: false).use(form.text("name") ?? "")
         } catch let error as WalletError {
