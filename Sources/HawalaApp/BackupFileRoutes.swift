@@ -24,9 +24,6 @@ extension AppRoutes {
         router.post("/backups/paper") { request, _ in try await posted(request, paperSheet) }
     }
 
-    /// The largest `.hawala` file the app takes (a backup with a long payment history).
-    static let maximumUpload = 64 * 1024 * 1024
-
     func backupsPage(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
         return try backups(session)
@@ -143,9 +140,9 @@ extension AppRoutes {
         guard let contentType = request.headers[.contentType] else { return try crossSite() }
         var buffer: ByteBuffer
         do {
-            buffer = try await request.body.collect(upTo: Self.maximumUpload)
+            buffer = try await request.body.collect(upTo: app.options.maximumBackupBytes)
         } catch {
-            return try backups(session, status: .contentTooLarge, problem: "That file is larger than a backup can be (64 MiB).")
+            return try backups(session, status: .contentTooLarge, problem: "That file is larger than a backup can be here (\(app.options.maximumBackupBytes >> 20) MiB).")
         }
         var bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
         defer { SecretBytes.wipe(&bytes) }

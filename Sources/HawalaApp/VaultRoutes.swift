@@ -140,7 +140,7 @@ extension AppRoutes {
         let home = app.home
         do {
             let id = try await client.backupID(form.text("id") ?? "")
-            let data = try await client.download(id, limit: Self.maximumUpload)
+            let data = try await client.download(id, limit: app.options.maximumBackupBytes)
             let plan = try await NIOThreadPool.singleton.runIfActive {
                 let payload = try BackupPayload.decode(try BackupFile.read(data, password: password))
                 return try BackupImportPlan(payload: payload, store: try WalletStore(home: home, create: false))

@@ -25,6 +25,10 @@ public struct AppOptions: Sendable {
     public var spark: SparkOpener?
     /// The program and its version, as a backup file records who made it.
     public var producer = "hawala"
+    /// The largest `.hawala` file taken, uploaded or from the vault: the vault's default upload
+    /// limit (a backup of 100,000 payments is about 80 MB). It is read and decrypted in memory:
+    /// an 80 MB file peaks at about 740 MB.
+    public var maximumBackupBytes = 256 << 20
     public init() {}
 
     /// Whether `host` is a loopback address (anything else is reachable from the network).

@@ -96,7 +96,7 @@ struct AppSecurityTests {
         static func header(_ name: String, _ headers: [(String, String)]) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
     }
 
-    func withApp(wallet: Bool = true, _ body: @Sendable (WebApp, Browser, Clock) async throws -> Void) async throws {
+    func withApp(wallet: Bool = true, maximumBackupBytes: Int? = nil, _ body: @Sendable (WebApp, Browser, Clock) async throws -> Void) async throws {
         let home = temporaryHome()
         if wallet {
             let store = try WalletStore(home: home, create: true)
@@ -106,6 +106,7 @@ struct AppSecurityTests {
         let clock = Clock()
         var options = AppOptions()
         options.now = { clock.now }
+        if let maximumBackupBytes { options.maximumBackupBytes = maximumBackupBytes }
         let app = try await WebApp(home: home, options: options)
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
         do {

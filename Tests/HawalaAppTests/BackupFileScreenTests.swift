@@ -26,6 +26,19 @@ extension AppSecurityTests {
         return ("multipart/form-data; boundary=\(boundary)", body)
     }
 
+    /// A file larger than the app takes is refused as it arrives (413), nothing read into a plan.
+    @Test func aBackupLargerThanTheLimitIsRefused() async throws {
+        try await withApp(maximumBackupBytes: 1 << 20) { app, browser, _ in
+            var browser = browser
+            try await logIn(app, &browser)
+            let csrf = try #require(Browser.csrf(try await browser.send(.get, "/backups").body))
+            let form = Self.multipart(["csrf": csrf, "backupPassword": Self.backupPassword], file: [UInt8](repeating: 0x48, count: (1 << 20) + 1), filename: "big.hawala")
+            let refused = try await browser.send(.post, "/backups/import", raw: form.body, contentType: form.contentType)
+            #expect(refused.status == 413 && refused.body.contains("larger than a backup can be here (1 MiB)"), "\(refused.status)")
+            #expect(try await browser.send(.post, "/backups/import/confirm", form: ["csrf": csrf]).status == 303, "no plan waits")
+        }
+    }
+
     @Test func aBackupIsExportedWithThePasswordAgainAndImportedAfterAPreview() async throws {
         try await withApp { app, browser, _ in
             var browser = browser
