@@ -108,7 +108,7 @@ let package = Package(
         ),
         .target(
             name: "HawalaPaper",
-            dependencies: ["HawalaCrypto", "HawalaKeys", "CCairo", "CQREncode"],
+            dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaWallet", "CCairo", "CQREncode"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -288,7 +288,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HawalaPaperTests",
-            dependencies: ["HawalaKeys", "HawalaPaper", "HawalaTestSupport"],
+            dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaPaper", "HawalaTestSupport", "HawalaWallet"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,13 +1,14 @@
 import Foundation
 import HawalaCrypto
 import HawalaKeys
+import HawalaPaper
 import HawalaWallet
 import HTTPTypes
 import Hummingbird
 import NIOPosix
 
 /// SLIP-39 Shamir shares: a wallet split (the password again) into a printable page, one share a
-/// sheet; and a wallet recovered from pasted shares — each one checked as `ShareEntryFlow` checks
+/// sheet, or a PDF drawn in memory, one share a page; and a wallet recovered from pasted shares — each one checked as `ShareEntryFlow` checks
 /// typed ones — after its first addresses are shown, then saved with `WalletStore.recover`.
 extension AppRoutes {
     func registerShamir(on router: Router<BasicRequestContext>) {
@@ -52,6 +53,12 @@ extension AppRoutes {
             }
         } catch let error as WalletError {
             return try backups(session, status: .badRequest, problem: error.description.sentence)
+        }
+        if form.text("format") == "pdf" {
+            let sheets = ShareSheets(split, paper: form.text("paper").flatMap(PaperBackup.Paper.init(rawValue:)) ?? .a4, date: await app.sessions.time())
+            let pdf = try await NIOThreadPool.singleton.runIfActive { try sheets.pdf() }
+            return Response(status: .ok, headers: [.contentType: "application/pdf", .contentDisposition: "attachment; filename=\"hawala-shares.pdf\""],
+                            body: .init(byteBuffer: ByteBuffer(bytes: pdf.unsafeCopy())))
         }
         var page = Page(title: "Shamir shares", session: session, overview: try WalletOverview(home: app.home))
         page.shares = SharesView(split)
@@ -173,9 +180,7 @@ struct SharesView {
     init(_ split: ShamirSplit) {
         wallet = split.wallet.name
         fingerprint = split.wallet.fingerprint
-        needed = split.layout.count == 1
-            ? "\(split.layout[0].threshold) of these \(split.layout[0].count) shares recover the wallet"
-            : "\(split.groupThreshold) of the \(split.layout.count) groups recover the wallet, each with enough of its shares"
+        needed = split.recoveryRule
         withPassphrase = split.withPassphrase
         bip39PassphraseLeftOut = split.bip39PassphraseLeftOut
         holdsWords = split.secretKind == .bip39

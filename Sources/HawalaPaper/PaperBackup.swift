@@ -60,62 +60,24 @@ public struct PaperBackup {
 
     /// Draws the sheet into a PDF file at `path` (the caller makes the file private and atomic).
     public func render(to path: String) throws {
-        let (width, height) = paper.size
-        guard let surface = cairo_pdf_surface_create(path, width, height) else { throw Error.cairo("no surface") }
-        defer { cairo_surface_destroy(surface) }
-        try draw(on: surface)
+        try PDFSurface.file(path, paper: paper, draw: draw)
     }
 
     /// The sheet as PDF bytes, drawn in memory: a sheet with the words never touches the disk.
     public func pdf() throws -> SecretBytes {
-        final class Sink { var bytes: [UInt8] = [] }
-        let sink = Sink()
-        // Room for a sheet up front: fewer reallocations leave fewer copies behind.
-        sink.bytes.reserveCapacity(1 << 20)
-        defer { SecretBytes.wipe(&sink.bytes) }
-        let (width, height) = paper.size
-        let written: cairo_write_func_t = { closure, data, length in
-            guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
-            Unmanaged<Sink>.fromOpaque(closure).takeUnretainedValue().bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
-            return CAIRO_STATUS_SUCCESS
-        }
-        try withExtendedLifetime(sink) {
-            guard let surface = cairo_pdf_surface_create_for_stream(written, Unmanaged.passUnretained(sink).toOpaque(), width, height) else {
-                throw Error.cairo("no surface")
-            }
-            defer { cairo_surface_destroy(surface) }
-            try draw(on: surface)
-        }
-        return SecretBytes(sink.bytes)
+        try PDFSurface.memory(paper: paper, draw: draw)
     }
 
-    private func draw(on surface: OpaquePointer) throws {
-        let (width, _) = paper.size
-        guard let cr = cairo_create(surface) else { throw Error.cairo("no context") }
-        defer { cairo_destroy(cr) }
-        let margin = 50.0
-        var y = margin
-
-        func text(_ string: String, size: Double, bold: Bool = false, x: Double = margin) {
-            cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL)
-            cairo_set_font_size(cr, size)
-            cairo_move_to(cr, x, y)
-            cairo_show_text(cr, string)
-        }
-
-        cairo_set_source_rgb(cr, 0, 0, 0)
-        y += 10
-        text("Hawala wallet recovery sheet", size: 20, bold: true)
-        y += 24
-        let day = date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!).year().month().day())
-        text("Wallet: \(walletName)    Fingerprint: \(fingerprint)    Printed: \(day)", size: 10)
-        y += 30
+    private func draw(_ pen: PDFPen) throws {
+        let cr = pen.cr, margin = pen.margin, width = pen.width
+        pen.y += 10
+        pen.text("Hawala wallet recovery sheet", size: 20, bold: true)
+        pen.y += 24
+        pen.text("Wallet: \(walletName)    Fingerprint: \(fingerprint)    Printed: \(PaperBackup.day(date))", size: 10)
+        pen.y += 30
         if hasPassphrase {
-            for wrapped in PaperBackup.wrap(PaperBackup.passphraseWarning, width: 80) {
-                text(wrapped, size: 11, bold: true)
-                y += 15
-            }
-            y += 12
+            pen.paragraph(PaperBackup.passphraseWarning, size: 11, bold: true, width: 80, leading: 15)
+            pen.y += 12
         }
 
         let words: [String]
@@ -128,26 +90,22 @@ public struct PaperBackup {
         let rows = (count + 1) / 2
         let columnWidth = (width - 2 * margin) / 2
         let lineGap = count > 12 ? 24.0 : 30.0
+        let top = pen.y
         for i in 0..<count {
             let column = i / rows, row = i % rows
             let x = margin + Double(column) * columnWidth
-            let lineY = y + Double(row) * lineGap
-            cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL)
-            cairo_set_font_size(cr, 12)
-            cairo_move_to(cr, x, lineY)
-            cairo_show_text(cr, "\(i + 1).")
+            pen.y = top + Double(row) * lineGap
+            pen.text("\(i + 1).", size: 12, x: x)
             if words.isEmpty {
                 cairo_set_line_width(cr, 0.6)
-                cairo_move_to(cr, x + 28, lineY + 2)
-                cairo_line_to(cr, x + columnWidth - 20, lineY + 2)
+                cairo_move_to(cr, x + 28, pen.y + 2)
+                cairo_line_to(cr, x + columnWidth - 20, pen.y + 2)
                 cairo_stroke(cr)
             } else {
-                cairo_select_font_face(cr, "monospace", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD)
-                cairo_move_to(cr, x + 28, lineY)
-                cairo_show_text(cr, words[i])
+                pen.text(words[i], size: 12, bold: true, monospace: true, x: x + 28)
             }
         }
-        y += Double(rows) * lineGap + 16
+        pen.y = top + Double(rows) * lineGap + 16
 
         if case .words(let mnemonic) = content {
             // Both SeedQRs side by side, with a quiet zone of four modules.
@@ -157,43 +115,39 @@ public struct PaperBackup {
                 if let symbol = try? SeedQR.encode(mnemonic, format: format) {
                     let module = side / Double(symbol.size + 8)
                     cairo_set_source_rgb(cr, 1, 1, 1)
-                    cairo_rectangle(cr, x, y, side, side)
+                    cairo_rectangle(cr, x, pen.y, side, side)
                     cairo_fill(cr)
                     cairo_set_source_rgb(cr, 0, 0, 0)
                     for my in 0..<symbol.size {
                         for mx in 0..<symbol.size where symbol.isDark(mx, my) {
-                            cairo_rectangle(cr, x + Double(mx + 4) * module, y + Double(my + 4) * module, module, module)
+                            cairo_rectangle(cr, x + Double(mx + 4) * module, pen.y + Double(my + 4) * module, module, module)
                         }
                     }
                     cairo_fill(cr)
-                    let saved = y
-                    y += side + 14
-                    text("SeedQR (\(format.rawValue))", size: 9, x: x)
-                    y = saved
+                    let saved = pen.y
+                    pen.y += side + 14
+                    pen.text("SeedQR (\(format.rawValue))", size: 9, x: x)
+                    pen.y = saved
                 }
                 x += side + 40
             }
-            y += side + 28
-            for wrapped in PaperBackup.wrap(PaperBackup.seedQRUse, width: 95) {
-                text(wrapped, size: 9.5)
-                y += 13
-            }
-            y += 10
+            pen.y += side + 28
+            pen.paragraph(PaperBackup.seedQRUse, size: 9.5, width: 95, leading: 13)
+            pen.y += 10
         }
 
-        text("Keeping this sheet", size: 12, bold: true)
-        y += 18
+        pen.text("Keeping this sheet", size: 12, bold: true)
+        pen.y += 18
         for line in PaperBackup.advice {
-            for wrapped in PaperBackup.wrap(line, width: 95) {
-                text(wrapped, size: 9.5)
-                y += 13
-            }
-            y += 3
+            pen.paragraph(line, size: 9.5, width: 95, leading: 13)
+            pen.y += 3
         }
-        cairo_show_page(cr)
-        cairo_surface_finish(surface)
-        let status = cairo_surface_status(surface)
-        guard status == CAIRO_STATUS_SUCCESS else { throw Error.cairo(String(cString: cairo_status_to_string(status))) }
+        pen.newPage()
+    }
+
+    /// The day a sheet is printed, as it says it (UTC).
+    static func day(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!).year().month().day())
     }
 
     static func wrap(_ text: String, width: Int) -> [String] {

@@ -16,6 +16,13 @@ public struct ShamirSplit: Sendable {
     /// What the shares hold: BIP39 entropy (the same words come back) or a BIP32 seed.
     public var secretKind: WalletKind { wallet.kind }
 
+    /// Which shares recover the wallet, in a sentence for each share's sheet.
+    public var recoveryRule: String {
+        layout.count == 1
+            ? "\(layout[0].threshold) of these \(layout[0].count) shares recover the wallet"
+            : "\(groupThreshold) of the \(layout.count) groups recover the wallet, each with enough of its shares"
+    }
+
     /// The shares as text: `#` comment lines say whose shares they are, what they hold and
     /// which groups are needed, then one share per line. `ShamirShares.parse` reads it back,
     /// whole or any sufficient part of it.

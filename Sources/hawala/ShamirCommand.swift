@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
+import HawalaBackup
 import HawalaCrypto
 import HawalaKeys
+import HawalaPaper
 import HawalaWallet
 
 /// `hawala backup shamir …`: SLIP-39 shares.
@@ -28,7 +30,8 @@ struct ShamirSplitCommand: ParsableCommand {
             any two complete groups recover the wallet. The output lists each group's shares one per \
             line, with '#' comment lines, so the whole output (or any sufficient part of it) can be \
             given back to `hawala backup shamir recover --shares-file`. Write each share down \
-            separately and keep them apart; the output is the secret in the clear.
+            separately and keep them apart; the output is the secret in the clear. --pdf draws \
+            the shares into a PDF instead, one share a page, to print (then delete the file).
             The optional SLIP-39 passphrase encrypts the shared secret; a wrong passphrase at \
             recovery silently gives another wallet, so keep it as carefully as the shares.
             """)
@@ -42,6 +45,8 @@ struct ShamirSplitCommand: ParsableCommand {
     var iterationExponent = SLIP39.defaultIterationExponent
     @Flag(inversion: .prefixedNo, help: "Make extendable shares (SLIP-39's current default; --no-extendable for older tools).")
     var extendable = true
+    @Option(help: ArgumentHelp("Write the shares as a PDF, one share a page, instead of printing them.", valueName: "path")) var pdf: String?
+    @Option(help: "With --pdf: a4 or letter.") var paper: PaperBackup.Paper = .a4
     @OptionGroup var password: PasswordOptions
 
     func validate() throws {
@@ -57,6 +62,8 @@ struct ShamirSplitCommand: ParsableCommand {
     }
 
     func run() throws {
+        let pdfURL = pdf.map { URL(fileURLWithPath: $0) }
+        if let pdfURL, FileManager.default.fileExists(atPath: pdfURL.path) { throw CLIError("\(pdfURL.path) already exists; choose another name") }
         let passphrase = try Input.readPassphrase(file: passphraseFile)
         try SLIP39.checkPassphrase(passphrase)  // before asking for the wallet password
         let store = try WalletSession.store(create: false)
@@ -67,6 +74,14 @@ struct ShamirSplitCommand: ParsableCommand {
                                           passphrase: passphrase, extendable: extendable, iterationExponent: iterationExponent, keyring: keyring)
         if split.bip39PassphraseLeftOut {
             Output.error("warning: \"\(summary.name)\" has a BIP39 passphrase; the shares hold only the words — keep the passphrase too")
+        }
+        if let pdfURL {
+            let sheets = ShareSheets(split, paper: paper)
+            try AtomicFile.write(to: pdfURL) { _, path in try sheets.render(to: path) }
+            let count = split.shares.joined().count
+            print("wrote \(pdfURL.path) (\(count) shares, one a page)")
+            Output.error("warning: \(pdfURL.path) holds the shares in the clear; print it, then delete the file (shred -u \(pdfURL.path))")
+            return
         }
         print(split.text + "# recover with: hawala backup shamir recover --as \(split.secretKind.rawValue) --shares-file FILE")
         if isatty(STDOUT_FILENO) == 1 {

@@ -36,6 +36,14 @@ extension AppSecurityTests {
             let shares = Self.printedShares(printed.body)
             #expect(shares.count == 3 && shares.allSatisfy { $0.split(separator: " ").count == 20 })
             #expect(Set(shares).count == 3)
+            // As a PDF instead: one share a page, drawn in memory; a wrong password gets none.
+            let pdfForm = split.merging(["format": "pdf", "paper": "letter"]) { $1 }
+            let noPDF = try await browser.sendBytes(.post, "/backups/shamir", form: pdfForm.merging(["password": "wrong horse"]) { $1 })
+            #expect(noPDF.status == 401 && Browser.header("Content-Type", noPDF.headers) != "application/pdf")
+            let pdf = try await browser.sendBytes(.post, "/backups/shamir", form: pdfForm)
+            #expect(pdf.status == 200 && Browser.header("Content-Disposition", pdf.headers) == #"attachment; filename="hawala-shares.pdf""#)
+            let pages = try pdfText(pdf.body).split(separator: "\u{0C}").filter { $0.contains("SLIP-39 share") }
+            #expect(pages.count == 3 && pages[2].contains("SLIP-39 share 3 of 3") && pages[0].contains("2 of these 3 shares recover the wallet"))
 
             // The same wallet is already here: refused before any confirmation.
             let entry = try await browser.send(.get, "/restore/shares")

@@ -1,4 +1,5 @@
 import Foundation
+import HawalaTestSupport
 import Testing
 
 @Suite("hawala backup shamir")
@@ -17,6 +18,37 @@ struct ShamirCLITests {
             if line.hasPrefix("# group ") { groups.append([]) } else if !line.hasPrefix("#") { groups[groups.count - 1].append(String(line)) }
         }
         return groups
+    }
+
+    /// The shares as a PDF, one a page (0600, never replacing a file): read back by poppler's
+    /// pdftotext, an independent reader, two pages of the three recover the same wallet.
+    @Test func sharesOnPaperRecoverTheWallet() throws {
+        let f = try WalletFixture()
+        #expect(try f.restoreAbandon(name: "Main").status == 0)
+        let pdf = f.home.appendingPathComponent("shares.pdf").path
+        let split = try f.run(["backup", "shamir", "split", "--group-threshold", "1", "--group", "2/3", "--pdf", pdf, "--paper", "letter",
+                               "--password-file", f.path("password")])
+        #expect(split.status == 0 && split.stdout.contains("3 shares, one a page") && split.stderr.contains("shred -u"), "\(split.stderr)")
+        #expect(try FileManager.default.attributesOfItem(atPath: pdf)[.posixPermissions] as? Int == 0o600)
+        let again = try f.run(["backup", "shamir", "split", "--group-threshold", "1", "--group", "2/3", "--pdf", pdf, "--password-file", f.path("password")])
+        expectCleanFailure(again, contains: "already exists")
+        let pages = String(decoding: try tool("pdftotext", ["-layout", pdf, "-"]), as: UTF8.self).split(separator: "\u{0C}").filter { $0.contains("SLIP-39") }
+        #expect(pages.count == 3)
+        // Each page's words, by their numbers (two columns).
+        let shares = pages.map { page -> String in
+            let tokens = page.split(whereSeparator: \.isWhitespace)
+            var words: [Int: Substring] = [:]
+            for (i, token) in tokens.enumerated() where token.hasSuffix(".") && i + 1 < tokens.count {
+                if let n = Int(token.dropLast()), (1...33).contains(n) { words[n] = tokens[i + 1] }
+            }
+            return words.sorted { $0.key < $1.key }.map { String($0.value) }.joined(separator: " ")
+        }
+        #expect(pages[1].contains("SLIP-39 share 2 of 3") && pages[1].contains("2 of these 3 shares recover the wallet"))
+        #expect(shares.allSatisfy { $0.split(separator: " ").count == 20 }, "\(shares)")
+        let fresh = try WalletFixture()
+        let two = try fresh.write("shares", shares[2] + "\n" + shares[0] + "\n")
+        let r = try fresh.run(["backup", "shamir", "recover", "--shares-file", two, "--as", "bip39", "--password-file", fresh.path("password"), "--yes"])
+        #expect(r.status == 0 && r.stdout.contains("fingerprint 73c5da0a"), "\(r.stderr)")
     }
 
     /// A BIP39 wallet split into groups comes back, from a sufficient subset, as the same words

@@ -1,8 +1,10 @@
 import Foundation
+import HawalaCrypto
 import HawalaKeys
 import HawalaTestSupport
 import Testing
 @testable import HawalaPaper
+import HawalaWallet
 
 @Suite("SeedQR")
 struct SeedQRTests {
@@ -45,5 +47,34 @@ struct PaperSheetTests {
         let text = try pdfText(bytes)
         for word in mnemonic.words { #expect(text.contains(word), "\(word)") }
         #expect(text.contains("Fingerprint: 73c5da0a"))
+    }
+}
+
+@Suite("SLIP-39 share sheets")
+struct ShareSheetsTests {
+    /// One share a page, in order, each with its group, its number, the recovery rule and its
+    /// words in order (read back by pdftotext); a passphrase is mentioned, never printed.
+    @Test func oneShareAPage() throws {
+        let (store, keyring) = try newStore()
+        let wallet = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes(utf8: "bip39 extra"), name: "Main", network: .mainnet, keyring: keyring)
+        let split = try store.shamirSplit(wallet, groupThreshold: 2, groups: [SLIP39.Group(threshold: 2, count: 3), SLIP39.Group(threshold: 1, count: 1)],
+                                          passphrase: SecretBytes(utf8: "slip pass"), keyring: keyring)
+        let file = temporaryFolder("shares", suffix: ".pdf")
+        try Data(try ShareSheets(split, paper: .a4).pdf().unsafeCopy()).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let pages = String(decoding: try tool("pdftotext", ["-layout", file.path, "-"]), as: UTF8.self).split(separator: "\u{0C}").filter { $0.contains("SLIP-39 share") }
+        #expect(pages.count == 4)
+        for (page, (g, m, share)) in zip(pages, split.shares.enumerated().flatMap { g, group in group.enumerated().map { (g, $0, $1) } }) {
+            #expect(page.contains("group \(g + 1) of 2, share \(m + 1) of \(split.shares[g].count)"))
+            #expect(page.contains("2 of the 2 groups recover the wallet") && page.contains("made with a passphrase") && page.contains("BIP39 passphrase"))
+            #expect(!page.contains("slip pass") && !page.contains("bip39 extra"))
+            // "N. word", in two columns: the words by their numbers.
+            let tokens = page.split(whereSeparator: \.isWhitespace)
+            var numbered: [Int: String] = [:]
+            for (i, token) in tokens.enumerated() where token.hasSuffix(".") && i + 1 < tokens.count {
+                if let n = Int(token.dropLast()), (1...33).contains(n) { numbered[n] = String(tokens[i + 1]) }
+            }
+            #expect(numbered.sorted { $0.key < $1.key }.map(\.value) == share.words)
+        }
     }
 }

@@ -1,0 +1,81 @@
+import CCairo
+import HawalaCrypto
+
+/// Where a sheet is drawn: a PDF file, or bytes in memory (a sheet with a secret never touches
+/// the disk). `draw` gets a cairo context; every page it shows is kept.
+enum PDFSurface {
+    static func file(_ path: String, paper: PaperBackup.Paper, draw: (PDFPen) throws -> Void) throws {
+        let (width, height) = paper.size
+        guard let surface = cairo_pdf_surface_create(path, width, height) else { throw PaperBackup.Error.cairo("no surface") }
+        defer { cairo_surface_destroy(surface) }
+        try finish(surface, paper: paper, draw: draw)
+    }
+
+    static func memory(paper: PaperBackup.Paper, draw: (PDFPen) throws -> Void) throws -> SecretBytes {
+        final class Sink { var bytes: [UInt8] = [] }
+        let sink = Sink()
+        // Room for a sheet up front: fewer reallocations leave fewer copies behind.
+        sink.bytes.reserveCapacity(1 << 20)
+        defer { SecretBytes.wipe(&sink.bytes) }
+        let (width, height) = paper.size
+        let written: cairo_write_func_t = { closure, data, length in
+            guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
+            Unmanaged<Sink>.fromOpaque(closure).takeUnretainedValue().bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
+            return CAIRO_STATUS_SUCCESS
+        }
+        try withExtendedLifetime(sink) {
+            guard let surface = cairo_pdf_surface_create_for_stream(written, Unmanaged.passUnretained(sink).toOpaque(), width, height) else {
+                throw PaperBackup.Error.cairo("no surface")
+            }
+            defer { cairo_surface_destroy(surface) }
+            try finish(surface, paper: paper, draw: draw)
+        }
+        return SecretBytes(sink.bytes)
+    }
+
+    private static func finish(_ surface: OpaquePointer, paper: PaperBackup.Paper, draw: (PDFPen) throws -> Void) throws {
+        guard let cr = cairo_create(surface) else { throw PaperBackup.Error.cairo("no context") }
+        defer { cairo_destroy(cr) }
+        cairo_set_source_rgb(cr, 0, 0, 0)
+        try draw(PDFPen(cr, width: paper.size.0))
+        cairo_surface_finish(surface)
+        let status = cairo_surface_status(surface)
+        guard status == CAIRO_STATUS_SUCCESS else { throw PaperBackup.Error.cairo(String(cString: cairo_status_to_string(status))) }
+    }
+}
+
+/// Writes down a page: text lines from the top margin, wrapped paragraphs, the page break.
+final class PDFPen {
+    let cr: OpaquePointer
+    let width: Double
+    let margin = 50.0
+    /// The baseline of the next line.
+    var y: Double
+
+    init(_ cr: OpaquePointer, width: Double) {
+        self.cr = cr
+        self.width = width
+        y = margin
+    }
+
+    func text(_ string: String, size: Double, bold: Bool = false, monospace: Bool = false, x: Double? = nil) {
+        cairo_select_font_face(cr, monospace ? "monospace" : "sans-serif", CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL)
+        cairo_set_font_size(cr, size)
+        cairo_move_to(cr, x ?? margin, y)
+        cairo_show_text(cr, string)
+    }
+
+    /// A paragraph wrapped at `width` characters, `leading` points a line.
+    func paragraph(_ string: String, size: Double, bold: Bool = false, width: Int, leading: Double) {
+        for line in PaperBackup.wrap(string, width: width) {
+            text(line, size: size, bold: bold)
+            y += leading
+        }
+    }
+
+    /// Ends the page; the next one starts at the top.
+    func newPage() {
+        cairo_show_page(cr)
+        y = margin
+    }
+}
