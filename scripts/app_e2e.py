@@ -247,7 +247,7 @@ def vault_shares_and_paper(s: Scenario, app: App):
 
     d.get(app.base + "/backups")
     s.fill("shamir-password", PASSWORD)
-    s.click("Show the shares to print")
+    s.click("Make the shares")
     s.wait_text("2 of these 3 shares recover the wallet")
     sheets = d.find_elements(By.CSS_SELECTOR, "section.share-sheet")
     s.check(len(sheets) == 3 and all(len(x.find_elements(By.CSS_SELECTOR, ".word")) == 20 for x in sheets), "3 shares of 20 words")
