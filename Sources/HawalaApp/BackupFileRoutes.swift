@@ -133,35 +133,51 @@ extension AppRoutes {
 
     // MARK: - Import
 
+    /// An uploaded backup, read from its form; or the answer refusing the form.
+    enum UploadRead {
+        case refused(Response)
+        case file(Data, password: SecretBytes, filename: String?)
+    }
+
+    /// The form's file and password, checked (its form token, the session). The body and the
+    /// parsed form are released on return, before the file is decrypted: they are three copies
+    /// of it.
+    func readUpload(_ request: Request, session: AppSessions.Session) async throws -> UploadRead {
+        guard let contentType = request.headers[.contentType] else { return .refused(try crossSite()) }
+        var bytes: [UInt8]
+        do {
+            var buffer = try await request.body.collect(upTo: app.options.maximumBackupBytes)
+            bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
+        } catch {
+            return .refused(try backups(session, status: .contentTooLarge, problem: "That file is larger than a backup can be here (\(app.options.maximumBackupBytes >> 20) MiB)."))
+        }
+        defer { SecretBytes.wipe(&bytes) }
+        guard let form = MultipartBody(bytes, contentType: contentType) else {
+            return .refused(try backups(session, status: .badRequest, problem: "Choose a .hawala file to import."))
+        }
+        guard CrossSiteCheck.passes(request, sentToken: form.text("csrf"), csrf: session.csrf, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
+            return .refused(try crossSite())
+        }
+        if try mustUnlock(session, overview: try WalletOverview(home: app.home)) { return .refused(AppResponse.redirect("/unlock")) }
+        guard let file = form.part("file"), !file.bytes.isEmpty else {
+            return .refused(try backups(session, status: .badRequest, problem: "Choose a .hawala file to import."))
+        }
+        guard let password = form.secret("backupPassword"), !password.isEmpty else {
+            return .refused(try backups(session, status: .badRequest, problem: "Type the backup file's password."))
+        }
+        return .file(Data(file.bytes), password: password, filename: file.filename)
+    }
+
     /// The upload (a multipart form: the file, its password, the form token): decrypted and
     /// previewed, nothing written.
     func uploadBackup(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
-        guard let contentType = request.headers[.contentType] else { return try crossSite() }
-        var buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: app.options.maximumBackupBytes)
-        } catch {
-            return try backups(session, status: .contentTooLarge, problem: "That file is larger than a backup can be here (\(app.options.maximumBackupBytes >> 20) MiB).")
-        }
-        var bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
-        defer { SecretBytes.wipe(&bytes) }
-        guard let form = MultipartBody(bytes, contentType: contentType) else {
-            return try backups(session, status: .badRequest, problem: "Choose a .hawala file to import.")
-        }
-        guard CrossSiteCheck.passes(request, sentToken: form.text("csrf"), csrf: session.csrf, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
-            return try crossSite()
-        }
-        let overview = try WalletOverview(home: app.home)
-        if try mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
-        guard let file = form.part("file"), !file.bytes.isEmpty else {
-            return try backups(session, status: .badRequest, problem: "Choose a .hawala file to import.")
-        }
-        guard let password = form.secret("backupPassword"), !password.isEmpty else {
-            return try backups(session, status: .badRequest, problem: "Type the backup file's password.")
+        let data: Data, password: SecretBytes, filename: String?
+        switch try await readUpload(request, session: session) {
+        case .refused(let response): return response
+        case let .file(file, secret, name): (data, password, filename) = (file, secret, name)
         }
         let home = app.home
-        let data = Data(file.bytes)
         let plan: BackupImportPlan
         do {
             plan = try await NIOThreadPool.singleton.runIfActive {
@@ -171,7 +187,7 @@ extension AppRoutes {
         } catch let error as HawalaFileError {
             return try backups(session, status: .badRequest, problem: Self.fileWords(error))
         }
-        let source = DisplayText.safe(String((file.filename ?? "backup.hawala").prefix(120)))
+        let source = DisplayText.safe(String((filename ?? "backup.hawala").prefix(120)))
         await app.sessions.update(session.id) { $0.importing = AppSessions.ImportTask(plan: plan, source: source) }
         return try importPreview(session, plan: plan, source: source)
     }

@@ -27,7 +27,7 @@ public struct AppOptions: Sendable {
     public var producer = "hawala"
     /// The largest `.hawala` file taken, uploaded or from the vault: the vault's default upload
     /// limit (a backup of 100,000 payments is about 80 MB). It is read and decrypted in memory:
-    /// an 80 MB file peaks at about 740 MB.
+    /// an 80 MB file peaks at about 500 MB.
     public var maximumBackupBytes = 256 << 20
     public init() {}
 
