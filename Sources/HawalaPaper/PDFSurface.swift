@@ -73,6 +73,38 @@ final class PDFPen {
         }
     }
 
+    /// Numbered words in two columns, `gap` points apart — or, without words, numbered lines to
+    /// write `count` words on.
+    func numberedColumns(_ words: [String]?, count: Int, gap: Double) {
+        let rows = (count + 1) / 2
+        let columnWidth = (width - 2 * margin) / 2
+        let top = y
+        for i in 0..<count {
+            let x = margin + Double(i / rows) * columnWidth
+            y = top + Double(i % rows) * gap
+            text("\(i + 1).", size: 12, x: x)
+            if let words {
+                text(words[i], size: 12, bold: true, monospace: true, x: x + 28)
+            } else {
+                cairo_set_line_width(cr, 0.6)
+                cairo_move_to(cr, x + 28, y + 2)
+                cairo_line_to(cr, x + columnWidth - 20, y + 2)
+                cairo_stroke(cr)
+            }
+        }
+        y = top + Double(rows) * gap
+    }
+
+    /// A heading and its short paragraphs (how to keep a sheet).
+    func advice(_ title: String, _ lines: [String]) {
+        text(title, size: 12, bold: true)
+        y += 18
+        for line in lines {
+            paragraph(line, size: 9.5, width: 95, leading: 13)
+            y += 3
+        }
+    }
+
     /// Ends the page; the next one starts at the top.
     func newPage() {
         cairo_show_page(cr)

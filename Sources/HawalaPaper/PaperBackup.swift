@@ -69,7 +69,7 @@ public struct PaperBackup {
     }
 
     private func draw(_ pen: PDFPen) throws {
-        let cr = pen.cr, margin = pen.margin, width = pen.width
+        let cr = pen.cr, margin = pen.margin
         pen.y += 10
         pen.text("Hawala wallet recovery sheet", size: 20, bold: true)
         pen.y += 24
@@ -80,32 +80,12 @@ public struct PaperBackup {
             pen.y += 12
         }
 
-        let words: [String]
-        let count: Int
-        switch content {
-        case .blank(let n): words = []; count = n
-        case .words(let m): words = m.words; count = m.wordCount
+        let (words, count): ([String]?, Int) = switch content {
+        case .blank(let n): (nil, n)
+        case .words(let m): (m.words, m.wordCount)
         }
-        // Two columns of numbered lines.
-        let rows = (count + 1) / 2
-        let columnWidth = (width - 2 * margin) / 2
-        let lineGap = count > 12 ? 24.0 : 30.0
-        let top = pen.y
-        for i in 0..<count {
-            let column = i / rows, row = i % rows
-            let x = margin + Double(column) * columnWidth
-            pen.y = top + Double(row) * lineGap
-            pen.text("\(i + 1).", size: 12, x: x)
-            if words.isEmpty {
-                cairo_set_line_width(cr, 0.6)
-                cairo_move_to(cr, x + 28, pen.y + 2)
-                cairo_line_to(cr, x + columnWidth - 20, pen.y + 2)
-                cairo_stroke(cr)
-            } else {
-                pen.text(words[i], size: 12, bold: true, monospace: true, x: x + 28)
-            }
-        }
-        pen.y = top + Double(rows) * lineGap + 16
+        pen.numberedColumns(words, count: count, gap: count > 12 ? 24 : 30)
+        pen.y += 16
 
         if case .words(let mnemonic) = content {
             // Both SeedQRs side by side, with a quiet zone of four modules.
@@ -136,12 +116,7 @@ public struct PaperBackup {
             pen.y += 10
         }
 
-        pen.text("Keeping this sheet", size: 12, bold: true)
-        pen.y += 18
-        for line in PaperBackup.advice {
-            pen.paragraph(line, size: 9.5, width: 95, leading: 13)
-            pen.y += 3
-        }
+        pen.advice("Keeping this sheet", PaperBackup.advice)
         pen.newPage()
     }
 

@@ -51,24 +51,9 @@ public struct ShareSheets: Sendable {
                     pen.paragraph("This wallet also has a BIP39 passphrase the shares do not hold: keep it too.", size: 10.5, bold: true, width: 90, leading: 14)
                 }
                 pen.y += 16
-                // Two columns of numbered words.
-                let words = share.words
-                let rows = (words.count + 1) / 2
-                let columnWidth = (pen.width - 2 * pen.margin) / 2
-                let top = pen.y
-                for (i, word) in words.enumerated() {
-                    let x = pen.margin + Double(i / rows) * columnWidth
-                    pen.y = top + Double(i % rows) * 22
-                    pen.text("\(i + 1).", size: 12, x: x)
-                    pen.text(word, size: 12, bold: true, monospace: true, x: x + 28)
-                }
-                pen.y = top + Double(rows) * 22 + 20
-                pen.text("Keeping this share", size: 12, bold: true)
-                pen.y += 18
-                for line in ShareSheets.advice {
-                    pen.paragraph(line, size: 9.5, width: 95, leading: 13)
-                    pen.y += 3
-                }
+                pen.numberedColumns(share.words, count: share.words.count, gap: 22)
+                pen.y += 20
+                pen.advice("Keeping this share", ShareSheets.advice)
                 pen.newPage()
             }
         }
