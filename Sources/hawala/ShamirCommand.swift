@@ -46,11 +46,12 @@ struct ShamirSplitCommand: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Make extendable shares (SLIP-39's current default; --no-extendable for older tools).")
     var extendable = true
     @Option(help: ArgumentHelp("Write the shares as a PDF, one share a page, instead of printing them.", valueName: "path")) var pdf: String?
-    @Option(help: "With --pdf: a4 or letter.") var paper: PaperBackup.Paper = .a4
+    @Option(help: "With --pdf: a4 (the default) or letter.") var paper: PaperBackup.Paper?
     @OptionGroup var password: PasswordOptions
 
     func validate() throws {
         guard !groups.isEmpty else { throw ValidationError("give at least one --group M/N") }
+        if paper != nil, pdf == nil { throw ValidationError("--paper goes with --pdf") }
         guard (0...6).contains(iterationExponent) else { throw ValidationError("--iteration-exponent must be 0 to 6") }
         // An impossible layout is a usage error, found before anything is asked.
         do {
@@ -76,7 +77,7 @@ struct ShamirSplitCommand: ParsableCommand {
             Output.error("warning: \"\(summary.name)\" has a BIP39 passphrase; the shares hold only the words — keep the passphrase too")
         }
         if let pdfURL {
-            let sheets = ShareSheets(split, paper: paper)
+            let sheets = ShareSheets(split, paper: paper ?? .a4)
             try AtomicFile.write(to: pdfURL) { _, path in try sheets.render(to: path) }
             let count = split.shares.joined().count
             print("wrote \(pdfURL.path) (\(count) shares, one a page)")

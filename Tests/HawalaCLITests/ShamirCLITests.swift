@@ -32,6 +32,8 @@ struct ShamirCLITests {
         #expect(try FileManager.default.attributesOfItem(atPath: pdf)[.posixPermissions] as? Int == 0o600)
         let again = try f.run(["backup", "shamir", "split", "--group-threshold", "1", "--group", "2/3", "--pdf", pdf, "--password-file", f.path("password")])
         expectCleanFailure(again, contains: "already exists")
+        let stray = try f.run(["backup", "shamir", "split", "--group-threshold", "1", "--group", "2/3", "--paper", "letter"])
+        #expect(stray.status == 2 && stray.stderr.contains("--paper goes with --pdf"), "\(stray.stderr)")
         let pages = String(decoding: try tool("pdftotext", ["-layout", pdf, "-"]), as: UTF8.self).split(separator: "\u{0C}").filter { $0.contains("SLIP-39") }
         #expect(pages.count == 3)
         // Each page's words, by their numbers (two columns).
