@@ -227,7 +227,7 @@ public final class LightningWallet: Sendable {
                 group.addTask { try await Task.sleep(for: timeout); return nil }
                 let first = try await group.next() ?? nil
                 group.cancelAll()
-                guard let first else { throw LightningError.timeout("no answer within \(timeout.components.seconds) s") }
+                guard let first else { throw LightningError.timeout(waitingFor: .answer, after: timeout) }
                 return first
             }
             return .synced(count: count)

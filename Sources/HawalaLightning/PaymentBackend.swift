@@ -296,6 +296,12 @@ public enum PaymentEvent: Sendable {
 
 /// Everything the Lightning wallet layer refuses, as one line a person can act on.
 public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What a wait was for.
+    public enum Awaited: Equatable, Sendable {
+        case payment(hash: String)
+        case answer
+    }
+
     case notConnected
     /// Not a backend spec (the text as given).
     case unknownBackend(String)
@@ -313,7 +319,9 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     case unknownDestination(String)
     case feeAboveMaximum(feeMsat: UInt64, maximumMsat: UInt64)
     case notPayable(String)
-    case timeout(String)
+    /// Nothing came within `after`: the payment awaited (a pending one may still settle), or
+    /// the backend's answer.
+    case timeout(waitingFor: Awaited, after: Duration)
     /// The backend's network did not answer (or not in time); nothing is known to have failed.
     case unreachable(network: String, reason: String)
     /// The backend needs an API key that is not configured.
@@ -343,7 +351,9 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case .unknownDestination(let node): "unknown destination: no route to node \(node)"
         case let .feeAboveMaximum(fee, maximum): "the fee (\(satsText(fee))) is above the maximum (\(satsText(maximum)))"
         case .notPayable(let why): why
-        case .timeout(let why): why
+        case let .timeout(.payment(hash), after):
+            "no payment for \(hash.prefix(16))… within \(after.components.seconds) s; if one is pending it may still settle"
+        case let .timeout(.answer, after): "no answer within \(after.components.seconds) s"
         case let .unreachable(network, reason): "cannot reach the \(network): \(reason)"
         case .apiKeyRequired(let backend): "\(backend) needs a Breez API key (free from Breez: https://breez.technology/request-api-key/)"
         case .backendUnavailable(let why): why
@@ -388,6 +398,6 @@ extension PaymentBackend {
         }
         defer { timer.cancel() }
         for await payment in stream { return payment }
-        throw LightningError.timeout("no payment for \(paymentHash.prefix(16))… within \(timeout); if one is pending it may still settle")
+        throw LightningError.timeout(waitingFor: .payment(hash: paymentHash), after: timeout)
     }
 }

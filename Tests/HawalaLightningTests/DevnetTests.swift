@@ -169,7 +169,11 @@ struct DevnetTests {
         // Already paid: answered at once. Never paid: a timeout that says it may still settle.
         #expect(try await watcher.waitForPayment(paymentHash: invoice.paymentHash, timeout: .seconds(1)).id == paid.id)
         let never = try await bob.receivePayment(ReceiveRequest(amountSats: 1))
-        await #expect(throws: LightningError.self) { try await watcher.waitForPayment(paymentHash: never.paymentHash, timeout: .milliseconds(500)) }
+        await #expect(throws: LightningError.timeout(waitingFor: .payment(hash: never.paymentHash), after: .milliseconds(500))) {
+            try await watcher.waitForPayment(paymentHash: never.paymentHash, timeout: .milliseconds(500))
+        }
+        #expect(LightningError.timeout(waitingFor: .payment(hash: never.paymentHash), after: .seconds(30)).description
+            == "no payment for \(never.paymentHash.prefix(16))… within 30 s; if one is pending it may still settle")
     }
 
     /// Two processes' worth of concurrent payers can't overspend one balance.

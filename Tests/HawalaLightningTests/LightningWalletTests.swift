@@ -26,7 +26,7 @@ final class FlakyBackend: PaymentBackend, @unchecked Sendable {
     func sendPayment(_ prepared: PrepareSendResponse, idempotencyKey: String) async throws -> Payment {
         sends += 1
         let payment = try await inner.sendPayment(prepared, idempotencyKey: idempotencyKey)
-        if dropAnswers { throw LightningError.timeout("connection lost") }
+        if dropAnswers { throw LightningError.timeout(waitingFor: .answer, after: .zero) }
         return keyless(payment)
     }
     private func keyless(_ p: Payment) -> Payment {
