@@ -63,7 +63,7 @@ public enum ReceiveMethod: String, Sendable, CaseIterable {
 extension PaymentBackend {
     /// Backends without other receive methods say so.
     public func receiveAddress(_ method: ReceiveMethod) async throws -> String {
-        throw LightningError.notPayable("\(name) receives by BOLT11 invoice only, not by a \(method.rawValue) address")
+        throw LightningError.unsupported(backend: name, .receiveMethod(method))
     }
 }
 
@@ -127,17 +127,17 @@ public struct PrepareSendResponse: Sendable {
 
 extension PrepareSendRequest {
     /// The invoice this request pays: a BOLT11 invoice, or the `lightning=` one of a BIP21 URI.
-    /// - Throws: `LightningError.notPayable` for anything else, naming `backendName`.
+    /// - Throws: `LightningError.unsupported` for anything else, naming `backendName`.
     public func invoice(backendName: String) throws -> Bolt11Invoice {
         switch try PaymentInput.parse(input) {
         case .bolt11(let invoice): return invoice
         case .bitcoinURI(let uri):
-            guard let invoice = uri.lightning else { throw LightningError.notPayable("\(backendName) pays Lightning invoices only; this bitcoin: URI has no lightning= invoice") }
+            guard let invoice = uri.lightning else { throw LightningError.unsupported(backend: backendName, .uriWithoutInvoice) }
             return invoice
         case .bitcoinAddress:
-            throw LightningError.notPayable("\(backendName) pays Lightning invoices only, not on-chain addresses")
+            throw LightningError.unsupported(backend: backendName, .onChainAddress)
         case .lnurl, .lightningAddress:
-            throw LightningError.notPayable("an LNURL or Lightning address is paid with prepareLnurlPay")
+            throw LightningError.unsupported(backend: backendName, .otherCall("prepareLnurlPay"))
         }
     }
 
@@ -296,6 +296,32 @@ public enum PaymentEvent: Sendable {
 
 /// Everything the Lightning wallet layer refuses, as one line a person can act on.
 public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What a backend does not do.
+    public enum Unsupported: Equatable, Sendable {
+        /// It receives by BOLT11 invoice only.
+        case receiveMethod(ReceiveMethod)
+        /// It pays Lightning invoices only.
+        case onChainAddress
+        case uriWithoutInvoice
+        /// This is done through another call of `PaymentBackend` (a caller's mistake).
+        case otherCall(String)
+        /// The session was opened without LNURL access.
+        case lnurlWithoutClient
+        /// The payment was prepared by another backend (or another session).
+        case preparedElsewhere
+
+        func description(backend: String) -> String {
+            switch self {
+            case .receiveMethod(let method): "\(backend) receives by BOLT11 invoice only, not by a \(method.rawValue) address"
+            case .onChainAddress: "\(backend) pays Lightning invoices only, not on-chain addresses"
+            case .uriWithoutInvoice: "\(backend) pays Lightning invoices only; this bitcoin: URI has no lightning= invoice"
+            case .otherCall(let call): "\(backend): this is done with \(call)"
+            case .lnurlWithoutClient: "\(backend) was opened without access to LNURL services"
+            case .preparedElsewhere: "this payment was not prepared on \(backend)"
+            }
+        }
+    }
+
     /// What a wait was for.
     public enum Awaited: Equatable, Sendable {
         case payment(hash: String)
@@ -318,7 +344,10 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     case alreadyPaid
     case unknownDestination(String)
     case feeAboveMaximum(feeMsat: UInt64, maximumMsat: UInt64)
-    case notPayable(String)
+    /// Something the backend does not do, or was not set up for.
+    case unsupported(backend: String, Unsupported)
+    /// The backend, or a service it went through, refused: `reason` is its own words.
+    case refused(by: String, reason: String)
     /// Nothing came within `after`: the payment awaited (a pending one may still settle), or
     /// the backend's answer.
     case timeout(waitingFor: Awaited, after: Duration)
@@ -350,7 +379,8 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case .alreadyPaid: "the invoice has already been paid"
         case .unknownDestination(let node): "unknown destination: no route to node \(node)"
         case let .feeAboveMaximum(fee, maximum): "the fee (\(satsText(fee))) is above the maximum (\(satsText(maximum)))"
-        case .notPayable(let why): why
+        case let .unsupported(backend, what): what.description(backend: backend)
+        case let .refused(by, reason): "\(by): \(reason)"
         case let .timeout(.payment(hash), after):
             "no payment for \(hash.prefix(16))… within \(after.components.seconds) s; if one is pending it may still settle"
         case let .timeout(.answer, after): "no answer within \(after.components.seconds) s"

@@ -188,7 +188,7 @@ public final class SparkBackend: PaymentBackend, @unchecked Sendable {
                                                 amount: invoice.amountMsat == nil ? String(amountMsat / 1000) : nil)
         let response = try await call { try await $0.prepareSendPayment(request: request) }
         guard case let .bolt11Invoice(_, _, lightningFeeSats) = response.paymentMethod else {
-            throw LightningError.notPayable("Spark prepared something other than a Lightning payment for this invoice")
+            throw LightningError.refused(by: "Spark", reason: "it prepared something other than a Lightning payment for this invoice")
         }
         lock.withLock { prepared[invoice.text] = response }
         return PrepareSendResponse(invoiceText: invoice.text, invoice: invoice, amountMsat: amountMsat,
@@ -199,7 +199,7 @@ public final class SparkBackend: PaymentBackend, @unchecked Sendable {
     /// it (the SDK takes UUIDs), so a repeated key is refused there too.
     public func sendPayment(_ prepared: PrepareSendResponse, idempotencyKey: String) async throws -> HawalaWallet.Payment {
         guard let response = lock.withLock({ self.prepared[prepared.invoiceText] }) else {
-            throw LightningError.notPayable("this payment was not prepared on Spark")
+            throw LightningError.unsupported(backend: name, .preparedElsewhere)
         }
         let request = SendPaymentRequest(prepareResponse: response, options: nil, idempotencyKey: SparkBackend.uuid(idempotencyKey))
         let sent = try await call { try await $0.sendPayment(request: request) }
@@ -219,7 +219,7 @@ public final class SparkBackend: PaymentBackend, @unchecked Sendable {
     /// Hawala fetches the LNURL invoice itself (checking its description hash and amount, which
     /// the SDK's own LNURL-pay skips), then pays it as any invoice.
     public func prepareLnurlPay(_ request: HawalaLightning.PrepareLnurlPayRequest) async throws -> HawalaLightning.PrepareLnurlPayResponse {
-        guard let lnurl else { throw LightningError.notPayable("no HTTP client configured for LNURL") }
+        guard let lnurl else { throw LightningError.unsupported(backend: name, .lnurlWithoutClient) }
         let (msat, overflow) = request.amountSats.multipliedReportingOverflow(by: 1000)
         guard !overflow else { throw LightningError.outOfRange(.amount) }
         let (invoice, action) = try await lnurl.invoice(for: request.payRequest, amountMsat: msat, comment: request.comment, network: network)
@@ -241,7 +241,7 @@ public final class SparkBackend: PaymentBackend, @unchecked Sendable {
         let response = try await call { try await $0.receivePayment(request: ReceivePaymentRequest(paymentMethod: method)) }
         let invoice: HawalaLightning.Bolt11Invoice
         do { invoice = try HawalaLightning.Bolt11Invoice(response.paymentRequest) } catch {
-            throw LightningError.notPayable("Spark made an invoice Hawala can't read: \(error)")
+            throw LightningError.refused(by: "Spark", reason: "it made an invoice Hawala can't read (\(error))")
         }
         guard invoice.network == network else {
             throw LightningError.wrongNetwork(invoice: invoice.network, backend: network, backendName: name)
@@ -255,7 +255,7 @@ public final class SparkBackend: PaymentBackend, @unchecked Sendable {
         switch method {
         case .spark: sdkMethod = .sparkAddress
         case .bitcoin: sdkMethod = .bitcoinAddress(newAddress: nil)
-        case .bolt11: throw LightningError.notPayable("a BOLT11 invoice is made with receivePayment")
+        case .bolt11: throw LightningError.unsupported(backend: name, .otherCall("receivePayment"))
         }
         return try await call { try await $0.receivePayment(request: ReceivePaymentRequest(paymentMethod: sdkMethod)) }.paymentRequest
     }
@@ -279,7 +279,7 @@ public final class SparkBackend: PaymentBackend, @unchecked Sendable {
     public func getPayment(id: String) async throws -> HawalaWallet.Payment? {
         do {
             return HawalaWallet.Payment(spark: try await call { try await $0.getPayment(request: GetPaymentRequest(paymentId: id)) }.payment, backend: name)
-        } catch LightningError.notPayable {
+        } catch LightningError.refused {
             return nil
         }
     }

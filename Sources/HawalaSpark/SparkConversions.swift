@@ -13,18 +13,18 @@ enum SparkErrors {
         case .NetworkError(let why), .ChainServiceError(let why):
             return LightningError.unreachable(network: network, reason: oneLine(why))
         case .InsufficientFunds:
-            return LightningError.notPayable("insufficient balance on Spark for the amount and the fee")
+            return LightningError.refused(by: "Spark", reason: "insufficient balance for the amount and the fee")
         case .InvalidInput(let why):
-            return LightningError.notPayable("Spark refused the request: \(oneLine(why))")
+            return LightningError.refused(by: "Spark", reason: oneLine(why))
         case .LnurlError(let why):
-            return LightningError.notPayable("LNURL: \(oneLine(why))")
+            return LightningError.refused(by: "the LNURL service", reason: oneLine(why))
         case .StorageError(let why):
             return LightningError.backendUnavailable("Spark's storage on this machine: \(oneLine(why))")
         case .SparkError(let why), .Generic(let why), .Signer(let why), .InvalidUuid(let why):
             if let reason = connectionFailure(why) { return LightningError.unreachable(network: network, reason: reason) }
-            return LightningError.notPayable("Spark: \(oneLine(why))")
+            return LightningError.refused(by: "Spark", reason: oneLine(why))
         default:
-            return LightningError.notPayable("Spark: \(oneLine(firstText(in: error) ?? "the request was refused"))")
+            return LightningError.refused(by: "Spark", reason: oneLine(firstText(in: error) ?? "the request was refused"))
         }
     }
 

@@ -111,6 +111,20 @@ struct LightningSessionTests {
         }
     }
 
+    /// What a backend does not do is said with the backend's name, typed: a receive method, an
+    /// on-chain address, a URI without an invoice, an LNURL through the invoice call.
+    @Test func unsupportedRequestsAreTyped() async throws {
+        let devnet = try await node(abandonAbout, ledger: temporaryLedger())
+        await #expect(throws: LightningError.unsupported(backend: devnet.name, .receiveMethod(.spark))) { _ = try await devnet.receiveAddress(.spark) }
+        let address = "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu"
+        for (input, what) in [(address, LightningError.Unsupported.onChainAddress), ("bitcoin:\(address)?amount=0.001", .uriWithoutInvoice),
+                              ("alice@example.com", .otherCall("prepareLnurlPay"))] {
+            #expect(throws: LightningError.unsupported(backend: devnet.name, what)) { _ = try PrepareSendRequest(input: input).invoice(backendName: devnet.name) }
+        }
+        #expect(LightningError.unsupported(backend: "devnet", .onChainAddress).description == "devnet pays Lightning invoices only, not on-chain addresses")
+        #expect(LightningError.refused(by: "Spark", reason: "insufficient balance").description == "Spark: insufficient balance")
+    }
+
     /// A rates source as a person types it: a full path, an https address; nothing else.
     @Test func typedRatesSources() throws {
         #expect(try RatesSource(typed: "/srv/rates/../rates.txt") == .file(path: "/srv/rates.txt"))

@@ -130,7 +130,7 @@ public final class DevnetBackend: PaymentBackend, @unchecked Sendable {
     }
 
     public func prepareLnurlPay(_ request: PrepareLnurlPayRequest) async throws -> PrepareLnurlPayResponse {
-        guard let lnurl else { throw LightningError.notPayable("no HTTP client configured for LNURL") }
+        guard let lnurl else { throw LightningError.unsupported(backend: name, .lnurlWithoutClient) }
         let (msat, overflow) = request.amountSats.multipliedReportingOverflow(by: 1000)
         guard !overflow else { throw LightningError.outOfRange(.amount) }
         let (invoice, action) = try await lnurl.invoice(for: request.payRequest, amountMsat: msat, comment: request.comment, network: network)
