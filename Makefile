@@ -1,6 +1,6 @@
 # Hawala: `make run` sets up what is missing and starts the wallet; `make test` runs every test.
 SHELL := /bin/bash
-APT_PACKAGES := libsecp256k1-dev libsodium-dev libsqlite3-dev libcairo2-dev libqrencode-dev pkg-config poppler-utils zbar-tools curl postgresql \
+APT_PACKAGES := libsecp256k1-dev libsodium-dev libsqlite3-dev libcairo2-dev libqrencode-dev fonts-dejavu-core pkg-config poppler-utils zbar-tools curl postgresql \
 	chromium chromium-driver python3-selenium
 PYTHON ?= python3
 ARGS ?=

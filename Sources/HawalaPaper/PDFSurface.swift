@@ -58,8 +58,13 @@ final class PDFPen {
         y = margin
     }
 
+    /// The words' font, named: "monospace" matches Noto Sans Mono on Debian, whose bold subset
+    /// cairo writes with another font's outlines (the words of a recovery sheet came out in a
+    /// proportional bold). DejaVu (fonts-dejavu-core) comes with fontconfig.
+    static let monospaceFamily = "DejaVu Sans Mono"
+
     func text(_ string: String, size: Double, bold: Bool = false, monospace: Bool = false, x: Double? = nil) {
-        cairo_select_font_face(cr, monospace ? "monospace" : "sans-serif", CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL)
+        cairo_select_font_face(cr, monospace ? Self.monospaceFamily : "sans-serif", CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL)
         cairo_set_font_size(cr, size)
         cairo_move_to(cr, x ?? margin, y)
         cairo_show_text(cr, string)

@@ -47,6 +47,13 @@ struct PaperSheetTests {
         let text = try pdfText(bytes)
         for word in mnemonic.words { #expect(text.contains(word), "\(word)") }
         #expect(text.contains("Fingerprint: 73c5da0a"))
+        // The words in DejaVu Sans Mono: with Noto Sans Mono (what "monospace" matches on
+        // Debian) cairo wrote them with another font's outlines.
+        let file = temporaryFolder("sheet", suffix: ".pdf")
+        try Data(bytes).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let fonts = String(decoding: try tool("pdffonts", [file.path]), as: UTF8.self)
+        #expect(fonts.contains("DejaVuSansMono-Bold") && !fonts.contains("NotoSansMono"), "\(fonts)")
     }
 }
 
