@@ -158,7 +158,7 @@ extension AppRoutes {
         guard CrossSiteCheck.passes(request, sentToken: form.text("csrf"), csrf: session.csrf, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
             return .refused(try crossSite())
         }
-        if try mustUnlock(session, overview: try WalletOverview(home: app.home)) { return .refused(AppResponse.redirect("/unlock")) }
+        if try mustUnlock(session) { return .refused(AppResponse.redirect("/unlock")) }
         guard let file = form.part("file"), !file.bytes.isEmpty else {
             return .refused(try backups(session, status: .badRequest, problem: "Choose a .hawala file to import."))
         }

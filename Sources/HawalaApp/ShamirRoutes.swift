@@ -8,8 +8,9 @@ import Hummingbird
 import NIOPosix
 
 /// SLIP-39 Shamir shares: a wallet split (the password again) into a printable page, one share a
-/// sheet, or a PDF drawn in memory, one share a page; and a wallet recovered from pasted shares — each one checked as `ShareEntryFlow` checks
-/// typed ones — after its first addresses are shown, then saved with `WalletStore.recover`.
+/// sheet, or a PDF drawn in memory, one share a page; and a wallet recovered from pasted shares —
+/// each one checked as `ShareEntryFlow` checks typed ones — after its first addresses are shown,
+/// then saved with `WalletStore.recover`.
 extension AppRoutes {
     func registerShamir(on router: Router<BasicRequestContext>) {
         router.post("/backups/shamir") { request, _ in try await posted(request, splitIntoShares) }

@@ -96,11 +96,9 @@ public struct WebApp: Sendable {
         do {
             try await application(onRunning: onRunning).runService()
         } catch {
-            await lightningSessions.closeAll()
             guard "\(error)".contains("Address already in use") else { throw error }
             throw AppError.portInUse(options.port)
         }
-        await lightningSessions.closeAll()
     }
 
     /// The server; `onRunning` hears the bound port.
