@@ -50,7 +50,7 @@ test-app: deps
 	swift build --product hawala $(IMPORT_CHECK)
 	/usr/bin/python3 scripts/app_e2e.py
 
-## The screenshots in docs/screens (README), taken by the end-to-end run.
+## The screenshots in docs/screens (docs/user-guide.md), taken by the end-to-end run.
 screens: deps
 	swift build --product hawala $(IMPORT_CHECK)
 	/usr/bin/python3 scripts/app_e2e.py --screens docs/screens
@@ -66,7 +66,7 @@ test-spark-stress: deps
 	swift build --build-tests $(IMPORT_CHECK)
 	HAWALA_SPARK_CYCLES=50 swift test --skip-build --filter listenersAndReconnectsDoNotLeak
 
-## Benchmarks, release build (figures in README.md).
+## Benchmarks, release build (figures in docs/benchmarks.md).
 bench: release
 	@./scripts/bench.sh
 

@@ -2,7 +2,7 @@ import Foundation
 import HawalaFormat
 import HawalaKeys
 
-// The documented `--json` shapes of what a payment input decodes to (README: ln decode).
+// The documented `--json` shapes of what a payment input decodes to (docs/reference.md: ln decode).
 
 extension PaymentInput: JSONRepresentable {
     /// `{type, …}`: an invoice's fields, an LNURL's or Lightning address's URL, a URI's parts.

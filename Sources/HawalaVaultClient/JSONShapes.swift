@@ -2,7 +2,7 @@ import Foundation
 import HawalaFormat
 import HawalaVault
 
-// The documented `--json` shapes of the vault's objects (README: vault list, vault settings).
+// The documented `--json` shapes of the vault's objects (docs/reference.md: vault list, vault settings).
 
 extension Backup: JSONRepresentable {
     /// `{id, createdAt, sizeBytes, type, status, encryptionMethod, sha256}` (`vault list`, `vault backup`).

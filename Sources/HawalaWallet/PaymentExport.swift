@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// The history as CSV or JSON, newest first, streamed to `write` in 256 KiB blocks. Columns
-/// (README): `date,type,status,amount_sats,fee_sats,fiat_value,fiat_currency,description,payment_hash,invoice,id`.
+/// (docs/reference.md): `date,type,status,amount_sats,fee_sats,fiat_value,fiat_currency,description,payment_hash,invoice,id`.
 /// Amounts are exact (millisatoshis as a decimal fraction of a sat); dates are UTC ISO 8601.
 /// Rows are formatted straight into bytes: 100,000 payments in well under two seconds.
 public enum PaymentExport {

@@ -1,7 +1,7 @@
 import Foundation
 import HawalaFormat
 
-// The documented JSON shapes of wallets and payments (README), the same for every front end.
+// The documented JSON shapes of wallets and payments (docs/reference.md), the same for every front end.
 
 extension BackupStatus: JSONRepresentable {
     /// `{state, backedUpAt, lastVerifiedAt}`.

@@ -36,7 +36,7 @@ struct LightningDecode: ParsableCommand {
             """)
 
     @Argument(help: "The invoice, LNURL, Lightning address or URI.") var input: String
-    @Flag(help: "JSON output (keys in the README).") var json = false
+    @Flag(help: "JSON output (keys in docs/reference.md).") var json = false
 
     func run() throws {
         let parsed = try PaymentInput.parse(input)

@@ -187,7 +187,7 @@ enum HistoryType: String, ExpressibleByArgument, CaseIterable {
 struct LightningHistory: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history", abstract: "Payments, newest first (synced with the backend first when it answers).",
-        discussion: "Brings the history up to date with the wallet's backend when it answers within --sync-timeout seconds, then reads the history kept on this machine (no password needed); offline it says when it last synced. Invoices not paid yet are pending receives, with their expiry (--status pending lists them). JSON: an array of payment objects (README).")
+        discussion: "Brings the history up to date with the wallet's backend when it answers within --sync-timeout seconds, then reads the history kept on this machine (no password needed); offline it says when it last synced. Invoices not paid yet are pending receives, with their expiry (--status pending lists them). JSON: an array of payment objects (docs/reference.md).")
     @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
     @Option(help: "Only sent or received payments.") var type: HistoryType?
     @Option(help: "Only payments in this status (pending, completed, failed).") var status: Payment.Status?
@@ -246,7 +246,7 @@ struct LightningShow: ParsableCommand {
 
 struct LightningExport: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "export", abstract: "Write the whole history to a CSV or JSON file (columns in the README).",
+        commandName: "export", abstract: "Write the whole history to a CSV or JSON file (columns in docs/reference.md).",
         discussion: "The file is written atomically and is not replaced unless --force.")
     @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
     @Option(help: "csv or json.") var format: PaymentExport.Format

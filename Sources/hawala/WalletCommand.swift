@@ -122,7 +122,7 @@ struct WalletRestore: ParsableCommand {
 
 struct WalletList: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List the wallets (no password needed).")
-    @Flag(help: "JSON output (shape in the README).") var json = false
+    @Flag(help: "JSON output (shape in docs/reference.md).") var json = false
 
     func run() throws {
         let home = WalletHome.fromEnvironment()
@@ -349,7 +349,7 @@ struct WalletVerifyBackup: ParsableCommand {
 
 struct WalletStatus: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "status", abstract: "The current wallet, its network and backup status.")
-    @Flag(help: "JSON output (shape in the README).") var json = false
+    @Flag(help: "JSON output (shape in docs/reference.md).") var json = false
 
     func run() throws {
         let overview = try WalletOverview(home: WalletHome.fromEnvironment())
