@@ -25,6 +25,8 @@ let package = Package(
         .library(name: "HawalaPaper", targets: ["HawalaPaper"]),
         .library(name: "HawalaLightning", targets: ["HawalaLightning"]),
         .library(name: "HawalaVault", targets: ["HawalaVault"]),
+        .library(name: "HawalaVaultStorage", targets: ["HawalaVaultStorage"]),
+        .library(name: "HawalaVaultAgent", targets: ["HawalaVaultAgent"]),
         .library(name: "HawalaVaultPostgres", targets: ["HawalaVaultPostgres"]),
         .library(name: "HawalaVaultClient", targets: ["HawalaVaultClient"]),
         .executable(name: "hawala", targets: ["hawala"]),
@@ -121,9 +123,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What the vault's client, the app and the server share: backups, settings, the schedule,
+        // the vault's errors. No storage, no network, no key code.
+        .target(name: "HawalaVault", swiftSettings: swiftSettings),
+        // The server's storage: users and tokens, backups in chunks, rate limits, the integrity
+        // check; SQLite here, PostgreSQL in HawalaVaultPostgres. Linked by the server only.
         .target(
-            name: "HawalaVault",
+            name: "HawalaVaultStorage",
             dependencies: [
+                "HawalaVault",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -132,7 +140,7 @@ let package = Package(
         .target(
             name: "HawalaVaultPostgres",
             dependencies: [
-                "HawalaVault",
+                "HawalaVault", "HawalaVaultStorage",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -147,7 +155,7 @@ let package = Package(
         .target(
             name: "HawalaVaultServer",
             dependencies: [
-                "HawalaFormat", "HawalaVault", "HawalaVaultAPI",
+                "HawalaFormat", "HawalaVault", "HawalaVaultStorage", "HawalaVaultAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -164,11 +172,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The vault's client side: typed calls, the saved login, the agent.
+        // The vault's client: typed calls over the generated client. No wallet, no storage.
         .target(
             name: "HawalaVaultClient",
             dependencies: [
-                "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaVault", "HawalaVaultAPI",
+                "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaVault", "HawalaVaultAPI",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -177,10 +185,18 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The wallet's side of the vault: the login saved in the wallet store, and the agent that
+        // uploads the wallets' snapshots on the user's schedule.
+        .target(
+            name: "HawalaVaultAgent",
+            dependencies: ["HawalaCrypto", "HawalaFormat", "HawalaWallet", "HawalaBackup", "HawalaVault", "HawalaVaultClient"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "HawalaVaultTests",
             dependencies: [
-                "HawalaVault", "HawalaVaultClient", "HawalaCrypto", "HawalaVaultServer", "HawalaVaultAPI", "HawalaVaultPostgres",
+                "HawalaVault", "HawalaVaultStorage", "HawalaVaultClient", "HawalaVaultAgent", "HawalaCrypto", "HawalaVaultServer", "HawalaVaultAPI",
+                "HawalaVaultPostgres",
                 "HawalaWallet", "HawalaBackup", "HawalaKeys", "HawalaTestSupport",
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -203,7 +219,8 @@ let package = Package(
         .target(
             name: "HawalaApp",
             dependencies: [
-                "HawalaBackup", "HawalaCrypto", "HawalaKeys", "HawalaLightning", "HawalaPaper", "HawalaVault", "HawalaVaultClient", "HawalaWallet",
+                "HawalaBackup", "HawalaCrypto", "HawalaKeys", "HawalaLightning", "HawalaPaper", "HawalaVault", "HawalaVaultClient", "HawalaVaultAgent",
+                "HawalaWallet",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -219,7 +236,7 @@ let package = Package(
             name: "HawalaAppTests",
             dependencies: [
                 "HawalaApp", "HawalaCrypto", "HawalaKeys", "HawalaLightning", "HawalaWallet", "HawalaTestSupport",
-                "HawalaBackup", "HawalaVault", "HawalaVaultClient", "HawalaVaultServer",
+                "HawalaBackup", "HawalaVault", "HawalaVaultStorage", "HawalaVaultClient", "HawalaVaultAgent", "HawalaVaultServer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -233,7 +250,7 @@ let package = Package(
             dependencies: [
                 "CMalloc", "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaPaper", "HawalaLightning", "HawalaApp",
                 // The vault's client side only: the server is hawala-vault.
-                "HawalaVault", "HawalaVaultClient",
+                "HawalaVault", "HawalaVaultClient", "HawalaVaultAgent",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ] + (sparkAvailable ? ["HawalaSpark"] : []),
@@ -243,7 +260,7 @@ let package = Package(
         .executableTarget(
             name: "hawala-vault",
             dependencies: [
-                "CMalloc", "HawalaFormat", "HawalaHome", "HawalaVault", "HawalaVaultServer", "HawalaVaultPostgres",
+                "CMalloc", "HawalaFormat", "HawalaHome", "HawalaVault", "HawalaVaultStorage", "HawalaVaultServer", "HawalaVaultPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -282,7 +299,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HawalaBackupTests",
-            dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaTestSupport"],
+            dependencies: ["HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaTestSupport"],
             resources: [.copy("Fixtures"), .copy("Vectors")],
             swiftSettings: swiftSettings
         ),

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The vault under attack and failure (issue 14): scripts/vault_torture.py's attacks against a
-# real `hawala-vault serve` on loopback — a token flood, innocents behind a guessing address,
-# idle and slow-header clients, ulimit -n 128, a quota race, append-only tokens, six large
-# transfers' memory, SIGKILLs during uploads, 10,000 tiny backups — on SQLite, then on
-# PostgreSQL when HAWALA_TEST_POSTGRES names a server (scripts/with-postgres.sh gives one).
+# The vault under attack and failure (issues 14 and 31): scripts/vault_torture.py's attacks
+# against a real `hawala-vault serve` on loopback — a token flood, innocents behind a guessing
+# address, idle and slow-header clients, ulimit -n 128, a quota race, append-only tokens, six
+# large transfers' memory, SIGKILLs during uploads, 10,000 tiny backups, a database that stops
+# answering, oversized chunked bodies, trickled bodies, and (PostgreSQL) two servers on one
+# database — on SQLite, then on PostgreSQL when HAWALA_TEST_POSTGRES names a server
+# (scripts/with-postgres.sh gives one). HAWALA_TORTURE_ONLY=outage,… runs only those attacks.
 # Run by `make test` with the debug build; exit 1 on the first storage with a failed check.
 set -euo pipefail
 cd "$(dirname "$0")/.."

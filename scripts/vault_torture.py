@@ -116,6 +116,7 @@ def timed(what):
             before = len(failures)
             attack()
             print(f"  {'ok  ' if len(failures) == before else 'FAIL'} {what} ({time.time() - started:.1f} s)", flush=True)
+        run.__name__ = attack.__name__
         return run
     return wrap
 
@@ -336,7 +337,217 @@ def many_tiny():
         server.stop()
 
 
-attacks = [flood, innocents, slow_clients, descriptor_limit, quota_race, append_only, memory, kills, many_tiny]
+def metric(server, name):
+    """A counter's value on the server's metrics page (0 when absent)."""
+    c = http.client.HTTPConnection("127.0.0.1", server.metrics, timeout=10)
+    c.request("GET", "/metrics")
+    text = c.getresponse().read().decode()
+    c.close()
+    return sum(float(l.split()[-1]) for l in text.splitlines() if l.startswith(name + " ") or l.startswith(name + "{"))
+
+
+def admin_sql(sql):
+    """One statement as PostgreSQL's administrator (the test server's admin address)."""
+    subprocess.run(["psql", "-q", "-v", "ON_ERROR_STOP=1", os.environ["HAWALA_TEST_POSTGRES"], "-c", sql], check=True, capture_output=True)
+
+
+class Outage:
+    """The database stops answering: SQLite's WAL index locked by another process, or
+    PostgreSQL refusing connections to the database with its sessions ended."""
+
+    def __enter__(self):
+        if KIND == "sqlite":
+            # The WAL index's locks (bytes 120-127 of the -shm file: writer, checkpointer,
+            # recovery and the five read marks), held exclusively: nobody can read or write.
+            self.holder = subprocess.Popen([sys.executable, "-c", """
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1] + "-shm", os.O_RDWR)
+while True:
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 8, 120); break
+    except OSError:
+        time.sleep(0.01)
+print("held", flush=True); sys.stdin.readline()
+""", DB[len("sqlite:"):]], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            assert self.holder.stdout.readline().strip() == "held"
+        else:
+            name = DB.rsplit("/", 1)[1].split("?")[0]
+            admin_sql(f"ALTER DATABASE {name} ALLOW_CONNECTIONS false")
+            admin_sql(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}' AND pid <> pg_backend_pid()")
+        return self
+
+    def __exit__(self, *_):
+        if KIND == "sqlite":
+            self.holder.stdin.write("\n")
+            self.holder.stdin.flush()
+            self.holder.wait(timeout=10)
+        else:
+            admin_sql(f"ALTER DATABASE {DB.rsplit('/', 1)[1].split('?')[0]} ALLOW_CONNECTIONS true")
+
+
+@timed("the database stops answering: a valid token gets 503 with Retry-After (never 401, never 429), /healthz says 'storage unavailable'; all well after")
+def outage():
+    server = Server("--auth-failures", "3")
+    token = user("outage-user")
+    try:
+        status, _, _ = request(server.port, "GET", "/vault/backups", token)
+        check(status == 200, f"before the outage: {status}")
+        with Outage():
+            for _ in range(4):
+                started = time.time()
+                status, body, headers = request(server.port, "GET", "/vault/backups", token, timeout=30)
+                check(status == 503 and headers.get("Retry-After"), f"a valid token during the outage got {status} {body[:120]!r}")
+                check(b"SQLITE" not in body and b"token" not in body, f"the answer names the driver or the token: {body[:160]!r}")
+                check(time.time() - started < 5, f"an answer during the outage took {time.time() - started:.1f} s")
+            status, body, _ = request(server.port, "GET", "/healthz", timeout=30)
+            check(status == 503 and body == b"storage unavailable\n", f"/healthz during the outage: {status} {body!r}")
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            status, _, _ = request(server.port, "GET", "/vault/backups", token)
+            if status == 200:
+                break
+            time.sleep(0.5)
+        check(status == 200, f"after the outage a valid token got {status} (counted as failed authentications?)")
+    finally:
+        server.stop()
+
+
+def closed_by_server(s):
+    """Reads what the server sent until it closed (True) or went quiet for 0.2 s (False); closes s."""
+    s.settimeout(0.2)
+    try:
+        while s.recv(4096):
+            pass
+        return True
+    except socket.timeout:
+        return False
+    except OSError:
+        return True
+    finally:
+        s.close()
+
+
+def send_chunked(port, method, path, token, total, chunk=64 << 10, byte=b" "):
+    """Sends a chunked body of `total` bytes (or until the server stops reading); returns (status
+    line, bytes sent)."""
+    s = socket.create_connection(("127.0.0.1", port))
+    s.settimeout(30)
+    s.sendall(f"{method} {path} HTTP/1.1\r\nHost: vault\r\nAuthorization: Bearer {token}\r\nContent-Type: application/octet-stream\r\n"
+              "Transfer-Encoding: chunked\r\n\r\n".encode())
+    sent, piece = 0, f"{chunk:x}\r\n".encode() + byte * chunk + b"\r\n"
+    try:
+        while sent < total:
+            s.sendall(piece)
+            sent += chunk
+        s.sendall(b"0\r\n\r\n")
+    except OSError:
+        pass  # the server closed: the body was refused
+    try:
+        line = s.recv(4096).split(b"\r\n", 1)[0].decode()
+    except OSError:
+        line = ""
+    s.close()
+    return line, sent
+
+
+@timed("8 chunked 100 MiB credential envelopes and three 700 MiB chunked JSON bodies at once: 413 early, memory under 128 MiB")
+def oversized_bodies():
+    server = Server("--transfers-per-user", "16")
+    token = user("bodies-user")
+    try:
+        results = []
+        targets = [lambda: results.append(send_chunked(server.port, "POST", "/vault/credentials/backup", token, 100 << 20))] * 8
+        targets += [lambda: results.append(send_chunked(server.port, "PUT", "/vault/backup/settings", token, 700 << 20)),
+                    lambda: results.append(send_chunked(server.port, "POST", "/vault/restore", token, 700 << 20)),
+                    lambda: results.append(send_chunked(server.port, "PUT", "/vault/backup/settings", token, 700 << 20))]
+        together(targets)
+        check(all(line.startswith("HTTP/1.1 413") for line, _ in results), f"answers {sorted(set(line for line, _ in results))}")
+        check(max(sent for _, sent in results) < 64 << 20, f"the server read {max(sent for _, sent in results) >> 20} MiB of a refused body")
+        check(server.peak_rss_mib() < 128, f"peak memory {server.peak_rss_mib()} MiB")
+        status, _, _ = request(server.port, "GET", "/healthz")
+        check(status == 200, f"/healthz after the bodies: {status}")
+    finally:
+        server.stop()
+
+
+@timed("ulimit -n 128, 60 connections trickling JSON bodies a byte every 2 s: /healthz answers within 3 s throughout, all cut within the body timeout")
+def slow_bodies():
+    token = user("trickle-user")
+    server = Server("--body-timeout", "4", prefix=("sh", "-c", 'ulimit -n 128 && exec "$0" "$@"'))
+    try:
+        trickling = []
+        for _ in range(60):
+            try:
+                s = socket.create_connection(("127.0.0.1", server.port))
+                s.sendall(f"PUT /vault/backup/settings HTTP/1.1\r\nHost: vault\r\nAuthorization: Bearer {token}\r\n"
+                          "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n".encode())
+                trickling.append(s)
+            except OSError:
+                pass
+        started = time.time()
+        time.sleep(1.2)  # a body is judged slow once it has been arriving for a second
+        while time.time() - started < 8:
+            for s in trickling:
+                try:
+                    s.sendall(b" ")
+                except OSError:
+                    pass
+            t = time.time()
+            try:
+                status, _, _ = request(server.port, "GET", "/healthz", timeout=3)
+            except OSError as error:
+                status = f"{type(error).__name__}"
+            check(status == 200, f"/healthz got {status} among trickling bodies after {time.time() - started:.1f} s")
+            time.sleep(max(0, 2 - (time.time() - t)))
+        still = sum(not closed_by_server(s) for s in trickling)
+        check(still == 0, f"{still} trickling connections still open after 8 s (body timeout 4 s)")
+        check(server.process.poll() is None, "the server exited")
+    finally:
+        server.stop()
+
+
+@timed("two servers on one PostgreSQL: a quota holds across both, a revoked token is refused by both at once, listings agree, one daily pass between them")
+def two_servers():
+    global DB
+    own = DB
+    name = f"hawala_two_{os.getpid()}"
+    admin_sql(f"CREATE DATABASE {name}")
+    DB = own.rsplit("/", 1)[0] + f"/{name}?sslmode=disable"
+    try:
+        token = user("shared-user")
+        first, second = Server("--quota-mib", "20", "--transfers-per-user", "12"), Server("--quota-mib", "20", "--transfers-per-user", "12")
+        try:
+            blob = os.urandom(3 << 20)
+            statuses = []
+            together([lambda s=s: statuses.append(upload(s.port, token, blob)[0]) for s in [first, second] * 6])
+            stored = sum(b["sizeBytes"] for b in listed(first.port, token))
+            check(stored <= 20 << 20, f"{stored} bytes stored past a 20 MiB quota through two servers")
+            check(statuses.count(201) == 6 and statuses.count(507) == 6, f"answers {sorted(statuses)}")
+            check(listed(first.port, token) == listed(second.port, token), "the two servers list different backups")
+            status, _ = upload(second.port, token, blob)
+            check(status == 507, f"one more upload past the quota through the second server got {status}")
+            deleted = listed(first.port, token)[0]["id"]
+            status, _, _ = request(first.port, "DELETE", f"/vault/backups/{deleted}", token)
+            check(status == 204 and deleted not in {b["id"] for b in listed(second.port, token)}, "a delete through one is not seen by the other")
+            passes = metric(first, "hawala_vault_daily_passes_total") + metric(second, "hawala_vault_daily_passes_total")
+            check(passes == 1, f"{passes:.0f} daily retention passes ran between the two servers (one expected)")
+            user("shared-user", "revoke")
+            for server in (first, second):
+                status, _, _ = request(server.port, "GET", "/vault/backups", token)
+                check(status == 401, f"a revoked token got {status}")
+        finally:
+            first.stop()
+            second.stop()
+    finally:
+        DB = own
+        admin_sql(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+attacks = [flood, innocents, slow_clients, descriptor_limit, quota_race, append_only, memory, kills, many_tiny, outage, oversized_bodies, slow_bodies]
+if KIND == "postgres":
+    attacks.append(two_servers)
+if os.environ.get("HAWALA_TORTURE_ONLY"):
+    attacks = [a for a in attacks if a.__name__ in os.environ["HAWALA_TORTURE_ONLY"].split(",")]
 for attack in attacks:
     attack()
 sys.exit(1 if failures else 0)

@@ -3,6 +3,7 @@ import HawalaBackup
 import HawalaCrypto
 import HawalaKeys
 import HawalaVault
+import HawalaVaultAgent
 import HawalaVaultClient
 import HawalaWallet
 import HTTPTypes
@@ -267,7 +268,7 @@ extension AppRoutes {
         }
         let credential: SecretBytes
         do {
-            let envelope = try await client.recoverCredentialBackup(limit: CredentialEnvelope.maximumBlobBytes + 4096)
+            let envelope = try await client.recoverCredentialBackup()
             credential = try await NIOThreadPool.singleton.runIfActive { try CredentialEnvelope.open(Array(envelope), phrase: phrase) }
         } catch let error as VaultClientError {
             return try await vault(session, status: .badRequest, problem: Self.vaultWords(error))

@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaFormat
 import HawalaKeys
 import HawalaWallet
 
@@ -16,9 +17,9 @@ import HawalaWallet
 public enum CredentialEnvelope {
     public static let magic: [UInt8] = Array("HWCB".utf8)
     public static let version: UInt16 = 1
-    static let headerSize = 4 + 2 + 1 + 1 + 4 + 4 + 16 + 12
-    /// The largest blob accepted.
-    public static let maximumBlobBytes = 16 * 1024 * 1024
+    static let headerSize = CredentialEnvelopeFormat.headerSize
+    /// The largest blob sealed (64 KiB: `CredentialEnvelopeFormat.maximumCredentialBytes` says why).
+    public static let maximumBlobBytes = CredentialEnvelopeFormat.maximumCredentialBytes
     /// 64 MiB, 3 passes: the phrase carries 256 bits, the KDF only slows a stolen envelope further.
     public static let defaultCost = HawalaKDFCost(passes: 3, memoryKiB: 64 * 1024)
     /// A recovery phrase has 24 words (256 bits).
@@ -48,7 +49,7 @@ public enum CredentialEnvelope {
             case .unsupportedVersion(let v): "unsupported credential backup version \(v)"
             case .invalidParameters(let why): "refused: \(why)"
             case .wrongPhraseOrDamaged: "wrong recovery phrase or damaged file"
-            case .tooLarge: "the credential is larger than \(maximumBlobBytes / (1024 * 1024)) MiB"
+            case .tooLarge: "the credential is larger than \(maximumBlobBytes / 1024) KiB (larger files belong in a .hawala backup)"
             case .empty: "the credential is empty"
             case let .unreadable(path, reason): "cannot read \(path): \(reason)"
             case .phraseLength(let n): "a recovery phrase has \(phraseWordCount) words, not \(n)"
@@ -62,7 +63,8 @@ public enum CredentialEnvelope {
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
-        let limit = maximumBlobBytes + 1024
+        // An envelope made before the 64 KiB limit may be larger than any credential sealed now.
+        let limit = CredentialEnvelopeFormat.maximumLegacyEnvelopeBytes
         var bytes: [UInt8]
         do { bytes = try FileDescriptorStream(fd: fd).read(limit + 1) } catch { throw .unreadable(path: path, reason: "\(error)") }
         defer { SecretBytes.wipe(&bytes) }
@@ -102,7 +104,7 @@ public enum CredentialEnvelope {
         guard HawalaFileHeader.passBounds.contains(passes), HawalaFileHeader.memoryBoundsKiB.contains(memory) else {
             throw Error.invalidParameters("key-derivation parameters out of bounds (\(passes) passes, \(memory) KiB)")
         }
-        guard envelope.count <= headerSize + maximumBlobBytes + AESGCM.tagLength else { throw Error.tooLarge }
+        guard envelope.count <= CredentialEnvelopeFormat.maximumLegacyEnvelopeBytes else { throw Error.tooLarge }
         let header = Array(envelope[0..<headerSize])
         let key = try derive(phrase, salt: Array(envelope[16..<32]), passes: passes, memoryKiB: memory)
         do {

@@ -119,6 +119,16 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
     case database(reason: String)
     /// A stored record holds a value this version cannot read.
     case unreadableRecord(VaultRecord)
+    /// 408: a request's body arrived slower than `minimumBytesPerSecond` on average.
+    case tooSlow(minimumBytesPerSecond: Int)
+
+    /// The storage failed (the server's problem, 503), rather than refused the request.
+    public var isStorageFailure: Bool {
+        switch self {
+        case .databaseUnavailable, .noConnection, .database: true
+        default: false
+        }
+    }
 
     public var description: String {
         switch self {
@@ -138,6 +148,7 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
         case .noConnection(let seconds): "no connection within \(seconds) s"
         case .database(let reason): "vault database: \(reason)"
         case .unreadableRecord(let record): "the vault database holds \(record.rawValue)"
+        case .tooSlow(let rate): "the request's body arrived too slowly (under \(rate) bytes a second)"
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaVaultClient
 import HawalaWallet
 
 /// The vault login kept in the wallet store: the URL in the clear, the token sealed under the

@@ -2,6 +2,7 @@ import HawalaFormat
 import Foundation
 import HawalaBackup
 import HawalaCrypto
+import HawalaVaultClient
 import HawalaVault
 
 /// The vault agent (docs/decisions/0002): uploads the newest outbox snapshot when the vault's

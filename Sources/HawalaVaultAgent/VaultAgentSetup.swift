@@ -1,6 +1,7 @@
 import Foundation
 import HawalaBackup
 import HawalaCrypto
+import HawalaVaultClient
 import HawalaVault
 import HawalaWallet
 

@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaFormat
 import HawalaKeys
 import HawalaVault
 import HawalaVaultAPI
@@ -41,7 +42,7 @@ public struct VaultClient: Sendable {
     public func checkLogin() async throws(VaultClientError) {
         do {
             _ = try await backups()
-        } catch .refused(let refusal) where refusal.status != 401 && refusal.status != 429 {
+        } catch .refused(let refusal) where ![401, 429, 503].contains(refusal.status) {
             throw .notAVault(url: url.absoluteString, status: refusal.status)
         }
     }
@@ -133,8 +134,9 @@ public struct VaultClient: Sendable {
         }
     }
 
-    /// The credential envelope (the vault counts every recovery).
-    public func recoverCredentialBackup(limit: Int) async throws(VaultClientError) -> Data {
+    /// The credential envelope (the vault counts every recovery), at most `limit` bytes: by
+    /// default the largest envelope a client still opens.
+    public func recoverCredentialBackup(limit: Int = CredentialEnvelopeFormat.maximumLegacyEnvelopeBytes) async throws(VaultClientError) -> Data {
         let body: HTTPBody
         do {
             body = try await call { try await client.recoverCredentials().ok.body.binary }
@@ -170,7 +172,7 @@ public struct VaultClient: Sendable {
 
 extension VaultClient {
     /// Lowercase hex SHA-256, as the vault's `X-Content-SHA256`.
-    static func sha256Hex(_ data: Data) -> String {
+    public static func sha256Hex(_ data: Data) -> String {
         hexString(Hash.sha256(Array(data)))
     }
 }

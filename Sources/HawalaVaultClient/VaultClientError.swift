@@ -64,7 +64,7 @@ public struct VaultRefusal: Equatable, Sendable, CustomStringConvertible {
     public let status: Int
     /// The vault's `{"error": …}` text, when it sent one.
     public let reason: String?
-    /// Seconds, from `Retry-After` (429).
+    /// Seconds, from `Retry-After` (429, 503).
     public let retryAfter: Int?
 
     public init(operation: VaultOperation, status: Int, reason: String?, retryAfter: Int?) {
@@ -80,6 +80,7 @@ public struct VaultRefusal: Equatable, Sendable, CustomStringConvertible {
         case 401: return "the vault refused the token (HTTP 401)\(said)"
         case 409 where operation == .upload: return "the vault refused the upload (it arrived damaged) (HTTP 409)\(said)"
         case 429: return "the vault refused \(operation.noun): too many attempts; retry in \(retryAfter ?? 60) s"
+        case 503: return "the vault is unavailable for now (its storage does not answer); nothing was done; retry in \(retryAfter ?? 10) s"
         default: return "the vault refused \(operation.noun) (HTTP \(status))\(said)"
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HawalaVault
+import HawalaVaultStorage
 import Logging
 import PostgresNIO
 
@@ -141,6 +142,20 @@ public final class PostgresVaultStorage: VaultStorage {
                     END IF;
                     END $$
                     """),
+                // The credential envelope counts in the quota like a backup: `counted` marks a
+                // database whose users' used_bytes include their envelopes (added once, with them).
+                PostgresQuery(unsafeSQL: """
+                    DO $$ BEGIN
+                    IF NOT EXISTS (SELECT 1 FROM information_schema.columns
+                                   WHERE table_schema = current_schema() AND table_name = 'vault_credential' AND column_name = 'counted') THEN
+                        ALTER TABLE vault_credential ADD COLUMN counted BOOLEAN NOT NULL DEFAULT TRUE;
+                        UPDATE vault_user u SET used_bytes = used_bytes + COALESCE((SELECT length(envelope) FROM vault_credential c
+                                                                                   WHERE c.user_id = u.id), 0);
+                    END IF;
+                    END $$
+                    """),
+                // The days whose retention pass a server has claimed (one server a day).
+                "CREATE TABLE IF NOT EXISTS vault_daily_pass (day TEXT PRIMARY KEY, started_at DOUBLE PRECISION NOT NULL)",
             ]
             for statement in statements { try await db.query(statement, logger: logger) }
         }
@@ -428,8 +443,16 @@ public final class PostgresVaultStorage: VaultStorage {
         }
     }
 
-    public func setCredentialBackup(_ envelope: Data, user: VaultUser, now: Date) async throws(VaultError) {
+    public func setCredentialBackup(_ envelope: Data, user: VaultUser, now: Date, quota: Int64) async throws(VaultError) {
         try await transaction { db in
+            // The user's row lock serializes this with uploads completing on other servers.
+            let used = try await db.query("SELECT used_bytes FROM vault_user WHERE id = \(user.id) FOR UPDATE", logger: logger)
+                .decode(Int64.self).collect().first ?? 0
+            let previous = try await db.query("SELECT length(envelope)::BIGINT FROM vault_credential WHERE user_id = \(user.id)", logger: logger)
+                .decode(Int64.self).collect().first ?? 0
+            let change = Int64(envelope.count) - previous
+            guard change <= 0 || used + change <= quota else { throw VaultError.quotaExceeded(limit: quota) }
+            try await db.query("UPDATE vault_user SET used_bytes = used_bytes + \(change) WHERE id = \(user.id)", logger: logger)
             try await db.query("""
                 INSERT INTO vault_credential (user_id, envelope, created_at, last_verified_at) VALUES (\(user.id), \(envelope), \(now.timeIntervalSince1970), NULL)
                 ON CONFLICT (user_id) DO UPDATE SET envelope = EXCLUDED.envelope, created_at = EXCLUDED.created_at, last_verified_at = NULL
@@ -456,6 +479,45 @@ public final class PostgresVaultStorage: VaultStorage {
         return CredentialBackupStatus(exists: true, createdAt: Date(timeIntervalSince1970: created),
                                       lastVerifiedAt: verified.map { Date(timeIntervalSince1970: $0) })
     }
+
+    // MARK: The server's own work
+
+    public func ping() async throws(VaultError) {
+        try await run { db in _ = try await db.query("SELECT 1", logger: logger).decode(Int.self).collect() }
+    }
+
+    /// The pass holds a session advisory lock on its own connection while it runs, so no two
+    /// servers run one at once; the day's row, inserted under that lock, makes it once a day.
+    public func dailyPass(day: String, now: Date, _ pass: @Sendable () async throws(VaultError) -> Void) async throws(VaultError) -> Bool {
+        let logger = self.logger
+        return try await run { db in
+            let locked = try await db.query("SELECT pg_try_advisory_lock(\(PostgresVaultStorage.dailyPassLock))", logger: logger)
+                .decode(Bool.self).collect().first ?? false
+            guard locked else { return false }
+            do {
+                let claimed = try await db.query("""
+                    INSERT INTO vault_daily_pass (day, started_at) VALUES (\(day), \(now.timeIntervalSince1970)) ON CONFLICT (day) DO NOTHING RETURNING day
+                    """, logger: logger).decode(String.self).collect()
+                if !claimed.isEmpty {
+                    do {
+                        try await pass()
+                    } catch {
+                        // Not done: the next check (this server's or another's) tries again.
+                        try await db.query("DELETE FROM vault_daily_pass WHERE day = \(day)", logger: logger)
+                        throw error
+                    }
+                }
+                _ = try await db.query("SELECT pg_advisory_unlock(\(PostgresVaultStorage.dailyPassLock))", logger: logger).decode(Bool.self).collect()
+                return !claimed.isEmpty
+            } catch {
+                _ = try? await db.query("SELECT pg_advisory_unlock(\(PostgresVaultStorage.dailyPassLock))", logger: logger).decode(Bool.self).collect()
+                throw error
+            }
+        }
+    }
+
+    /// The advisory lock key of the daily pass (the schema's migration holds 7346193).
+    static let dailyPassLock: Int64 = 7346194
 
     // MARK: Access
 

@@ -1,6 +1,7 @@
 import Foundation
 import HawalaFormat
 import HawalaVault
+import HawalaVaultStorage
 import HawalaVaultAPI
 import OpenAPIRuntime
 
@@ -43,11 +44,19 @@ struct VaultHandler: APIProtocol {
         .init(headers: .init(Retry_hyphen_After: 5), body: .json(Self.error("too many transfers at once for this user (at most \(transfers.limit)); retry in 5 s")))
     }
 
-    /// Reads a (small) request body up to the limit; nil when it is larger.
-    private func collect(_ body: HTTPBody) async throws -> Data? {
-        if case .known(let length) = body.length, length > limits.maximumUpload { return nil }
+    /// Reads a credential envelope (already in memory: the middleware read it whole, bounded)
+    /// up to its limit; nil when it is larger.
+    private func collectEnvelope(_ body: HTTPBody) async throws -> Data? {
+        let limit = Int(limits.maximumCredential)
+        if case .known(let length) = body.length, length > limit { return nil }
         // The runtime's only error while collecting an in-memory stream is "too many bytes".
-        do { return try await Data(collecting: body, upTo: Int(limits.maximumUpload)) } catch { return nil }
+        do { return try await Data(collecting: body, upTo: limit) } catch { return nil }
+    }
+
+    /// 507 for a full disk; `/healthz` says so for a minute.
+    private func diskFull() -> Components.Schemas._Error {
+        health.failed(.diskFull)
+        return Self.error("the vault's disk is full; nothing was stored (deleting backups still works)")
     }
 
     // MARK: Backups
@@ -77,8 +86,9 @@ struct VaultHandler: APIProtocol {
         } catch VaultError.hashMismatch {
             return .conflict(.init(body: .json(Self.error("the upload's SHA-256 does not match the one sent", field: "X-Content-SHA256"))))
         } catch VaultError.diskFull {
-            health.failed("the disk is full")
-            return .code507(.init(body: .json(Self.error("the vault's disk is full; nothing was stored (deleting backups still works)"))))
+            return .code507(.init(body: .json(diskFull())))
+        } catch VaultError.tooSlow(let rate) {
+            return .requestTimeout(.init(body: .json(Self.error("the upload arrived too slowly (under \(rate) bytes a second on average)"))))
         }
     }
 
@@ -94,13 +104,14 @@ struct VaultHandler: APIProtocol {
     /// `Repr-Digest`, `ETag` and `X-Content-SHA256`) for the client to check end to end.
     func downloadBackup(_ input: Operations.downloadBackup.Input) async throws -> Operations.downloadBackup.Output {
         let user = try caller()
+        guard VaultStorageSupport.isBackupID(input.path.backupId) else { return .notFound(.init(body: .json(Self.error("no such backup")))) }
         guard let permit = transfers.acquire(user: user.id) else { return .tooManyRequests(busy) }
         do {
             let (backup, chunks) = try await storage.download(id: input.path.backupId, user: user)
             let body = HTTPBody(PermittedChunks(base: chunks, permit: permit) { error in
                 // The 200 is sent: the connection is closed short of Content-Length.
                 VaultMetricsMiddleware.logger.error("download of backup \(backup.id) cut short: \(error)")
-                health.failed("\(error)")
+                health.failed(.failing)
             }, length: .known(backup.sizeBytes), iterationBehavior: .single)
             return .ok(.init(headers: .init(X_hyphen_Content_hyphen_SHA256: backup.sha256, Repr_hyphen_Digest: Self.reprDigest(backup.sha256),
                                             ETag: "\"\(backup.sha256)\""), body: .binary(body)))
@@ -122,6 +133,7 @@ struct VaultHandler: APIProtocol {
 
     func deleteBackup(_ input: Operations.deleteBackup.Input) async throws -> Operations.deleteBackup.Output {
         guard let user = try destroyingCaller() else { return .forbidden(Self.forbidden) }
+        guard VaultStorageSupport.isBackupID(input.path.backupId) else { return .notFound(.init(body: .json(Self.error("no such backup")))) }
         do {
             try await storage.deleteBackup(id: input.path.backupId, user: user)
             return .noContent(.init())
@@ -134,6 +146,7 @@ struct VaultHandler: APIProtocol {
     /// after decrypting (the server can't: it fills in nothing).
     func restoreBackup(_ input: Operations.restoreBackup.Input) async throws -> Operations.restoreBackup.Output {
         guard case .json(let request) = input.body else { return .badRequest(.init(body: .json(Self.error("a JSON body is needed")))) }
+        guard VaultStorageSupport.isBackupID(request.backupId) else { return .notFound(.init(body: .json(Self.error("no such backup")))) }
         do {
             let backup = try await storage.storedBackup(id: request.backupId, user: try caller())
             return .ok(.init(body: .json(.init(backup: Self.schema(backup), download: "/vault/backups/\(backup.id)",
@@ -173,14 +186,24 @@ struct VaultHandler: APIProtocol {
 
     // MARK: Credentials
 
+    /// A credential envelope is small (`VaultLimits.maximumCredential`), counts in the quota
+    /// and takes a transfer slot like a backup.
     func uploadCredentialBackup(_ input: Operations.uploadCredentialBackup.Input) async throws -> Operations.uploadCredentialBackup.Output {
         guard let user = try destroyingCaller() else { return .forbidden(Self.forbidden) }
-        guard case .binary(let body) = input.body, let data = try await collect(body) else {
-            return .contentTooLarge(.init(body: .json(Self.error("the upload is larger than the limit of \(limits.maximumUpload) bytes"))))
+        guard case .binary(let body) = input.body, let data = try await collectEnvelope(body) else {
+            return .contentTooLarge(.init(body: .json(Self.error("a credential envelope is at most \(limits.maximumCredential) bytes"))))
         }
         guard !data.isEmpty else { return .badRequest(.init(body: .json(Self.error("the envelope is empty", field: "body")))) }
-        try await storage.setCredentialBackup(data, user: user, now: Date())
-        return .noContent(.init())
+        guard let permit = transfers.acquire(user: user.id) else { return .tooManyRequests(busy) }
+        defer { withExtendedLifetime(permit) {} }
+        do {
+            try await storage.setCredentialBackup(data, user: user, now: Date(), quota: limits.quota)
+            return .noContent(.init())
+        } catch VaultError.quotaExceeded(let limit) {
+            return .code507(.init(body: .json(Self.error("the credential backup would exceed the quota of \(limit) bytes"))))
+        } catch VaultError.diskFull {
+            return .code507(.init(body: .json(diskFull())))
+        }
     }
 
     func getCredentialBackupStatus(_ input: Operations.getCredentialBackupStatus.Input) async throws -> Operations.getCredentialBackupStatus.Output {
@@ -197,6 +220,8 @@ struct VaultHandler: APIProtocol {
             return .tooManyRequests(.init(headers: .init(Retry_hyphen_After: retry), body: .json(Self.error("too many recoveries; retry in \(retry) s"))))
         }
         recoveries.recordFailure("user:\(user.id)")
+        guard let permit = transfers.acquire(user: user.id) else { return .tooManyRequests(busy) }
+        defer { withExtendedLifetime(permit) {} }
         do {
             return .ok(.init(body: .binary(HTTPBody(try await storage.credentialBackup(user: user, now: Date())))))
         } catch VaultError.notFound {
@@ -206,8 +231,12 @@ struct VaultHandler: APIProtocol {
 
     // MARK: Health
 
+    /// Ok when the storage answers now and has not failed within the last minute; otherwise
+    /// 503 in a few words (the reason is in the server's log, not here: anyone may ask).
     func health(_ input: Operations.health.Input) async throws -> Operations.health.Output {
-        if let trouble = health.trouble() { return .serviceUnavailable(.init(body: .plainText(HTTPBody("storage: \(trouble)\n")))) }
+        if let problem = await health.check(storage) {
+            return .serviceUnavailable(.init(headers: .init(Retry_hyphen_After: StorageHealth.retryAfter), body: .plainText(HTTPBody(problem.text + "\n"))))
+        }
         return .ok(.init(body: .plainText("ok\n")))
     }
 }

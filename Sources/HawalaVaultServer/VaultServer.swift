@@ -1,5 +1,7 @@
 import Foundation
+import HawalaFormat
 import HawalaVault
+import HawalaVaultStorage
 import HawalaVaultAPI
 import HTTPTypes
 import Hummingbird
@@ -14,8 +16,19 @@ import ServiceLifecycle
 
 /// Limits a deployment sets (`hawala-vault serve` options).
 public struct VaultLimits: Sendable {
-    /// Largest request body, bytes (413 beyond).
+    /// Largest backup upload, bytes (413 beyond).
     public var maximumUpload: Int64 = 256 << 20
+    /// Largest credential envelope, bytes (413 beyond): the largest a client seals.
+    public var maximumCredential = Int64(CredentialEnvelopeFormat.maximumEnvelopeBytes)
+    /// Largest body of every other request (JSON), bytes (413 beyond), counted as it arrives.
+    public var maximumSmallBody = 64 << 10
+    /// A body read whole (JSON, a credential envelope) must have arrived within this (408
+    /// beyond, and the connection is closed).
+    public var smallBodyTime: Duration = .seconds(10)
+    /// A backup upload must average at least this many bytes a second once `uploadGrace` has
+    /// passed (408 beyond): a client trickling a byte now and then can't hold a connection.
+    public var minimumUploadRate = 1024
+    public var uploadGrace: Duration = .seconds(10)
     /// Bytes a user may store in all (507 beyond).
     public var quota: Int64 = 2 << 30
     /// Failed authentications (or credential recoveries) allowed per token and per address
@@ -25,6 +38,8 @@ public struct VaultLimits: Sendable {
     /// A connection is closed when nothing arrives for this long: idle between requests, a
     /// request head not finished (slow headers), or a gap between body chunks.
     public var idleTimeout: Duration = .seconds(30)
+    /// A storage that has not told who a token belongs to within this is unavailable (503).
+    public var storageAnswer: Duration = .seconds(3)
     /// Uploads and downloads one user may run at once (429 with Retry-After beyond).
     public var transfersPerUser = 4
     public init() {}
@@ -66,11 +81,12 @@ public enum VaultServer {
     /// the rate limits); every other peer is the client. `accessLog`: a line per request at
     /// `notice`. `tls`: serve HTTPS with that certificate. `metricsPort`: serve `GET /metrics`
     /// (Prometheus text) there, on 127.0.0.1 only (none otherwise; `onMetricsRunning` gets the
-    /// port). Retention runs for every user once a day (`pruneEvery`) as a service of the
-    /// application, as well as after each upload.
+    /// port). Retention runs for every user once a day as a service of the application (every
+    /// `pruneEvery` it asks whether today's pass is still to run: servers sharing a database
+    /// run one a day between them), as well as after each upload.
     public static func application(storage: VaultStorage, host: String = "127.0.0.1", port: Int = 8080, limits: VaultLimits = VaultLimits(),
                                    trustedProxies: [AddressBlock] = [], accessLog: Bool = false, tls: VaultTLS? = nil,
-                                   metricsPort: Int? = nil, pruneEvery: Duration = .seconds(86_400),
+                                   metricsPort: Int? = nil, pruneEvery: Duration = .seconds(3600),
                                    onRunning: @escaping @Sendable (Int) async -> Void = { _ in },
                                    onMetricsRunning: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
         let metrics = VaultMetrics()
@@ -79,18 +95,19 @@ public enum VaultServer {
         let router = Router(context: VaultRequestContext.self)
         if accessLog { router.add(middleware: AccessLogMiddleware(trustedProxies: trustedProxies)) }
         router.add(middleware: VaultHeadersMiddleware())
-        router.add(middleware: VaultAuthMiddleware(storage: storage, failures: authFailures, limits: limits, metrics: metrics,
+        router.add(middleware: VaultAuthMiddleware(storage: storage, failures: authFailures, limits: limits, metrics: metrics, health: health,
                                                    trustedProxies: trustedProxies))
         let handler = VaultHandler(storage: storage, limits: limits, counters: metrics, health: health,
                                    recoveries: RateLimiter(limit: limits.failuresAllowed, window: limits.rateWindow),
                                    transfers: TransferLimiter(limit: limits.transfersPerUser))
         try handler.registerHandlers(on: router, configuration: Configuration(dateTranscoder: VaultDateTranscoder()),
                                      middlewares: [VaultMetricsMiddleware(metrics: metrics, health: health), VaultListCache()])
-        let connections = ConnectionGuard.fromDescriptorLimit()
-        let http1 = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: [connections.handler(), ExpectContinueHandler(maximumBody: limits.maximumUpload)],
+        let connections = ConnectionGuard.fromDescriptorLimit(minimumBodyRate: limits.minimumUploadRate)
+        let http1 = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: [connections.handler(), CloseAfterAnswerHandler(),
+                                                                                            ExpectContinueHandler(maximumBody: limits.maximumUpload)],
                                                                  idleTimeout: TimeAmount(limits.idleTimeout)))
         let server = try tls.map { try HTTPServerBuilder.tls(http1, tlsConfiguration: $0.configuration) } ?? http1
-        var services: [any Service] = [DailyPrune(storage: storage, every: pruneEvery)]
+        var services: [any Service] = [DailyPrune(storage: storage, every: pruneEvery, metrics: metrics, now: { Date() })]
         if let metricsPort { services.append(metricsApplication(metrics, port: metricsPort, onRunning: onMetricsRunning)) }
         return Application(router: router, server: server, configuration: .init(address: .hostname(host, port: port), serverName: "hawala-vault"),
                            services: services,
@@ -127,7 +144,10 @@ struct VaultRequestContext: RequestContext, RemoteAddressRequestContext {
 }
 
 /// Headers on every answer: nothing is cached (a list of backups, a credential envelope),
-/// nothing is sniffed into another type, and a 401 says how to authenticate.
+/// nothing is sniffed into another type, and a 401 says how to authenticate. Digests go out as
+/// RFC 9530 and RFC 9110 write them: the generated code percent-encodes header values
+/// (`%22…%22`, `sha-256%3D%3A…`). A refused request whose body may still be arriving is
+/// answered with `Connection: close`, so the rest of its body is never waited for.
 struct VaultHeadersMiddleware: RouterMiddleware {
     typealias Context = VaultRequestContext
 
@@ -136,19 +156,28 @@ struct VaultHeadersMiddleware: RouterMiddleware {
         response.headers[.cacheControl] = "no-store"
         response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         if response.status == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer realm=\"hawala-vault\"" }
+        for name in [HTTPField.Name.eTag, HTTPField.Name("Repr-Digest")!] {
+            if let value = response.headers[name], value.contains("%") { response.headers[name] = value.removingPercentEncoding ?? value }
+        }
+        let hasBody = request.headers[.transferEncoding] != nil || (request.headers[.contentLength].flatMap(Int64.init) ?? 0) > 0
+        if hasBody, response.status.code >= 400 { response.headers[.connection] = "close" }
         return response
     }
 }
 
 /// Resolves the bearer token of every /vault request, counting failures per token and per
-/// client address; keeps oversized bodies out before they are read.
+/// client address; bounds every request body in size and time before a handler sees it. A
+/// storage that fails to answer is the server's problem: 503 with Retry-After, `/healthz`
+/// marked, never a failed authentication.
 struct VaultAuthMiddleware: RouterMiddleware {
     typealias Context = VaultRequestContext
     let storage: VaultStorage
     let failures: RateLimiter
     let limits: VaultLimits
     let metrics: VaultMetrics
+    let health: StorageHealth
     let trustedProxies: [AddressBlock]
+    static let logger = Logger(label: "hawala.vault")
 
     /// An answer given here, before any operation: counted in `/metrics` under "auth" (401,
     /// 429, 405, 413 would otherwise be invisible there).
@@ -175,19 +204,28 @@ struct VaultAuthMiddleware: RouterMiddleware {
             response.headers[HTTPField.Name("Allow")!] = route.1.map(\.rawValue).sorted().joined(separator: ", ")
             return early(response)
         }
-        guard request.uri.path.hasPrefix("/vault") else { return try await next(request, context) }
-        if let length = request.headers[.contentLength].flatMap(Int64.init), length > limits.maximumUpload {
-            return early(VaultAuthMiddleware.error(.contentTooLarge, "the upload is larger than the limit of \(limits.maximumUpload) bytes"))
-        }
+        let policy = BodyPolicy.of(request.method, segments, limits: limits)
+        if let length = request.headers[.contentLength].flatMap(Int64.init), length > policy.limit { return early(tooLarge(policy.limit)) }
+        guard request.uri.path.hasPrefix("/vault") else { return try await withBody(request, policy, context, next) }
         let token = request.headers[.authorization].flatMap { value -> String? in
             guard value.lowercased().hasPrefix("bearer ") else { return nil }
             return String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces)
         }
         // A valid token is never refused because of failures: not its address's (a NAT, an
         // office, a proxy shares one), not anyone else's. Only requests that fail count.
-        if let token, let user = try? await storage.user(token: token) {
-            return try await VaultRequest.$user.withValue(user) {
-                try await VaultRequest.$clientAddress.withValue(address) { try await next(request, context) }
+        if let token {
+            let user: VaultUser?
+            do {
+                user = try await StorageDeadline.answer(within: limits.storageAnswer) { [storage] () async throws(VaultError) in try await storage.user(token: token) }
+            } catch .unauthorized {
+                user = nil  // counted below
+            } catch {
+                return early(unavailable(error))
+            }
+            if let user {
+                return try await VaultRequest.$user.withValue(user) {
+                    try await VaultRequest.$clientAddress.withValue(address) { try await withBody(request, policy, context, next) }
+                }
             }
         }
         let tokenKey = "token:" + String((token ?? "").hashValue)
@@ -201,6 +239,42 @@ struct VaultAuthMiddleware: RouterMiddleware {
         failures.recordFailure("addr:" + address)
         if token != nil { failures.recordFailure(tokenKey) }
         return early(VaultAuthMiddleware.error(.unauthorized, "invalid or revoked token"))
+    }
+
+    /// Runs the handler with the request's body bounded by `policy`: a buffered body read
+    /// whole first (413, or 408 when too slow), a streamed one checked for its rate as it goes.
+    private func withBody(_ request: Request, _ policy: BodyPolicy, _ context: Context,
+                          _ next: (Request, Context) async throws -> Response) async throws -> Response {
+        var request = request
+        switch policy {
+        case .streamed:
+            request.body = RequestBodies.rateLimited(request, minimumRate: limits.minimumUploadRate, grace: limits.uploadGrace)
+        case .buffered(let limit):
+            switch try await RequestBodies.buffer(&request, limit: limit, time: limits.smallBodyTime) {
+            case .tooLarge?: return early(tooLarge(limit))
+            case .tooSlow?: return early(VaultAuthMiddleware.error(.requestTimeout, "the request's body did not arrive within \(limits.smallBodyTime.seconds) s"))
+            case nil: break
+            }
+        }
+        return try await next(request, context)
+    }
+
+    private func tooLarge(_ limit: Int64) -> Response {
+        VaultAuthMiddleware.error(.contentTooLarge, "the request is larger than the limit of \(limit) bytes")
+    }
+
+    /// 503 for a storage that failed to answer; `/healthz` says so for a minute.
+    private func unavailable(_ error: VaultError) -> Response {
+        VaultAuthMiddleware.logger.error("storage unavailable: \(error)")
+        health.failed(.unavailable)
+        return VaultAuthMiddleware.unavailable()
+    }
+
+    /// The answer while the storage is unavailable: retry in `StorageHealth.retryAfter` seconds.
+    static func unavailable() -> Response {
+        var response = error(.serviceUnavailable, "the vault's storage is unavailable; retry in \(StorageHealth.retryAfter) s")
+        response.headers[HTTPField.Name("Retry-After")!] = String(StorageHealth.retryAfter)
+        return response
     }
 
     static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
@@ -225,16 +299,23 @@ struct VaultMetricsMiddleware: ServerMiddleware {
             (response, responseBody) = try await next(request, body, metadata)
         } catch let error as ServerError {
             // A request the generated code could not decode (missing or malformed body,
-            // parameter): 400 with the reason, never a 500.
-            let status: HTTPResponse.Status = error.underlyingError is VaultError ? .internalServerError : .badRequest
-            var message = status == .badRequest ? "invalid request: \(VaultMetricsMiddleware.describe(error))" : "server error"
+            // parameter): 400 with the reason, never a 500. A storage that failed to answer:
+            // 503, retry later. Anything else the server did wrong: 500.
+            let vaultError = error.underlyingError as? VaultError
+            let status: HTTPResponse.Status = vaultError == nil ? .badRequest : vaultError!.isStorageFailure ? .serviceUnavailable : .internalServerError
+            var message = switch status {
+            case .badRequest: "invalid request: \(VaultMetricsMiddleware.describe(error))"
+            case .serviceUnavailable: "the vault's storage is unavailable; retry in \(StorageHealth.retryAfter) s"
+            default: "server error"
+            }
             var headers: HTTPFields = [.contentType: "application/json"]
-            if status == .internalServerError {
+            if let vaultError {
                 // Logged with an id the client also gets, so an operator can find it.
                 let id = (0..<8).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
-                VaultMetricsMiddleware.logger.error("500 \(operationID): \(error.underlyingError)", metadata: ["request": "\(id)"])
-                health.failed("\(error.underlyingError)")
+                VaultMetricsMiddleware.logger.error("\(status.code) \(operationID): \(vaultError)", metadata: ["request": "\(id)"])
+                health.failed(vaultError.isStorageFailure ? .unavailable : .failing)
                 headers[HTTPField.Name("X-Request-ID")!] = id
+                if status == .serviceUnavailable { headers[HTTPField.Name("Retry-After")!] = String(StorageHealth.retryAfter) }
                 message += " (request \(id))"
             }
             let json = (try? JSONEncoder().encode(Components.Schemas._Error(error: message))) ?? Data()

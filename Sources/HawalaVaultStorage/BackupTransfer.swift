@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HawalaVault
 
 /// Backups move through the vault in chunks: an upload is stored as it arrives and a download
 /// is read as it is sent, so memory per transfer is about two chunks, whatever the size.

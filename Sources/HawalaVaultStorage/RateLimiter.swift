@@ -1,4 +1,5 @@
 import Foundation
+import HawalaVault
 
 /// Counts failures per key (a token hash, a client address) in fixed windows; past the limit
 /// the key is refused until its window ends. Used for failed authentication and credential

@@ -1,4 +1,5 @@
 import Foundation
+import HawalaVault
 import GRDB
 
 /// `VaultStorage` in one SQLite file through GRDB (WAL, one immediate transaction per change).
@@ -13,6 +14,17 @@ public final class SQLiteVaultStorage: VaultStorage {
         var configuration = Configuration()
         configuration.busyMode = .timeout(15)
         configuration.foreignKeysEnabled = true
+        configuration.prepareDatabase { db in
+            // Debian's libsqlite3 is built with SECURE_DELETE: a deleted backup's pages would be
+            // overwritten with zeros, through the WAL, so deleting a backup larger than the disk
+            // reserve failed on a full disk. What is freed here is ciphertext the client sealed:
+            // zeroing it buys nothing (decision 0006).
+            try db.execute(sql: "PRAGMA secure_delete = OFF")
+            // A reader waits for a lock at most 3 s (a writer, 15 s): in WAL mode readers only
+            // wait when another process holds the database exclusively, and a request should then
+            // hear "unavailable" soon rather than hang.
+            if db.configuration.readonly { try db.execute(sql: "PRAGMA busy_timeout = 3000") }
+        }
         let previousMask = umask(0o077)
         defer { umask(previousMask) }
         do {
@@ -113,6 +125,14 @@ public final class SQLiteVaultStorage: VaultStorage {
             try db.execute(sql: """
                 ALTER TABLE user ADD COLUMN usedBytes INTEGER NOT NULL DEFAULT 0;
                 UPDATE user SET usedBytes = (SELECT COALESCE(SUM(sizeBytes), 0) FROM backup WHERE backup.userId = user.id AND status = 'complete');
+                """)
+        }
+        // The credential envelope counts in the quota like a backup; the daily pass (retention)
+        // is claimed once a day by whichever server sharing the database gets there first.
+        migrator.registerMigration("vault-v6-credential-quota") { db in
+            try db.execute(sql: """
+                UPDATE user SET usedBytes = usedBytes + COALESCE((SELECT length(envelope) FROM credential WHERE credential.userId = user.id), 0);
+                CREATE TABLE dailyPass (day TEXT PRIMARY KEY, startedAt REAL NOT NULL);
                 """)
         }
         return migrator
@@ -362,10 +382,15 @@ public final class SQLiteVaultStorage: VaultStorage {
         }
     }
 
-    public func setCredentialBackup(_ envelope: Data, user: VaultUser, now: Date) async throws(VaultError) {
+    public func setCredentialBackup(_ envelope: Data, user: VaultUser, now: Date, quota: Int64) async throws(VaultError) {
         try await write { db in
+            let previous = try Int64.fetchOne(db, sql: "SELECT length(envelope) FROM credential WHERE userId = ?", arguments: [user.id]) ?? 0
+            let used = try Int64.fetchOne(db.cachedStatement(sql: "SELECT usedBytes FROM user WHERE id = ?"), arguments: [user.id]) ?? 0
+            let change = Int64(envelope.count) - previous
+            guard change <= 0 || used + change <= quota else { throw VaultError.quotaExceeded(limit: quota) }
             try db.execute(sql: "INSERT OR REPLACE INTO credential (userId, envelope, createdAt, lastVerifiedAt) VALUES (?, ?, ?, NULL)",
                            arguments: [user.id, envelope, now.timeIntervalSince1970])
+            try db.execute(sql: "UPDATE user SET usedBytes = usedBytes + ? WHERE id = ?", arguments: [change, user.id])
         }
     }
 
@@ -389,6 +414,30 @@ public final class SQLiteVaultStorage: VaultStorage {
             return CredentialBackupStatus(exists: true, createdAt: Date(timeIntervalSince1970: row["createdAt"]),
                                           lastVerifiedAt: (row["lastVerifiedAt"] as Double?).map { Date(timeIntervalSince1970: $0) })
         }
+    }
+
+    // MARK: The server's own work
+
+    public func ping() async throws(VaultError) {
+        _ = try await read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM dailyPass") }
+    }
+
+    /// The day's claim is a row: one SQLite writer at a time, so one claimant a day. Several
+    /// processes on one SQLite file never run the pass at once either: the claim comes first.
+    public func dailyPass(day: String, now: Date, _ pass: @Sendable () async throws(VaultError) -> Void) async throws(VaultError) -> Bool {
+        let claimed = try await write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO dailyPass (day, startedAt) VALUES (?, ?)", arguments: [day, now.timeIntervalSince1970])
+            return db.changesCount == 1
+        }
+        guard claimed else { return false }
+        do {
+            try await pass()
+        } catch {
+            // Not done: the next check (this server's or another's) tries again.
+            try? await write { try $0.execute(sql: "DELETE FROM dailyPass WHERE day = ?", arguments: [day]) }
+            throw error
+        }
+        return true
     }
 
     // MARK: Access

@@ -1,4 +1,5 @@
 import Foundation
+import HawalaVault
 
 /// The operator's integrity check (`hawala-vault check`): every stored backup is read back and
 /// its bytes hashed against the SHA-256 recorded at upload. Nothing is changed or deleted: a

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HawalaVault
 
 /// Where the vault keeps users, tokens, backups and settings. One protocol, an SQLite
 /// implementation (`SQLiteVaultStorage`) and, for deployments beyond one machine, PostgreSQL;
@@ -58,13 +59,22 @@ public protocol VaultStorage: Sendable {
     func settings(user: VaultUser) async throws(VaultError) -> BackupSettings
     func setSettings(_ settings: BackupSettings, user: VaultUser) async throws(VaultError)
 
-    /// The credential backup envelope (opaque, sealed by the client).
-    func setCredentialBackup(_ envelope: Data, user: VaultUser, now: Date) async throws(VaultError)
+    /// Keeps the credential backup envelope (opaque, sealed by the client), replacing the
+    /// user's previous one. It counts in the user's `quota` like a backup (`quotaExceeded`).
+    func setCredentialBackup(_ envelope: Data, user: VaultUser, now: Date, quota: Int64) async throws(VaultError)
     func credentialBackup(user: VaultUser, now: Date) async throws(VaultError) -> Data
     func credentialStatus(user: VaultUser) async throws(VaultError) -> CredentialBackupStatus
 
     /// Every user's backups (metadata only, no bytes), oldest first: what an integrity check walks.
     func storedBackups() async throws(VaultError) -> [StoredBackup]
+
+    /// Reads the database once: throws when it does not answer (what `/healthz` asks).
+    func ping() async throws(VaultError)
+
+    /// Runs `pass` (the daily retention) unless a process sharing this storage has claimed
+    /// `day` (a UTC date, "2026-11-25") or is running a pass now; returns whether it ran. So
+    /// several servers on one database prune once a day between them, never two at once.
+    func dailyPass(day: String, now: Date, _ pass: @Sendable () async throws(VaultError) -> Void) async throws(VaultError) -> Bool
 
     /// Releases connections (PostgreSQL); nothing for SQLite.
     func close() async
@@ -170,6 +180,12 @@ public enum VaultStorageSupport {
 
     /// A new backup id: 128 random bits in hex.
     public static func newBackupID() -> String { hex(randomBytes(16)) }
+
+    /// Whether `text` is shaped like a backup id (32 lower-case hex digits): anything else names
+    /// no backup, and never reaches a query (a NUL byte would end the id there).
+    public static func isBackupID(_ text: String) -> Bool {
+        text.utf8.count == 32 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
 
     /// User names: 1–64 ASCII letters, digits, `- _ . @`.
     public static func checkUserName(_ name: String) throws(VaultError) {

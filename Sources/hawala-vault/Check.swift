@@ -2,6 +2,7 @@ import HawalaFormat
 import ArgumentParser
 import Foundation
 import HawalaVault
+import HawalaVaultStorage
 
 /// `hawala-vault check`: reads every stored backup back and compares it with its SHA-256.
 struct Check: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HawalaHome
 import HawalaVault
+import HawalaVaultStorage
 import HawalaVaultPostgres
 
 /// `hawala-vault`: the server that keeps users' encrypted backups, and the operator's tools.
@@ -31,7 +32,7 @@ struct DatabaseOptions: ParsableArguments {
     @Option(help: ArgumentHelp("""
         Storage: sqlite:PATH (default: vault.sqlite in $HAWALA_HOME, else in $XDG_DATA_HOME/hawala) or \
         postgres://USER@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require] (?host=/DIR for a Unix socket; \
-        the password from $PGPASSWORD or ~/.pgpass, never in the URL).
+        the password from $PGPASSWORD only, never in the URL).
         """, valueName: "url")) var db: String?
 
     /// The default SQLite file: the same directory the wallet uses on this machine, so a

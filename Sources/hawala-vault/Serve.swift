@@ -23,6 +23,11 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("idle-timeout"),
             help: "Seconds a connection may send nothing (between requests, within its headers, between body chunks) before it is closed.")
     var idleTimeout = 30
+    @Option(name: .customLong("body-timeout"),
+            help: "Seconds within which a small request body (JSON, a credential envelope) must arrive whole, and after which an upload must keep up --min-upload-rate (408 beyond).")
+    var bodyTimeout = 10
+    @Option(name: .customLong("min-upload-rate"), help: "Bytes a second an upload must average once --body-timeout has passed (408 beyond).")
+    var minimumUploadRate = 1024
     @Option(name: .customLong("transfers-per-user"), help: "Uploads and downloads one user may run at once (429 beyond).") var transfersPerUser = 4
     @Option(name: .customLong("trusted-proxy"), parsing: .upToNextOption,
             help: ArgumentHelp("Reverse proxies (addresses or CIDR blocks) whose forwarding headers name the client.", valueName: "cidr"))
@@ -44,6 +49,8 @@ struct Serve: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
         if let metricsPort { guard (0...65535).contains(metricsPort) else { throw ValidationError("--metrics-port must be 0–65535") } }
         guard (1...3600).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be 1–3600 seconds") }
+        guard (1...3600).contains(bodyTimeout) else { throw ValidationError("--body-timeout must be 1–3600 seconds") }
+        guard (1...(1 << 30)).contains(minimumUploadRate) else { throw ValidationError("--min-upload-rate must be 1 byte a second or more") }
         guard maxUploadMiB > 0, quotaMiB > 0, authFailures > 0, transfersPerUser > 0 else { throw ValidationError("limits must be positive") }
         guard (0...4096).contains(diskReserveMiB) else { throw ValidationError("--disk-reserve-mib must be 0–4096") }
         guard maxUploadMiB <= 1 << 20, quotaMiB <= 1 << 30 else { throw ValidationError("limits are in MiB; those are too large") }
@@ -74,6 +81,9 @@ struct Serve: AsyncParsableCommand {
         limits.failuresAllowed = authFailures
         limits.idleTimeout = .seconds(idleTimeout)
         limits.transfersPerUser = transfersPerUser
+        limits.smallBodyTime = .seconds(bodyTimeout)
+        limits.uploadGrace = .seconds(bodyTimeout)
+        limits.minimumUploadRate = minimumUploadRate
         let host = self.host
         let app = try VaultServer.application(storage: storage, host: host, port: port, limits: limits,
                                               trustedProxies: trustedProxies.compactMap(AddressBlock.init), accessLog: accessLog, tls: tls,

@@ -2,6 +2,7 @@ import HawalaFormat
 import ArgumentParser
 import Foundation
 import HawalaVault
+import HawalaVaultStorage
 
 /// `hawala-vault user …`: who may store backups.
 struct UserCommand: AsyncParsableCommand {

@@ -4,6 +4,7 @@ import Foundation
 import HawalaBackup
 import HawalaCrypto
 import HawalaVault
+import HawalaVaultAgent
 import HawalaVaultClient
 import HawalaWallet
 

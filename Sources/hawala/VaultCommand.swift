@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import HawalaBackup
 import HawalaVault
+import HawalaVaultAgent
 import HawalaVaultClient
 import HawalaWallet
 

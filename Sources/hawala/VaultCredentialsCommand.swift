@@ -83,7 +83,7 @@ struct VaultCredentialsRecover: AsyncParsableCommand {
     func run() async throws {
         if let out, FileManager.default.fileExists(atPath: out) { throw CLIError("\(out) already exists; choose another name") }
         let client = try VaultSession.open(passwordFile: password.passwordFile).client
-        let envelope = try await client.recoverCredentialBackup(limit: CredentialEnvelope.maximumBlobBytes + 4096)
+        let envelope = try await client.recoverCredentialBackup()
         let phrase = try RecoveryPhrase.read(phraseFile: phraseFile)
         BackupPasswords.progress("decrypting (Argon2id)…")
         let credential = try CredentialEnvelope.open(Array(envelope), phrase: phrase)

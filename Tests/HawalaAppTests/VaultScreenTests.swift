@@ -5,6 +5,8 @@ import HawalaCrypto
 import HawalaKeys
 import HawalaTestSupport
 import HawalaVault
+import HawalaVaultStorage
+import HawalaVaultAgent
 import HawalaVaultClient
 import HawalaVaultServer
 import HawalaWallet

@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaFormat
 import HawalaKeys
 import HawalaTestSupport
 import Testing
@@ -32,7 +33,7 @@ struct CredentialTests {
         #expect(throws: CredentialEnvelope.Error.tooLarge) { try CredentialEnvelope.checkSealable(try CredentialEnvelope.readFile(justOver.path)) }
         #expect(throws: CredentialEnvelope.Error.empty) { try CredentialEnvelope.checkSealable(SecretBytes([])) }
         try CredentialEnvelope.checkSealable(try CredentialEnvelope.readFile(small.path))
-        try Data(count: CredentialEnvelope.maximumBlobBytes + 1025).write(to: large)
+        try Data(count: CredentialEnvelopeFormat.maximumLegacyEnvelopeBytes + 1).write(to: large)
         #expect(throws: CredentialEnvelope.Error.tooLarge) { try CredentialEnvelope.readFile(large.path) }
         let missing = folder.appendingPathComponent("missing").path
         #expect(throws: CredentialEnvelope.Error.unreadable(path: missing, reason: "No such file or directory")) { try CredentialEnvelope.readFile(missing) }

@@ -162,19 +162,21 @@ struct VaultSlowClientTests {
         #expect(large.request(head + "Content-Length: \(2 << 20)\r\n\r\n", within: 2) == "HTTP/1.1 413 Payload Too Large")
     }
 
-    /// With the disk full (a 24 MiB tmpfs), an upload answers 507 and /healthz 503 saying so;
-    /// deleting a backup still works — the server gives up its reserve file for it — and frees
-    /// room for the next upload. (Before, every delete failed with a disk I/O error.)
+    /// With the disk full (a 24 MiB tmpfs), an upload answers 507 and /healthz 503 saying so,
+    /// and so does a credential backup; deleting a backup larger than the reserve still works —
+    /// freed pages are not zeroed through the WAL (Debian's SQLite is built with
+    /// SECURE_DELETE), and the reserve file is given up for what the delete does write — and
+    /// frees room for the next upload. (Before, a delete larger than the reserve failed: 500.)
     @Test(.enabled(if: geteuid() == 0, "mounting a tmpfs needs root")) func aFullDiskStillDeletes() throws {
         let dir = temporaryFolder("hawala-full").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         #expect(try CLI.runTool("/bin/mount", ["-t", "tmpfs", "-o", "size=24m", "tmpfs", dir]) == 0)
         defer { _ = try? CLI.runTool("/bin/umount", ["-l", dir]) }
-        let vault = try VaultProcess(["--disk-reserve-mib", "4", "--quota-mib", "100"], database: "sqlite:\(dir)/vault.sqlite")
+        let vault = try VaultProcess(["--disk-reserve-mib", "1", "--quota-mib", "100"], database: "sqlite:\(dir)/vault.sqlite")
         defer { vault.stop() }
         #expect(FileManager.default.fileExists(atPath: dir + "/vault.sqlite-reserve"))
         let token = try vault.fixture.vault(["user", "add", "u", "--db", vault.db]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let blob = try vault.fixture.write("blob", String(repeating: "0123456789abcdef", count: 1 << 17))  // 2 MiB
+        let blob = try vault.fixture.write("blob", String(repeating: "0123456789abcdef", count: 3 << 16))  // 3 MiB, 3 × the reserve
         func upload() throws -> String {
             let (_, out) = try curl(["-w", "\n%{http_code}", "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/octet-stream",
                                      "--data-binary", "@\(blob)", "\(vault.url)/vault/backup"])
@@ -192,10 +194,18 @@ struct VaultSlowClientTests {
         #expect(stored.count >= 3)
         let health = try curl(["-w", "%{http_code}", "\(vault.url)/healthz"])
         #expect(String(decoding: health.stdout, as: UTF8.self).contains("disk is full"))
+        // What room the failed upload left is taken too: a credential backup can't be kept.
+        let filler = try vault.fixture.write("filler-source", String(repeating: "f", count: 64 << 10))
+        _ = try CLI.runTool("/bin/sh", ["-c", "while cat \"$0\" >> \"$1\" 2>/dev/null; do :; done", filler, dir + "/filler"])
+        let (_, credential) = try curl(["-w", "\n%{http_code}", "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/octet-stream",
+                                        "--data-binary", "@\(filler)", "\(vault.url)/vault/credentials/backup"])
+        #expect(String(decoding: credential, as: UTF8.self).hasSuffix("507"), "\(String(decoding: credential, as: UTF8.self))")
+        // Deleting works with the disk full to the last byte.
         for id in stored.prefix(3) {
             let (_, out) = try curl(["-w", "%{http_code}", "-X", "DELETE", "-H", "Authorization: Bearer \(token)", "\(vault.url)/vault/backups/\(id)"])
             #expect(String(decoding: out, as: UTF8.self) == "204", "deleting on a full disk")
         }
+        try FileManager.default.removeItem(atPath: dir + "/filler")
         #expect(try upload().hasSuffix("201"), "the space deleted is used again")
     }
 
@@ -305,4 +315,113 @@ struct VaultSlowClientTests {
         let peak = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") })
         #expect(peak < 128 << 10, "peak resident memory \(peak / 1024) MiB")
     }
+}
+
+extension RawConnection {
+    /// The answer's head (status line and header lines) within `seconds`, or nil.
+    func head(within seconds: Double) -> String? {
+        let deadline = Date().addingTimeInterval(seconds)
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while Date() < deadline {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n > 0 { received += buffer[0..<n] } else if n == 0 { break }
+            if let text = String(bytes: received, encoding: .utf8), let end = text.range(of: "\r\n\r\n") { return String(text[..<end.lowerBound]) }
+        }
+        return nil
+    }
+
+    /// Whether the server closes the connection within `seconds`.
+    func closes(within seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if closedByServer { return true }
+        }
+        return false
+    }
+}
+
+@Suite("hawala-vault serve: hostile bodies")
+struct VaultHostileBodyTests {
+    /// A JSON body sent chunked (no Content-Length) is counted as it arrives: past 64 KiB the
+    /// answer is 413 and the connection is closed, whatever is still coming. A credential
+    /// envelope has its own small limit, chunked or declared. (Before, 600 MiB of whitespace to
+    /// a JSON route was read whole: 1.3 GiB resident.)
+    @Test func bodiesAreBoundedAsTheyArrive() throws {
+        let vault = try VaultProcess()
+        defer { vault.stop() }
+        let token = try vault.fixture.vault(["user", "add", "u", "--db", vault.db]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let chunked = try RawConnection(port: vault.port)
+        chunked.send("PUT /vault/backup/settings HTTP/1.1\r\nHost: vault\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+        let chunk = String(repeating: " ", count: 16 << 10)
+        for _ in 0..<6 { chunked.send(String(format: "%x\r\n", chunk.utf8.count) + chunk + "\r\n") }
+        let refused = try #require(chunked.head(within: 3), "no answer to a 96 KiB chunked JSON body")
+        #expect(refused.hasPrefix("HTTP/1.1 413") && refused.lowercased().contains("connection: close"), "\(refused)")
+        #expect(chunked.closes(within: 3), "the connection stays open for the rest of the body")
+
+        let envelope = try RawConnection(port: vault.port)
+        envelope.send("POST /vault/credentials/backup HTTP/1.1\r\nHost: vault\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+        for _ in 0..<6 { envelope.send(String(format: "%x\r\n", chunk.utf8.count) + chunk + "\r\n") }
+        #expect(envelope.head(within: 3)?.hasPrefix("HTTP/1.1 413") == true)
+        let declared = try RawConnection(port: vault.port).request("""
+            POST /vault/credentials/backup HTTP/1.1\r\nHost: vault\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/octet-stream\r\n\
+            Content-Length: \(100 << 20)\r\n\r\n
+            """, within: 3)
+        #expect(declared == "HTTP/1.1 413 Payload Too Large")
+        #expect(try RawConnection.health(port: vault.port, within: 2) == "HTTP/1.1 200 OK")
+    }
+
+    /// A body trickled a byte at a time never finishes in time: a JSON body is cut once the
+    /// body timeout passes (408, closed), an upload once it averages under the minimum rate.
+    /// (Before, a byte every 2 s held a connection, counted as busy, forever.)
+    @Test func slowBodiesAreCut() throws {
+        let vault = try VaultProcess(["--body-timeout", "2", "--idle-timeout", "5"])
+        defer { vault.stop() }
+        let token = try vault.fixture.vault(["user", "add", "u", "--db", vault.db]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let json = try RawConnection(port: vault.port)
+        json.send("PUT /vault/backup/settings HTTP/1.1\r\nHost: vault\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n")
+        let upload = try RawConnection(port: vault.port)
+        upload.send("POST /vault/backup HTTP/1.1\r\nHost: vault\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/octet-stream\r\nContent-Length: 100000\r\n\r\n")
+        let started = Date()
+        var heads: [String: String] = [:]
+        while Date().timeIntervalSince(started) < 6, heads.count < 2 {
+            for (name, connection) in [("json", json), ("upload", upload)] where heads[name] == nil {
+                connection.send(" ")
+                if let head = connection.head(within: 0.25) { heads[name] = head }
+            }
+        }
+        #expect(heads["json"]?.hasPrefix("HTTP/1.1 408") == true, "\(heads)")
+        #expect(heads["upload"]?.hasPrefix("HTTP/1.1 408") == true, "\(heads)")
+        #expect(Date().timeIntervalSince(started) < 5, "cut after \(Date().timeIntervalSince(started)) s")
+        #expect(json.closes(within: 2) && upload.closes(within: 2))
+        // Nothing of the upload was kept.
+        let list = try curl(["-H", "Authorization: Bearer \(token)", vault.url + "/vault/backups"])
+        #expect((try JSONSerialization.jsonObject(with: list.stdout) as? [Any])?.isEmpty == true)
+    }
+
+    /// Digests go out as RFC 9530 and RFC 9110 write them (not percent-encoded), and a backup
+    /// id with anything after a NUL byte names no backup.
+    @Test func digestsAndIdsOnTheWire() throws {
+        let vault = try VaultProcess()
+        defer { vault.stop() }
+        let token = try vault.fixture.vault(["user", "add", "u", "--db", vault.db]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let uploaded = try curl(["-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/octet-stream", "--data-binary", "hello", vault.url + "/vault/backup"])
+        let json = try #require(JSONSerialization.jsonObject(with: uploaded.stdout) as? [String: Any])
+        let id = try #require(json["id"] as? String), sha = try #require(json["sha256"] as? String)
+        let download = try RawConnection(port: vault.port)
+        download.send("GET /vault/backups/\(id) HTTP/1.1\r\nHost: vault\r\nAuthorization: Bearer \(token)\r\nConnection: close\r\n\r\n")
+        let head = try #require(download.head(within: 3)).lowercased()
+        #expect(head.contains("etag: \"\(sha)\""), "\(head)")
+        #expect(head.contains("repr-digest: sha-256=:\(Data(sha256Bytes("hello")).base64EncodedString().lowercased()):"), "\(head)")
+        for path in ["\(id)%00zzzz", "\(id)zz", String(id.dropLast()), id.uppercased()] {
+            let (_, out) = try curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(token)", vault.url + "/vault/backups/" + path])
+            #expect(String(decoding: out, as: UTF8.self) == "404", "\(path)")
+        }
+    }
+}
+
+/// SHA-256 of a text's UTF-8 bytes.
+func sha256Bytes(_ text: String) -> [UInt8] {
+    let hex = hexDigest(Data(text.utf8))
+    return stride(from: 0, to: hex.count, by: 2).map { UInt8(hex.dropFirst($0).prefix(2), radix: 16)! }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HawalaVault
+import HawalaVaultStorage
 import HawalaVaultPostgres
 import PostgresNIO
 import Testing

@@ -1,7 +1,8 @@
 import Crypto
 import Foundation
 import GRDB
-@testable import HawalaVault
+import HawalaVault
+@testable import HawalaVaultStorage
 import HawalaVaultAPI
 import HawalaVaultPostgres
 @testable import HawalaVaultServer

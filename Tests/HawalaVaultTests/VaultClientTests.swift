@@ -4,6 +4,7 @@ import HawalaVault
 import HawalaBackup
 import HawalaKeys
 import HawalaTestSupport
+import HawalaVaultAgent
 import HawalaVaultClient
 import HawalaWallet
 import Testing

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import HawalaVault
+import HawalaVaultStorage
 import HawalaVaultAPI
 @testable import HawalaVaultClient  // its BearerMiddleware
 @testable import HawalaVaultServer

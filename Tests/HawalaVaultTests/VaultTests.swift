@@ -1,9 +1,11 @@
 import Crypto
 import Foundation
 import GRDB
+import Synchronization
 import HawalaTestSupport
 import Testing
-@testable import HawalaVault
+import HawalaVault
+@testable import HawalaVaultStorage
 import HawalaVaultPostgres
 
 /// "2028-02-29T03:00:00Z" → Date.
@@ -365,10 +367,72 @@ struct VaultStorageTests {
         #expect(try await storage.credentialStatus(user: user) == CredentialBackupStatus(exists: false, createdAt: nil, lastVerifiedAt: nil))
         await #expect(throws: VaultError.notFound) { try await storage.credentialBackup(user: user, now: Date()) }
         let created = utc("2027-03-01T10:00:00Z"), read = utc("2027-03-02T10:00:00Z")
-        try await storage.setCredentialBackup(Data("envelope".utf8), user: user, now: created)
+        try await storage.setCredentialBackup(Data("envelope".utf8), user: user, now: created, quota: 100)
         #expect(try await storage.credentialBackup(user: user, now: read) == Data("envelope".utf8))
         #expect(try await storage.credentialStatus(user: user) == CredentialBackupStatus(exists: true, createdAt: created, lastVerifiedAt: read))
     }
+
+    /// The credential envelope counts in the quota like a backup: a replacement is charged only
+    /// what it adds, and backups then fit in what is left.
+    @Test(arguments: StorageKind.enabled) func credentialCountsInTheQuota(kind: StorageKind) async throws {
+        let storage = try await kind.makeStorage()
+        defer { Task { await storage.close() } }
+        let user = try await storage.user(token: try await storage.addUser("u", now: Date()))
+        try await storage.setCredentialBackup(Data(count: 60), user: user, now: Date(), quota: 100)
+        #expect(try await storage.usage(user: user) == 60)
+        try await storage.setCredentialBackup(Data(count: 90), user: user, now: Date(), quota: 100)
+        #expect(try await storage.usage(user: user) == 90)
+        await #expect(throws: VaultError.quotaExceeded(limit: 100)) {
+            try await storage.setCredentialBackup(Data(count: 101), user: user, now: Date(), quota: 100)
+        }
+        #expect(try await storage.credentialBackup(user: user, now: Date()).count == 90, "the refused one replaced nothing")
+        await #expect(throws: VaultError.quotaExceeded(limit: 100)) {
+            try await storage.addBackup(Data(count: 11), type: .manual, encryptionMethod: "opaque", sha256: nil, user: user, now: Date(), quota: 100)
+        }
+        _ = try await storage.addBackup(Data(count: 10), type: .manual, encryptionMethod: "opaque", sha256: nil, user: user, now: Date(), quota: 100)
+        try await storage.setCredentialBackup(Data(count: 5), user: user, now: Date(), quota: 100)
+        #expect(try await storage.usage(user: user) == 15, "a smaller envelope gives room back")
+    }
+
+    /// Servers sharing one database run the day's retention pass once between them: the
+    /// second to ask for a day hears it is taken; a pass that failed leaves the day to the
+    /// next one to ask. On PostgreSQL no two passes run at once, even for different days.
+    @Test(arguments: StorageKind.enabled) func dailyPassRunsOnceADay(kind: StorageKind) async throws {
+        let storages = try await kind.makeStorages(count: 2)
+        defer { Task { for storage in storages { await storage.close() } } }
+        let runs = Counter()
+        #expect(try await storages[0].dailyPass(day: "2027-03-01", now: Date()) { runs.add() })
+        #expect(try await !storages[1].dailyPass(day: "2027-03-01", now: Date()) { runs.add() })
+        #expect(try await !storages[0].dailyPass(day: "2027-03-01", now: Date()) { runs.add() })
+        #expect(runs.value == 1)
+        await #expect(throws: VaultError.database(reason: "pruning failed")) {
+            try await storages[1].dailyPass(day: "2027-03-02", now: Date()) { () throws(VaultError) in throw .database(reason: "pruning failed") }
+        }
+        #expect(try await storages[0].dailyPass(day: "2027-03-02", now: Date()) { runs.add() }, "the failed day is free again")
+        #expect(runs.value == 2)
+        guard kind == .postgres else { return }
+        // A pass still running (day 3, on the first server) keeps the second from starting day 4.
+        let (started, startedContinuation) = AsyncStream<Void>.makeStream()
+        let (release, releaseContinuation) = AsyncStream<Void>.makeStream()
+        let first = Task {
+            try await storages[0].dailyPass(day: "2027-03-03", now: Date()) {
+                startedContinuation.yield()
+                for await _ in release { break }
+            }
+        }
+        for await _ in started { break }
+        #expect(try await !storages[1].dailyPass(day: "2027-03-04", now: Date()) { runs.add() }, "two passes at once")
+        releaseContinuation.yield()
+        #expect(try await first.value)
+        #expect(try await storages[1].dailyPass(day: "2027-03-04", now: Date()) { runs.add() })
+    }
+}
+
+/// A count shared with `@Sendable` closures.
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    var value: Int { count.withLock { $0 } }
+    func add() { count.withLock { $0 += 1 } }
 }
 
 /// SHA-256 for the tests, through the same library the storage uses.
