@@ -75,8 +75,10 @@ actor AppSessions {
         var wordsHideAt: Date
     }
 
-    /// What a failed unlock looked like, for the rate limit.
-    private var failures: [Date] = []
+    /// Password tries within the window, for the rate limit: each is counted as it starts —
+    /// before the key derivation runs — and forgotten only if the password was right.
+    private var tries: [(id: UInt64, at: Date)] = []
+    private var nextTry: UInt64 = 0
     private var token: String?
     private var sessions: [String: Session] = [:]
     private var idleLock: TimeInterval
@@ -132,19 +134,29 @@ actor AppSessions {
         return Set(sessions.values.filter { $0.isUnlocked && time.timeIntervalSince($0.lastSeen) <= idleLock }.map(\.id))
     }
 
-    /// Whether another password may be tried now.
-    func mayTryPassword() -> Bool {
+    /// A password try, counted as wrong until `passwordWasRight` says otherwise.
+    struct PasswordTry: Sendable { fileprivate let id: UInt64 }
+
+    /// Starts a password try, or nil when `failuresAllowed` tries (wrong, or still running)
+    /// fall within the window: the try is counted now, before the key derivation, so tries sent
+    /// at once can't all be evaluated.
+    func beginPasswordTry() -> PasswordTry? {
         let time = now()
-        failures.removeAll { time.timeIntervalSince($0) > Self.failureWindow }
-        return failures.count < Self.failuresAllowed
+        tries.removeAll { time.timeIntervalSince($0.at) > Self.failureWindow }
+        guard tries.count < Self.failuresAllowed else { return nil }
+        nextTry += 1
+        tries.append((nextTry, time))
+        return PasswordTry(id: nextTry)
     }
 
-    func recordWrongPassword() { failures.append(now()) }
+    /// The password of `passwordTry` was right: it no longer counts.
+    func passwordWasRight(_ passwordTry: PasswordTry) { tries.removeAll { $0.id == passwordTry.id } }
 
-    /// The login: the locked session `id` is replaced by an unlocked one with a new id.
+    /// The login: the locked session `id` is replaced by an unlocked one with a new id; the
+    /// wrong tries before it are forgotten.
     func unlock(_ id: String, keyring: Keyring) -> Session? {
         guard sessions.removeValue(forKey: id) != nil else { return nil }
-        failures.removeAll()
+        tries.removeAll()
         return newSession(keyring: keyring)
     }
 

@@ -208,15 +208,16 @@ extension AppRoutes {
     /// The wallet password from `form`, checked (rate-limited like the login, Argon2id off the
     /// event loops).
     func checkPassword(_ form: FormBody) async throws -> PasswordCheck {
-        guard await app.sessions.mayTryPassword() else {
+        guard let password = form.secret("password"), !password.isEmpty else { return .refused(.badRequest, "Type the wallet password.") }
+        guard let passwordTry = await app.sessions.beginPasswordTry() else {
             return .refused(.tooManyRequests, "Too many wrong passwords. Wait a few minutes, then try again.")
         }
-        guard let password = form.secret("password"), !password.isEmpty else { return .refused(.badRequest, "Type the wallet password.") }
         let home = app.home
         do {
-            return .opened(try await NIOThreadPool.singleton.runIfActive { try WalletStore(home: home, create: false).unlock(password: password) })
+            let keyring = try await NIOThreadPool.singleton.runIfActive { try WalletStore(home: home, create: false).unlock(password: password) }
+            await app.sessions.passwordWasRight(passwordTry)
+            return .opened(keyring)
         } catch WalletError.wrongPassword {
-            await app.sessions.recordWrongPassword()
             return .refused(.unauthorized, "Wrong password.")
         }
     }

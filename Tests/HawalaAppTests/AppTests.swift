@@ -295,6 +295,34 @@ struct AppSecurityTests {
         }
     }
 
+    /// Wrong passwords sent all at once are counted as they arrive, before the key derivation:
+    /// of 20 at once, 5 are tried and 15 refused untried. (Before, all 20 were evaluated.)
+    @Test func parallelWrongPasswordsAreCountedBeforeTheyAreTried() async throws {
+        try await withApp { app, browser, _ in
+            var browser = browser
+            let start = try await browser.send(.get, app.startPath)
+            browser.cookie = Browser.sessionID(start.headers)
+            let csrf = try #require(Browser.csrf(try await browser.send(.get, "/unlock").body))
+            let sent = browser
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<20 { group.addTask { try await sent.send(.post, "/unlock", form: ["csrf": csrf, "password": "guess"]).status } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 401 }.count == AppSessions.failuresAllowed, "\(statuses.sorted())")
+            #expect(statuses.filter { $0 == 429 }.count == 20 - AppSessions.failuresAllowed, "\(statuses.sorted())")
+        }
+    }
+
+    /// A right password given again (before an export, a payment) does not count as a try.
+    @Test func rightPasswordsDoNotCount() async throws {
+        let sessions = AppSessions(token: "t", idleLock: 300, now: { Date() })
+        for _ in 0..<10 {
+            let attempt = try #require(await sessions.beginPasswordTry())
+            await sessions.passwordWasRight(attempt)
+        }
+        #expect(await sessions.beginPasswordTry() != nil)
+    }
+
     @Test func templatesNeverWriteRawText() throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/HawalaApp/Templates").standardized
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".mustache") }
