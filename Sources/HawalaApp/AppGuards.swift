@@ -2,13 +2,23 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HawalaCrypto
+import Synchronization
 
 /// Where the app listens, known once the server is bound (`--port 0` picks any free port).
-final class BoundPort: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Int?
-    func set(_ port: Int) { lock.withLock { value = port } }
-    var port: Int? { lock.withLock { value } }
+final class BoundPort: Sendable {
+    private let value = Mutex<Int?>(nil)
+    func set(_ port: Int) { value.withLock { $0 = port } }
+    var port: Int? { value.withLock { $0 } }
+}
+
+/// Work of which only one may run at a time (reading an uploaded backup: a file of up to 256
+/// MiB decrypted in memory): `begin` says whether it may start now.
+final class OneAtATime: Sendable {
+    private let running = Atomic(false)
+
+    func begin() -> Bool { running.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged }
+
+    func end() { running.store(false, ordering: .releasing) }
 }
 
 /// Answers only requests addressed to this machine's loopback names at the bound port: a web

@@ -19,6 +19,7 @@ extension AppRoutes {
         router.get("/backups") { request, _ in try await backupsPage(request) }
         router.post("/backups/export") { request, _ in try await posted(request, exportBackup) }
         router.post("/backups/import") { request, _ in try await uploadBackup(request) }
+        router.get("/backups/import") { request, _ in try await importPage(request) }
         router.post("/backups/import/confirm") { request, _ in try await posted(request, confirmImport) }
         router.post("/backups/import/cancel") { request, _ in try await posted(request, cancelImport) }
         router.post("/backups/paper") { request, _ in try await posted(request, paperSheet) }
@@ -136,60 +137,87 @@ extension AppRoutes {
     /// An uploaded backup, read from its form; or the answer refusing the form.
     enum UploadRead {
         case refused(Response)
-        case file(Data, password: SecretBytes, filename: String?)
+        /// The form, holding the file (on disk, removed when the form is released) and its password.
+        case file(MultipartUpload, URL, password: SecretBytes, filename: String?)
     }
 
-    /// The form's file and password, checked (its form token, the session). The body and the
-    /// parsed form are released on return, before the file is decrypted: they are three copies
-    /// of it.
-    func readUpload(_ request: Request, session: AppSessions.Session) async throws -> UploadRead {
-        guard let contentType = request.headers[.contentType] else { return .refused(try crossSite()) }
-        var bytes: [UInt8]
-        do {
-            var buffer = try await request.body.collect(upTo: app.options.maximumBackupBytes)
-            bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
-        } catch {
-            return .refused(try backups(session, status: .contentTooLarge, problem: "That file is larger than a backup can be here (\(app.options.maximumBackupBytes >> 20) MiB)."))
+    /// An upload refused on its head — the session, the form token (in the form's address: the
+    /// body comes after it), the Origin, the lock, the declared size — before a byte of its body
+    /// is read; nil when it may be read.
+    func refusedOnItsHead(_ request: Request, session: AppSessions.Session) throws -> Response? {
+        let sentToken = request.uri.queryParameters["csrf"].map(String.init)
+        guard request.headers[.contentType] != nil,
+              CrossSiteCheck.passes(request, sentToken: sentToken, csrf: session.csrf, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
+            return try crossSite()
         }
-        defer { SecretBytes.wipe(&bytes) }
-        guard let form = MultipartBody(bytes, contentType: contentType) else {
+        if try mustUnlock(session) { return AppResponse.redirect("/unlock") }
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > app.options.maximumBackupBytes + (64 << 10) { return try uploadTooLarge(session) }
+        return nil
+    }
+
+    func uploadTooLarge(_ session: AppSessions.Session) throws -> Response {
+        try backups(session, status: .contentTooLarge, problem: "That file is larger than a backup can be here (\(app.options.maximumBackupBytes >> 20) MiB).")
+    }
+
+    /// The form's file and password, its body streamed to a private temporary file, never held
+    /// whole.
+    func readUpload(_ request: Request, session: AppSessions.Session) async throws -> UploadRead {
+        let contentType = request.headers[.contentType] ?? ""
+        let limit = app.options.maximumBackupBytes
+        let form: MultipartUpload
+        do {
+            form = try await MultipartUpload.read(request.body, contentType: contentType, fileField: "file", fileLimit: limit)
+        } catch MultipartUpload.Refusal.tooLarge {
+            return .refused(try uploadTooLarge(session))
+        } catch is MultipartUpload.Refusal {
             return .refused(try backups(session, status: .badRequest, problem: "Choose a .hawala file to import."))
         }
-        guard CrossSiteCheck.passes(request, sentToken: form.text("csrf"), csrf: session.csrf, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
-            return .refused(try crossSite())
-        }
-        if try mustUnlock(session) { return .refused(AppResponse.redirect("/unlock")) }
-        guard let file = form.part("file"), !file.bytes.isEmpty else {
+        guard let file = form.file, file.size > 0 else {
             return .refused(try backups(session, status: .badRequest, problem: "Choose a .hawala file to import."))
         }
         guard let password = form.secret("backupPassword"), !password.isEmpty else {
             return .refused(try backups(session, status: .badRequest, problem: "Type the backup file's password."))
         }
-        return .file(Data(file.bytes), password: password, filename: file.filename)
+        return .file(form, file.url, password: password, filename: file.filename)
     }
 
-    /// The upload (a multipart form: the file, its password, the form token): decrypted and
-    /// previewed, nothing written.
+    /// The upload (a multipart form: the file, its password; the form token in its address):
+    /// decrypted and previewed, nothing written. One at a time.
     func uploadBackup(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
-        let data: Data, password: SecretBytes, filename: String?
+        if let refused = try refusedOnItsHead(request, session: session) { return refused }
+        guard app.imports.begin() else {
+            return try backups(session, status: .tooManyRequests, problem: "Another backup is being read. Try again when it is done.")
+        }
+        defer { app.imports.end() }
+        let form: MultipartUpload, url: URL, password: SecretBytes, filename: String?
         switch try await readUpload(request, session: session) {
         case .refused(let response): return response
-        case let .file(file, secret, name): (data, password, filename) = (file, secret, name)
+        case let .file(upload, file, secret, name): (form, url, password, filename) = (upload, file, secret, name)
         }
         let home = app.home
         let plan: BackupImportPlan
         do {
             plan = try await NIOThreadPool.singleton.runIfActive {
-                let payload = try BackupPayload.decode(try BackupFile.read(data, password: password))
+                let payload = try BackupPayload.decode(try BackupFile.read(url, password: password))
                 return try BackupImportPlan(payload: payload, store: try home.existing() ? try WalletStore(home: home, create: false) : nil)
             }
         } catch let error as HawalaFileError {
             return try backups(session, status: .badRequest, problem: Self.fileWords(error))
         }
+        withExtendedLifetime(form) {}  // the temporary file goes with it, once read
         let source = DisplayText.safe(String((filename ?? "backup.hawala").prefix(120)))
         await app.sessions.update(session.id) { $0.importing = AppSessions.ImportTask(plan: plan, source: source) }
-        return try importPreview(session, plan: plan, source: source)
+        // The preview is a page of its own: its address carries no form token, and reloading
+        // it sends nothing again.
+        return AppResponse.redirect("/backups/import")
+    }
+
+    /// The preview of the backup being imported (none: the backups page).
+    func importPage(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        guard let task = session.importing else { return AppResponse.redirect("/backups") }
+        return try importPreview(session, plan: task.plan, source: task.source)
     }
 
     func importPreview(_ session: AppSessions.Session, plan: BackupImportPlan, source: String,

@@ -57,6 +57,8 @@ public struct WebApp: Sendable {
     /// The files under Static/, by name (app.css, app.js), read once at start.
     let staticFiles: [String: ByteBuffer]
     let bound = BoundPort()
+    /// Uploaded backups are read one at a time.
+    let imports = OneAtATime()
 
     /// Loads the templates; the token is made here.
     /// - Throws: `AppError.resourcesMissing` when the templates are not where the binary expects.

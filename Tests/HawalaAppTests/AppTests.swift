@@ -93,6 +93,13 @@ struct AppSecurityTests {
             return String(html[r.upperBound...].prefix { $0 != "\"" })
         }
 
+        /// The form token in the upload form's address (a multipart body comes after the head
+        /// the token is checked on).
+        static func uploadToken(_ html: String) -> String? {
+            guard let r = html.range(of: #"action="/backups/import?csrf="#) else { return nil }
+            return String(html[r.upperBound...].prefix { $0 != "\"" })
+        }
+
         static func header(_ name: String, _ headers: [(String, String)]) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
     }
 
