@@ -50,20 +50,20 @@ struct AppRoutes: Sendable {
 
     func home(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
-        let overview = try WalletOverview(home: app.home)
-        if try mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
+        let overview = try await app.store.overview()
+        if try await mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
         return try render(.ok, "home", Page(title: "Wallets", session: session, overview: overview))
     }
 
     func unlockPage(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
         if session.isUnlocked { return AppResponse.redirect("/") }
-        return try render(.ok, "unlock", Page(title: "Unlock", session: session, overview: try WalletOverview(home: app.home)))
+        return try render(.ok, "unlock", Page(title: "Unlock", session: session, overview: try await app.store.overview()))
     }
 
     /// The login: the wallet password opens the store; the session gets a new id.
     func unlock(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        let overview = try WalletOverview(home: app.home)
+        let overview = try await app.store.overview()
         guard overview.hasPassword else { return AppResponse.redirect("/") }
         let keyring: Keyring
         switch try await checkPassword(form) {
@@ -86,10 +86,10 @@ struct AppRoutes: Sendable {
         guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
         await app.lightningSessions.close(session.id)  // the other wallet's backend, if open
         do {
-            try WalletStore(home: app.home, create: false).use(form.text("name") ?? "")
+            try await app.store.get().use(form.text("name") ?? "")
         } catch let error as WalletError {
             return try render(.badRequest, "message", Page(title: "Wallet not switched", session: session,
-                                                            overview: try WalletOverview(home: app.home), message: error.description))
+                                                            overview: try await app.store.overview(), message: error.description))
         }
         return AppResponse.redirect("/")
     }
@@ -112,19 +112,19 @@ struct AppRoutes: Sendable {
     /// for it to upload (as every CLI command that unlocks does). Cheap when nothing changed;
     /// never fails the request.
     func refreshAgentSnapshot(_ id: String) async {
-        guard let keyring = await app.sessions.update(id, { $0.keyring }) ?? nil else { return }
-        let home = app.home, producer = app.options.producer
+        guard let keyring = await app.sessions.update(id, { $0.keyring }) ?? nil, let store = try? await app.store.existing() else { return }
+        let producer = app.options.producer
         _ = try? await NIOThreadPool.singleton.runIfActive {
-            try AgentOutbox.refresh(store: WalletStore(home: home, create: false), keyring: keyring, app: producer)
+            try AgentOutbox.refresh(store: store, keyring: keyring, app: producer)
         }
     }
 
     /// Whether `session` must unlock first: a home with a wallet password opens only to an
     /// unlocked session (even with no wallet left). Without `overview`, only the password is read.
-    func mustUnlock(_ session: AppSessions.Session, overview: WalletOverview? = nil) throws -> Bool {
+    func mustUnlock(_ session: AppSessions.Session, overview: WalletOverview? = nil) async throws -> Bool {
         guard !session.isUnlocked else { return false }
         if let overview { return overview.hasPassword }
-        return try app.home.existing() && WalletStore(home: app.home, create: false).hasPassword()
+        return try await app.store.existing()?.hasPassword() ?? false
     }
 
     func session(of request: Request) async -> AppSessions.Session? {

@@ -27,13 +27,13 @@ extension AppRoutes {
 
     func backupsPage(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
-        return try backups(session)
+        return try await backups(session)
     }
 
     /// The backups page; a store with wallets needs an unlocked session (a new home may only import).
-    func backups(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, problem: String? = nil) throws -> Response {
-        let overview = try WalletOverview(home: app.home)
-        if try mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
+    func backups(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, problem: String? = nil) async throws -> Response {
+        let overview = try await app.store.overview()
+        if try await mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
         var page = Page(title: "Backups", session: session, overview: overview, problem: problem)
         page.backups = BackupsView(wallets: overview.wallets)
         return try render(status, "backups", page)
@@ -46,15 +46,15 @@ extension AppRoutes {
         let keyring: Keyring
         switch try await checkPassword(form) {
         case .opened(let opened): keyring = opened
-        case .refused(let status, let problem): return try backups(session, status: status, problem: problem)
+        case .refused(let status, let problem): return try await backups(session, status: status, problem: problem)
         }
         let backupPassword: SecretBytes
         switch checkNewBackupPassword(form) {
         case .accepted(let password): backupPassword = password
-        case .refused(let problem): return try backups(session, status: .badRequest, problem: problem)
+        case .refused(let problem): return try await backups(session, status: .badRequest, problem: problem)
         }
         let choice = form.text("wallet") ?? ""
-        let store = try WalletStore(home: app.home, create: false)
+        let store = try await app.store.get()
         let producer = app.options.producer
         let sealed: Data
         do {
@@ -64,7 +64,7 @@ extension AppRoutes {
                 return try BackupExporter.sealedBytes(payload, password: backupPassword)
             }
         } catch let error as WalletError {
-            return try backups(session, status: .badRequest, problem: error.description)
+            return try await backups(session, status: .badRequest, problem: error.description)
         }
         // The suggested name holds only a date: safe in a header.
         return Response(status: .ok, headers: [
@@ -106,19 +106,19 @@ extension AppRoutes {
     /// or — with the wallet password again — the words and their SeedQRs.
     func paperSheet(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
-        let store = try WalletStore(home: app.home, create: false)
+        let store = try await app.store.get()
         let wallet: WalletSummary
         do {
             wallet = try store.walletWithWords(named: form.text("wallet"))
         } catch let error as WalletError {
-            return try backups(session, status: .badRequest, problem: error.description.sentence)
+            return try await backups(session, status: .badRequest, problem: error.description.sentence)
         }
         let paper = form.text("paper").flatMap(PaperBackup.Paper.init(rawValue:)) ?? .a4
         var mnemonic: Mnemonic?
         if form.text("content") == "words" {
             switch try await checkPassword(form) {
             case .opened(let keyring): mnemonic = try store.secrets(of: wallet, keyring: keyring).mnemonic
-            case .refused(let status, let problem): return try backups(session, status: status, problem: problem)
+            case .refused(let status, let problem): return try await backups(session, status: status, problem: problem)
             }
         }
         let words = mnemonic
@@ -144,19 +144,19 @@ extension AppRoutes {
     /// An upload refused on its head — the session, the form token (in the form's address: the
     /// body comes after it), the Origin, the lock, the declared size — before a byte of its body
     /// is read; nil when it may be read.
-    func refusedOnItsHead(_ request: Request, session: AppSessions.Session) throws -> Response? {
+    func refusedOnItsHead(_ request: Request, session: AppSessions.Session) async throws -> Response? {
         let sentToken = request.uri.queryParameters["csrf"].map(String.init)
         guard request.headers[.contentType] != nil,
               CrossSiteCheck.passes(request, sentToken: sentToken, csrf: session.csrf, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
             return try crossSite()
         }
-        if try mustUnlock(session) { return AppResponse.redirect("/unlock") }
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > app.options.maximumBackupBytes + (64 << 10) { return try uploadTooLarge(session) }
+        if try await mustUnlock(session) { return AppResponse.redirect("/unlock") }
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > app.options.maximumBackupBytes + (64 << 10) { return try await uploadTooLarge(session) }
         return nil
     }
 
-    func uploadTooLarge(_ session: AppSessions.Session) throws -> Response {
-        try backups(session, status: .contentTooLarge, problem: "That file is larger than a backup can be here (\(app.options.maximumBackupBytes >> 20) MiB).")
+    func uploadTooLarge(_ session: AppSessions.Session) async throws -> Response {
+        try await backups(session, status: .contentTooLarge, problem: "That file is larger than a backup can be here (\(app.options.maximumBackupBytes >> 20) MiB).")
     }
 
     /// The form's file and password, its body streamed to a private temporary file, never held
@@ -168,15 +168,15 @@ extension AppRoutes {
         do {
             form = try await MultipartUpload.read(request.body, contentType: contentType, fileField: "file", fileLimit: limit)
         } catch MultipartUpload.Refusal.tooLarge {
-            return .refused(try uploadTooLarge(session))
+            return await .refused(try uploadTooLarge(session))
         } catch is MultipartUpload.Refusal {
-            return .refused(try backups(session, status: .badRequest, problem: "Choose a .hawala file to import."))
+            return await .refused(try backups(session, status: .badRequest, problem: "Choose a .hawala file to import."))
         }
         guard let file = form.file, file.size > 0 else {
-            return .refused(try backups(session, status: .badRequest, problem: "Choose a .hawala file to import."))
+            return await .refused(try backups(session, status: .badRequest, problem: "Choose a .hawala file to import."))
         }
         guard let password = form.secret("backupPassword"), !password.isEmpty else {
-            return .refused(try backups(session, status: .badRequest, problem: "Type the backup file's password."))
+            return await .refused(try backups(session, status: .badRequest, problem: "Type the backup file's password."))
         }
         return .file(form, file.url, password: password, filename: file.filename)
     }
@@ -185,9 +185,9 @@ extension AppRoutes {
     /// decrypted and previewed, nothing written. One at a time.
     func uploadBackup(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
-        if let refused = try refusedOnItsHead(request, session: session) { return refused }
+        if let refused = try await refusedOnItsHead(request, session: session) { return refused }
         guard app.imports.begin() else {
-            return try backups(session, status: .tooManyRequests, problem: "Another backup is being read. Try again when it is done.")
+            return try await backups(session, status: .tooManyRequests, problem: "Another backup is being read. Try again when it is done.")
         }
         defer { app.imports.end() }
         let form: MultipartUpload, url: URL, password: SecretBytes, filename: String?
@@ -195,15 +195,15 @@ extension AppRoutes {
         case .refused(let response): return response
         case let .file(upload, file, secret, name): (form, url, password, filename) = (upload, file, secret, name)
         }
-        let home = app.home
+        let store = try await app.store.existing()
         let plan: BackupImportPlan
         do {
             plan = try await NIOThreadPool.singleton.runIfActive {
                 let payload = try BackupPayload.decode(try BackupFile.read(url, password: password))
-                return try BackupImportPlan(payload: payload, store: try home.existing() ? try WalletStore(home: home, create: false) : nil)
+                return try BackupImportPlan(payload: payload, store: store)
             }
         } catch let error as HawalaFileError {
-            return try backups(session, status: .badRequest, problem: Self.fileWords(error))
+            return try await backups(session, status: .badRequest, problem: Self.fileWords(error))
         }
         withExtendedLifetime(form) {}  // the temporary file goes with it, once read
         let source = DisplayText.safe(String((filename ?? "backup.hawala").prefix(120)))
@@ -217,12 +217,12 @@ extension AppRoutes {
     func importPage(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
         guard let task = session.importing else { return AppResponse.redirect("/backups") }
-        return try importPreview(session, plan: task.plan, source: task.source)
+        return try await importPreview(session, plan: task.plan, source: task.source)
     }
 
     func importPreview(_ session: AppSessions.Session, plan: BackupImportPlan, source: String,
-                       status: HTTPResponse.Status = .ok, problem: String? = nil) throws -> Response {
-        let overview = try WalletOverview(home: app.home)
+                       status: HTTPResponse.Status = .ok, problem: String? = nil) async throws -> Response {
+        let overview = try await app.store.overview()
         var page = Page(title: "Import a backup", session: session, overview: overview, problem: problem)
         page.importing = ImportView(plan: plan, source: source, needsPassword: !overview.hasPassword)
         return try render(status, "import", page)
@@ -232,7 +232,7 @@ extension AppRoutes {
     /// home sets its wallet password here, which is the login.
     func confirmImport(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         guard let task = session.importing else { return AppResponse.redirect("/backups") }
-        let store = try WalletStore(home: app.home, create: true)
+        let store = try await app.store.get(create: true)
         let first = try !store.hasPassword()
         if !first && !session.isUnlocked { return AppResponse.redirect("/unlock") }
         var resolution = ConflictResolution(plan: task.plan)
@@ -240,13 +240,13 @@ extension AppRoutes {
             let index = task.plan.rows.firstIndex { $0.wallet.name == name } ?? 0
             let policy = form.text("policy-\(index)").flatMap(ConflictPolicy.init(rawValue:)) ?? .skip
             if case .refused(let refusal) = resolution.choose(policy) {
-                return try importPreview(session, plan: task.plan, source: task.source, status: .badRequest, problem: "“\(name)”: \(refusal).")
+                return try await importPreview(session, plan: task.plan, source: task.source, status: .badRequest, problem: "“\(name)”: \(refusal).")
             }
         }
         let keyring: Keyring
         switch try await keyringForChange(session, form, store: store, first: first) {
         case .keyring(let chosen): keyring = chosen
-        case .problem(let problem): return try importPreview(session, plan: task.plan, source: task.source, status: .badRequest, problem: problem)
+        case .problem(let problem): return try await importPreview(session, plan: task.plan, source: task.source, status: .badRequest, problem: problem)
         case .locked: return AppResponse.redirect("/unlock")
         }
         let policies = resolution.policies
@@ -254,7 +254,7 @@ extension AppRoutes {
         var current = session
         if first, let unlocked = await app.sessions.unlock(session.id, keyring: keyring) { current = unlocked }
         await app.sessions.update(current.id) { $0.importing = nil }
-        var page = Page(title: "Imported", session: current, overview: try WalletOverview(home: app.home))
+        var page = Page(title: "Imported", session: current, overview: try await app.store.overview())
         page.imported = outcomes.map(\.description.sentence)
         let response = try render(.ok, "imported", page)
         guard first else { return response }

@@ -23,8 +23,8 @@ extension AppRoutes {
 
     func createPage(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
-        let overview = try WalletOverview(home: app.home)
-        if try mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
+        let overview = try await app.store.overview()
+        if try await mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
         var page = Page(title: "New wallet", session: session, overview: overview)
         page.create = CreateView(needsPassword: !overview.hasPassword)
         return try render(.ok, "create", page)
@@ -33,35 +33,37 @@ extension AppRoutes {
     /// New words, saved at once as *not backed up*; the backup flow starts. A first wallet sets
     /// the wallet password, and that is the login.
     func create(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        let store = try WalletStore(home: app.home, create: true)
+        let store = try await app.store.get(create: true)
         let first = try !store.hasPassword()
         if !first && !session.isUnlocked { return AppResponse.redirect("/unlock") }
         let wordCount = form.text("words").flatMap(Int.init) ?? 12
         let network = form.text("network").flatMap(Network.init(rawValue:)) ?? .mainnet
         let name = form.text("name")?.trimmingCharacters(in: .whitespaces) ?? ""
-        func again(_ problem: String) throws -> Response {
-            var page = Page(title: "New wallet", session: session, overview: try WalletOverview(home: app.home), problem: problem)
+        func again(_ problem: String) async throws -> Response {
+            var page = Page(title: "New wallet", session: session, overview: try await app.store.overview(), problem: problem)
             page.create = CreateView(needsPassword: first, wordCount: wordCount, network: network, name: name)
             return try render(.badRequest, "create", page)
         }
-        guard Mnemonic.wordCounts.contains(wordCount) else { return try again("Choose 12, 15, 18, 21 or 24 words.") }
+        guard Mnemonic.wordCounts.contains(wordCount) else { return try await again("Choose 12, 15, 18, 21 or 24 words.") }
         // A mistyped passphrase makes another wallet, and the quiz checks only the words.
         let passphrase = form.secret("passphrase") ?? SecretBytes([])
         guard passphrase == form.secret("passphraseRepeat") ?? SecretBytes([]) else {
-            return try again("The two passphrases differ. Type the same passphrase twice, or leave both empty.")
+            return try await again("The two passphrases differ. Type the same passphrase twice, or leave both empty.")
         }
         let keyring: Keyring
         switch try await keyringForChange(session, form, store: store, first: first) {
         case .keyring(let chosen): keyring = chosen
-        case .problem(let problem): return try again(problem)
+        case .problem(let problem): return try await again(problem)
         case .locked: return AppResponse.redirect("/unlock")
         }
         let created: (wallet: WalletSummary, backup: SeedBackupFlow)
         do {
-            created = try store.create(wordCount: wordCount, passphrase: passphrase,
-                                       name: name.isEmpty ? nil : name, network: network, keyring: keyring)
+            // New words, their seed and every chain's first addresses: off the cooperative pool.
+            created = try await NIOThreadPool.singleton.runIfActive {
+                try store.create(wordCount: wordCount, passphrase: passphrase, name: name.isEmpty ? nil : name, network: network, keyring: keyring)
+            }
         } catch let error as WalletError {
-            return try again(error.description)
+            return try await again(error.description)
         }
         var current = session
         if first {
@@ -83,13 +85,13 @@ extension AppRoutes {
                 // A new recovery phrase is kept nowhere: hidden before its quiz, it is gone.
                 return try await vault(session, problem: "The recovery phrase was hidden after \(Int(Self.wordsShownFor / 60)) minutes, before it was checked. Nothing was uploaded; start again.")
             }
-            var page = Page(title: "Words hidden", session: session, overview: try WalletOverview(home: app.home),
+            var page = Page(title: "Words hidden", session: session, overview: try await app.store.overview(),
                             message: "The words were hidden after \(Int(Self.wordsShownFor / 60)) minutes. Your password shows them again.")
             page.secretWords = SecretWordsView(wallet: wallet.name, purpose: wallet.backup.isBackedUp ? "show" : "backup")
             return try render(.ok, "words-password", page)
         }
         let view = BackupView(task: task, now: now)
-        var page = Page(title: view.heading, session: session, overview: try WalletOverview(home: app.home))
+        var page = Page(title: view.heading, session: session, overview: try await app.store.overview())
         page.backup = view
         page.refreshSeconds = page.backup?.refreshSeconds
         if case .wrongAnswer(let position) = task.flow.state { page.problem = "That is not word #\(position)." }
@@ -121,7 +123,7 @@ extension AppRoutes {
         guard let task = task ?? nil else { return AppResponse.redirect("/") }
         switch (task.flow.state, task.subject) {
         case (.backedUp, .wallet(let wallet)):
-            try WalletStore(home: app.home, create: false).finishBackup(task.flow, of: wallet)
+            try await app.store.get().finishBackup(task.flow, of: wallet)
             await app.sessions.update(session.id) { $0.backup = nil }
             return AppResponse.redirect("/")
         case (.backedUp, .vaultCredential(let credential, let phrase)):
@@ -144,7 +146,7 @@ extension AppRoutes {
         guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
         let name = request.uri.queryParameters["wallet"].map(String.init) ?? ""
         let view = SecretWordsView(wallet: name, purpose: request.uri.queryParameters["purpose"].map(String.init) ?? "")
-        var page = Page(title: view.title, session: session, overview: try WalletOverview(home: app.home))
+        var page = Page(title: view.title, session: session, overview: try await app.store.overview())
         page.secretWords = view
         return try render(.ok, "words-password", page)
     }
@@ -154,24 +156,24 @@ extension AppRoutes {
         guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
         let name = form.text("wallet") ?? ""
         let purpose = SecretWordsView(wallet: name, purpose: form.text("purpose") ?? "").purpose
-        func again(_ status: HTTPResponse.Status, _ problem: String) throws -> Response {
-            var page = Page(title: "The password again", session: session, overview: try WalletOverview(home: app.home), problem: problem)
+        func again(_ status: HTTPResponse.Status, _ problem: String) async throws -> Response {
+            var page = Page(title: "The password again", session: session, overview: try await app.store.overview(), problem: problem)
             page.secretWords = SecretWordsView(wallet: name, purpose: purpose)
             return try render(status, "words-password", page)
         }
         let keyring: Keyring
         switch try await checkPassword(form) {
         case .opened(let opened): keyring = opened
-        case .refused(let status, let problem): return try again(status, problem)
+        case .refused(let status, let problem): return try await again(status, problem)
         }
-        let store = try WalletStore(home: app.home, create: false)
+        let store = try await app.store.get()
         let wallet: WalletSummary
         let mnemonic: Mnemonic
         do {
             wallet = try store.walletWithWords(named: name)
             mnemonic = try store.secrets(of: wallet, keyring: keyring).mnemonic
         } catch let error as WalletError {
-            return try again(.badRequest, error.description)
+            return try await again(.badRequest, error.description)
         }
         let flow = SeedBackupFlow(mnemonic: mnemonic, start: purpose == "show" ? .words : purpose == "backup" ? .intro : .quiz)
         let task = AppSessions.BackupTask(subject: .wallet(wallet), flow: flow, wordsHideAt: await wordsDeadline())
@@ -212,9 +214,9 @@ extension AppRoutes {
         guard let passwordTry = await app.sessions.beginPasswordTry() else {
             return .refused(.tooManyRequests, "Too many wrong passwords. Wait a few minutes, then try again.")
         }
-        let home = app.home
+        let store = try await app.store.get()
         do {
-            let keyring = try await NIOThreadPool.singleton.runIfActive { try WalletStore(home: home, create: false).unlock(password: password) }
+            let keyring = try await NIOThreadPool.singleton.runIfActive { try store.unlock(password: password) }
             await app.sessions.passwordWasRight(passwordTry)
             return .opened(keyring)
         } catch WalletError.wrongPassword {

@@ -18,7 +18,7 @@ extension AppRoutes {
     func historyPage(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
         guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
-        let (store, wallet) = try currentWallet()
+        let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
         let query = request.uri.queryParameters
         let type = query["type"].flatMap { Payment.Kind(rawValue: String($0)) }
@@ -30,7 +30,7 @@ extension AppRoutes {
                                                                                   offset: offset, limit: HistoryView.pageSize + 1))
         let hasMore = rows.count > HistoryView.pageSize
         if hasMore { rows.removeLast() }
-        var page = Page(title: "Payments", session: session, overview: try WalletOverview(home: app.home))
+        var page = Page(title: "Payments", session: session, overview: try await app.store.overview())
         page.history = HistoryView(rows: rows, hasMore: hasMore, type: type, status: status, search: search, offset: offset)
         return try render(.ok, "history", page)
     }
@@ -38,9 +38,9 @@ extension AppRoutes {
     func paymentPage(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
         guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
-        let (store, wallet) = try currentWallet()
+        let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
-        var page = Page(title: "Payment", session: session, overview: try WalletOverview(home: app.home))
+        var page = Page(title: "Payment", session: session, overview: try await app.store.overview())
         let id = request.uri.queryParameters["id"].map(String.init) ?? ""
         let found: Payment?
         do {
@@ -64,7 +64,7 @@ extension AppRoutes {
         guard let format = request.uri.queryParameters["format"].flatMap({ PaymentExport.Format(rawValue: String($0)) }) else {
             return AppResponse.plain(.badRequest, "format must be csv or json")
         }
-        let (store, wallet) = try currentWallet()
+        let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
         let file = try await NIOThreadPool.singleton.runIfActive {
             var buffer = ByteBuffer()

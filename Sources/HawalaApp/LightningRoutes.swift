@@ -36,9 +36,9 @@ extension AppRoutes {
     /// The Lightning page, with `problem` (and `status`) after a refused change.
     func lightning(_ session: AppSessions.Session, keyring: Keyring, status: HTTPResponse.Status = .ok,
                    problem: String? = nil, message: String? = nil) async throws -> Response {
-        let (store, wallet) = try currentWallet()
+        let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
-        var page = Page(title: "Lightning", session: session, overview: try WalletOverview(home: app.home), problem: problem, message: message)
+        var page = Page(title: "Lightning", session: session, overview: try await app.store.overview(), problem: problem, message: message)
         var view = LightningView(wallet: wallet, settings: try LightningSettings.load(store: store, walletID: wallet.id),
                                  sparkAvailable: app.options.spark != nil)
         if view.configured {
@@ -63,7 +63,7 @@ extension AppRoutes {
 
     func saveLightningSettings(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         guard let keyring = session.keyring else { return AppResponse.redirect("/unlock") }
-        let (store, wallet) = try currentWallet()
+        let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
         var change = LightningSettingsChange()
         do {
@@ -85,7 +85,7 @@ extension AppRoutes {
     /// Devnet only: test funds.
     func fund(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         guard let keyring = session.keyring else { return AppResponse.redirect("/unlock") }
-        let (store, wallet) = try currentWallet()
+        let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
         guard let sats = form.text("amount").flatMap({ UInt64($0.trimmed) }) else {
             return try await lightning(session, keyring: keyring, status: .badRequest, problem: "Test funds are a whole number of sat.")
@@ -103,7 +103,7 @@ extension AppRoutes {
 
     func createInvoice(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         guard let keyring = session.keyring else { return AppResponse.redirect("/unlock") }
-        let (store, wallet) = try currentWallet()
+        let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
         var amount: UInt64?
         if let text = form.text("amount")?.trimmed, !text.isEmpty {
@@ -129,9 +129,9 @@ extension AppRoutes {
     func invoicePage(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
         guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
-        let (store, wallet) = try currentWallet()
+        let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
-        var page = Page(title: "Invoice", session: session, overview: try WalletOverview(home: app.home))
+        var page = Page(title: "Invoice", session: session, overview: try await app.store.overview())
         guard let invoice = try receivedInvoice(request, store: store, wallet: wallet) else {
             page.message = "No such invoice in wallet “\(wallet.name)”."
             return try render(.notFound, "message", page)
@@ -225,7 +225,7 @@ extension AppRoutes {
         guard CrossSiteCheck.sameOriginRead(request, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
             return .refused(AppResponse.plain(.forbidden, "refused: not the app's page"))
         }
-        let (store, wallet) = try currentWallet()
+        let (store, wallet) = try await currentWallet()
         guard let wallet, let invoice = try receivedInvoice(request, store: store, wallet: wallet), invoice.details.paymentHash != nil else {
             return .refused(AppResponse.plain(.notFound, "no such invoice"))
         }
@@ -245,7 +245,7 @@ extension AppRoutes {
     /// confirms it.
     func prepareSend(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         guard let keyring = session.keyring else { return AppResponse.redirect("/unlock") }
-        let (store, wallet) = try currentWallet()
+        let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
         let text = form.text("input")?.trimmed ?? ""
         func refuse(_ problem: String) async throws -> Response {
@@ -262,14 +262,14 @@ extension AppRoutes {
             let input = try PaymentInput.parse(text)
             if comment != nil && !input.isLNURL { return try await refuse("A comment is for Lightning addresses and LNURL-pay only.") }
             if let earlier = try LightningWallet.earlierPayment(for: input, key: nil, store: store, walletID: wallet.id) {
-                return try paymentResult(session, earlier, headline: "Already paid: nothing was sent again")
+                return try await paymentResult(session, earlier, headline: "Already paid: nothing was sent again")
             }
             let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
             let (payment, rate) = (try await lightning.prepare(input, text: text, amountSats: amount, comment: comment, maxFeeSats: nil),
                                    await lightning.configuredRate())
             let pending = AppSessions.PendingSend(walletID: wallet.id, payment: payment, input: text)
             await app.sessions.update(session.id) { $0.send = pending }
-            return try sendPreview(session, pending, rate: rate)
+            return try await sendPreview(session, pending, rate: rate)
         } catch {
             guard let words = Self.lightningWords(error) else { throw error }
             return try await refuse(words)
@@ -277,8 +277,8 @@ extension AppRoutes {
     }
 
     func sendPreview(_ session: AppSessions.Session, _ pending: AppSessions.PendingSend, rate: FiatRate?,
-                     status: HTTPResponse.Status = .ok, problem: String? = nil) throws -> Response {
-        var page = Page(title: "Confirm the payment", session: session, overview: try WalletOverview(home: app.home), problem: problem)
+                     status: HTTPResponse.Status = .ok, problem: String? = nil) async throws -> Response {
+        var page = Page(title: "Confirm the payment", session: session, overview: try await app.store.overview(), problem: problem)
         page.send = SendView(input: pending.input, rows: LabelledRow.rows(pending.payment.previewRows(rate: rate)),
                              total: satsText(pending.payment.prepared.totalMsat))
         return try render(status, "send", page)
@@ -292,7 +292,7 @@ extension AppRoutes {
         let keyring: Keyring
         switch try await checkPassword(form) {
         case .opened(let opened): keyring = opened
-        case .refused(let status, let problem): return try sendPreview(session, pending, rate: nil, status: status, problem: problem)
+        case .refused(let status, let problem): return try await sendPreview(session, pending, rate: nil, status: status, problem: problem)
         }
         // Taken once: a second submission finds nothing to pay (and the key would refuse it).
         guard await app.sessions.update(session.id, { s -> Bool in
@@ -300,9 +300,9 @@ extension AppRoutes {
             s.send = nil
             return taken
         }) == true else { return AppResponse.redirect("/lightning") }
-        let (store, wallet) = try currentWallet()
+        let (store, wallet) = try await currentWallet()
         guard let wallet, wallet.id == pending.walletID else {
-            return try render(.conflict, "message", Page(title: "Not paid", session: session, overview: try WalletOverview(home: app.home),
+            return try render(.conflict, "message", Page(title: "Not paid", session: session, overview: try await app.store.overview(),
                                                           message: "The current wallet changed since the preview: nothing was paid."))
         }
         do {
@@ -313,16 +313,16 @@ extension AppRoutes {
             case .failed: "Payment failed"
             case .pending: "Pending: not final, it may still settle"
             }
-            return try paymentResult(session, payment, headline: headline, message: message)
+            return try await paymentResult(session, payment, headline: headline, message: message)
         } catch {
             guard let words = Self.lightningWords(error) else { throw error }
-            return try render(.badRequest, "message", Page(title: "Not paid", session: session, overview: try WalletOverview(home: app.home),
+            return try render(.badRequest, "message", Page(title: "Not paid", session: session, overview: try await app.store.overview(),
                                                             message: words))
         }
     }
 
-    func paymentResult(_ session: AppSessions.Session, _ payment: Payment, headline: String, message: String? = nil) throws -> Response {
-        var page = Page(title: headline, session: session, overview: try WalletOverview(home: app.home))
+    func paymentResult(_ session: AppSessions.Session, _ payment: Payment, headline: String, message: String? = nil) async throws -> Response {
+        var page = Page(title: headline, session: session, overview: try await app.store.overview())
         page.payment = PaymentView(payment, headline: headline, message: message)
         return try render(.ok, "payment", page)
     }
@@ -330,8 +330,8 @@ extension AppRoutes {
     // MARK: - Helpers
 
     /// The wallet store and its current wallet (nil when there is none).
-    func currentWallet() throws -> (WalletStore, WalletSummary?) {
-        let store = try WalletStore(home: app.home, create: false)
+    func currentWallet() async throws -> (WalletStore, WalletSummary?) {
+        let store = try await app.store.get()
         return (store, try store.current())
     }
 

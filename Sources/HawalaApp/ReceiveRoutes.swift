@@ -15,20 +15,20 @@ extension AppRoutes {
         guard let session = await session(of: request) else { return try noSession() }
         guard let keyring = session.keyring else { return AppResponse.redirect("/unlock") }
         let chainName = request.uri.queryParameters["chain"].map(String.init)
-        return try receive(session, keyring: keyring, chainName: chainName, advance: false)
+        return try await receive(session, keyring: keyring, chainName: chainName, advance: false)
     }
 
     /// "New address": the next one is reserved, then the page shows it (nothing is rendered twice).
     func newAddress(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         guard let keyring = session.keyring else { return AppResponse.redirect("/unlock") }
-        switch try receiveTarget(form.text("chain")) {
+        switch try await receiveTarget(form.text("chain")) {
         case .noWallet: return AppResponse.redirect("/")
-        case .noSuchChain: return try noSuchChain(session)
+        case .noSuchChain: return try await noSuchChain(session)
         case let .found(store, wallet, chain, _):
             do {
                 _ = try store.addressRequest(wallet: wallet, chain: chain, advance: true, unlock: { keyring })
             } catch let error as WalletError {
-                return try render(.badRequest, "message", Page(title: "Receive", session: session, overview: try WalletOverview(home: app.home),
+                return try render(.badRequest, "message", Page(title: "Receive", session: session, overview: try await app.store.overview(),
                                                                 message: error.description))
             }
             // Chain names are lower-case letters and dashes: safe in a path.
@@ -36,12 +36,12 @@ extension AppRoutes {
         }
     }
 
-    func receive(_ session: AppSessions.Session, keyring: Keyring, chainName: String?, advance: Bool) throws -> Response {
-        switch try receiveTarget(chainName) {
+    func receive(_ session: AppSessions.Session, keyring: Keyring, chainName: String?, advance: Bool) async throws -> Response {
+        switch try await receiveTarget(chainName) {
         case .noWallet: return AppResponse.redirect("/")
-        case .noSuchChain: return try noSuchChain(session)
+        case .noSuchChain: return try await noSuchChain(session)
         case let .found(store, wallet, chain, chains):
-            var page = Page(title: "Receive", session: session, overview: try WalletOverview(home: app.home))
+            var page = Page(title: "Receive", session: session, overview: try await app.store.overview())
             do {
                 let request = try store.addressRequest(wallet: wallet, chain: chain, advance: advance, unlock: { keyring })
                 page.receive = try ReceiveView(wallet: wallet, request: request, chains: chains)
@@ -60,8 +60,8 @@ extension AppRoutes {
         case noSuchChain
     }
 
-    func receiveTarget(_ chainName: String?) throws -> ReceiveTarget {
-        let store = try WalletStore(home: app.home, create: false)
+    func receiveTarget(_ chainName: String?) async throws -> ReceiveTarget {
+        let store = try await app.store.get()
         guard let wallet = try store.current() else { return .noWallet }
         let chains = wallet.accounts.compactMap { Chain.named($0.chain) }
         guard let chain = chainName.map({ name in chains.first { $0.name == name } }) ?? WalletStore.defaultReceiveChain(of: wallet) else {
@@ -70,8 +70,8 @@ extension AppRoutes {
         return .found(store, wallet, chain, chains: chains)
     }
 
-    func noSuchChain(_ session: AppSessions.Session) throws -> Response {
-        var page = Page(title: "Receive", session: session, overview: try WalletOverview(home: app.home))
+    func noSuchChain(_ session: AppSessions.Session) async throws -> Response {
+        var page = Page(title: "Receive", session: session, overview: try await app.store.overview())
         page.problem = "This wallet has no such chain."
         return try render(.badRequest, "message", page)
     }

@@ -3,6 +3,7 @@ import HawalaCrypto
 import HawalaKeys
 import HawalaWallet
 import Hummingbird
+import NIOPosix
 
 /// Restoring a wallet from its words (`RecoveryFlow`): network → number of words → each word
 /// checked as it is typed (or the whole phrase pasted) → passphrase → the first addresses to
@@ -15,8 +16,8 @@ extension AppRoutes {
 
     func recoveryPage(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
-        let overview = try WalletOverview(home: app.home)
-        if try mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
+        let overview = try await app.store.overview()
+        if try await mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
         let flow = await app.sessions.update(session.id) { session -> RecoveryFlow in
             if session.recovery == nil { session.recovery = RecoveryFlow() }
             return session.recovery!
@@ -34,8 +35,8 @@ extension AppRoutes {
     }
 
     func recoveryStep(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        let overview = try WalletOverview(home: app.home)
-        if try mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
+        let overview = try await app.store.overview()
+        if try await mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
         let step = form.text("event") ?? ""
         if step == "save" { return try await saveRecovery(session, form, overview: overview) }
         let event: RecoveryFlow.Event? = switch step {
@@ -54,12 +55,16 @@ extension AppRoutes {
         default: nil
         }
         guard let event else { return AppResponse.plain(.badRequest, "unknown step") }
-        guard let flow = await app.sessions.update(session.id, { session -> RecoveryFlow? in
-            guard var flow = session.recovery else { return nil }
-            flow.send(event)
-            session.recovery = flow.state == .cancelled ? nil : flow
-            return flow
-        }) ?? nil else { return AppResponse.redirect("/restore") }
+        guard var flow = session.recovery else { return AppResponse.redirect("/restore") }
+        // A step may derive the seed and the first addresses: off the sessions actor (which
+        // every request goes through) and off the cooperative pool.
+        flow = try await NIOThreadPool.singleton.runIfActive { [flow] in
+            var stepped = flow
+            stepped.send(event)
+            return stepped
+        }
+        let stepped = flow
+        await app.sessions.update(session.id) { $0.recovery = stepped.state == .cancelled ? nil : stepped }
         if flow.state == .cancelled { return AppResponse.redirect("/") }
         if case .confirmingAddresses = flow.state {
             // The overwrite guard, before the person confirms anything.
@@ -77,7 +82,7 @@ extension AppRoutes {
     func saveRecovery(_ session: AppSessions.Session, _ form: FormBody, overview: WalletOverview) async throws -> Response {
         guard let flow = session.recovery, flow.state == .done else { return AppResponse.redirect("/restore") }
         let name = form.text("name")?.trimmingCharacters(in: .whitespaces) ?? ""
-        let store = try WalletStore(home: app.home, create: true)
+        let store = try await app.store.get(create: true)
         let first = try !store.hasPassword()
         func again(_ problem: String) throws -> Response {
             try renderRecovery(.badRequest, flow, session: session, overview: overview, problem: problem, name: name)
@@ -89,7 +94,7 @@ extension AppRoutes {
         case .locked: return AppResponse.redirect("/unlock")
         }
         do {
-            _ = try store.restore(flow, name: name.isEmpty ? nil : name, keyring: { keyring })
+            _ = try await NIOThreadPool.singleton.runIfActive { try store.restore(flow, name: name.isEmpty ? nil : name, keyring: { keyring }) }
         } catch let error as WalletError {
             return try again(error.description)
         }

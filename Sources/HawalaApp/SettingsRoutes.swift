@@ -23,7 +23,7 @@ extension AppRoutes {
     }
 
     func settings(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, problem: String? = nil, message: String? = nil) async throws -> Response {
-        let overview = try WalletOverview(home: app.home)
+        let overview = try await app.store.overview()
         var page = Page(title: "Settings", session: session, overview: overview, problem: problem, message: message)
         page.settings = SettingsView(idleLockMinutes: Int(await app.sessions.idleLockSeconds / 60), overview: overview)
         return try render(status, "settings", page)
@@ -34,7 +34,7 @@ extension AppRoutes {
         guard let minutes = form.text("minutes").flatMap({ Int($0.trimmed) }), (1...120).contains(minutes) else {
             return try await settings(session, status: .badRequest, problem: "The app locks after 1 to 120 minutes without use.")
         }
-        try WalletStore(home: app.home, create: false).setGlobalSetting(WebApp.idleLockKey, to: String(minutes))
+        try await app.store.get().setGlobalSetting(WebApp.idleLockKey, to: String(minutes))
         await app.sessions.setIdleLock(TimeInterval(minutes * 60))
         return try await settings(session, message: "The app now locks after \(minutes) minute\(minutes == 1 ? "" : "s") without use.")
     }
@@ -50,7 +50,7 @@ extension AppRoutes {
         guard let new = form.secret("newPassword"), new == form.secret("newRepeat") ?? SecretBytes([]) else {
             return try await settings(session, status: .badRequest, problem: "The two new passwords differ. Type the same one twice.")
         }
-        let store = try WalletStore(home: app.home, create: false)
+        let store = try await app.store.get()
         let changed: Keyring
         do {
             changed = try await NIOThreadPool.singleton.runIfActive { try store.changePassword(from: keyring, to: new) }
@@ -64,7 +64,7 @@ extension AppRoutes {
     func renameWallet(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
         do {
-            try WalletStore(home: app.home, create: false).rename(form.text("name") ?? "", to: form.text("newName")?.trimmed ?? "")
+            try await app.store.get().rename(form.text("name") ?? "", to: form.text("newName")?.trimmed ?? "")
         } catch let error as WalletError {
             return try await settings(session, status: .badRequest, problem: error.description)
         }
@@ -84,7 +84,7 @@ extension AppRoutes {
         }
         do {
             await app.lightningSessions.close(session.id)  // it may be the deleted wallet's backend
-            try WalletStore(home: app.home, create: false).delete(name, keyring: keyring)
+            try await app.store.get().delete(name, keyring: keyring)
         } catch let error as WalletError {
             return try await settings(session, status: .badRequest, problem: error.description)
         }

@@ -30,22 +30,22 @@ extension AppRoutes {
         let passphrase = form.secret("sharesPassphrase") ?? SecretBytes([])
         do {
             groups = try (form.text("groups") ?? "").split(whereSeparator: { $0 == "," || $0 == " " }).map { try SLIP39.Group(parsing: String($0)) }
-            guard !groups.isEmpty else { return try backups(session, status: .badRequest, problem: "Give at least one group, such as 2/3.") }
+            guard !groups.isEmpty else { return try await backups(session, status: .badRequest, problem: "Give at least one group, such as 2/3.") }
             // An impossible layout or passphrase is refused before the password is checked.
             try SLIP39.checkLayout(groupThreshold: groupThreshold, groups: groups)
             try SLIP39.checkPassphrase(passphrase)
         } catch let error as SLIP39Error {
-            return try backups(session, status: .badRequest, problem: error.description.sentence)
+            return try await backups(session, status: .badRequest, problem: error.description.sentence)
         }
         guard passphrase == form.secret("sharesRepeat") ?? SecretBytes([]) else {
-            return try backups(session, status: .badRequest, problem: "The two share passphrases differ. Type the same one twice, or leave both empty.")
+            return try await backups(session, status: .badRequest, problem: "The two share passphrases differ. Type the same one twice, or leave both empty.")
         }
         let keyring: Keyring
         switch try await checkPassword(form) {
         case .opened(let opened): keyring = opened
-        case .refused(let status, let problem): return try backups(session, status: status, problem: problem)
+        case .refused(let status, let problem): return try await backups(session, status: status, problem: problem)
         }
-        let store = try WalletStore(home: app.home, create: false)
+        let store = try await app.store.get()
         let split: ShamirSplit
         do {
             let wallet = try store.wallet(named: form.text("wallet"))
@@ -53,7 +53,7 @@ extension AppRoutes {
                 try store.shamirSplit(wallet, groupThreshold: groupThreshold, groups: groups, passphrase: passphrase, keyring: keyring)
             }
         } catch let error as WalletError {
-            return try backups(session, status: .badRequest, problem: error.description.sentence)
+            return try await backups(session, status: .badRequest, problem: error.description.sentence)
         }
         if form.text("format") == "pdf" {
             let sheets = ShareSheets(split, paper: form.text("paper").flatMap(PaperBackup.Paper.init(rawValue:)) ?? .a4, date: await app.sessions.time())
@@ -61,7 +61,7 @@ extension AppRoutes {
             return Response(status: .ok, headers: [.contentType: "application/pdf", .contentDisposition: "attachment; filename=\"hawala-shares.pdf\""],
                             body: .init(byteBuffer: ByteBuffer(bytes: pdf.unsafeCopy())))
         }
-        var page = Page(title: "Shamir shares", session: session, overview: try WalletOverview(home: app.home))
+        var page = Page(title: "Shamir shares", session: session, overview: try await app.store.overview())
         page.shares = SharesView(split)
         return try render(.ok, "shares", page)
     }
@@ -75,8 +75,8 @@ extension AppRoutes {
 
     func shares(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, problem: String? = nil,
                 entry: SharesEntryView = SharesEntryView()) async throws -> Response {
-        let overview = try WalletOverview(home: app.home)
-        if try mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
+        let overview = try await app.store.overview()
+        if try await mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
         var page = Page(title: "Restore from shares", session: session, overview: overview, problem: problem)
         var entry = entry
         entry.needsPassword = !overview.hasPassword
@@ -87,7 +87,7 @@ extension AppRoutes {
     /// The pasted shares, one a line, each checked as if typed; then combined, and every reading
     /// of the secret shown with its first addresses. Nothing is saved yet.
     func readShares(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        if try mustUnlock(session) { return AppResponse.redirect("/unlock") }
+        if try await mustUnlock(session) { return AppResponse.redirect("/unlock") }
         let text = form.text("shares") ?? ""
         let network = form.text("network").flatMap(Network.init(rawValue:)) ?? .mainnet
         var entry = SharesEntryView(text: text, network: network)
@@ -114,7 +114,7 @@ extension AppRoutes {
         }
         // The overwrite guard, before the person confirms anything.
         if try app.home.existing() {
-            let store = try WalletStore(home: app.home, create: false)
+            let store = try await app.store.get()
             for reading in readings {
                 do { try store.refuseExisting(reading, network: network) } catch let error as WalletError {
                     return try await shares(session, status: .conflict, problem: error.description.sentence, entry: entry)
@@ -129,7 +129,7 @@ extension AppRoutes {
     /// The reading whose addresses the person recognised, saved (backed up: they hold the shares).
     func saveFromShares(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         guard let pending = session.sharesRecovery else { return AppResponse.redirect("/restore/shares") }
-        if try mustUnlock(session) { return AppResponse.redirect("/unlock") }
+        if try await mustUnlock(session) { return AppResponse.redirect("/unlock") }
         // The readings again, with the problem (their addresses derived only then).
         func again(_ problem: String) async throws -> Response {
             var entry = SharesEntryView(text: "", network: pending.network)
@@ -140,7 +140,7 @@ extension AppRoutes {
             return try await again("Choose the addresses that are yours.")
         }
         let name = form.text("name")?.trimmed ?? ""
-        let store = try WalletStore(home: app.home, create: true)
+        let store = try await app.store.get(create: true)
         let first = try !store.hasPassword()
         let keyring: Keyring
         switch try await keyringForChange(session, form, store: store, first: first) {
@@ -149,7 +149,8 @@ extension AppRoutes {
         case .locked: return AppResponse.redirect("/unlock")
         }
         do {
-            _ = try store.recover(pending.readings[index], name: name.nilIfEmpty, network: pending.network) { keyring }
+            let reading = pending.readings[index], network = pending.network
+            _ = try await NIOThreadPool.singleton.runIfActive { try store.recover(reading, name: name.nilIfEmpty, network: network) { keyring } }
         } catch let error as WalletError {
             return try await again(error.description.sentence)
         }

@@ -38,11 +38,11 @@ extension AppRoutes {
     /// as the vault answers now. A vault that does not answer still leaves the login form.
     func vault(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, problem: String? = nil, message: String? = nil,
                deleting: VaultView.Deletion? = nil, recovered: String? = nil) async throws -> Response {
-        let overview = try WalletOverview(home: app.home)
-        if try mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
+        let overview = try await app.store.overview()
+        if try await mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
         var view = VaultView(firstPassword: !overview.hasPassword, canBackUp: !overview.wallets.isEmpty)
         var problem = problem
-        if let (client, store) = try savedVault(session) {
+        if let (client, store) = try await savedVault(session) {
             view.url = client.url.absoluteString
             do {
                 async let backups = client.backups()
@@ -64,9 +64,9 @@ extension AppRoutes {
 
     /// The client of the saved login (with the session's keyring) and its store; nil: not
     /// logged in, or locked.
-    func savedVault(_ session: AppSessions.Session) throws -> (client: VaultClient, store: WalletStore)? {
+    func savedVault(_ session: AppSessions.Session) async throws -> (client: VaultClient, store: WalletStore)? {
         guard let keyring = session.keyring, try app.home.existing() else { return nil }
-        let store = try WalletStore(home: app.home, create: false)
+        let store = try await app.store.get()
         return try SavedVaultLogin.client(store: store, keyring: keyring).map { ($0, store) }
     }
 
@@ -74,7 +74,7 @@ extension AppRoutes {
     /// machine the password typed twice becomes the wallet password, and the login logs in here.
     func logInToVault(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         // A locked session reaches no vault: the wallet password first.
-        if try mustUnlock(session) { return AppResponse.redirect("/unlock") }
+        if try await mustUnlock(session) { return AppResponse.redirect("/unlock") }
         let url: URL
         let client: VaultClient
         do {
@@ -83,7 +83,7 @@ extension AppRoutes {
                 return try await vault(session, status: .badRequest, problem: "Paste the token the vault's operator gave you.")
             }
             client = try await SavedVaultLogin.check(url: url, token: token)
-            let store = try WalletStore(home: app.home, create: true)
+            let store = try await app.store.get(create: true)
             let first = try !store.hasPassword()
             let keyring: Keyring
             switch try await keyringForChange(session, form, store: store, first: first) {
@@ -114,7 +114,7 @@ extension AppRoutes {
         case .accepted(let password): backupPassword = password
         case .refused(let problem): return try await vault(session, status: .badRequest, problem: problem)
         }
-        let store = try WalletStore(home: app.home, create: false)
+        let store = try await app.store.get()
         guard let client = try SavedVaultLogin.client(store: store, keyring: keyring) else { return AppResponse.redirect("/vault") }
         let producer = app.options.producer
         do {
@@ -134,21 +134,21 @@ extension AppRoutes {
     /// A backup downloaded (its SHA-256 checked), decrypted in memory and shown as the import
     /// preview of the backups page: nothing is written before "Import".
     func restoreFromVault(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let client = try savedVault(session)?.client else { return AppResponse.redirect("/vault") }
+        guard let client = try await savedVault(session)?.client else { return AppResponse.redirect("/vault") }
         guard let password = form.secret("backupPassword"), !password.isEmpty else {
             return try await vault(session, status: .badRequest, problem: "Type the backup's password.")
         }
-        let home = app.home
+        let store = try await app.store.get()
         do {
             let id = try await client.backupID(form.text("id") ?? "")
             let data = try await client.download(id, limit: app.options.maximumBackupBytes)
             let plan = try await NIOThreadPool.singleton.runIfActive {
                 let payload = try BackupPayload.decode(try BackupFile.read(data, password: password))
-                return try BackupImportPlan(payload: payload, store: try WalletStore(home: home, create: false))
+                return try BackupImportPlan(payload: payload, store: store)
             }
             let source = "vault backup \(id.prefix(8))"
             await app.sessions.update(session.id) { $0.importing = AppSessions.ImportTask(plan: plan, source: source) }
-            return try importPreview(session, plan: plan, source: source)
+            return try await importPreview(session, plan: plan, source: source)
         } catch let error as VaultClientError {
             return try await vault(session, status: .badGateway, problem: Self.vaultWords(error))
         } catch let error as HawalaFileError {
@@ -159,7 +159,7 @@ extension AppRoutes {
     /// Deleting asks first, naming the backup and saying when it is the last one.
     func deletionPage(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
-        guard let client = try savedVault(session)?.client else { return AppResponse.redirect("/vault") }
+        guard let client = try await savedVault(session)?.client else { return AppResponse.redirect("/vault") }
         do {
             let (backup, isLast) = try await client.deletionPreview(request.uri.queryParameters["id"].map(String.init) ?? "")
             return try await vault(session, deleting: VaultView.Deletion(VaultView.Row(backup), isLast: isLast))
@@ -169,7 +169,7 @@ extension AppRoutes {
     }
 
     func deleteFromVault(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let client = try savedVault(session)?.client else { return AppResponse.redirect("/vault") }
+        guard let client = try await savedVault(session)?.client else { return AppResponse.redirect("/vault") }
         do {
             let id = try await client.backupID(form.text("id") ?? "")
             try await client.delete(id)
@@ -181,7 +181,7 @@ extension AppRoutes {
 
     /// The automatic-backup schedule, kept by the vault (it checks the values too).
     func saveSchedule(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let client = try savedVault(session)?.client else { return AppResponse.redirect("/vault") }
+        guard let client = try await savedVault(session)?.client else { return AppResponse.redirect("/vault") }
         do {
             var settings = try await client.settings()
             settings.autoBackupEnabled = form.text("autoBackupEnabled") == "on"
@@ -202,7 +202,7 @@ extension AppRoutes {
     /// the wallet password and every change leaves a fresh snapshot) or off.
     func switchAgent(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         guard let keyring = session.keyring else { return AppResponse.redirect("/unlock") }
-        let store = try WalletStore(home: app.home, create: false)
+        let store = try await app.store.get()
         guard form.text("action") == "enable" else {
             try VaultAgent.disable(store: store, keyring: keyring)
             return try await vault(session, message: "Automatic backups from this machine are off; the agent's snapshot is removed.")
@@ -232,7 +232,7 @@ extension AppRoutes {
     /// The backup password (typed twice) becomes a credential sealed under a new 24-word recovery
     /// phrase; the phrase is shown, then checked with the quiz, and only then is anything uploaded.
     func startCredentialBackup(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard try savedVault(session) != nil else { return AppResponse.redirect("/vault") }
+        guard try await savedVault(session) != nil else { return AppResponse.redirect("/vault") }
         guard let credential = form.secret("credential"), !credential.isEmpty, credential == form.secret("credentialRepeat") ?? SecretBytes([]) else {
             return try await vault(session, status: .badRequest, problem: "Type the backup password twice, the same both times.")
         }
@@ -245,7 +245,7 @@ extension AppRoutes {
 
     /// After the quiz: sealed (Argon2id, 64 MiB) and uploaded, replacing the vault's earlier one.
     func uploadCredential(_ session: AppSessions.Session, _ credential: SecretBytes, phrase: Mnemonic) async throws -> Response {
-        guard let client = try savedVault(session)?.client else { return AppResponse.redirect("/vault") }
+        guard let client = try await savedVault(session)?.client else { return AppResponse.redirect("/vault") }
         do {
             let envelope = try await NIOThreadPool.singleton.runIfActive { Data(try CredentialEnvelope.seal(credential, phrase: phrase)) }
             try await client.uploadCredentialBackup(envelope)
@@ -258,7 +258,7 @@ extension AppRoutes {
     /// The 24 words (checked as a pasted phrase is: the word list, then the checksum) open the
     /// credential backup downloaded from the vault; the backup password is shown once.
     func recoverCredential(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let client = try savedVault(session)?.client else { return AppResponse.redirect("/vault") }
+        guard let client = try await savedVault(session)?.client else { return AppResponse.redirect("/vault") }
         var entry = RecoveryFlow(purpose: CredentialEnvelope.phraseEntry)
         if case .refused(let problem) = entry.send(.word(form.text("phrase") ?? "")) {
             return try await vault(session, status: .badRequest, problem: problem.description.sentence)

@@ -9,6 +9,7 @@ import Mustache
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import Synchronization
 
 /// How the app is served.
 public struct AppOptions: Sendable {
@@ -57,6 +58,8 @@ public struct WebApp: Sendable {
     /// The files under Static/, by name (app.css, app.js), read once at start.
     let staticFiles: [String: ByteBuffer]
     let bound = BoundPort()
+    /// The wallet store, one for the process.
+    let store: AppStore
     /// Uploaded backups are read one at a time.
     let imports = OneAtATime()
 
@@ -76,7 +79,8 @@ public struct WebApp: Sendable {
         self.options = options
         self.pages = pages
         token = AppSessions.randomToken()
-        let saved = try? home.existing() ? WalletStore(home: home, create: false).globalSetting(Self.idleLockKey).flatMap(Double.init) : nil
+        store = AppStore(home: home)
+        let saved = try? await store.existing()?.globalSetting(Self.idleLockKey).flatMap(Double.init)
         sessions = AppSessions(token: token, idleLock: options.idleLock ?? saved.map { $0 * 60 } ?? 300, now: options.now)
     }
 
@@ -119,6 +123,39 @@ public struct WebApp: Sendable {
                                await onRunning(port)
                            }, logger: logger)
     }
+}
+
+/// The app's one `WalletStore`, opened the first time it is needed, on a thread of NIO's pool
+/// (opening takes the home's lock and may migrate the schema; a busy database can hold it for
+/// seconds): pages then read from it without opening anything.
+final class AppStore: Sendable {
+    let home: WalletHome
+    private let opened = Mutex<WalletStore?>(nil)
+
+    init(home: WalletHome) { self.home = home }
+
+    /// The store; with `create`, made first when the home has none.
+    /// - Throws: `WalletError.noWallets` when the home has no store and `create` is false.
+    func get(create: Bool = false) async throws -> WalletStore {
+        if let store = opened.withLock({ $0 }) { return store }
+        let home = self.home
+        let store = try await NIOThreadPool.singleton.runIfActive { try WalletStore(home: home, create: create) }
+        return opened.withLock { existing in
+            if let existing { return existing }
+            existing = store
+            return store
+        }
+    }
+
+    /// The store, when the home has one.
+    func existing() async throws -> WalletStore? {
+        if let store = opened.withLock({ $0 }) { return store }
+        guard try home.existing() else { return nil }
+        return try await get()
+    }
+
+    /// What every page shows of the wallets (none yet: empty).
+    func overview() async throws -> WalletOverview { try WalletOverview(store: try await existing(), home: home) }
 }
 
 /// Locks idle sessions on time (every 10 s), not only at their next request, and closes the

@@ -46,8 +46,12 @@ public struct WalletOverview: Sendable, Equatable, JSONRepresentable {
 
     /// Reads the wallets of `home`, if it has any; no password needed.
     public init(home: WalletHome) throws {
+        try self.init(store: try home.existing() ? try WalletStore(home: home, create: false) : nil, home: home)
+    }
+
+    /// Reads the wallets of an open store (nil: the home has none yet).
+    public init(store: WalletStore?, home: WalletHome) throws {
         self.home = home.directory
-        let store = try home.existing() ? try WalletStore(home: home, create: false) : nil
         wallets = try store?.list() ?? []
         hasPassword = try store?.hasPassword() ?? false
     }

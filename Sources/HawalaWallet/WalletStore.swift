@@ -12,7 +12,9 @@ import HawalaKeys
 /// immediate SQLite transaction: a process killed at any moment leaves the old state or the new.
 public final class WalletStore: Sendable {
     public let home: WalletHome
-    let db: DatabaseQueue
+    /// WAL: reads never wait for a writer, so one store serves a whole process (the app's
+    /// pages) while another process (the CLI) writes.
+    let db: DatabasePool
     /// Told of every keyring this store hands out (nil: nobody listens).
     public let unlocked: UnlockedKeyring?
 
@@ -34,6 +36,11 @@ public final class WalletStore: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(15)  // another process writing: wait, don't fail
         configuration.foreignKeysEnabled = true
+        // A commit is on disk before it is reported: GRDB's WAL default (NORMAL) may lose the
+        // last commits — a wallet just created — on a power cut.
+        configuration.prepareDatabase { db in
+            if !db.configuration.readonly { try db.execute(sql: "PRAGMA synchronous = FULL") }
+        }
         let path = home.databaseURL.path
         // New files (database, journal) are private to the user.
         let previousMask = umask(0o077)
@@ -47,9 +54,9 @@ public final class WalletStore: Sendable {
                 throw WalletError.damagedDatabase(path)
             }
             do {
-                let queue = try DatabaseQueue(path: path, configuration: configuration)
-                try WalletStore.migrator.migrate(queue)
-                return queue
+                let pool = try DatabasePool(path: path, configuration: configuration)
+                try WalletStore.migrator.migrate(pool)
+                return pool
             } catch let error as DatabaseError {
                 throw WalletError.database(path: path, reason: error.message ?? error.description)
             }

@@ -320,6 +320,33 @@ struct AppSecurityTests {
         }
     }
 
+    /// The app reads through one store (WAL) opened once: while another process holds the
+    /// wallet database's write lock — a CLI command writing — pages still answer at once.
+    /// (Before, every page opened a store of its own, and with the database locked each waited.)
+    @Test func pagesAnswerWhileAnotherProcessWrites() async throws {
+        try await withApp { app, browser, _ in
+            var browser = browser
+            try await logIn(app, &browser)
+            let holder = Process()
+            holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            holder.arguments = ["-c", """
+                import sqlite3, sys, time
+                c = sqlite3.connect(sys.argv[1], isolation_level=None)
+                c.execute("BEGIN EXCLUSIVE"); print("locked", flush=True); time.sleep(3); c.execute("COMMIT")
+                """, app.home.databaseURL.path]
+            let out = Pipe()
+            holder.standardOutput = out
+            try holder.run()
+            #expect(String(decoding: out.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("locked"))
+            for path in ["/", "/receive", "/history", "/backups", "/settings", "/lightning"] {
+                let asked = ContinuousClock.now
+                let page = try await browser.send(.get, path)
+                #expect(page.status == 200 && ContinuousClock.now - asked < .seconds(1), "\(path): \(page.status) after \(ContinuousClock.now - asked)")
+            }
+            holder.waitUntilExit()
+        }
+    }
+
     /// A right password given again (before an export, a payment) does not count as a try.
     @Test func rightPasswordsDoNotCount() async throws {
         let sessions = AppSessions(token: "t", idleLock: 300, now: { Date() })
