@@ -73,7 +73,7 @@ public enum AgentOutbox {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         let payload = try BackupPayload(createdAt: now, app: app, wallets: wallets, current: current).encoded()
-        try BackupFile.write(payload, to: url, key: key, createdAt: now)
+        try BackupFile.write(payload, to: url, key: key, createdAt: now, replace: true)
         record.payloadDigest = digest
         record.exportVersion = version
         try store.setSealedSetting(keyKey, secret: kek, plain: try encode(record), keyring: keyring)

@@ -21,6 +21,21 @@ public enum AtomicFile {
         if !replace && FileManager.default.fileExists(atPath: url.path) {
             throw HawalaFileError.exists(path: url.path)
         }
+        _ = try write(names: { _ in url }, attempts: 1, replace: replace, produce: produce, verify: verify)
+    }
+
+    /// `write(to:)` under the first free name of `names(1)`, `names(2)`, … (all in one folder),
+    /// each taken atomically: two writers racing for a folder's next name get two files.
+    /// Returns the name taken.
+    public static func write(toFirstFreeOf names: (Int) -> URL, produce: (_ fd: Int32, _ path: String) throws -> Void,
+                             verify: (_ path: String) throws -> Void = { _ in }) throws -> URL {
+        try write(names: names, attempts: 10_000, replace: false, produce: produce, verify: verify)
+    }
+
+    private static func write(names: (Int) -> URL, attempts: Int, replace: Bool,
+                              produce: (_ fd: Int32, _ path: String) throws -> Void,
+                              verify: (_ path: String) throws -> Void) throws -> URL {
+        let url = names(1)
         let folder = url.deletingLastPathComponent()
         let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
         let fd = open(temporary.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -33,10 +48,20 @@ public enum AtomicFile {
             guard fsync(fd) == 0 else { throw HawalaFileError.io("cannot flush \(temporary.path) to disk") }
         }
         try verify(temporary.path)
-        try publish(temporary.path, as: url.path, replace: replace)
+        var taken = url
+        for number in 1...attempts {
+            taken = names(number)
+            do {
+                try publish(temporary.path, as: taken.path, replace: replace)
+                break
+            } catch HawalaFileError.exists(_) where number < attempts {
+                continue
+            }
+        }
         renamed = true
         let dir = open(folder.path, O_RDONLY | O_CLOEXEC)
         if dir >= 0 { fsync(dir); close(dir) }
+        return taken
     }
 
     /// Gives the finished temporary file its name. Without `replace`, a hard link creates the name

@@ -98,17 +98,12 @@ public enum BackupExporter {
         return "hawala-backup-\(day)\(number > 1 ? "-\(number)" : "").hawala"
     }
 
-    /// Where an export to `path` goes: a folder gets the first free suggested name; nil when
-    /// the file exists (a backup is never replaced).
-    public static func destination(_ path: URL, date: Date = Date()) -> URL? {
-        var url = path
+    /// Where an export to `path` goes: a folder gets the first free suggested name (taken when
+    /// the file is written); nil when the file exists (a backup is never replaced).
+    public static func destination(_ path: URL, date: Date = Date()) -> BackupFile.Target? {
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
-            var number = 1
-            while FileManager.default.fileExists(atPath: path.appendingPathComponent(suggestedName(date, number: number)).path) { number += 1 }
-            url = path.appendingPathComponent(suggestedName(date, number: number))
-        }
-        return FileManager.default.fileExists(atPath: url.path) ? nil : url
+        guard FileManager.default.fileExists(atPath: path.path, isDirectory: &isDirectory) else { return .file(path) }
+        return isDirectory.boolValue ? .folder(path, date: date) : nil
     }
 }
 

@@ -31,7 +31,7 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "make-backup-fi
         WalletExport(name: "Hidden", network: .testnet, createdAt: when, secret: .mnemonic(words, passphrase: SecretBytes(utf8: "TREZOR")), backedUpAt: nil, lastVerifiedAt: nil, importedAccounts: []),
     ]
     let payload = try BackupPayload(createdAt: when, app: "hawala 0.1.0", wallets: wallets, current: "Main").encoded()
-    try BackupFile.write(payload, to: URL(fileURLWithPath: CommandLine.arguments[2]), password: SecretBytes(utf8: "fixture password v1"), cost: .floor, createdAt: when)
+    try BackupFile.write(payload, to: URL(fileURLWithPath: CommandLine.arguments[2]), password: SecretBytes(utf8: "fixture password v1"), cost: .floor, createdAt: when, replace: true)
     exit(0)
 }
 

@@ -33,7 +33,7 @@ struct BackupExport: ParsableCommand {
     }
 
     func run() throws {
-        guard let url = BackupExporter.destination(URL(fileURLWithPath: out)) else {
+        guard let target = BackupExporter.destination(URL(fileURLWithPath: out)) else {
             throw CLIError("\(out) already exists; choose another name (a backup is never replaced)")
         }
         let store = try WalletSession.store(create: false)
@@ -41,7 +41,7 @@ struct BackupExport: ParsableCommand {
         let (payload, count) = try BackupExporter.payload(store: store, keyring: keyring, names: wallet.map { [$0] }, app: "hawala \(HawalaVersion.string)")
         let backupPassword = try BackupPasswords.new(file: backupPasswordFile)
         BackupPasswords.progress("encrypting and reading back (Argon2id, 256 MiB, twice)…")
-        try BackupFile.write(payload, to: url, password: backupPassword)
+        let url = try BackupFile.export(payload, to: target, password: backupPassword)
         print("wrote \(url.path) (\(count) wallet\(count == 1 ? "" : "s"), verified by reading it back)")
     }
 }

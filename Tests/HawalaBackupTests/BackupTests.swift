@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import HawalaCrypto
 import HawalaKeys
 import HawalaWallet
@@ -153,6 +154,32 @@ struct ExportImportTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["b.hawala"], "no temporary file left")
         // An unwritable folder fails cleanly and leaves nothing.
         #expect(throws: HawalaFileError.self) { try BackupFile.write(SecretBytes(utf8: "{}"), to: URL(fileURLWithPath: "/nonexistent/x.hawala"), password: testPassword, cost: .floor) }
+    }
+
+    /// Two exports into one folder at once, and a third file planted under the next name while
+    /// they are written: each export gets a name of its own, taken when it is written
+    /// (`-2`, `-3`…), each reads back whole, and nothing is replaced. (Before, both took the
+    /// same free name, both said "verified", one file remained.)
+    @Test func exportsIntoOneFolderEachGetAName() throws {
+        let dir = temporaryFolder("exports")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let date = Date(timeIntervalSince1970: 1_800_000_000)
+        guard case .folder = try #require(BackupExporter.destination(dir, date: date)) else { Issue.record("a folder is a folder target"); return }
+        let payloads = (0..<4).map { SecretBytes(utf8: "{\"n\": \($0)}") }
+        let written = Mutex<[URL]>([])
+        DispatchQueue.concurrentPerform(iterations: payloads.count) { i in
+            if let url = try? BackupFile.export(payloads[i], to: .folder(dir, date: date), password: testPassword, cost: .floor) {
+                written.withLock { $0.append(url) }
+            }
+        }
+        let names = written.withLock { $0 }.map(\.lastPathComponent).sorted()
+        #expect(names == ["hawala-backup-2027-01-15-2.hawala", "hawala-backup-2027-01-15-3.hawala", "hawala-backup-2027-01-15-4.hawala",
+                          "hawala-backup-2027-01-15.hawala"], "\(names)")
+        let contents = try written.withLock { $0 }.map { try BackupFile.read($0, password: testPassword) }
+        #expect(Set(contents.map { String(decoding: $0.unsafeCopy(), as: UTF8.self) }) == Set(payloads.map { String(decoding: $0.unsafeCopy(), as: UTF8.self) }))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).count == 4, "no temporary file left")
+        // A file that exists is never the target.
+        #expect(BackupExporter.destination(dir.appendingPathComponent(names[0]), date: date) == nil)
     }
 
     /// A file planted under the final name while the backup is being written (another export,
