@@ -148,10 +148,11 @@ public enum Address {
     }
 
     private static func validateEthereum(_ address: String) throws {
-        guard address.hasPrefix("0x") || address.hasPrefix("0X") else { throw AddressError.wrongPrefix("EVM addresses start with \"0x\"") }
+        // EIP-55 writes "0x"; "0X" is no address format.
+        guard address.hasPrefix("0x") else { throw AddressError.wrongPrefix("EVM addresses start with \"0x\"") }
         let hex = address.dropFirst(2)
         guard hex.count == 40 else { throw AddressError.wrongLength(hex.count / 2) }
-        guard hex.allSatisfy(\.isHexDigit) else { throw AddressError.invalidEncoding("not hexadecimal") }
+        guard hex.allSatisfy({ $0.isASCII && $0.isHexDigit }) else { throw AddressError.invalidEncoding("not hexadecimal") }
         let lower = hex.lowercased()
         let upper = hex.uppercased()
         if hex == lower || hex == upper { return }  // no checksum to check

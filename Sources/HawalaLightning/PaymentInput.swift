@@ -11,14 +11,15 @@ public enum PaymentInputError: Error, Equatable, Sendable, CustomStringConvertib
     case invalidBitcoinURI(String)
     case invalidBitcoinAddress(String)
 
+    /// One line; what it quotes of the input is made safe to show (`DisplayText`).
     public var description: String {
         switch self {
         case .unrecognized: "not an invoice, LNURL, Lightning address, bitcoin: URI or Bitcoin address"
         case .invoice(let e): e.description
-        case .invalidLNURL(let why): "invalid LNURL: \(why)"
-        case .invalidLightningAddress(let why): "invalid Lightning address: \(why)"
-        case .invalidBitcoinURI(let why): "invalid bitcoin: URI: \(why)"
-        case .invalidBitcoinAddress(let why): "invalid Bitcoin address: \(why)"
+        case .invalidLNURL(let why): "invalid LNURL: \(DisplayText.safe(why))"
+        case .invalidLightningAddress(let why): "invalid Lightning address: \(DisplayText.safe(why))"
+        case .invalidBitcoinURI(let why): "invalid bitcoin: URI: \(DisplayText.safe(why))"
+        case .invalidBitcoinAddress(let why): "invalid Bitcoin address: \(DisplayText.safe(why))"
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaLightning
 
 /// A failure the user can act on: one line on stderr and a meaningful exit code.
 struct CLIError: Error {
@@ -102,8 +103,11 @@ enum Input {
 
 /// Writing to stderr.
 enum Output {
+    /// Writes `line` to stderr, its control characters (an escape sequence or a bell echoed
+    /// from the input in an error) replaced: nothing a person typed or pasted can drive the
+    /// terminal.
     static func error(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        FileHandle.standardError.write(Data((DisplayText.safeLines(line) + "\n").utf8))
     }
 
     /// "uploading… N% of K KiB" on a terminal's stderr for transfers of at least 1 MiB, as a

@@ -36,4 +36,14 @@ struct LightningCLITests {
         let json = try CLI.run(["ln", "decode", "satoshi@bitcoin.org", "--json"])
         #expect(json.status == 0 && json.stdout.contains("\"url\": \"https://bitcoin.org/.well-known/lnurlp/satoshi\""))
     }
+
+    /// Input echoed in an error never reaches the terminal raw: an escape sequence or a bell in
+    /// a pasted address or LNURL comes out as U+FFFD. (Before, `ln decode` wrote them to stderr.)
+    @Test func escapesInTheInputAreNotEchoed() throws {
+        for input in ["user@\u{1B}[2J\u{1B}[31mred\u{07}", "lnurl1\u{1B}]0;title\u{07}", "bitcoin:\u{1B}[31m?amount=1", "\u{1B}[31mlnbc1\u{07}"] {
+            let r = try CLI.run(["ln", "decode", input])
+            #expect(r.status == 1, "\(input.debugDescription)")
+            #expect(!r.stderr.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, "\(r.stderr.debugDescription)")
+        }
+    }
 }

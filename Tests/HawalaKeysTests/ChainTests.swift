@@ -80,6 +80,9 @@ struct ChainTests {
             ("0x9858EfFD232B4033E47d90003D41EC34EcaEda9", .ethereum),          // short
             ("9858EfFD232B4033E47d90003D41EC34EcaEda94", .ethereum),           // no 0x
             ("0x9858EfFD232B4033E47d90003D41EC34EcaEda9G", .ethereum),
+            ("0X9858EfFD232B4033E47d90003D41EC34EcaEda94", .ethereum),          // EIP-55 writes 0x
+            ("0X9858EFFD232B4033E47D90003D41EC34ECAEDA94", .ethereum),
+            ("0x9858EfFD232B4033E47d90003D41EC34EcaEda9\u{FF14}", .ethereum),   // a fullwidth digit
             ("HAgk14JpMQLgt6rVgv7cBQFJWFto5Dqxi472uT3D", .solana),             // too short
             ("HAgk14JpMQLgt6rVgv7cBQFJWFto5Dqxi472uT3DKpq0", .solana),         // '0' not base58
             ("rHsMGQEkVNJmpGWs8XUBoTBiAAbwxZN5v4", .xrp),
