@@ -26,6 +26,8 @@ actor AppSessions {
         var send: PendingSend?
         /// A backup file decrypted and previewed, waiting for "Import" (it holds the words).
         var importing: ImportTask?
+        /// SLIP-39 shares taken so far (pasted over one or more forms).
+        var shareEntry: ShareEntryFlow?
         /// A secret recovered from SLIP-39 shares, waiting for the person to recognise its addresses.
         var sharesRecovery: SharesRecovery?
         var isUnlocked: Bool { keyring != nil }
@@ -37,6 +39,7 @@ actor AppSessions {
             recovery = nil
             send = nil
             importing = nil
+            shareEntry = nil
             sharesRecovery = nil
         }
     }
@@ -49,7 +52,7 @@ actor AppSessions {
 
     /// The ways a secret combined from shares can be read, on the network chosen.
     struct SharesRecovery: Sendable {
-        let readings: [WalletSecret]
+        let readings: [ShamirReading]
         let network: Network
     }
 

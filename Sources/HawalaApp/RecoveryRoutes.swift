@@ -43,7 +43,7 @@ extension AppRoutes {
         case "network": form.text("network").flatMap(Network.init(rawValue:)).map { .network($0) }
         case "count": form.text("words").flatMap(Int.init).map { .wordCount($0) }
         // A pasted phrase is one "word" with spaces: the flow takes it whole.
-        case "word", "phrase": .word(form.text(step) ?? "")
+        case "word", "phrase": .word(form.secret(step) ?? SecretBytes([]))
         case "back": .back
         case "edit": form.text("position").flatMap(Int.init).map { .edit(position: $0) }
         case "passphrase": .passphrase(form.secret("passphrase") ?? SecretBytes([]))

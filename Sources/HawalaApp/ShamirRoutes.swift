@@ -84,44 +84,42 @@ extension AppRoutes {
         return try render(status, "restore-shares", page)
     }
 
-    /// The pasted shares, one a line, each checked as if typed; then combined, and every reading
-    /// of the secret shown with its first addresses. Nothing is saved yet.
+    /// The pasted shares, one a line, each checked as if typed and added to those taken before
+    /// (a wrong line is named, never shown again: paste it corrected); once they recover the
+    /// secret, every reading of it is shown with its first addresses. Nothing is saved yet.
     func readShares(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         if try await mustUnlock(session) { return AppResponse.redirect("/unlock") }
-        let text = form.text("shares") ?? ""
+        if form.text("event") == "clear" {
+            await app.sessions.update(session.id) { $0.shareEntry = nil }
+            return AppResponse.redirect("/restore/shares")
+        }
         let network = form.text("network").flatMap(Network.init(rawValue:)) ?? .mainnet
-        var entry = SharesEntryView(text: text, network: network)
-        var flow = ShareEntryFlow()
-        // The errors name the share (its line among the shares) and the word.
-        for line in text.split(whereSeparator: \.isNewline) where !line.hasPrefix("#") && !line.allSatisfy(\.isWhitespace) {
-            if case .refused(let problem) = flow.send(.share(String(line))) {
-                return try await shares(session, status: .badRequest, problem: problem.description.sentence, entry: entry)
-            }
-            if case .correcting(_, let error, _) = flow.state {
-                return try await shares(session, status: .badRequest, problem: error.description.sentence, entry: entry)
-            }
+        var flow = session.shareEntry ?? ShareEntryFlow()
+        let lineProblems = ShamirShares.add(form.secret("shares") ?? SecretBytes([]), to: &flow)
+        let taken = flow
+        await app.sessions.update(session.id) { $0.shareEntry = taken }
+        var entry = SharesEntryView(network: network, taken: flow.shares.count)
+        entry.lineProblems = lineProblems.map(\.description.sentence)
+        guard lineProblems.isEmpty else {
+            let problem = lineProblems.count == 1 ? "One line was not taken. Paste it again, corrected." : "\(lineProblems.count) lines were not taken. Paste them again, corrected."
+            return try await shares(session, status: .badRequest, problem: problem, entry: entry)
         }
         guard !flow.shares.isEmpty else { return try await shares(session, status: .badRequest, problem: "Paste your shares, one a line.", entry: entry) }
         let collected = flow.shares
         let passphrase = form.secret("passphrase") ?? SecretBytes([])
-        let readings: [WalletSecret]
+        let store = try await app.store.existing()
+        let readings: [ShamirReading]
         do {
             readings = try await NIOThreadPool.singleton.runIfActive {
-                ShamirShares.readings(of: try SLIP39.combine(collected, passphrase: passphrase))
+                try ShamirShares.readings(of: collected, passphrase: passphrase, network: network, store: store)
             }
         } catch let error as SLIP39Error {
-            return try await shares(session, status: .badRequest, problem: error.description.sentence, entry: entry)
+            return try await shares(session, status: .badRequest, problem: error.description.sentence + ". The shares taken are kept: paste the others.", entry: entry)
         }
-        // The overwrite guard, before the person confirms anything.
-        if try app.home.existing() {
-            let store = try await app.store.get()
-            for reading in readings {
-                do { try store.refuseExisting(reading, network: network) } catch let error as WalletError {
-                    return try await shares(session, status: .conflict, problem: error.description.sentence, entry: entry)
-                }
-            }
+        await app.sessions.update(session.id) {
+            $0.shareEntry = nil
+            $0.sharesRecovery = AppSessions.SharesRecovery(readings: readings, network: network)
         }
-        await app.sessions.update(session.id) { $0.sharesRecovery = AppSessions.SharesRecovery(readings: readings, network: network) }
         entry.choose(readings, network: network)
         return try await shares(session, entry: entry)
     }
@@ -132,13 +130,14 @@ extension AppRoutes {
         if try await mustUnlock(session) { return AppResponse.redirect("/unlock") }
         // The readings again, with the problem (their addresses derived only then).
         func again(_ problem: String) async throws -> Response {
-            var entry = SharesEntryView(text: "", network: pending.network)
+            var entry = SharesEntryView(network: pending.network)
             entry.choose(pending.readings, network: pending.network)
             return try await shares(session, status: .badRequest, problem: problem, entry: entry)
         }
         guard let index = form.text("reading").flatMap(Int.init), pending.readings.indices.contains(index) else {
             return try await again("Choose the addresses that are yours.")
         }
+        if let existing = pending.readings[index].existing { return try await again(WalletError.alreadyExists(name: existing).description.sentence) }
         let name = form.text("name")?.trimmed ?? ""
         let store = try await app.store.get(create: true)
         let first = try !store.hasPassword()
@@ -149,7 +148,7 @@ extension AppRoutes {
         case .locked: return AppResponse.redirect("/unlock")
         }
         do {
-            let reading = pending.readings[index], network = pending.network
+            let reading = pending.readings[index].secret, network = pending.network
             _ = try await NIOThreadPool.singleton.runIfActive { try store.recover(reading, name: name.nilIfEmpty, network: network) { keyring } }
         } catch let error as WalletError {
             return try await again(error.description.sentence)
@@ -205,16 +204,25 @@ struct SharesEntryView {
         let addresses: [Address]
         let only: Bool
 
-        init(index: Int, secret: WalletSecret, network: Network, only: Bool) {
+        /// The wallet here that already is this reading (it can't be chosen).
+        let existing: String?
+
+        init(index: Int, reading: ShamirReading, network: Network, only: Bool) {
             self.index = index
-            self.only = only
-            label = secret.kind == .bip39 ? "Split by Hawala (BIP39 words come back)" : "Made by a Trezor or another SLIP-39 wallet (a seed, no words)"
-            addresses = secret.keys.confirmationAddresses(network: network).map { Address(chain: $0.chain.name, address: $0.address) }
+            self.only = only && reading.existing == nil
+            existing = reading.existing
+            label = reading.secret.kind == .bip39 ? "Split by Hawala (BIP39 words come back)" : "Made by a Trezor or another SLIP-39 wallet (a seed, no words)"
+            addresses = reading.secret.keys.confirmationAddresses(network: network).map { Address(chain: $0.chain.name, address: $0.address) }
         }
     }
 
-    var text = ""
     var networks: [CreateView.Option] = []
+    /// Shares taken so far (from earlier forms too).
+    var taken = 0
+    /// The lines of the last paste not taken, each in a sentence (never the line).
+    var lineProblems: [String] = [] { didSet { hasLineProblems = !lineProblems.isEmpty } }
+    /// (Stored: the templates see stored properties only.)
+    private(set) var hasLineProblems = false
     var readings: [Reading] = []
     var choosing = false
     /// The secret reads two ways (BIP39 entropy and a seed): the person picks by the addresses.
@@ -222,14 +230,14 @@ struct SharesEntryView {
     var needsPassword = false
     let minimumPasswordLength = WalletStore.minimumPasswordLength
 
-    init(text: String = "", network: Network = .mainnet) {
-        self.text = text
+    init(network: Network = .mainnet, taken: Int = 0) {
+        self.taken = taken
         networks = CreateView.networkOptions(selected: network)
     }
 
-    mutating func choose(_ secrets: [WalletSecret], network: Network) {
-        readings = secrets.enumerated().map { Reading(index: $0, secret: $1, network: network, only: secrets.count == 1) }
-        twoReadings = secrets.count > 1
+    mutating func choose(_ readings: [ShamirReading], network: Network) {
+        self.readings = readings.enumerated().map { Reading(index: $0, reading: $1, network: network, only: readings.count == 1) }
+        twoReadings = readings.count > 1
         choosing = true
     }
 }

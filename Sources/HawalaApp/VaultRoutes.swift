@@ -260,7 +260,7 @@ extension AppRoutes {
     func recoverCredential(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         guard let client = try await savedVault(session)?.client else { return AppResponse.redirect("/vault") }
         var entry = RecoveryFlow(purpose: CredentialEnvelope.phraseEntry)
-        if case .refused(let problem) = entry.send(.word(form.text("phrase") ?? "")) {
+        if case .refused(let problem) = entry.send(.word(form.secret("phrase") ?? SecretBytes([]))) {
             return try await vault(session, status: .badRequest, problem: problem.description.sentence)
         }
         guard entry.state == .done, let phrase = entry.mnemonic else {

@@ -14,7 +14,9 @@ public enum MnemonicError: Error, Equatable, CustomStringConvertible {
     /// Entropy must be 16, 20, 24, 28 or 32 bytes.
     case invalidEntropyLength(Int)
     /// The word at `position` (1-based) is not in the list; `suggestions` are the closest words.
-    case unknownWord(position: Int, word: String, language: Language, suggestions: [String])
+    /// Word `position` is in no word list (what was typed is not kept: a typo of a secret word
+    /// is nearly the word).
+    case unknownWord(position: Int, language: Language, suggestions: [String])
     /// Every word is valid but the last word's checksum bits do not match.
     case checksumMismatch(language: Language)
     /// The words come from two word lists: `position` (1-based) is the first word outside `language`.
@@ -31,9 +33,9 @@ public enum MnemonicError: Error, Equatable, CustomStringConvertible {
             return "expected 12, 15, 18, 21 or 24 words, got \(n)"
         case .invalidEntropyLength(let n):
             return "entropy must be 16, 20, 24, 28 or 32 bytes, got \(n)"
-        case let .unknownWord(position, word, language, suggestions):
+        case let .unknownWord(position, language, suggestions):
             let hint = suggestions.isEmpty ? "" : "; did you mean: " + suggestions.joined(separator: ", ")
-            return "word \(position) \"\(word)\" is not in the \(language.displayName) word list\(hint)"
+            return "word \(position) is not in the \(language.displayName) word list\(hint)"
         case .checksumMismatch(let language):
             return "checksum mismatch: every word is in the \(language.displayName) list, but the words are not a valid mnemonic (a word is wrong or out of order)"
         case let .mixedLanguages(language, position, other):
@@ -160,7 +162,7 @@ public struct Mnemonic: Sendable, CustomStringConvertible, CustomDebugStringConv
             throw MnemonicError.mixedLanguages(language: guess.language, position: guess.firstMiss + 1, other: other)
         }
         throw MnemonicError.unknownWord(
-            position: guess.firstMiss + 1, word: word.precomposedStringWithCanonicalMapping, language: guess.language,
+            position: guess.firstMiss + 1, language: guess.language,
             suggestions: Wordlist.of(guess.language).closestWords(to: word))
     }
 

@@ -39,17 +39,82 @@ public struct ShamirSplit: Sendable {
     }
 }
 
-/// Reading shares back from text and turning a recovered master secret into a wallet.
+/// A line of shares (pasted, or from a file) that was not taken: which line of the text and
+/// why — never the line itself, which is secret.
+public struct ShareLineProblem: Sendable, Equatable, CustomStringConvertible {
+    /// 1-based, counting every line of the text.
+    public let line: Int
+    public let error: SLIP39Error
+
+    /// "line 3: word 7 is not a SLIP-39 word (did you mean …?)": the line, not a share number.
+    public var description: String {
+        switch error {
+        case let .unknownWord(_, position, suggestions):
+            "line \(line): word \(position) is not a SLIP-39 word" + (suggestions.isEmpty ? "" : " (did you mean \(suggestions.joined(separator: ", "))?)")
+        case .invalidChecksum: "line \(line): the share's checksum does not match: a word is wrong or missing"
+        case let .tooShort(_, words): "line \(line): \(words) words; a SLIP-39 share has at least 20"
+        case let .invalidLength(_, words): "line \(line): \(words) words, which no SLIP-39 share has"
+        default: "line \(line): \(error)"
+        }
+    }
+}
+
+/// One way to read a recovered master secret, with what a person needs to choose it.
+public struct ShamirReading: Sendable {
+    public let secret: WalletSecret
+    /// The first address on the network chosen: what tells the readings apart.
+    public let firstAddress: String?
+    /// The wallet here that already is this reading (saving it again is refused), if any.
+    public let existing: String?
+}
+
+/// Reading shares back from text and turning a recovered master secret into a wallet. Both
+/// faces go through here: the same text gives the same shares, problems and readings.
 public enum ShamirShares {
-    /// The shares in `text`: one a line; blank lines and `#` comments are skipped.
-    /// - Throws: `SLIP39Error.noShares` when there is none, or the first malformed share's error.
-    public static func parse(_ text: SecretBytes) throws(SLIP39Error) -> [SLIP39Share] {
-        let lines = text.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }.split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
-        guard !lines.isEmpty else { throw .noShares }
-        var shares: [SLIP39Share] = []
-        for (i, line) in lines.enumerated() { shares.append(try SLIP39Share(mnemonic: line, number: i + 1)) }
-        return shares
+    /// Adds the shares in `text` to `flow` — one a line; blank lines and `#` comments skipped —
+    /// each checked as a typed share is (a share of another split is refused). Returns the lines
+    /// not taken; the others are in `flow.shares`, and the flow waits for more.
+    public static func add(_ text: SecretBytes, to flow: inout ShareEntryFlow) -> [ShareLineProblem] {
+        var problems: [ShareLineProblem] = []
+        let lines = text.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        for (index, line) in lines.enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { continue }
+            switch flow.send(.share(SecretBytes(utf8: trimmed))) {
+            case .refused(.invalidShare(let error)), .refused(.notWithTheOthers(let error)):
+                problems.append(ShareLineProblem(line: index + 1, error: error))
+            case .refused:
+                break
+            case .taken:
+                if case .correcting(_, let error, _) = flow.state {
+                    problems.append(ShareLineProblem(line: index + 1, error: error))
+                    flow.send(.again)
+                }
+            }
+        }
+        return problems
+    }
+
+    /// The shares in `text` (see `add`), all of them or none.
+    /// - Throws: `SLIP39Error.noShares` when there is none; the first line's problem otherwise.
+    public static func parse(_ text: SecretBytes) throws(ShamirTextError) -> [SLIP39Share] {
+        var flow = ShareEntryFlow()
+        let problems = add(text, to: &flow)
+        guard problems.isEmpty else { throw .lines(problems) }
+        guard !flow.shares.isEmpty else { throw .noShares }
+        return flow.shares
+    }
+
+    /// The readings of the secret `shares` recover (see `readings(of:)`), each with its first
+    /// address on `network` and whether a wallet in `store` already is it.
+    /// - Throws: `SLIP39Error` when the shares do not recover a secret (too few, wrong passphrase).
+    public static func readings(of shares: [SLIP39Share], passphrase: SecretBytes, network: Network,
+                                store: WalletStore?) throws -> [ShamirReading] {
+        let masterSecret = try SLIP39.combine(shares, passphrase: passphrase)
+        return try readings(of: masterSecret).map { secret in
+            ShamirReading(secret: secret, firstAddress: firstAddress(of: secret, network: network),
+                          existing: try store?.existingWallet(secret: secret, network: network))
+        }
     }
 
     /// The ways a recovered master secret can be read: as BIP39 entropy (shares split by
@@ -110,5 +175,20 @@ extension WalletStore {
         let wallet = try add(secret: secret, name: name, network: network, keyring: try keyring())
         try recordBackup(of: wallet)
         return try self.wallet(named: wallet.name)
+    }
+}
+
+/// Why shares given as text can't be used.
+public enum ShamirTextError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The text holds no share.
+    case noShares
+    /// These lines were not taken.
+    case lines([ShareLineProblem])
+
+    public var description: String {
+        switch self {
+        case .noShares: "no shares given"
+        case .lines(let problems): problems.map(\.description).joined(separator: "; ")
+        }
     }
 }

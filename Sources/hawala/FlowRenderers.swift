@@ -1,4 +1,5 @@
 import Foundation
+import HawalaCrypto
 import HawalaBackup
 import HawalaKeys
 import HawalaWallet
@@ -92,11 +93,18 @@ enum RecoveryRenderer {
                 terminal.line(RecoveryFlow.networkWarning)
                 flow.send(.network(try askNetwork(terminal)))
             case .choosingWordCount:
-                let answer = try terminal.ask("How many words (12, 15, 18, 21, 24), or paste the whole phrase: [12] ").trimmingCharacters(in: .whitespaces)
-                if answer.isEmpty { flow.send(.wordCount(12)) } else if let n = Int(answer) { flow.send(.wordCount(n)) } else { flow.send(.word(answer)) }
+                // The answer may be the phrase itself: it stays in SecretBytes.
+                let answer = try terminal.askShown("How many words (12, 15, 18, 21, 24), or paste the whole phrase: [12] ").trimmingWhitespace()
+                if answer.isEmpty {
+                    flow.send(.wordCount(12))
+                } else if answer.count <= 2, let n = Int(String(decoding: answer.unsafeCopy(), as: UTF8.self)) {
+                    flow.send(.wordCount(n))
+                } else {
+                    flow.send(.word(answer))
+                }
             case .enteringWord(let position):
-                let answer = try terminal.ask("Word \(position) of \(flow.wordCount) (a prefix of 4 letters is enough; \"<\" goes back): ")
-                if answer.trimmingCharacters(in: .whitespaces) == "<" { flow.send(.back) } else { flow.send(.word(answer)) }
+                let answer = try terminal.askShown("Word \(position) of \(flow.wordCount) (a prefix of 4 letters is enough; \"<\" goes back): ")
+                if answer.trimmingWhitespace() == SecretBytes(utf8: "<") { flow.send(.back) } else { flow.send(.word(answer)) }
             case .checksumFailed:
                 terminal.line("These words do not form a valid \(flow.purpose == .wallet ? "mnemonic" : "phrase") (checksum mismatch): at least one word is wrong.")
                 flow.send(try askCorrection(flow, on: terminal, passphraseAndNetwork: false))
@@ -195,25 +203,22 @@ enum ShareEntryRenderer {
         while true {
             switch flow.state {
             case .entering(let number):
-                if case .refused(.noShares) = flow.send(.share(try terminal.ask("Share \(number): "))) {
+                if case .refused(.noShares) = flow.send(.share(try terminal.askShown("Share \(number): "))) {
                     throw CLIError("no shares entered; nothing was saved")
                 }
-            case let .correcting(words, error, suspect):
+            case let .correcting(count, error, suspect):
                 terminal.line("  \(error)")
-                for (i, w) in words.enumerated() { terminal.line("  \(i + 1). \(w)\(i + 1 == suspect ? "   <- not a SLIP-39 word" : "")") }
-                let fix: ShareEntryFlow.Event = try terminal.choose(
-                    "Number of the word to correct\(suspect.map { " [\($0)]" } ?? ""), the whole share, or \"again\": ",
-                    hint: "Type a number from 1 to \(words.count), the whole share, or \"again\"."
-                ) { answer in
-                    if answer.lowercased() == "again" { return .again }
-                    if answer.contains(where: { $0 == " " || $0 == "," || $0 == "\t" }) { return .share(answer) }
-                    guard let n = answer.isEmpty ? suspect : Int(answer), (1...words.count).contains(n) else { return nil }
-                    return .word(position: n, "")
-                }
-                if case .word(let position, _) = fix {
-                    flow.send(.word(position: position, try terminal.ask("Word \(position): ")))
-                } else {
-                    flow.send(fix)
+                for (i, w) in flow.wordsBeingCorrected.enumerated() { terminal.line("  \(i + 1). \(w)\(i + 1 == suspect ? "   <- not a SLIP-39 word" : "")") }
+                let answer = try terminal.askShown("Number of the word to correct\(suspect.map { " [\($0)]" } ?? ""), the whole share, or \"again\": ")
+                    .trimmingWhitespace()
+                let short = answer.count <= 5 ? String(decoding: answer.unsafeCopy(), as: UTF8.self) : nil
+                if short?.lowercased() == "again" {
+                    flow.send(.again)
+                } else if let n = short.flatMap({ $0.isEmpty ? suspect : Int($0) }) {
+                    guard (1...count).contains(n) else { terminal.line("  Type a number from 1 to \(count), the whole share, or \"again\"."); continue }
+                    flow.send(.word(position: n, try terminal.askShown("Word \(n): ")))
+                } else if short == nil || !(short?.isEmpty ?? true) {
+                    flow.send(.share(answer))
                 }
             case .finished:
                 return flow.shares

@@ -126,14 +126,13 @@ struct ShamirRecover: ParsableCommand {
         let shares = try readShares()
         let passphrase = try Input.readPassphrase(file: passphraseFile)
         if let e = shares.first?.iterationExponent, e > 2 { BackupPasswords.progress("decrypting (PBKDF2, exponent \(e))…") }
-        let masterSecret = try SLIP39.combine(shares, passphrase: passphrase)
         if printXprv {
+            let masterSecret = try SLIP39.combine(shares, passphrase: passphrase)
             print(try ExtendedPrivateKey(seed: masterSecret).serialized(version: network == .testnet ? .tpub : .xpub))
             return
         }
-        let secret = try chooseSecret(ShamirShares.readings(of: masterSecret))
         let store = try WalletSession.store(create: true)
-        try store.refuseExisting(secret, network: network)
+        let secret = try chooseSecret(try ShamirShares.readings(of: shares, passphrase: passphrase, network: network, store: store))
         for a in secret.keys.confirmationAddresses(network: network) { Output.error("\(a.chain.name): \(a.address)") }
         if !yes {
             let terminal = try Terminal.required("pass --yes to confirm the addresses")
@@ -144,31 +143,42 @@ struct ShamirRecover: ParsableCommand {
         print("recovered wallet \"\(wallet.name)\" (\(wallet.network.rawValue), \(secret.kind == .bip39 ? "BIP39 words" : "seed only"), fingerprint \(wallet.fingerprint))")
     }
 
-    /// The reading of the master secret by --as, or by the person's choice of first address.
-    func chooseSecret(_ readings: [WalletSecret]) throws -> WalletSecret {
+    /// The reading of the master secret by --as, or by the person's choice of first address;
+    /// a reading that is already a wallet here is refused (the others are not).
+    func chooseSecret(_ readings: [ShamirReading]) throws -> WalletSecret {
+        func usable(_ reading: ShamirReading) throws -> WalletSecret {
+            if let existing = reading.existing { throw WalletError.alreadyExists(name: existing) }
+            return reading.secret
+        }
         if let kind {
-            guard let secret = readings.first(where: { $0.kind == kind }) else {
+            guard let reading = readings.first(where: { $0.secret.kind == kind }) else {
                 throw CLIError("this secret's length cannot be BIP39 words; use --as seed")
             }
-            return secret
+            return try usable(reading)
         }
-        guard readings.count > 1 else { return readings[0] }
+        guard readings.count > 1 else { return try usable(readings[0]) }
         let terminal = try Terminal.required("pass --as bip39 (shares made by Hawala from a BIP39 wallet) or --as seed (shares from a Trezor or another SLIP-39 wallet)")
         let label: [WalletKind: String] = [.bip39: "BIP39 words (shares made by Hawala):            ", .seed: "SLIP-39 seed (shares made by a Trezor or other):"]
         terminal.line("These shares can be read two ways:")
         for (i, reading) in readings.enumerated() {
-            terminal.line("  \(i + 1). \(label[reading.kind]!) \(ShamirShares.firstAddress(of: reading, network: network) ?? "?")")
+            let here = reading.existing.map { "  (already here as \"\($0)\")" } ?? ""
+            terminal.line("  \(i + 1). \(label[reading.secret.kind]!) \(reading.firstAddress ?? "?")\(here)")
         }
-        return try terminal.choose("Which first address is yours? [1/2] ", hint: "  type 1 or 2") { answer in
+        let chosen = try terminal.choose("Which first address is yours? [1/2] ", hint: "  type 1 or 2") { answer in
             Int(answer).flatMap { (1...readings.count).contains($0) ? readings[$0 - 1] : nil }
         }
+        return try usable(chosen)
     }
 
     /// The shares from the file, or typed in a terminal until an empty line.
     func readShares() throws -> [SLIP39Share] {
         if let sharesFile {
-            do { return try ShamirShares.parse(try Input.readSecretFile(sharesFile, what: "shares")) } catch SLIP39Error.noShares {
-                throw CLIError("\(sharesFile) holds no shares")
+            let text = try Input.readSecretFile(sharesFile, what: "shares")
+            do { return try ShamirShares.parse(text) } catch {
+                switch error {
+                case .noShares: throw CLIError("\(sharesFile) holds no shares")
+                case .lines(let problems): throw CLIError("\(sharesFile): " + problems.map(\.description).joined(separator: "; ") + " (nothing was saved)")
+                }
             }
         }
         return try ShareEntryRenderer.run(on: try Terminal.required("pass the shares with --shares-file"))

@@ -46,6 +46,12 @@ final class Terminal {
         return text
     }
 
+    /// Asks for a secret that is shown as typed (a recovery word, checked as it is entered).
+    func askShown(_ prompt: String) throws -> SecretBytes {
+        write(prompt)
+        return try endingTheLineOnCancel { try Input.readFirstLine(fd: fd, limit: 4096, what: "the answer", endOfInputCancels: true) }
+    }
+
     /// Asks for a secret with echo off.
     func askSecret(_ prompt: String) throws -> SecretBytes {
         var original = termios()

@@ -49,7 +49,7 @@ struct ShamirTests {
         #expect(throws: SLIP39Error.invalidPassphrase) {
             _ = try store.shamirSplit(wallet, groupThreshold: 1, groups: [SLIP39.Group(threshold: 1, count: 1)], passphrase: SecretBytes(utf8: "café"), keyring: keyring)
         }
-        #expect(throws: SLIP39Error.noShares) { _ = try ShamirShares.parse(SecretBytes(utf8: "# only comments\n\n")) }
+        #expect(throws: ShamirTextError.noShares) { _ = try ShamirShares.parse(SecretBytes(utf8: "# only comments\n\n")) }
         // An 18-byte secret cannot be BIP39 entropy: only the seed reading.
         #expect(ShamirShares.readings(of: SecretBytes(Array(repeating: 7, count: 18))).map(\.kind) == [.seed])
     }
@@ -61,27 +61,27 @@ struct ShamirTests {
         let shares = try SLIP39.split(masterSecret: masterSecret, groupThreshold: 1, groups: [SLIP39.Group(threshold: 2, count: 3)])[0]
         let other = try SLIP39.split(masterSecret: masterSecret, groupThreshold: 1, groups: [SLIP39.Group(threshold: 2, count: 3)])[0]
         var flow = ShareEntryFlow()
-        #expect(flow.send(.share("  ")) == .refused(.noShares))
+        #expect(flow.send(.share(SecretBytes(utf8: "  "))) == .refused(.noShares))
         var words = shares[0].words
         let right = words[3]
         words[3] = "zzzz"
-        #expect(flow.send(.share(words.joined(separator: " "))) == .taken)
+        #expect(flow.send(.share(SecretBytes(utf8: words.joined(separator: " ")))) == .taken)
         guard case .correcting(_, .unknownWord, let suspect) = flow.state else { Issue.record("\(flow.state)"); return }
         #expect(suspect == 4)
-        #expect(flow.send(.word(position: 99, "x")) == .refused(.invalidPosition(99, wordCount: words.count)))
-        #expect(flow.send(.word(position: 4, right)) == .taken)
+        #expect(flow.send(.word(position: 99, SecretBytes(utf8: "x"))) == .refused(.invalidPosition(99, wordCount: words.count)))
+        #expect(flow.send(.word(position: 4, SecretBytes(utf8: right))) == .taken)
         #expect(flow.state == .entering(number: 2))
         #expect(flow.added == ShareEntryFlow.Progress(group: 1, groupCount: 1, have: 1, memberThreshold: 2, groupThreshold: 1))
         // Two words swapped: the checksum fails, no suspect; "again" drops it.
         var swapped = shares[1].words
         swapped.swapAt(5, 6)
-        flow.send(.share(swapped.joined(separator: ",")))
+        flow.send(.share(SecretBytes(utf8: swapped.joined(separator: ","))))
         guard case .correcting(_, .invalidChecksum, nil) = flow.state else { Issue.record("\(flow.state)"); return }
         #expect(flow.send(.again) == .taken && flow.state == .entering(number: 2))
-        guard case .refused(.invalidShare(.tooShort)) = flow.send(.share("academic acid")) else { Issue.record("short share taken"); return }
-        guard case .refused(.notWithTheOthers) = flow.send(.share(other[1].phrase)) else { Issue.record("a share of another split taken"); return }
-        #expect(flow.send(.share(shares[2].phrase)) == .taken && flow.added?.have == 2)
-        #expect(flow.send(.share("")) == .taken && flow.state == .finished)
+        guard case .refused(.invalidShare(.tooShort)) = flow.send(.share(SecretBytes(utf8: "academic acid"))) else { Issue.record("short share taken"); return }
+        guard case .refused(.notWithTheOthers) = flow.send(.share(SecretBytes(utf8: other[1].phrase))) else { Issue.record("a share of another split taken"); return }
+        #expect(flow.send(.share(SecretBytes(utf8: shares[2].phrase))) == .taken && flow.added?.have == 2)
+        #expect(flow.send(.share(SecretBytes(utf8: ""))) == .taken && flow.state == .finished)
         #expect(try SLIP39.combine(flow.shares) == masterSecret)
     }
 
@@ -92,11 +92,11 @@ struct ShamirTests {
         var flow = RecoveryFlow(purpose: .recoveryPhrase(wordCount: 24))
         #expect(flow.state == .enteringWord(position: 1))
         #expect(flow.send(.back) == .refused(.notApplicable))
-        #expect(flow.send(.word(abandonAbout)) == .refused(.wrongLength(12, expected: 24)))
-        for word in phrase.words { flow.send(.word(word)) }
+        #expect(flow.send(.word(SecretBytes(utf8: abandonAbout))) == .refused(.wrongLength(12, expected: 24)))
+        for word in phrase.words { flow.send(.word(SecretBytes(utf8: word))) }
         #expect(flow.state == .done && flow.mnemonic?.phrase == phrase.phrase)
         var pasted = RecoveryFlow(purpose: .recoveryPhrase(wordCount: 24))
-        #expect(pasted.send(.word(phrase.phrase)) == .taken && pasted.state == .done)
+        #expect(pasted.send(.word(SecretBytes(utf8: phrase.phrase))) == .taken && pasted.state == .done)
     }
 }
 

@@ -29,7 +29,7 @@ struct WalletUseCaseTests {
         let home = temporaryHome()
         var flow = RecoveryFlow()
         flow.send(.network(.mainnet))
-        flow.send(.word(abandonAbout))
+        flow.send(.word(SecretBytes(utf8: abandonAbout)))
         flow.send(.passphrase(SecretBytes([])))
         try WalletStore.refuseExisting(flow, in: home)  // no home yet: nothing to refuse, nothing created
         #expect(try !home.existing())
@@ -46,7 +46,7 @@ struct WalletUseCaseTests {
         #expect(asked == 1)
         var testnet = RecoveryFlow()
         testnet.send(.network(.testnet))
-        testnet.send(.word(abandonAbout))
+        testnet.send(.word(SecretBytes(utf8: abandonAbout)))
         testnet.send(.passphrase(SecretBytes([])))
         testnet.send(.confirm)
         #expect(try store.restore(testnet, name: nil) { keyring }.network == .testnet)

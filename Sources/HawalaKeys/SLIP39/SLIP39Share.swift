@@ -3,7 +3,8 @@ import HawalaCrypto
 /// Why a set of SLIP-39 shares was refused. Each case names what is wrong and where.
 public enum SLIP39Error: Error, Equatable, Sendable, CustomStringConvertible {
     case noShares
-    case unknownWord(share: Int, position: Int, word: String, suggestions: [String])
+    /// Word `position` of share `share` is no SLIP-39 word (what was typed is not kept).
+    case unknownWord(share: Int, position: Int, suggestions: [String])
     case tooShort(share: Int, words: Int)
     case invalidLength(share: Int, words: Int)
     case invalidChecksum(share: Int)
@@ -23,8 +24,8 @@ public enum SLIP39Error: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noShares: "no shares given"
-        case let .unknownWord(share, position, word, suggestions):
-            "share \(share), word \(position): \"\(word)\" is not a SLIP-39 word"
+        case let .unknownWord(share, position, suggestions):
+            "share \(share), word \(position) is not a SLIP-39 word"
                 + (suggestions.isEmpty ? "" : " (did you mean \(suggestions.joined(separator: ", "))?)")
         case let .tooShort(share, words): "share \(share) has \(words) words; a SLIP-39 share has at least 20"
         case let .invalidLength(share, words): "share \(share) has \(words) words, which no SLIP-39 share has"
@@ -94,7 +95,7 @@ public struct SLIP39Share: Sendable {
         let list = Wordlist.slip39
         for (i, word) in typed.enumerated() {
             guard let index = list.resolve(String(word)) else {
-                throw .unknownWord(share: number, position: i + 1, word: String(word), suggestions: list.closestWords(to: String(word)))
+                throw .unknownWord(share: number, position: i + 1, suggestions: list.closestWords(to: String(word)))
             }
             indices.append(index)
         }

@@ -41,8 +41,9 @@ public struct RecoveryFlow: Sendable {
     public enum Event: Sendable {
         case network(Network)
         case wordCount(Int)
-        /// One typed word or prefix; a string with several words is taken as the whole phrase.
-        case word(String)
+        /// One typed word or prefix (UTF-8); a text with several words is taken as the whole
+        /// phrase. Secret: it is never kept as a `String` or quoted in a problem.
+        case word(SecretBytes)
         /// Go back one word.
         case back
         /// Re-enter the word at `position` (after a checksum failure, or while reviewing).
@@ -59,10 +60,13 @@ public struct RecoveryFlow: Sendable {
     }
 
     /// Why the last event was not taken; nil after an accepted one.
+    /// Why the last event was not taken. A problem names a word by its position, never by
+    /// what was typed (a typo of a secret word is nearly the word).
     public enum Problem: Sendable, Equatable, CustomStringConvertible {
-        case unknownWord(String, suggestions: [String])
-        case ambiguousPrefix(String, candidates: [String])
-        case wrongLanguage(String, expected: Language)
+        /// Word `position` is in no word list; the closest words of the list.
+        case unknownWord(position: Int, suggestions: [String])
+        case ambiguousPrefix(position: Int, candidates: [String])
+        case wrongLanguage(position: Int, expected: Language)
         case invalidWordCount(Int)
         /// A recovery phrase of another length than its purpose's.
         case wrongLength(Int, expected: Int)
@@ -73,9 +77,9 @@ public struct RecoveryFlow: Sendable {
 
         public var description: String {
             switch self {
-            case let .unknownWord(w, s): "\"\(w)\" is not in the word list" + (s.isEmpty ? "" : "; did you mean: \(s.joined(separator: ", "))")
-            case let .ambiguousPrefix(p, c): "\"\(p)\" could be: \(c.joined(separator: ", "))"
-            case let .wrongLanguage(w, l): "\"\(w)\" is not in the \(l.displayName) word list of the earlier words"
+            case let .unknownWord(n, s): "word \(n) is not in the word list" + (s.isEmpty ? "" : "; did you mean: \(s.joined(separator: ", "))")
+            case let .ambiguousPrefix(n, c): "word \(n) could be: \(c.joined(separator: ", "))"
+            case let .wrongLanguage(n, l): "word \(n) is not in the \(l.displayName) word list of the earlier words"
             case .invalidWordCount(let n): "a mnemonic has 12, 15, 18, 21 or 24 words, not \(n)"
             case let .wrongLength(n, expected): "a recovery phrase has \(expected) words, not \(n)"
             case .invalidPhrase(let why): why
@@ -92,9 +96,16 @@ public struct RecoveryFlow: Sendable {
     public private(set) var problem: Problem?
     public private(set) var network: Network = .mainnet
     public private(set) var wordCount = 12
-    /// The words accepted so far (as in the word list).
-    public private(set) var words: [String] = []
+    /// The words accepted so far (their indexes in the word list, two bytes each).
+    private var wordIndexes = SecretBytes([])
     public private(set) var language: Language?
+    /// The words accepted so far (as in the word list), to show them.
+    public var words: [String] {
+        let list = Wordlist.of(language ?? .english)
+        return wordIndexes.withUnsafeBytes { bytes in
+            stride(from: 0, to: bytes.count, by: 2).map { list.words[Int(bytes[$0]) << 8 | Int(bytes[$0 + 1])] }
+        }
+    }
     /// The validated mnemonic and passphrase, once the words pass the checksum.
     public private(set) var mnemonic: Mnemonic?
     public private(set) var passphrase = SecretBytes([])
@@ -115,7 +126,7 @@ public struct RecoveryFlow: Sendable {
     public init(phrase mnemonic: Mnemonic, network: Network, passphrase: SecretBytes) {
         self.init()
         send(.network(network))
-        send(.word(mnemonic.phrase))
+        send(.word(SecretBytes(utf8: mnemonic.phrase)))
         send(.passphrase(passphrase))
     }
 
@@ -144,11 +155,11 @@ public struct RecoveryFlow: Sendable {
         case (.choosingWordCount, .wordCount(let n)):
             guard Mnemonic.wordCounts.contains(n) else { problem = .invalidWordCount(n); return }
             wordCount = n
-            words = []
+            wordIndexes = SecretBytes([])
             language = nil
             state = .enteringWord(position: 1)
-        case (.choosingWordCount, .word(let text)) where RecoveryFlow.split(text).count > 1,
-             (.enteringWord, .word(let text)) where RecoveryFlow.split(text).count > 1:
+        case (.choosingWordCount, .word(let text)) where RecoveryFlow.wordCount(text) > 1,
+             (.enteringWord, .word(let text)) where RecoveryFlow.wordCount(text) > 1:
             acceptPhrase(text)
         case (.enteringWord(let position), .word(let text)):
             acceptWord(text, at: position)
@@ -159,9 +170,14 @@ public struct RecoveryFlow: Sendable {
         case (.enteringWord(1), .back) where purpose != .wallet:
             problem = .notApplicable
         case (.enteringWord(let position), .back):
-            if position > 1 { words.removeLast(); state = .enteringWord(position: position - 1) } else { state = .choosingWordCount }
+            if position > 1 {
+                wordIndexes = wordIndexes.slice(0..<(wordIndexes.count - 2))
+                state = .enteringWord(position: position - 1)
+            } else {
+                state = .choosingWordCount
+            }
         case (.checksumFailed, .edit(let position)), (.reviewing, .edit(let position)):
-            guard position >= 1, position <= words.count else { problem = .invalidPosition(position, wordCount: words.count); return }
+            guard position >= 1, position <= enteredCount else { problem = .invalidPosition(position, wordCount: enteredCount); return }
             // Re-enter from `position`: the words after it are kept in place.
             editing = position
             state = .enteringWord(position: position)
@@ -188,22 +204,25 @@ public struct RecoveryFlow: Sendable {
     /// When re-entering one word after a checksum failure, its position.
     private var editing: Int?
 
-    private mutating func acceptWord(_ typed: String, at position: Int) {
-        let text = RecoveryFlow.normalized(typed)
-        guard !text.isEmpty else { problem = .unknownWord("", suggestions: []); return }
+    private mutating func acceptWord(_ typed: SecretBytes, at position: Int) {
+        let text = RecoveryFlow.normalized(typed.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })
+        guard !text.isEmpty else { problem = .unknownWord(position: position, suggestions: []); return }
         let candidates: [Language] = language.map { [$0] } ?? ([.english] + Language.allCases.filter { $0 != .english })
         for l in candidates {
             let list = Wordlist.of(l)
             if let index = list.resolve(text) {
                 language = l
-                let word = list.words[index]
+                let bytes = [UInt8(index >> 8), UInt8(index & 0xFF)]
                 if let editing {
-                    words[editing - 1] = word
+                    var indexes = wordIndexes.unsafeCopy()
+                    defer { SecretBytes.wipe(&indexes) }
+                    indexes.replaceSubrange((2 * editing - 2)..<(2 * editing), with: bytes)
+                    wordIndexes = SecretBytes(indexes)
                     self.editing = nil
                     finishIfComplete(force: true)
                     return
                 }
-                words.append(word)
+                wordIndexes = SecretBytes(wordIndexes.withUnsafeBytes { Array($0) } + bytes)
                 finishIfComplete(force: false)
                 if case .enteringWord = state { state = .enteringWord(position: position + 1) }
                 return
@@ -211,18 +230,21 @@ public struct RecoveryFlow: Sendable {
         }
         let list = Wordlist.of(language ?? .english)
         let prefixed = list.suggestions(forPrefix: text, limit: 6)
+        let position = editing ?? position
         if prefixed.count > 1 {
-            problem = .ambiguousPrefix(typed, candidates: prefixed)
+            problem = .ambiguousPrefix(position: position, candidates: prefixed)
         } else if let language, Language.allCases.contains(where: { $0 != language && Wordlist.of($0).resolve(text) != nil }) {
-            problem = .wrongLanguage(typed, expected: language)
+            problem = .wrongLanguage(position: position, expected: language)
         } else {
-            problem = .unknownWord(typed, suggestions: prefixed.isEmpty ? list.closestWords(to: text) : prefixed)
+            problem = .unknownWord(position: position, suggestions: prefixed.isEmpty ? list.closestWords(to: text) : prefixed)
         }
     }
 
+    private var enteredCount: Int { wordIndexes.count / 2 }
+
     private mutating func finishIfComplete(force: Bool) {
-        guard words.count == wordCount || force else { return }
-        guard words.count == wordCount else { state = .enteringWord(position: words.count + 1); return }
+        guard enteredCount == wordCount || force else { return }
+        guard enteredCount == wordCount else { state = .enteringWord(position: enteredCount + 1); return }
         let language = self.language ?? .english
         do {
             mnemonic = try Mnemonic(text: words.joined(separator: " "), language: language)
@@ -234,7 +256,8 @@ public struct RecoveryFlow: Sendable {
         }
     }
 
-    private mutating func acceptPhrase(_ text: String) {
+    private mutating func acceptPhrase(_ secret: SecretBytes) {
+        let text = secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         if case .recoveryPhrase(let expected) = purpose, RecoveryFlow.split(text).count != expected {
             problem = .wrongLength(RecoveryFlow.split(text).count, expected: expected)
             return
@@ -244,16 +267,15 @@ public struct RecoveryFlow: Sendable {
             mnemonic = m
             wordCount = m.wordCount
             language = m.language
-            words = m.words.map { $0.decomposedStringWithCompatibilityMapping }
+            wordIndexes = RecoveryFlow.indexes(of: RecoveryFlow.split(text), in: m.language)
             state = afterTheWords
         } catch MnemonicError.checksumMismatch(let language) {
             // Every word is real, one is wrong: keep them all and let the person fix that one.
-            let list = Wordlist.of(language)
-            let resolved = RecoveryFlow.split(text).compactMap { list.resolve(RecoveryFlow.normalized(String($0))).map { list.words[$0] } }
+            let indexes = RecoveryFlow.indexes(of: RecoveryFlow.split(text), in: language)
             mnemonic = nil
             self.language = language
-            wordCount = resolved.count
-            words = resolved
+            wordCount = indexes.count / 2
+            wordIndexes = indexes
             state = .checksumFailed
         } catch let error as MnemonicError {
             problem = .invalidPhrase(error.description)
@@ -269,5 +291,21 @@ public struct RecoveryFlow: Sendable {
 
     static func split(_ text: String) -> [Substring] {
         text.split(whereSeparator: { $0.isWhitespace })
+    }
+
+    /// How many words `text` holds.
+    static func wordCount(_ text: SecretBytes) -> Int {
+        text.withUnsafeBytes { split(String(decoding: $0, as: UTF8.self)).count }
+    }
+
+    /// The word-list indexes of `words` (those in the list), two bytes each.
+    static func indexes(of words: [Substring], in language: Language) -> SecretBytes {
+        let list = Wordlist.of(language)
+        var bytes: [UInt8] = []
+        defer { SecretBytes.wipe(&bytes) }
+        for word in words {
+            if let index = list.resolve(normalized(String(word))) { bytes += [UInt8(index >> 8), UInt8(index & 0xFF)] }
+        }
+        return SecretBytes(bytes)
     }
 }

@@ -1,3 +1,4 @@
+import HawalaCrypto
 import HawalaKeys
 
 /// Typing SLIP-39 shares one at a time, as a state machine with no I/O. Each share is checked
@@ -8,18 +9,21 @@ public struct ShareEntryFlow: Sendable {
     public enum State: Sendable, Equatable {
         /// Waiting for share `number` (1-based), or an empty entry to finish.
         case entering(number: Int)
-        /// The typed share is refused for a reason a word may explain (`error`): correct a word
-        /// (`suspect`, when known, is the likely one), give the whole share again, or drop it.
-        case correcting(words: [String], error: SLIP39Error, suspect: Int?)
+        /// The typed share (of `wordCount` words, in `wordsBeingCorrected`) is refused for a
+        /// reason a word may explain (`error`): correct a word (`suspect`, when known, is the
+        /// likely one), give the whole share again, or drop it.
+        case correcting(wordCount: Int, error: SLIP39Error, suspect: Int?)
         /// Done: combine `shares`.
         case finished
     }
 
+    /// What a person types. Shares are secret: they arrive as `SecretBytes` (UTF-8) and are
+    /// never kept as a `String`.
     public enum Event: Sendable, Equatable {
         /// A whole share, its words separated by spaces, tabs or commas; an empty text finishes.
-        case share(String)
+        case share(SecretBytes)
         /// While correcting: the word at `position` (1-based) becomes `word`.
-        case word(position: Int, String)
+        case word(position: Int, SecretBytes)
         /// While correcting: drop this share and type it again.
         case again
     }
@@ -62,6 +66,11 @@ public struct ShareEntryFlow: Sendable {
     public private(set) var shares: [SLIP39Share] = []
     /// The group of the share accepted by the last event; nil when the last event added none.
     public private(set) var added: Progress?
+    /// The share being corrected: its words, one after another, separated by spaces.
+    private var pending = SecretBytes([])
+
+    /// The words of the share being corrected, to show them (a terminal's own words).
+    public var wordsBeingCorrected: [String] { ShareEntryFlow.words(pending) }
 
     public init() {}
 
@@ -78,11 +87,12 @@ public struct ShareEntryFlow: Sendable {
         case (.entering, .share(let text)) where ShareEntryFlow.words(text).isEmpty:
             if shares.isEmpty { problem = .noShares } else { state = .finished }
         case (.entering, .share(let text)), (.correcting, .share(let text)):
-            check(ShareEntryFlow.words(text))
-        case (.correcting(var words, _, _), .word(let position, let word)):
-            guard (1...words.count).contains(position) else { problem = .invalidPosition(position, wordCount: words.count); return }
-            words[position - 1] = word.trimmingCharacters(in: .whitespaces)
-            check(words)
+            check(text)
+        case (.correcting(let count, _, _), .word(let position, let word)):
+            guard (1...count).contains(position) else { problem = .invalidPosition(position, wordCount: count); return }
+            var words = wordsBeingCorrected
+            words[position - 1] = String(decoding: word.trimmingWhitespace().unsafeCopy(), as: UTF8.self)
+            check(SecretBytes(utf8: words.joined(separator: " ")))
         case (.correcting, .again):
             state = .entering(number: shares.count + 1)
         default:
@@ -90,15 +100,21 @@ public struct ShareEntryFlow: Sendable {
         }
     }
 
-    private mutating func check(_ words: [String]) {
+    private mutating func check(_ text: SecretBytes) {
         let number = shares.count + 1
+        let words = ShareEntryFlow.words(text)
         let share: SLIP39Share
         do {
             share = try SLIP39Share(mnemonic: words.joined(separator: " "), number: number)
+            pending = SecretBytes([])
         } catch {
             switch error {
-            case .unknownWord(_, let position, _, _): state = .correcting(words: words, error: error, suspect: position)
-            case .invalidChecksum: state = .correcting(words: words, error: error, suspect: nil)
+            case .unknownWord(_, let position, _):
+                pending = SecretBytes(utf8: words.joined(separator: " "))
+                state = .correcting(wordCount: words.count, error: error, suspect: position)
+            case .invalidChecksum:
+                pending = SecretBytes(utf8: words.joined(separator: " "))
+                state = .correcting(wordCount: words.count, error: error, suspect: nil)
             default:
                 state = .entering(number: number)
                 problem = .invalidShare(error)
@@ -108,6 +124,13 @@ public struct ShareEntryFlow: Sendable {
         if let first = shares.first, let mismatch = ShareEntryFlow.mismatch(share, first) {
             state = .entering(number: number)
             problem = .notWithTheOthers(.mismatchedShares(mismatch))
+            return
+        }
+        if let same = shares.first(where: { $0.groupIndex == share.groupIndex && $0.memberIndex == share.memberIndex }) {
+            state = .entering(number: number)
+            // The same share twice (pasted again with the others) is taken once; another share
+            // with the same number can't be of this split.
+            if same.value != share.value { problem = .notWithTheOthers(.duplicateMemberIndex(group: share.groupIndex + 1, member: share.memberIndex + 1)) }
             return
         }
         shares.append(share)
@@ -125,7 +148,8 @@ public struct ShareEntryFlow: Sendable {
         return nil
     }
 
-    static func words(_ text: String) -> [String] {
-        text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," || $0.isNewline }).map(String.init)
+    static func words(_ text: SecretBytes) -> [String] {
+        text.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+            .split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," || $0.isNewline }).map(String.init)
     }
 }
