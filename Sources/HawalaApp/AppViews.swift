@@ -21,7 +21,7 @@ struct CreateView {
 
     init(needsPassword: Bool, wordCount: Int = 12, network: Network = .mainnet, name: String = "") {
         self.needsPassword = needsPassword
-        wordCounts = Mnemonic.wordCounts.map { Option(value: String($0), label: "\($0) words", selected: $0 == wordCount) }
+        wordCounts = WalletStore.newWordCounts.map { Option(value: String($0), label: "\($0) words", selected: $0 == wordCount) }
         networks = CreateView.networkOptions(selected: network)
         self.name = name
     }

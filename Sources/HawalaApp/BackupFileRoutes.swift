@@ -228,20 +228,20 @@ extension AppRoutes {
         return try render(status, "import", page)
     }
 
-    /// "Import": a policy for each conflict (skip unless chosen), then the plan applied. A new
-    /// home sets its wallet password here, which is the login.
+    /// "Import": a policy for each conflict (every one chosen), then the plan applied. A new home
+    /// sets its wallet password here, which is the login.
     func confirmImport(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         guard let task = session.importing else { return AppResponse.redirect("/backups") }
         let store = try await app.store.get(create: true)
         let first = try !store.hasPassword()
         if !first && !session.isUnlocked { return AppResponse.redirect("/unlock") }
-        var resolution = ConflictResolution(plan: task.plan)
-        while case .asking(let name, _) = resolution.state {
-            let index = task.plan.rows.firstIndex { $0.wallet.name == name } ?? 0
-            let policy = form.text("policy-\(index)").flatMap(ConflictPolicy.init(rawValue:)) ?? .skip
-            if case .refused(let refusal) = resolution.choose(policy) {
-                return try await importPreview(session, plan: task.plan, source: task.source, status: .badRequest, problem: "“\(name)”: \(refusal).")
-            }
+        var chosen: [Int: ConflictPolicy] = [:]
+        for index in task.plan.rows.indices { chosen[index] = form.text("policy-\(index)").flatMap(ConflictPolicy.init(rawValue:)) }
+        let policies: [String: ConflictPolicy]
+        do {
+            policies = try task.plan.policies(.perRow(chosen))
+        } catch {
+            return try await importPreview(session, plan: task.plan, source: task.source, status: .badRequest, problem: error.description.sentence)
         }
         let keyring: Keyring
         switch try await keyringForChange(session, form, store: store, first: first) {
@@ -249,7 +249,6 @@ extension AppRoutes {
         case .problem(let problem): return try await importPreview(session, plan: task.plan, source: task.source, status: .badRequest, problem: problem)
         case .locked: return AppResponse.redirect("/unlock")
         }
-        let policies = resolution.policies
         let outcomes = try await NIOThreadPool.singleton.runIfActive { try task.plan.apply(policies: policies, store: store, keyring: keyring) }
         var current = session
         if first, let unlocked = await app.sessions.unlock(session.id, keyring: keyring) { current = unlocked }

@@ -36,15 +36,21 @@ extension AppRoutes {
         let store = try await app.store.get(create: true)
         let first = try !store.hasPassword()
         if !first && !session.isUnlocked { return AppResponse.redirect("/unlock") }
-        let wordCount = form.text("words").flatMap(Int.init) ?? 12
+        let asked = form.text("words")
         let network = form.text("network").flatMap(Network.init(rawValue:)) ?? .mainnet
         let name = form.text("name")?.trimmingCharacters(in: .whitespaces) ?? ""
         func again(_ problem: String) async throws -> Response {
             var page = Page(title: "New wallet", session: session, overview: try await app.store.overview(), problem: problem)
-            page.create = CreateView(needsPassword: first, wordCount: wordCount, network: network, name: name)
+            page.create = CreateView(needsPassword: first, wordCount: asked.flatMap(Int.init) ?? WalletStore.newWordCounts[0], network: network, name: name)
             return try render(.badRequest, "create", page)
         }
-        guard Mnemonic.wordCounts.contains(wordCount) else { return try await again("Choose 12, 15, 18, 21 or 24 words.") }
+        let wordCount: Int
+        do {
+            // A field that says no number is a wrong number, not the default.
+            wordCount = try WalletStore.checkNewWordCount(asked.map { Int($0) ?? -1 })
+        } catch {
+            return try await again(error.description.sentence)
+        }
         // A mistyped passphrase makes another wallet, and the quiz checks only the words.
         let passphrase = form.secret("passphrase") ?? SecretBytes([])
         guard passphrase == form.secret("passphraseRepeat") ?? SecretBytes([]) else {

@@ -62,9 +62,32 @@ public struct BackupImportPlan: Sendable {
     /// The rows with a conflict, which need a policy.
     public var conflicts: [Row] { rows.filter { $0.conflict != nil } }
 
-    /// Imports every wallet, each conflict as `policies[name]` says (skip when absent). The
+    /// The policy of every conflict, from what a person chose: one for all of them, or one per
+    /// row (by its index in `rows`). Keep-both on the same wallet keeps it once.
+    /// - Throws: `ImportChoiceError.unresolved` naming the conflicts left without a policy:
+    ///   nothing is skipped, replaced or kept on a guess.
+    public func policies(_ choices: ConflictChoices) throws(ImportChoiceError) -> [String: ConflictPolicy] {
+        var policies: [String: ConflictPolicy] = [:]
+        var unresolved: [String] = []
+        for (index, row) in rows.enumerated() where row.conflict != nil {
+            let policy: ConflictPolicy? = switch choices {
+            case .forAll(let policy): policy
+            case .perRow(let chosen): chosen[index]
+            case .none: nil
+            }
+            if let policy { policies[row.wallet.name] = policy } else { unresolved.append(row.wallet.name) }
+        }
+        guard unresolved.isEmpty else { throw .unresolved(unresolved) }
+        return policies
+    }
+
+    /// Imports every wallet, each conflict as `policies[name]` says (`policies(_:)`). The
     /// backup's current wallet becomes current only on a store that had no wallets.
+    /// - Throws: `ImportChoiceError.unresolved` before anything is written when a conflict has no
+    ///   policy; `WalletError` from the store.
     public func apply(policies: [String: ConflictPolicy], store: WalletStore, keyring: Keyring) throws -> [ImportOutcome] {
+        let unresolved = conflicts.map(\.wallet.name).filter { policies[$0] == nil }
+        guard unresolved.isEmpty else { throw ImportChoiceError.unresolved(unresolved) }
         let outcomes = try rows.map { try store.importWallet($0.wallet, policy: policies[$0.wallet.name] ?? .skip, keyring: keyring) }
         if let current = payload.current, !hadWallets, (try? store.wallet(named: current)) != nil {
             try store.use(current)
@@ -125,6 +148,30 @@ extension BackupFile {
 
 /// Choosing a policy for each conflict of a plan, one conflict at a time, as a state machine
 /// with no I/O. A policy given for all (a script's choice) resolves every conflict at once.
+/// What a person chose for an import's conflicts.
+public enum ConflictChoices: Sendable, Equatable {
+    /// Nothing chosen (no terminal to ask, no form field).
+    case none
+    /// One policy for every conflict (`--on-conflict`).
+    case forAll(ConflictPolicy)
+    /// A policy per conflicted row, by its index in the plan's rows (a form).
+    case perRow([Int: ConflictPolicy])
+}
+
+/// Why an import's choices can't be applied.
+public enum ImportChoiceError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// These incoming wallets meet one here and have no policy: nothing was imported.
+    case unresolved([String])
+
+    public var description: String {
+        switch self {
+        case .unresolved(let names):
+            "\(names.count) wallet\(names.count == 1 ? " is" : "s are") already here (\(names.map { "\"\($0)\"" }.joined(separator: ", "))): "
+                + "choose to skip, keep both or replace; nothing was imported"
+        }
+    }
+}
+
 /// Keeping both is offered only for a name clash: the same wallet is never kept twice.
 public struct ConflictResolution: Sendable {
     public enum State: Sendable, Equatable {

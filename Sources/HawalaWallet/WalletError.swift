@@ -58,6 +58,8 @@ public enum WalletError: Error, Equatable, CustomStringConvertible {
     case notAFolder(String)
     /// The wallet database is an empty file: it was truncated. Nothing was written to it.
     case damagedDatabase(String)
+    /// A new wallet of this many words is not offered (`offered` are).
+    case wordCountNotOffered(Int, offered: [Int])
 
     public var description: String {
         switch self {
@@ -91,6 +93,8 @@ public enum WalletError: Error, Equatable, CustomStringConvertible {
         case .passwordSetMeanwhile: "another Hawala process set the wallet password at the same time; nothing was changed here: run the command again"
         case .notAFolder(let path): "\(path) is a file, not a folder: the wallet home must be a folder (check HAWALA_HOME)"
         case .damagedDatabase(let path): "the wallet database \(path) is empty: it was damaged (truncated); it was left untouched — restore it from a backup"
+        case let .wordCountNotOffered(n, offered):
+            "a new wallet has \(offered.map(String.init).joined(separator: " or ")) words, not \(n)"
         case .noWords(let name): "wallet \"\(name)\" was recovered from SLIP-39 shares and has no BIP39 words; back it up as shares or as a backup file"
         }
     }

@@ -15,11 +15,24 @@ public enum RestoreError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 extension WalletStore {
-    /// Creates a wallet with new words. The wallet is saved at once and is not backed up: the
-    /// returned flow shows the words and quizzes them; `finishBackup` records the outcome.
+    /// The lengths a new wallet's words may have: 12 or 24, what SeedQR and every hardware
+    /// wallet read, and what a paper sheet prints. (A restore takes every BIP39 length.)
+    public static let newWordCounts = [12, 24]
+
+    /// A new wallet's word count as asked (nil: 12), if offered.
+    /// - Throws: `WalletError.wordCountNotOffered`.
+    public static func checkNewWordCount(_ count: Int?) throws(WalletError) -> Int {
+        let count = count ?? newWordCounts[0]
+        guard newWordCounts.contains(count) else { throw .wordCountNotOffered(count, offered: newWordCounts) }
+        return count
+    }
+
+    /// Creates a wallet with new words (`newWordCounts`). The wallet is saved at once and is not
+    /// backed up: the returned flow shows the words and quizzes them; `finishBackup` records
+    /// the outcome.
     public func create(wordCount: Int, passphrase: SecretBytes, name: String?, network: Network,
                        keyring: Keyring) throws -> (wallet: WalletSummary, backup: SeedBackupFlow) {
-        let mnemonic = try Mnemonic.generate(wordCount: wordCount)
+        let mnemonic = try Mnemonic.generate(wordCount: try WalletStore.checkNewWordCount(wordCount))
         let wallet = try add(mnemonic: mnemonic, passphrase: passphrase, name: name, network: network, keyring: keyring)
         return (wallet, SeedBackupFlow(mnemonic: mnemonic))
     }

@@ -102,14 +102,16 @@ struct BackupImport: ParsableCommand {
         }
         if dryRun { return }
 
-        var resolution = ConflictResolution(plan: plan, policy: onConflict)
-        if case .asking = resolution.state, Terminal.open() == nil {
-            let count = plan.conflicts.count
-            throw CLIError("\(count) wallet\(count == 1 ? " is" : "s are") already here; choose --on-conflict skip|keep-both|replace (nothing was imported)")
+        let policies: [String: ConflictPolicy]
+        if onConflict == nil, !plan.conflicts.isEmpty, let terminal = Terminal.open() {
+            var resolution = ConflictResolution(plan: plan)
+            try ConflictRenderer.run(&resolution, on: terminal)
+            policies = resolution.policies
+        } else {
+            policies = try plan.policies(onConflict.map { .forAll($0) } ?? ConflictChoices.none)
         }
-        if case .asking = resolution.state { try ConflictRenderer.run(&resolution, on: try Terminal.required("pass --on-conflict")) }
         let store = try WalletSession.store(create: true)
         let keyring = try WalletSession.keyringForChange(store, file: passwordFile)
-        for outcome in try plan.apply(policies: resolution.policies, store: store, keyring: keyring) { print(outcome) }
+        for outcome in try plan.apply(policies: policies, store: store, keyring: keyring) { print(outcome) }
     }
 }

@@ -1,4 +1,5 @@
 import HawalaApp
+import HawalaBackup
 import HawalaLightning
 import HawalaWallet
 import HawalaVaultClient
@@ -36,6 +37,8 @@ enum ErrorWords {
             return CLIError(String(describing: error), code: .usage)
         case LightningSettingsError.malformedAPIKey:
             return CLIError("the API key file must hold the key alone, on one line")
+        case ImportChoiceError.unresolved(let names):
+            return CLIError("\(names.count) wallet\(names.count == 1 ? " is" : "s are") already here; choose --on-conflict skip|keep-both|replace (nothing was imported)")
         case AppError.portInUse(let port):
             return CLIError("port \(port) is in use; choose another with --port (0 picks a free one)")
         default:

@@ -35,7 +35,7 @@ struct WalletCreate: ParsableCommand {
         discussion: "Right after creation, the backup flow shows the words and checks them with a short quiz. Without a terminal, pass --skip-backup and run `hawala wallet verify-backup` later.")
 
     @Option(help: "Wallet name (default: Wallet N).") var name: String?
-    @Option(help: "Number of words: 12 or 24.") var words: Int = 12
+    @Option(help: "Number of words: \(WalletStore.newWordCounts.map(String.init).joined(separator: " or ")).") var words: Int = WalletStore.newWordCounts[0]
     @Option(help: "mainnet or testnet.") var network: Network = .mainnet
     @Option(name: .customLong("passphrase-file"), help: ArgumentHelp("File holding an optional BIP39 passphrase.", valueName: "path")) var passphraseFile: String?
     @OptionGroup var password: PasswordOptions
@@ -43,7 +43,7 @@ struct WalletCreate: ParsableCommand {
     @Flag(help: "JSON output: the new wallet, as one object of `wallet list --json` (after the backup flow).") var json = false
 
     func validate() throws {
-        guard words == 12 || words == 24 else { throw ValidationError("--words must be 12 or 24") }
+        do { _ = try WalletStore.checkNewWordCount(words) } catch { throw ValidationError("--words: \(error)") }
         try WalletSession.checkOneStdin(passphraseFile, password.passwordFile)
     }
 

@@ -77,13 +77,16 @@ extension AppSecurityTests {
             #expect(preview.status == 200 && preview.body.contains("Import 1 wallet?"))
             #expect(!preview.body.contains("<img") && preview.body.contains("x&quot;&gt;&lt;img src=x&gt;.hawala"))
             #expect(preview.body.contains("already here as") && preview.body.contains(Self.abandonFirst))
-            // The same wallet can't be kept twice: keep-both is refused, nothing written.
+            // No choice made for the conflict: refused, nothing written (never a silent skip).
+            let none = try await browser.send(.post, "/backups/import/confirm", form: ["csrf": csrf])
+            #expect(none.status == 400 && none.body.contains("already here") && none.body.contains("nothing was imported"), "\(none.body)")
+            let unknown = try await browser.send(.post, "/backups/import/confirm", form: ["csrf": csrf, "policy-0": "merge"])
+            #expect(unknown.status == 400)
+            // The same wallet can't be kept twice: keep-both keeps it once, as the CLI's does.
             let both = try await browser.send(.post, "/backups/import/confirm", form: ["csrf": csrf, "policy-0": "keep-both"])
-            #expect(both.status == 400 && both.body.contains("keep-both is not possible here"))
-            let skipped = try await browser.send(.post, "/backups/import/confirm", form: ["csrf": csrf, "policy-0": "skip"])
-            #expect(skipped.status == 200 && skipped.body.contains("Skipped"))
+            #expect(both.status == 200 && both.body.contains("Kept"), "\(both.body)")
             #expect(try WalletStore(home: app.home, create: false).list().count == 1)
-            #expect(try await browser.send(.post, "/backups/import/confirm", form: ["csrf": csrf]).status == 303, "the plan is used once")
+            #expect(try await browser.send(.post, "/backups/import/confirm", form: ["csrf": csrf, "policy-0": "skip"]).status == 303, "the plan is used once")
 
             // A new home: the import sets the wallet password and logs in.
             try await withApp(wallet: false) { fresh, newBrowser, _ in
