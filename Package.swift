@@ -219,8 +219,8 @@ let package = Package(
         .target(
             name: "HawalaApp",
             dependencies: [
-                "HawalaBackup", "HawalaCrypto", "HawalaKeys", "HawalaLightning", "HawalaPaper", "HawalaVault", "HawalaVaultClient", "HawalaVaultAgent",
-                "HawalaWallet",
+                "HawalaBackup", "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaLightning", "HawalaPaper", "HawalaVault", "HawalaVaultClient",
+                "HawalaVaultAgent", "HawalaWallet",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

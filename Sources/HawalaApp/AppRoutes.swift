@@ -1,9 +1,11 @@
 import Foundation
 import HawalaBackup
 import HawalaCrypto
+import HawalaVaultAgent
 import HawalaWallet
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 import NIOPosix
 
@@ -12,6 +14,7 @@ import NIOPosix
 struct AppRoutes: Sendable {
     let app: WebApp
     static let cookie = "hawala_sid"
+    static let logger = Logger(label: "hawala-app")
 
     func register(on router: Router<BasicRequestContext>) {
         for (name, type) in [("app.css", "text/css"), ("app.js", "text/javascript")] {
@@ -110,13 +113,13 @@ struct AppRoutes: Sendable {
 
     /// With the vault agent enabled, a change made in an unlocked session leaves a fresh snapshot
     /// for it to upload (as every CLI command that unlocks does). Cheap when nothing changed;
-    /// never fails the request.
+    /// never fails the request. A failure is recorded (the vault page says the snapshot is
+    /// stale) and logged.
     func refreshAgentSnapshot(_ id: String) async {
         guard let keyring = await app.sessions.update(id, { $0.keyring }) ?? nil, let store = try? await app.store.existing() else { return }
         let producer = app.options.producer
-        _ = try? await NIOThreadPool.singleton.runIfActive {
-            try AgentOutbox.refresh(store: store, keyring: keyring, app: producer)
-        }
+        let outcome = try? await NIOThreadPool.singleton.runIfActive { VaultAgent.afterChange(store: store, keyring: keyring, app: producer) }
+        if case .failed(let why)? = outcome { AppRoutes.logger.warning("the vault agent's snapshot was not refreshed: \(why)") }
     }
 
     /// Whether `session` must unlock first: a home with a wallet password opens only to an

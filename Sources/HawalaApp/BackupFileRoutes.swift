@@ -244,7 +244,7 @@ extension AppRoutes {
             return try await importPreview(session, plan: task.plan, source: task.source, status: .badRequest, problem: error.description.sentence)
         }
         let keyring: Keyring
-        switch try await keyringForChange(session, form, store: store, first: first) {
+        switch try await keyringForChange(session, form, store: store) {
         case .keyring(let chosen): keyring = chosen
         case .problem(let problem): return try await importPreview(session, plan: task.plan, source: task.source, status: .badRequest, problem: problem)
         case .locked: return AppResponse.redirect("/unlock")

@@ -57,7 +57,7 @@ extension AppRoutes {
             return try await again("The two passphrases differ. Type the same passphrase twice, or leave both empty.")
         }
         let keyring: Keyring
-        switch try await keyringForChange(session, form, store: store, first: first) {
+        switch try await keyringForChange(session, form, store: store) {
         case .keyring(let chosen): keyring = chosen
         case .problem(let problem): return try await again(problem)
         case .locked: return AppResponse.redirect("/unlock")
@@ -196,15 +196,25 @@ extension AppRoutes {
         case locked
     }
 
-    /// The session's keyring, or — for the first wallet — a new one from the password typed
-    /// twice in `form` (saved with the wallet).
-    func keyringForChange(_ session: AppSessions.Session, _ form: FormBody, store: WalletStore, first: Bool) async throws -> KeyringChoice {
-        guard first else { return session.keyring.map { .keyring($0) } ?? .locked }
-        guard let password = form.secret("password"), password == form.secret("repeat") ?? SecretBytes([]) else {
+    /// The keyring for a change, as the library decides it (`WalletStore.keyringForChange`,
+    /// the CLI's rule too): the session's, or — for the first wallet — a new one from the
+    /// password typed twice in `form` (saved with the wallet).
+    func keyringForChange(_ session: AppSessions.Session, _ form: FormBody, store: WalletStore) async throws -> KeyringChoice {
+        enum Refusal: Error { case locked, differ }
+        let password = form.secret("password") ?? SecretBytes([])
+        let typedTwice = password == form.secret("repeat") ?? SecretBytes([])
+        do {
+            return .keyring(try await NIOThreadPool.singleton.runIfActive {
+                try store.keyringForChange(unlock: { try session.keyring ?? { throw Refusal.locked }() },
+                                           newPassword: { guard typedTwice else { throw Refusal.differ }; return password })
+            })
+        } catch Refusal.locked {
+            return .locked
+        } catch Refusal.differ {
             return .problem("The two passwords differ. Type the same password twice.")
+        } catch let error as WalletError {
+            return .problem(error.description.sentence)
         }
-        do { try WalletStore.checkStrength(password) } catch let error as WalletError { return .problem(error.description) }
-        return .keyring(try await NIOThreadPool.singleton.runIfActive { try store.newKeyring(password: password) })
     }
 
     /// What typing the password again gave.

@@ -154,7 +154,8 @@ extension AppRoutes {
         let (session, keyring, store, wallet, invoice) = (found.session, found.keyring, found.store, found.wallet, found.invoice)
         let sessions = app.sessions
         let now = await sessions.time()
-        let expiry = invoice.invoiceExpiry ?? now
+        let expiry: Date
+        if case .waiting(let at) = invoice.receiveState(at: now) { expiry = at } else { expiry = now }
         let end = min(expiry, now.addingTimeInterval(Self.eventStreamLimit))
         let hash = invoice.details.paymentHash ?? ""
         let opener: @Sendable () async throws -> LightningSession = { [self] in try await lightningSession(session, store, wallet, keyring: keyring) }
@@ -170,7 +171,8 @@ extension AppRoutes {
                         break
                     }
                     do {
-                        status = InvoiceStatus(try await lightning.lightning.waitForPayment(paymentHash: hash, timeout: .seconds(15)), now: now)
+                        let settled = try await lightning.lightning.waitForPayment(paymentHash: hash, timeout: .seconds(15))
+                        status = InvoiceStatus(settled, now: await sessions.time())
                     } catch LightningError.timeout {
                         try await writer.write(ByteBuffer(string: ": waiting\n\n"))
                     } catch {
@@ -178,7 +180,7 @@ extension AppRoutes {
                         throw error
                     }
                 }
-                if status.status == "waiting", await sessions.time() >= expiry { status = InvoiceStatus(status: "expired") }
+                if status.status == "waiting" { status = InvoiceStatus(invoice, now: await sessions.time()) }
             }
             if status.status != "waiting" {
                 try await writer.write(ByteBuffer(string: "event: \(status.status)\ndata: \(status.json)\n\n"))
@@ -257,12 +259,11 @@ extension AppRoutes {
             guard let sats = UInt64(typed), sats > 0 else { return try await refuse("The amount is a whole number of sat.") }
             amount = sats
         }
-        let comment = form.text("comment")?.trimmed.nilIfEmpty
         do {
             let input = try PaymentInput.parse(text)
-            if comment != nil && !input.isLNURL { return try await refuse("A comment is for Lightning addresses and LNURL-pay only.") }
-            if let earlier = try LightningWallet.earlierPayment(for: input, key: nil, store: store, walletID: wallet.id) {
-                return try await paymentResult(session, earlier, headline: "Already paid: nothing was sent again")
+            let comment = try input.comment(form.text("comment"))
+            if let earlier = try LightningWallet.earlier(for: input, key: nil, store: store, walletID: wallet.id) {
+                return try await paymentResult(session, earlier.payment, headline: earlier.headline.sentence)
             }
             let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
             let (payment, rate) = (try await lightning.prepare(input, text: text, amountSats: amount, comment: comment, maxFeeSats: nil),
@@ -353,6 +354,8 @@ extension AppRoutes {
             "This wallet has no Lightning backend yet: choose one in the settings below."
         case LightningError.amountRequired:
             "This payment needs an amount: type it in sat."
+        case LightningError.commentNotAccepted:
+            "A comment is for Lightning addresses and LNURL-pay only."
         case LightningError.outOfRange(.amount):
             "The amount must be from 1 sat to 21,000,000 BTC."
         case LightningError.outOfRange(.description):

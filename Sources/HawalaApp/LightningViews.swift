@@ -106,10 +106,11 @@ struct InvoiceView {
         paymentHash = payment.details.paymentHash ?? ""
         expiresAt = decoded.expiresAt.iso8601
         expiresEpoch = Int(decoded.expiresAt.timeIntervalSince1970)
-        paid = payment.status == .completed
-        failed = payment.status == .failed
-        expired = payment.status == .pending && decoded.expiresAt <= now
-        waiting = payment.status == .pending && !expired
+        let state = payment.receiveState(at: now)
+        paid = state.word == "paid"
+        failed = state == .failed
+        expired = state == .expired
+        waiting = state.word == "waiting"
         paidAmount = satsText(payment.amountMsat)
     }
 }
@@ -127,11 +128,8 @@ struct InvoiceStatus: Codable, Equatable {
     }
 
     init(_ payment: Payment, now: Date) {
-        switch payment.status {
-        case .completed: self.init(status: "paid", amount: satsText(payment.amountMsat))
-        case .failed: self.init(status: "failed")
-        case .pending: self.init(status: (payment.invoiceExpiry ?? .distantFuture) <= now ? "expired" : "waiting")
-        }
+        let state = payment.receiveState(at: now)
+        if case .paid(let amount) = state { self.init(status: "paid", amount: satsText(amount)) } else { self.init(status: state.word) }
     }
 
     var json: String { String(decoding: (try? JSONEncoder().encode(self)) ?? Data("{}".utf8), as: UTF8.self) }

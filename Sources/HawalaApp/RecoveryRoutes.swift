@@ -88,7 +88,7 @@ extension AppRoutes {
             try renderRecovery(.badRequest, flow, session: session, overview: overview, problem: problem, name: name)
         }
         let keyring: Keyring
-        switch try await keyringForChange(session, form, store: store, first: first) {
+        switch try await keyringForChange(session, form, store: store) {
         case .keyring(let chosen): keyring = chosen
         case .problem(let problem): return try again(problem)
         case .locked: return AppResponse.redirect("/unlock")

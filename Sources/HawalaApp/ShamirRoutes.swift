@@ -142,7 +142,7 @@ extension AppRoutes {
         let store = try await app.store.get(create: true)
         let first = try !store.hasPassword()
         let keyring: Keyring
-        switch try await keyringForChange(session, form, store: store, first: first) {
+        switch try await keyringForChange(session, form, store: store) {
         case .keyring(let chosen): keyring = chosen
         case .problem(let problem): return try await again(problem)
         case .locked: return AppResponse.redirect("/unlock")

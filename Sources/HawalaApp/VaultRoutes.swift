@@ -86,7 +86,7 @@ extension AppRoutes {
             let store = try await app.store.get(create: true)
             let first = try !store.hasPassword()
             let keyring: Keyring
-            switch try await keyringForChange(session, form, store: store, first: first) {
+            switch try await keyringForChange(session, form, store: store) {
             case .keyring(let chosen): keyring = chosen
             case .problem(let problem): return try await vault(session, status: .badRequest, problem: problem)
             case .locked: return AppResponse.redirect("/unlock")
@@ -104,6 +104,14 @@ extension AppRoutes {
     /// is sealed into one `.hawala` file and uploaded (the vault checks its SHA-256).
     func backUpToVault(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        let store = try await app.store.get()
+        do {
+            try VaultManualBackup.check(store: store)
+        } catch VaultClientError.notLoggedIn {
+            return AppResponse.redirect("/vault")
+        } catch let error as WalletError {
+            return try await vault(session, status: .badRequest, problem: error.description.sentence)
+        }
         let keyring: Keyring
         switch try await checkPassword(form) {
         case .opened(let opened): keyring = opened
@@ -114,15 +122,8 @@ extension AppRoutes {
         case .accepted(let password): backupPassword = password
         case .refused(let problem): return try await vault(session, status: .badRequest, problem: problem)
         }
-        let store = try await app.store.get()
-        guard let client = try SavedVaultLogin.client(store: store, keyring: keyring) else { return AppResponse.redirect("/vault") }
-        let producer = app.options.producer
         do {
-            let (sealed, count) = try await NIOThreadPool.singleton.runIfActive {
-                let (payload, count) = try BackupExporter.payload(store: store, keyring: keyring, names: nil, app: producer)
-                return (try BackupExporter.sealedBytes(payload, password: backupPassword), count)
-            }
-            let backup = try await client.upload(sealed, kind: .manual)
+            let (backup, count) = try await VaultManualBackup.run(store: store, keyring: keyring, backupPassword: backupPassword, app: app.options.producer)
             return try await vault(session, message: "Uploaded backup \(backup.id.prefix(8)): \(count) wallet\(count == 1 ? "" : "s"), \(Self.sizeText(backup.sizeBytes)).")
         } catch let error as VaultClientError {
             return try await vault(session, status: .badGateway, problem: Self.vaultWords(error))
@@ -349,6 +350,8 @@ struct VaultView {
         let lastUpload: String?
         let nextRun: String?
         let retrying: String?
+        /// The snapshot could not be refreshed after a change: since when, and why.
+        let stale: String?
     }
 
     /// A new machine: the login sets the wallet password.
@@ -400,6 +403,7 @@ struct VaultView {
             enabled: status.enabledAt != nil, since: status.enabledAt.map(dateText),
             lastUpload: status.lastUpload.map { dateText($0) + (status.lastBackupID.map { " (backup \($0.prefix(8)))" } ?? "") },
             nextRun: next,
-            retrying: status.retryAt.flatMap { $0 > now ? "\(status.failures) failed attempt\(status.failures == 1 ? "" : "s"); trying again at \(dateText($0))" : nil })
+            retrying: status.retryAt.flatMap { $0 > now ? "\(status.failures) failed attempt\(status.failures == 1 ? "" : "s"); trying again at \(dateText($0))" : nil },
+            stale: status.snapshotStaleSince.map { "Not refreshed since \(dateText($0)) (\(status.snapshotProblem ?? "unknown reason")): the agent uploads the last one written." })
     }
 }

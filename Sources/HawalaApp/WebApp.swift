@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaFormat
 import HawalaLightning
 import HawalaWallet
 import HTTPTypes
@@ -29,7 +30,7 @@ public struct AppOptions: Sendable {
     /// The largest `.hawala` file taken, uploaded or from the vault: the vault's default upload
     /// limit (a backup of 100,000 payments is about 80 MB). It is read and decrypted in memory:
     /// an 80 MB file peaks at about 500 MB.
-    public var maximumBackupBytes = 256 << 20
+    public var maximumBackupBytes = HawalaFormat.maximumFileBytes
     public init() {}
 
     /// Whether `host` is a loopback address (anything else is reachable from the network).

@@ -69,7 +69,7 @@ public struct BackupPayload: Sendable {
     public static let format = 1
     /// A bound on the payload a reader holds in memory (wallets are kilobytes; a Lightning
     /// history is about 1 KiB a payment).
-    public static let maximumBytes = 256 * 1024 * 1024
+    public static let maximumBytes = HawalaFormat.maximumPayloadBytes
 
     public let createdAt: Date
     public let app: String

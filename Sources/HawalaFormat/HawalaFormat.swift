@@ -11,6 +11,12 @@ public enum HawalaFormat {
     public static let chunkSize = 65536
     /// The `encryptionMethod` the vault records for a `.hawala` file; anything else is "opaque".
     public static let encryptionMethod = "hawala-v1"
+    /// The largest payload a `.hawala` file holds (256 MiB: a backup of 100,000 payments is
+    /// about 80 MB).
+    public static let maximumPayloadBytes = 256 << 20
+    /// The largest `.hawala` file read, from a disk, an upload or a vault: the largest payload,
+    /// sealed (the header and a 16-byte tag a chunk).
+    public static let maximumFileBytes = headerSize + maximumPayloadBytes + (maximumPayloadBytes / chunkSize + 1) * 16
 
     /// Whether `bytes` start like a `.hawala` file (the magic; nothing is verified).
     public static func looksLikeHawalaFile<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {

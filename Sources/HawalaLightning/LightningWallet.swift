@@ -114,7 +114,9 @@ public final class LightningWallet: Sendable {
     private func pay(_ invoice: Bolt11Invoice, amountMsat: UInt64, feeMsat: UInt64, idempotencyKey: String,
                      send: () async throws -> Payment) async throws -> Payment {
         try Self.checkIdempotencyKey(idempotencyKey)
-        if let earlier = try store.payment(walletID: wallet.id, idempotencyKey: idempotencyKey), earlier.status != .pending {
+        // Never twice under one key, whatever became of the first (`earlier(for:)`): a pending
+        // payment may still settle, and a sync says how.
+        if let earlier = try store.payment(walletID: wallet.id, idempotencyKey: idempotencyKey) {
             return earlier
         }
         // Recorded before sending: whatever happens next, the history says "pending" until the
@@ -247,5 +249,39 @@ extension Payment {
     public var invoiceExpiry: Date? {
         guard type == .receive, status == .pending, let text = details.invoice else { return nil }
         return (try? Bolt11Invoice(text))?.expiresAt
+    }
+
+    /// Where this receive stands at `now`, for every face alike (a page, an event stream, a
+    /// history line). A pending receive is expired from its invoice's expiry on
+    /// (`Bolt11Invoice.isExpired`); one whose invoice is missing or unreadable can't be paid,
+    /// so it counts as expired too.
+    public func receiveState(at now: Date) -> ReceiveState {
+        switch status {
+        case .completed: return .paid(amountMsat: amountMsat)
+        case .failed: return .failed
+        case .pending:
+            guard let invoice = details.invoice.flatMap({ try? Bolt11Invoice($0) }), !invoice.isExpired(at: now) else { return .expired }
+            return .waiting(expiresAt: invoice.expiresAt)
+        }
+    }
+}
+
+/// Where an invoice made for receiving stands.
+public enum ReceiveState: Sendable, Equatable {
+    /// Not paid yet; payable until `expiresAt`.
+    case waiting(expiresAt: Date)
+    case paid(amountMsat: UInt64)
+    case failed
+    /// Past its expiry (or unreadable): it can't be paid any more.
+    case expired
+
+    /// One word: "waiting", "paid", "failed" or "expired".
+    public var word: String {
+        switch self {
+        case .waiting: "waiting"
+        case .paid: "paid"
+        case .failed: "failed"
+        case .expired: "expired"
+        }
     }
 }

@@ -335,6 +335,8 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     case devnetLedger(path: String, reason: String)
     case amountRequired
     case amountMismatch(invoiceSats: UInt64, givenSats: UInt64)
+    /// A comment for the payee goes only through an LNURL service (LUD-12); this input has none.
+    case commentNotAccepted
     /// A request outside a bound every backend keeps (`PaymentLimits`).
     case outOfRange(PaymentLimit)
     case wrongNetwork(invoice: LightningNetwork, backend: LightningNetwork, backendName: String)
@@ -370,6 +372,7 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case let .devnetLedger(path, reason): "cannot use the devnet ledger \(path): \(reason)"
         case .amountRequired: "the invoice has no amount: an amount in sat must be given"
         case let .amountMismatch(invoice, given): "the invoice asks for \(invoice) sat, not \(given)"
+        case .commentNotAccepted: "a comment goes only to a Lightning address or an LNURL-pay service"
         case .outOfRange(let limit): limit.description
         case let .wrongNetwork(invoice, backend, name):
             "the invoice is for \(invoice.displayName), and this wallet's backend (\(name)) pays on \(backend.displayName) only"

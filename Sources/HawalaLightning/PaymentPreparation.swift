@@ -62,15 +62,55 @@ extension PaymentInput {
     }
 
     static func idempotencyKey(paymentHash: [UInt8]) -> String { "invoice:" + hexString(paymentHash) }
+
+    /// The comment for the payee as typed: trimmed, none when empty (LUD-12; the service's own
+    /// length bound is checked when the payment is prepared).
+    /// - Throws: `LightningError.commentNotAccepted` for an input that is no LNURL service.
+    public func comment(_ typed: String?) throws(LightningError) -> String? {
+        guard let text = typed?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return nil }
+        guard isLNURL else { throw .commentNotAccepted }
+        return text
+    }
+}
+
+/// A payment made earlier under the key of one being asked for: it is never sent again.
+public enum EarlierPayment: Sendable, Equatable {
+    case paid(Payment)
+    case failed(Payment)
+    /// Sent, not final yet: a sync settles it.
+    case pending(Payment)
+
+    init(_ payment: Payment) {
+        switch payment.status {
+        case .completed: self = .paid(payment)
+        case .failed: self = .failed(payment)
+        case .pending: self = .pending(payment)
+        }
+    }
+
+    public var payment: Payment {
+        switch self {
+        case .paid(let p), .failed(let p), .pending(let p): p
+        }
+    }
+
+    /// One line: what happened, and that nothing was sent again.
+    public var headline: String {
+        switch self {
+        case .paid: "already paid: nothing was sent again"
+        case .failed: "this payment failed earlier: nothing was sent again (a new invoice pays anew)"
+        case .pending: "this payment is still pending: nothing was sent again; it settles by itself"
+        }
+    }
 }
 
 extension LightningWallet {
     /// The payment already made under `key` (or the input's default key), answered before any
-    /// password or network: the same key never pays twice.
-    public static func earlierPayment(for input: PaymentInput, key: String?, store: WalletStore, walletID: String) throws -> Payment? {
+    /// password or network: the same key never pays twice, whatever became of the first.
+    public static func earlier(for input: PaymentInput, key: String?, store: WalletStore, walletID: String) throws -> EarlierPayment? {
         guard let key = key ?? input.defaultIdempotencyKey else { return nil }
         try LightningWallet.checkIdempotencyKey(key)
-        return try store.payment(walletID: walletID, idempotencyKey: key)
+        return try store.payment(walletID: walletID, idempotencyKey: key).map(EarlierPayment.init)
     }
 
     /// Prepares a payment (nothing is sent): the invoice's or the LNURL service's amount and

@@ -19,7 +19,7 @@ extension Payment {
         text += "  \(status.rawValue)  \(id)"
         if let d = details.description, !d.isEmpty { text += "  \(DisplayText.safe(String(d.prefix(60))))" }
         if let reason = failureReason { text += "  [\(DisplayText.safe(reason))]" }
-        if let expiry = invoiceExpiry { text += expiry < now ? "  (invoice expired \(expiry.iso8601))" : "  (unpaid invoice, expires \(expiry.iso8601))" }
+        if let expiry = invoiceExpiry { text += receiveState(at: now) == .expired ? "  (invoice expired \(expiry.iso8601))" : "  (unpaid invoice, expires \(expiry.iso8601))" }
         return text
     }
 
@@ -33,7 +33,7 @@ extension Payment {
             ("date", PaymentExport.date(timestamp)),
             ("backend", backend),
             ("fiat then", fiat.map { "\($0.value) \($0.currency)" }),
-            ("expires", invoiceExpiry.map { "\($0.iso8601)\($0 < now ? " (expired, not paid)" : " (not paid yet)")" }),
+            ("expires", invoiceExpiry.map { "\($0.iso8601)\(receiveState(at: now) == .expired ? " (expired, not paid)" : " (not paid yet)")" }),
             ("description", details.description.map(DisplayText.safe)),
             ("payment hash", details.paymentHash),
             ("preimage", details.preimage),

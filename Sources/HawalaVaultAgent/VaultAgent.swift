@@ -86,8 +86,12 @@ public struct VaultAgent: Sendable {
                 log("backup due; the wallets have not changed since backup \(state.lastBackupID ?? "?"), nothing to upload")
                 return .unchanged
             }
+            if let stale = state.snapshotStaleSince {
+                log("warning: the snapshot has not been refreshed since \(stale.iso8601) (\(state.snapshotProblem ?? "?")); uploading the last one written")
+            }
             let backup = try await client.upload(data, kind: .auto)
-            state = VaultAgentState(since: now, lastUpload: now, lastUploadSHA256: sha, lastBackupID: backup.id, failures: 0, retryAt: nil)
+            state = VaultAgentState(since: now, lastUpload: now, lastUploadSHA256: sha, lastBackupID: backup.id, failures: 0, retryAt: nil,
+                                    snapshotStaleSince: state.snapshotStaleSince, snapshotProblem: state.snapshotProblem)
             try state.save(to: stateFile)
             log("uploaded backup \(backup.id) (\(backup.sizeBytes) bytes)")
             return .uploaded(backup)
@@ -124,6 +128,10 @@ public struct VaultAgentState: Codable, Equatable, Sendable {
     public var lastBackupID: String?
     public var failures = 0
     public var retryAt: Date?
+    /// Since when the snapshot could not be refreshed after a change, and why (the agent then
+    /// uploads the last one written): nil while it is up to date.
+    public var snapshotStaleSince: Date?
+    public var snapshotProblem: String?
 
     /// When the next backup is due under `settings` (possibly already past: due now); nil when
     /// automatic backups are off. `enabledAt`: when the agent was enabled.

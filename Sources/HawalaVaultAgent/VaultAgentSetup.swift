@@ -38,6 +38,29 @@ extension VaultAgent {
         try? FileManager.default.removeItem(at: stateFile(home: store.home))
     }
 
+    /// After a change made with `keyring` (a command, a page): the snapshot the agent uploads is
+    /// refreshed when the wallets changed. Never throws — the change itself is done — but a
+    /// failure is said and recorded in the agent's state (`VaultAgentStatus.snapshotStaleSince`),
+    /// so neither the person nor the agent take a stale snapshot for a fresh one.
+    public static func afterChange(store: WalletStore, keyring: Keyring, app: String, now: Date = Date()) -> SnapshotRefresh {
+        guard (try? AgentOutbox.enabledAt(store: store)) ?? nil != nil else { return .notEnabled }
+        let url = stateFile(home: store.home)
+        var state = VaultAgentState.load(from: url)
+        let outcome: SnapshotRefresh
+        do {
+            outcome = try AgentOutbox.refresh(store: store, keyring: keyring, app: app, now: now) ? .written : .unchanged
+            guard state.snapshotStaleSince != nil else { return outcome }
+            state.snapshotStaleSince = nil
+            state.snapshotProblem = nil
+        } catch {
+            outcome = .failed("\(error)")
+            state.snapshotStaleSince = state.snapshotStaleSince ?? now
+            state.snapshotProblem = "\(error)"
+        }
+        try? state.save(to: url)
+        return outcome
+    }
+
     /// The agent for the wallets of `store`, uploading with `token`.
     /// - Throws: `VaultClientError.notLoggedIn`, `.agentNotEnabled`.
     public static func open(store: WalletStore, token: SecretBytes, metered: any MeteredConnection = NetworkManagerMetered(),
@@ -47,6 +70,17 @@ extension VaultAgent {
         return VaultAgent(client: VaultClient(url: url, token: token), snapshot: AgentOutbox.snapshotURL(home: store.home),
                           stateFile: stateFile(home: store.home), enabledAt: enabledAt, metered: metered, log: log)
     }
+}
+
+/// What refreshing the agent's snapshot after a change gave.
+public enum SnapshotRefresh: Sendable, Equatable {
+    /// The agent is off: there is no snapshot to keep.
+    case notEnabled
+    /// Nothing a backup holds changed.
+    case unchanged
+    case written
+    /// The snapshot could not be written (the reason): the agent would upload the last one.
+    case failed(String)
 }
 
 /// What a front end shows about automatic backups on this machine: whether the agent is
@@ -62,6 +96,10 @@ public struct VaultAgentStatus: Equatable, Sendable {
     /// Failed attempts in a row, and when the agent tries again.
     public let failures: Int
     public let retryAt: Date?
+    /// Since when the snapshot could not be refreshed after a change (and why); nil while it
+    /// is up to date.
+    public let snapshotStaleSince: Date?
+    public let snapshotProblem: String?
 
     /// The status for the wallets of `store` under the vault's `settings`.
     public init(store: WalletStore, settings: BackupSettings) throws {
@@ -72,5 +110,7 @@ public struct VaultAgentStatus: Equatable, Sendable {
         nextRun = enabledAt.flatMap { state.due(settings: settings, enabledAt: $0) }
         failures = state.failures
         retryAt = state.retryAt
+        snapshotStaleSince = state.snapshotStaleSince
+        snapshotProblem = state.snapshotProblem
     }
 }

@@ -83,17 +83,22 @@ public struct VaultClient: Sendable {
         }
     }
 
-    /// Downloads a backup and checks it against the SHA-256 the vault sent with it.
-    public func download(_ id: String, limit: Int = 1 << 30) async throws(VaultClientError) -> Data {
+    /// Downloads a backup (at most `limit` bytes: by default the largest `.hawala` file) and
+    /// checks it against the SHA-256 the vault sent with it.
+    /// - Throws: `.tooLarge` for a backup over `limit` (its size is known before the download).
+    public func download(_ id: String, limit: Int = HawalaFormat.maximumFileBytes) async throws(VaultClientError) -> Data {
         let ok: Operations.downloadBackup.Output.Ok
         do {
             ok = try await call { try await client.downloadBackup(path: .init(backupId: id)).ok }
         } catch .refused(let refusal) where refusal.status == 404 {
             throw .noSuchBackup(id: id)
         }
+        let body: HTTPBody
+        do { body = try ok.body.binary } catch { throw .malformedAnswer("not a backup's bytes") }
+        if case .known(let size) = body.length, size > limit { throw .tooLarge(limit: limit) }
         let data: Data
         do {
-            data = try await Data(collecting: try ok.body.binary, upTo: limit)
+            data = try await Data(collecting: body, upTo: limit)
         } catch {
             throw .cutShort
         }

@@ -26,6 +26,8 @@ public enum VaultClientError: Error, Equatable, Sendable, CustomStringConvertibl
     case hashMismatch
     /// The download ended before its last byte.
     case cutShort
+    /// The backup is larger than this client reads (`limit` bytes).
+    case tooLarge(limit: Int)
     /// The vault could not be reached (connection refused, timeout, DNS…).
     case unreachable(url: String?, cause: String)
     /// The vault's TLS certificate is not trusted by this machine.
@@ -48,6 +50,7 @@ public enum VaultClientError: Error, Equatable, Sendable, CustomStringConvertibl
         case .noCredentialBackup: "no credential backup in the vault"
         case .hashMismatch: "the downloaded backup does not match its SHA-256"
         case .cutShort: "the download was cut short"
+        case .tooLarge(let limit): "the backup is larger than \(limit >> 20) MiB, the most a backup file can hold"
         case let .unreachable(url, cause): "cannot reach the vault\(url.map { " at \($0)" } ?? "") (\(cause))"
         case .untrustedCertificate(let url):
             "the vault\(url.map { " at \($0)" } ?? "") presented a TLS certificate this machine does not trust (self-signed, or from an unknown authority); "

@@ -19,6 +19,8 @@ enum ErrorWords {
             return CLIError("wallet \"\(name)\" was recovered from SLIP-39 shares and has no BIP39 words; back it up with `hawala backup shamir split` or `hawala backup export`")
         case let error as VaultClientError:
             return VaultSession.words(error)
+        case LightningError.commentNotAccepted:
+            return CLIError("--comment is for Lightning addresses and LNURL-pay only", code: .usage)
         case LightningError.amountRequired:
             return CLIError("the payment needs an amount: give one with --amount SAT")
         case LightningError.apiKeyRequired:

@@ -112,21 +112,21 @@ struct LightningPay: AsyncParsableCommand {
     func run() async throws {
         let parsed: PaymentInput
         do { parsed = try PaymentInput.parse(input) } catch { throw CLIError(String(describing: error)) }
-        if comment != nil && !parsed.isLNURL { throw CLIError("--comment is for Lightning addresses and LNURL-pay only", code: .usage) }
+        let comment = try parsed.comment(comment)
         // A key already used answers with its payment, before any password or network.
         if idempotencyKey ?? parsed.defaultIdempotencyKey != nil {
             let store = try WalletSession.store(create: false)
             let summary = try store.wallet(named: options.wallet)
-            if let earlier = try LightningWallet.earlierPayment(for: parsed, key: idempotencyKey, store: store, walletID: summary.id) {
-                Output.error("already paid under this idempotency key: nothing was sent again")
-                return try report(earlier, payeeMessage: nil)
+            if let earlier = try LightningWallet.earlier(for: parsed, key: idempotencyKey, store: store, walletID: summary.id) {
+                Output.error(earlier.headline)
+                return try report(earlier.payment, payeeMessage: nil)
             }
         }
         if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm the payment; pass --yes to pay without asking", code: .usage) }
-        try await options.open(signing: true, reachesLNURL: parsed.isLNURL).closing { try await pay(parsed, in: $0) }
+        try await options.open(signing: true, reachesLNURL: parsed.isLNURL).closing { try await pay(parsed, comment: comment, in: $0) }
     }
 
-    func pay(_ parsed: PaymentInput, in session: LightningSession) async throws {
+    func pay(_ parsed: PaymentInput, comment: String?, in session: LightningSession) async throws {
         // Prepare: nothing is paid yet.
         let payment = try await session.prepare(parsed, text: input, amountSats: amount, comment: comment, maxFeeSats: maxFee)
         let preview = ["Pay on \(session.backendLabel)"] + alignedRows(payment.previewRows(rate: await session.configuredRate()))

@@ -103,12 +103,12 @@ struct VaultBackup: AsyncParsableCommand {
     func validate() throws { try WalletSession.checkOneStdin(password.passwordFile, backupPasswordFile) }
 
     func run() async throws {
+        try VaultManualBackup.check(store: try WalletSession.store(create: false))
         let session = try VaultSession.open(passwordFile: password.passwordFile)
-        let (payload, count) = try BackupExporter.payload(store: session.store, keyring: session.keyring, names: nil, app: "hawala \(HawalaVersion.string)")
         let backupPassword = try BackupPasswords.new(file: backupPasswordFile)
         BackupPasswords.progress("encrypting and reading back (Argon2id)…")
-        let data = try BackupExporter.sealedBytes(payload, password: backupPassword)
-        let backup = try await session.client.upload(data, kind: .manual, progress: Output.transferProgress("uploading…"))
+        let (backup, count) = try await VaultManualBackup.run(store: session.store, keyring: session.keyring, backupPassword: backupPassword,
+                                                             app: "hawala \(HawalaVersion.string)", progress: Output.transferProgress("uploading…"))
         if json { backup.json.print() } else { print("uploaded backup \(backup.id) (\(backup.sizeBytes) bytes, \(count) wallet\(count == 1 ? "" : "s"))") }
     }
 }

@@ -7,6 +7,7 @@ import HawalaKeys
 import HawalaLightning
 import HawalaWallet
 import Logging
+import HawalaVaultAgent
 import HawalaVaultClient
 
 // Every failure ends as one line on stderr and a meaningful exit code: 1 for bad input or a
@@ -60,13 +61,11 @@ func remindAboutBackup(_ command: ParsableCommand) {
 /// With the vault agent enabled, a command that opened the wallet with its password leaves a
 /// fresh snapshot behind when the wallets changed (docs/decisions/0002). Never fails the command.
 func refreshVaultAgentSnapshot(after command: ParsableCommand, _ unlocked: UnlockedKeyring) {
-    guard !(command is VaultAgentDisable), let (home, keyring) = unlocked.last else { return }
-    do {
-        if try AgentOutbox.refresh(store: WalletStore(home: home, create: false), keyring: keyring, app: "hawala \(HawalaVersion.string)") {
-            log.debug("vault agent snapshot refreshed")
-        }
-    } catch {
-        Output.error("warning: the vault agent's snapshot was not refreshed: \(error)")
+    guard !(command is VaultAgentDisable), let (home, keyring) = unlocked.last, let store = try? WalletStore(home: home, create: false) else { return }
+    switch VaultAgent.afterChange(store: store, keyring: keyring, app: "hawala \(HawalaVersion.string)") {
+    case .written: log.debug("vault agent snapshot refreshed")
+    case .failed(let why): Output.error("warning: the vault agent's snapshot was not refreshed (\(why)); it would upload the last one written")
+    case .notEnabled, .unchanged: break
     }
 }
 

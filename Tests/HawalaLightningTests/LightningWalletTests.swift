@@ -123,6 +123,27 @@ struct LightningWalletTests {
         #expect(try await backend.getInfo().balanceMsat == 1_000_000 - 100_000 - 1_100)
     }
 
+    /// Where a receive stands, one rule for every face: waiting until the invoice's expiry,
+    /// expired from that second on, and expired when the invoice is missing or unreadable (it
+    /// can't be paid). (The app's page said expired at the second, its history "not paid yet";
+    /// its status said waiting for a missing invoice, its event stream expired.)
+    @Test func receiveStates() throws {
+        // BOLT11's own example: created 1496314658, expires in 3600 s.
+        let text = "lnbc2500u1pvjluezsp5zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zygspp5qqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqypqdq5xysxxatsyp3k7enxv4jsxqzpu9qrsgquk0rl77nj30yxdy8j9vdx85fkpmdla2087ne0xh8nhedh8w27kyke0lp53ut353s06fv3qfegext0eh0ymjpf39tuven09sam30g4vgpfna3rh"
+        let invoice = try Bolt11Invoice(text)
+        var payment = samplePayment(1, type: .receive, status: .pending)
+        payment.details.invoice = text
+        #expect(payment.receiveState(at: invoice.expiresAt.addingTimeInterval(-1)) == .waiting(expiresAt: invoice.expiresAt))
+        #expect(payment.receiveState(at: invoice.expiresAt) == .expired)
+        #expect(payment.historyLine(now: invoice.expiresAt).contains("(invoice expired"))
+        payment.details.invoice = nil
+        #expect(payment.receiveState(at: .distantPast) == .expired)
+        payment.details.invoice = "not an invoice"
+        #expect(payment.receiveState(at: .distantPast) == .expired)
+        #expect(samplePayment(2, type: .receive, status: .completed).receiveState(at: .distantFuture) == .paid(amountMsat: 2_000))
+        #expect(samplePayment(3, type: .receive, status: .failed).receiveState(at: .distantPast) == .failed)
+    }
+
     /// A final status is never rewritten by a late or replayed update.
     @Test func finalStatusesAreKept() throws {
         let (store, wallet) = try storeWithWallet()
@@ -267,7 +288,7 @@ struct PaymentPreparationTests {
         let invoice = try await bob.receivePayment(ReceiveRequest(amountSats: 500, description: "coffee"))
         let input = try PaymentInput.parse(invoice.invoice)
         #expect(input.defaultIdempotencyKey == "invoice:" + invoice.paymentHash && !input.isLNURL)
-        #expect(try LightningWallet.earlierPayment(for: input, key: nil, store: store, walletID: wallet.id) == nil)
+        #expect(try LightningWallet.earlier(for: input, key: nil, store: store, walletID: wallet.id) == nil)
 
         let prepared = try await lightning.prepare(input, text: invoice.invoice, amountSats: nil, comment: nil, maxFeeSats: nil, lnurl: nil)
         #expect(prepared.prepared.amountMsat == 500_000 && prepared.defaultIdempotencyKey == input.defaultIdempotencyKey && prepared.payRequest == nil)
@@ -278,7 +299,7 @@ struct PaymentPreparationTests {
         }
         let paid = try await lightning.pay(prepared, idempotencyKey: nil)
         #expect(paid.status == .completed && paid.idempotencyKey == input.defaultIdempotencyKey)
-        #expect(try LightningWallet.earlierPayment(for: input, key: nil, store: store, walletID: wallet.id)?.id == paid.id)
+        #expect(try LightningWallet.earlier(for: input, key: nil, store: store, walletID: wallet.id) == .paid(paid))
         #expect(try await lightning.pay(prepared, idempotencyKey: nil).id == paid.id && backend.sends == 1)
         // A Lightning address needs an amount (its invoice comes from the service).
         let address = try PaymentInput.parse("alice@example.com")

@@ -131,6 +131,31 @@ struct VaultClientTests {
         #expect(throws: VaultClientError.agentNotEnabled) { _ = try VaultAgent.open(store: store, token: SecretBytes(utf8: "hwv_x")) { _ in } }
     }
 
+    /// A snapshot that can't be refreshed after a change is said and remembered (the status
+    /// shows it, the agent warns before uploading the last one), never silently ignored; the next
+    /// refresh that works clears it. Both faces call this one function after a change.
+    @Test func aSnapshotThatCannotBeRefreshedIsSaid() async throws {
+        let (store, keyring) = try newStore()
+        #expect(VaultAgent.afterChange(store: store, keyring: keyring, app: "test") == .notEnabled)
+        let closed = VaultClient(url: URL(string: "http://127.0.0.1:9")!, token: SecretBytes(utf8: "hwv_x"))
+        try SavedVaultLogin.save(client: closed, token: SecretBytes(utf8: "hwv_x"), store: store, keyring: keyring)
+        try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
+        _ = try await VaultAgent.enable(store: store, keyring: keyring, key: try BackupKey.derive(password: SecretBytes(utf8: "a long backup password 42"), cost: .floor), app: "test")
+        #expect(VaultAgent.afterChange(store: store, keyring: keyring, app: "test") == .unchanged)
+        // The outbox folder becomes a file: the next snapshot can't be written.
+        let outbox = AgentOutbox.snapshotURL(home: store.home).deletingLastPathComponent()
+        try FileManager.default.removeItem(at: outbox)
+        try Data("in the way".utf8).write(to: outbox)
+        try store.rename("Main", to: "Renamed")
+        let when = Date(timeIntervalSince1970: 1_900_000_000)
+        guard case .failed = VaultAgent.afterChange(store: store, keyring: keyring, app: "test", now: when) else { Issue.record("a failed refresh was not said"); return }
+        let status = try VaultAgentStatus(store: store, settings: .defaults)
+        #expect(status.snapshotStaleSince == when && status.snapshotProblem != nil)
+        try FileManager.default.removeItem(at: outbox)
+        #expect(VaultAgent.afterChange(store: store, keyring: keyring, app: "test") == .written)
+        #expect(try VaultAgentStatus(store: store, settings: .defaults).snapshotStaleSince == nil)
+    }
+
     /// The agent on an injected clock and connection: off until enabled, due at once on an
     /// empty vault, skipped while metered, then on the daily slot; an unchanged snapshot is not
     /// uploaded again, a changed one is; a vault gone means backoff, and no attempt before the
