@@ -237,6 +237,8 @@ let package = Package(
             dependencies: [
                 "HawalaApp", "HawalaCrypto", "HawalaKeys", "HawalaLightning", "HawalaWallet", "HawalaTestSupport",
                 "HawalaBackup", "HawalaVault", "HawalaVaultStorage", "HawalaVaultClient", "HawalaVaultAgent", "HawalaVaultServer",
+                // The CLI, run beside the app on the same inputs (FacesAgreeTests).
+                "hawala",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

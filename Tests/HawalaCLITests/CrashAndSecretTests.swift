@@ -1,4 +1,5 @@
 import Foundation
+import HawalaTestSupport
 import HawalaCrypto
 import HawalaKeys
 import HawalaWallet

@@ -1,4 +1,5 @@
 import Foundation
+import HawalaTestSupport
 import Testing
 
 @Suite("hawala ln decode")

@@ -1,18 +1,24 @@
 import Foundation
-import HawalaTestSupport
 
-/// Runs the real `hawala` binary, as a user or script would.
-struct CLIResult {
-    let status: Int32
-    let stdout: String
-    let stderr: String
+/// Runs the real `hawala` binary, as a user or script would (the CLI tests, and the tests
+/// that hold the CLI and the app to the same decisions).
+public struct CLIResult: Sendable {
+    public let status: Int32
+    public let stdout: String
+    public let stderr: String
     /// stderr as lines, without the trailing empty one.
-    var errorLines: [String] { stderr.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
+    public init(status: Int32, stdout: String, stderr: String) {
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+    }
+
+    public var errorLines: [String] { stderr.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
 }
 
-enum CLI {
+public enum CLI {
     /// Runs a system tool to its end, its output discarded; its exit status.
-    static func runTool(_ path: String, _ arguments: [String]) throws -> Int32 {
+    public static func runTool(_ path: String, _ arguments: [String]) throws -> Int32 {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -24,9 +30,9 @@ enum CLI {
     }
 
     /// The binary: `$HAWALA_BIN`, or the one SwiftPM built beside the test bundle.
-    static let binary = built("hawala", override: "HAWALA_BIN")
+    public static let binary = built("hawala", override: "HAWALA_BIN")
     /// The vault server: `$HAWALA_VAULT_BIN`, or the one SwiftPM built.
-    static let vaultBinary = built("hawala-vault", override: "HAWALA_VAULT_BIN")
+    public static let vaultBinary = built("hawala-vault", override: "HAWALA_VAULT_BIN")
 
     private static func built(_ name: String, override: String) -> URL {
         if let path = ProcessInfo.processInfo.environment[override] { return URL(fileURLWithPath: path) }
@@ -43,7 +49,7 @@ enum CLI {
     /// (a hang is a failure, reported as status -9).
     /// With `newSession`, the program runs in a new session (setsid(1)): no controlling terminal,
     /// as under CI or cron, even when the tests run in a terminal.
-    static func run(_ arguments: [String], stdin: Data = Data(), environment: [String: String] = [:], timeout: TimeInterval = 60, newSession: Bool = false,
+    public static func run(_ arguments: [String], stdin: Data = Data(), environment: [String: String] = [:], timeout: TimeInterval = 60, newSession: Bool = false,
                     binary: URL = CLI.binary) throws -> CLIResult {
         signal(SIGPIPE, SIG_IGN)
         let process = Process()
@@ -84,9 +90,10 @@ enum CLI {
             stderr: String(decoding: errBox.data, as: UTF8.self))
     }
 
-    static func run(_ arguments: [String], input: String) throws -> CLIResult {
+    public static func run(_ arguments: [String], input: String) throws -> CLIResult {
         try run(arguments, stdin: Data(input.utf8))
     }
 }
 
+/// Bytes read on another thread.
 final class DataBox: @unchecked Sendable { var data = Data() }

@@ -1,0 +1,197 @@
+import Foundation
+@testable import HawalaApp
+import HawalaBackup
+import HawalaCrypto
+import HawalaKeys
+import HawalaLightning
+import HawalaTestSupport
+import HawalaWallet
+import Testing
+
+/// The CLI and the app on the same inputs take the same decisions: a rule lives once, in the
+/// library, and neither face decides on its own. Each case runs the real `hawala` binary on a
+/// home like the app's and the app's handler through HTTP, and compares what each decided —
+/// done or refused, and the library's words for it.
+extension AppSecurityTests {
+    /// A home like `withApp`'s (the "abandon … about" wallet, named alike, under "correct horse"),
+    /// for the CLI, with the password and any other secrets in files.
+    struct CLIHome {
+        let home: WalletHome
+        let secrets: URL
+
+        init(wallet: Bool = true) throws {
+            home = temporaryHome()
+            secrets = temporaryFolder("faces-secrets")
+            try FileManager.default.createDirectory(at: secrets, withIntermediateDirectories: true)
+            try write("password", "correct horse")
+            if wallet {
+                let store = try WalletStore(home: home, create: true)
+                let keyring = try store.newKeyring(password: password("correct horse"), parameters: fastKDF())
+                try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: AppSecurityTests.hostileName,
+                              network: .mainnet, keyring: keyring)
+            }
+        }
+
+        @discardableResult
+        func write(_ name: String, _ text: String) throws -> String {
+            let url = secrets.appendingPathComponent(name)
+            try Data(text.utf8).write(to: url)
+            return url.path
+        }
+
+        func path(_ name: String) -> String { secrets.appendingPathComponent(name).path }
+
+        /// `hawala …` on this home, without a terminal (as a script runs it).
+        func run(_ arguments: [String]) throws -> CLIResult {
+            try CLI.run(arguments, environment: ["HAWALA_HOME": home.directory.path], newSession: true)
+        }
+
+        func walletNames() throws -> [String] { try WalletStore(home: home, create: false).list().map(\.name).sorted() }
+    }
+
+    /// A new wallet's length: the same lengths accepted and refused by both.
+    @Test func facesAgreeOnNewWallets() async throws {
+        for words in ["12", "24", "15", "18", "13", "twelve"] {
+            let cli = try CLIHome(wallet: false)
+            let byCLI = try cli.run(["wallet", "create", "--words", words, "--skip-backup", "--password-file", cli.path("password")])
+            try await withApp(wallet: false) { app, browser, _ in
+                var browser = browser
+                browser.cookie = Browser.sessionID(try await browser.send(.get, app.startPath).headers)
+                let csrf = try #require(Browser.csrf(try await browser.send(.get, "/create").body))
+                let byApp = try await browser.send(.post, "/create", form: ["csrf": csrf, "words": words, "network": "mainnet",
+                                                                            "password": "correct horse", "repeat": "correct horse"])
+                #expect((byCLI.status == 0) == (byApp.status == 303), "\(words) words: CLI \(byCLI.status) \(byCLI.stderr), app \(byApp.status)")
+                if byCLI.status != 0, let n = Int(words) {
+                    let said = WalletError.wordCountNotOffered(n, offered: WalletStore.newWordCounts).description
+                    #expect(byCLI.stderr.contains(said) && byApp.body.contains(said.sentence), "\(words): the library's words in both")
+                }
+            }
+        }
+    }
+
+    /// Importing a backup of the wallet both homes already hold: no choice is refused by both
+    /// (nothing imported), and each choice gives both the same outcome, in the same words.
+    @Test func facesAgreeOnImportConflicts() async throws {
+        let source = try CLIHome()
+        let (payload, _) = try BackupExporter.payload(store: try WalletStore(home: source.home, create: false),
+                                                     keyring: try WalletStore(home: source.home, create: false).unlock(password: password("correct horse")),
+                                                     names: nil, app: "test")
+        let file = temporaryFolder("faces-backup", suffix: ".hawala")
+        try BackupFile.write(payload, to: file, password: password(Self.backupPassword), cost: .floor)
+        for choice in [nil, "skip", "keep-both", "replace"] as [String?] {
+            let cli = try CLIHome()
+            try cli.write("backup-password", Self.backupPassword)
+            let byCLI = try cli.run(["backup", "import", file.path, "--backup-password-file", cli.path("backup-password"), "--password-file", cli.path("password")]
+                                    + (choice.map { ["--on-conflict", $0] } ?? []))
+            try await withApp { app, browser, _ in
+                var browser = browser
+                try await logIn(app, &browser)
+                let csrf = try #require(Browser.csrf(try await browser.send(.get, "/backups").body))
+                let form = Self.multipart(["backupPassword": Self.backupPassword], file: Array(try Data(contentsOf: file)), filename: "b.hawala")
+                #expect(try await browser.send(.post, "/backups/import?csrf=\(csrf)", raw: form.body, contentType: form.contentType).status == 303)
+                let byApp = try await browser.send(.post, "/backups/import/confirm", form: ["csrf": csrf].merging(choice.map { ["policy-0": $0] } ?? [:]) { $1 })
+                #expect((byCLI.status == 0) == (byApp.status == 200), "\(choice ?? "no choice"): CLI \(byCLI.status) \(byCLI.stderr), app \(byApp.status)")
+                if byCLI.status == 0 {
+                    let outcome = try #require(byCLI.stdout.split(separator: "\n").last.map(String.init))
+                    #expect(byApp.body.contains(Self.html(outcome.sentence)), "\(choice!): \(outcome)")
+                } else {
+                    #expect(byCLI.stderr.contains("nothing was imported") && byApp.body.contains("nothing was imported"))
+                }
+                #expect(try cli.walletNames() == (try WalletStore(home: app.home, create: false).list().map(\.name).sorted()),
+                        "\(choice ?? "no choice"): the same wallets after")
+            }
+        }
+    }
+
+    /// SLIP-39 shares of the wallet both homes hold: the reading that is that wallet is refused by
+    /// both, the other reading saved by both; a share with a wrong word is pointed out by both at
+    /// the same line and word, its words echoed by neither.
+    @Test func facesAgreeOnShamirRestores() async throws {
+        let (store, keyring) = try newStore()
+        let wallet = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
+        let split = try store.shamirSplit(wallet, groupThreshold: 1, groups: [SLIP39.Group(threshold: 2, count: 3)], passphrase: SecretBytes([]), keyring: keyring)
+        let shares = split.shares[0].map { $0.words.joined(separator: " ") }
+        var typo = shares[1].split(separator: " ").map(String.init)
+        typo[4] = "qqqq"
+        for (reading, text) in [("bip39", shares[0] + "\n" + shares[1]), ("seed", shares[0] + "\n" + shares[1]), ("bip39", shares[0] + "\n" + typo.joined(separator: " "))] {
+            let cli = try CLIHome()
+            let file = try cli.write("shares", text)
+            let byCLI = try cli.run(["backup", "shamir", "recover", "--shares-file", file, "--as", reading, "--name", "Restored", "--yes",
+                                     "--password-file", cli.path("password")])
+            try await withApp { app, browser, _ in
+                var browser = browser
+                try await logIn(app, &browser)
+                let csrf = try #require(Browser.csrf(try await browser.send(.get, "/restore/shares").body))
+                let read = try await browser.send(.post, "/restore/shares", form: ["csrf": csrf, "shares": text, "network": "mainnet"])
+                var saved = false
+                if read.status == 200 {
+                    let save = try await browser.send(.post, "/restore/shares/save", form: ["csrf": csrf, "reading": reading == "bip39" ? "0" : "1", "name": "Restored"])
+                    saved = save.status == 303
+                    if !saved { #expect(save.body.contains("already exists") && byCLI.stderr.contains("already exists"), "\(reading): \(byCLI.stderr)") }
+                } else {
+                    #expect(read.body.contains("Line 2: word 5 is not a SLIP-39 word") && byCLI.stderr.contains("line 2: word 5 is not a SLIP-39 word"), "\(byCLI.stderr)")
+                    #expect(!read.body.contains("qqqq") && !byCLI.stderr.contains("qqqq"))
+                }
+                #expect((byCLI.status == 0) == saved, "\(reading): CLI \(byCLI.status) \(byCLI.stderr), app \(read.status)")
+            }
+        }
+    }
+
+    /// Paying on devnet: a comment on an invoice is refused by both (the library's rule), an
+    /// invoice is paid by both, and the same invoice again sends nothing in either, in the same
+    /// words.
+    @Test func facesAgreeOnPayments() async throws {
+        let ledger = temporaryFolder("faces-devnet").appendingPathComponent("ledger").path
+        let other = try OtherNode(ledger: ledger)
+        let payee = try await other.session()
+        let cli = try CLIHome()
+        #expect(try cli.run(["ln", "config", "--backend", "devnet:" + ledger]).status == 0)
+        #expect(try cli.run(["ln", "devnet", "fund", "10000", "--password-file", cli.path("password")]).status == 0)
+        try await withApp { app, browser, _ in
+            var browser = browser
+            let csrf = try await onDevnet(app, &browser, ledger: ledger)
+            _ = try await browser.send(.post, "/lightning/fund", form: ["csrf": csrf, "amount": "10000"])
+            var (lastCLIInvoice, lastAppInvoice) = ("", "")
+            for (label, comment) in [("with a comment", "thanks"), ("paid", nil), ("again", nil)] as [(String, String?)] {
+                // Each face pays an invoice of its own (a wallet's history is its own), made alike.
+                let forCLI = try await payee.receive(ReceiveRequest(amountSats: 100, description: "cli \(label)")).response.invoice
+                let forApp = try await payee.receive(ReceiveRequest(amountSats: 100, description: "app \(label)")).response.invoice
+                let cliInvoice = label == "again" ? lastCLIInvoice : forCLI
+                let appInvoice = label == "again" ? lastAppInvoice : forApp
+                let byCLI = try cli.run(["ln", "pay", cliInvoice, "--yes", "--password-file", cli.path("password")] + (comment.map { ["--comment", $0] } ?? []))
+                let preview = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": appInvoice].merging(comment.map { ["comment": $0] } ?? [:]) { $1 })
+                var paid = false
+                var appWords = preview.body
+                if preview.status == 200, preview.body.contains("Confirm the payment") {
+                    let pay = try await browser.send(.post, "/lightning/pay", form: ["csrf": csrf, "password": "correct horse"])
+                    paid = pay.body.contains("Paid")
+                    appWords = pay.body
+                }
+                switch label {
+                case "with a comment":
+                    #expect(byCLI.status == 2 && preview.status == 400 && appWords.contains("comment is for Lightning addresses"), "\(byCLI.stderr)")
+                case "paid":
+                    #expect(byCLI.status == 0 && paid, "CLI \(byCLI.status) \(byCLI.stderr)")
+                    (lastCLIInvoice, lastAppInvoice) = (cliInvoice, appInvoice)
+                default:
+                    let said = try #require(EarlierPayment.paid(samplePaid()).headline.split(separator: ":").first.map(String.init))
+                    #expect(byCLI.status == 0 && byCLI.stderr.contains(said), "\(byCLI.stderr)")
+                    #expect(!paid && appWords.contains(said.capitalizedFirst), "the app sent again, or said otherwise")
+                }
+            }
+        }
+        try await payee.close()
+    }
+
+    /// `text` as the templates write it.
+    static func html(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+            .replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "'", with: "&#39;")
+    }
+
+    /// Any paid payment, for the words `EarlierPayment` gives one.
+    func samplePaid() -> Payment {
+        Payment(id: "p", type: .send, status: .completed, amountMsat: 1, feeMsat: 0, timestamp: Date(), backend: "devnet",
+                details: Payment.Details())
+    }
+}
