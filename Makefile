@@ -57,7 +57,7 @@ screens: deps
 
 test-asan: deps
 	swift build --build-tests $(IMPORT_CHECK) --sanitize=address --scratch-path .build/asan
-	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 swift test --skip-build --sanitize=address --scratch-path .build/asan --parallel --num-workers 2 --skip HawalaCLITests 2>&1 | tee .build/asan/test.log; \
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 swift test --skip-build --sanitize=address --scratch-path .build/asan --parallel --num-workers 2 --skip HawalaCLITests --skip facesAgree 2>&1 | tee .build/asan/test.log; \
 	  status=$${PIPESTATUS[0]}; [ $$status -eq 0 ] || { echo "== failed (from .build/asan/test.log):"; grep -E '✘|ERROR: AddressSanitizer' .build/asan/test.log | tail -20; exit $$status; }
 
 ## The issue's 50 Spark connect/disconnect cycles in one process (offline each takes ~5 s to
@@ -88,13 +88,18 @@ vectors:
 	$(PYTHON) scripts/gen_slip39_vectors.py
 	$(PYTHON) scripts/gen_electrum_vectors.py > Tests/HawalaKeysTests/Vectors/electrum-seeds.json
 
-## libFuzzer over the .hawala decoder, SLIP-39 shares and the Lightning parsers (FUZZ_SECONDS,
-## default 600); crashes land in fuzz/.
-FUZZ_SECONDS ?= 600
+## libFuzzer over the parsers: the .hawala decoder and payloads (backup), what people paste —
+## addresses of every chain, extended keys, mnemonics, paths, imported keys, SLIP-39 shares
+## (keys) — and the Lightning inputs: BOLT11, BIP21 URIs, LNURL, Lightning addresses (lightning).
+## FUZZ_SECONDS (default 60) each; crashes land in fuzz/crashes.
+FUZZ_SECONDS ?= 60
 fuzz: deps
 	HAWALA_FUZZ=1 swift build --product hawala-fuzz --scratch-path .build/fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
 	mkdir -p fuzz/corpus fuzz/crashes
-	HAWALA_FUZZ=1 .build/fuzz/debug/hawala-fuzz fuzz/corpus fuzz/seeds -artifact_prefix=fuzz/crashes/ -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
+	for target in backup keys lightning; do \
+	  HAWALA_FUZZ=1 HAWALA_FUZZ_TARGET=$$target .build/fuzz/debug/hawala-fuzz fuzz/corpus fuzz/seeds -artifact_prefix=fuzz/crashes/ \
+	    -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 || exit 1; \
+	done
 
 clean:
 	rm -rf .build Generated

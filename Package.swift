@@ -15,7 +15,9 @@ let sparkAvailable = FileManager.default.fileExists(atPath: sparkDirectory + "/r
 
 let package = Package(
     name: "Hawala",
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    // Mutex and Atomic (Synchronization) need these; the library modules build without
+    // Linux-only code (the executables' CMalloc and a few server calls are conditional).
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "HawalaCrypto", targets: ["HawalaCrypto"]),
         .library(name: "HawalaFormat", targets: ["HawalaFormat"]),
@@ -69,7 +71,7 @@ let package = Package(
             pkgConfig: "cairo",
             providers: [.apt(["libcairo2-dev"]), .brew(["cairo"])]
         ),
-        .systemLibrary(name: "CMalloc"),  // glibc's mallopt, for the executables
+        .systemLibrary(name: "CMalloc"),  // glibc's mallopt, for the executables (Linux only)
         .systemLibrary(
             name: "CQREncode",
             pkgConfig: "libqrencode",
@@ -250,7 +252,8 @@ let package = Package(
         .executableTarget(
             name: "hawala",
             dependencies: [
-                "CMalloc", "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaPaper", "HawalaLightning", "HawalaApp",
+                .target(name: "CMalloc", condition: .when(platforms: [.linux])), "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet", "HawalaBackup",
+                "HawalaPaper", "HawalaLightning", "HawalaApp",
                 // The vault's client side only: the server is hawala-vault.
                 "HawalaVault", "HawalaVaultClient", "HawalaVaultAgent",
                 .product(name: "Logging", package: "swift-log"),
@@ -262,7 +265,8 @@ let package = Package(
         .executableTarget(
             name: "hawala-vault",
             dependencies: [
-                "CMalloc", "HawalaFormat", "HawalaHome", "HawalaVault", "HawalaVaultStorage", "HawalaVaultServer", "HawalaVaultPostgres",
+                .target(name: "CMalloc", condition: .when(platforms: [.linux])), "HawalaFormat", "HawalaHome", "HawalaVault", "HawalaVaultStorage",
+                "HawalaVaultServer", "HawalaVaultPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -272,7 +276,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "hawala-bench",
-            dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaLightning", "CMalloc"],
+            dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaLightning", .target(name: "CMalloc", condition: .when(platforms: [.linux]))],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -313,7 +317,7 @@ let package = Package(
         .testTarget(
             name: "HawalaCLITests",
             // Runs the built hawala and hawala-vault binaries.
-            dependencies: ["hawala", "hawala-vault", "HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaTestSupport"],
+            dependencies: ["hawala", "hawala-vault", "HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaLightning", "HawalaTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]
@@ -321,7 +325,7 @@ let package = Package(
 
 // The libFuzzer target exists only for `make fuzz` (HAWALA_FUZZ=1): it has no main of its own.
 if ProcessInfo.processInfo.environment["HAWALA_FUZZ"] != nil {
-    package.targets.append(.executableTarget(name: "hawala-fuzz", dependencies: ["HawalaBackup", "HawalaLightning"], swiftSettings: swiftSettings))
+    package.targets.append(.executableTarget(name: "hawala-fuzz", dependencies: ["HawalaBackup", "HawalaKeys", "HawalaLightning"], swiftSettings: swiftSettings))
     package.products.append(.executable(name: "hawala-fuzz", targets: ["hawala-fuzz"]))
 }
 
@@ -359,5 +363,6 @@ if sparkAvailable {
             swiftSettings: swiftSettings
         ),
     ]
-    package.products.append(.library(name: "HawalaSpark", targets: ["HawalaSpark"]))
+    // No library product: the bindings' target links with unsafe flags (the SDK's library
+    // beside the binary), which a package depending on Hawala may not use.
 }

@@ -284,7 +284,8 @@ def restore_word_by_word_with_a_typo(s: Scenario, app: App):
         s.check(d.find_element(By.CSS_SELECTOR, "label[for=word]").text == f"Word #{i + 1} of 12", "the position")
         if i == 3:
             field.send_keys("abandn" + Keys.ENTER)  # the typo
-            s.wait_text('"abandn" is not in the word list')
+            s.wait_text("word 4 is not in the word list")
+            s.check("abandn" not in s.body(), "the typo is not written back into the page")
             s.shot("07-restore-typo")
             d.find_element(By.CSS_SELECTOR, "form.suggestions button[value=abandon]").click()
         else:

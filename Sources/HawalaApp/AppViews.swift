@@ -259,7 +259,8 @@ struct ImportView {
             let kind = wallet.secret.mnemonic.map { "\($0.wordCount) words" } ?? "seed only"
             let imported = wallet.importedAccounts.isEmpty ? "" : ", \(wallet.importedAccounts.count) imported keys"
             let choices = (row.conflict?.offered ?? []).map { policy in
-                Row.Choice(value: policy.rawValue, label: Self.label(policy), checked: policy == .skip)
+                // Nothing chosen in advance: an import decides nothing on a guess (the CLI asks too).
+                Row.Choice(value: policy.rawValue, label: Self.label(policy), checked: false)
             }
             return Row(index: index, name: wallet.name, network: wallet.network.rawValue, kind: kind + imported,
                        addresses: row.firstAddresses.map { Row.Address(chain: $0.chain.displayName, address: $0.address) },

@@ -194,8 +194,8 @@ struct SharesView {
     }
 }
 
-/// Restoring from shares: the pasted text (kept when something is refused), then each reading of
-/// the secret with its first addresses.
+/// Restoring from shares: the shares taken so far and the lines refused (never the text
+/// pasted), then each reading of the secret with its first addresses.
 struct SharesEntryView {
     struct Reading {
         struct Address { let chain: String, address: String }

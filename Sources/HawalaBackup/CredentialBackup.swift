@@ -60,7 +60,7 @@ public enum CredentialEnvelope {
     /// Reads a credential or an envelope from `path`, refusing one larger than an envelope of
     /// the largest credential before reading it all.
     public static func readFile(_ path: String) throws(Error) -> SecretBytes {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        let fd = Foundation.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         // An envelope made before the 64 KiB limit may be larger than any credential sealed now.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import HawalaCrypto
 
 /// One derived address, as `hawala derive --json` prints it.
@@ -227,15 +228,14 @@ enum Parallel {
     }
 
     /// Collects chunk results from threads.
-    private final class ResultBox<T: Sendable>: @unchecked Sendable {
-        private let lock = NSLock()
-        private var parts: [(Int, [T])] = []
-        private var error: Error?
+    private final class ResultBox<T: Sendable>: Sendable {
+        private let state = Mutex<(parts: [(Int, [T])], error: (any Error)?)>(([], nil))
         let count: Int
         init(count: Int) { self.count = count }
-        func store(_ part: [T], at start: Int) { lock.lock(); parts.append((start, part)); lock.unlock() }
-        func fail(_ e: Error) { lock.lock(); if error == nil { error = e }; lock.unlock() }
+        func store(_ part: [T], at start: Int) { state.withLock { $0.parts.append((start, part)) } }
+        func fail(_ e: any Error) { state.withLock { if $0.error == nil { $0.error = e } } }
         func collect() throws -> [T] {
+            let (parts, error) = state.withLock { ($0.parts, $0.error) }
             if let error { throw error }
             var out = [T]()
             out.reserveCapacity(count)

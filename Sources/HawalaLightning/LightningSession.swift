@@ -298,9 +298,11 @@ extension LightningWallet {
     /// history is synced first. Ends after `duration` (nil: never) or when the consumer stops.
     public func watch(for duration: Duration? = nil) -> AsyncThrowingStream<PaymentEvent, Error> {
         let (stream, output) = AsyncThrowingStream<PaymentEvent, Error>.makeStream()
+        // Listening from the call on: an event after it is never missed.
+        let (events, input) = AsyncStream<PaymentEvent>.makeStream()
+        let backend = self.backend
+        let id = backend.addEventListener { input.yield($0) }
         let task = Task {
-            let (events, input) = AsyncStream<PaymentEvent>.makeStream()
-            let id = backend.addEventListener { input.yield($0) }
             defer { backend.removeEventListener(id) }
             var timer: Task<Void, Never>?
             if let duration {

@@ -1,5 +1,6 @@
 import Foundation
 import HawalaLightning
+import Synchronization
 
 /// Runs `body` and answers within `timeout`. The SDK's futures do not stop when their task is
 /// cancelled, so a call that overruns is left to finish in the background and the caller gets
@@ -22,18 +23,20 @@ func bounded<T: Sendable>(_ timeout: Duration, network: String, _ body: @escapin
 }
 
 /// Resumes a continuation once, whoever comes first.
-private final class Gate<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<T, Error>?
-    private var done = false
-    private var cleanup: (@Sendable () -> Void)?
+private final class Gate<T: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<T, Error>?
+        var done = false
+        var cleanup: (@Sendable () -> Void)?
+    }
+    private let state = Mutex(State())
 
-    func set(_ c: CheckedContinuation<T, Error>) { lock.withLock { continuation = c } }
+    func set(_ c: CheckedContinuation<T, Error>) { state.withLock { $0.continuation = c } }
 
     func onResume(_ body: @escaping @Sendable () -> Void) {
-        let already = lock.withLock { () -> Bool in
-            if done { return true }
-            cleanup = body
+        let already = state.withLock { state -> Bool in
+            if state.done { return true }
+            state.cleanup = body
             return false
         }
         if already { body() }
@@ -41,11 +44,11 @@ private final class Gate<T: Sendable>: @unchecked Sendable {
 
     @discardableResult
     func resume(_ result: Result<T, Error>) -> Bool {
-        let (c, after): (CheckedContinuation<T, Error>?, (@Sendable () -> Void)?) = lock.withLock {
-            guard !done else { return (nil, nil) }
-            done = true
-            defer { continuation = nil; cleanup = nil }
-            return (continuation, cleanup)
+        let (c, after): (CheckedContinuation<T, Error>?, (@Sendable () -> Void)?) = state.withLock { state in
+            guard !state.done else { return (nil, nil) }
+            state.done = true
+            defer { state.continuation = nil; state.cleanup = nil }
+            return (state.continuation, state.cleanup)
         }
         guard let c else { return false }
         c.resume(with: result)

@@ -4,11 +4,12 @@ import HawalaCrypto
 import HawalaKeys
 import HawalaLightning
 import HawalaWallet
+import Synchronization
 
 /// Lightning through the Breez Spark SDK (docs/decisions/0004). Every call that needs Spark's
 /// network answers within `timeout`; Hawala's own checks (network, expiry, amounts, LNURL
 /// description hash) run before the SDK's. One connection per process.
-public final class SparkBackend: PaymentBackend, @unchecked Sendable {
+public final class SparkBackend: PaymentBackend, Sendable {
     public static let name = "spark"
     public var name: String { SparkBackend.name }
     public let network: LightningNetwork
@@ -21,20 +22,24 @@ public final class SparkBackend: PaymentBackend, @unchecked Sendable {
     private let logFilter: String
     private let clock: @Sendable () -> Date
 
-    // Guarded by `lock`.
-    private let lock = NSLock()
-    private var sdk: BreezSdk?
-    private var sdkListenerID: String?
-    private var listeners: [String: @Sendable (PaymentEvent) -> Void] = [:]
-    /// The SDK's own preparation of each prepared invoice, to send exactly what was previewed.
-    private var prepared: [String: PrepareSendPaymentResponse] = [:]
+    /// The connected SDK and what hangs on it.
+    private struct State {
+        var sdk: BreezSdk?
+        var sdkListenerID: String?
+        var listeners: [String: @Sendable (PaymentEvent) -> Void] = [:]
+        /// The SDK's own preparation of each prepared invoice, to send exactly what was previewed.
+        var prepared: [String: PrepareSendPaymentResponse] = [:]
+    }
+    private let state = Mutex(State())
 
     /// Only one SDK instance per process: it owns its storage directory and background tasks.
-    private static let processLock = NSLock()
-    nonisolated(unsafe) private static var connectedInstance: ObjectIdentifier?
-    /// The last instance's shutdown, which the next connect waits for.
-    nonisolated(unsafe) private static var closing: Task<Void, Never>?
-    nonisolated(unsafe) private static var loggingStarted = false
+    private struct ProcessState {
+        var connectedInstance: ObjectIdentifier?
+        /// The last instance's shutdown, which the next connect waits for.
+        var closing: Task<Void, Never>?
+        var loggingStarted = false
+    }
+    private static let process = Mutex(ProcessState())
 
     /// - Parameters:
     ///   - apiKey: the Breez API key; mainnet needs one, regtest does not.
@@ -78,7 +83,7 @@ public final class SparkBackend: PaymentBackend, @unchecked Sendable {
     /// (`storageDirectory(home:walletID:network:)`).
     public func connect(_ request: HawalaLightning.ConnectRequest) async throws {
         if sparkNetwork == .mainnet && apiKey == nil { throw LightningError.apiKeyRequired(backend: "Spark mainnet") }
-        if let closing = SparkBackend.processLock.withLock({ SparkBackend.closing }) {
+        if let closing = SparkBackend.process.withLock({ $0.closing }) {
             do {
                 try await bounded(.seconds(15), network: SparkErrors.network) { await closing.value }
             } catch {
@@ -86,22 +91,22 @@ public final class SparkBackend: PaymentBackend, @unchecked Sendable {
             }
         }
         let me = ObjectIdentifier(self)
-        try SparkBackend.processLock.withLock {
-            if let other = SparkBackend.connectedInstance, other != me {
+        try SparkBackend.process.withLock { process in
+            if let other = process.connectedInstance, other != me {
                 throw LightningError.backendUnavailable("another Spark connection is open in this process")
             }
-            SparkBackend.connectedInstance = me
+            process.connectedInstance = me
         }
         do {
             try await open(request)
         } catch {
-            SparkBackend.processLock.withLock { if SparkBackend.connectedInstance == me { SparkBackend.connectedInstance = nil } }
+            SparkBackend.process.withLock { if $0.connectedInstance == me { $0.connectedInstance = nil } }
             throw error
         }
     }
 
     private func open(_ request: HawalaLightning.ConnectRequest) async throws {
-        if lock.withLock({ self.sdk }) != nil { return }
+        if state.withLock({ $0.sdk }) != nil { return }
         let directory = request.storageDirectory
         startLogging(in: directory.appendingPathComponent(sparkNetwork.rawValue).appendingPathComponent("logs"))
         var config = defaultConfig(network: sparkNetwork == .mainnet ? .mainnet : .regtest)
@@ -111,18 +116,19 @@ public final class SparkBackend: PaymentBackend, @unchecked Sendable {
         let connectRequest = BreezSdkSpark.ConnectRequest(config: config, seed: .entropy(seed), storageDir: directory.path)
         let sdk = try await bounded(timeout, network: SparkErrors.network) { try await BreezSdkSpark.connect(request: connectRequest) }
         let id = await sdk.addEventListener(listener: Forwarder(self))
-        lock.withLock {
-            self.sdk = sdk
-            sdkListenerID = id
+        state.withLock {
+            $0.sdk = sdk
+            $0.sdkListenerID = id
         }
     }
 
     /// The SDK logs to files in `directory` (once per process: its logger is global). What it
     /// writes never contains the seed (tested).
     private func startLogging(in directory: URL) {
-        SparkBackend.processLock.withLock {
-            guard !SparkBackend.loggingStarted else { return }
-            SparkBackend.loggingStarted = true
+        let logFilter = self.logFilter
+        SparkBackend.process.withLock { process in
+            guard !process.loggingStarted else { return }
+            process.loggingStarted = true
             try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             try? initLogging(logDir: directory.path, appLogger: nil, logFilter: logFilter)
         }
@@ -131,28 +137,28 @@ public final class SparkBackend: PaymentBackend, @unchecked Sendable {
     /// Stops the SDK, waiting at most `disconnectTimeout`; the next connect in this process
     /// waits until it has stopped.
     public func disconnect() async {
-        let (sdk, listenerID): (BreezSdk?, String?) = lock.withLock {
-            defer { self.sdk = nil; sdkListenerID = nil; prepared = [:] }
-            return (self.sdk, sdkListenerID)
+        let (sdk, listenerID): (BreezSdk?, String?) = state.withLock { state in
+            defer { state.sdk = nil; state.sdkListenerID = nil; state.prepared = [:] }
+            return (state.sdk, state.sdkListenerID)
         }
         let me = ObjectIdentifier(self)
         guard let sdk else {
-            SparkBackend.processLock.withLock { if SparkBackend.connectedInstance == me { SparkBackend.connectedInstance = nil } }
+            SparkBackend.process.withLock { if $0.connectedInstance == me { $0.connectedInstance = nil } }
             return
         }
         let stopping = Task {
             if let listenerID { _ = await sdk.removeEventListener(id: listenerID) }
             try? await sdk.disconnect()
         }
-        SparkBackend.processLock.withLock {
-            SparkBackend.closing = stopping
-            if SparkBackend.connectedInstance == me { SparkBackend.connectedInstance = nil }
+        SparkBackend.process.withLock { process in
+            process.closing = stopping
+            if process.connectedInstance == me { process.connectedInstance = nil }
         }
         _ = try? await bounded(disconnectTimeout, network: SparkErrors.network) { await stopping.value }
     }
 
     private func connected() throws -> BreezSdk {
-        guard let sdk = lock.withLock({ sdk }) else { throw LightningError.notConnected }
+        guard let sdk = state.withLock({ $0.sdk }) else { throw LightningError.notConnected }
         return sdk
     }
 
@@ -190,7 +196,7 @@ public final class SparkBackend: PaymentBackend, @unchecked Sendable {
         guard case let .bolt11Invoice(_, _, lightningFeeSats) = response.paymentMethod else {
             throw LightningError.refused(by: "Spark", reason: "it prepared something other than a Lightning payment for this invoice")
         }
-        lock.withLock { prepared[invoice.text] = response }
+        state.withLock { $0.prepared[invoice.text] = response }
         return PrepareSendResponse(invoiceText: invoice.text, invoice: invoice, amountMsat: amountMsat,
                                    feeMsat: lightningFeeSats.multipliedReportingOverflow(by: 1000).partialValue)
     }
@@ -198,7 +204,7 @@ public final class SparkBackend: PaymentBackend, @unchecked Sendable {
     /// Pays what `prepare` previewed. The idempotency key goes to the SDK as a UUID derived from
     /// it (the SDK takes UUIDs), so a repeated key is refused there too.
     public func sendPayment(_ prepared: PrepareSendResponse, idempotencyKey: String) async throws -> HawalaWallet.Payment {
-        guard let response = lock.withLock({ self.prepared[prepared.invoiceText] }) else {
+        guard let response = state.withLock({ $0.prepared[prepared.invoiceText] }) else {
             throw LightningError.unsupported(backend: name, .preparedElsewhere)
         }
         let request = SendPaymentRequest(prepareResponse: response, options: nil, idempotencyKey: SparkBackend.uuid(idempotencyKey))
@@ -301,16 +307,16 @@ public final class SparkBackend: PaymentBackend, @unchecked Sendable {
     /// adding and removing costs no call into the SDK.
     public func addEventListener(_ listener: @escaping @Sendable (PaymentEvent) -> Void) -> String {
         let id = UUID().uuidString
-        lock.withLock { listeners[id] = listener }
+        state.withLock { $0.listeners[id] = listener }
         return id
     }
 
     public func removeEventListener(_ id: String) {
-        lock.withLock { listeners[id] = nil }
+        state.withLock { $0.listeners[id] = nil }
     }
 
     /// How many listeners are registered (for tests of add/remove cycles).
-    public var listenerCount: Int { lock.withLock { listeners.count } }
+    public var listenerCount: Int { state.withLock { $0.listeners.count } }
 
     fileprivate func emit(_ event: SdkEvent) {
         let mapped: PaymentEvent
@@ -321,7 +327,7 @@ public final class SparkBackend: PaymentBackend, @unchecked Sendable {
         case .paymentFailed(let p): mapped = .paymentFailed(HawalaWallet.Payment(spark: p, backend: name))
         default: return
         }
-        for listener in lock.withLock({ Array(listeners.values) }) { listener(mapped) }
+        for listener in state.withLock({ Array($0.listeners.values) }) { listener(mapped) }
     }
 }
 

@@ -160,11 +160,13 @@ public protocol MeteredConnection: Sendable {
     func isMetered() -> Bool?
 }
 
-/// NetworkManager's answer (D-Bus property `Metered`: 1 yes, 3 guessed yes); nil without it.
+/// NetworkManager's answer (D-Bus property `Metered`: 1 yes, 3 guessed yes); nil without it
+/// (and on Apple platforms, whose apps ask `NWPath.isExpensive` through an adapter of their own).
 public struct NetworkManagerMetered: MeteredConnection {
     public init() {}
 
     public func isMetered() -> Bool? {
+        #if os(Linux)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/busctl")
         process.arguments = ["--system", "get-property", "org.freedesktop.NetworkManager", "/org/freedesktop/NetworkManager",
@@ -182,5 +184,8 @@ public struct NetworkManagerMetered: MeteredConnection {
         case "2", "4": return false
         default: return nil
         }
+        #else
+        return nil
+        #endif
     }
 }

@@ -4,6 +4,7 @@ import HTTPTypes
 import NIOCore
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
+import Synchronization
 
 /// The vault client's HTTP transport: one shared client that fails at once when the vault
 /// can't be reached (no silent reconnect loop), 10 s to connect, 60 s without a byte read, 30
@@ -81,15 +82,15 @@ enum UploadBody {
         return HTTPBody(pieces, length: .known(Int64(total)), iterationBehavior: .single)
     }
 
-    /// The next piece's bounds (the stream is read by one consumer; the lock keeps it Sendable).
-    private final class Cursor: @unchecked Sendable {
-        private let lock = NSLock()
-        private var offset = 0
+    /// The next piece's bounds (the stream is read by one consumer; the mutex keeps it Sendable).
+    private final class Cursor: Sendable {
+        private let offset = Mutex(0)
         func next(total: Int, piece: Int) -> (Int, Int)? {
-            lock.lock(); defer { lock.unlock() }
-            guard offset < total else { return nil }
-            defer { offset = min(offset + piece, total) }
-            return (offset, min(offset + piece, total))
+            offset.withLock { offset in
+                guard offset < total else { return nil }
+                defer { offset = min(offset + piece, total) }
+                return (offset, min(offset + piece, total))
+            }
         }
     }
 }

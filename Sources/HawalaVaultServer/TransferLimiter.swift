@@ -1,19 +1,20 @@
 import Foundation
+import Synchronization
 
 /// How many uploads and downloads each user has running at once: one user's many transfers
 /// can't take the server's connections, memory or disk to themselves. A transfer holds a
 /// `TransferPermit` until its body has been read or sent (the permit returns its slot when it
 /// is released).
-final class TransferLimiter: @unchecked Sendable {
+final class TransferLimiter: Sendable {
     let limit: Int
-    private let lock = NSLock()
-    private var running: [Int64: Int] = [:]
+    private let running = Mutex<[Int64: Int]>([:])
 
     init(limit: Int) { self.limit = max(1, limit) }
 
     /// A permit for one more transfer of `user`, or nil when it has `limit` running.
     func acquire(user: Int64) -> TransferPermit? {
-        let granted = lock.withLock { () -> Bool in
+        let limit = self.limit
+        let granted = running.withLock { running -> Bool in
             guard running[user, default: 0] < limit else { return false }
             running[user, default: 0] += 1
             return true
@@ -22,10 +23,10 @@ final class TransferLimiter: @unchecked Sendable {
     }
 
     /// Transfers `user` has running now.
-    func count(user: Int64) -> Int { lock.withLock { running[user, default: 0] } }
+    func count(user: Int64) -> Int { running.withLock { $0[user, default: 0] } }
 
     fileprivate func release(user: Int64) {
-        lock.withLock {
+        running.withLock { running in
             running[user, default: 1] -= 1
             if running[user] == 0 { running[user] = nil }
         }

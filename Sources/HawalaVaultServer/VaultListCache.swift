@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
+import Synchronization
 
 /// Answers `GET /vault/backups` with the bytes encoded for the caller the last time, while the
 /// caller's backups are unchanged: the storage's `backupsVersion`, read with the token on every
@@ -8,7 +9,7 @@ import OpenAPIRuntime
 /// sharing the database. A hit skips the list query and the JSON encoding (most of a listing's
 /// cost). An entry is kept under the version read *before* its list, so it is never older
 /// than that version; at worst a newer list is served for an older version, never the reverse.
-final class VaultListCache: ServerMiddleware, @unchecked Sendable {
+final class VaultListCache: ServerMiddleware, Sendable {
     private struct Entry {
         let version: Int64
         let response: HTTPResponse
@@ -17,16 +18,14 @@ final class VaultListCache: ServerMiddleware, @unchecked Sendable {
 
     /// Bytes of encoded listings kept in all; past it the cache starts over.
     let capacity: Int
-    private let lock = NSLock()
-    private var entries: [Int64: Entry] = [:]
-    private var bytes = 0
+    private let kept = Mutex<(entries: [Int64: Entry], bytes: Int)>(([:], 0))
 
     init(capacity: Int = 32 << 20) { self.capacity = capacity }
 
     func intercept(_ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
                    next: (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)) async throws -> (HTTPResponse, HTTPBody?) {
         guard operationID == "listBackups", let user = VaultRequest.user else { return try await next(request, body, metadata) }
-        if let hit = lock.withLock({ entries[user.id] }), hit.version == user.backupsVersion {
+        if let hit = kept.withLock({ $0.entries[user.id] }), hit.version == user.backupsVersion {
             return (hit.response, HTTPBody(hit.body))
         }
         let (response, responseBody) = try await next(request, body, metadata)
@@ -35,17 +34,18 @@ final class VaultListCache: ServerMiddleware, @unchecked Sendable {
             return (response, responseBody)
         }
         let encoded = try await Data(collecting: responseBody, upTo: Int(length))
-        lock.withLock {
-            if let old = entries[user.id] {
+        let capacity = self.capacity
+        kept.withLock { kept in
+            if let old = kept.entries[user.id] {
                 guard old.version <= user.backupsVersion else { return }  // a newer list is already kept
-                bytes -= old.body.count
+                kept.bytes -= old.body.count
             }
-            if bytes + encoded.count > capacity {
-                entries.removeAll()
-                bytes = 0
+            if kept.bytes + encoded.count > capacity {
+                kept.entries.removeAll()
+                kept.bytes = 0
             }
-            entries[user.id] = Entry(version: user.backupsVersion, response: response, body: encoded)
-            bytes += encoded.count
+            kept.entries[user.id] = Entry(version: user.backupsVersion, response: response, body: encoded)
+            kept.bytes += encoded.count
         }
         return (response, HTTPBody(encoded))
     }

@@ -16,8 +16,8 @@ import ServiceLifecycle
 
 /// Limits a deployment sets (`hawala-vault serve` options).
 public struct VaultLimits: Sendable {
-    /// Largest backup upload, bytes (413 beyond).
-    public var maximumUpload: Int64 = 256 << 20
+    /// Largest backup upload, bytes (413 beyond): by default the largest `.hawala` file.
+    public var maximumUpload = Int64(HawalaFormat.maximumFileBytes)
     /// Largest credential envelope, bytes (413 beyond): the largest a client seals.
     public var maximumCredential = Int64(CredentialEnvelopeFormat.maximumEnvelopeBytes)
     /// Largest body of every other request (JSON), bytes (413 beyond), counted as it arrives.

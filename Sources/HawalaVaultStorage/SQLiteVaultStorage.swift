@@ -18,7 +18,7 @@ public final class SQLiteVaultStorage: VaultStorage {
             // Debian's libsqlite3 is built with SECURE_DELETE: a deleted backup's pages would be
             // overwritten with zeros, through the WAL, so deleting a backup larger than the disk
             // reserve failed on a full disk. What is freed here is ciphertext the client sealed:
-            // zeroing it buys nothing (decision 0006).
+            // zeroing it buys nothing (decision 0010).
             try db.execute(sql: "PRAGMA secure_delete = OFF")
             // A reader waits for a lock at most 3 s (a writer, 15 s): in WAL mode readers only
             // wait when another process holds the database exclusively, and a request should then
@@ -497,11 +497,27 @@ struct DiskReserve: Sendable {
         guard bytes > 0, !FileManager.default.fileExists(atPath: path) else { return }
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return }
-        let allocated = posix_fallocate(fd, 0, off_t(bytes)) == 0 && fsync(fd) == 0
+        let allocated = DiskReserve.allocate(fd, bytes) && fsync(fd) == 0
         close(fd)
         if !allocated { unlink(path) }
     }
 
     /// Removes the file; whether there was one to remove.
     func release() -> Bool { unlink(path) == 0 }
+
+    /// Gives the open file `bytes` of blocks on disk (not a sparse file: the point is the room).
+    private static func allocate(_ fd: Int32, _ bytes: Int64) -> Bool {
+        #if os(Linux)
+        return posix_fallocate(fd, 0, off_t(bytes)) == 0
+        #else
+        let zeros = [UInt8](repeating: 0, count: 1 << 20)
+        var written: Int64 = 0
+        while written < bytes {
+            let n = zeros.withUnsafeBytes { write(fd, $0.baseAddress, Int(min(Int64(zeros.count), bytes - written))) }
+            guard n > 0 else { return false }
+            written += Int64(n)
+        }
+        return true
+        #endif
+    }
 }

@@ -1,4 +1,6 @@
+#if os(Linux)
 import CMalloc
+#endif
 import Foundation
 import HawalaCrypto
 import HawalaKeys
@@ -35,7 +37,9 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "make-backup-fi
     exit(0)
 }
 
+#if os(Linux)
 mallopt(hawala_m_trim_threshold, 64 << 20)  // as the hawala executable does (see its main.swift)
+#endif
 
 // `hawala-bench stream MIB FILE`: .hawala export then import of MIB MiB (KDF excluded), with
 // throughput and this process's peak resident memory.

@@ -17,7 +17,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port (0: any free port, printed).") var port = 8080
     @OptionGroup var database: DatabaseOptions
-    @Option(name: .customLong("max-upload-mib"), help: "Largest upload, MiB (413 beyond).") var maxUploadMiB: Int64 = 256
+    @Option(name: .customLong("max-upload-mib"), help: "Largest upload, MiB (413 beyond; default: the largest .hawala file, a little over 256 MiB).")
+    var maxUploadMiB: Int64?
     @Option(name: .customLong("quota-mib"), help: "Storage per user, MiB (507 beyond).") var quotaMiB: Int64 = 2048
     @Option(name: .customLong("auth-failures"), help: "Failed authentications per address or token per minute before 429.") var authFailures = 10
     @Option(name: .customLong("idle-timeout"),
@@ -51,9 +52,9 @@ struct Serve: AsyncParsableCommand {
         guard (1...3600).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be 1–3600 seconds") }
         guard (1...3600).contains(bodyTimeout) else { throw ValidationError("--body-timeout must be 1–3600 seconds") }
         guard (1...(1 << 30)).contains(minimumUploadRate) else { throw ValidationError("--min-upload-rate must be 1 byte a second or more") }
-        guard maxUploadMiB > 0, quotaMiB > 0, authFailures > 0, transfersPerUser > 0 else { throw ValidationError("limits must be positive") }
+        guard (maxUploadMiB ?? 1) > 0, quotaMiB > 0, authFailures > 0, transfersPerUser > 0 else { throw ValidationError("limits must be positive") }
         guard (0...4096).contains(diskReserveMiB) else { throw ValidationError("--disk-reserve-mib must be 0–4096") }
-        guard maxUploadMiB <= 1 << 20, quotaMiB <= 1 << 30 else { throw ValidationError("limits are in MiB; those are too large") }
+        guard (maxUploadMiB ?? 0) <= 1 << 20, quotaMiB <= 1 << 30 else { throw ValidationError("limits are in MiB; those are too large") }
         for block in trustedProxies where AddressBlock(block) == nil {
             throw ValidationError("--trusted-proxy takes an address or CIDR block (10.0.0.0/8, ::1); not \"\(block)\"")
         }
@@ -76,7 +77,7 @@ struct Serve: AsyncParsableCommand {
         let tls = try loadTLS()
         let storage = try await database.open(diskReserve: diskReserveMiB << 20)
         var limits = VaultLimits()
-        limits.maximumUpload = maxUploadMiB << 20
+        if let maxUploadMiB { limits.maximumUpload = maxUploadMiB << 20 }
         limits.quota = quotaMiB << 20
         limits.failuresAllowed = authFailures
         limits.idleTimeout = .seconds(idleTimeout)

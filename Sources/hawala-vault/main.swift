@@ -1,5 +1,7 @@
 import ArgumentParser
+#if os(Linux)
 import CMalloc
+#endif
 import Dispatch
 import Foundation
 import NIOCore
@@ -8,9 +10,11 @@ import NIOPosix
 // `hawala-vault`: the vault server and its operator's commands. It links only the vault
 // modules (no key code, no wallet store): it keeps ciphertext it cannot open.
 signal(SIGPIPE, SIG_IGN)
+#if os(Linux)
 // Large bodies are copied in 1 MiB buffers: keep glibc from returning and re-faulting them.
 mallopt(hawala_m_trim_threshold, 64 << 20)
 mallopt(hawala_m_mmap_threshold, 32 << 20)
+#endif
 // Handlers run on NIO's event loops instead of Swift Concurrency's own pool, so a request does
 // not hop between two thread pools. Must happen before any task starts.
 NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()

@@ -5,6 +5,7 @@ import HawalaApp
 import HawalaSpark
 #endif
 import HawalaWallet
+import Synchronization
 
 /// `hawala app`: the wallet's screens in a browser, served on this machine.
 struct AppCommand: AsyncParsableCommand {
@@ -59,8 +60,8 @@ struct AppCommand: AsyncParsableCommand {
 
 /// Opens the login link without putting it on a command line: a 0600 HTML file that redirects
 /// to it, in a 0700 folder, handed to the browser (`$BROWSER`, else `xdg-open`).
-final class BrowserOpener: @unchecked Sendable {
-    private var directory: URL?
+final class BrowserOpener: Sendable {
+    private let directory = Mutex<URL?>(nil)
 
     /// Nil when the browser was started; otherwise what to tell the person.
     func open(_ url: String) -> String? {
@@ -68,7 +69,7 @@ final class BrowserOpener: @unchecked Sendable {
         var template = Array((base as NSString).appendingPathComponent("hawala-app.XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { return "Could not make a private folder for the login link; restart with --no-open." }
         let folder = URL(fileURLWithPath: String(cString: made))
-        directory = folder
+        directory.withLock { $0 = folder }
         let file = folder.appendingPathComponent("open.html")
         let html = "<!doctype html><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0;url=\(url)\"><title>Hawala</title><p><a href=\"\(url)\">Open Hawala</a></p>\n"
         guard FileManager.default.createFile(atPath: file.path, contents: Data(html.utf8), attributes: [.posixPermissions: 0o600]) else {
@@ -87,6 +88,6 @@ final class BrowserOpener: @unchecked Sendable {
     }
 
     func removeFile() {
-        if let directory { try? FileManager.default.removeItem(at: directory) }
+        if let folder = directory.withLock({ $0 }) { try? FileManager.default.removeItem(at: folder) }
     }
 }

@@ -281,8 +281,10 @@ struct LightningWatch: AsyncParsableCommand {
 
     func run() async throws {
         try await options.open(signing: false).closing { session in
+            let events = session.lightning.watch(for: timeout.map { .seconds($0) })
+            // Said once listening: what happens from now on is printed.
             Output.error("watching \(session.wallet.name) on \(session.backendLabel)…")
-            for try await event in session.lightning.watch(for: timeout.map { .seconds($0) }) {
+            for try await event in events {
                 guard let payment = event.payment else { continue }
                 print(json ? event.json.compact : "\(event.name) \(payment.historyLine())")
                 flushOutput()

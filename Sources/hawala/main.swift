@@ -1,5 +1,7 @@
 import ArgumentParser
+#if os(Linux)
 import CMalloc
+#endif
 import Foundation
 import HawalaBackup
 import HawalaCrypto
@@ -11,8 +13,10 @@ import HawalaVaultAgent
 import HawalaVaultClient
 
 // Every failure ends as one line on stderr and a meaningful exit code: 1 for bad input or a
-// failed operation, 2 for usage errors. Never a stack trace.
+// failed operation, 2 for usage errors (3: a payment still pending, `ln pay`). Never a stack
+// trace.
 signal(SIGPIPE, SIG_IGN)
+#if os(Linux)
 // Backups stream 64 KiB chunks through swift-crypto, which allocates each result; without this
 // glibc returns the freed top of the heap to the kernel after every chunk and faults it back in,
 // halving import throughput.
@@ -20,6 +24,7 @@ mallopt(hawala_m_trim_threshold, 64 << 20)
 // Setting the trim threshold freezes glibc's mmap threshold at 128 KiB, so every 1 MiB buffer
 // (a vault download is copied several times) would be a fresh mmap, faulted in page by page.
 mallopt(hawala_m_mmap_threshold, 32 << 20)
+#endif
 
 /// `--log-level LEVEL` is accepted anywhere on the line; it only configures logging.
 func extractLogLevel(_ arguments: inout [String]) -> Logger.Level {

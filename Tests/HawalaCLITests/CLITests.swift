@@ -44,7 +44,7 @@ struct MnemonicCLITests {
         let typo = abandonAbout.replacingOccurrences(of: "about", with: "abandn")
         let r = try CLI.run(["mnemonic", "validate"], input: typo)
         expectCleanFailure(r)
-        #expect(r.stderr == "word 12 \"abandn\" is not in the English word list; did you mean: abandon\n")
+        #expect(r.stderr == "word 12 is not in the English word list; did you mean: abandon\n", "the typo is not echoed: it is nearly a secret word")
         expectCleanFailure(try CLI.run(["mnemonic", "validate"], input: "abandon abandon"), contains: "expected 12, 15, 18, 21 or 24 words, got 2")
         expectCleanFailure(try CLI.run(["mnemonic", "validate"], input: String(repeating: "abandon ", count: 12)), contains: "checksum")
         expectCleanFailure(try CLI.run(["mnemonic", "validate", "--language", "french"], input: abandonAbout))

@@ -156,8 +156,8 @@ struct DevnetTests {
 
         let (events, continuation) = AsyncStream<PaymentEvent>.makeStream()
         let id = watcher.addEventListener { continuation.yield($0) }
+        // Listening first, then looking: a payment made before the wait starts listening is found.
         async let waited = watcher.waitForPayment(paymentHash: invoice.paymentHash, timeout: .seconds(10))
-        try await Task.sleep(for: .milliseconds(300))
         let paid = try await alice.sendPayment(try await alice.prepareSendPayment(PrepareSendRequest(input: invoice.invoice)), idempotencyKey: "e")
         let got = try await waited
         #expect(got.id == paid.id && got.type == .receive && got.status == .completed)

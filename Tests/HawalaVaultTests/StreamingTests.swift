@@ -147,8 +147,8 @@ struct VaultStreamingTests {
         #expect(try await storage.users().map(\.revoked) == [true, false])
     }
 
-    @Test func postgresBlobsMoveIntoChunks() async throws {
-        guard StorageKind.enabled.contains(.postgres) else { return }
+    @Test(.enabled(if: StorageKind.enabled.contains(.postgres), "needs the test run's PostgreSQL (make test starts one)"))
+    func postgresBlobsMoveIntoChunks() async throws {
         let url = try await TestPostgres.newDatabase()
         let database = String(URLComponents(string: url)!.path.dropFirst())
         let data = randomData(150_000)

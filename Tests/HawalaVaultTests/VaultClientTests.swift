@@ -200,9 +200,8 @@ struct VaultClientTests {
         guard case .uploaded(let second) = await agent.check(now: next.addingTimeInterval(86_400)) else { Issue.record("no upload: \(log.lines)"); return }
         #expect(try await client.backups().map(\.id) == [second.id, first.id])
 
-        vault.stop()
+        await vault.stopped()
         running = false
-        try await Task.sleep(for: .milliseconds(200))
         let later = next.addingTimeInterval(3 * 86_400)
         #expect(await agent.check(now: later) == .failed(retry: later.addingTimeInterval(60)))
         #expect(await agent.check(now: later.addingTimeInterval(30)) == .failed(retry: later.addingTimeInterval(60)))

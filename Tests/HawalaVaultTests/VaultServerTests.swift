@@ -72,6 +72,13 @@ struct RunningVault {
         let storage = self.storage
         Task { await storage.close() }
     }
+
+    /// Stops the server and waits until it no longer answers.
+    func stopped() async {
+        task.cancel()
+        _ = try? await task.value
+        await storage.close()
+    }
 }
 
 func hexSHA256(_ data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }

@@ -2,6 +2,7 @@ import Foundation
 import HawalaCrypto
 import HawalaKeys
 import HawalaWallet
+import Synchronization
 
 /// The development backend, "devnet": Lightning payments between Hawala wallets on this machine,
 /// settled through one shared SQLite file (`DevnetLedger`). It is not the Lightning network —
@@ -12,7 +13,7 @@ import HawalaWallet
 ///
 /// The node key is derived from the wallet's seed at `nodeKeyPath` (LND's node-key family 6,
 /// coin type 1 for a test network), so a wallet restored from its words is the same node.
-public final class DevnetBackend: PaymentBackend, @unchecked Sendable {
+public final class DevnetBackend: PaymentBackend, Sendable {
     public static let name = "devnet"
     public static let nodeKeyPath = "m/1017'/1'/6'/0/0"
     /// How often other processes' payments are looked for while a listener is registered.
@@ -27,12 +28,15 @@ public final class DevnetBackend: PaymentBackend, @unchecked Sendable {
     private let lnurl: LNURLPayFlow?
     private let clock: @Sendable () -> Date
 
-    // Guarded by `lock`.
-    private let lock = NSLock()
-    private var nodeKey: SecretBytes?
-    private var nodeID: String?
-    private var listeners: [String: @Sendable (PaymentEvent) -> Void] = [:]
-    private var poller: Task<Void, Never>?
+    /// What changes as the backend is used: the node (its key once connected), the event
+    /// listeners and the poller that feeds them.
+    private struct State {
+        var nodeKey: SecretBytes?
+        var nodeID: String?
+        var listeners: [String: @Sendable (PaymentEvent) -> Void] = [:]
+        var poller: Task<Void, Never>?
+    }
+    private let state = Mutex(State())
 
     /// Opens (creating if needed) the devnet ledger at `ledgerPath`.
     public init(ledgerPath: String, rates: FiatRatesProvider? = nil, lnurl: LNURLPayFlow? = nil,
@@ -43,7 +47,7 @@ public final class DevnetBackend: PaymentBackend, @unchecked Sendable {
         self.clock = clock
     }
 
-    deinit { poller?.cancel() }
+    deinit { state.withLock { $0.poller?.cancel() } }
 
     /// The node key of a wallet.
     public static func nodeKey(_ keys: HDWallet) throws -> SecretBytes {
@@ -61,26 +65,26 @@ public final class DevnetBackend: PaymentBackend, @unchecked Sendable {
         let key = try DevnetBackend.nodeKey(request.keys)
         let id = hexString(try Secp256k1.PublicKey(privateKey: key).compressed)
         try ledger.register(node: id, now: clock())
-        lock.withLock {
-            nodeKey = key
-            nodeID = id
+        state.withLock {
+            $0.nodeKey = key
+            $0.nodeID = id
         }
     }
 
     /// Watches a node without its key: balance, payments and events work; paying and invoicing
     /// need `connect`.
     public func attach(nodeID id: String) {
-        lock.withLock { nodeID = id }
+        state.withLock { $0.nodeID = id }
     }
 
     public func disconnect() async {
-        let task = lock.withLock {
+        let task = state.withLock { state in
             defer {
-                poller = nil
-                listeners = [:]
-                nodeKey = nil
+                state.poller = nil
+                state.listeners = [:]
+                state.nodeKey = nil
             }
-            return poller
+            return state.poller
         }
         task?.cancel()
     }
@@ -144,10 +148,7 @@ public final class DevnetBackend: PaymentBackend, @unchecked Sendable {
     // MARK: Receiving
 
     public func receivePayment(_ request: ReceiveRequest) async throws -> ReceiveResponse {
-        let key = try lock.withLock { () throws -> SecretBytes in
-            guard let nodeKey else { throw LightningError.notConnected }
-            return nodeKey
-        }
+        guard let key = state.withLock({ $0.nodeKey }) else { throw LightningError.notConnected }
         let amountMsat = try PaymentLimits.check(request)
         var preimage = SystemRandom.bytes(32)
         defer { SecretBytes.wipe(&preimage) }
@@ -192,27 +193,27 @@ public final class DevnetBackend: PaymentBackend, @unchecked Sendable {
 
     public func addEventListener(_ listener: @escaping @Sendable (PaymentEvent) -> Void) -> String {
         let id = UUID().uuidString
-        let needsPoller = lock.withLock {
-            listeners[id] = listener
-            return poller == nil
+        let needsPoller = state.withLock { state in
+            state.listeners[id] = listener
+            return state.poller == nil
         }
         if needsPoller { startPolling() }
         return id
     }
 
     public func removeEventListener(_ id: String) {
-        let task: Task<Void, Never>? = lock.withLock {
-            listeners[id] = nil
-            guard listeners.isEmpty else { return nil }
-            defer { poller = nil }
-            return poller
+        let task: Task<Void, Never>? = state.withLock { state in
+            state.listeners[id] = nil
+            guard state.listeners.isEmpty else { return nil }
+            defer { state.poller = nil }
+            return state.poller
         }
         task?.cancel()
     }
 
     /// Looks for new ledger rows of this node (from any process) and reports them.
     private func startPolling() {
-        guard let id = lock.withLock({ nodeID }), let first = try? ledger.lastSequence() else { return }
+        guard let id = state.withLock({ $0.nodeID }), let first = try? ledger.lastSequence() else { return }
         let ledger = self.ledger
         let task = Task { [weak self] in
             var seen = first
@@ -223,24 +224,24 @@ public final class DevnetBackend: PaymentBackend, @unchecked Sendable {
                 for payment in payments { self?.emit(.about(payment)) }
             }
         }
-        lock.withLock {
-            if poller == nil { poller = task } else { task.cancel() }
+        state.withLock { state in
+            if state.poller == nil { state.poller = task } else { task.cancel() }
         }
     }
 
     private func emit(_ event: PaymentEvent) {
-        for listener in lock.withLock({ Array(listeners.values) }) { listener(event) }
+        for listener in state.withLock({ Array($0.listeners.values) }) { listener(event) }
     }
 
     // MARK: Helpers
 
     private func node() throws -> String {
-        guard let id = lock.withLock({ nodeID }) else { throw LightningError.notConnected }
+        guard let id = state.withLock({ $0.nodeID }) else { throw LightningError.notConnected }
         return id
     }
 
     private func signingNode() throws -> String {
-        guard let id = lock.withLock({ nodeKey == nil ? nil : nodeID }) else { throw LightningError.notConnected }
+        guard let id = state.withLock({ $0.nodeKey == nil ? nil : $0.nodeID }) else { throw LightningError.notConnected }
         return id
     }
 }
