@@ -273,6 +273,10 @@ struct VaultSlowClientTests {
         }
         let busy = try #require(refused, "a second upload was never refused while the first was running")
         #expect(busy.text.lowercased().contains("retry-after: 5") && busy.text.contains("too many transfers at once"), "\(busy.text)")
+        // A credential envelope takes a slot too (it was held in memory outside the limit).
+        let envelope = try curl(["-s", "-i", "-m", "10", "-H", "Authorization: Bearer \(alice)", "-H", "Content-Type: application/octet-stream",
+                                 "--data-binary", "envelope", vault.url + "/vault/credentials/backup"])
+        #expect(String(decoding: envelope.stdout, as: UTF8.self).hasPrefix("HTTP/1.1 429"), "\(String(decoding: envelope.stdout, as: UTF8.self))")
         #expect(try upload(bob).status == 201, "another user is not limited")
         #expect(slow.health(within: 5)?.hasPrefix("HTTP/1.1 201") == true, "the slow upload completes")
         #expect(try upload(alice).status == 201, "the slot is free again")
@@ -397,6 +401,34 @@ struct VaultHostileBodyTests {
         // Nothing of the upload was kept.
         let list = try curl(["-H", "Authorization: Bearer \(token)", vault.url + "/vault/backups"])
         #expect((try JSONSerialization.jsonObject(with: list.stdout) as? [Any])?.isEmpty == true)
+    }
+
+    /// The access log is written from a queue of its own: with the server's stderr a pipe nobody
+    /// reads (full after 64 KiB), 3,000 requests still answer at once and the lines that can't
+    /// be written are dropped and counted. (Before, each request wrote its line itself, and the
+    /// first one to meet the full pipe stalled the event loop.)
+    @Test func aStuckLogStallsNoRequest() throws {
+        let fixture = try WalletFixture()
+        let db = "sqlite:" + fixture.home.appendingPathComponent("vault.sqlite").path
+        let process = Process()
+        process.executableURL = CLI.vaultBinary
+        process.arguments = ["serve", "--port", "0", "--db", db, "--access-log"]
+        process.environment = ProcessInfo.processInfo.environment.merging(fixture.environment) { $1 }
+        let output = Pipe(), unread = Pipe()
+        process.standardOutput = output
+        process.standardError = unread  // never read until the end
+        try process.run()
+        // Killed: a graceful stop would wait to write its own last lines to the full pipe.
+        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        var line = Data()
+        while !line.contains(0x0A) { line += output.fileHandleForReading.availableData }
+        let port = try #require(Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ":").last ?? ""))
+        let started = Date()
+        for i in 0..<3_000 {
+            let status = try RawConnection.health(port: port, within: 5)
+            guard status == "HTTP/1.1 200 OK" else { Issue.record("request \(i): \(status ?? "no answer")"); return }
+        }
+        #expect(Date().timeIntervalSince(started) < 60, "3,000 requests took \(Date().timeIntervalSince(started)) s")
     }
 
     /// Digests go out as RFC 9530 and RFC 9110 write them (not percent-encoded), and a backup
