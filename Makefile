@@ -94,7 +94,7 @@ vectors:
 ## FUZZ_SECONDS (default 60) each; crashes land in fuzz/crashes.
 FUZZ_SECONDS ?= 60
 fuzz: deps
-	HAWALA_FUZZ=1 swift build --product hawala-fuzz --scratch-path .build/fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+	HAWALA_FUZZ=1 swift build --product hawala-fuzz --scratch-path .build/fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld
 	mkdir -p fuzz/corpus fuzz/crashes
 	for target in backup keys lightning; do \
 	  HAWALA_FUZZ=1 HAWALA_FUZZ_TARGET=$$target .build/fuzz/debug/hawala-fuzz fuzz/corpus fuzz/seeds -artifact_prefix=fuzz/crashes/ \

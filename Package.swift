@@ -96,6 +96,7 @@ let package = Package(
         .target(
             name: "HawalaWallet",
             dependencies: ["HawalaCrypto", "HawalaFormat", "HawalaHome", "HawalaKeys", .product(name: "GRDB", package: "GRDB.swift")],
+            resources: [.copy("Resources/password-dictionary.txt")],
             swiftSettings: swiftSettings
         ),
         // The .hawala file's identity (magic, version, sizes): key-free, shared by the backup
@@ -107,7 +108,6 @@ let package = Package(
         .target(
             name: "HawalaBackup",
             dependencies: ["HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet"],
-            resources: [.copy("Resources/password-dictionary.txt")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -213,7 +213,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HawalaLightningTests",
-            dependencies: ["HawalaLightning", "HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaTestSupport"],
+            dependencies: ["HawalaLightning", "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet", "HawalaTestSupport"],
             resources: [.copy("Vectors")],
             swiftSettings: swiftSettings
         ),

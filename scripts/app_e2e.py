@@ -407,7 +407,7 @@ def pay_an_invoice_between_two_wallets(receiver: Scenario, r_app: App, payer: Sc
     use_devnet(payer, p_app, ledger)
     payer.fill("fund-amount", "50000")
     payer.click("Add test funds")
-    payer.wait(lambda d: d.find_element(By.ID, "balance").text == "50000 sat", 10)
+    payer.wait(lambda d: d.find_element(By.ID, "balance").text == "50,000 sat", 10)
     payer.shot("10-lightning")
 
     r = receiver.driver
@@ -431,7 +431,7 @@ def pay_an_invoice_between_two_wallets(receiver: Scenario, r_app: App, payer: Sc
     payer.click("Preview the payment")
     payer.wait_text("Confirm the payment")
     body = payer.body()
-    payer.check("1234 sat" in body and "<script>alert(1)</script>" in body, "the preview shows the amount and the description as text")
+    payer.check("1,234 sat" in body and "<script>alert(1)</script>" in body, "the preview shows the amount and the description as text")
     payer.shot("12-send-preview")
     payer.fill("pay-password", "wrong password")
     payer.active().send_keys(Keys.ENTER)
@@ -444,16 +444,16 @@ def pay_an_invoice_between_two_wallets(receiver: Scenario, r_app: App, payer: Sc
 
     receiver.wait(lambda d: d.find_element(By.ID, "invoice-status").text.startswith("Paid"), 20)
     receiver.check(r.execute_script("return window.hawalaSamePage === true"), "Paid arrived without a reload")
-    receiver.check("1234 sat" in r.find_element(By.ID, "invoice-status").text, "the amount received")
+    receiver.check("1,234 sat" in r.find_element(By.ID, "invoice-status").text, "the amount received")
 
     # The history: both sides, a filter, a search, the detail and the CSV download.
     p.get(p_app.base + "/history?type=send")
     payer.wait_text("coffee")
-    payer.check("−1234 sat" in payer.body(), "the payer's history shows the payment sent")
+    payer.check("−1,234 sat" in payer.body(), "the payer's history shows the payment sent")
     p.get(p_app.base + "/history?type=receive&q=coffee")
     payer.wait_text("No payments match.")
     r.get(r_app.base + "/history?q=COFFEE")
-    receiver.wait_text("+1234 sat")
+    receiver.wait_text("+1,234 sat")
     receiver.shot("14-history")
     r.find_element(By.CSS_SELECTOR, "table.payments a").click()
     receiver.wait_text("Payment hash")

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""The ranked word lists of the backup-password estimator (Sources/HawalaBackup/PasswordStrength*),
+"""The ranked word lists of the password estimator (Sources/HawalaWallet/PasswordStrength*),
 taken from PyPI's zxcvbn (MIT; lists from leaked passwords, Wikipedia, film subtitles and the US
 census), and the cross-check vectors of its tests (zxcvbn's own estimate for a set of passwords).
 
     python3 scripts/gen_password_dictionary.py
 
-writes Sources/HawalaBackup/Resources/password-dictionary.txt and
-Tests/HawalaBackupTests/Vectors/zxcvbn.json. The build and the tests only read these files."""
+writes Sources/HawalaWallet/Resources/password-dictionary.txt and
+Tests/HawalaWalletTests/Fixtures/zxcvbn.json. The build and the tests only read these files."""
 import json
 import math
 import random
@@ -27,7 +27,7 @@ def write_dictionary() -> None:
     for name, keep in KEEP.items():
         lines.append("@" + name)
         lines += FREQUENCY_LISTS[name][:keep]
-    (ROOT / "Sources/HawalaBackup/Resources/password-dictionary.txt").write_text("\n".join(lines) + "\n")
+    (ROOT / "Sources/HawalaWallet/Resources/password-dictionary.txt").write_text("\n".join(lines) + "\n")
 
 
 def samples() -> list[str]:
@@ -58,7 +58,7 @@ def write_vectors() -> None:
     for password in samples():
         result = zxcvbn(password)
         rows.append({"password": password, "bits": round(result["guesses_log10"] * math.log2(10), 2)})
-    path = ROOT / "Tests/HawalaBackupTests/Vectors/zxcvbn.json"
+    path = ROOT / "Tests/HawalaWalletTests/Fixtures/zxcvbn.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"source": "PyPI zxcvbn", "vectors": rows}, ensure_ascii=False, indent=1) + "\n")
 

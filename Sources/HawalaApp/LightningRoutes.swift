@@ -1,4 +1,5 @@
 import Foundation
+import HawalaFormat
 import HawalaKeys
 import HawalaLightning
 import HawalaWallet
@@ -47,8 +48,8 @@ extension AppRoutes {
                 view.backend = lightning.backendLabel
                 view.isDevnet = lightning.backend is DevnetBackend
                 let balance = try await lightning.balance()
-                view.balance = satsText(balance.info.balanceMsat)
-                view.fiat = balance.fiat.map { "\($0.value) \($0.rate.currency)" }
+                view.balance = satsText(balance.info.balanceMsat, .down)
+                view.fiat = balance.fiat.map { AmountText.fiat($0.value, currency: $0.rate.currency) }
                 view.offline = balance.fiatProblem
             } catch {
                 guard let words = Self.lightningWords(error) else { throw error }
@@ -281,7 +282,7 @@ extension AppRoutes {
                      status: HTTPResponse.Status = .ok, problem: String? = nil) async throws -> Response {
         var page = Page(title: "Confirm the payment", session: session, overview: try await app.store.overview(), problem: problem)
         page.send = SendView(input: pending.input, rows: LabelledRow.rows(pending.payment.previewRows(rate: rate)),
-                             total: satsText(pending.payment.prepared.totalMsat))
+                             total: SendFigures(amountMsat: pending.payment.prepared.amountMsat, feeMsat: pending.payment.prepared.feeMsat).total)
         return try render(status, "send", page)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HawalaFormat
 import HawalaLightning
 import HawalaWallet
 
@@ -31,7 +32,7 @@ struct PaymentRow {
         date = PaymentExport.date(payment.timestamp)
         type = PaymentExport.word(payment.type)
         status = payment.status.rawValue
-        amount = (payment.type == .send ? "−" : "+") + satsText(payment.amountMsat)
+        amount = payment.signedAmountText
         description = DisplayText.safe(String((payment.details.description ?? "").prefix(80)))
         sent = payment.type == .send
         pending = payment.status == .pending
@@ -101,7 +102,7 @@ struct InvoiceView {
         let decoded = try Bolt11Invoice(text)
         invoice = text
         (qrPath, qrSize) = try svgQRCode(text, caseInsensitive: true)
-        amount = decoded.amountMsat.map(satsText) ?? "any amount (the payer chooses)"
+        amount = decoded.amountMsat.map(AmountText.exactSats) ?? "any amount (the payer chooses)"
         description = DisplayText.safe(payment.details.description ?? "")
         paymentHash = payment.details.paymentHash ?? ""
         expiresAt = decoded.expiresAt.iso8601
@@ -111,7 +112,7 @@ struct InvoiceView {
         failed = state == .failed
         expired = state == .expired
         waiting = state.word == "waiting"
-        paidAmount = satsText(payment.amountMsat)
+        paidAmount = satsText(payment.amountMsat, .down)
     }
 }
 
@@ -129,7 +130,7 @@ struct InvoiceStatus: Codable, Equatable {
 
     init(_ payment: Payment, now: Date) {
         let state = payment.receiveState(at: now)
-        if case .paid(let amount) = state { self.init(status: "paid", amount: satsText(amount)) } else { self.init(status: state.word) }
+        if case .paid(let amount) = state { self.init(status: "paid", amount: satsText(amount, .down)) } else { self.init(status: state.word) }
     }
 
     var json: String { String(decoding: (try? JSONEncoder().encode(self)) ?? Data("{}".utf8), as: UTF8.self) }

@@ -1,4 +1,5 @@
 import Foundation
+import HawalaFormat
 
 /// The price of one bitcoin in a fiat currency. Decimal, never floating point.
 public struct FiatRate: Sendable, Equatable, Codable {
@@ -11,13 +12,16 @@ public struct FiatRate: Sendable, Equatable, Codable {
         self.btcPrice = btcPrice
     }
 
-    /// The fiat value of `msat`, rounded half-up to the cent.
+    /// The fiat value of `msat`, rounded half-up to the currency's decimals (the cent, mostly).
     public func value(msat: UInt64) -> Decimal {
         var exact = Decimal(msat) * btcPrice / Decimal(100_000_000_000)
         var rounded = Decimal()
-        NSDecimalRound(&rounded, &exact, 2, .plain)
+        NSDecimalRound(&rounded, &exact, AmountText.decimals(currency: currency), .plain)
         return rounded
     }
+
+    /// The fiat value of `msat` as a person reads it: "1,199.05 USD".
+    public func text(msat: UInt64) -> String { AmountText.fiat(value(msat: msat), currency: currency) }
 }
 
 public enum FiatRatesError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -377,11 +377,11 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case let .wrongNetwork(invoice, backend, name):
             "the invoice is for \(invoice.displayName), and this wallet's backend (\(name)) pays on \(backend.displayName) only"
         case .expired(let date): "the invoice expired at \(ISO8601DateFormatter().string(from: date))"
-        case let .insufficientBalance(have, need): "insufficient balance: \(satsText(have)) available, \(satsText(need)) needed (amount + fee)"
+        case let .insufficientBalance(have, need): "insufficient balance: \(satsText(have, .down)) available, \(satsText(need, .up)) needed (amount + fee)"
         case .ownInvoice: "this invoice is this wallet's own"
         case .alreadyPaid: "the invoice has already been paid"
         case .unknownDestination(let node): "unknown destination: no route to node \(node)"
-        case let .feeAboveMaximum(fee, maximum): "the fee (\(satsText(fee))) is above the maximum (\(satsText(maximum)))"
+        case let .feeAboveMaximum(fee, maximum): "the fee (\(exactSatsText(fee))) is above the maximum (\(exactSatsText(maximum)))"
         case let .unsupported(backend, what): what.description(backend: backend)
         case let .refused(by, reason): "\(by): \(reason)"
         case let .timeout(.payment(hash), after):

@@ -7,15 +7,47 @@ import HawalaWallet
 // history line, a payment's details and a payment's preview before it is confirmed. Text from
 // payees and invoices passes through `DisplayText.safe`.
 
-/// Millisatoshis as sats for people: exact when not whole ("1234.567 sat").
-public func satsText(_ msat: UInt64) -> String { PaymentExport.sats(msat) + " sat" }
+/// Millisatoshis as whole sats for people ("1,216,045 sat"), rounded as `AmountText.Rounding`
+/// says: up for what leaves the wallet, down for what it holds or receives.
+public func satsText(_ msat: UInt64, _ rounding: AmountText.Rounding) -> String { AmountText.sats(msat, rounding: rounding) }
+
+/// What a payment sent costs, as every face shows it (the preview, the receipt, a history
+/// line): the amount and the total rounded up, and the fee as their difference, so the three
+/// add up and a preview and its receipt say the same.
+public struct SendFigures: Sendable, Equatable {
+    public let amount: String
+    public let fee: String
+    public let total: String
+
+    public init(amountMsat: UInt64, feeMsat: UInt64) {
+        let amountSats = amountMsat / 1000 + (amountMsat % 1000 == 0 ? 0 : 1)
+        let totalMsat = amountMsat + feeMsat
+        let totalSats = totalMsat / 1000 + (totalMsat % 1000 == 0 ? 0 : 1)
+        amount = AmountText.grouped(amountSats) + " sat"
+        fee = AmountText.grouped(totalSats - amountSats) + " sat"
+        total = AmountText.grouped(totalSats) + " sat"
+    }
+}
+
+extension Payment {
+    /// The amount with its sign, as a person reads it in a list: "−2,504 sat" for a send (its
+    /// total), "+2,500 sat" for a receive.
+    public var signedAmountText: String {
+        type == .send ? "−" + SendFigures(amountMsat: amountMsat, feeMsat: feeMsat).total : "+" + satsText(amountMsat, .down)
+    }
+}
 
 extension Payment {
     /// One line of a history: date, signed amount (with the fee of a send), status, id,
     /// description, failure reason, and an unpaid invoice's expiry.
     public func historyLine(now: Date = Date()) -> String {
-        var text = "\(PaymentExport.date(timestamp))  \(type == .send ? "-" : "+")\(satsText(amountMsat))"
-        if type == .send { text += " (fee \(satsText(feeMsat)))" }
+        var text = "\(PaymentExport.date(timestamp))  "
+        if type == .send {
+            let figures = SendFigures(amountMsat: amountMsat, feeMsat: feeMsat)
+            text += "-\(figures.amount) (fee \(figures.fee))"
+        } else {
+            text += "+\(satsText(amountMsat, .down))"
+        }
         text += "  \(status.rawValue)  \(id)"
         if let d = details.description, !d.isEmpty { text += "  \(DisplayText.safe(String(d.prefix(60))))" }
         if let reason = failureReason { text += "  [\(DisplayText.safe(reason))]" }
@@ -28,8 +60,8 @@ extension Payment {
         var rows: [(String, String?)] = [
             ("type", PaymentExport.word(type)),
             ("status", status.rawValue + (status == .pending ? " (not final: it may still settle)" : "")),
-            ("amount", satsText(amountMsat)),
-            ("fee", satsText(feeMsat)),
+            ("amount", exactSatsText(amountMsat)),
+            ("fee", exactSatsText(feeMsat)),
             ("date", PaymentExport.date(timestamp)),
             ("backend", backend),
             ("fiat then", fiat.map { "\($0.value) \($0.currency)" }),
@@ -50,15 +82,16 @@ extension PreparedPayment {
     /// What a person confirms before paying: amount, fee, total (and its fiat value at `rate`),
     /// description, payee and expiry.
     public func previewRows(rate: FiatRate?) -> [(label: String, value: String)] {
-        var rows = [("amount", satsText(prepared.amountMsat)), ("fee", satsText(prepared.feeMsat)), ("total", satsText(prepared.totalMsat))]
-        if let rate { rows.append(("≈", "\(rate.value(msat: prepared.totalMsat)) \(rate.currency) in total")) }
+        let figures = SendFigures(amountMsat: prepared.amountMsat, feeMsat: prepared.feeMsat)
+        var rows = [("amount", figures.amount), ("fee", figures.fee), ("total", figures.total)]
+        if let rate { rows.append(("≈", "\(AmountText.fiat(rate.value(msat: prepared.totalMsat), currency: rate.currency)) in total")) }
         rows += [
             ("description", prepared.description.flatMap { $0.isEmpty ? nil : DisplayText.safe($0) } ?? "(none)"),
             ("to", hexString(prepared.invoice.payee)),
             ("expires", prepared.expiresAt.iso8601),
         ]
         if let terms = payRequest {
-            rows.insert(("service", "\(terms.domain) accepts \(satsText(terms.minSendableMsat))–\(satsText(terms.maxSendableMsat)): \(DisplayText.safe(terms.description))"), at: 0)
+            rows.insert(("service", "\(terms.domain) accepts \(satsText(terms.minSendableMsat, .up))–\(satsText(terms.maxSendableMsat, .down)): \(DisplayText.safe(terms.description))"), at: 0)
         }
         return rows
     }
@@ -102,7 +135,7 @@ extension PaymentInput {
         case .bitcoinURI(let uri):
             var out = ["bitcoin: URI"]
             if !uri.address.isEmpty { out.append("  address:   \(uri.address) (\(uri.network?.rawValue ?? "?"))") }
-            if let a = uri.amountSats { out.append("  amount:    \(a) sat") }
+            if let a = uri.amountSats { out.append("  amount:    \(AmountText.grouped(a)) sat") }
             if let l = uri.label { out.append("  label:     \(DisplayText.safe(l))") }
             if let m = uri.message { out.append("  message:   \(DisplayText.safe(m))") }
             if let i = uri.lightning { out.append("  lightning: invoice for \(i.amountMsat.map(exactSatsText) ?? "any amount") (preferred)") }
@@ -113,5 +146,5 @@ extension PaymentInput {
 
 }
 
-/// An amount in sat, with the millisatoshis when they are not whole satoshis.
-public func exactSatsText(_ msat: UInt64) -> String { satsText(msat) + (msat % 1000 == 0 ? "" : " (\(msat) msat)") }
+/// An amount in sat, exact: "2,503.5 sat" (details, a decoded invoice).
+public func exactSatsText(_ msat: UInt64) -> String { AmountText.exactSats(msat) }

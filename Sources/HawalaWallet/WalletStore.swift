@@ -20,8 +20,8 @@ public final class WalletStore: Sendable {
 
     /// Receive addresses kept per chain at creation, so listing them needs no password.
     public static let cachedAddressCount = 20
-    /// The shortest wallet password accepted.
-    public static let minimumPasswordLength = 8
+    /// The shortest wallet password accepted (its strength is checked too: `checkStrength`).
+    public static let minimumPasswordLength = PasswordUse.wallet.minimumLength
 
     /// Opens the store; creates it (folder 0700, file 0600) when `create` is true. `unlocked`
     /// hears of every keyring the store hands out (unlock, first password, password change).
@@ -248,9 +248,10 @@ public final class WalletStore: Sendable {
 
     /// Refuses a wallet password that is too short (`WalletError.weakPassword`).
     public static func checkStrength(_ password: SecretBytes) throws {
-        let characters = password.withUnsafeBytes { String(validating: $0, as: UTF8.self)?.count ?? $0.count }
-        guard characters >= minimumPasswordLength else {
-            throw WalletError.weakPassword("the wallet password must have at least \(minimumPasswordLength) characters")
+        do {
+            _ = try PasswordStrength.check(password, for: .wallet)
+        } catch {
+            throw WalletError.weakPassword(error.description)
         }
     }
 

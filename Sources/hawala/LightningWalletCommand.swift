@@ -1,7 +1,7 @@
-import HawalaFormat
 import ArgumentParser
 import Foundation
 import HawalaBackup
+import HawalaFormat
 import HawalaLightning
 import HawalaPaper
 import HawalaWallet
@@ -79,7 +79,7 @@ struct LightningInvoice: AsyncParsableCommand {
         } catch LightningError.timeout {
             throw CLIError("not paid within \(timeout) s; the invoice stays valid until \(response.expiresAt.iso8601)")
         }
-        if json { print(payment.json.compact) } else { print("received \(satsText(payment.amountMsat)) (payment \(payment.id))") }
+        if json { print(payment.json.compact) } else { print("received \(satsText(payment.amountMsat, .down)) (payment \(payment.id))") }
     }
 }
 
@@ -135,7 +135,9 @@ struct LightningPay: AsyncParsableCommand {
         } else {
             let terminal = try Terminal.required("pass --yes")
             for line in preview { terminal.line(line) }
-            guard try terminal.confirm("Pay \(satsText(payment.prepared.totalMsat)) in total?") else { throw CLIError("not paid") }
+            guard try terminal.confirm("Pay \(SendFigures(amountMsat: payment.prepared.amountMsat, feeMsat: payment.prepared.feeMsat).total) in total?") else {
+                throw CLIError("not paid")
+            }
         }
         let paid = try await session.lightning.pay(payment, idempotencyKey: idempotencyKey)
         try report(paid, payeeMessage: payment.payeeMessage(after: paid))
@@ -146,7 +148,8 @@ struct LightningPay: AsyncParsableCommand {
         if json { payment.json.print() }
         switch payment.status {
         case .completed:
-            if !json { print("paid \(satsText(payment.amountMsat)) (fee \(satsText(payment.feeMsat))); payment \(payment.id), preimage \(payment.details.preimage ?? "?")") }
+            let figures = SendFigures(amountMsat: payment.amountMsat, feeMsat: payment.feeMsat)
+            if !json { print("paid \(figures.amount) (fee \(figures.fee)); payment \(payment.id), preimage \(payment.details.preimage ?? "?")") }
             if let payeeMessage { Output.error("message from the payee: \(payeeMessage)") }
         case .failed:
             throw CLIError("payment failed: \(DisplayText.safe(payment.failureReason ?? "no reason given")) (payment \(payment.id))")
@@ -171,8 +174,8 @@ struct LightningBalance: AsyncParsableCommand {
         let (balanceNow, label) = try await options.open(signing: false).closing { (try await $0.balance(currency: fiat), $0.backendLabel) }
         if let problem = balanceNow.fiatProblem { Output.error("note: \(problem)") }
         if json { balanceNow.json.print(); return }
-        var line = "\(satsText(balanceNow.info.balanceMsat))"
-        if let fiat = balanceNow.fiat { line += " ≈ \(fiat.value) \(fiat.rate.currency)" }
+        var line = "\(satsText(balanceNow.info.balanceMsat, .down))"
+        if let fiat = balanceNow.fiat { line += " ≈ \(AmountText.fiat(fiat.value, currency: fiat.rate.currency))" }
         print(line)
         Output.error("on \(label)")
     }
@@ -366,6 +369,6 @@ struct LightningDevnetFund: AsyncParsableCommand {
 
     func run() async throws {
         let info = try await options.open(signing: true).closing { try await $0.fund(sats: sats) }
-        print("devnet: funded \(sats) sat; balance \(satsText(info.balanceMsat))")
+        print("devnet: funded \(AmountText.grouped(sats)) sat; balance \(satsText(info.balanceMsat, .down))")
     }
 }

@@ -99,15 +99,15 @@ extension AppSecurityTests {
             #expect(paid.status == .completed)
             let streamed = try await waiting.value
             #expect(streamed.status == 200 && Browser.header("Content-Type", streamed.headers)?.hasPrefix("text/event-stream") == true)
-            #expect(streamed.body.contains("event: paid\ndata: {\"amount\":\"1000 sat\",\"status\":\"paid\"}") ||
-                    streamed.body.contains("event: paid\ndata: {\"status\":\"paid\",\"amount\":\"1000 sat\"}"), "\(streamed.body)")
+            #expect(streamed.body.contains("event: paid\ndata: {\"amount\":\"1,000 sat\",\"status\":\"paid\"}") ||
+                    streamed.body.contains("event: paid\ndata: {\"status\":\"paid\",\"amount\":\"1,000 sat\"}"), "\(streamed.body)")
             let status = try await browser.send(.get, "/lightning/invoice/status?hash=\(hash)")
             #expect(status.body.contains(#""status":"paid""#))
-            #expect(try await browser.send(.get, location).body.contains("Paid: 1000 sat received."))
+            #expect(try await browser.send(.get, location).body.contains("Paid: 1,000 sat received."))
 
             // The history: the search, a filter, the detail, the download.
             let found = try await browser.send(.get, "/history?q=TEA")
-            #expect(found.body.contains("+1000 sat") && !found.body.contains("<script>alert"))
+            #expect(found.body.contains("+1,000 sat") && !found.body.contains("<script>alert"))
             #expect(try await browser.send(.get, "/history?type=send").body.contains("No payments match."))
             let detail = try await browser.send(.get, "/history/payment?id=\(hash.prefix(12))")
             #expect(detail.status == 200 && detail.body.contains(hash))
@@ -193,7 +193,7 @@ extension AppSecurityTests {
             #expect(try app.paymentsSent().count == 1)
             let page = try await browser.send(.get, "/lightning")
             let fee = try #require(try app.paymentsSent().first).feeMsat
-            #expect(page.body.contains(#"id="balance">\#(satsText(20_000_000 - 700_000 - fee))<"#), "the balance after paying 700 sat and its fee")
+            #expect(page.body.contains(#"id="balance">\#(satsText(20_000_000 - 700_000 - fee, .down))<"#), "the balance after paying 700 sat and its fee")
         }
     }
 }

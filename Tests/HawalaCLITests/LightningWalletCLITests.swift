@@ -80,7 +80,7 @@ struct LightningWalletCLITests {
             #expect(config.status == 0 && config.stdout.contains("backend: devnet:\(ledger)"), "\(config.stderr)")
         }
         let fund = try alice.run(["ln", "devnet", "fund", "100000", "--password-file", alice.path("password")])
-        #expect(fund.status == 0 && fund.stdout == "devnet: funded 100000 sat; balance 100000 sat\n", "\(fund.stderr)")
+        #expect(fund.status == 0 && fund.stdout == "devnet: funded 100,000 sat; balance 100,000 sat\n", "\(fund.stderr)")
 
         // bob's first invoice unlocks his wallet and saves his node id; watching needs no password.
         let invoice = try bob.run(["ln", "invoice", "--amount", "2500", "--description", "coffee", "--password-file", bob.path("password")])
@@ -93,8 +93,8 @@ struct LightningWalletCLITests {
         // alice pays: preview on stderr, result on stdout.
         let pay = try alice.run(["ln", "pay", text, "--yes", "--password-file", alice.path("password")])
         #expect(pay.status == 0, "\(pay.stderr)")
-        #expect(pay.stdout.hasPrefix("paid 2500 sat (fee 3.5 sat); payment "))
-        #expect(pay.stderr.contains("amount:      2500 sat") && pay.stderr.contains("fee:         3.5 sat") && pay.stderr.contains("total:       2503.5 sat"))
+        #expect(pay.stdout.hasPrefix("paid 2,500 sat (fee 4 sat); payment "))
+        #expect(pay.stderr.contains("amount:      2,500 sat") && pay.stderr.contains("fee:         4 sat") && pay.stderr.contains("total:       2,504 sat"))
         #expect(pay.stderr.contains("description: coffee") && pay.stderr.contains("expires:"))
         // The same command again: the idempotency key (the payment hash) has paid; nothing moves.
         let again = try alice.run(["ln", "pay", text, "--yes", "--password-file", alice.path("password")])
@@ -116,7 +116,7 @@ struct LightningWalletCLITests {
         #expect(bHistory.count == 1 && bHistory[0]["type"] as? String == "received" && bHistory[0]["amountMsat"] as? Int == 2_500_000)
         #expect(bHistory[0]["id"] as? String == aHistory[0]["id"] as? String && bHistory[0]["preimage"] as? String == aHistory[0]["preimage"] as? String)
         let sent = try alice.run(["ln", "history", "--type", "sent"])
-        #expect(sent.status == 0 && sent.stdout.split(separator: "\n").count == 1 && sent.stdout.contains("-2500 sat (fee 3.5 sat)  completed"))
+        #expect(sent.status == 0 && sent.stdout.split(separator: "\n").count == 1 && sent.stdout.contains("-2,500 sat (fee 4 sat)  completed"))
         let id = try #require(aHistory[0]["id"] as? String)
         let show = try alice.run(["ln", "show", String(id.prefix(8))])
         #expect(show.status == 0 && show.stdout.contains("payment \(id)") && show.stdout.contains("preimage:"))
@@ -196,7 +196,7 @@ struct LightningWalletCLITests {
         #expect(try alice.run(["ln", "balance", "--fiat", "XYZ"]).status == 1)  // not in the table
         // The configured currency is shown without asking, as text and JSON.
         let plain = try alice.run(["ln", "balance"])
-        #expect(plain.stdout == "150000 sat ≈ 97.5 USD\n", "\(plain.stdout)\(plain.stderr)")
+        #expect(plain.stdout == "150,000 sat ≈ 97.50 USD\n", "\(plain.stdout)\(plain.stderr)")
         let configured = try #require(try json(try alice.run(["ln", "balance", "--json"])) as? [String: Any])
         #expect((configured["fiat"] as? [String: Any])?["currency"] as? String == "USD")
         // A currency the source doesn't have is refused, and nothing changes.
@@ -210,7 +210,7 @@ struct LightningWalletCLITests {
         #expect(try bob.run(["ln", "config", "--backend", "devnet:\(ledger)"]).status == 0)
         let invoice = try bob.run(["ln", "invoice", "--amount", "2000", "--password-file", bob.path("password")])
         let pay = try alice.run(["ln", "pay", invoice.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "--yes", "--password-file", alice.path("password")])
-        #expect(pay.status == 0 && pay.stderr.contains("≈            1.3 USD") && pay.stderr.contains("USD in total"), "\(pay.status) \(pay.stdout) \(pay.stderr)")
+        #expect(pay.status == 0 && pay.stderr.contains("≈            1.30 USD") && pay.stderr.contains("USD in total"), "\(pay.status) \(pay.stdout) \(pay.stderr)")
         // Back to sat only.
         #expect(try alice.run(["ln", "config", "--no-fiat", "--fiat", "EUR"]).status == 2)
         let cleared = try alice.run(["ln", "config", "--no-fiat"])
@@ -238,7 +238,7 @@ struct LightningWalletCLITests {
         let invoice = try bob.run(["ln", "invoice", "--amount", "1000", "--description", "tea", "--password-file", bob.path("password")])
         #expect(invoice.status == 0, "\(invoice.stderr)")
         let unpaid = try bob.run(["ln", "history", "--status", "pending"])
-        #expect(unpaid.stdout.contains("+1000 sat") && unpaid.stdout.contains("tea") && unpaid.stdout.contains("(unpaid invoice, expires "), "\(unpaid.stdout)")
+        #expect(unpaid.stdout.contains("+1,000 sat") && unpaid.stdout.contains("tea") && unpaid.stdout.contains("(unpaid invoice, expires "), "\(unpaid.stdout)")
         let pay = try alice.run(["ln", "pay", invoice.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "--yes", "--password-file", alice.path("password")])
         #expect(pay.status == 0, "\(pay.stderr)")
         // No `ln balance` or `ln watch` in between: `ln history` itself brings the payment in.
@@ -250,7 +250,7 @@ struct LightningWalletCLITests {
         try Data("not a ledger".utf8).write(to: URL(fileURLWithPath: ledger))
         defer { try? saved.write(to: URL(fileURLWithPath: ledger)) }
         let offline = try bob.run(["ln", "history"])
-        #expect(offline.status == 0 && offline.stdout.contains("+1000 sat") && offline.stderr.contains("offline") && offline.stderr.contains("last synced"),
+        #expect(offline.status == 0 && offline.stdout.contains("+1,000 sat") && offline.stderr.contains("offline") && offline.stderr.contains("last synced"),
                 "\(offline.stdout)\(offline.stderr)")
     }
 

@@ -10,12 +10,15 @@ struct PaymentTextTests {
                        details: Payment.Details(description: "coffee\u{1B}[2J", paymentHash: "ab"), failureReason: "no route",
                        fiat: Payment.FiatValue(currency: "EUR", value: Decimal(string: "1.25")!))
 
-    /// Amounts are exact; payee text loses its control characters; absent fields have no row.
+    /// A line reads in whole sats (amount + fee = total); details are exact; payee text loses its
+    /// control characters; absent fields have no row.
     @Test func historyLineAndDetails() {
-        #expect(satsText(1_234_567) == "1234.567 sat" && satsText(5_000) == "5 sat")
+        #expect(satsText(1_234_567, .down) == "1,234 sat" && satsText(1_234_567, .up) == "1,235 sat" && satsText(5_000, .up) == "5 sat")
         let line = sent.historyLine()
-        #expect(line.contains("-2500 sat (fee 3.5 sat)  failed  p1") && line.contains("[no route]") && !line.contains("\u{1B}"))
+        #expect(line.contains("-2,500 sat (fee 4 sat)  failed  p1") && line.contains("[no route]") && !line.contains("\u{1B}"))
+        #expect(sent.signedAmountText == "−2,504 sat")
         let rows = sent.detailRows()
+        #expect(rows.first { $0.label == "amount" }?.value == "2,500 sat" && rows.first { $0.label == "fee" }?.value == "3.5 sat")
         #expect(rows.map(\.label) == ["type", "status", "amount", "fee", "date", "backend", "fiat then", "description", "payment hash", "failure"])
         #expect(rows.first { $0.label == "fiat then" }?.value == "1.25 EUR")
         let unpaid = Payment(id: "r", type: .receive, status: .pending, amountMsat: 1_000, feeMsat: 0, timestamp: Date(timeIntervalSince1970: 0),
@@ -32,9 +35,9 @@ struct PaymentTextTests {
     /// an amount that is not whole satoshis shows its millisatoshis.
     @Test func decodedInputLines() throws {
         let uri = try PaymentInput.parse("bitcoin:bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu?amount=0.001&label=a%1B%5B2Jb&message=hi")
-        #expect(uri.summaryLines == ["bitcoin: URI", "  address:   bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu (mainnet)", "  amount:    100000 sat",
+        #expect(uri.summaryLines == ["bitcoin: URI", "  address:   bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu (mainnet)", "  amount:    100,000 sat",
                                      "  label:     a\u{FFFD}[2Jb", "  message:   hi"])
-        #expect(exactSatsText(1_500) == "1.5 sat (1500 msat)" && exactSatsText(2_000) == "2 sat")
+        #expect(exactSatsText(1_500) == "1.5 sat" && exactSatsText(2_000) == "2 sat" && exactSatsText(1_234_005) == "1,234.005 sat")
         #expect(try PaymentInput.parse("alice@example.com").summaryLines == ["Lightning address alice@example.com: https://example.com/.well-known/lnurlp/alice"])
     }
 }

@@ -161,7 +161,7 @@ struct WalletStoreTests {
         try store.delete("Test", keyring: keyring)
         // The id does not depend on the store: another store computes the same one.
         let other = try WalletStore(home: temporaryHome(), create: true)
-        let otherKeyring = try other.newKeyring(password: password("another one"), parameters: fastKDF())
+        let otherKeyring = try other.newKeyring(password: password("another horse"), parameters: fastKDF())
         #expect(try other.add(mnemonic: mnemonic, passphrase: SecretBytes([]), name: nil, network: .mainnet, keyring: otherKeyring).id == a.id)
         let (_, secret) = try store.secrets(of: b, keyring: keyring)
         #expect(secret == SecretBytes(utf8: "TREZOR"))
@@ -175,7 +175,7 @@ struct WalletStoreTests {
         // A keyring from a wrong password cannot delete, import or change the password.
         let forged = try Keyring(password: password("wrong horse"), parameters: keyring.parameters)
         #expect(throws: WalletError.wrongPassword) { try store.delete("Main", keyring: forged) }
-        #expect(throws: WalletError.wrongPassword) { try store.changePassword(from: forged, to: password("new password"), parameters: fastKDF()) }
+        #expect(throws: WalletError.wrongPassword) { try store.changePassword(from: forged, to: password("fresh battery staple"), parameters: fastKDF()) }
         #expect(try store.list().map(\.name) == ["Main"])
         _ = try store.unlock(password: password("correct horse"))
     }

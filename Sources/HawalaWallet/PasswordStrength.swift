@@ -1,7 +1,7 @@
 import Foundation
 import HawalaCrypto
 
-/// How hard a backup password is to guess, estimated the way zxcvbn does (Wheeler, USENIX
+/// How hard a password is to guess, estimated the way zxcvbn does (Wheeler, USENIX
 /// Security 2016): the password is split into the pieces an attacker would try first — common
 /// passwords, words and names (also reversed, capitalised or in l33t), keyboard walks, repeats,
 /// sequences, years and dates — and the cheapest split gives the number of guesses. Cross-checked
@@ -15,9 +15,9 @@ public struct PasswordStrength: Sendable, Equatable {
     public var rating: String { bits < 60 ? "weak" : bits < 80 ? "fair" : "strong" }
 
     /// Shortest backup password accepted.
-    public static let minimumLength = 10
-    /// Weakest estimate accepted.
-    public static let minimumBits = 60
+    public static var minimumLength: Int { PasswordUse.backup.minimumLength }
+    /// Weakest estimate accepted for a backup password.
+    public static var minimumBits: Int { PasswordUse.backup.minimumBits }
 
     /// Why a password is easier to guess than its length suggests (never quoting it).
     public enum Weakness: Sendable, Equatable, CustomStringConvertible {
@@ -48,29 +48,47 @@ public struct PasswordStrength: Sendable, Equatable {
             .min { ($1.length, $0.rank) < ($0.length, $1.rank) }.map(\.kind)
     }
 
-    /// Checks a new backup password: its strength when accepted.
-    /// - Throws: `BackupPasswordRefusal` saying why not.
-    public static func check(_ password: SecretBytes) throws(BackupPasswordRefusal) -> PasswordStrength {
-        guard let text = password.withUnsafeBytes({ String(validating: $0, as: UTF8.self) }) else { throw .notText }
-        guard text.count >= minimumLength else { throw .tooShort(minimum: minimumLength) }
+    /// Checks a new password for `use`: its strength when accepted. One estimator for every
+    /// password a person chooses, with a bar for each use.
+    /// - Throws: `PasswordRefusal` saying why not.
+    public static func check(_ password: SecretBytes, for use: PasswordUse = .backup) throws(PasswordRefusal) -> PasswordStrength {
+        guard let text = password.withUnsafeBytes({ String(validating: $0, as: UTF8.self) }) else { throw .notText(use) }
+        guard text.count >= use.minimumLength else { throw .tooShort(use, minimum: use.minimumLength) }
         let strength = PasswordStrength(text)
-        guard strength.bits >= minimumBits else { throw .tooEasy(bits: strength.bits, minimum: minimumBits, weakness: strength.weakness) }
+        guard strength.bits >= use.minimumBits else { throw .tooEasy(use, bits: strength.bits, minimum: use.minimumBits, weakness: strength.weakness) }
         return strength
     }
 }
 
-/// Why a new backup password is refused.
-public enum BackupPasswordRefusal: Error, Equatable, Sendable, CustomStringConvertible {
-    case notText
-    case tooShort(minimum: Int)
-    case tooEasy(bits: Int, minimum: Int, weakness: PasswordStrength.Weakness?)
+/// What a password protects, and so how hard it must be to guess (decision 0011). A backup
+/// password guards a file that leaves the machine — to a vault, a USB stick, a cloud — where it
+/// can be attacked offline for ever. A wallet password guards the wallets on this machine: an
+/// attacker first needs the file, and each guess costs an Argon2id run of 64 MiB. So the
+/// wallet's bar is lower — zxcvbn's "safely unguessable" (10^8 guesses, about 26 bits: moderate
+/// protection against an offline slow hash) —, but it is a bar: common passwords are refused.
+public enum PasswordUse: Sendable, Equatable {
+    case wallet
+    case backup
+
+    public var minimumLength: Int { self == .wallet ? 8 : 10 }
+    /// The weakest estimate accepted, in bits.
+    public var minimumBits: Int { self == .wallet ? 26 : 60 }
+
+    var noun: String { self == .wallet ? "the wallet password" : "the backup password" }
+}
+
+/// Why a new password is refused (never quoting it).
+public enum PasswordRefusal: Error, Equatable, Sendable, CustomStringConvertible {
+    case notText(PasswordUse)
+    case tooShort(PasswordUse, minimum: Int)
+    case tooEasy(PasswordUse, bits: Int, minimum: Int, weakness: PasswordStrength.Weakness?)
 
     public var description: String {
         switch self {
-        case .notText: "the backup password is not valid UTF-8 text"
-        case .tooShort(let minimum): "the backup password must have at least \(minimum) characters"
-        case let .tooEasy(bits, minimum, weakness):
-            "the backup password is too easy to guess (about \(bits) bits; at least \(minimum) needed)\(weakness.map { ": \($0)" } ?? ""); use four or more random words, or a longer passphrase"
+        case .notText(let use): "\(use.noun) is not valid UTF-8 text"
+        case let .tooShort(use, minimum): "\(use.noun) must have at least \(minimum) characters"
+        case let .tooEasy(use, bits, minimum, weakness):
+            "\(use.noun) is too easy to guess (about \(bits) bits; at least \(minimum) needed)\(weakness.map { ": \($0)" } ?? ""); use four or more random words, or a longer passphrase"
         }
     }
 }
