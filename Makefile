@@ -1,13 +1,16 @@
 # Hawala: `make run` sets up what is missing and starts the wallet; `make test` runs every test.
 SHELL := /bin/bash
-APT_PACKAGES := libsecp256k1-dev libsodium-dev libsqlite3-dev libcairo2-dev libqrencode-dev fonts-dejavu-core pkg-config poppler-utils zbar-tools curl postgresql \
-	chromium chromium-driver python3-selenium
+## What building and running need; what the tests need besides (a PostgreSQL for the vault's
+## storage tests, Chromium and Selenium for the app's, PDF and QR readers, curl).
+APT_PACKAGES := libsecp256k1-dev libsodium-dev libsqlite3-dev libcairo2-dev libqrencode-dev fonts-dejavu-core pkg-config
+TEST_PACKAGES := poppler-utils zbar-tools curl postgresql chromium chromium-driver python3-selenium
 PYTHON ?= python3
-ARGS ?=
+## `make run` starts the app; ARGS="wallet list" runs another command.
+ARGS ?= app
 ## An import of a module not declared in Package.swift fails the build.
 IMPORT_CHECK := --explicit-target-dependency-import-check error
 
-.PHONY: run test test-asan test-app test-spark-stress build release bench bench-app bench-vault deps vectors fuzz clean screens
+.PHONY: run test test-asan test-app test-spark-stress build release bench bench-app bench-vault deps test-deps vectors fuzz clean screens
 
 ## Install the missing Debian packages (apt-get; sudo when not root), then the Breez Spark SDK:
 ## its library from PyPI and the Swift bindings generated from it, in Generated/spark (never
@@ -15,6 +18,11 @@ IMPORT_CHECK := --explicit-target-dependency-import-check error
 deps:
 	@./scripts/install-deps.sh $(APT_PACKAGES)
 	@./scripts/install-spark.sh
+
+## What the tests need besides: the packages above and axe-core (scripts/install-axe.sh).
+test-deps: deps
+	@./scripts/install-deps.sh $(TEST_PACKAGES)
+	@./scripts/install-axe.sh
 
 build: deps
 	swift build --product hawala $(IMPORT_CHECK)
@@ -25,8 +33,10 @@ release: deps
 	swift build -c release --product hawala-vault
 	swift build -c release --product hawala-bench
 
-## Build and start hawala (pass arguments with ARGS="derive --chain bitcoin").
-run: build
+## Build and start the app: the browser opens, or the sign-in link is printed (other commands:
+## ARGS="wallet list").
+run: deps
+	swift build --product hawala $(IMPORT_CHECK)
 	@.build/debug/hawala $(ARGS)
 
 ## Every test: unit tests, official and cross-implementation vectors, CLI tests, the vault
@@ -34,7 +44,7 @@ run: build
 ## faults against the real server, both storages), schemathesis against the vault server,
 ## `hawala app` in headless Chromium; then the library tests again under AddressSanitizer. A
 ## failing run ends by repeating its ✘ lines.
-test: deps
+test: test-deps
 	$(PYTHON) scripts/check-imports.py
 	swift build --build-tests $(IMPORT_CHECK)
 	./scripts/with-postgres.sh swift test --skip-build --parallel --num-workers 2 2>&1 | tee .build/test.log; \
@@ -46,16 +56,16 @@ test: deps
 
 ## `hawala app` end to end in headless Chromium (Debian's chromium, chromedriver and
 ## python3-selenium: Selenium downloads nothing).
-test-app: deps
+test-app: test-deps
 	swift build --product hawala $(IMPORT_CHECK)
 	/usr/bin/python3 scripts/app_e2e.py
 
 ## The screenshots in docs/screens (docs/user-guide.md), taken by the end-to-end run.
-screens: deps
+screens: test-deps
 	swift build --product hawala $(IMPORT_CHECK)
 	/usr/bin/python3 scripts/app_e2e.py --screens docs/screens
 
-test-asan: deps
+test-asan: test-deps
 	swift build --build-tests $(IMPORT_CHECK) --sanitize=address --scratch-path .build/asan
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 swift test --skip-build --sanitize=address --scratch-path .build/asan --parallel --num-workers 2 --skip HawalaCLITests --skip facesAgree 2>&1 | tee .build/asan/test.log; \
 	  status=$${PIPESTATUS[0]}; [ $$status -eq 0 ] || { echo "== failed (from .build/asan/test.log):"; grep -E '✘|ERROR: AddressSanitizer' .build/asan/test.log | tail -20; exit $$status; }

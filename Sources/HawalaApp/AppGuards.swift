@@ -132,6 +132,13 @@ final class FormBody {
 
     func secret(_ name: String) -> SecretBytes? { fields[name].map { SecretBytes($0) } }
 
+    /// The fields among `names` that were sent, as text (up to 8 KiB each): what a page refills.
+    func plainFields(_ names: Set<String>) -> [String: String] {
+        var out: [String: String] = [:]
+        for name in names { if let value = text(name), value.utf8.count <= 8_192 { out[name] = value } }
+        return out
+    }
+
     /// Percent-decoding, with `+` as a space.
     private static func decode(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
         var out: [UInt8] = []

@@ -12,16 +12,35 @@ struct Page {
         let imported: [Imported]
     }
 
+    /// A link of the menu; `current` marks the screen shown (aria-current).
+    struct NavLink { let label: String, path: String, current: Bool }
+
     let title: String
     let minimumPasswordLength = WalletStore.minimumPasswordLength
     var csrf = ""
     var unlocked = false
+    /// Seconds an unlocked session may stay idle before it locks (the page counts them down).
+    var idleLockSeconds = 0
     var wallets: [WalletRow] = []
     // Stored, not computed: templates see stored properties only (Mirror).
     var anyWallets = false
-    /// Names of the wallets whose words are not backed up: a badge on every page.
+    /// Names of the wallets whose words are not backed up.
     var notBackedUp: [String] = []
     var anyNotBackedUp = false
+    /// The reminder above every page but the home (which has its own card) and the backup itself.
+    var showBackupBanner = false
+    var backupBanner = ""
+    var backupLink = ""
+    /// The menu, its current screen marked (set by `AppRoutes.render` from the template).
+    var nav: [NavLink] = []
+    /// A page with a wide layout (tables of wallets, the vault).
+    var wide = false
+    /// The unlock page: where to return afterwards, and whether a form waits to be refilled.
+    var next = ""
+    var interrupted = false
+    var home: HomeView?
+    var sendForm: SendFormView?
+    var invoiceForm: InvoiceFormView?
     var problem: String?
     var message: String?
     /// Seconds after which the page reloads itself (nil: never): the words hide on time. An
@@ -66,10 +85,43 @@ struct Page {
                       nameQuery: w.name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "",
                       imported: w.importedAccounts.map { .init(chain: $0.chain, address: $0.address, label: $0.label ?? "") })
         }
-        notBackedUp = overview.reminder.wallets.map(\.name)
+        idleLockSeconds = Int(session.idleLock)
+        let reminder = overview.reminder
+        notBackedUp = reminder.wallets.map(\.name)
         anyWallets = !wallets.isEmpty
         anyNotBackedUp = !notBackedUp.isEmpty
+        if let first = reminder.wallets.first, unlocked {
+            showBackupBanner = true
+            backupBanner = reminder.wallets.count == 1 ? "“\(first.name)” is not backed up." : "\(reminder.wallets.count) wallets are not backed up."
+            backupLink = "/words?purpose=backup&wallet=" + (first.name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        }
         self.problem = problem
         self.message = message
+    }
+}
+
+extension Page {
+    /// The menu's screens, in order: its words are the pages' titles.
+    static let menu: [(label: String, path: String, section: String)] = [
+        ("Home", "/", "home"), ("Send", "/send", "send"), ("Receive", "/receive", "receive"), ("History", "/history", "history"),
+        ("Wallets", "/wallets", "wallets"), ("Backups", "/backups", "backups"), ("Vault", "/vault", "vault"), ("Settings", "/settings", "settings"),
+    ]
+
+    /// Which menu screen a template belongs to.
+    static let sections: [String: String] = [
+        "home": "home", "send-form": "send", "send": "send", "payment": "send",
+        "receive": "receive", "receive-lightning": "receive", "invoice": "receive",
+        "history": "history", "payment-detail": "history",
+        "wallets": "wallets", "create": "wallets", "restore": "wallets", "restore-shares": "wallets", "words-password": "wallets", "backup": "wallets",
+        "backups": "backups", "import": "backups", "imported": "backups", "shares": "backups",
+        "vault": "vault", "settings": "settings", "lightning": "settings",
+    ]
+
+    /// The menu with `template`'s screen marked, and no backup banner where the page is itself
+    /// about the backup.
+    mutating func place(in template: String) {
+        let section = Self.sections[template]
+        nav = Self.menu.map { NavLink(label: $0.label, path: $0.path, current: $0.section == section) }
+        if ["home", "backup", "words-password", "wallets"].contains(template) { showBackupBanner = false }
     }
 }

@@ -24,11 +24,12 @@ struct AppRoutes: Sendable {
             }
         }
         router.get("/start") { request, _ in try await start(request) }
-        router.get("/") { request, _ in try await home(request) }
         router.get("/unlock") { request, _ in try await unlockPage(request) }
+        router.get("/alive") { request, _ in try await alive(request) }
         router.post("/unlock") { request, _ in try await posted(request, unlock) }
         router.post("/lock") { request, _ in try await posted(request, lock) }
         router.post("/wallets/use") { request, _ in try await posted(request, useWallet) }
+        registerHome(on: router)
         registerBackup(on: router)
         registerRecovery(on: router)
         registerReceive(on: router)
@@ -46,47 +47,62 @@ struct AppRoutes: Sendable {
     func start(_ request: Request) async throws -> Response {
         guard let token = request.uri.queryParameters["token"].map(String.init),
               let session = await app.sessions.exchange(token: token) else {
-            return try render(.forbidden, "message", Page(title: "Link expired", message: "This link was used already or is not this app's. Run the app again for a new one."))
+            return try render(.forbidden, "message", Page(title: "Link expired", message: """
+                This sign-in link was used already (each link works once) or is not this app's. \
+                Press Enter in the terminal where Hawala runs for a new link.
+                """))
         }
         return AppResponse.redirect("/", cookie: session.id)
     }
 
-    func home(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
-        let overview = try await app.store.overview()
-        if try await mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
-        return try render(.ok, "home", Page(title: "Wallets", session: session, overview: overview))
-    }
-
     func unlockPage(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
-        if session.isUnlocked { return AppResponse.redirect("/") }
-        return try render(.ok, "unlock", Page(title: "Unlock", session: session, overview: try await app.store.overview()))
+        let next = ReturnPath.safe(request.uri.queryParameters["next"].map(String.init))
+        if session.isUnlocked { return AppResponse.redirect(next ?? "/") }
+        var page = Page(title: "Unlock", session: session, overview: try await app.store.overview())
+        page.next = next ?? ""
+        page.interrupted = session.interrupted != nil
+        return try render(.ok, "unlock", page)
     }
 
-    /// The login: the wallet password opens the store; the session gets a new id.
+    /// The login: the wallet password opens the store; the session gets a new id; back to the
+    /// page the lock interrupted.
     func unlock(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         let overview = try await app.store.overview()
         guard overview.hasPassword else { return AppResponse.redirect("/") }
+        let next = ReturnPath.safe(form.text("next")) ?? "/"
         let keyring: Keyring
         switch try await checkPassword(form) {
         case .opened(let opened): keyring = opened
         case .refused(let status, let problem):
-            return try render(status, "unlock", Page(title: "Unlock", session: session, overview: overview, problem: problem))
+            var page = Page(title: "Unlock", session: session, overview: overview, problem: problem)
+            page.next = next
+            page.interrupted = session.interrupted != nil
+            return try render(status, "unlock", page)
         }
         guard let unlocked = await app.sessions.unlock(session.id, keyring: keyring) else { return try noSession() }
-        return AppResponse.redirect("/", cookie: unlocked.id)
+        return AppResponse.redirect(next, cookie: unlocked.id)
     }
 
-    /// The lock: the keyring is dropped and the browser holds a new, locked session.
+    /// The lock: the keyring is dropped and the browser holds a new, locked session; the unlock
+    /// returns to the page that was open.
     func lock(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         let locked = await app.sessions.lock(session.id)
         await app.lightningSessions.close(session.id)
-        return AppResponse.redirect("/unlock", cookie: locked.id)
+        return AppResponse.redirect(ReturnPath.unlockPath(returningTo: form.text("next")), cookie: locked.id)
+    }
+
+    /// Keeps an unlocked session awake ("Stay unlocked"): 204, or 401 once it has locked.
+    func alive(_ request: Request) async throws -> Response {
+        guard CrossSiteCheck.sameOriginRead(request, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
+            return AppResponse.plain(.forbidden, "refused: not the app's page")
+        }
+        guard let session = await session(of: request), session.isUnlocked else { return AppResponse.plain(.unauthorized, "locked") }
+        return Response(status: .noContent)
     }
 
     func useWallet(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        guard session.isUnlocked else { return AppResponse.toUnlock() }
         await app.lightningSessions.close(session.id)  // the other wallet's backend, if open
         do {
             try await app.store.get().use(form.text("name") ?? "")
@@ -100,11 +116,19 @@ struct AppRoutes: Sendable {
     // MARK: - Helpers
 
     /// A state change: the session, its form, and the cross-site check before `handle` runs.
+    /// A form sent while locked is kept (its plain fields) and shown again after the unlock.
     func posted(_ request: Request, _ handle: (AppSessions.Session, FormBody) async throws -> Response) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
         let form = try await formBody(request)
         guard CrossSiteCheck.passes(request, form: form, csrf: session.csrf, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
             return try crossSite()
+        }
+        let action = request.uri.path
+        if action != "/unlock", action != "/lock", try await mustUnlock(session) {
+            let page = ReturnPath.page(forAction: action)
+            let fields = form.plainFields(AppSessions.InterruptedForm.kept)
+            await app.sessions.update(session.id) { $0.interrupted = fields.isEmpty ? nil : .init(page: page, fields: fields) }
+            return AppResponse.redirect(ReturnPath.unlockPath(returningTo: page))
         }
         let response = try await handle(session, form)
         await refreshAgentSnapshot(session.id)
@@ -131,7 +155,14 @@ struct AppRoutes: Sendable {
     }
 
     func session(of request: Request) async -> AppSessions.Session? {
-        await app.sessions.session(request.cookies[Self.cookie]?.value)
+        await app.sessions.session(request.cookies[Self.cookie]?.value, timeZone: Self.timeZone(request))
+    }
+
+    /// The browser's time zone, from the cookie the page's script sets (an IANA name).
+    static func timeZone(_ request: Request) -> TimeZone? {
+        guard let raw = request.cookies["hawala_tz"]?.value, raw.utf8.count <= 96, let name = raw.removingPercentEncoding,
+              name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "/_+-".contains($0)) }) else { return nil }
+        return TimeZone(identifier: name)
     }
 
     func formBody(_ request: Request) async throws -> FormBody {
@@ -142,7 +173,10 @@ struct AppRoutes: Sendable {
     }
 
     func noSession() throws -> Response {
-        try render(.unauthorized, "message", Page(title: "Not signed in", message: "Open the app with the link it printed when it started (it works once). Run the app again for a new one."))
+        try render(.unauthorized, "message", Page(title: "Not signed in", message: """
+            Open the app with the link it printed when it started (each link works once). \
+            Press Enter in the terminal where Hawala runs for a new link.
+            """))
     }
 
     func crossSite() throws -> Response {
@@ -150,6 +184,8 @@ struct AppRoutes: Sendable {
     }
 
     func render(_ status: HTTPResponse.Status, _ template: String, _ page: Page) throws -> Response {
+        var page = page
+        page.place(in: template)
         guard let html = app.pages.render(page, withTemplate: template) else { throw AppError.resourcesMissing }
         return Response(status: status, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: html)))
     }

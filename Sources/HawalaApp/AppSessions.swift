@@ -18,6 +18,12 @@ actor AppSessions {
         let csrf: String
         var keyring: Keyring?
         var lastSeen: Date
+        /// How long the session may stay idle before it locks (the setting when it was read).
+        var idleLock: TimeInterval = 0
+        /// The browser's time zone (a cookie the page's script sets); the machine's without it.
+        var timeZone: TimeZone = .current
+        /// A form the lock interrupted, to show filled again after the unlock (never a secret).
+        var interrupted: InterruptedForm?
         /// The words being backed up or shown (held only while the page needs them).
         var backup: BackupTask?
         /// A recovery in progress.
@@ -42,6 +48,18 @@ actor AppSessions {
             shareEntry = nil
             sharesRecovery = nil
         }
+    }
+
+    /// A form sent while the session was locked: the page it belongs to, and its plain fields
+    /// (`InterruptedForm.kept` only: never a password, a word or a passphrase).
+    struct InterruptedForm: Sendable {
+        let page: String
+        let fields: [String: String]
+
+        /// The fields worth keeping across a lock, none of them secret.
+        static let kept: Set<String> = ["input", "amount", "comment", "description", "name", "words", "network"]
+
+        func value(_ name: String) -> String { fields[name] ?? "" }
     }
 
     /// A decrypted backup's import plan and the uploaded file's name.
@@ -108,13 +126,24 @@ actor AppSessions {
         return newSession(keyring: nil)
     }
 
-    /// The session with this id, locked again if it was idle too long.
-    func session(_ id: String?) -> Session? {
+    /// The session with this id, locked again if it was idle too long; `timeZone`, the browser's
+    /// zone when it said.
+    func session(_ id: String?, timeZone: TimeZone? = nil) -> Session? {
         guard let id, var session = sessions[id] else { return nil }
         let time = now()
         if time.timeIntervalSince(session.lastSeen) > idleLock { session.forgetSecrets() }
         session.lastSeen = time
+        session.idleLock = idleLock
+        if let timeZone { session.timeZone = timeZone }
         sessions[id] = session
+        return session
+    }
+
+    /// The session with this id as it stands, without counting this as a request (an event
+    /// stream must not keep a session awake).
+    func peek(_ id: String?) -> Session? {
+        guard let id, var session = sessions[id] else { return nil }
+        if now().timeIntervalSince(session.lastSeen) > idleLock { session.forgetSecrets() }
         return session
     }
 
@@ -158,9 +187,27 @@ actor AppSessions {
     /// The login: the locked session `id` is replaced by an unlocked one with a new id; the
     /// wrong tries before it are forgotten.
     func unlock(_ id: String, keyring: Keyring) -> Session? {
-        guard sessions.removeValue(forKey: id) != nil else { return nil }
+        guard let old = sessions.removeValue(forKey: id) else { return nil }
         tries.removeAll()
-        return newSession(keyring: keyring)
+        var session = newSession(keyring: keyring)
+        session.timeZone = old.timeZone
+        session.interrupted = old.interrupted
+        sessions[session.id] = session
+        return session
+    }
+
+    /// The form the lock interrupted, if it belongs to `page`: given once.
+    func takeInterrupted(_ id: String, page: String) -> InterruptedForm? {
+        guard let form = sessions[id]?.interrupted, form.page == page else { return nil }
+        sessions[id]?.interrupted = nil
+        return form
+    }
+
+    /// A fresh one-time token for the sign-in link (the previous one, if unused, stops working).
+    func newToken() -> String {
+        let fresh = Self.randomToken()
+        token = fresh
+        return fresh
     }
 
     /// Changes session `id` with `body`; nil when there is no such session.
@@ -189,8 +236,11 @@ actor AppSessions {
     /// The lock: the session and its keyring are gone; the browser gets a new locked session
     /// (the password opens it again, no new token needed).
     func lock(_ id: String) -> Session {
-        sessions.removeValue(forKey: id)
-        return newSession(keyring: nil)
+        let old = sessions.removeValue(forKey: id)
+        var session = newSession(keyring: nil)
+        session.timeZone = old?.timeZone ?? .current
+        sessions[session.id] = session
+        return session
     }
 
     private func newSession(keyring: Keyring?) -> Session {

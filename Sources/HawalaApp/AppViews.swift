@@ -170,6 +170,8 @@ struct ReceiveView {
     let qrPath: String
     let qrSize: Int
     let chains: [ChainLink]
+    /// The wallet uses Lightning: the tabs offer an invoice too.
+    var hasLightning = false
 
     init(wallet: WalletSummary, request: AddressRequest, chains: [Chain]) throws {
         self.wallet = wallet.name
@@ -295,8 +297,7 @@ extension String {
     var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
 }
 
-/// A date as a page shows it: to the minute, in UTC (the vault's schedule is in UTC too).
-func dateText(_ date: Date) -> String {
-    date.formatted(Date.VerbatimFormatStyle(format: "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits) UTC",
-                                            timeZone: TimeZone(identifier: "UTC")!, calendar: Calendar(identifier: .gregorian)))
+/// A date as a page shows it, in the reader's time zone: "today 14:07", "3 Nov 2025".
+func dateText(_ date: Date, _ timeZone: TimeZone, now: Date = Date()) -> String {
+    date.relative(now: now, timeZone: timeZone)
 }

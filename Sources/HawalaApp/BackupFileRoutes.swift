@@ -33,7 +33,7 @@ extension AppRoutes {
     /// The backups page; a store with wallets needs an unlocked session (a new home may only import).
     func backups(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, problem: String? = nil) async throws -> Response {
         let overview = try await app.store.overview()
-        if try await mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
+        if try await mustUnlock(session, overview: overview) { return AppResponse.toUnlock() }
         var page = Page(title: "Backups", session: session, overview: overview, problem: problem)
         page.backups = BackupsView(wallets: overview.wallets)
         return try render(status, "backups", page)
@@ -42,7 +42,7 @@ extension AppRoutes {
     // MARK: - Export
 
     func exportBackup(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        guard session.isUnlocked else { return AppResponse.toUnlock() }
         let keyring: Keyring
         switch try await checkPassword(form) {
         case .opened(let opened): keyring = opened
@@ -105,7 +105,7 @@ extension AppRoutes {
     /// A recovery sheet as a PDF download, drawn in memory: numbered lines to write the words on,
     /// or — with the wallet password again — the words and their SeedQRs.
     func paperSheet(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        guard session.isUnlocked else { return AppResponse.toUnlock() }
         let store = try await app.store.get()
         let wallet: WalletSummary
         do {
@@ -150,7 +150,7 @@ extension AppRoutes {
               CrossSiteCheck.passes(request, sentToken: sentToken, csrf: session.csrf, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
             return try crossSite()
         }
-        if try await mustUnlock(session) { return AppResponse.redirect("/unlock") }
+        if try await mustUnlock(session) { return AppResponse.toUnlock() }
         if let length = request.headers[.contentLength].flatMap(Int.init), length > app.options.maximumBackupBytes + (64 << 10) { return try await uploadTooLarge(session) }
         return nil
     }
@@ -234,7 +234,7 @@ extension AppRoutes {
         guard let task = session.importing else { return AppResponse.redirect("/backups") }
         let store = try await app.store.get(create: true)
         let first = try !store.hasPassword()
-        if !first && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        if !first && !session.isUnlocked { return AppResponse.toUnlock() }
         var chosen: [Int: ConflictPolicy] = [:]
         for index in task.plan.rows.indices { chosen[index] = form.text("policy-\(index)").flatMap(ConflictPolicy.init(rawValue:)) }
         let policies: [String: ConflictPolicy]
@@ -247,7 +247,7 @@ extension AppRoutes {
         switch try await keyringForChange(session, form, store: store) {
         case .keyring(let chosen): keyring = chosen
         case .problem(let problem): return try await importPreview(session, plan: task.plan, source: task.source, status: .badRequest, problem: problem)
-        case .locked: return AppResponse.redirect("/unlock")
+        case .locked: return AppResponse.toUnlock()
         }
         let outcomes = try await NIOThreadPool.singleton.runIfActive { try task.plan.apply(policies: policies, store: store, keyring: keyring) }
         var current = session

@@ -24,7 +24,7 @@ extension AppRoutes {
     func createPage(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
         let overview = try await app.store.overview()
-        if try await mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
+        if try await mustUnlock(session, overview: overview) { return AppResponse.toUnlock() }
         var page = Page(title: "New wallet", session: session, overview: overview)
         page.create = CreateView(needsPassword: !overview.hasPassword)
         return try render(.ok, "create", page)
@@ -35,7 +35,7 @@ extension AppRoutes {
     func create(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         let store = try await app.store.get(create: true)
         let first = try !store.hasPassword()
-        if !first && !session.isUnlocked { return AppResponse.redirect("/unlock") }
+        if !first && !session.isUnlocked { return AppResponse.toUnlock() }
         let asked = form.text("words")
         let network = form.text("network").flatMap(Network.init(rawValue:)) ?? .mainnet
         let name = form.text("name")?.trimmingCharacters(in: .whitespaces) ?? ""
@@ -60,7 +60,7 @@ extension AppRoutes {
         switch try await keyringForChange(session, form, store: store) {
         case .keyring(let chosen): keyring = chosen
         case .problem(let problem): return try await again(problem)
-        case .locked: return AppResponse.redirect("/unlock")
+        case .locked: return AppResponse.toUnlock()
         }
         let created: (wallet: WalletSummary, backup: SeedBackupFlow)
         do {
@@ -149,7 +149,7 @@ extension AppRoutes {
     /// The password form before the words are shown or quizzed again.
     func wordsPasswordPage(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
-        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        guard session.isUnlocked else { return AppResponse.toUnlock() }
         let name = request.uri.queryParameters["wallet"].map(String.init) ?? ""
         let view = SecretWordsView(wallet: name, purpose: request.uri.queryParameters["purpose"].map(String.init) ?? "")
         var page = Page(title: view.title, session: session, overview: try await app.store.overview())
@@ -159,7 +159,7 @@ extension AppRoutes {
 
     /// The password again, then the words (shown) or the quiz (verify).
     func openWords(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        guard session.isUnlocked else { return AppResponse.toUnlock() }
         let name = form.text("wallet") ?? ""
         let purpose = SecretWordsView(wallet: name, purpose: form.text("purpose") ?? "").purpose
         func again(_ status: HTTPResponse.Status, _ problem: String) async throws -> Response {

@@ -17,7 +17,7 @@ extension AppRoutes {
 
     func historyPage(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
-        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        guard session.isUnlocked else { return AppResponse.toUnlock() }
         let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
         let query = request.uri.queryParameters
@@ -30,14 +30,15 @@ extension AppRoutes {
                                                                                   offset: offset, limit: HistoryView.pageSize + 1))
         let hasMore = rows.count > HistoryView.pageSize
         if hasMore { rows.removeLast() }
-        var page = Page(title: "Payments", session: session, overview: try await app.store.overview())
-        page.history = HistoryView(rows: rows, hasMore: hasMore, type: type, status: status, search: search, offset: offset)
+        var page = Page(title: "History", session: session, overview: try await app.store.overview())
+        page.history = HistoryView(rows: rows, hasMore: hasMore, type: type, status: status, search: search, offset: offset,
+                                   now: await app.sessions.time(), timeZone: session.timeZone)
         return try render(.ok, "history", page)
     }
 
     func paymentPage(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
-        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        guard session.isUnlocked else { return AppResponse.toUnlock() }
         let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
         var page = Page(title: "Payment", session: session, overview: try await app.store.overview())
@@ -53,14 +54,14 @@ extension AppRoutes {
             page.message = "No such payment in wallet “\(wallet.name)”."
             return try render(.notFound, "message", page)
         }
-        page.payment = PaymentView(payment)
-        return try render(.ok, "payment", page)
+        page.payment = PaymentView(payment, now: await app.sessions.time(), timeZone: session.timeZone)
+        return try render(.ok, "payment-detail", page)
     }
 
     /// The whole history as a file to save (`hawala-payments.csv` or `.json`).
     func exportHistory(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
-        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        guard session.isUnlocked else { return AppResponse.toUnlock() }
         guard let format = request.uri.queryParameters["format"].flatMap({ PaymentExport.Format(rawValue: String($0)) }) else {
             return AppResponse.plain(.badRequest, "format must be csv or json")
         }

@@ -30,52 +30,77 @@ extension AppRoutes {
 
     func lightningPage(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
-        guard let keyring = session.keyring else { return AppResponse.redirect("/unlock") }
+        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
         return try await lightning(session, keyring: keyring)
     }
 
-    /// The Lightning page, with `problem` (and `status`) after a refused change.
+    /// The Lightning page: the network chosen (or the first-run choice), fiat, devnet's test
+    /// funds; with `problem` (and `status`) after a refused change, `message` after a saved one.
     func lightning(_ session: AppSessions.Session, keyring: Keyring, status: HTTPResponse.Status = .ok,
                    problem: String? = nil, message: String? = nil) async throws -> Response {
         let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
         var page = Page(title: "Lightning", session: session, overview: try await app.store.overview(), problem: problem, message: message)
         var view = LightningView(wallet: wallet, settings: try LightningSettings.load(store: store, walletID: wallet.id),
-                                 sparkAvailable: app.options.spark != nil)
+                                 sparkAvailable: app.options.spark != nil, home: app.store.home.directory)
         if view.configured {
             do {
                 let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
-                view.backend = lightning.backendLabel
-                view.isDevnet = lightning.backend is DevnetBackend
-                let balance = try await lightning.balance()
-                view.balance = satsText(balance.info.balanceMsat, .down)
-                view.fiat = balance.fiat.map { AmountText.fiat($0.value, currency: $0.rate.currency) }
-                view.offline = balance.fiatProblem
+                if view.isDevnet { view.balance = satsText(try await lightning.backend.getInfo().balanceMsat, .down) }
+                do {
+                    let codes = try await lightning.fiatCurrencies()
+                    view.currencies = codes.map { LightningView.Currency(code: $0, selected: $0 == view.fiat) }
+                    if !view.fiat.isEmpty, !codes.contains(view.fiat) { view.currencies.insert(.init(code: view.fiat, selected: true), at: 0) }
+                } catch {
+                    view.currenciesProblem = "The list of currencies is not available now: \(error)"
+                    if !view.fiat.isEmpty { view.currencies = [.init(code: view.fiat, selected: true)] }
+                }
             } catch {
                 guard let words = Self.lightningWords(error) else { throw error }
-                view.offline = "The balance is not available now: \(words)"
+                view.currenciesProblem = "The Lightning network did not answer: \(words)"
+                if !view.fiat.isEmpty { view.currencies = [.init(code: view.fiat, selected: true)] }
             }
-            view.recent = try store.payments(walletID: wallet.id, filter: PaymentFilter(limit: 5)).map(PaymentRow.init)
-            view.anyRecent = !view.recent.isEmpty
+            view.anyCurrencies = !view.currencies.isEmpty
         }
         page.lightning = view
         return try render(status, "lightning", page)
     }
 
+    /// The choice saved: the network (a `LightningChoice`, devnet's ledger under the home unless
+    /// another is given), the Breez API key for Spark with real bitcoin, the fiat currency.
     func saveLightningSettings(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let keyring = session.keyring else { return AppResponse.redirect("/unlock") }
+        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
         let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
+        let before = try LightningSettings.load(store: store, walletID: wallet.id)
         var change = LightningSettingsChange()
         do {
-            if let backend = form.text("backend")?.trimmed, !backend.isEmpty { change.backend = try BackendSpec.parse(backend) }
-            if let key = form.secret("apiKey")?.trimmingWhitespace(), !key.isEmpty { change.apiKey = key }
-            change.clearFiat = form.text("clearFiat") == "on"
-            if !change.clearFiat, let fiat = form.text("fiat")?.trimmed, !fiat.isEmpty { change.fiat = fiat }
+            if let value = form.text("choice") {
+                guard let choice = LightningChoice(rawValue: value) else { return try await lightning(session, keyring: keyring, status: .badRequest,
+                                                                                                     problem: "Choose one of the networks below.") }
+                change.backend = try choice.spec(home: app.store.home.directory, ledger: form.text("ledger")?.trimmed)
+                if choice.needsAPIKey, before.hasAPIKey != true, (form.secret("apiKey")?.trimmingWhitespace().count ?? 0) == 0 {
+                    return try await lightning(session, keyring: keyring, status: .badRequest,
+                                               problem: "Spark with real bitcoin needs a Breez API key: paste it in its field.")
+                }
+            }
+            if let key = form.secret("apiKey")?.trimmingWhitespace(), key.count > 0 { change.apiKey = key }
+            if let fiat = form.text("fiat")?.trimmed {
+                if fiat.isEmpty { change.clearFiat = before.fiat != nil || before.rates != nil } else { change.fiat = fiat }
+            }
             if !change.clearFiat, let rates = form.text("rates")?.trimmed, !rates.isEmpty { change.rates = try RatesSource(typed: rates) }
             let outcome = try await LightningSettings.apply(change, store: store, wallet: wallet, sparkAvailable: app.options.spark != nil) { keyring }
             await app.lightningSessions.close(session.id)  // an API key or backend: opened again with it
-            let note = outcome.ratesUnchecked.map { "Saved. The rates source could not be checked now (\($0))." } ?? "Saved."
+            var said: [String] = []
+            if let spec = change.backend, spec.description != before.backend { said.append("Lightning now uses \(spec.plainName).") }
+            if outcome.savedAPIKeyFor != nil { said.append("The API key is saved, sealed by the wallet password.") }
+            if let fiat = outcome.settings.fiat, fiat != before.fiat { said.append("Amounts also show in \(fiat).") }
+            if change.clearFiat { said.append("Amounts show in sat only.") }
+            if let unchecked = outcome.ratesUnchecked { said.append("The rates source could not be checked now (\(unchecked)).") }
+            let note = said.isEmpty ? "Nothing changed." : "Saved. " + said.joined(separator: " ")
+            if before.backend == nil, change.backend != nil {
+                return AppResponse.redirect("/")  // the first choice: the home, with its balance
+            }
             return try await lightning(session, keyring: keyring, message: note)
         } catch {
             guard let words = Self.lightningWords(error) else { throw error }
@@ -85,11 +110,14 @@ extension AppRoutes {
 
     /// Devnet only: test funds.
     func fund(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let keyring = session.keyring else { return AppResponse.redirect("/unlock") }
+        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
         let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
-        guard let sats = form.text("amount").flatMap({ UInt64($0.trimmed) }) else {
-            return try await lightning(session, keyring: keyring, status: .badRequest, problem: "Test funds are a whole number of sat.")
+        let sats: UInt64
+        do {
+            sats = try AmountText.parseSats(form.text("amount") ?? "")
+        } catch {
+            return try await lightning(session, keyring: keyring, status: .badRequest, problem: "Test funds: \(error.description).")
         }
         do {
             _ = try await lightningSession(session, store, wallet, keyring: keyring).fund(sats: sats)
@@ -97,31 +125,38 @@ extension AppRoutes {
             guard let words = Self.lightningWords(error) else { throw error }
             return try await lightning(session, keyring: keyring, status: .badRequest, problem: words)
         }
-        return AppResponse.redirect("/lightning")
+        return try await lightning(session, keyring: keyring, message: "Added \(AmountText.grouped(sats)) sat of test money.")
     }
 
     // MARK: - Receiving
 
     func createInvoice(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let keyring = session.keyring else { return AppResponse.redirect("/unlock") }
+        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
         let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
+        var typed = InvoiceFormView(amount: form.text("amount") ?? "", description: form.text("description") ?? "")
         var amount: UInt64?
-        if let text = form.text("amount")?.trimmed, !text.isEmpty {
-            guard let sats = UInt64(text) else {
-                return try await lightning(session, keyring: keyring, status: .badRequest,
-                                           problem: "The amount is a whole number of sat (leave it empty to let the payer choose).")
+        if !typed.amount.trimmed.isEmpty {
+            do {
+                amount = try AmountText.parseSats(typed.amount)
+            } catch {
+                typed.amountProblem = error.description.sentence + " Leave it empty to let the payer choose."
+                return try await invoiceForm(session, store: store, wallet: wallet, form: typed, status: .badRequest)
             }
-            amount = sats
         }
-        let description = form.text("description")?.trimmed ?? ""
+        let description = typed.description.trimmed
         let created: CreatedInvoice
         do {
             created = try await lightningSession(session, store, wallet, keyring: keyring)
                 .receive(ReceiveRequest(amountSats: amount, description: description, expirySeconds: Bolt11Invoice.defaultExpiry))
         } catch {
             guard let words = Self.lightningWords(error) else { throw error }
-            return try await lightning(session, keyring: keyring, status: .badRequest, problem: words)
+            switch error {
+            case LightningError.outOfRange(.amount): typed.amountProblem = words
+            case LightningError.outOfRange(.description): typed.descriptionProblem = words
+            default: typed.problem = words
+            }
+            return try await invoiceForm(session, store: store, wallet: wallet, form: typed, status: .badRequest)
         }
         // A payment hash is 64 hex digits: safe in a path.
         return AppResponse.redirect("/lightning/invoice?hash=\(created.response.paymentHash)")
@@ -129,7 +164,7 @@ extension AppRoutes {
 
     func invoicePage(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
-        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        guard session.isUnlocked else { return AppResponse.toUnlock() }
         let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
         var page = Page(title: "Invoice", session: session, overview: try await app.store.overview())
@@ -137,7 +172,7 @@ extension AppRoutes {
             page.message = "No such invoice in wallet “\(wallet.name)”."
             return try render(.notFound, "message", page)
         }
-        let view = try InvoiceView(invoice, now: await app.sessions.time())
+        let view = try InvoiceView(invoice, now: await app.sessions.time(), timeZone: session.timeZone)
         // Without scripts, the page reloads itself while it waits; with them, events say "paid".
         if view.waiting { page.pollSeconds = 5 }
         page.invoice = view
@@ -153,7 +188,7 @@ extension AppRoutes {
         case .found(let invoice): found = invoice
         }
         let (session, keyring, store, wallet, invoice) = (found.session, found.keyring, found.store, found.wallet, found.invoice)
-        let sessions = app.sessions
+        let sessions = app.sessions, stopping = app.stopping
         let now = await sessions.time()
         let expiry: Date
         if case .waiting(let at) = invoice.receiveState(at: now) { expiry = at } else { expiry = now }
@@ -164,18 +199,24 @@ extension AppRoutes {
             var status = InvoiceStatus(invoice, now: now)
             if status.status == "waiting" {
                 let lightning = try await opener()
-                // Until the outcome, the end, or the lock (checked without counting as a request;
-                // the lock also closes the session, which ends a wait).
-                while status.status == "waiting", await sessions.time() < end {
+                // Until the outcome, the end, the lock (checked without counting as a request;
+                // the lock also closes the session, which ends a wait) or the app stopping:
+                // waits of a second, a comment every 15 s.
+                var quiet = 0
+                while status.status == "waiting", await sessions.time() < end, !stopping.isStopping {
                     guard await sessions.isStillUnlocked(session.id) else {
                         status = InvoiceStatus(status: "locked")
                         break
                     }
                     do {
-                        let settled = try await lightning.lightning.waitForPayment(paymentHash: hash, timeout: .seconds(15))
+                        let settled = try await lightning.lightning.waitForPayment(paymentHash: hash, timeout: .seconds(1))
                         status = InvoiceStatus(settled, now: await sessions.time())
                     } catch LightningError.timeout {
-                        try await writer.write(ByteBuffer(string: ": waiting\n\n"))
+                        quiet += 1
+                        if quiet >= 15 {
+                            quiet = 0
+                            try await writer.write(ByteBuffer(string: ": waiting\n\n"))
+                        }
                     } catch {
                         guard await sessions.isStillUnlocked(session.id) else { continue }
                         throw error
@@ -247,18 +288,25 @@ extension AppRoutes {
     /// Step 1: what was pasted, prepared (nothing sent) and shown with its fee; the password
     /// confirms it.
     func prepareSend(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let keyring = session.keyring else { return AppResponse.redirect("/unlock") }
+        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
         let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
-        let text = form.text("input")?.trimmed ?? ""
-        func refuse(_ problem: String) async throws -> Response {
-            try await lightning(session, keyring: keyring, status: .badRequest, problem: problem)
+        var typed = SendFormView(input: form.text("input") ?? "", amount: form.text("amount") ?? "", comment: form.text("comment") ?? "")
+        func refuse(_ change: (inout SendFormView) -> Void) async throws -> Response {
+            change(&typed)
+            return try await sendForm(session, store: store, wallet: wallet, form: typed, status: .badRequest)
         }
-        guard !text.isEmpty, text.utf8.count <= 8_192 else { return try await refuse("Paste an invoice, a Lightning address, an LNURL or a bitcoin: link.") }
+        let text = typed.input.trimmed
+        guard !text.isEmpty else { return try await refuse { $0.inputProblem = "Paste an invoice, a Lightning address, an LNURL or a bitcoin: link." } }
+        guard text.utf8.count <= 8_192 else { return try await refuse { $0.inputProblem = "That is too long to be an invoice or an address." } }
         var amount: UInt64?
-        if let typed = form.text("amount")?.trimmed, !typed.isEmpty {
-            guard let sats = UInt64(typed), sats > 0 else { return try await refuse("The amount is a whole number of sat.") }
-            amount = sats
+        if !typed.amount.trimmed.isEmpty {
+            do {
+                amount = try AmountText.parseSats(typed.amount)
+            } catch {
+                return try await refuse { $0.amountProblem = error.description.sentence }
+            }
+            if amount == 0 { return try await refuse { $0.amountProblem = "The amount must be at least 1 sat." } }
         }
         do {
             let input = try PaymentInput.parse(text)
@@ -274,14 +322,26 @@ extension AppRoutes {
             return try await sendPreview(session, pending, rate: rate)
         } catch {
             guard let words = Self.lightningWords(error) else { throw error }
-            return try await refuse(words)
+            return try await refuse { form in
+                switch error {
+                case LightningError.amountRequired, LightningError.outOfRange(.amount), LightningError.amountMismatch, LNURLError.amountOutOfRange:
+                    form.amountProblem = words
+                case LightningError.commentNotAccepted, LNURLError.commentTooLong:
+                    form.commentProblem = words
+                case is PaymentInputError, is Bolt11Error:
+                    form.inputProblem = "Hawala can't read this as an invoice, a Lightning address, an LNURL or a bitcoin: link. Check it was copied whole."
+                    form.detail = words
+                default:
+                    form.inputProblem = words
+                }
+            }
         }
     }
 
     func sendPreview(_ session: AppSessions.Session, _ pending: AppSessions.PendingSend, rate: FiatRate?,
                      status: HTTPResponse.Status = .ok, problem: String? = nil) async throws -> Response {
         var page = Page(title: "Confirm the payment", session: session, overview: try await app.store.overview(), problem: problem)
-        page.send = SendView(input: pending.input, rows: LabelledRow.rows(pending.payment.previewRows(rate: rate)),
+        page.send = SendView(input: pending.input, preview: pending.payment.previewRows(rate: rate),
                              total: SendFigures(amountMsat: pending.payment.prepared.amountMsat, feeMsat: pending.payment.prepared.feeMsat).total)
         return try render(status, "send", page)
     }
@@ -289,8 +349,8 @@ extension AppRoutes {
     /// Step 2: the password again, then the payment, once (its idempotency key is the invoice's
     /// payment hash: a second click returns the first result).
     func confirmSend(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
-        guard let pending = session.send else { return AppResponse.redirect("/lightning") }
+        guard session.isUnlocked else { return AppResponse.toUnlock() }
+        guard let pending = session.send else { return AppResponse.redirect("/send") }
         let keyring: Keyring
         switch try await checkPassword(form) {
         case .opened(let opened): keyring = opened
@@ -301,7 +361,7 @@ extension AppRoutes {
             let taken = s.send != nil
             s.send = nil
             return taken
-        }) == true else { return AppResponse.redirect("/lightning") }
+        }) == true else { return AppResponse.redirect("/send") }
         let (store, wallet) = try await currentWallet()
         guard let wallet, wallet.id == pending.walletID else {
             return try render(.conflict, "message", Page(title: "Not paid", session: session, overview: try await app.store.overview(),
@@ -325,7 +385,7 @@ extension AppRoutes {
 
     func paymentResult(_ session: AppSessions.Session, _ payment: Payment, headline: String, message: String? = nil) async throws -> Response {
         var page = Page(title: headline, session: session, overview: try await app.store.overview())
-        page.payment = PaymentView(payment, headline: headline, message: message)
+        page.payment = PaymentView(payment, headline: headline, message: message, now: await app.sessions.time(), timeZone: session.timeZone)
         return try render(.ok, "payment", page)
     }
 
@@ -352,7 +412,7 @@ extension AppRoutes {
     static func lightningWords(_ error: Error) -> String? {
         switch error {
         case LightningSessionError.noBackend:
-            "This wallet has no Lightning backend yet: choose one in the settings below."
+            "This wallet does not use Lightning yet: choose a network on the Lightning page."
         case LightningError.amountRequired:
             "This payment needs an amount: type it in sat."
         case LightningError.commentNotAccepted:

@@ -14,60 +14,75 @@ struct LabelledRow {
     }
 }
 
-/// One payment in a list. Descriptions come from other people: they pass through
+/// One payment in a list: its name, when (in the reader's time zone), the signed amount and,
+/// until it is done, where it stands. Descriptions come from other people: they pass through
 /// `DisplayText.safe`, and the template escapes them.
 struct PaymentRow {
     let id: String
+    let what: String
+    let when: String
+    /// ISO 8601 (UTC), for `<time datetime>`.
     let date: String
-    let type: String
-    let status: String
     let amount: String
-    let description: String
+    let state: String?
     let sent: Bool
-    let pending: Bool
     let failed: Bool
 
-    init(_ payment: Payment) {
+    init(_ payment: Payment, now: Date, timeZone: TimeZone) {
         id = payment.id
-        date = PaymentExport.date(payment.timestamp)
-        type = PaymentExport.word(payment.type)
-        status = payment.status.rawValue
+        what = payment.plainTitle
+        when = payment.timestamp.relative(now: now, timeZone: timeZone)
+        date = payment.timestamp.iso8601
         amount = payment.signedAmountText
-        description = DisplayText.safe(String((payment.details.description ?? "").prefix(80)))
+        state = payment.plainState(at: now)
         sent = payment.type == .send
-        pending = payment.status == .pending
         failed = payment.status == .failed
     }
 }
 
-/// The Lightning screen: balance, receive and send forms, the latest payments, the settings.
+/// The Lightning screen: which network the wallet uses (chosen, not typed), fiat, test funds.
 struct LightningView {
-    struct Settings {
-        let backend: String, fiat: String, rates: String
-        /// A currency or rates source is set (an empty string is true to a template).
-        let hasFiat: Bool
-    }
+    struct Choice { let value: String, title: String, detail: String, checked: Bool, needsKey: Bool }
+    struct Currency { let code: String, selected: Bool }
 
     let wallet: String
-    /// Whether the wallet has a backend (otherwise only the settings show).
+    /// Whether the wallet has a backend (otherwise: the first-run choice).
     let configured: Bool
-    var backend = ""
+    var networkName = ""
     var isDevnet = false
     var balance: String?
-    var fiat: String?
-    /// Why the balance or its fiat value is missing (the backend did not answer, no rate).
-    var offline: String?
-    var recent: [PaymentRow] = []
-    var anyRecent = false
-    let settings: Settings
-    let sparkAvailable: Bool
+    let choices: [Choice]
+    /// Spark with real bitcoin is offered (the SDK is in this build).
+    let offersMainnet: Bool
+    let hasAPIKey: Bool
+    /// Devnet's ledger: the one in use, or the default under the home.
+    let ledger: String
+    var currencies: [Currency] = []
+    var anyCurrencies = false
+    var currenciesProblem: String?
+    let fiat: String
+    let hasFiat: Bool
+    /// A rates source typed by hand (a file or an https address), under "Details".
+    let rates: String
 
-    init(wallet: WalletSummary, settings saved: LightningSettings, sparkAvailable: Bool) {
+    init(wallet: WalletSummary, settings saved: LightningSettings, sparkAvailable: Bool, home: URL) {
         self.wallet = wallet.name
-        configured = saved.backend != nil
-        settings = Settings(backend: saved.backend ?? "", fiat: saved.fiat ?? "", rates: saved.rates.map(Self.ratesText) ?? "",
-                            hasFiat: saved.fiat != nil || saved.rates != nil)
-        self.sparkAvailable = sparkAvailable
+        let spec = saved.backend.flatMap { try? BackendSpec.parse($0) }
+        configured = spec != nil
+        let chosen = spec.map(LightningChoice.init) ?? .devnet
+        choices = LightningChoice.offered(sparkAvailable: sparkAvailable).map {
+            Choice(value: $0.rawValue, title: $0.title, detail: $0.detail, checked: $0 == chosen, needsKey: $0.needsAPIKey)
+        }
+        offersMainnet = sparkAvailable
+        hasAPIKey = saved.hasAPIKey == true
+        if case .devnet(let path)? = spec { ledger = path } else { ledger = BackendSpec.defaultDevnetLedger(home: home) }
+        if let spec {
+            networkName = spec.plainName
+            if case .devnet = spec { isDevnet = true }
+        }
+        fiat = saved.fiat ?? ""
+        hasFiat = saved.fiat != nil
+        rates = saved.rates.map(Self.ratesText) ?? ""
     }
 
     /// A saved rates source as a person types it: the URL, or the file's path.
@@ -89,6 +104,8 @@ struct InvoiceView {
     let description: String
     let paymentHash: String
     let expiresAt: String
+    /// The expiry in the reader's time zone ("today 14:37").
+    let expiresText: String
     /// Seconds since 1970, for the countdown the script shows.
     let expiresEpoch: Int
     let paid: Bool
@@ -97,15 +114,16 @@ struct InvoiceView {
     let waiting: Bool
     let paidAmount: String
 
-    init(_ payment: Payment, now: Date) throws {
+    init(_ payment: Payment, now: Date, timeZone: TimeZone) throws {
         let text = payment.details.invoice ?? ""
         let decoded = try Bolt11Invoice(text)
         invoice = text
         (qrPath, qrSize) = try svgQRCode(text, caseInsensitive: true)
-        amount = decoded.amountMsat.map(AmountText.exactSats) ?? "any amount (the payer chooses)"
+        amount = decoded.amountMsat.map { satsText($0, .down) } ?? "Any amount"
         description = DisplayText.safe(payment.details.description ?? "")
         paymentHash = payment.details.paymentHash ?? ""
         expiresAt = decoded.expiresAt.iso8601
+        expiresText = decoded.expiresAt.relative(now: now, timeZone: timeZone)
         expiresEpoch = Int(decoded.expiresAt.timeIntervalSince1970)
         let state = payment.receiveState(at: now)
         paid = state.word == "paid"
@@ -136,11 +154,21 @@ struct InvoiceStatus: Codable, Equatable {
     var json: String { String(decoding: (try? JSONEncoder().encode(self)) ?? Data("{}".utf8), as: UTF8.self) }
 }
 
-/// A payment previewed: the rows to confirm, and what was pasted.
+/// A payment previewed: the rows to confirm (the payee's key and the expiry under "Details"),
+/// and what was pasted.
 struct SendView {
     let input: String
     let rows: [LabelledRow]
+    let details: [LabelledRow]
     let total: String
+
+    init(input: String, preview: [(label: String, value: String)], total: String) {
+        self.input = input
+        let technical: Set<String> = ["to", "expires"]
+        rows = LabelledRow.rows(preview.filter { !technical.contains($0.label) })
+        details = LabelledRow.rows(preview.filter { technical.contains($0.label) })
+        self.total = total
+    }
 }
 
 /// A payment's outcome or its details.
@@ -154,13 +182,17 @@ struct PaymentView {
     /// The payee's message after paying (LNURL success action), if any.
     let message: String?
 
-    init(_ payment: Payment, headline: String? = nil, message: String? = nil) {
+    /// Hashes, keys, the invoice, exact amounts and the UTC date: behind "Details".
+    let details: [LabelledRow]
+
+    init(_ payment: Payment, headline: String? = nil, message: String? = nil, now: Date, timeZone: TimeZone) {
         id = payment.id
         paid = payment.status == .completed
         failed = payment.status == .failed
         pending = payment.status == .pending
-        self.headline = headline ?? (payment.type == .send ? "Sent" : "Received")
-        rows = LabelledRow.rows(payment.detailRows())
+        self.headline = headline ?? payment.plainTitle
+        rows = LabelledRow.rows(payment.summaryRows(now: now, timeZone: timeZone))
+        details = LabelledRow.rows(payment.technicalRows(now: now))
         self.message = message.map(DisplayText.safe)
     }
 }
@@ -180,13 +212,13 @@ struct HistoryView {
 
     static let pageSize = 50
 
-    init(rows: [Payment], hasMore: Bool, type: Payment.Kind?, status: Payment.Status?, search: String, offset: Int) {
-        self.rows = rows.map(PaymentRow.init)
+    init(rows: [Payment], hasMore: Bool, type: Payment.Kind?, status: Payment.Status?, search: String, offset: Int, now: Date, timeZone: TimeZone) {
+        self.rows = rows.map { PaymentRow($0, now: now, timeZone: timeZone) }
         anyRows = !rows.isEmpty
         types = [Choice(value: "", label: "All", selected: type == nil)]
             + Payment.Kind.allCases.map { Choice(value: $0.rawValue, label: PaymentExport.word($0), selected: $0 == type) }
         statuses = [Choice(value: "", label: "All", selected: status == nil)]
-            + Payment.Status.allCases.map { Choice(value: $0.rawValue, label: $0.rawValue, selected: $0 == status) }
+            + Payment.Status.allCases.map { Choice(value: $0.rawValue, label: $0.rawValue.capitalizedFirst, selected: $0 == status) }
         self.search = search
         pageStart = offset + 1
         func query(_ offset: Int) -> String {

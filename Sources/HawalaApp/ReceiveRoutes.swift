@@ -1,10 +1,13 @@
 import Foundation
 import HawalaKeys
+import HawalaLightning
 import HawalaWallet
+import HTTPTypes
 import Hummingbird
 
-/// Receiving: the current wallet's address on one chain with its QR code (inline SVG), and a new
-/// address on request. The same address is shown until a new one is asked for.
+/// Receiving: with Lightning, an invoice (the form; its page is in LightningRoutes); on a chain,
+/// the current wallet's address with its QR code (inline SVG), and a new address on request.
+/// The same address is shown until a new one is asked for.
 extension AppRoutes {
     func registerReceive(on router: Router<BasicRequestContext>) {
         router.get("/receive") { request, _ in try await receivePage(request) }
@@ -13,14 +16,34 @@ extension AppRoutes {
 
     func receivePage(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
-        guard let keyring = session.keyring else { return AppResponse.redirect("/unlock") }
+        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
         let chainName = request.uri.queryParameters["chain"].map(String.init)
+        if chainName == nil {
+            let (store, wallet) = try await currentWallet()
+            guard let wallet else { return AppResponse.redirect("/") }
+            if try LightningSettings.load(store: store, walletID: wallet.id).backend != nil {
+                let refill = await app.sessions.takeInterrupted(session.id, page: "/receive")
+                var form = InvoiceFormView(amount: refill?.value("amount") ?? "", description: refill?.value("description") ?? "")
+                form.restored = refill != nil
+                return try await invoiceForm(session, store: store, wallet: wallet, form: form)
+            }
+        }
         return try await receive(session, keyring: keyring, chainName: chainName, advance: false)
+    }
+
+    /// The invoice form, with the wallet's chains to receive on-chain instead.
+    func invoiceForm(_ session: AppSessions.Session, store: WalletStore, wallet: WalletSummary, form: InvoiceFormView,
+                     status: HTTPResponse.Status = .ok) async throws -> Response {
+        var page = Page(title: "Receive", session: session, overview: try await app.store.overview())
+        var form = form
+        form.chains = wallet.accounts.compactMap { Chain.named($0.chain) }.map { InvoiceFormView.ChainLink(name: $0.name, label: $0.displayName) }
+        page.invoiceForm = form
+        return try render(status, "receive-lightning", page)
     }
 
     /// "New address": the next one is reserved, then the page shows it (nothing is rendered twice).
     func newAddress(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let keyring = session.keyring else { return AppResponse.redirect("/unlock") }
+        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
         switch try await receiveTarget(form.text("chain")) {
         case .noWallet: return AppResponse.redirect("/")
         case .noSuchChain: return try await noSuchChain(session)
@@ -45,6 +68,7 @@ extension AppRoutes {
             do {
                 let request = try store.addressRequest(wallet: wallet, chain: chain, advance: advance, unlock: { keyring })
                 page.receive = try ReceiveView(wallet: wallet, request: request, chains: chains)
+                page.receive?.hasLightning = try LightningSettings.load(store: store, walletID: wallet.id).backend != nil
             } catch let error as WalletError {
                 page.message = error.description
                 return try render(.badRequest, "message", page)

@@ -17,7 +17,7 @@ extension AppRoutes {
     func recoveryPage(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
         let overview = try await app.store.overview()
-        if try await mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
+        if try await mustUnlock(session, overview: overview) { return AppResponse.toUnlock() }
         let flow = await app.sessions.update(session.id) { session -> RecoveryFlow in
             if session.recovery == nil { session.recovery = RecoveryFlow() }
             return session.recovery!
@@ -36,7 +36,7 @@ extension AppRoutes {
 
     func recoveryStep(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         let overview = try await app.store.overview()
-        if try await mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
+        if try await mustUnlock(session, overview: overview) { return AppResponse.toUnlock() }
         let step = form.text("event") ?? ""
         if step == "save" { return try await saveRecovery(session, form, overview: overview) }
         let event: RecoveryFlow.Event? = switch step {
@@ -91,7 +91,7 @@ extension AppRoutes {
         switch try await keyringForChange(session, form, store: store) {
         case .keyring(let chosen): keyring = chosen
         case .problem(let problem): return try again(problem)
-        case .locked: return AppResponse.redirect("/unlock")
+        case .locked: return AppResponse.toUnlock()
         }
         do {
             _ = try await NIOThreadPool.singleton.runIfActive { try store.restore(flow, name: name.isEmpty ? nil : name, keyring: { keyring }) }

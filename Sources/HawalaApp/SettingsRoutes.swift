@@ -18,7 +18,7 @@ extension AppRoutes {
 
     func settingsPage(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
-        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        guard session.isUnlocked else { return AppResponse.toUnlock() }
         return try await settings(session)
     }
 
@@ -30,7 +30,7 @@ extension AppRoutes {
     }
 
     func saveIdleLock(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        guard session.isUnlocked else { return AppResponse.toUnlock() }
         guard let minutes = form.text("minutes").flatMap({ Int($0.trimmed) }), (1...120).contains(minutes) else {
             return try await settings(session, status: .badRequest, problem: "The app locks after 1 to 120 minutes without use.")
         }
@@ -41,7 +41,7 @@ extension AppRoutes {
 
     /// The current password, then the new one typed twice: every secret is sealed again.
     func changePassword(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        guard session.isUnlocked else { return AppResponse.toUnlock() }
         let keyring: Keyring
         switch try await checkPassword(form) {
         case .opened(let opened): keyring = opened
@@ -62,7 +62,7 @@ extension AppRoutes {
     }
 
     func renameWallet(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        guard session.isUnlocked else { return AppResponse.toUnlock() }
         do {
             try await app.store.get().rename(form.text("name") ?? "", to: form.text("newName")?.trimmed ?? "")
         } catch let error as WalletError {
@@ -72,7 +72,7 @@ extension AppRoutes {
     }
 
     func deleteWallet(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        guard session.isUnlocked else { return AppResponse.toUnlock() }
         let name = form.text("name") ?? ""
         guard form.text("confirm") == name else {
             return try await settings(session, status: .badRequest, problem: "Type the wallet's name exactly to delete it. Nothing was deleted.")

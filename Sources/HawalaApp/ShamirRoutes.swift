@@ -24,7 +24,7 @@ extension AppRoutes {
     /// The shares, shown once on a page made for printing (nothing is kept: a reload asks for
     /// the password again).
     func splitIntoShares(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        guard session.isUnlocked else { return AppResponse.toUnlock() }
         let groups: [SLIP39.Group]
         let groupThreshold = Int(form.text("groupThreshold")?.trimmed ?? "") ?? 0
         let passphrase = form.secret("sharesPassphrase") ?? SecretBytes([])
@@ -76,7 +76,7 @@ extension AppRoutes {
     func shares(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, problem: String? = nil,
                 entry: SharesEntryView = SharesEntryView()) async throws -> Response {
         let overview = try await app.store.overview()
-        if try await mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
+        if try await mustUnlock(session, overview: overview) { return AppResponse.toUnlock() }
         var page = Page(title: "Restore from shares", session: session, overview: overview, problem: problem)
         var entry = entry
         entry.needsPassword = !overview.hasPassword
@@ -88,7 +88,7 @@ extension AppRoutes {
     /// (a wrong line is named, never shown again: paste it corrected); once they recover the
     /// secret, every reading of it is shown with its first addresses. Nothing is saved yet.
     func readShares(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        if try await mustUnlock(session) { return AppResponse.redirect("/unlock") }
+        if try await mustUnlock(session) { return AppResponse.toUnlock() }
         if form.text("event") == "clear" {
             await app.sessions.update(session.id) { $0.shareEntry = nil }
             return AppResponse.redirect("/restore/shares")
@@ -127,7 +127,7 @@ extension AppRoutes {
     /// The reading whose addresses the person recognised, saved (backed up: they hold the shares).
     func saveFromShares(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         guard let pending = session.sharesRecovery else { return AppResponse.redirect("/restore/shares") }
-        if try await mustUnlock(session) { return AppResponse.redirect("/unlock") }
+        if try await mustUnlock(session) { return AppResponse.toUnlock() }
         // The readings again, with the problem (their addresses derived only then).
         func again(_ problem: String) async throws -> Response {
             var entry = SharesEntryView(network: pending.network)
@@ -145,7 +145,7 @@ extension AppRoutes {
         switch try await keyringForChange(session, form, store: store) {
         case .keyring(let chosen): keyring = chosen
         case .problem(let problem): return try await again(problem)
-        case .locked: return AppResponse.redirect("/unlock")
+        case .locked: return AppResponse.toUnlock()
         }
         do {
             let reading = pending.readings[index].secret, network = pending.network

@@ -39,7 +39,7 @@ extension AppRoutes {
     func vault(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, problem: String? = nil, message: String? = nil,
                deleting: VaultView.Deletion? = nil, recovered: String? = nil) async throws -> Response {
         let overview = try await app.store.overview()
-        if try await mustUnlock(session, overview: overview) { return AppResponse.redirect("/unlock") }
+        if try await mustUnlock(session, overview: overview) { return AppResponse.toUnlock() }
         var view = VaultView(firstPassword: !overview.hasPassword, canBackUp: !overview.wallets.isEmpty)
         var problem = problem
         if let (client, store) = try await savedVault(session) {
@@ -49,8 +49,9 @@ extension AppRoutes {
                 async let settings = client.settings()
                 async let credential = client.credentialBackupStatus()
                 let (list, schedule, kept) = try await (backups, settings, credential)
-                view.show(backups: list, settings: schedule, agent: try VaultAgentStatus(store: store, settings: schedule), now: await app.sessions.time())
-                view.credential = VaultView.Credential(kept)
+                view.show(backups: list, settings: schedule, agent: try VaultAgentStatus(store: store, settings: schedule), now: await app.sessions.time(),
+                          timeZone: session.timeZone)
+                view.credential = VaultView.Credential(kept, timeZone: session.timeZone)
             } catch let error as VaultClientError {
                 problem = problem ?? Self.vaultWords(error)
             }
@@ -74,7 +75,7 @@ extension AppRoutes {
     /// machine the password typed twice becomes the wallet password, and the login logs in here.
     func logInToVault(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         // A locked session reaches no vault: the wallet password first.
-        if try await mustUnlock(session) { return AppResponse.redirect("/unlock") }
+        if try await mustUnlock(session) { return AppResponse.toUnlock() }
         let url: URL
         let client: VaultClient
         do {
@@ -89,7 +90,7 @@ extension AppRoutes {
             switch try await keyringForChange(session, form, store: store) {
             case .keyring(let chosen): keyring = chosen
             case .problem(let problem): return try await vault(session, status: .badRequest, problem: problem)
-            case .locked: return AppResponse.redirect("/unlock")
+            case .locked: return AppResponse.toUnlock()
             }
             try SavedVaultLogin.save(client: client, token: token, store: store, keyring: keyring)
             guard first else { return try await vault(session, message: "Logged in to \(url.absoluteString).") }
@@ -103,7 +104,7 @@ extension AppRoutes {
     /// "Back up now": the wallet password again and a backup password typed twice; every wallet
     /// is sealed into one `.hawala` file and uploaded (the vault checks its SHA-256).
     func backUpToVault(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.redirect("/unlock") }
+        guard session.isUnlocked else { return AppResponse.toUnlock() }
         let store = try await app.store.get()
         do {
             try VaultManualBackup.check(store: store)
@@ -163,7 +164,7 @@ extension AppRoutes {
         guard let client = try await savedVault(session)?.client else { return AppResponse.redirect("/vault") }
         do {
             let (backup, isLast) = try await client.deletionPreview(request.uri.queryParameters["id"].map(String.init) ?? "")
-            return try await vault(session, deleting: VaultView.Deletion(VaultView.Row(backup), isLast: isLast))
+            return try await vault(session, deleting: VaultView.Deletion(VaultView.Row(backup, timeZone: session.timeZone), isLast: isLast))
         } catch let error as VaultClientError {
             return try await vault(session, status: .badRequest, problem: Self.vaultWords(error))
         }
@@ -202,7 +203,7 @@ extension AppRoutes {
     /// This machine's agent: on (a backup password typed twice; its key is kept sealed under
     /// the wallet password and every change leaves a fresh snapshot) or off.
     func switchAgent(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let keyring = session.keyring else { return AppResponse.redirect("/unlock") }
+        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
         let store = try await app.store.get()
         guard form.text("action") == "enable" else {
             try VaultAgent.disable(store: store, keyring: keyring)
@@ -312,10 +313,10 @@ struct VaultView {
         let type: String
         let status: String
 
-        init(_ backup: Backup) {
+        init(_ backup: Backup, timeZone: TimeZone) {
             id = backup.id
             shortID = String(backup.id.prefix(8))
-            created = dateText(backup.createdAt)
+            created = dateText(backup.createdAt, timeZone)
             size = AppRoutes.sizeText(backup.sizeBytes)
             type = backup.type == .auto ? "automatic" : "manual"
             status = backup.status.rawValue
@@ -376,10 +377,10 @@ struct VaultView {
         let exists: Bool
         let created: String?
         let lastOpened: String?
-        init(_ status: CredentialBackupStatus) {
+        init(_ status: CredentialBackupStatus, timeZone: TimeZone) {
             exists = status.exists
-            created = status.createdAt.map(dateText)
-            lastOpened = status.lastVerifiedAt.map(dateText)
+            created = status.createdAt.map { dateText($0, timeZone) }
+            lastOpened = status.lastVerifiedAt.map { dateText($0, timeZone) }
         }
     }
 
@@ -388,9 +389,10 @@ struct VaultView {
         self.canBackUp = canBackUp
     }
 
-    mutating func show(backups: [Backup], settings: BackupSettings, agent status: VaultAgentStatus, now: Date) {
+    mutating func show(backups: [Backup], settings: BackupSettings, agent status: VaultAgentStatus, now: Date, timeZone: TimeZone) {
         loggedIn = true
-        rows = backups.map(Row.init)
+        rows = backups.map { Row($0, timeZone: timeZone) }
+        let dateText = { (date: Date) in HawalaApp.dateText(date, timeZone, now: now) }
         anyRows = !rows.isEmpty
         schedule = Schedule(
             autoBackupEnabled: settings.autoBackupEnabled,

@@ -55,6 +55,8 @@ public struct WebApp: Sendable {
     let sessions: AppSessions
     /// Each unlocked session's Lightning backend, opened once.
     let lightningSessions = LightningSessionCache()
+    /// Set when the app stops: event streams end.
+    let stopping = AppStopping()
     let pages: MustacheLibrary
     /// The files under Static/, by name (app.css, app.js), read once at start.
     let staticFiles: [String: ByteBuffer]
@@ -91,6 +93,12 @@ public struct WebApp: Sendable {
     /// The path that exchanges the token for a session (open it once).
     public var startPath: String { "/start?token=\(token)" }
 
+    /// A new one-time sign-in address (the one printed before stops working).
+    public func freshStartURL(port: Int) async -> String {
+        let fresh = await sessions.newToken()
+        return startURL(port: port).replacingOccurrences(of: token, with: fresh)
+    }
+
     /// The address a browser on this machine opens first.
     public func startURL(port: Int) -> String {
         let host = options.isLoopback ? "127.0.0.1" : (options.host.contains(":") ? "[\(options.host)]" : options.host)
@@ -100,8 +108,15 @@ public struct WebApp: Sendable {
     /// Serves until SIGINT or SIGTERM; `onRunning` hears the bound port.
     /// - Throws: `AppError.portInUse` when the port is taken; the server's error otherwise.
     public func run(onRunning: @escaping @Sendable (Int) async -> Void) async throws {
+        // Shut down in reverse order: `StopSignal` hears the signal first and ends the event
+        // streams, which the server waits for before it stops.
+        let logger = Logger(label: "hawala-app")
+        let group = ServiceGroup(configuration: .init(services: [
+            .init(service: application(logger: logger, onRunning: onRunning)),
+            .init(service: StopSignal(stopping: stopping), successTerminationBehavior: .ignore),
+        ], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
-            try await application(onRunning: onRunning).runService()
+            try await group.run()
         } catch {
             guard "\(error)".contains("Address already in use") else { throw error }
             throw AppError.portInUse(options.port)
@@ -114,10 +129,11 @@ public struct WebApp: Sendable {
         let router = Router()
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: HostAllowlistMiddleware(bound: bound, extraHost: options.extraAllowedHost))
+        router.add(middleware: ReturnPathMiddleware())
         AppRoutes(app: self).register(on: router)
         let bound = self.bound
         return Application(router: router, configuration: .init(address: .hostname(options.host, port: options.port), serverName: "hawala-app"),
-                           services: [IdleLockService(sessions: sessions, lightningSessions: lightningSessions)],
+                           services: [IdleLockService(sessions: sessions, lightningSessions: lightningSessions, stopping: stopping)],
                            onServerRunning: { channel in
                                let port = channel.localAddress?.port ?? 0
                                bound.set(port)
@@ -164,6 +180,7 @@ final class AppStore: Sendable {
 struct IdleLockService: Service {
     let sessions: AppSessions
     let lightningSessions: LightningSessionCache
+    let stopping: AppStopping
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
@@ -173,9 +190,28 @@ struct IdleLockService: Service {
                 await lightningSessions.keep(only: await sessions.unlockedIDs())
             }
         }
+        // Event streams end within a second (they would hold the server open).
+        stopping.stop()
         // The app is stopping: every backend disconnects (Spark stops its background work).
         await lightningSessions.closeAll()
     }
+}
+
+/// Sets `AppStopping` as soon as the app is asked to stop.
+struct StopSignal: Service {
+    let stopping: AppStopping
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        stopping.stop()
+    }
+}
+
+/// Whether the app is stopping (SIGINT, SIGTERM): open event streams end.
+final class AppStopping: Sendable {
+    private let flag = Atomic<Bool>(false)
+    var isStopping: Bool { flag.load(ordering: .acquiring) }
+    func stop() { flag.store(true, ordering: .releasing) }
 }
 
 /// Why the app could not start.

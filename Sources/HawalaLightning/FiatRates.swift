@@ -56,6 +56,23 @@ extension FiatRatesProvider {
     }
 }
 
+/// The payment backend's own rates (the Spark SDK's `listFiatRates`, devnet's test table): fiat
+/// without a rates source to configure.
+public struct BackendRatesProvider: FiatRatesProvider {
+    public let backend: any PaymentBackend
+    public init(backend: any PaymentBackend) { self.backend = backend }
+
+    public func rates() async throws(FiatRatesError) -> [FiatRate] {
+        do {
+            return try await backend.listFiatRates()
+        } catch let error as FiatRatesError {
+            throw error
+        } catch {
+            throw .http("the \(backend.name) backend gave no rates: \(error)")
+        }
+    }
+}
+
 /// An offline table: one `CODE PRICE` a line (e.g. `USD 67012.50`); blank lines and `#`
 /// comments skipped.
 public struct FileRatesProvider: FiatRatesProvider {

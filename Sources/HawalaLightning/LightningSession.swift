@@ -80,17 +80,19 @@ public struct LightningSession: Sendable {
         guard let specText = try backend ?? store.setting(LightningWallet.SettingKey.backend, walletID: wallet.id) else {
             throw LightningSessionError.noBackend(wallet: wallet.name)
         }
-        let spec = try BackendSpec.parse(specText)
-        let fiat = try LightningWallet.fiat(store: store, wallet: wallet)
+        let spec = try BackendSpec.parse(specText, home: store.home.directory)
+        // The rates source typed by hand, when there is one; else the backend's own rates.
+        let savedRates = try store.setting(LightningWallet.SettingKey.rates, walletID: wallet.id).flatMap(RatesSource.init(saved:))?.provider()
         let savedNode = try store.setting(LightningWallet.SettingKey.nodeID, walletID: wallet.id)
         let opened: any PaymentBackend
         var directory = store.home.directory
         var keyring: Keyring?
         switch spec {
         case .devnet(let path):
-            let devnet = try DevnetBackend(ledgerPath: path, rates: fiat?.provider, lnurl: lnurl)
+            let devnet = try DevnetBackend(ledgerPath: path, rates: savedRates, lnurl: lnurl)
             if !signing, let savedNode {
                 devnet.attach(nodeID: savedNode)
+                let fiat = try LightningWallet.fiat(store: store, wallet: wallet, backendRates: BackendRatesProvider(backend: devnet))
                 return LightningSession(store: store, wallet: wallet, spec: spec, backend: devnet,
                                         lightning: LightningWallet(store: store, wallet: wallet, backend: devnet, fiat: fiat),
                                         lnurl: lnurl, fetcher: fetcher)
@@ -109,6 +111,7 @@ public struct LightningSession: Sendable {
         try await opened.connect(ConnectRequest(secret: secret, storageDirectory: directory))
         let info = try await opened.getInfo()
         if info.nodeID != savedNode { try store.setSetting(LightningWallet.SettingKey.nodeID, to: info.nodeID, walletID: wallet.id) }
+        let fiat = try LightningWallet.fiat(store: store, wallet: wallet, backendRates: BackendRatesProvider(backend: opened))
         return LightningSession(store: store, wallet: wallet, spec: spec, backend: opened,
                                 lightning: LightningWallet(store: store, wallet: wallet, backend: opened, fiat: fiat),
                                 lnurl: lnurl, fetcher: fetcher)
@@ -155,8 +158,10 @@ public struct LightningSession: Sendable {
     public func balance(currency: String? = nil) async throws -> Balance {
         try await lightning.sync()
         let info = try await backend.getInfo()
+        LightningWallet.rememberBalance(info.balanceMsat, store: store, walletID: wallet.id)
         var balance = Balance(info: info, backend: backend.name)
-        guard let (code, provider) = try LightningWallet.fiat(store: store, wallet: wallet, currency: currency?.uppercased()) else { return balance }
+        guard let (code, provider) = try LightningWallet.fiat(store: store, wallet: wallet, currency: currency?.uppercased(),
+                                                              backendRates: BackendRatesProvider(backend: backend)) else { return balance }
         do {
             let rate = try await provider.rate(code)
             balance.fiat = Balance.Fiat(rate: rate, value: rate.value(msat: info.balanceMsat))
@@ -168,6 +173,14 @@ public struct LightningSession: Sendable {
         return balance
     }
 
+    /// The currencies a value can be shown in: the saved rates source's, else the backend's own
+    /// (Spark: the SDK's `listFiatRates`; devnet: its test table). Sorted, upper-case codes.
+    public func fiatCurrencies() async throws(FiatRatesError) -> [String] {
+        let saved = (try? store.setting(LightningWallet.SettingKey.rates, walletID: wallet.id))?.flatMap(RatesSource.init(saved:))
+        let provider: FiatRatesProvider = saved?.provider() ?? BackendRatesProvider(backend: backend)
+        return Set(try await provider.rates().map(\.currency)).sorted()
+    }
+
     /// Adds test funds (devnet only) and records them.
     public func fund(sats: UInt64) async throws -> NodeInfo {
         guard let devnet = backend as? DevnetBackend else { throw LightningSessionError.devnetOnly(backend: backendLabel) }
@@ -177,7 +190,9 @@ public struct LightningSession: Sendable {
 
     /// The rate of the wallet's configured currency, when it has one and the source answers.
     public func configuredRate() async -> FiatRate? {
-        guard let (code, provider) = try? LightningWallet.fiat(store: store, wallet: wallet) else { return nil }
+        guard let (code, provider) = try? LightningWallet.fiat(store: store, wallet: wallet, backendRates: BackendRatesProvider(backend: backend)) else {
+            return nil
+        }
         return try? await provider.rate(code)
     }
 }

@@ -19,8 +19,11 @@ public enum BackendSpec: Sendable, Equatable, CustomStringConvertible {
         public var lightningNetwork: LightningNetwork { self == .mainnet ? .bitcoin : .regtest }
     }
 
-    /// Parses `devnet:PATH` (a relative path is made absolute), `spark:mainnet` or `spark:regtest`.
-    public static func parse(_ text: String, relativeTo directory: String = FileManager.default.currentDirectoryPath) throws -> BackendSpec {
+    /// Parses `devnet:PATH` (a relative path is made absolute), `spark:mainnet` or `spark:regtest`;
+    /// `devnet` alone is the ledger under the wallets' home (`defaultDevnetLedger`), when given.
+    public static func parse(_ text: String, relativeTo directory: String = FileManager.default.currentDirectoryPath,
+                             home: URL? = nil) throws -> BackendSpec {
+        if text == "devnet", let home { return .devnet(path: defaultDevnetLedger(home: home)) }
         let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
         if parts.count == 2, parts[0] == "spark" {
             guard let network = SparkNetwork(rawValue: parts[1]) else {
@@ -39,6 +42,21 @@ public enum BackendSpec: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .devnet(let path): "devnet:\(path)"
         case .spark(let network): "spark:\(network.rawValue)"
+        }
+    }
+
+    /// Devnet's ledger when nobody chose another: `devnet/ledger.sqlite` under the wallets' home.
+    /// Wallets of one home share it, so they can pay each other.
+    public static func defaultDevnetLedger(home: URL) -> String {
+        home.appendingPathComponent("devnet").appendingPathComponent("ledger.sqlite").path
+    }
+
+    /// The network in a few plain words, for a page ("Lightning: Spark test network").
+    public var plainName: String {
+        switch self {
+        case .devnet: "test money on this machine (devnet)"
+        case .spark(.mainnet): "Spark, real bitcoin"
+        case .spark(.regtest): "Spark test network"
         }
     }
 
@@ -66,6 +84,21 @@ public final class LightningWallet: Sendable {
         /// The Breez API key for a Spark network (a sealed store-wide setting).
         public static func sparkAPIKey(_ network: BackendSpec.SparkNetwork) -> String { "ln.spark.\(network.rawValue).apiKey" }
         static let syncedAt = "ln.syncedAt"
+        static let lastBalance = "ln.lastBalance"
+    }
+
+    /// The last balance the backend gave, and when the history was last synced: what a page
+    /// shows, marked offline, when the backend does not answer (never a bare 0).
+    public static func lastKnownBalance(store: WalletStore, walletID: String) -> (msat: UInt64, at: Date?)? {
+        guard let text = (try? store.setting(SettingKey.lastBalance, walletID: walletID)) ?? nil, let msat = UInt64(text) else { return nil }
+        return (msat, lastSyncedAt(store: store, walletID: walletID))
+    }
+
+    /// Keeps `msat` as the last known balance (written only when it changed; a failure to write
+    /// loses nothing but the note).
+    static func rememberBalance(_ msat: UInt64, store: WalletStore, walletID: String) {
+        if let known = lastKnownBalance(store: store, walletID: walletID), known.msat == msat { return }
+        try? store.setSetting(SettingKey.lastBalance, to: String(msat), walletID: walletID)
     }
 
     /// When the history of `walletID` was last brought up to date with its backend.

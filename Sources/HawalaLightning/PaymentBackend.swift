@@ -368,7 +368,7 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case .unknownBackend(let text) where text.hasPrefix("spark:"):
             "unknown Spark network \"\(text.dropFirst(6))\": spark:mainnet or spark:regtest"
         case .unknownBackend(let text):
-            "unknown backend \"\(text)\": spark:mainnet, spark:regtest, or devnet:PATH (a development network on this machine, not the Lightning network)"
+            "unknown backend \"\(text)\": spark:mainnet, spark:regtest, devnet (test money on this machine, its ledger under the wallets' home) or devnet:PATH (a ledger elsewhere)"
         case let .devnetLedger(path, reason): "cannot use the devnet ledger \(path): \(reason)"
         case .amountRequired: "the invoice has no amount: an amount in sat must be given"
         case let .amountMismatch(invoice, given): "the invoice asks for \(invoice) sat, not \(given)"

@@ -220,11 +220,14 @@ public enum FiatSettingError: Error, Equatable, Sendable, CustomStringConvertibl
 }
 
 extension LightningWallet {
-    /// The wallet's fiat currency (or `currency`, asked for now) and its rates provider; nil
-    /// when no currency is configured, or none asked for and no source is saved.
-    public static func fiat(store: WalletStore, wallet: WalletSummary, currency: String? = nil) throws -> (currency: String, provider: FiatRatesProvider)? {
+    /// The wallet's fiat currency (or `currency`, asked for now) and its rates provider: the
+    /// saved rates source, else `backendRates` (the backend's own rates); nil when no currency is
+    /// configured, or none asked for and there is no source.
+    public static func fiat(store: WalletStore, wallet: WalletSummary, currency: String? = nil,
+                            backendRates: FiatRatesProvider? = nil) throws -> (currency: String, provider: FiatRatesProvider)? {
         guard let code = try currency ?? store.setting(SettingKey.fiatCurrency, walletID: wallet.id) else { return nil }
         guard let saved = try store.setting(SettingKey.rates, walletID: wallet.id) else {
+            if let backendRates { return (code, backendRates) }
             if currency != nil { throw FiatSettingError.noRatesSource }
             return nil
         }

@@ -38,6 +38,46 @@ extension Payment {
 }
 
 extension Payment {
+    /// What a list shows as the payment's name: its description, else "Received" or "Sent".
+    public var plainTitle: String {
+        let text = DisplayText.safe(String((details.description ?? "").prefix(80))).trimmingCharacters(in: .whitespaces)
+        return text.isEmpty ? (type == .send ? "Sent" : "Received") : text
+    }
+
+    /// Where the payment stands, in a few words; nil once it is done (completed).
+    public func plainState(at now: Date = Date()) -> String? {
+        switch status {
+        case .completed: return nil
+        case .failed: return "Failed"
+        case .pending:
+            guard type == .receive, details.invoice != nil else { return "Pending" }
+            return receiveState(at: now) == .expired ? "Expired, not paid" : "Waiting for payment"
+        }
+    }
+
+    /// What a person reads about a payment, in their time zone; the technical rows
+    /// (`technicalRows`) go behind a "Details" disclosure.
+    public func summaryRows(now: Date = Date(), timeZone: TimeZone = .current) -> [(label: String, value: String)] {
+        var rows: [(String, String)] = []
+        if type == .send {
+            let figures = SendFigures(amountMsat: amountMsat, feeMsat: feeMsat)
+            rows += [("amount", figures.amount), ("fee", figures.fee), ("total", figures.total)]
+        } else {
+            rows.append(("amount", satsText(amountMsat, .down)))
+        }
+        if let fiat { rows.append(("value then", AmountText.fiat(fiat.value, currency: fiat.currency))) }
+        rows.append(("date", timestamp.relative(now: now, timeZone: timeZone)))
+        if let state = plainState(at: now) { rows.append(("status", state)) }
+        if let d = details.description, !d.isEmpty { rows.append(("description", DisplayText.safe(d))) }
+        if let reason = failureReason { rows.append(("why", DisplayText.safe(reason))) }
+        return rows
+    }
+
+    /// The details behind the disclosure: exact amounts, the UTC date, hashes, keys, the invoice.
+    public func technicalRows(now: Date = Date()) -> [(label: String, value: String)] {
+        detailRows(now: now).filter { !["description", "failure"].contains($0.label) }
+    }
+
     /// One line of a history: date, signed amount (with the fee of a send), status, id,
     /// description, failure reason, and an unpaid invoice's expiry.
     public func historyLine(now: Date = Date()) -> String {

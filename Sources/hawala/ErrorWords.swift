@@ -28,8 +28,8 @@ enum ErrorWords {
         case LightningSessionError.noBackend(let wallet):
             return CLIError("""
                 no Lightning backend is set for wallet "\(wallet)": pass --backend spark:mainnet, --backend spark:regtest \
-                (Spark's test network) or --backend devnet:PATH (a development network on this machine, not the Lightning \
-                network), or save one with `hawala ln config --backend SPEC`
+                (Spark's test network) or --backend devnet (test money on this machine, not the Lightning network), or save \
+                one with `hawala ln config --backend SPEC`
                 """)
         case FiatSettingError.noRatesSource:
             return CLIError("no fiat rates source is set: `hawala ln config --rates-file PATH` or `--rates-url URL`")

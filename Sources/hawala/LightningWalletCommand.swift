@@ -305,11 +305,12 @@ struct LightningConfig: AsyncParsableCommand {
             Backends: spark:mainnet (the Lightning network through the Breez Spark SDK, real \
             bitcoin; needs a Breez API key, free from https://breez.technology/request-api-key/, \
             saved sealed with --api-key-file), spark:regtest (Spark's test network, no key), and \
-            devnet:PATH (a development network on this machine, not the Lightning network).
+            devnet (test money on this machine, not the Lightning network: its ledger is \
+            devnet/ledger.sqlite under the wallets' home; devnet:PATH for a ledger elsewhere).
             """)
     @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
     @Flag(help: "JSON output: {backend, fiat, rates, nodeId, apiKey} (null when not set; apiKey is true when a key is saved, never the key).") var json = false
-    @Option(help: ArgumentHelp("Payment backend to use: spark:mainnet, spark:regtest or devnet:PATH.", valueName: "spec")) var backend: String?
+    @Option(help: ArgumentHelp("Payment backend to use: spark:mainnet, spark:regtest, devnet or devnet:PATH.", valueName: "spec")) var backend: String?
     @Option(name: .customLong("api-key-file"), help: ArgumentHelp("File holding the Breez API key for the Spark network (\"-\" = standard input); saved sealed by the wallet password.", valueName: "path"))
     var apiKeyFile: String?
     @OptionGroup var password: PasswordOptions
@@ -327,7 +328,7 @@ struct LightningConfig: AsyncParsableCommand {
     func run() async throws {
         let store = try WalletSession.store(create: false)
         let summary = try store.wallet(named: wallet)
-        var change = LightningSettingsChange(backend: try backend.map { try BackendSpec.parse($0) },
+        var change = LightningSettingsChange(backend: try backend.map { try BackendSpec.parse($0, home: store.home.directory) },
                                              fiat: try fiat.map { try LightningSettingsChange.currencyCode($0) },
                                              rates: try ratesFile.map(RatesSource.localFile) ?? ratesURL.map { try RatesSource.web($0) })
         change.apiKey = try apiKeyFile.map { try Input.readSecretFile($0, what: "API key") }

@@ -33,13 +33,15 @@ struct AppSecurityTests {
         let client: HTTPClient
         let port: Int
         var cookie: String?
+        /// The time zone the page's script would have put in its cookie (percent-encoded).
+        var timeZone: String?
 
         func send(_ method: HTTPRequest.Method, _ path: String, form: [String: String]? = nil, host: String? = nil,
                   origin: String?? = .none, fetchSite: String? = nil, cookie: String?? = .none) async throws -> (status: Int, headers: [(String, String)], body: String) {
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
             request.method = .init(rawValue: method.rawValue)
             request.headers.add(name: "Host", value: host ?? "127.0.0.1:\(port)")
-            if let c = cookie ?? self.cookie { request.headers.add(name: "Cookie", value: "hawala_sid=\(c)") }
+            if let c = cookie ?? self.cookie { request.headers.add(name: "Cookie", value: "hawala_sid=\(c)" + (timeZone.map { "; hawala_tz=" + $0 } ?? "")) }
             if let form {
                 request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
                 let body = form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
@@ -236,9 +238,11 @@ struct AppSecurityTests {
             #expect(home.status == 200)
             #expect(!home.body.contains("<script>") && !home.body.contains(#"W"><"#))
             #expect(home.body.contains("W&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;{{x}}&#39;"))
-            // In an attribute (the switcher's option value) too.
-            #expect(home.body.contains(#"<option value="W&quot;&gt;&lt;script&gt;"#))
-            #expect(home.body.contains("Not backed up"), "the badge")
+            // In an attribute (the wallets page's "use" form) and in the reminder too.
+            let wallets = try await browser.send(.get, "/wallets")
+            #expect(wallets.body.contains(#"name="name" value="W&quot;&gt;&lt;script&gt;"#) || wallets.body.contains(#"<span class="name">W&quot;&gt;&lt;script&gt;"#))
+            #expect(!wallets.body.contains("<script>alert"))
+            #expect(home.body.contains("Back up “W&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;{{x}}&#39;”"), "the backup card")
         }
     }
 

@@ -94,7 +94,7 @@ extension AppSecurityTests {
                 let start = try await newBrowser.send(.get, fresh.startPath)
                 newBrowser.cookie = Browser.sessionID(start.headers)
                 let home = try await newBrowser.send(.get, "/")
-                #expect(home.body.contains("Import a .hawala backup"))
+                #expect(home.body.contains("From a .hawala backup file"))
                 let token = try #require(Browser.uploadToken(try await newBrowser.send(.get, "/backups").body))
                 let form = Self.multipart(["backupPassword": Self.backupPassword], file: file.body, filename: "b.hawala")
                 #expect(try await newBrowser.send(.post, "/backups/import?csrf=\(token)", raw: form.body, contentType: form.contentType).status == 303)

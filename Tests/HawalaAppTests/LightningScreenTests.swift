@@ -32,26 +32,34 @@ extension AppSecurityTests {
         }
     }
 
-    /// Logs in and sets the app's wallet on the devnet ledger `ledger` (through the settings form).
+    /// Logs in and sets the app's wallet on the devnet ledger `ledger` (through the first-run
+    /// choice), then sets a fiat currency and forgets it.
     func onDevnet(_ app: WebApp, _ browser: inout Browser, ledger: String) async throws -> String {
         try await logIn(app, &browser)
         let page = try await browser.send(.get, "/lightning")
-        #expect(page.status == 200 && page.body.contains("Lightning settings"))
+        #expect(page.status == 200 && page.body.contains(" use Lightning?</legend>") && page.body.contains(#"value="devnet" checked"#))
         let csrf = try #require(Browser.csrf(page.body))
-        let saved = try await browser.send(.post, "/lightning/settings", form: ["csrf": csrf, "backend": "devnet:" + ledger])
-        #expect(saved.status == 200 && saved.body.contains("Saved.") && saved.body.contains("0 sat"), "\(saved.body.suffix(600))")
+        let saved = try await browser.send(.post, "/lightning/settings", form: ["csrf": csrf, "choice": "devnet", "ledger": ledger])
+        #expect(saved.status == 303 && Browser.header("Location", saved.headers) == "/", "the first choice leads home")
+        let home = try await browser.send(.get, "/")
+        #expect(home.body.contains(#"id="balance">"#) && home.body.contains(" sat</p>") && home.body.contains("test money on this machine (devnet)"),
+                "\(home.body.suffix(900))")
         let bad = try await browser.send(.post, "/lightning/settings", form: ["csrf": csrf, "fiat": "dollars"])
         #expect(bad.status == 400 && bad.body.contains("three letters"))
         // An API key is for Spark only; refused here, and never echoed.
         let key = try await browser.send(.post, "/lightning/settings", form: ["csrf": csrf, "apiKey": "breez-key-123"])
         #expect(key.status == 400 && key.body.contains("API key is for the spark backend") && !key.body.contains("breez-key-123"))
-        // A fiat currency set, then forgotten.
+        // Devnet's own test rates are offered without a rates source.
+        let offered = try await browser.send(.get, "/lightning")
+        #expect(offered.body.contains(#"<option value="EUR">EUR</option>"#) && offered.body.contains(#"<option value="">Sat only</option>"#))
+        // A fiat currency from a rates file of one's own, then forgotten.
         let rates = temporaryFolder("rates", suffix: ".txt")
         try Data("USD 65000.00\n".utf8).write(to: rates)
         let usd = try await browser.send(.post, "/lightning/settings", form: ["csrf": csrf, "fiat": "usd", "rates": rates.path])
-        #expect(usd.status == 200 && usd.body.contains(#"value="USD""#) && usd.body.contains("Show amounts in sat only"))
-        let sats = try await browser.send(.post, "/lightning/settings", form: ["csrf": csrf, "clearFiat": "on", "fiat": "eur"])
-        #expect(sats.status == 200 && !sats.body.contains(#"value="USD""#) && !sats.body.contains("Show amounts in sat only"))
+        #expect(usd.status == 200 && usd.body.contains(#"<option value="USD" selected>USD</option>"#) && usd.body.contains("Amounts also show in USD."),
+                "\(usd.body.suffix(1500))")
+        let sats = try await browser.send(.post, "/lightning/settings", form: ["csrf": csrf, "fiat": ""])
+        #expect(sats.status == 200 && sats.body.contains("Amounts show in sat only.") && !sats.body.contains(#"value="USD" selected"#))
         return csrf
     }
 
@@ -164,18 +172,24 @@ extension AppSecurityTests {
             var browser = browser
             let ledger = temporaryFolder("devnet").appendingPathComponent("ledger").path
             let csrf = try await onDevnet(app, &browser, ledger: ledger)
-            let funded = try await browser.send(.post, "/lightning/fund", form: ["csrf": csrf, "amount": "20000"])
-            #expect(funded.status == 303)
+            let funded = try await browser.send(.post, "/lightning/fund", form: ["csrf": csrf, "amount": "20,000"])
+            #expect(funded.status == 200 && funded.body.contains("Added 20,000 sat of test money."))
             let other = try OtherNode(ledger: ledger)
             let invoice = try await other.session().closing {
                 try await $0.receive(ReceiveRequest(amountSats: 700, description: #"<b>bill</b>"#, expirySeconds: 600)).response.invoice
             }
             // Nothing pasted, garbage, then the invoice: a preview, nothing paid yet.
             #expect(try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": ""]).status == 400)
-            let garbage = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": "lnbc1notaninvoice"])
-            #expect(garbage.status == 400 && garbage.body.contains(#"class="problem""#))
+            // Garbage: the problem next to the field, in plain words (the library's behind
+            // "Details"), and what was typed kept.
+            let garbage = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": "lnbc1notaninvoice", "amount": "2,500"])
+            #expect(garbage.status == 400 && garbage.body.contains(#"id="send-input-problem""#) && garbage.body.contains("Check it was copied whole"))
+            #expect(garbage.body.contains(">lnbc1notaninvoice</textarea>") && garbage.body.contains(#"value="2,500""#) && garbage.body.contains("<summary>Details</summary>"))
+            let badAmount = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": "lnbc1notaninvoice", "amount": "25,00"])
+            #expect(badAmount.status == 400 && badAmount.body.contains(#"id="send-amount-problem""#) && badAmount.body.contains("grouped by three"))
             let preview = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": invoice])
             #expect(preview.status == 200 && preview.body.contains("<dd>700 sat</dd>") && preview.body.contains("&lt;b&gt;bill&lt;/b&gt;"), "\(preview.body.suffix(1500))")
+            #expect(preview.body.contains("<summary>Details</summary>"), "the payee's key behind Details")
             #expect(try app.paymentsSent().isEmpty)
             // The password again: missing, wrong (the preview stays), then right: paid once.
             let none = try await browser.send(.post, "/lightning/pay", form: ["csrf": csrf])
@@ -187,11 +201,11 @@ extension AppSecurityTests {
             let paid = try await browser.send(.post, "/lightning/pay", form: ["csrf": csrf, "password": "correct horse"])
             #expect(paid.status == 200 && paid.body.contains(#"<h1 id="payment-headline" class="paid">Paid</h1>"#))
             let again = try await browser.send(.post, "/lightning/pay", form: ["csrf": csrf, "password": "correct horse"])
-            #expect(again.status == 303 && Browser.header("Location", again.headers) == "/lightning")
+            #expect(again.status == 303 && Browser.header("Location", again.headers) == "/send")
             let repeated = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": invoice])
             #expect(repeated.body.contains("Already paid: nothing was sent again"))
             #expect(try app.paymentsSent().count == 1)
-            let page = try await browser.send(.get, "/lightning")
+            let page = try await browser.send(.get, "/")
             let fee = try #require(try app.paymentsSent().first).feeMsat
             #expect(page.body.contains(#"id="balance">\#(satsText(20_000_000 - 700_000 - fee, .down))<"#), "the balance after paying 700 sat and its fee")
         }

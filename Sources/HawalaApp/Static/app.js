@@ -1,6 +1,28 @@
 // Hawala's only script: conveniences on top of pages that work as plain forms without it.
 "use strict";
 document.addEventListener("DOMContentLoaded", () => {
+  const body = document.body;
+
+  // The browser's time zone, for dates shown in it ("today 14:07"); the server reads the cookie.
+  try {
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (zone && !document.cookie.includes("hawala_tz=" + encodeURIComponent(zone))) {
+      document.cookie = "hawala_tz=" + encodeURIComponent(zone) + "; Path=/; SameSite=Strict; Max-Age=31536000";
+    }
+  } catch { /* the machine's zone then */ }
+
+  // The menu: open on wide screens where the browser can't show a closed <details>' content.
+  const menu = document.querySelector("details.menu");
+  if (menu && !CSS.supports("selector(::details-content)")) {
+    const wide = window.matchMedia("(min-width: 768px)");
+    const fit = () => { menu.open = wide.matches; };
+    fit();
+    wide.addEventListener("change", fit);
+  }
+
+  // The lock returns to this page after the unlock.
+  for (const field of document.querySelectorAll("input[data-here]")) field.value = location.pathname + location.search;
+
   // Copy buttons: shown only when the script runs; they copy the text of the element they name.
   for (const button of document.querySelectorAll("button[data-copy]")) {
     const source = document.getElementById(button.dataset.copy);
@@ -20,11 +42,112 @@ document.addEventListener("DOMContentLoaded", () => {
     button.hidden = false;
     button.addEventListener("click", () => window.print());
   }
+  // Esc clears a field marked data-escape="clear" (an answer typed wrong, before it is sent).
+  for (const field of document.querySelectorAll("input[data-escape=clear]")) {
+    field.addEventListener("keydown", (event) => {
+      if (event.key === "Escape") { field.value = ""; event.preventDefault(); }
+    });
+  }
+
+  // What was typed in this page's forms survives the idle lock (kept in this tab only, never a
+  // password): saved before the page goes to the unlock, put back when it comes back.
+  const keptKey = "hawala.kept:" + location.pathname;
+  const keptFields = () => [...document.querySelectorAll("main form input:not([type=password]):not([type=hidden]):not([type=file]), main form textarea, main form select")]
+    .filter((field) => field.id && !/password|passphrase|answer|word|repeat|apiKey/i.test(field.name || ""));
+  const keep = () => {
+    const values = {};
+    for (const field of keptFields()) if (field.value && field.type !== "radio" && field.type !== "checkbox") values[field.id] = field.value;
+    if (Object.keys(values).length) sessionStorage.setItem(keptKey, JSON.stringify(values));
+  };
+  try {
+    const saved = JSON.parse(sessionStorage.getItem(keptKey) || "null");
+    sessionStorage.removeItem(keptKey);
+    if (saved) for (const [id, value] of Object.entries(saved)) {
+      const field = document.getElementById(id);
+      if (field && !field.value) field.value = value;
+    }
+  } catch { /* nothing kept */ }
+
+  // The idle lock: a countdown a minute before, with "Stay unlocked".
+  const idle = Number(body.dataset.idleLock || 0);
+  if (idle > 0) {
+    let deadline = Date.now() + idle * 1000;
+    let warning = null;
+    const stay = async () => {
+      try {
+        const answer = await fetch("/alive", { credentials: "same-origin", cache: "no-store" });
+        if (answer.status === 204) { deadline = Date.now() + idle * 1000; hide(); return; }
+      } catch { /* locked or gone: the next tick sends the page to the unlock */ }
+      deadline = Date.now();
+    };
+    const hide = () => { if (warning) { warning.remove(); warning = null; } };
+    const show = (left) => {
+      if (!warning) {
+        warning = document.createElement("div");
+        warning.className = "lock-warning";
+        warning.setAttribute("role", "alert");
+        const text = document.createElement("p");
+        text.id = "lock-countdown";
+        const button = document.createElement("button");
+        button.type = "button";
+        button.textContent = "Stay unlocked";
+        button.addEventListener("click", stay);
+        warning.append(text, button);
+        body.append(warning);
+      }
+      const seconds = Math.max(0, Math.ceil(left / 1000));
+      warning.querySelector("p").textContent = "Locking in " + Math.floor(seconds / 60) + ":" + String(seconds % 60).padStart(2, "0") + " for your safety.";
+    };
+    const tick = () => {
+      const left = deadline - Date.now();
+      if (left <= 0) { keep(); location.reload(); return; }
+      if (left <= 60000) show(left); else hide();
+      setTimeout(tick, 1000);
+    };
+    setTimeout(tick, 1000);
+  }
+
+  // A payment received, announced on every page of an unlocked session (the invoice page says
+  // "Paid" itself); a desktop notification too once the person allowed it, asked on a click.
+  const invoiceState = document.getElementById("invoice-state");
+  if (body.dataset.events && window.EventSource) {
+    const source = new EventSource(body.dataset.events);
+    source.addEventListener("end", () => source.close());
+    source.addEventListener("received", (event) => {
+      const note = JSON.parse(event.data);
+      if (invoiceState && invoiceState.dataset.hash === note.hash) return;
+      toast("Received " + note.amount + (note.what && note.what !== "Received" ? " — " + note.what : ""));
+      if (window.Notification && Notification.permission === "granted") new Notification("Hawala: received " + note.amount, { body: note.what });
+    });
+  }
+  const toast = (text) => {
+    const box = document.createElement("div");
+    box.className = "toast";
+    box.setAttribute("role", "status");
+    const line = document.createElement("p");
+    line.textContent = text;
+    const close = document.createElement("button");
+    close.type = "button";
+    close.className = "secondary small";
+    close.textContent = "OK";
+    close.addEventListener("click", () => box.remove());
+    box.append(line, close);
+    if (window.Notification && Notification.permission === "default") {
+      const ask = document.createElement("button");
+      ask.type = "button";
+      ask.className = "link";
+      ask.textContent = "Also tell me outside this tab";
+      ask.addEventListener("click", async () => { await Notification.requestPermission(); ask.remove(); });
+      box.append(ask);
+    }
+    body.append(box);
+    setTimeout(() => box.remove(), 15000);
+  };
+
   // An invoice waiting to be paid: its countdown, and "Paid" as soon as the server says so
   // (server-sent events; polling every 5 s when they are not available or keep failing).
-  const state = document.getElementById("invoice-state");
   const countdown = document.getElementById("countdown");
-  if (state && document.querySelector("#invoice-state .waiting")) {
+  if (invoiceState && document.querySelector("#invoice-state #countdown")) {
     let finished = false;
     const show = (status) => {
       if (!status || status.status === "waiting" || finished) return;
@@ -37,22 +160,21 @@ document.addEventListener("DOMContentLoaded", () => {
         locked: "The app locked itself. Reload the page to unlock it.",
       };
       line.textContent = words[status.status] || status.status;
-      line.className = status.status === "paid" ? "paid" : "problem";
-      const qr = document.querySelector("figure.qr");
-      if (qr && status.status !== "locked") qr.hidden = true;
+      line.className = "status-line " + (status.status === "paid" ? "paid" : "problem");
+      if (status.status !== "locked") for (const hidden of document.querySelectorAll("figure.qr, button[data-copy=invoice-text]")) hidden.hidden = true;
     };
     const poll = () => {
       const timer = setInterval(async () => {
         if (finished) { clearInterval(timer); return; }
         try {
-          const answer = await fetch(state.dataset.status, { credentials: "same-origin", cache: "no-store" });
+          const answer = await fetch(invoiceState.dataset.status, { credentials: "same-origin", cache: "no-store" });
           if (answer.ok) show(await answer.json());
         } catch { /* try again at the next tick */ }
       }, 5000);
     };
     if (window.EventSource) {
       let failures = 0;
-      const source = new EventSource(state.dataset.events);
+      const source = new EventSource(invoiceState.dataset.events);
       for (const name of ["paid", "failed", "expired", "locked"]) {
         source.addEventListener(name, (event) => { source.close(); show(JSON.parse(event.data)); });
       }
@@ -70,16 +192,10 @@ document.addEventListener("DOMContentLoaded", () => {
         if (finished) { countdown.textContent = ""; return; }
         const left = Math.max(0, Math.round((expires - Date.now()) / 1000));
         const minutes = Math.floor(left / 60), seconds = String(left % 60).padStart(2, "0");
-        countdown.textContent = left > 0 ? "(in " + minutes + ":" + seconds + ")" : "(expired)";
+        countdown.textContent = left > 0 ? "(" + minutes + ":" + seconds + " left)" : "(expired)";
         if (left > 0) setTimeout(tick, 1000);
       };
       tick();
     }
-  }
-  // Esc clears a field marked data-escape="clear" (an answer typed wrong, before it is sent).
-  for (const field of document.querySelectorAll("input[data-escape=clear]")) {
-    field.addEventListener("keydown", (event) => {
-      if (event.key === "Escape") { field.value = ""; event.preventDefault(); }
-    });
   }
 });

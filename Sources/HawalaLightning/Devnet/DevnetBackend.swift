@@ -179,10 +179,18 @@ public final class DevnetBackend: PaymentBackend, Sendable {
         try ledger.payment(id: id, as: try node())
     }
 
+    /// The rates source given, else devnet's test table (`testRates`).
     public func listFiatRates() async throws -> [FiatRate] {
-        guard let rates else { return [] }
+        guard let rates else { return Self.testRates }
         return try await rates.rates()
     }
+
+    /// Devnet's rates when none are configured: test money at round test prices (1 BTC =
+    /// 100,000 USD…), so fiat values can be tried without a rates service. Never real prices.
+    public static let testRates: [FiatRate] = [
+        ("USD", 100_000), ("EUR", 95_000), ("GBP", 80_000), ("CHF", 90_000), ("JPY", 15_000_000), ("CAD", 140_000), ("AUD", 155_000),
+        ("BRL", 550_000), ("INR", 8_500_000), ("KWD", 31_000),
+    ].map { FiatRate(currency: $0.0, btcPrice: Decimal($0.1)) }
 
     /// Devnet has no mempool: fixed minimal rates.
     public func recommendedFees() async throws -> RecommendedFees {

@@ -1,0 +1,240 @@
+import Foundation
+import HawalaFormat
+import HawalaLightning
+import HawalaWallet
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The home (the current wallet's balance, Send and Receive, the latest payments, the backup
+/// card), the wallets, the send form, and the session's event stream (payments received,
+/// announced on every page).
+extension AppRoutes {
+    func registerHome(on router: Router<BasicRequestContext>) {
+        router.get("/") { request, _ in try await home(request) }
+        router.get("/wallets") { request, _ in try await walletsPage(request) }
+        router.get("/send") { request, _ in try await sendFormPage(request) }
+        router.get("/events") { request, _ in try await sessionEvents(request) }
+    }
+
+    func home(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        let overview = try await app.store.overview()
+        if try await mustUnlock(session, overview: overview) { return AppResponse.toUnlock() }
+        var page = Page(title: "Home", session: session, overview: overview)
+        guard let keyring = session.keyring, let wallet = overview.current else { return try render(.ok, "home", page) }
+        let store = try await app.store.get()
+        let settings = try LightningSettings.load(store: store, walletID: wallet.id)
+        var view = HomeView(wallet: wallet, walletCount: overview.wallets.count, lightningReady: settings.backend != nil)
+        if view.lightningReady {
+            let now = await app.sessions.time()
+            do {
+                let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
+                view.networkName = lightning.spec.plainName
+                view.isDevnet = lightning.backend is DevnetBackend
+                let balance = try await lightning.balance()
+                view.balance = satsText(balance.info.balanceMsat, .down)
+                view.fiat = balance.fiat.map { AmountText.fiat($0.value, currency: $0.rate.currency) }
+            } catch {
+                guard let words = Self.lightningWords(error) else { throw error }
+                view.offline = Self.offlineNote(store: store, wallet: wallet, now: now, timeZone: session.timeZone)
+                view.balance = LightningWallet.lastKnownBalance(store: store, walletID: wallet.id).map { satsText($0.msat, .down) }
+                view.offlineDetail = words
+                view.networkName = settings.backend.flatMap { try? BackendSpec.parse($0).plainName } ?? ""
+            }
+            view.recent = try store.payments(walletID: wallet.id, filter: PaymentFilter(limit: 5))
+                .map { PaymentRow($0, now: now, timeZone: session.timeZone) }
+            view.anyRecent = !view.recent.isEmpty
+        } else {
+            page.lightning = LightningView(wallet: wallet, settings: settings, sparkAvailable: app.options.spark != nil, home: app.store.home.directory)
+        }
+        page.home = view
+        return try render(.ok, "home", page)
+    }
+
+    /// "Offline": the last known balance and when the history was last synced.
+    static func offlineNote(store: WalletStore, wallet: WalletSummary, now: Date, timeZone: TimeZone) -> String {
+        guard let known = LightningWallet.lastKnownBalance(store: store, walletID: wallet.id) else {
+            return "Offline: the Lightning network did not answer. Your funds are safe; try again in a minute."
+        }
+        let when = known.at.map { " (last synced \($0.relative(now: now, timeZone: timeZone)))" } ?? ""
+        return "Offline: this is the last known balance\(when). Your funds are safe; try again in a minute."
+    }
+
+    func walletsPage(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        let overview = try await app.store.overview()
+        if try await mustUnlock(session, overview: overview) { return AppResponse.toUnlock() }
+        var page = Page(title: "Wallets", session: session, overview: overview)
+        page.wide = true
+        return try render(.ok, "wallets", page)
+    }
+
+    // MARK: - Sending: the form
+
+    func sendFormPage(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        guard session.isUnlocked else { return AppResponse.toUnlock() }
+        let (store, wallet) = try await currentWallet()
+        guard let wallet else { return AppResponse.redirect("/") }
+        let refill = await app.sessions.takeInterrupted(session.id, page: "/send")
+        var form = SendFormView(input: refill?.value("input") ?? "", amount: refill?.value("amount") ?? "",
+                                comment: refill?.value("comment") ?? "", restored: refill != nil)
+        // A link to pay (a "lightning:" or "bitcoin:" address the browser handed over).
+        if refill == nil, let pasted = request.uri.queryParameters["to"].map(String.init), pasted.utf8.count <= 8_192 { form.input = pasted }
+        return try await sendForm(session, store: store, wallet: wallet, form: form)
+    }
+
+    func sendForm(_ session: AppSessions.Session, store: WalletStore, wallet: WalletSummary, form: SendFormView,
+                  status: HTTPResponse.Status = .ok) async throws -> Response {
+        var page = Page(title: "Send", session: session, overview: try await app.store.overview())
+        var form = form
+        form.needsSetup = try LightningSettings.load(store: store, walletID: wallet.id).backend == nil
+        form.openComment = !form.comment.isEmpty || form.commentProblem != nil
+        page.sendForm = form
+        return try render(status, "send-form", page)
+    }
+
+    // MARK: - Events for every page
+
+    /// Server-sent events for the whole session: `received` (a payment came in: `{amount,
+    /// what}`) while the session is unlocked and its wallet has Lightning, then `end` when the
+    /// session locks, the app stops or the stream has been open for `eventStreamLimit`. Reading
+    /// it never keeps a session awake.
+    func sessionEvents(_ request: Request) async throws -> Response {
+        guard CrossSiteCheck.sameOriginRead(request, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
+            return AppResponse.plain(.forbidden, "refused: not the app's page")
+        }
+        let sessions = app.sessions, stopping = app.stopping
+        guard let session = await sessions.peek(request.cookies[Self.cookie]?.value), let keyring = session.keyring else {
+            return Self.endedStream()
+        }
+        let (store, wallet) = try await currentWallet()
+        guard let wallet, try LightningSettings.load(store: store, walletID: wallet.id).backend != nil else { return Self.endedStream() }
+        let end = await sessions.time().addingTimeInterval(Self.eventStreamLimit)
+        let opener: @Sendable () async throws -> LightningSession = { [self] in try await lightningSession(session, store, wallet, keyring: keyring) }
+        let body = ResponseBody { writer in
+            let lightning = try await opener()
+            enum Item: Sendable { case event(PaymentEvent), tick }
+            let (items, input) = AsyncStream<Item>.makeStream()
+            let listener = lightning.backend.addEventListener { input.yield(.event($0)) }
+            let ticker = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    input.yield(.tick)
+                }
+            }
+            defer {
+                lightning.backend.removeEventListener(listener)
+                ticker.cancel()
+            }
+            var quiet = 0
+            loop: for await item in items {
+                switch item {
+                case .tick:
+                    let unlocked = await sessions.isStillUnlocked(session.id), time = await sessions.time()
+                    if stopping.isStopping || !unlocked || time >= end { break loop }
+                    quiet += 1
+                    if quiet >= 15 {
+                        quiet = 0
+                        try await writer.write(ByteBuffer(string: ": waiting\n\n"))
+                    }
+                case .event(.paymentSucceeded(let payment)) where payment.type == .receive:
+                    try? await lightning.lightning.record([payment])
+                    let note = ReceivedNote(amount: satsText(payment.amountMsat, .down), what: payment.plainTitle, hash: payment.details.paymentHash ?? "")
+                    try await writer.write(ByteBuffer(string: "event: received\ndata: \(note.json)\n\n"))
+                case .event: break
+                }
+            }
+            try await writer.write(ByteBuffer(string: "event: end\ndata: {}\n\n"))
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: [.contentType: "text/event-stream; charset=utf-8"], body: body)
+    }
+
+    /// A stream that ends at once (nothing to announce): the page's script closes it.
+    static func endedStream() -> Response {
+        Response(status: .ok, headers: [.contentType: "text/event-stream; charset=utf-8"],
+                 body: .init(byteBuffer: ByteBuffer(string: "event: end\ndata: {}\n\n")))
+    }
+}
+
+/// A payment received, as the session's event stream announces it.
+struct ReceivedNote: Codable {
+    let amount: String
+    let what: String
+    /// The invoice's payment hash (its page shows "Paid" itself).
+    let hash: String
+
+    var json: String { String(decoding: (try? JSONEncoder().encode(self)) ?? Data("{}".utf8), as: UTF8.self) }
+}
+
+/// The home of an unlocked session with a wallet.
+struct HomeView {
+    let wallet: String
+    let testnet: Bool
+    /// More than one wallet: the home offers to switch.
+    let switchable: Bool
+    let lightningReady: Bool
+    var networkName = ""
+    var isDevnet = false
+    var balance: String?
+    var fiat: String?
+    /// The backend did not answer: what the balance shown is (the last known one), calmly.
+    var offline: String?
+    /// The library's reason, behind "Details".
+    var offlineDetail: String?
+    var recent: [PaymentRow] = []
+    var anyRecent = false
+    let notBackedUp: Bool
+    let hasWords: Bool
+    let backupLink: String
+
+    init(wallet: WalletSummary, walletCount: Int, lightningReady: Bool) {
+        self.wallet = wallet.name
+        testnet = wallet.network == .testnet
+        switchable = walletCount > 1
+        self.lightningReady = lightningReady
+        notBackedUp = !wallet.backup.isBackedUp
+        hasWords = wallet.kind == .bip39
+        backupLink = "/words?purpose=backup&wallet=" + (wallet.name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+    }
+}
+
+/// The send form: what was typed is kept through a problem or a lock; a problem is shown next
+/// to the field it concerns.
+struct SendFormView {
+    var input: String
+    var amount: String
+    var comment: String
+    /// Refilled after an unlock.
+    var restored = false
+    var needsSetup = false
+    var inputProblem: String?
+    var amountProblem: String?
+    var commentProblem: String?
+    /// The comment's disclosure starts open (a comment typed, or a problem with it).
+    var openComment = false
+    /// The library's words, behind "Details", when the problem was put plainly.
+    var detail: String?
+
+    init(input: String = "", amount: String = "", comment: String = "", restored: Bool = false) {
+        self.input = input
+        self.amount = amount
+        self.comment = comment
+        self.restored = restored
+    }
+}
+
+/// The invoice form (receiving on Lightning), kept like the send form.
+struct InvoiceFormView {
+    struct ChainLink { let name: String, label: String }
+    var amount: String
+    var description: String
+    var restored = false
+    var amountProblem: String?
+    var descriptionProblem: String?
+    var problem: String?
+    /// The wallet's chains, to receive on-chain instead.
+    var chains: [ChainLink] = []
+}
