@@ -58,11 +58,13 @@ test: test-deps
 ## python3-selenium: Selenium downloads nothing).
 test-app: test-deps
 	swift build --product hawala $(IMPORT_CHECK)
+	swift build --product hawala-vault $(IMPORT_CHECK)
 	/usr/bin/python3 scripts/app_e2e.py
 
 ## The screenshots in docs/screens (docs/user-guide.md), taken by the end-to-end run.
 screens: test-deps
 	swift build --product hawala $(IMPORT_CHECK)
+	swift build --product hawala-vault $(IMPORT_CHECK)
 	/usr/bin/python3 scripts/app_e2e.py --screens docs/screens
 
 test-asan: test-deps

@@ -209,10 +209,12 @@ def create_and_pass_the_quiz(s: Scenario, app: App):
     words = [w.text for w in s.wait_for("ol.words").find_elements(By.CSS_SELECTOR, ".word")]
     s.check(len(words) == 12 and all(re.fullmatch("[a-z]+", w) for w in words), f"12 words shown as text: {words}")
     s.no_sideways_scroll("the words on a phone")
+    s.axe("the words")
     s.active().send_keys(Keys.ENTER)  # "I wrote them down — check me"
     answer = s.wait_for("#answer")
     s.check(s.active() == answer, "the answer field has the focus")
     s.check(answer.get_attribute("autocomplete") == "off" and answer.get_attribute("spellcheck") == "false", "no autocomplete, no spellcheck")
+    s.axe("the quiz")
     # Tab order: the answer, Verify, See the words again, Back up later.
     order = []
     for _ in range(3):
@@ -341,6 +343,7 @@ def restore_word_by_word_with_a_typo(s: Scenario, app: App):
             field.send_keys("abandn" + Keys.ENTER)  # the typo
             s.wait_text("word 4 is not in the word list")
             s.check("abandn" not in s.body(), "the typo is not written back into the page")
+            s.axe("a word with suggestions")
             d.find_element(By.CSS_SELECTOR, "form.suggestions button[value=abandon]").click()
         else:
             s.active().send_keys(word[:4] + Keys.ENTER)
@@ -386,7 +389,10 @@ def export_then_import_into_a_fresh_home(s: Scenario, app: App):
     s.fill("backup-repeat", BACKUP_PASSWORD)
     s.fill("export-password", PASSWORD)
     s.click("Download the backup")
+    s.wait_text("Your backup is ready")
+    s.check(not d.find_elements(By.ID, "backup-password"), "the form and its passwords are gone")
     s.wait(lambda _: [f for f in os.listdir(DOWNLOADS) if f.endswith(".hawala")], 60)
+    s.check(os.path.basename([f for f in os.listdir(DOWNLOADS) if f.endswith(".hawala")][0]) in s.body(), "the confirmation names the file")
     backup = os.path.join(DOWNLOADS, [f for f in os.listdir(DOWNLOADS) if f.endswith(".hawala")][0])
     s.check(re.fullmatch(r"hawala-backup-\d{4}-\d\d-\d\d\.hawala", os.path.basename(backup)), f"the suggested name: {backup}")
 
@@ -400,6 +406,8 @@ def export_then_import_into_a_fresh_home(s: Scenario, app: App):
     s.wait_text("Import 1 wallet?")
     s.check('already here as "Restored"' in s.body(), "the same wallet is shown as a conflict")
     s.check(len(d.find_elements(By.CSS_SELECTOR, "input[type=radio]")) == 2, "skip or replace, not keep both")
+    s.no_sideways_scroll("the import's preview")
+    s.axe("the import's preview")
     s.click("Cancel")
     s.wait_text("Import a .hawala file")
 

@@ -39,6 +39,9 @@ struct Page {
     var next = ""
     var interrupted = false
     var home: HomeView?
+    /// Where the page leads at once (a meta refresh): a download that starts by itself.
+    var refreshTo: String?
+    var exported: ExportedView?
     var sendForm: SendFormView?
     var invoiceForm: InvoiceFormView?
     var problem: String?
@@ -113,7 +116,7 @@ extension Page {
         "receive": "receive", "receive-lightning": "receive", "invoice": "receive",
         "history": "history", "payment-detail": "history",
         "wallets": "wallets", "create": "wallets", "restore": "wallets", "restore-shares": "wallets", "words-password": "wallets", "backup": "wallets",
-        "backups": "backups", "import": "backups", "imported": "backups", "shares": "backups",
+        "backups": "backups", "exported": "backups", "import": "backups", "imported": "backups", "shares": "backups",
         "vault": "vault", "settings": "settings", "lightning": "settings",
     ]
 

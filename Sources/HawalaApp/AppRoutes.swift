@@ -92,10 +92,14 @@ struct AppRoutes: Sendable {
         return AppResponse.redirect(ReturnPath.unlockPath(returningTo: form.text("next")), cookie: locked.id)
     }
 
-    /// Keeps an unlocked session awake ("Stay unlocked"): 204, or 401 once it has locked.
+    /// Keeps an unlocked session awake ("Stay unlocked"): 204, or 401 once it has locked. With
+    /// `?peek`, only says how many seconds are left (another tab may have kept it awake).
     func alive(_ request: Request) async throws -> Response {
         guard CrossSiteCheck.sameOriginRead(request, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
             return AppResponse.plain(.forbidden, "refused: not the app's page")
+        }
+        if request.uri.queryParameters["peek"] != nil {
+            return AppResponse.plain(.ok, String(await app.sessions.secondsLeft(request.cookies[Self.cookie]?.value)))
         }
         guard let session = await session(of: request), session.isUnlocked else { return AppResponse.plain(.unauthorized, "locked") }
         return Response(status: .noContent)
@@ -126,7 +130,7 @@ struct AppRoutes: Sendable {
         let action = request.uri.path
         if action != "/unlock", action != "/lock", try await mustUnlock(session) {
             let page = ReturnPath.page(forAction: action)
-            let fields = form.plainFields(AppSessions.InterruptedForm.kept)
+            let fields = ReturnPath.refilled.contains(page) ? form.plainFields(AppSessions.InterruptedForm.kept) : [:]
             await app.sessions.update(session.id) { $0.interrupted = fields.isEmpty ? nil : .init(page: page, fields: fields) }
             return AppResponse.redirect(ReturnPath.unlockPath(returningTo: page))
         }

@@ -24,6 +24,9 @@ actor AppSessions {
         var timeZone: TimeZone = .current
         /// A form the lock interrupted, to show filled again after the unlock (never a secret).
         var interrupted: InterruptedForm?
+        /// A sealed backup file just made, downloadable from its confirmation page until the
+        /// session locks.
+        var download: ReadyFile?
         /// The words being backed up or shown (held only while the page needs them).
         var backup: BackupTask?
         /// A recovery in progress.
@@ -47,6 +50,7 @@ actor AppSessions {
             importing = nil
             shareEntry = nil
             sharesRecovery = nil
+            download = nil
         }
     }
 
@@ -60,6 +64,12 @@ actor AppSessions {
         static let kept: Set<String> = ["input", "amount", "comment", "description", "name", "words", "network"]
 
         func value(_ name: String) -> String { fields[name] ?? "" }
+    }
+
+    /// A file made for the person to download (a sealed .hawala file: nothing in the clear).
+    struct ReadyFile: Sendable {
+        let name: String
+        let bytes: Data
     }
 
     /// A decrypted backup's import plan and the uploaded file's name.
@@ -145,6 +155,12 @@ actor AppSessions {
         guard let id, var session = sessions[id] else { return nil }
         if now().timeIntervalSince(session.lastSeen) > idleLock { session.forgetSecrets() }
         return session
+    }
+
+    /// Seconds before session `id` locks (0 once locked), without counting this as a request.
+    func secondsLeft(_ id: String?) -> Int {
+        guard let id, let session = sessions[id], session.isUnlocked else { return 0 }
+        return max(0, Int((idleLock - now().timeIntervalSince(session.lastSeen)).rounded()))
     }
 
     /// Drops the keyring of every session idle longer than the idle lock: run periodically, so a

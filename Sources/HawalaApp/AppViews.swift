@@ -18,6 +18,12 @@ struct CreateView {
     let wordCounts: [Option]
     let networks: [Option]
     let name: String
+    /// The fields a problem can be next to.
+    enum Field { case name, words, passphrase, password }
+    var nameProblem: String?
+    var wordsProblem: String?
+    var passphraseProblem: String?
+    var passwordProblem: String?
 
     init(needsPassword: Bool, wordCount: Int = 12, network: Network = .mainnet, name: String = "") {
         self.needsPassword = needsPassword
@@ -227,6 +233,12 @@ struct BackupsView {
         paperChoices = currentFirst.filter { $0.kind == .bip39 }.map { Choice(value: $0.name, label: $0.name) }
         canPrint = !paperChoices.isEmpty
     }
+}
+
+/// A backup file made: what it is called and how large.
+struct ExportedView {
+    let name: String
+    let size: String
 }
 
 /// An import's preview: each incoming wallet, its first addresses, its conflict and the choices.

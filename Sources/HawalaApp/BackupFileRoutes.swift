@@ -18,6 +18,8 @@ extension AppRoutes {
     func registerBackupFiles(on router: Router<BasicRequestContext>) {
         router.get("/backups") { request, _ in try await backupsPage(request) }
         router.post("/backups/export") { request, _ in try await posted(request, exportBackup) }
+        router.get("/backups/exported") { request, _ in try await exportedPage(request) }
+        router.get("/backups/download") { request, _ in try await downloadExport(request) }
         router.post("/backups/import") { request, _ in try await uploadBackup(request) }
         router.get("/backups/import") { request, _ in try await importPage(request) }
         router.post("/backups/import/confirm") { request, _ in try await posted(request, confirmImport) }
@@ -66,11 +68,33 @@ extension AppRoutes {
         } catch let error as WalletError {
             return try await backups(session, status: .badRequest, problem: error.description)
         }
+        // Made: its confirmation page (the form and its passwords gone), which downloads it.
+        let ready = AppSessions.ReadyFile(name: BackupExporter.suggestedName(await app.sessions.time()), bytes: sealed)
+        await app.sessions.update(session.id) { $0.download = ready }
+        return AppResponse.redirect("/backups/exported")
+    }
+
+    /// "Your backup is ready": its name and size; the download starts by itself.
+    func exportedPage(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        guard session.isUnlocked else { return AppResponse.toUnlock() }
+        guard let ready = session.download else { return AppResponse.redirect("/backups") }
+        var page = Page(title: "Backup ready", session: session, overview: try await app.store.overview())
+        page.exported = ExportedView(name: ready.name, size: AppRoutes.sizeText(Int64(ready.bytes.count)))
+        page.refreshTo = "/backups/download"
+        return try render(.ok, "exported", page)
+    }
+
+    /// The sealed file, as long as the session is unlocked.
+    func downloadExport(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        guard session.isUnlocked else { return AppResponse.toUnlock() }
+        guard let ready = session.download else { return AppResponse.redirect("/backups") }
         // The suggested name holds only a date: safe in a header.
         return Response(status: .ok, headers: [
             .contentType: "application/octet-stream",
-            .contentDisposition: "attachment; filename=\"\(BackupExporter.suggestedName(await app.sessions.time()))\"",
-        ], body: .init(byteBuffer: ByteBuffer(bytes: sealed)))
+            .contentDisposition: "attachment; filename=\"\(ready.name)\"",
+        ], body: .init(byteBuffer: ByteBuffer(bytes: ready.bytes)))
     }
 
     /// What a new backup password gave: typed twice, and strong enough.

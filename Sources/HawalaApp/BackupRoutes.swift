@@ -26,7 +26,13 @@ extension AppRoutes {
         let overview = try await app.store.overview()
         if try await mustUnlock(session, overview: overview) { return AppResponse.toUnlock() }
         var page = Page(title: "New wallet", session: session, overview: overview)
-        page.create = CreateView(needsPassword: !overview.hasPassword)
+        if let refill = await app.sessions.takeInterrupted(session.id, page: "/create") {
+            page.create = CreateView(needsPassword: !overview.hasPassword, wordCount: Int(refill.value("words")) ?? WalletStore.newWordCounts[0],
+                                     network: Network(rawValue: refill.value("network")) ?? .mainnet, name: refill.value("name"))
+            page.message = "The app locked itself: here is what you had chosen (passwords are never kept). Check it, then go on."
+        } else {
+            page.create = CreateView(needsPassword: !overview.hasPassword)
+        }
         return try render(.ok, "create", page)
     }
 
@@ -39,9 +45,18 @@ extension AppRoutes {
         let asked = form.text("words")
         let network = form.text("network").flatMap(Network.init(rawValue:)) ?? .mainnet
         let name = form.text("name")?.trimmingCharacters(in: .whitespaces) ?? ""
-        func again(_ problem: String) async throws -> Response {
-            var page = Page(title: "New wallet", session: session, overview: try await app.store.overview(), problem: problem)
-            page.create = CreateView(needsPassword: first, wordCount: asked.flatMap(Int.init) ?? WalletStore.newWordCounts[0], network: network, name: name)
+        /// The form again, what was typed kept (never a password), the problem next to `field`.
+        func again(_ problem: String, at field: CreateView.Field? = nil) async throws -> Response {
+            var page = Page(title: "New wallet", session: session, overview: try await app.store.overview(), problem: field == nil ? problem : nil)
+            var view = CreateView(needsPassword: first, wordCount: asked.flatMap(Int.init) ?? WalletStore.newWordCounts[0], network: network, name: name)
+            switch field {
+            case .name?: view.nameProblem = problem
+            case .words?: view.wordsProblem = problem
+            case .passphrase?: view.passphraseProblem = problem
+            case .password?: view.passwordProblem = problem
+            case nil: break
+            }
+            page.create = view
             return try render(.badRequest, "create", page)
         }
         let wordCount: Int
@@ -49,17 +64,17 @@ extension AppRoutes {
             // A field that says no number is a wrong number, not the default.
             wordCount = try WalletStore.checkNewWordCount(asked.map { Int($0) ?? -1 })
         } catch {
-            return try await again(error.description.sentence)
+            return try await again(error.description.sentence, at: .words)
         }
         // A mistyped passphrase makes another wallet, and the quiz checks only the words.
         let passphrase = form.secret("passphrase") ?? SecretBytes([])
         guard passphrase == form.secret("passphraseRepeat") ?? SecretBytes([]) else {
-            return try await again("The two passphrases differ. Type the same passphrase twice, or leave both empty.")
+            return try await again("The two passphrases differ. Type the same passphrase twice, or leave both empty.", at: .passphrase)
         }
         let keyring: Keyring
         switch try await keyringForChange(session, form, store: store) {
         case .keyring(let chosen): keyring = chosen
-        case .problem(let problem): return try await again(problem)
+        case .problem(let problem): return try await again(problem, at: .password)
         case .locked: return AppResponse.toUnlock()
         }
         let created: (wallet: WalletSummary, backup: SeedBackupFlow)
@@ -69,7 +84,7 @@ extension AppRoutes {
                 try store.create(wordCount: wordCount, passphrase: passphrase, name: name.isEmpty ? nil : name, network: network, keyring: keyring)
             }
         } catch let error as WalletError {
-            return try await again(error.description)
+            return try await again(error.description.sentence, at: .name)
         }
         var current = session
         if first {

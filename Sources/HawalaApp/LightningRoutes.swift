@@ -263,7 +263,8 @@ extension AppRoutes {
     }
 
     func invoiceRead(_ request: Request) async throws -> InvoiceRead {
-        guard let session = await session(of: request), let keyring = session.keyring else {
+        // Without counting as use: a page left open on an invoice must not keep the session awake.
+        guard let session = await app.sessions.peek(request.cookies[Self.cookie]?.value), let keyring = session.keyring else {
             return .refused(AppResponse.plain(.unauthorized, "not signed in"))
         }
         guard CrossSiteCheck.sameOriginRead(request, bound: app.bound, extraHost: app.options.extraAllowedHost) else {

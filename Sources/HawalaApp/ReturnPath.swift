@@ -21,6 +21,9 @@ enum ReturnPath {
         return text
     }
 
+    /// The pages that show a form refilled after the unlock (`AppSessions.takeInterrupted`).
+    static let refilled: Set<String> = ["/send", "/receive", "/create"]
+
     /// The page a form posted to `action` lives on.
     static func page(forAction action: String) -> String {
         switch action {

@@ -63,12 +63,13 @@ extension AppRoutes {
 
     func renameWallet(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         guard session.isUnlocked else { return AppResponse.toUnlock() }
+        let (old, new) = (form.text("name") ?? "", form.text("newName")?.trimmed ?? "")
         do {
-            try await app.store.get().rename(form.text("name") ?? "", to: form.text("newName")?.trimmed ?? "")
+            try await app.store.get().rename(old, to: new)
         } catch let error as WalletError {
             return try await settings(session, status: .badRequest, problem: error.description)
         }
-        return try await settings(session, message: "Renamed.")
+        return try await settings(session, message: "Renamed “\(old)” to “\(new)”.")
     }
 
     func deleteWallet(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {

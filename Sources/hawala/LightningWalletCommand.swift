@@ -25,7 +25,7 @@ struct LightningInvoice: AsyncParsableCommand {
     @OptionGroup var options: LightningOptions
     @Option(help: ArgumentHelp("bolt11 (an invoice), spark (the Spark address) or bitcoin (an on-chain deposit address).", valueName: "method"))
     var method: ReceiveMethod = .bolt11
-    @Option(help: "Amount in sat.") var amount: UInt64?
+    @Option(help: "Amount in sat (2500, 2,500 or 2_500).", transform: Sats.parse) var amount: UInt64?
     @Flag(help: "No amount: the payer chooses.") var amountless = false
     @Option(help: "What the payment is for (shown to the payer).") var description: String = ""
     @Option(help: "Seconds until the invoice expires.") var expiry: UInt64 = Bolt11Invoice.defaultExpiry
@@ -97,8 +97,8 @@ struct LightningPay: AsyncParsableCommand {
             """)
     @OptionGroup var options: LightningOptions
     @Argument(help: "A BOLT11 invoice, a bitcoin: URI with a lightning= invoice, a Lightning address or an LNURL.") var input: String
-    @Option(help: "Amount in sat (for an amountless invoice, a Lightning address or an LNURL).") var amount: UInt64?
-    @Option(name: .customLong("max-fee"), help: "Refuse when the fee is above this many sat.") var maxFee: UInt64?
+    @Option(help: "Amount in sat (for an amountless invoice, a Lightning address or an LNURL).", transform: Sats.parse) var amount: UInt64?
+    @Option(name: .customLong("max-fee"), help: "Refuse when the fee is above this many sat.", transform: Sats.parse) var maxFee: UInt64?
     @Option(help: "A comment for the payee (LNURL-pay services that accept one).") var comment: String?
     @Option(name: .customLong("idempotency-key"), help: "Pay at most once under this key (default: the invoice's payment hash).") var idempotencyKey: String?
     @Flag(help: "Pay without asking.") var yes = false
@@ -167,7 +167,7 @@ struct LightningBalance: AsyncParsableCommand {
         commandName: "balance", abstract: "The Lightning balance (syncs the history first).",
         discussion: "With a fiat currency (--fiat, or `hawala ln config --fiat`) the value is shown too. JSON keys: balanceSats, balanceMsat, backend, nodeId, and fiat {currency, value, btcPrice}.")
     @OptionGroup var options: LightningOptions
-    @Option(help: "Also show the value in this currency (needs a rates source: `hawala ln config`).") var fiat: String?
+    @Option(help: "Also show the value in this currency (rates from the backend, or the rates source set with `hawala ln config`).") var fiat: String?
     @Flag(help: "JSON output.") var json = false
 
     func run() async throws {
@@ -314,7 +314,7 @@ struct LightningConfig: AsyncParsableCommand {
     @Option(name: .customLong("api-key-file"), help: ArgumentHelp("File holding the Breez API key for the Spark network (\"-\" = standard input); saved sealed by the wallet password.", valueName: "path"))
     var apiKeyFile: String?
     @OptionGroup var password: PasswordOptions
-    @Option(help: "Fiat currency for values in the history and balance (e.g. USD).") var fiat: String?
+    @Option(help: "Fiat currency for values in the history and balance (e.g. USD): rates from the backend unless a rates source is given.") var fiat: String?
     @Option(name: .customLong("rates-file"), help: "Offline rates table: one `CODE PRICE` a line, e.g. `USD 65000.00`.") var ratesFile: String?
     @Option(name: .customLong("rates-url"), help: "HTTPS URL answering [{\"coin\": \"USD\", \"value\": 65000.0}, …].") var ratesURL: String?
     @Flag(name: .customLong("no-fiat"), help: "Forget the fiat currency and the rates source (amounts in sat only).") var noFiat = false
@@ -362,7 +362,7 @@ struct LightningDevnetFund: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fund", abstract: "Give this wallet test funds on devnet (needs the wallet password).")
     @OptionGroup var options: LightningOptions
-    @Argument(help: "Amount in sat.") var sats: UInt64
+    @Argument(help: "Amount in sat (100000, 100,000 or 100_000).", transform: Sats.parse) var sats: UInt64
 
     func validate() throws {
         guard (1...2_100_000_000_000_000).contains(sats) else { throw ValidationError("SATS must be between 1 and 2100000000000000") }
@@ -371,5 +371,17 @@ struct LightningDevnetFund: AsyncParsableCommand {
     func run() async throws {
         let info = try await options.open(signing: true).closing { try await $0.fund(sats: sats) }
         print("devnet: funded \(AmountText.grouped(sats)) sat; balance \(satsText(info.balanceMsat, .down))")
+    }
+}
+
+/// An amount of sats as typed on the command line, read as the app reads it ("2500", "2,500",
+/// "2_500"; `AmountText.parseSats`).
+enum Sats {
+    static func parse(_ text: String) throws -> UInt64 {
+        do {
+            return try AmountText.parseSats(text)
+        } catch {
+            throw ValidationError(error.description)
+        }
     }
 }

@@ -72,6 +72,28 @@ extension AppSecurityTests {
         }
     }
 
+    /// "Stay unlocked" keeps the session awake; asking how long is left, an invoice's status or
+    /// the session's stream does not.
+    @Test func onlyUseKeepsASessionAwake() async throws {
+        try await withApp { app, browser, clock in
+            var browser = browser
+            try await logIn(app, &browser)
+            clock.advance(250)
+            #expect(try await browser.send(.get, "/alive", fetchSite: "same-origin").status == 204)
+            #expect(try await browser.send(.get, "/alive", fetchSite: "cross-site").status == 403)
+            clock.advance(250)
+            #expect(try await browser.send(.get, "/").status == 200, "awake: 'Stay unlocked' counted as use")
+            clock.advance(200)
+            #expect(try await browser.send(.get, "/alive?peek", fetchSite: "same-origin").body == "100\n")
+            _ = try await browser.send(.get, "/events", fetchSite: "same-origin")
+            _ = try await browser.send(.get, "/lightning/invoice/status?hash=" + String(repeating: "ab", count: 32), fetchSite: "same-origin")
+            clock.advance(101)
+            #expect(try await browser.send(.get, "/alive?peek", fetchSite: "same-origin").body == "0\n")
+            let locked = try await browser.send(.get, "/history")
+            #expect(locked.status == 303 && Browser.header("Location", locked.headers) == "/unlock?next=%2Fhistory")
+        }
+    }
+
     /// A fresh sign-in link replaces the one before; the used or replaced link says so plainly.
     @Test func aFreshSignInLinkReplacesTheOldOne() async throws {
         try await withApp { app, browser, _ in

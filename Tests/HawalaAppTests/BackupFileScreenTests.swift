@@ -56,7 +56,15 @@ extension AppSecurityTests {
             #expect(try await browser.send(.post, "/backups/export", form: differ).status == 400)
             let weak = try await browser.send(.post, "/backups/export", form: export.merging(["backupPassword": "password123", "backupRepeat": "password123"]) { $1 })
             #expect(weak.status == 400 && weak.body.contains("too easy to guess"))
-            let file = try await browser.sendBytes(.post, "/backups/export", form: export)
+            // Made: a confirmation page (name and size; the form and its passwords gone) that
+            // downloads the file by itself.
+            let made = try await browser.send(.post, "/backups/export", form: export)
+            #expect(made.status == 303 && Browser.header("Location", made.headers) == "/backups/exported")
+            let ready = try await browser.send(.get, "/backups/exported")
+            #expect(ready.status == 200 && ready.body.contains("Your backup is ready") && ready.body.contains(".hawala</strong> · "))
+            #expect(ready.body.contains(#"<meta http-equiv="refresh" content="0;url=/backups/download">"#))
+            #expect(!ready.body.contains(Self.backupPassword))
+            let file = try await browser.sendBytes(.get, "/backups/download")
             #expect(file.status == 200)
             #expect(Browser.header("Content-Disposition", file.headers)?.hasPrefix("attachment; filename=\"hawala-backup-") == true)
             #expect(Array(file.body.prefix(4)) == Array("HWLA".utf8))

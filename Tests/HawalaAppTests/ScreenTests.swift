@@ -59,7 +59,7 @@ extension AppSecurityTests {
             page = try await browser.send(.get, "/backup")
             let words = Self.words(page.body)
             #expect(words.count == 12)
-            #expect(page.body.contains(#"<meta http-equiv="refresh""#), "the page reloads when the words hide")
+            #expect(page.body.contains(#"<noscript><meta http-equiv="refresh""#) && page.body.contains("data-reload-after="), "the page reloads when the words hide")
             #expect(try await step(["event": "answer", "answer": "abandon"]).status == 303, "an answer while the words show is refused, not fatal")
             #expect(try await step(["event": "proceed"]).status == 303)
             page = try await browser.send(.get, "/backup")

@@ -80,7 +80,10 @@ struct LightningWalletCLITests {
             let config = try f.run(["ln", "config", "--backend", spec])
             #expect(config.status == 0 && config.stdout.contains("backend: devnet:\(ledger)"), "\(config.stderr)")
         }
-        let fund = try alice.run(["ln", "devnet", "fund", "100000", "--password-file", alice.path("password")])
+        // Amounts are typed as the app reads them: grouped digits too, and a clear line otherwise.
+        let misgrouped = try alice.run(["ln", "devnet", "fund", "100,00", "--password-file", alice.path("password")])
+        #expect(misgrouped.status == 2 && misgrouped.stderr.contains("grouped by three"), "\(misgrouped.stderr)")
+        let fund = try alice.run(["ln", "devnet", "fund", "100,000", "--password-file", alice.path("password")])
         #expect(fund.status == 0 && fund.stdout == "devnet: funded 100,000 sat; balance 100,000 sat\n", "\(fund.stderr)")
 
         // bob's first invoice unlocks his wallet and saves his node id; watching needs no password.

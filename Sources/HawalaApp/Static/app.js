@@ -20,6 +20,11 @@ document.addEventListener("DOMContentLoaded", () => {
     wide.addEventListener("change", fit);
   }
 
+  // A page that reloads itself on time (the words hide): the script does it, a meta refresh
+  // only without scripts (a timed refresh is not something a page should do to a reader).
+  const reloadAfter = Number(body.dataset.reloadAfter || 0);
+  if (reloadAfter > 0) setTimeout(() => location.reload(), reloadAfter * 1000);
+
   // The lock returns to this page after the unlock.
   for (const field of document.querySelectorAll("input[data-here]")) field.value = location.pathname + location.search;
 
@@ -52,8 +57,11 @@ document.addEventListener("DOMContentLoaded", () => {
   // What was typed in this page's forms survives the idle lock (kept in this tab only, never a
   // password): saved before the page goes to the unlock, put back when it comes back.
   const keptKey = "hawala.kept:" + location.pathname;
+  // The same fields the server keeps across a lock (AppSessions.InterruptedForm.kept): never a
+  // secret (a password, a word, a phrase, a share).
+  const keptNames = new Set(["input", "amount", "comment", "description", "name", "words", "network"]);
   const keptFields = () => [...document.querySelectorAll("main form input:not([type=password]):not([type=hidden]):not([type=file]), main form textarea, main form select")]
-    .filter((field) => field.id && !/password|passphrase|answer|word|repeat|apiKey/i.test(field.name || ""));
+    .filter((field) => field.id && keptNames.has(field.name));
   const keep = () => {
     const values = {};
     for (const field of keptFields()) if (field.value && field.type !== "radio" && field.type !== "checkbox") values[field.id] = field.value;
@@ -98,9 +106,22 @@ document.addEventListener("DOMContentLoaded", () => {
       const seconds = Math.max(0, Math.ceil(left / 1000));
       warning.querySelector("p").textContent = "Locking in " + Math.floor(seconds / 60) + ":" + String(seconds % 60).padStart(2, "0") + " for your safety.";
     };
-    const tick = () => {
-      const left = deadline - Date.now();
-      if (left <= 0) { keep(); location.reload(); return; }
+    // Another tab may have kept the session awake: ask (without waking it) before warning or
+    // locking this page.
+    const peek = async () => {
+      try {
+        const answer = await fetch("/alive?peek", { credentials: "same-origin", cache: "no-store" });
+        if (answer.ok) deadline = Date.now() + Number(await answer.text()) * 1000;
+      } catch { /* keep this page's own count */ }
+    };
+    let asked = false;
+    const tick = async () => {
+      let left = deadline - Date.now();
+      if (left <= 60000 && !asked) { asked = true; await peek(); left = deadline - Date.now(); }
+      if (left > 60000) asked = false;
+      // Past the lock (with a margin: a reload a moment early would count as use and keep the
+      // session awake), the page goes to the unlock, what was typed kept.
+      if (left <= -2000) { keep(); location.reload(); return; }
       if (left <= 60000) show(left); else hide();
       setTimeout(tick, 1000);
     };
