@@ -306,7 +306,7 @@ let package = Package(
         .testTarget(
             name: "HawalaBackupTests",
             dependencies: ["HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaTestSupport"],
-            resources: [.copy("Fixtures"), .copy("Vectors")],
+            resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
