@@ -213,7 +213,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HawalaLightningTests",
-            dependencies: ["HawalaLightning", "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet", "HawalaTestSupport"],
+            dependencies: ["HawalaLightning", "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet", "HawalaTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Vectors")],
             swiftSettings: swiftSettings
         ),

@@ -25,14 +25,18 @@ extension AppRoutes {
         let status = query["status"].flatMap { Payment.Status(rawValue: String($0)) }
         let search = String((query["q"].map(String.init) ?? "").trimmed.prefix(200))
         let offset = min(max(0, query["offset"].flatMap { Int(String($0)) } ?? 0), 10_000_000)
+        let asked = String((query["network"].map(String.init) ?? "").prefix(1024))
+        let scope = (try? HistoryNetwork(parsing: asked, home: store.home.directory)) ?? .current
         // One more than a page: whether there is an older page.
         var rows = try store.payments(walletID: wallet.id, filter: PaymentFilter(type: type, status: status, search: search.nilIfEmpty,
+                                                                                  network: scope.filterValue(store: store, walletID: wallet.id),
                                                                                   offset: offset, limit: HistoryView.pageSize + 1))
         let hasMore = rows.count > HistoryView.pageSize
         if hasMore { rows.removeLast() }
         var page = Page(title: "History", session: session, overview: try await app.store.overview())
         page.history = HistoryView(rows: rows, hasMore: hasMore, type: type, status: status, search: search, offset: offset,
-                                   now: await app.sessions.time(), timeZone: session.timeZone)
+                                   now: await app.sessions.time(), timeZone: session.timeZone,
+                                   network: (asked, HistoryNetwork.choices(store: store, walletID: wallet.id)))
         return try render(.ok, "history", page)
     }
 
@@ -67,9 +71,11 @@ extension AppRoutes {
         }
         let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
+        let scope = (try? HistoryNetwork(parsing: request.uri.queryParameters["network"].map(String.init), home: store.home.directory)) ?? .current
+        let network = scope.filterValue(store: store, walletID: wallet.id)
         let file = try await NIOThreadPool.singleton.runIfActive {
             var buffer = ByteBuffer()
-            _ = try PaymentExport.write(format, store: store, walletID: wallet.id) { buffer.writeBytes($0) }
+            _ = try PaymentExport.write(format, store: store, walletID: wallet.id, network: network) { buffer.writeBytes($0) }
             return buffer
         }
         // The file name is fixed: a wallet's name never reaches a header.

@@ -28,21 +28,33 @@ extension AppRoutes {
         var view = HomeView(wallet: wallet, walletCount: overview.wallets.count, lightningReady: settings.backend != nil)
         if view.lightningReady {
             let now = await app.sessions.time()
+            let spec = settings.backend.flatMap { try? BackendSpec.parse($0, home: store.home.directory) }
             do {
-                let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
+                // The page never waits on the network past a few seconds: the connection goes on
+                // opening in the background (the next page finds it), and the last known balance
+                // is shown meanwhile.
+                let lightning = try await Deadline.run(Self.networkWait, timedOut: {
+                    LightningError.unreachable(network: spec?.networkName ?? "network", reason: "still connecting")
+                }) { try await lightningSession(session, store, wallet, keyring: keyring) }
                 view.networkName = lightning.spec.plainName
                 view.isDevnet = lightning.backend is DevnetBackend
-                let balance = try await lightning.balance()
+                let balance = try await lightning.balance(syncTimeout: Self.networkWait)
                 view.balance = satsText(balance.info.balanceMsat, .down)
                 view.fiat = balance.fiat.map { AmountText.fiat($0.value, currency: $0.rate.currency) }
+                if let offline = balance.offline { view.offline = Self.offlineNote(offline, now: now, timeZone: session.timeZone) }
             } catch {
                 guard let words = Self.lightningWords(error) else { throw error }
-                view.offline = Self.offlineNote(store: store, wallet: wallet, now: now, timeZone: session.timeZone)
-                view.balance = LightningWallet.lastKnownBalance(store: store, walletID: wallet.id).map { satsText($0.msat, .down) }
+                view.networkName = spec?.plainName ?? ""
+                if let offline = error as? LightningError, offline.isOffline, let spec,
+                   let known = try? Balance.lastKnown(store: store, wallet: wallet, spec: spec, reason: Balance.offlineReason(offline)) {
+                    view.balance = satsText(known.info.balanceMsat, .down)
+                    view.offline = known.offline.map { Self.offlineNote($0, now: now, timeZone: session.timeZone) }
+                } else {
+                    view.offline = "Not synced yet: the \(spec?.networkName ?? "network") did not answer. Your funds are safe; this page will show them once it does."
+                }
                 view.offlineDetail = words
-                view.networkName = settings.backend.flatMap { try? BackendSpec.parse($0).plainName } ?? ""
             }
-            view.recent = try store.payments(walletID: wallet.id, filter: PaymentFilter(limit: 5))
+            view.recent = try store.payments(walletID: wallet.id, filter: PaymentFilter(network: LightningWallet.currentNetwork(store: store, walletID: wallet.id), limit: 5))
                 .map { PaymentRow($0, now: now, timeZone: session.timeZone) }
             view.anyRecent = !view.recent.isEmpty
         } else {
@@ -52,13 +64,13 @@ extension AppRoutes {
         return try render(.ok, "home", page)
     }
 
-    /// "Offline": the last known balance and when the history was last synced.
-    static func offlineNote(store: WalletStore, wallet: WalletSummary, now: Date, timeZone: TimeZone) -> String {
-        guard let known = LightningWallet.lastKnownBalance(store: store, walletID: wallet.id) else {
-            return "Offline: the Lightning network did not answer. Your funds are safe; try again in a minute."
-        }
-        let when = known.at.map { " (last synced \($0.relative(now: now, timeZone: timeZone)))" } ?? ""
-        return "Offline: this is the last known balance\(when). Your funds are safe; try again in a minute."
+    /// How long a page waits for the network before showing what is known.
+    static let networkWait: Duration = .seconds(3)
+
+    /// "Offline": the last known balance and when it last synced.
+    static func offlineNote(_ offline: Balance.Offline, now: Date, timeZone: TimeZone) -> String {
+        let when = offline.lastSyncedAt.map { " (last synced \($0.relative(now: now, timeZone: timeZone)))" } ?? ""
+        return "Offline: this is the last known balance\(when); the \(offline.network) is not reachable now. Your funds are safe; try again in a minute."
     }
 
     func walletsPage(_ request: Request) async throws -> Response {

@@ -404,8 +404,13 @@ extension AppRoutes {
                           keyring: Keyring) async throws -> LightningSession {
         let key = LightningSessionCache.key(walletID: wallet.id, settings: try LightningSettings.load(store: store, walletID: wallet.id))
         let spark = app.options.spark
-        return try await app.lightningSessions.session(for: session.id, key: key) {
-            try await LightningSession.open(store: store, wallet: wallet, signing: true, spark: spark, reachesLNURL: true) { keyring }
+        let sessions = app.lightningSessions
+        let network = (try? LightningSettings.load(store: store, walletID: wallet.id).backend.flatMap { try BackendSpec.parse($0) }?.networkName) ?? nil
+        // Opening goes on in the background past the bound; the next request finds it open.
+        return try await Deadline.run(.seconds(10), timedOut: { LightningError.unreachable(network: network ?? "network", reason: "no answer within 10 s") }) {
+            try await sessions.session(for: session.id, key: key) {
+                try await LightningSession.open(store: store, wallet: wallet, signing: true, spark: spark, reachesLNURL: true) { keyring }
+            }
         }
     }
 

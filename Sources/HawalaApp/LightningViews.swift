@@ -204,6 +204,11 @@ struct HistoryView {
     let anyRows: Bool
     let types: [Choice]
     let statuses: [Choice]
+    /// The networks to choose from, when the wallet has payments on more than one.
+    let networks: [Choice]
+    let anyNetworks: Bool
+    /// The export links' query (the network shown).
+    let exportQuery: String
     let search: String
     /// Query strings (percent-encoded) of the neighbouring pages, when there are any.
     let previous: String?
@@ -212,7 +217,15 @@ struct HistoryView {
 
     static let pageSize = 50
 
-    init(rows: [Payment], hasMore: Bool, type: Payment.Kind?, status: Payment.Status?, search: String, offset: Int, now: Date, timeZone: TimeZone) {
+    init(rows: [Payment], hasMore: Bool, type: Payment.Kind?, status: Payment.Status?, search: String, offset: Int, now: Date, timeZone: TimeZone,
+         network: (asked: String, choices: [(network: String, name: String)])) {
+        let current = network.choices.first?.network
+        networks = network.choices.enumerated().map { index, choice in
+            Choice(value: index == 0 ? "" : choice.network, label: choice.name + (index == 0 ? " (now)" : ""),
+                   selected: index == 0 ? network.asked.isEmpty || network.asked == current : network.asked == choice.network)
+        } + [Choice(value: "all", label: "All networks", selected: network.asked == "all")]
+        anyNetworks = network.choices.count > 1
+        exportQuery = network.asked.isEmpty ? "" : "&network=" + (network.asked.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
         self.rows = rows.map { PaymentRow($0, now: now, timeZone: timeZone) }
         anyRows = !rows.isEmpty
         types = [Choice(value: "", label: "All", selected: type == nil)]
@@ -226,6 +239,7 @@ struct HistoryView {
             if let type { items.append(URLQueryItem(name: "type", value: type.rawValue)) }
             if let status { items.append(URLQueryItem(name: "status", value: status.rawValue)) }
             if !search.isEmpty { items.append(URLQueryItem(name: "q", value: search)) }
+            if !network.asked.isEmpty { items.append(URLQueryItem(name: "network", value: network.asked)) }
             var components = URLComponents()
             components.queryItems = items
             // URLComponents leaves `+` and `&` inside values alone in some cases: encode them too.

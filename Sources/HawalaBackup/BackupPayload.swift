@@ -48,6 +48,9 @@ struct BackupPayloadJSON: Codable {
         var failureReason: String?
         var fiatCurrency: String?
         var fiatValue: String?
+        /// The network it was made on (`Payment.network`; absent in files written before it:
+        /// the importing store infers it).
+        var network: String?
     }
 
     struct Imported: Codable {
@@ -104,7 +107,7 @@ public struct BackupPayload: Sendable {
                             timestamp: p.timestamp.timeIntervalSince1970, method: p.method, backend: p.backend, invoice: p.details.invoice,
                             description: p.details.description, paymentHash: p.details.paymentHash, preimage: p.details.preimage,
                             destination: p.details.destination, idempotencyKey: p.idempotencyKey, failureReason: p.failureReason,
-                            fiatCurrency: p.fiat?.currency, fiatValue: p.fiat.map { "\($0.value)" })
+                            fiatCurrency: p.fiat?.currency, fiatValue: p.fiat.map { "\($0.value)" }, network: p.network)
                     },
                     settings: w.settings.isEmpty ? nil : w.settings)
             },
@@ -182,7 +185,7 @@ public struct BackupPayload: Sendable {
                                timestamp: Date(timeIntervalSince1970: p.timestamp), method: p.method, backend: p.backend,
                                details: Payment.Details(invoice: p.invoice, description: p.description, paymentHash: p.paymentHash,
                                                         preimage: p.preimage, destination: p.destination),
-                               idempotencyKey: p.idempotencyKey, failureReason: p.failureReason, fiat: fiat)
+                               idempotencyKey: p.idempotencyKey, failureReason: p.failureReason, fiat: fiat, network: p.network)
             }
             return WalletExport(name: w.name, network: network, createdAt: w.createdAt, secret: secret,
                                 backedUpAt: w.backedUpAt, lastVerifiedAt: w.lastVerifiedAt, importedAccounts: imported,

@@ -197,6 +197,31 @@ public enum Secp256k1 {
         return PublicKey(raw: key)
     }
 
+    /// Signs a 32-byte message with RFC 6979 deterministic nonces; the low-S signature in DER
+    /// (LNURL-auth's `sig`, LUD-04).
+    /// - Throws: `Secp256k1.Error.invalidPrivateKey`.
+    public static func signDER(digest: [UInt8], privateKey: SecretBytes) throws -> [UInt8] {
+        precondition(digest.count == 32)
+        var signature = secp256k1_ecdsa_signature()
+        let ok = privateKey.withUnsafeBytes { key in
+            key.count == 32 && secp256k1_ecdsa_sign(ctx, &signature, digest, key.bindMemory(to: UInt8.self).baseAddress!, nil, nil) == 1
+        }
+        guard ok else { throw Error.invalidPrivateKey }
+        var der = [UInt8](repeating: 0, count: 72)
+        var length = der.count
+        _ = secp256k1_ecdsa_signature_serialize_der(ctx, &der, &length, &signature)
+        return Array(der.prefix(length))
+    }
+
+    /// Whether the DER signature over `digest` is valid for `publicKey` (strict DER, low S).
+    public static func verify(der: [UInt8], digest: [UInt8], publicKey: PublicKey) -> Bool {
+        guard digest.count == 32, !der.isEmpty, der.count <= 72 else { return false }
+        var signature = secp256k1_ecdsa_signature()
+        guard secp256k1_ecdsa_signature_parse_der(ctx, &signature, der, der.count) == 1 else { return false }
+        var key = publicKey.raw
+        return secp256k1_ecdsa_verify(ctx, &signature, digest, &key) == 1
+    }
+
     /// Whether the compact signature (r ‖ s) over `digest` is valid for `publicKey`. High-S
     /// signatures are refused (libsecp256k1 accepts only the low-S form).
     public static func verify(compact: [UInt8], digest: [UInt8], publicKey: PublicKey) -> Bool {

@@ -8,6 +8,8 @@ public enum LNURLError: Error, Equatable, Sendable, CustomStringConvertible {
     case serviceError(String)
     case invalidResponse(String)
     case wrongTag(String)
+    /// An LNURL given to log in with is something else (its tag, or "no tag").
+    case notALogin(String)
     case callbackOnAnotherDomain(String)
     case amountOutOfRange(requested: UInt64, min: UInt64, max: UInt64)
     case commentTooLong(allowed: Int)
@@ -24,6 +26,7 @@ public enum LNURLError: Error, Equatable, Sendable, CustomStringConvertible {
         case .serviceError(let reason): "the service refused: \(reason)"
         case .invalidResponse(let why): "the service's answer is invalid: \(why)"
         case .wrongTag(let tag): "this LNURL is for \"\(tag)\", not a payment"
+        case .notALogin(let tag): "this LNURL is not a login (LNURL-auth): its tag is \"\(tag)\""
         case .callbackOnAnotherDomain(let host): "the service sends payments to another domain (\(host)); refused"
         case let .amountOutOfRange(requested, min, max):
             "\(requested / 1000) sat is outside what the service accepts (\(min / 1000)–\(max / 1000) sat)"

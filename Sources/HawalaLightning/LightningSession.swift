@@ -94,7 +94,7 @@ public struct LightningSession: Sendable {
                 devnet.attach(nodeID: savedNode)
                 let fiat = try LightningWallet.fiat(store: store, wallet: wallet, backendRates: BackendRatesProvider(backend: devnet))
                 return LightningSession(store: store, wallet: wallet, spec: spec, backend: devnet,
-                                        lightning: LightningWallet(store: store, wallet: wallet, backend: devnet, fiat: fiat),
+                                        lightning: LightningWallet(store: store, wallet: wallet, backend: devnet, network: spec.description, fiat: fiat),
                                         lnurl: lnurl, fetcher: fetcher)
             }
             opened = devnet
@@ -113,7 +113,7 @@ public struct LightningSession: Sendable {
         if info.nodeID != savedNode { try store.setSetting(LightningWallet.SettingKey.nodeID, to: info.nodeID, walletID: wallet.id) }
         let fiat = try LightningWallet.fiat(store: store, wallet: wallet, backendRates: BackendRatesProvider(backend: opened))
         return LightningSession(store: store, wallet: wallet, spec: spec, backend: opened,
-                                lightning: LightningWallet(store: store, wallet: wallet, backend: opened, fiat: fiat),
+                                lightning: LightningWallet(store: store, wallet: wallet, backend: opened, network: spec.description, fiat: fiat),
                                 lnurl: lnurl, fetcher: fetcher)
     }
 
@@ -155,19 +155,32 @@ public struct LightningSession: Sendable {
 
     /// The balance after a sync, with its fiat value: in `currency` when given (then a rates
     /// failure is an error), else in the wallet's configured currency (then a failure is noted).
-    public func balance(currency: String? = nil) async throws -> Balance {
-        try await lightning.sync()
-        let info = try await backend.getInfo()
-        LightningWallet.rememberBalance(info.balanceMsat, store: store, walletID: wallet.id)
-        var balance = Balance(info: info, backend: backend.name)
+    /// When the network does not answer within `syncTimeout`, the last synced balance, marked
+    /// with when it synced and why it is not current (`Balance.offline`).
+    /// - Throws: `LightningError.notSyncedYet` offline for a wallet never synced on this
+    ///   network: no balance is known, and none is made up.
+    public func balance(currency: String? = nil, syncTimeout: Duration = .seconds(10)) async throws -> Balance {
+        var balance: Balance
+        do {
+            try await Deadline.run(syncTimeout, timedOut: { [spec] in
+                LightningError.unreachable(network: spec.networkName, reason: "no answer within \(syncTimeout.components.seconds) s")
+            }) { [lightning] in _ = try await lightning.sync() }
+            let info = try await backend.getInfo()
+            LightningWallet.rememberBalance(info.balanceMsat, store: store, walletID: wallet.id)
+            balance = Balance(info: info, backend: backend.name)
+        } catch {
+            guard let offline = error as? LightningError, offline.isOffline else { throw error }
+            let reason = Balance.offlineReason(offline)
+            balance = try Balance.lastKnown(store: store, wallet: wallet, spec: spec, reason: reason)
+        }
         guard let (code, provider) = try LightningWallet.fiat(store: store, wallet: wallet, currency: currency?.uppercased(),
                                                               backendRates: BackendRatesProvider(backend: backend)) else { return balance }
         do {
             let rate = try await provider.rate(code)
-            balance.fiat = Balance.Fiat(rate: rate, value: rate.value(msat: info.balanceMsat))
+            balance.fiat = Balance.Fiat(rate: rate, value: rate.value(msat: balance.info.balanceMsat))
         } catch {
             // (Not `catch where`: with typed throws it crashes Swift 6.3's SIL optimizer.)
-            if currency != nil { throw error }
+            if currency != nil, balance.offline == nil { throw error }
             balance.fiatProblem = "no \(code) value: \(error)"
         }
         return balance
@@ -236,18 +249,56 @@ public struct Balance: Sendable, JSONRepresentable {
         public let value: Decimal
     }
 
+    /// A balance the network could not confirm now: the last synced one.
+    public struct Offline: Sendable {
+        /// When the history was last synced (nil: not recorded).
+        public let lastSyncedAt: Date?
+        /// "Spark network", "devnet ledger".
+        public let network: String
+        public let reason: String
+    }
+
     public let info: NodeInfo
     public let backend: String
+    /// Set when this is the last synced balance, not a current one.
+    public var offline: Offline?
     public var fiat: Fiat?
     /// Why the configured currency's value is missing (the balance itself stands).
     public var fiatProblem: String?
 
-    /// `{balanceSats, balanceMsat, backend, nodeId, fiat?: {currency, value, btcPrice}}`.
+    /// The last synced balance of `wallet` on `spec`'s network, for when the network does not
+    /// answer (`reason`).
+    /// - Throws: `LightningError.notSyncedYet` when it never synced there: no balance is known.
+    public static func lastKnown(store: WalletStore, wallet: WalletSummary, spec: BackendSpec, reason: String) throws -> Balance {
+        guard let known = LightningWallet.lastKnownBalance(store: store, walletID: wallet.id) else {
+            throw LightningError.notSyncedYet(network: spec.networkName, reason: reason)
+        }
+        let node = (try? store.setting(LightningWallet.SettingKey.nodeID, walletID: wallet.id)) ?? nil
+        var balance = Balance(info: NodeInfo(nodeID: node ?? "", balanceMsat: known.msat), backend: spec.backendName)
+        balance.offline = Offline(lastSyncedAt: known.at, network: spec.networkName, reason: reason)
+        return balance
+    }
+
+    /// The reason an offline error gives, in a few words.
+    public static func offlineReason(_ error: LightningError) -> String {
+        switch error {
+        case .unreachable(_, let why), .notSyncedYet(_, let why): why
+        case .timeout(_, let after): "no answer within \(after.components.seconds) s"
+        default: error.description
+        }
+    }
+
+    /// `{balanceSats, balanceMsat, backend, nodeId, synced, lastSyncedAt?, offlineReason?,
+    /// fiat?: {currency, value, btcPrice}}`: `synced` false is the last synced balance.
     public var json: JSONValue {
         var fields: [(String, JSONValue)] = [
             ("balanceSats", .int(Int(info.balanceSats))), ("balanceMsat", .int(Int(info.balanceMsat))),
-            ("backend", .string(backend)), ("nodeId", .string(info.nodeID)),
+            ("backend", .string(backend)), ("nodeId", .string(info.nodeID)), ("synced", .bool(offline == nil)),
         ]
+        if let offline {
+            fields.append(("lastSyncedAt", offline.lastSyncedAt.map { .string($0.iso8601) } ?? .null))
+            fields.append(("offlineReason", .string(offline.reason)))
+        }
         if let fiat {
             fields.append(("fiat", .object([("currency", .string(fiat.rate.currency)), ("value", .string("\(fiat.value)")),
                                             ("btcPrice", .string("\(fiat.rate.btcPrice)"))])))

@@ -148,8 +148,10 @@ extension LightningSettings {
             try store.setSealedSetting(Key.sparkAPIKey(apiKey.network), secret: apiKey.key, keyring: try unlock())
         }
         if let spec = change.backend {
+            // What was known of the old network is not this one's: its node, its balance, when
+            // it last synced (the history itself stays, under its own network).
             if spec.description != (try store.setting(Key.backend, walletID: wallet.id)) {
-                try store.setSetting(Key.nodeID, to: nil, walletID: wallet.id)
+                for key in [Key.nodeID, Key.lastBalance, Key.syncedAt] { try store.setSetting(key, to: nil, walletID: wallet.id) }
             }
             try store.setSetting(Key.backend, to: spec.description, walletID: wallet.id)
         }

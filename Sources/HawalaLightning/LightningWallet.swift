@@ -51,6 +51,22 @@ public enum BackendSpec: Sendable, Equatable, CustomStringConvertible {
         home.appendingPathComponent("devnet").appendingPathComponent("ledger.sqlite").path
     }
 
+    /// The name of the backend it is made with (`PaymentBackend.name`): "devnet" or "spark".
+    public var backendName: String {
+        switch self {
+        case .devnet: "devnet"
+        case .spark: "spark"
+        }
+    }
+
+    /// What a person is told could not be reached: "Spark network", "devnet ledger".
+    public var networkName: String {
+        switch self {
+        case .devnet: "devnet ledger"
+        case .spark: "Spark network"
+        }
+    }
+
     /// The network in a few plain words, for a page ("Lightning: Spark test network").
     public var plainName: String {
         switch self {
@@ -87,6 +103,12 @@ public final class LightningWallet: Sendable {
         static let lastBalance = "ln.lastBalance"
     }
 
+    /// The network a wallet's history is shown for: its saved backend (`BackendSpec.description`),
+    /// nil when none is saved (then every network's payments are shown).
+    public static func currentNetwork(store: WalletStore, walletID: String) -> String? {
+        (try? store.setting(SettingKey.backend, walletID: walletID)) ?? nil
+    }
+
     /// The last balance the backend gave, and when the history was last synced: what a page
     /// shows, marked offline, when the backend does not answer (never a bare 0).
     public static func lastKnownBalance(store: WalletStore, walletID: String) -> (msat: UInt64, at: Date?)? {
@@ -112,8 +134,13 @@ public final class LightningWallet: Sendable {
     private let fiat: (currency: String, provider: FiatRatesProvider)?
     private let clock: @Sendable () -> Date
 
-    public init(store: WalletStore, wallet: WalletSummary, backend: PaymentBackend,
+    /// The network payments recorded here belong to (`BackendSpec.description`); nil: the
+    /// store infers it (`WalletStore.network(of:walletBackend:)`).
+    public let network: String?
+
+    public init(store: WalletStore, wallet: WalletSummary, backend: PaymentBackend, network: String? = nil,
                 fiat: (currency: String, provider: FiatRatesProvider)? = nil, clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.network = network
         self.store = store
         self.wallet = wallet
         self.backend = backend
@@ -159,7 +186,7 @@ public final class LightningWallet: Sendable {
             amountMsat: amountMsat, feeMsat: feeMsat, timestamp: clock(), backend: backend.name,
             details: Payment.Details(invoice: invoice.text, description: invoice.description, paymentHash: hexString(invoice.paymentHash),
                                      destination: hexString(invoice.payee)),
-            idempotencyKey: idempotencyKey)
+            idempotencyKey: idempotencyKey, network: network)
         try store.savePayment(placeholder, walletID: wallet.id)
         let result: Payment
         do {
@@ -187,7 +214,7 @@ public final class LightningWallet: Sendable {
             amountMsat: (amountSats ?? 0).multipliedReportingOverflow(by: 1000).partialValue, feeMsat: 0, timestamp: clock(),
             backend: backend.name, details: Payment.Details(invoice: response.invoice, description: description.isEmpty ? nil : description,
                                                             paymentHash: response.paymentHash),
-            idempotencyKey: key)
+            idempotencyKey: key, network: network)
         try store.savePayments([invoice], walletID: wallet.id)
     }
 
@@ -196,6 +223,7 @@ public final class LightningWallet: Sendable {
     /// pending record (same key).
     public func record(_ payments: [Payment]) async throws {
         var annotated = payments
+        for i in annotated.indices where annotated[i].network == nil { annotated[i].network = network }
         for i in annotated.indices where annotated[i].type == .receive && annotated[i].idempotencyKey == nil {
             if let hash = annotated[i].details.paymentHash { annotated[i].idempotencyKey = LightningWallet.invoiceKey(paymentHash: hash) }
         }
@@ -228,7 +256,8 @@ public final class LightningWallet: Sendable {
         let syncedAt = try store.setting(SettingKey.syncedAt, walletID: wallet.id).flatMap(Double.init)
         let now = clock()
         var found = try await backend.listPayments(PaymentFilter(from: syncedAt.map { Date(timeIntervalSince1970: $0 - 3600) }))
-        let pending = try store.payments(walletID: wallet.id, filter: PaymentFilter(status: .pending))
+        // Only this network's: another network's pending payments are settled by its own backend.
+        let pending = try store.payments(walletID: wallet.id, filter: PaymentFilter(status: .pending, network: network))
         for local in pending where !found.contains(where: { $0.id == local.id || ($0.idempotencyKey != nil && $0.idempotencyKey == local.idempotencyKey) }) {
             if let remote = try await backend.getPayment(id: local.id) {
                 found.append(remote)
@@ -254,16 +283,12 @@ public final class LightningWallet: Sendable {
         case offline(reason: String, lastSyncedAt: Date?)
     }
 
-    /// `sync()`, given at most `timeout`: a read of the history never hangs on the network.
+    /// `sync()`, given at most `timeout`: a read of the history never hangs on the network (a
+    /// sync that overruns finishes in the background).
     public func sync(timeout: Duration) async -> SyncOutcome {
         do {
-            let count: Int = try await withThrowingTaskGroup(of: Int?.self) { group in
-                group.addTask { try await self.sync() }
-                group.addTask { try await Task.sleep(for: timeout); return nil }
-                let first = try await group.next() ?? nil
-                group.cancelAll()
-                guard let first else { throw LightningError.timeout(waitingFor: .answer, after: timeout) }
-                return first
+            let count = try await Deadline.run(timeout, timedOut: { LightningError.timeout(waitingFor: .answer, after: timeout) }) {
+                try await self.sync()
             }
             return .synced(count: count)
         } catch {

@@ -331,6 +331,8 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     case notConnected
     /// Not a backend spec (the text as given).
     case unknownBackend(String)
+    /// Not a network a history can be shown for (the text as given).
+    case unknownNetwork(String)
     /// The devnet ledger at `path` can't be opened or read (the system's or SQLite's reason).
     case devnetLedger(path: String, reason: String)
     case amountRequired
@@ -355,10 +357,21 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     case timeout(waitingFor: Awaited, after: Duration)
     /// The backend's network did not answer (or not in time); nothing is known to have failed.
     case unreachable(network: String, reason: String)
+    /// The backend's network did not answer and this wallet has never synced with it: no
+    /// balance is known (never shown as 0).
+    case notSyncedYet(network: String, reason: String)
     /// The backend needs an API key that is not configured.
     case apiKeyRequired(backend: String)
     /// The backend is not part of this build (or its library did not load).
     case backendUnavailable(String)
+    /// The network did not answer: nothing is known to have failed, what was known stands.
+    public var isOffline: Bool {
+        switch self {
+        case .unreachable, .timeout(waitingFor: .answer, _), .notSyncedYet: true
+        default: false
+        }
+    }
+
     /// An idempotency key of `bytes` bytes, outside `LightningWallet.idempotencyKeyBytes`.
     case invalidIdempotencyKey(bytes: Int)
 
@@ -369,6 +382,8 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
             "unknown Spark network \"\(text.dropFirst(6))\": spark:mainnet or spark:regtest"
         case .unknownBackend(let text):
             "unknown backend \"\(text)\": spark:mainnet, spark:regtest, devnet (test money on this machine, its ledger under the wallets' home) or devnet:PATH (a ledger elsewhere)"
+        case .unknownNetwork(let text):
+            "unknown network \"\(text)\": current, all, spark:mainnet, spark:regtest, devnet or devnet:PATH"
         case let .devnetLedger(path, reason): "cannot use the devnet ledger \(path): \(reason)"
         case .amountRequired: "the invoice has no amount: an amount in sat must be given"
         case let .amountMismatch(invoice, given): "the invoice asks for \(invoice) sat, not \(given)"
@@ -388,6 +403,7 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
             "no payment for \(hash.prefix(16))… within \(after.components.seconds) s; if one is pending it may still settle"
         case let .timeout(.answer, after): "no answer within \(after.components.seconds) s"
         case let .unreachable(network, reason): "cannot reach the \(network): \(reason)"
+        case let .notSyncedYet(network, reason): "not synced yet: cannot reach the \(network) (\(reason))"
         case .apiKeyRequired(let backend): "\(backend) needs a Breez API key (free from Breez: https://breez.technology/request-api-key/)"
         case .backendUnavailable(let why): why
         case .invalidIdempotencyKey(let bytes):

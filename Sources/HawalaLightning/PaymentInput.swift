@@ -52,9 +52,11 @@ public enum PaymentInput: Sendable {
     case bitcoinURI(BitcoinURI)
     case bitcoinAddress(String, Network)
 
-    /// Recognizes `text` (surrounding spaces and a `lightning:` prefix are ignored).
+    /// Recognizes `text` (surrounding spaces and a `lightning:` prefix are ignored). With
+    /// `allowLoopbackHTTP` (devnet only: its LNURL services run on this machine), an LNURL may
+    /// be plain http on 127.0.0.1 or localhost.
     /// - Throws: `PaymentInputError` naming what is wrong with the kind it looks like.
-    public static func parse(_ text: String) throws(PaymentInputError) -> PaymentInput {
+    public static func parse(_ text: String, allowLoopbackHTTP: Bool = false) throws(PaymentInputError) -> PaymentInput {
         var input = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !input.isEmpty, input.utf8.count <= Bolt11Invoice.maximumLength * 2 else { throw .unrecognized }
         let lower = input.lowercased()
@@ -63,9 +65,9 @@ public enum PaymentInput: Sendable {
         }
         let body = input.lowercased()
         if body.hasPrefix("bitcoin:") { return .bitcoinURI(try parseBitcoinURI(input)) }
-        if body.hasPrefix("lnurl1") { return .lnurl(try decodeLNURL(input)) }
+        if body.hasPrefix("lnurl1") { return .lnurl(try decodeLNURL(input, allowLoopbackHTTP: allowLoopbackHTTP)) }
         for scheme in ["lnurlp://", "lnurlw://", "lnurlc://", "keyauth://"] where body.hasPrefix(scheme) {
-            return .lnurl(try lud17(input, scheme: scheme))
+            return .lnurl(try lud17(input, scheme: scheme, allowLoopbackHTTP: allowLoopbackHTTP))
         }
         if body.hasPrefix("ln") {
             do { return .bolt11(try Bolt11Invoice(input)) } catch { throw .invoice(error) }
@@ -82,28 +84,32 @@ public enum PaymentInput: Sendable {
     // MARK: LNURL (LUD-01, LUD-17)
 
     /// The URL inside a bech32 `lnurl1…` string; https only, or http for a .onion host.
-    public static func decodeLNURL(_ text: String) throws(PaymentInputError) -> URL {
+    public static func decodeLNURL(_ text: String, allowLoopbackHTTP: Bool = false) throws(PaymentInputError) -> URL {
         let bytes: [UInt8]
         do { bytes = try Bech32.decodeBytes(text, hrp: "lnurl", limit: 2048) } catch { throw .invalidLNURL("\(error)") }
         guard let string = String(validating: bytes, as: UTF8.self) else { throw .invalidLNURL("the URL is not UTF-8") }
-        return try checkedURL(string)
+        return try checkedURL(string, allowLoopbackHTTP: allowLoopbackHTTP)
     }
 
-    static func lud17(_ text: String, scheme: String) throws(PaymentInputError) -> URL {
+    static func lud17(_ text: String, scheme: String, allowLoopbackHTTP: Bool = false) throws(PaymentInputError) -> URL {
         let rest = text.dropFirst(scheme.count)
         let host = rest.prefix { $0 != "/" && $0 != "?" && $0 != ":" }.lowercased()
-        let transport = host.hasSuffix(".onion") ? "http://" : "https://"
-        return try checkedURL(transport + rest)
+        let transport = host.hasSuffix(".onion") || (allowLoopbackHTTP && isLoopback(host)) ? "http://" : "https://"
+        return try checkedURL(transport + rest, allowLoopbackHTTP: allowLoopbackHTTP)
     }
 
+    /// 127.0.0.1 or localhost: this machine.
+    static func isLoopback(_ host: String) -> Bool { host == "127.0.0.1" || host == "localhost" }
+
     /// LUD-01: clearnet LNURLs must be https; .onion may be http.
-    static func checkedURL(_ string: String) throws(PaymentInputError) -> URL {
+    static func checkedURL(_ string: String, allowLoopbackHTTP: Bool = false) throws(PaymentInputError) -> URL {
         guard let url = URL(string: string), let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty else {
             throw .invalidLNURL("not a URL")
         }
         switch scheme {
         case "https": return url
         case "http" where host.hasSuffix(".onion"): return url
+        case "http" where allowLoopbackHTTP && isLoopback(host): return url
         default: throw .invalidLNURL("\(scheme):// is not allowed (https only, or http for .onion)")
         }
     }

@@ -104,6 +104,7 @@ extension Payment {
             ("fee", exactSatsText(feeMsat)),
             ("date", PaymentExport.date(timestamp)),
             ("backend", backend),
+            ("network", network.map(HistoryNetwork.plainName)),
             ("fiat then", fiat.map { "\($0.value) \($0.currency)" }),
             ("expires", invoiceExpiry.map { "\($0.iso8601)\(receiveState(at: now) == .expired ? " (expired, not paid)" : " (not paid yet)")" }),
             ("description", details.description.map(DisplayText.safe)),

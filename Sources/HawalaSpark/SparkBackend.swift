@@ -29,6 +29,8 @@ public final class SparkBackend: PaymentBackend, Sendable {
         var listeners: [String: @Sendable (PaymentEvent) -> Void] = [:]
         /// The SDK's own preparation of each prepared invoice, to send exactly what was previewed.
         var prepared: [String: PrepareSendPaymentResponse] = [:]
+        /// The SDK said it synced with the network (its `synced` event) since connecting.
+        var syncedWithNetwork = false
     }
     private let state = Mutex(State())
 
@@ -138,7 +140,7 @@ public final class SparkBackend: PaymentBackend, Sendable {
     /// waits until it has stopped.
     public func disconnect() async {
         let (sdk, listenerID): (BreezSdk?, String?) = state.withLock { state in
-            defer { state.sdk = nil; state.sdkListenerID = nil; state.prepared = [:] }
+            defer { state.sdk = nil; state.sdkListenerID = nil; state.prepared = [:]; state.syncedWithNetwork = false }
             return (state.sdk, state.sdkListenerID)
         }
         let me = ObjectIdentifier(self)
@@ -168,8 +170,17 @@ public final class SparkBackend: PaymentBackend, Sendable {
         return try await bounded(timeout, network: SparkErrors.network) { try await body(sdk) }
     }
 
+    /// Syncs, then waits for the SDK's first full sync of this connection: offline, `syncWallet`
+    /// alone succeeds on what is stored here (a wallet never synced would read 0 sat), so only a
+    /// sync the network answered counts.
     public func sync() async throws {
         _ = try await call { try await $0.syncWallet(request: SyncWalletRequest()) }
+        _ = try await call { try await $0.getInfo(request: GetInfoRequest(ensureSynced: true)) }
+        // Offline, both calls above succeed on what is stored here; only the SDK's `synced`
+        // event says the network answered.
+        try await bounded(timeout, network: SparkErrors.network) { [self] in
+            while !self.state.withLock({ $0.syncedWithNetwork }) { try await Task.sleep(for: .milliseconds(50)) }
+        }
     }
 
     /// The node's identity and balance as last synced (no network needed).
@@ -321,7 +332,9 @@ public final class SparkBackend: PaymentBackend, Sendable {
     fileprivate func emit(_ event: SdkEvent) {
         let mapped: PaymentEvent
         switch event {
-        case .synced: mapped = .synced
+        case .synced:
+            state.withLock { $0.syncedWithNetwork = true }
+            mapped = .synced
         case .paymentSucceeded(let p): mapped = .paymentSucceeded(HawalaWallet.Payment(spark: p, backend: name))
         case .paymentPending(let p): mapped = .paymentPending(HawalaWallet.Payment(spark: p, backend: name))
         case .paymentFailed(let p): mapped = .paymentFailed(HawalaWallet.Payment(spark: p, backend: name))

@@ -19,6 +19,9 @@ enum SparkErrors {
         case .LnurlError(let why):
             return LightningError.refused(by: "the LNURL service", reason: oneLine(why))
         case .StorageError(let why):
+            // Read before the first sync, the SDK's storage has no rows yet: that is a wallet
+            // not synced (offline), not a damaged disk.
+            if why.lowercased().contains("no rows") { return LightningError.notSyncedYet(network: network, reason: "nothing synced on this machine yet") }
             return LightningError.backendUnavailable("Spark's storage on this machine: \(oneLine(why))")
         case .SparkError(let why), .Generic(let why), .Signer(let why), .InvalidUuid(let why):
             if let reason = connectionFailure(why) { return LightningError.unreachable(network: network, reason: reason) }

@@ -11,12 +11,14 @@ public enum PaymentExport {
     public static let csvHeader = "date,type,status,amount_sats,fee_sats,fiat_value,fiat_currency,description,payment_hash,invoice,id"
 
     /// Column order of the export query (read by index, not by name).
-    private static let columns = "id, type, status, amountMsat, feeMsat, timestamp, fiatValue, fiatCurrency, description, paymentHash, invoice, preimage, destination, failureReason, backend"
+    private static let columns = "id, type, status, amountMsat, feeMsat, timestamp, fiatValue, fiatCurrency, description, paymentHash, invoice, preimage, destination, failureReason, backend, network"
     private static let blockSize = 1 << 18
 
-    /// Writes the wallet's payments in `format`; returns how many.
+    /// Writes the wallet's payments in `format` (one network's with `network`, else all);
+    /// returns how many.
     @discardableResult
-    public static func write(_ format: Format, store: WalletStore, walletID: String, to write: (Data) throws -> Void) throws -> Int {
+    public static func write(_ format: Format, store: WalletStore, walletID: String, network: String? = nil,
+                             to write: (Data) throws -> Void) throws -> Int {
         var out = [UInt8]()
         out.reserveCapacity(blockSize + 16_384)
         var count = 0
@@ -25,7 +27,8 @@ public enum PaymentExport {
         case .json: out.append(UInt8(ascii: "["))
         }
         try store.read { db in
-            let cursor = try Row.fetchCursor(db, sql: "SELECT \(columns) FROM payment WHERE walletId = ? ORDER BY timestamp DESC, id DESC", arguments: [walletID])
+            let cursor = try Row.fetchCursor(db, sql: "SELECT \(columns) FROM payment WHERE walletId = ?\(network == nil ? "" : " AND network = ?") ORDER BY timestamp DESC, id DESC",
+                                             arguments: network.map { [walletID, $0] } ?? [walletID])
             while let row = try cursor.next() {
                 switch format {
                 case .csv: csvLine(row, into: &out)
@@ -93,6 +96,7 @@ public enum PaymentExport {
         key("invoice"); string(10)
         key("failureReason"); string(13)
         key("backend"); string(14)
+        key("network"); string(15)
         out.append(UInt8(ascii: "}"))
     }
 

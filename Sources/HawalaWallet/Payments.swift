@@ -46,6 +46,10 @@ public struct Payment: Sendable, Codable, Equatable {
     public let method: String
     /// The backend that made it: "devnet" or a real network's name.
     public let backend: String
+    /// The network it was made on, as its backend is saved (`devnet:PATH`, `spark:regtest`,
+    /// `spark:mainnet`): a history shows one network's payments, never another's under its
+    /// name. nil until recorded: the store fills it in (`WalletStore.network(of:walletBackend:)`).
+    public var network: String?
     public var details: Details
     public var idempotencyKey: String?
     public var failureReason: String?
@@ -53,7 +57,8 @@ public struct Payment: Sendable, Codable, Equatable {
 
     public init(id: String, type: Kind, status: Status, amountMsat: UInt64, feeMsat: UInt64, timestamp: Date,
                 method: String = "lightning", backend: String, details: Details, idempotencyKey: String? = nil,
-                failureReason: String? = nil, fiat: FiatValue? = nil) {
+                failureReason: String? = nil, fiat: FiatValue? = nil, network: String? = nil) {
+        self.network = network
         self.id = id
         self.type = type
         self.status = status
@@ -84,11 +89,14 @@ public struct PaymentFilter: Sendable, Equatable {
     /// Text a person searches for: in the description (anywhere, ASCII case ignored), or the
     /// start of the payment's id or payment hash.
     public var search: String?
+    /// Only the payments of this network (`Payment.network`); nil: every network.
+    public var network: String?
     public var offset: Int
     public var limit: Int?
 
     public init(type: Payment.Kind? = nil, status: Payment.Status? = nil, from: Date? = nil, to: Date? = nil,
-                paymentHash: String? = nil, search: String? = nil, offset: Int = 0, limit: Int? = nil) {
+                paymentHash: String? = nil, search: String? = nil, network: String? = nil, offset: Int = 0, limit: Int? = nil) {
+        self.network = network
         self.paymentHash = paymentHash
         self.search = search
         self.type = type
@@ -117,7 +125,9 @@ extension WalletStore {
             let status = try db.cachedStatement(sql: "SELECT status FROM payment WHERE walletId = ? AND id = ?")
             let dropPlaceholder = try db.cachedStatement(sql: "DELETE FROM payment WHERE walletId = ? AND idempotencyKey = ? AND id != ? AND status = 'pending'")
             let keyTaken = try db.cachedStatement(sql: "SELECT 1 FROM payment WHERE walletId = ? AND idempotencyKey = ? AND id != ?")
-            for payment in payments {
+            let walletBackend = try String.fetchOne(db, sql: "SELECT value FROM walletSetting WHERE walletId = ? AND key = 'ln.backend'", arguments: [walletID])
+            for var payment in payments {
+                if payment.network == nil { payment.network = WalletStore.network(of: payment, walletBackend: walletBackend) }
                 if let old = try String.fetchOne(status, arguments: [walletID, payment.id]) {
                     guard WalletStore.mayReplace(Payment.Status(rawValue: old) ?? .pending, with: payment.status) else { continue }
                 }
@@ -129,6 +139,21 @@ extension WalletStore {
                 try WalletStore.insert(payment, walletID: walletID, db: db)
             }
         }
+    }
+
+    /// The network of a payment recorded without one (an older backup, a row from before the
+    /// network was kept): a Spark payment's invoice says which Spark network (`lnbcrt`: regtest,
+    /// `lnbc`: mainnet); otherwise the wallet's saved backend when it is of the same kind;
+    /// otherwise the bare backend name ("devnet", "spark": a network no backend is saved as,
+    /// listed only among all networks).
+    public static func network(of payment: Payment, walletBackend: String?) -> String {
+        let invoice = payment.details.invoice?.lowercased() ?? ""
+        if payment.backend == "spark" {
+            if invoice.hasPrefix("lnbcrt") { return "spark:regtest" }
+            if invoice.hasPrefix("lnbc") { return "spark:mainnet" }
+        }
+        if let walletBackend, walletBackend.hasPrefix(payment.backend + ":") { return walletBackend }
+        return payment.backend
     }
 
     static func mayReplace(_ old: Payment.Status, with new: Payment.Status) -> Bool {
@@ -143,13 +168,13 @@ extension WalletStore {
     static func insert(_ p: Payment, walletID: String, db: Database) throws {
         try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO payment (walletId, id, type, status, amountMsat, feeMsat, timestamp, method, backend,
-                invoice, description, paymentHash, preimage, destination, idempotencyKey, failureReason, fiatCurrency, fiatValue)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                invoice, description, paymentHash, preimage, destination, idempotencyKey, failureReason, fiatCurrency, fiatValue, network)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
                 walletID, p.id, p.type.rawValue, p.status.rawValue, Int64(clamping: p.amountMsat), Int64(clamping: p.feeMsat),
                 p.timestamp.timeIntervalSince1970, p.method, p.backend, p.details.invoice, p.details.description,
                 p.details.paymentHash, p.status == .completed ? p.details.preimage : nil, p.details.destination,
-                p.idempotencyKey, p.failureReason, p.fiat?.currency, p.fiat.map { "\($0.value)" },
+                p.idempotencyKey, p.failureReason, p.fiat?.currency, p.fiat.map { "\($0.value)" }, p.network,
             ])
     }
 
@@ -169,6 +194,7 @@ extension WalletStore {
         if let from = filter.from { sql += " AND timestamp >= ?"; arguments += [from.timeIntervalSince1970] }
         if let to = filter.to { sql += " AND timestamp < ?"; arguments += [to.timeIntervalSince1970] }
         if let hash = filter.paymentHash { sql += " AND paymentHash = ?"; arguments += [hash] }
+        if let network = filter.network { sql += " AND network = ?"; arguments += [network] }
         if let text = filter.search, !text.isEmpty {
             sql += " AND (description LIKE ? ESCAPE '\\' OR id LIKE ? ESCAPE '\\' OR paymentHash LIKE ? ESCAPE '\\')"
             let prefix = WalletStore.likePrefix(text)
@@ -224,7 +250,15 @@ extension WalletStore {
             timestamp: Date(timeIntervalSince1970: row["timestamp"]), method: row["method"], backend: row["backend"],
             details: Payment.Details(invoice: row["invoice"], description: row["description"], paymentHash: row["paymentHash"],
                                      preimage: row["preimage"], destination: row["destination"]),
-            idempotencyKey: row["idempotencyKey"], failureReason: row["failureReason"], fiat: fiat)
+            idempotencyKey: row["idempotencyKey"], failureReason: row["failureReason"], fiat: fiat, network: row["network"])
+    }
+
+    /// The networks `walletID` has payments on, most payments first.
+    public func paymentNetworks(walletID: String) throws -> [String] {
+        try read { db in
+            try String.fetchAll(db, sql: "SELECT network FROM payment WHERE walletId = ? AND network IS NOT NULL GROUP BY network ORDER BY count(*) DESC, network",
+                                arguments: [walletID])
+        }
     }
 
     // MARK: Per-wallet settings

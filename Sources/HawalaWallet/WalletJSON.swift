@@ -78,7 +78,7 @@ extension Payment: JSONRepresentable {
             ("id", .string(id)), ("type", .string(PaymentExport.word(type))), ("status", .string(status.rawValue)),
             ("amountMsat", .int(Int(amountMsat))), ("feeMsat", .int(Int(feeMsat))),
             ("date", .string(PaymentExport.date(timestamp))), ("method", .string(method)), ("backend", .string(backend)),
-            ("description", .nullable(details.description)), ("paymentHash", .nullable(details.paymentHash)),
+            ("network", .nullable(network)), ("description", .nullable(details.description)), ("paymentHash", .nullable(details.paymentHash)),
             ("preimage", .nullable(details.preimage)), ("destination", .nullable(details.destination)),
             ("invoice", .nullable(details.invoice)), ("failureReason", .nullable(failureReason)),
             ("fiat", fiat.map { .object([("currency", .string($0.currency)), ("value", .string("\($0.value)"))]) } ?? .null),

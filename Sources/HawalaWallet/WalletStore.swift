@@ -204,6 +204,22 @@ public final class WalletStore: Sendable {
                 }
             }
         }
+        // v9: a payment keeps the network it was made on (`Payment.network`), so switching the
+        // backend never lists one network's payments under another's. Rows from before get it
+        // as `WalletStore.network(of:walletBackend:)` says: from a Spark invoice's prefix, else
+        // the wallet's saved backend of the same kind, else the bare backend name.
+        migrator.registerMigration("v9") { db in
+            try db.execute(sql: """
+                ALTER TABLE payment ADD COLUMN network TEXT;
+                UPDATE payment SET network = CASE
+                    WHEN backend = 'spark' AND lower(invoice) LIKE 'lnbcrt%' THEN 'spark:regtest'
+                    WHEN backend = 'spark' AND lower(invoice) LIKE 'lnbc%' THEN 'spark:mainnet'
+                    ELSE coalesce((SELECT value FROM walletSetting s WHERE s.walletId = payment.walletId AND s.key = 'ln.backend'
+                                   AND substr(s.value, 1, length(payment.backend) + 1) = payment.backend || ':'), backend)
+                END;
+                CREATE INDEX payment_by_network ON payment (walletId, network, timestamp DESC, id DESC, description, paymentHash);
+                """)
+        }
         return migrator
     }
 

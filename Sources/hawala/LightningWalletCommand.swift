@@ -165,19 +165,46 @@ struct LightningPay: AsyncParsableCommand {
 struct LightningBalance: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "balance", abstract: "The Lightning balance (syncs the history first).",
-        discussion: "With a fiat currency (--fiat, or `hawala ln config --fiat`) the value is shown too. JSON keys: balanceSats, balanceMsat, backend, nodeId, and fiat {currency, value, btcPrice}.")
+        discussion: """
+            With a fiat currency (--fiat, or `hawala ln config --fiat`) the value is shown too. When \
+            the network does not answer within --sync-timeout seconds, the last synced balance is \
+            printed with when it synced (exit 0); a wallet that never synced exits 1 (no balance is \
+            known). JSON keys: balanceSats, balanceMsat, backend, nodeId, synced (false: the last \
+            synced balance, with lastSyncedAt and offlineReason), and fiat {currency, value, btcPrice}.
+            """)
     @OptionGroup var options: LightningOptions
     @Option(help: "Also show the value in this currency (rates from the backend, or the rates source set with `hawala ln config`).") var fiat: String?
+    @Option(name: .customLong("sync-timeout"), help: "Seconds to wait for the network before showing the last synced balance.") var syncTimeout: Int = 10
     @Flag(help: "JSON output.") var json = false
 
+    func validate() throws {
+        guard (1...300).contains(syncTimeout) else { throw ValidationError("--sync-timeout must be between 1 and 300 seconds") }
+    }
+
     func run() async throws {
-        let (balanceNow, label) = try await options.open(signing: false).closing { (try await $0.balance(currency: fiat), $0.backendLabel) }
-        if let problem = balanceNow.fiatProblem { Output.error("note: \(problem)") }
-        if json { balanceNow.json.print(); return }
-        var line = "\(satsText(balanceNow.info.balanceMsat, .down))"
-        if let fiat = balanceNow.fiat { line += " ≈ \(AmountText.fiat(fiat.value, currency: fiat.rate.currency))" }
+        let balance: Balance
+        let spec: BackendSpec
+        do {
+            (balance, spec) = try await options.open(signing: false).closing { (try await $0.balance(currency: fiat, syncTimeout: .seconds(syncTimeout)), $0.spec) }
+        } catch {
+            // The backend could not even be opened offline: what was last synced is still known.
+            guard let offline = error as? LightningError, offline.isOffline else { throw error }
+            let store = try WalletSession.store(create: false)
+            let wallet = try store.wallet(named: options.wallet)
+            guard let saved = try options.backend ?? store.setting(LightningWallet.SettingKey.backend, walletID: wallet.id) else { throw error }
+            spec = try BackendSpec.parse(saved, home: store.home.directory)
+            balance = try Balance.lastKnown(store: store, wallet: wallet, spec: spec, reason: Balance.offlineReason(offline))
+        }
+        if let problem = balance.fiatProblem, balance.offline == nil { Output.error("note: \(problem)") }
+        if json { balance.json.print(); return }
+        var line = "\(satsText(balance.info.balanceMsat, .down))"
+        if let fiat = balance.fiat { line += " ≈ \(AmountText.fiat(fiat.value, currency: fiat.rate.currency))" }
+        if let offline = balance.offline {
+            let when = offline.lastSyncedAt.map { "last synced \($0.relative(now: Date(), timeZone: .current))" } ?? "last known"
+            line += " (\(when); the \(offline.network) is not reachable now: \(offline.reason))"
+        }
         print(line)
-        Output.error("on \(label)")
+        Output.error("on \(spec.label)")
     }
 }
 
@@ -190,13 +217,15 @@ enum HistoryType: String, ExpressibleByArgument, CaseIterable {
 struct LightningHistory: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history", abstract: "Payments, newest first (synced with the backend first when it answers).",
-        discussion: "Brings the history up to date with the wallet's backend when it answers within --sync-timeout seconds, then reads the history kept on this machine (no password needed); offline it says when it last synced. Invoices not paid yet are pending receives, with their expiry (--status pending lists them). JSON: an array of payment objects (docs/reference.md).")
+        discussion: "Brings the history up to date with the wallet's backend when it answers within --sync-timeout seconds, then reads the history kept on this machine (no password needed); offline it says when it last synced. Invoices not paid yet are pending receives, with their expiry (--status pending lists them). Only the current backend's network by default: --network all lists every network's. JSON: an array of payment objects (docs/reference.md).")
     @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
     @Option(help: "Only sent or received payments.") var type: HistoryType?
     @Option(help: "Only payments in this status (pending, completed, failed).") var status: Payment.Status?
     @Option(help: "At most this many payments.") var limit: Int = 20
     @Option(help: "Skip this many payments first.") var offset: Int = 0
     @Option(name: .customLong("sync-timeout"), help: "Seconds to wait for the backend before reading the history kept here (0: don't sync).") var syncTimeout: Int = 10
+    @Option(help: ArgumentHelp("Whose payments: current (the wallet's backend), all, or a network: spark:mainnet, spark:regtest, devnet, devnet:PATH.", valueName: "network"))
+    var network: String?
     @Flag(help: "JSON output.") var json = false
 
     func validate() throws {
@@ -218,8 +247,12 @@ struct LightningHistory: AsyncParsableCommand {
                 break
             }
         }
-        let payments = try store.payments(walletID: summary.id, filter: PaymentFilter(type: type?.kind, status: status, offset: offset, limit: limit))
+        let scope = try HistoryNetwork(parsing: network, home: store.home.directory)
+        let shown = scope.filterValue(store: store, walletID: summary.id)
+        let payments = try store.payments(walletID: summary.id, filter: PaymentFilter(type: type?.kind, status: status, network: shown, offset: offset, limit: limit))
         if json { JSONValue.array(payments.map(\.json)).print(); return }
+        let others = HistoryNetwork.choices(store: store, walletID: summary.id).filter { $0.network != shown }
+        if let shown, !others.isEmpty { Output.error("payments on \(HistoryNetwork.plainName(shown)); other networks: --network all") }
         if payments.isEmpty { Output.error("no payments"); return }
         var out = ""
         for p in payments { out += p.historyLine() + "\n" }
@@ -249,11 +282,13 @@ struct LightningShow: ParsableCommand {
 
 struct LightningExport: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "export", abstract: "Write the whole history to a CSV or JSON file (columns in docs/reference.md).",
-        discussion: "The file is written atomically and is not replaced unless --force.")
+        commandName: "export", abstract: "Write the history to a CSV or JSON file (columns in docs/reference.md).",
+        discussion: "The current backend's payments by default (--network all for every network's). The file is written atomically and is not replaced unless --force.")
     @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
     @Option(help: "csv or json.") var format: PaymentExport.Format
     @Option(help: "The file to write.") var out: String
+    @Option(help: ArgumentHelp("Whose payments: current (the wallet's backend), all, or a network: spark:mainnet, spark:regtest, devnet, devnet:PATH.", valueName: "network"))
+    var network: String?
     @Flag(help: "Replace the file if it exists.") var force = false
 
     func run() throws {
@@ -263,7 +298,9 @@ struct LightningExport: ParsableCommand {
         let showProgress = isatty(STDERR_FILENO) == 1
         let count: Int
         do {
-            count = try PaymentExport.write(format, store: store, walletID: summary.id, to: url, replace: force) { written in
+            let scope = try HistoryNetwork(parsing: network, home: store.home.directory)
+            count = try PaymentExport.write(format, store: store, walletID: summary.id, network: scope.filterValue(store: store, walletID: summary.id),
+                                            to: url, replace: force) { written in
                 if showProgress { FileHandle.standardError.write(Data("\rexporting… \(written / 1024) KiB".utf8)) }
             }
         } catch HawalaFileError.exists {

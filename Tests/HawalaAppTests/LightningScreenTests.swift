@@ -124,6 +124,22 @@ extension AppSecurityTests {
             #expect(Browser.header("Content-Disposition", csv.headers) == #"attachment; filename="hawala-payments.csv""#)
             #expect(csv.body.hasPrefix(PaymentExport.csvHeader) && csv.body.contains("received,completed,1000,"))
             #expect(try await browser.send(.get, "/history/export?format=xml").status == 400)
+
+            // Another ledger: its history is empty, the first one's payments stay under their own
+            // network (a filter away), home lists none of them.
+            let elsewhere = temporaryFolder("devnet").appendingPathComponent("ledger").path
+            let moved = try await browser.send(.post, "/lightning/settings", form: ["csrf": csrf, "choice": "devnet", "ledger": elsewhere])
+            #expect(moved.status == 200 || moved.status == 303)
+            let now = try await browser.send(.get, "/history")
+            #expect(now.body.contains("No payments match.") && now.body.contains(#"<option value="all">All networks</option>"#), "\(now.body.suffix(2500))")
+            #expect(now.body.contains("devnet (ledger \(ledger))"))
+            let all = try await browser.send(.get, "/history?network=all")
+            #expect(all.body.contains("+1,000 sat") && all.body.contains(#"<option value="all" selected>All networks</option>"#))
+            #expect(try await browser.send(.get, "/history?network=devnet:" + ledger).body.contains("+1,000 sat"))
+            #expect(!(try await browser.send(.get, "/").body.contains("+1,000 sat")))
+            let oldCSV = try await browser.send(.get, "/history/export?format=csv&network=all")
+            #expect(oldCSV.body.contains("received,completed,1000,"))
+            #expect(!(try await browser.send(.get, "/history/export?format=csv").body.contains("received,completed,1000,")))
         }
     }
 

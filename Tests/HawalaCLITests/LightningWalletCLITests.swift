@@ -71,6 +71,28 @@ struct LightningWalletCLITests {
         try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
     }
 
+    /// After switching ledgers, history and export show the new network's payments (saying
+    /// others exist); `--network all` or a named network shows the others; the balance is the
+    /// new network's.
+    @Test func historyIsPerNetwork() throws {
+        #expect(try alice.run(["ln", "config", "--backend", "devnet"]).status == 0)
+        #expect(try alice.run(["ln", "devnet", "fund", "1000", "--password-file", alice.path("password")]).status == 0)
+        let elsewhere = alice.home.appendingPathComponent("other-ledger.sqlite").path
+        #expect(try alice.run(["ln", "config", "--backend", "devnet:" + elsewhere]).status == 0)
+        let now = try alice.run(["ln", "history"])
+        #expect(now.status == 0 && now.stdout.isEmpty && now.stderr.contains("other networks: --network all") && now.stderr.contains("no payments"), "\(now.stderr)")
+        let all = try #require(try json(try alice.run(["ln", "history", "--network", "all", "--json"])) as? [[String: Any]])
+        #expect(all.count == 1 && all[0]["network"] as? String == "devnet:\(ledger)")
+        let named = try alice.run(["ln", "history", "--network", "devnet:\(ledger)"])
+        #expect(named.status == 0 && named.stdout.contains("+1,000 sat"))
+        let wrong = try alice.run(["ln", "history", "--network", "dogecoin"])
+        #expect(wrong.status != 0 && wrong.errorLines.count == 1 && wrong.stderr.contains("unknown network \"dogecoin\""), "\(wrong.stderr)")
+        let out = alice.home.appendingPathComponent("current.json").path
+        #expect(try alice.run(["ln", "export", "--format", "json", "--out", out]).stderr.contains("exported 0 payments"))
+        let balance = try #require(try json(try alice.run(["ln", "balance", "--json", "--password-file", alice.path("password")])) as? [String: Any])
+        #expect(balance["balanceSats"] as? Int == 0 && balance["synced"] as? Bool == true)
+    }
+
     @Test func invoicePayHistoryBalancesIdempotencyExpiryAndWatch() throws {
         // No backend yet: says how to set one.
         let none = try alice.run(["ln", "balance"])

@@ -1,4 +1,5 @@
 import Foundation
+import HawalaWallet
 import Testing
 import HawalaTestSupport
 
@@ -35,8 +36,22 @@ struct SparkCLITests {
 
     @Test func networkCommandsEndOnTimeAndNothingIsMarkedFailed() throws {
         let pw = ["--password-file", alice.path("password")]
+        // Never synced: no balance is known, and none is made up (never a bare "0 sat").
         var start = Date()
-        expectUnreachable(try alice.run(["ln", "balance"] + pw + timeout), "balance", started: start)
+        let never = try alice.run(["ln", "balance"] + pw + timeout)
+        #expect(never.status == 1 && never.errorLines.last?.hasPrefix("not synced yet: cannot reach the Spark network") == true, "\(never.stderr)")
+        #expect(never.stdout.isEmpty && !never.stderr.contains("Query") && !never.stderr.contains("storage"), "\(never.stderr)")
+        #expect(Date().timeIntervalSince(start) < 20, "balance took \(Date().timeIntervalSince(start)) s")
+        // After a recorded sync: the last synced balance, said to be one, exit 0.
+        let store = try WalletStore(home: WalletHome(directory: alice.data), create: false)
+        let wallet = try store.wallet(named: "alice")
+        try store.setSetting("ln.lastBalance", to: "1234000", walletID: wallet.id)
+        try store.setSetting("ln.syncedAt", to: String(Date().timeIntervalSince1970 - 60), walletID: wallet.id)
+        let known = try alice.run(["ln", "balance", "--sync-timeout", "2"] + pw + timeout)
+        #expect(known.status == 0 && known.stdout.hasPrefix("1,234 sat (last synced today ") && known.stdout.contains("the Spark network is not reachable now"),
+                "\(known.stdout) \(known.stderr)")
+        let knownJSON = try #require(try JSONSerialization.jsonObject(with: Data(try alice.run(["ln", "balance", "--json", "--sync-timeout", "2"] + pw + timeout).stdout.utf8)) as? [String: Any])
+        #expect(knownJSON["synced"] as? Bool == false && knownJSON["balanceSats"] as? Int == 1_234 && knownJSON["lastSyncedAt"] is String)
         start = Date()
         expectUnreachable(try alice.run(["ln", "invoice", "--amount", "10"] + pw + timeout), "invoice", started: start)
         start = Date()

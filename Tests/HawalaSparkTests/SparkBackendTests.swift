@@ -132,6 +132,17 @@ struct SparkBackendTests {
         }
     }
 
+    /// The SDK's storage read before any sync ("no rows") is a wallet not synced yet, never
+    /// local damage in the SDK's words; other storage errors still say where the problem is.
+    @Test func storageBeforeTheFirstSyncReadsAsNotSynced() {
+        let early = SparkErrors.map(SdkError.StorageError("Underlying implementation error: Query returned no rows"))
+        #expect(early as? LightningError == .notSyncedYet(network: "Spark network", reason: "nothing synced on this machine yet"))
+        #expect((early as? LightningError)?.isOffline == true)
+        #expect(!"\(early)".contains("Query") && !"\(early)".contains("implementation"))
+        let damaged = SparkErrors.map(SdkError.StorageError("database disk image is malformed"))
+        #expect(damaged as? LightningError == .backendUnavailable("Spark's storage on this machine: database disk image is malformed"))
+    }
+
     /// Listeners are Hawala's own (one SDK listener fans out): 1,000 add/remove cycles leave
     /// none behind. Connect/disconnect cycles leave no threads or memory behind: offline each
     /// SDK instance takes ~5 s to stop, so this runs 5 cycles here; `make test-spark-stress`
