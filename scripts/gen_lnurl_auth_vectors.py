@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""LNURL-auth (LUD-04/05) vectors from independent implementations: PyPI's `bip-utils` derives
+"""LNURL-auth (LUD-04/05) and signed-message vectors from independent implementations: PyPI's `bip-utils` derives
 the hashing key m/138'/0 and the linking key m/138'/<4 × uint32 of HMAC-SHA256(hashingKey,
 domain)> (raw BIP32 indexes: one of 2^31 or more is hardened, as in the spec's Scala example),
 and PyPI's `ecdsa` signs k1 with RFC 6979 nonces (normalized to low S, DER).
@@ -45,4 +45,14 @@ for i, (words, passphrase, domain) in enumerate(CASES):
     assert ecdsa.VerifyingKey.from_string(public, curve=ecdsa.SECP256k1).verify_digest(sig, k1, sigdecode=sigdecode_der)
     out.append({"mnemonic": words, "passphrase": passphrase, "domain": domain, "hashingKey": hashing.hex(),
                 "pathSuffix": suffix, "linkingKey": public.hex(), "k1": k1.hex(), "sig": sig.hex()})
-print(json.dumps({"source": "bip-utils + ecdsa (PyPI), scripts/gen_lnurl_auth_vectors.py", "vectors": out}, indent=1))
+# Signed messages (ln sign-message): ECDSA over SHA-256 of the UTF-8 message, DER, low S.
+messages = []
+for i, text in enumerate(["hello world", "", "ünïcødé ⚡", "x" * 1000]):
+    private = hashlib.sha256(f"message key {i}".encode()).digest()
+    key = ecdsa.SigningKey.from_string(private, curve=ecdsa.SECP256k1)
+    digest = hashlib.sha256(text.encode()).digest()
+    sig = low_s_der(key.sign_digest_deterministic(digest, hashfunc=hashlib.sha256, sigencode=sigencode_der))
+    compact = ecdsa.util.sigencode_string(*sigdecode_der(sig, N), N)
+    messages.append({"privateKey": private.hex(), "message": text, "pubkey": key.get_verifying_key().to_string("compressed").hex(),
+                     "sig": sig.hex(), "compact": compact.hex()})
+print(json.dumps({"source": "bip-utils + ecdsa (PyPI), scripts/gen_lnurl_auth_vectors.py", "vectors": out, "messages": messages}, indent=1))

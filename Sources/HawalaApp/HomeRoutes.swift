@@ -38,7 +38,11 @@ extension AppRoutes {
                 }) { try await lightningSession(session, store, wallet, keyring: keyring) }
                 view.networkName = lightning.spec.plainName
                 view.isDevnet = lightning.backend is DevnetBackend
+                async let warning = try? await Deadline.run(Self.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: Self.networkWait) }) {
+                    await lightning.networkWarning()
+                }
                 let balance = try await lightning.balance(syncTimeout: Self.networkWait)
+                view.networkWarning = await warning?.capitalizedFirst
                 view.balance = satsText(balance.info.balanceMsat, .down)
                 view.fiat = balance.fiat.map { AmountText.fiat($0.value, currency: $0.rate.currency) }
                 if let offline = balance.offline { view.offline = Self.offlineNote(offline, now: now, timeZone: session.timeZone) }
@@ -194,6 +198,8 @@ struct HomeView {
     var fiat: String?
     /// The backend did not answer: what the balance shown is (the last known one), calmly.
     var offline: String?
+    /// The network reports trouble (Spark degraded or down).
+    var networkWarning: String?
     /// The library's reason, behind "Details".
     var offlineDetail: String?
     var recent: [PaymentRow] = []

@@ -186,6 +186,12 @@ public struct LightningSession: Sendable {
         return balance
     }
 
+    /// One line when the backend's network reports trouble (Spark degraded or down); nil when
+    /// all is well, unknown, or devnet.
+    public func networkWarning() async -> String? {
+        await backend.networkStatus()?.warning(network: spec.networkName)
+    }
+
     /// The currencies a value can be shown in: the saved rates source's, else the backend's own
     /// (Spark: the SDK's `listFiatRates`; devnet: its test table). Sorted, upper-case codes.
     public func fiatCurrencies() async throws(FiatRatesError) -> [String] {

@@ -45,6 +45,11 @@ public protocol PaymentBackend: AnyObject, Sendable {
     /// An address to be paid at by another method than a BOLT11 invoice (a Spark address, an
     /// on-chain deposit address), for backends that have one.
     func receiveAddress(_ method: ReceiveMethod) async throws -> String
+    /// Signs `message` with the node's identity key (`MessageSignature`: SHA-256, DER).
+    func signMessage(_ message: String) async throws -> SignedMessage
+    /// How the backend's network reports itself now; nil when it does not say (devnet) or
+    /// can't be asked.
+    func networkStatus() async -> NetworkStatus?
     /// Calls `listener` with every event from now on; returns an id for `removeEventListener`.
     func addEventListener(_ listener: @escaping @Sendable (PaymentEvent) -> Void) -> String
     func removeEventListener(_ id: String)
@@ -60,7 +65,30 @@ public enum ReceiveMethod: String, Sendable, CaseIterable {
     case bitcoin
 }
 
+/// The health a payment network reports of itself (the Spark SDK's status of its operators).
+public enum NetworkStatus: String, Sendable, CaseIterable {
+    case operational, degraded, partial, major, unknown
+
+    /// One line for a person when something is wrong; nil when all is well or unknown.
+    public func warning(network: String) -> String? {
+        switch self {
+        case .operational, .unknown: nil
+        case .degraded: "the \(network) reports degraded service: payments may be slow"
+        case .partial: "the \(network) reports a partial outage: some payments may fail; what you hold is safe"
+        case .major: "the \(network) reports a major outage: payments may fail until it recovers; what you hold is safe"
+        }
+    }
+}
+
 extension PaymentBackend {
+    /// Backends that do not report their network's health.
+    public func networkStatus() async -> NetworkStatus? { nil }
+
+    /// Backends without an identity key to sign with say so.
+    public func signMessage(_ message: String) async throws -> SignedMessage {
+        throw LightningError.unsupported(backend: name, .otherCall("signMessage"))
+    }
+
     /// Backends without other receive methods say so.
     public func receiveAddress(_ method: ReceiveMethod) async throws -> String {
         throw LightningError.unsupported(backend: name, .receiveMethod(method))

@@ -173,6 +173,27 @@ public final class SparkBackend: PaymentBackend, Sendable {
     /// Syncs, then waits for the SDK's first full sync of this connection: offline, `syncWallet`
     /// alone succeeds on what is stored here (a wallet never synced would read 0 sat), so only a
     /// sync the network answered counts.
+    /// Signs through the SDK (its identity key; SHA-256, DER), after Hawala's own checks.
+    public func signMessage(_ message: String) async throws -> SignedMessage {
+        try MessageSignature.check(message)
+        let signed = try await call { try await $0.signMessage(request: SignMessageRequest(message: message, compact: false)) }
+        return SignedMessage(message: message, publicKey: signed.pubkey, signature: signed.signature)
+    }
+
+    /// The SDK's status of Spark's operators and service provider, asked within 5 s (nil when
+    /// it can't be reached: then the network's own errors speak).
+    public func networkStatus() async -> NetworkStatus? {
+        let status = try? await bounded(.seconds(5), network: SparkErrors.network) { try await getSparkStatus(request: GetSparkStatusRequest()) }
+        switch status?.status {
+        case .operational?: return .operational
+        case .degraded?: return .degraded
+        case .partial?: return .partial
+        case .major?: return .major
+        case .unknown?: return .unknown
+        case nil: return nil
+        }
+    }
+
     public func sync() async throws {
         _ = try await call { try await $0.syncWallet(request: SyncWalletRequest()) }
         _ = try await call { try await $0.getInfo(request: GetInfoRequest(ensureSynced: true)) }

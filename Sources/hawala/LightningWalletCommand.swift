@@ -127,8 +127,10 @@ struct LightningPay: AsyncParsableCommand {
     }
 
     func pay(_ parsed: PaymentInput, comment: String?, in session: LightningSession) async throws {
+        async let warning = session.networkWarning()
         // Prepare: nothing is paid yet.
         let payment = try await session.prepare(parsed, text: input, amountSats: amount, comment: comment, maxFeeSats: maxFee)
+        if let warning = await warning { Output.error("warning: \(warning)") }
         let preview = ["Pay on \(session.backendLabel)"] + alignedRows(payment.previewRows(rate: await session.configuredRate()))
         if yes {
             for line in preview { Output.error(line) }
@@ -185,7 +187,12 @@ struct LightningBalance: AsyncParsableCommand {
         let balance: Balance
         let spec: BackendSpec
         do {
-            (balance, spec) = try await options.open(signing: false).closing { (try await $0.balance(currency: fiat, syncTimeout: .seconds(syncTimeout)), $0.spec) }
+            (balance, spec) = try await options.open(signing: false).closing { session in
+                async let warning = session.networkWarning()
+                let balance = try await session.balance(currency: fiat, syncTimeout: .seconds(syncTimeout))
+                if let warning = await warning { Output.error("warning: \(warning)") }
+                return (balance, session.spec)
+            }
         } catch {
             // The backend could not even be opened offline: what was last synced is still known.
             guard let offline = error as? LightningError, offline.isOffline else { throw error }

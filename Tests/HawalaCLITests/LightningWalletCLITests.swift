@@ -93,6 +93,26 @@ struct LightningWalletCLITests {
         #expect(balance["balanceSats"] as? Int == 0 && balance["synced"] as? Bool == true)
     }
 
+    /// A message signed with the devnet node key verifies with `verify-message` (no wallet
+    /// needed) and not once changed; a reserved prefix is refused.
+    @Test func signAndVerifyAMessage() throws {
+        #expect(try alice.run(["ln", "config", "--backend", "devnet"]).status == 0)
+        let signed = try CLI.run(["ln", "sign-message", "--json", "--password-file", alice.path("password")], stdin: Data("I control this node\n".utf8),
+                                 environment: alice.environment)
+        #expect(signed.status == 0, "\(signed.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(signed.stdout.utf8)) as? [String: String])
+        let (pubkey, signature) = (try #require(json["pubkey"]), try #require(json["signature"]))
+        #expect(json["message"] == "I control this node")
+        let config = try #require(try JSONSerialization.jsonObject(with: Data(try alice.run(["ln", "config", "--json"]).stdout.utf8)) as? [String: Any])
+        #expect(config["nodeId"] as? String == pubkey)
+        let valid = try CLI.run(["ln", "verify-message", "--pubkey", pubkey, "--signature", signature], input: "I control this node\n")
+        #expect(valid.status == 0 && valid.stdout == "valid: signed by \(pubkey)\n", "\(valid.stderr)")
+        let changed = try CLI.run(["ln", "verify-message", "--pubkey", pubkey, "--signature", signature], input: "I control this node!\n")
+        #expect(changed.status == 1 && changed.errorLines.count == 1 && changed.stderr.hasPrefix("invalid: "))
+        let reserved = try CLI.run(["ln", "sign-message", "--password-file", alice.path("password")], stdin: Data("breez-lnurl:x".utf8), environment: alice.environment)
+        #expect(reserved.status == 1 && reserved.stderr.contains("reserved"), "\(reserved.stderr)")
+    }
+
     @Test func invoicePayHistoryBalancesIdempotencyExpiryAndWatch() throws {
         // No backend yet: says how to set one.
         let none = try alice.run(["ln", "balance"])

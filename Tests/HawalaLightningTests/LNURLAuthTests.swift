@@ -13,10 +13,46 @@ struct LNURLAuthTests {
         let pathSuffix: [UInt32]
     }
 
-    static func vectors() throws -> [Vector] {
-        struct File: Decodable { let vectors: [Vector] }
+    struct MessageVector: Decodable {
+        let privateKey, message, pubkey, sig, compact: String
+    }
+
+    struct File: Decodable {
+        let vectors: [Vector]
+        let messages: [MessageVector]
+    }
+
+    static func file() throws -> File {
         let url = try #require(Bundle.module.url(forResource: "lnurl-auth", withExtension: "json", subdirectory: "Vectors"))
-        return try JSONDecoder().decode(File.self, from: Data(contentsOf: url)).vectors
+        return try JSONDecoder().decode(File.self, from: Data(contentsOf: url))
+    }
+
+    static func vectors() throws -> [Vector] { try file().vectors }
+
+    /// Signed messages agree with PyPI ecdsa byte for byte (RFC 6979, low S, SHA-256 of the
+    /// UTF-8 message); DER and compact both verify; another message or key does not; what may
+    /// not be signed is refused before any key is touched.
+    @Test func signedMessagesMatchAnIndependentImplementation() throws {
+        let messages = try Self.file().messages
+        #expect(messages.count >= 4)
+        for v in messages {
+            let key = SecretBytes(try #require(bytes(fromHex: v.privateKey)))
+            if v.message.isEmpty {
+                #expect(throws: MessageSignatureError.empty) { try MessageSignature.sign(v.message, privateKey: key) }
+            } else {
+                #expect(try MessageSignature.sign(v.message, privateKey: key) == SignedMessage(message: v.message, publicKey: v.pubkey, signature: v.sig))
+            }
+            #expect(try MessageSignature.verify(v.message, publicKey: v.pubkey, signature: v.sig))
+            #expect(try MessageSignature.verify(v.message, publicKey: v.pubkey, signature: v.compact))
+            #expect(!(try MessageSignature.verify(v.message + ".", publicKey: v.pubkey, signature: v.sig)))
+            let other = messages.first { $0.pubkey != v.pubkey }!.pubkey
+            #expect(!(try MessageSignature.verify(v.message, publicKey: other, signature: v.sig)))
+        }
+        let v = messages[0]
+        #expect(throws: MessageSignatureError.invalidPublicKey) { try MessageSignature.verify(v.message, publicKey: "02abc", signature: v.sig) }
+        #expect(throws: MessageSignatureError.invalidSignature) { try MessageSignature.verify(v.message, publicKey: v.pubkey, signature: "zz") }
+        #expect(throws: MessageSignatureError.reserved("breez-lnurl:")) { try MessageSignature.check("breez-lnurl:register") }
+        #expect(throws: MessageSignatureError.tooLong(bytes: 65_537)) { try MessageSignature.check(String(repeating: "a", count: 65_537)) }
     }
 
     static func keys(_ v: Vector) throws -> HDWallet {

@@ -132,6 +132,19 @@ struct SparkBackendTests {
         }
     }
 
+    /// The SDK signs a message with its identity key (offline: the key is local), and Hawala's
+    /// own check (libsecp256k1, SHA-256, DER) accepts it; Hawala's reserved prefixes are refused
+    /// before the SDK is asked.
+    @Test func theSDKsSignedMessagesVerify() async throws {
+        try await withSpark(abandonAbout, timeout: .seconds(5)) { backend in
+            let signed = try await backend.signMessage("proof of reserves, 2026-11-25")
+            #expect(try MessageSignature.verify(signed.message, publicKey: signed.publicKey, signature: signed.signature))
+            #expect(!(try MessageSignature.verify("another message", publicKey: signed.publicKey, signature: signed.signature)))
+            #expect(signed.publicKey == (try await backend.getInfo()).nodeID)
+            await #expect(throws: MessageSignatureError.reserved("breez-lnurl:")) { _ = try await backend.signMessage("breez-lnurl:x") }
+        }
+    }
+
     /// The SDK's storage read before any sync ("no rows") is a wallet not synced yet, never
     /// local damage in the SDK's words; other storage errors still say where the problem is.
     @Test func storageBeforeTheFirstSyncReadsAsNotSynced() {

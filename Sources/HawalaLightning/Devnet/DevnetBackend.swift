@@ -73,6 +73,13 @@ public final class DevnetBackend: PaymentBackend, Sendable {
 
     /// Watches a node without its key: balance, payments and events work; paying and invoicing
     /// need `connect`.
+    /// Signs with the devnet node key (needs a connection with the wallet's keys).
+    public func signMessage(_ message: String) async throws -> SignedMessage {
+        try MessageSignature.check(message)
+        guard let key = state.withLock({ $0.nodeKey }) else { throw LightningError.notConnected }
+        return try MessageSignature.sign(message, privateKey: key)
+    }
+
     public func attach(nodeID id: String) {
         state.withLock { $0.nodeID = id }
     }
