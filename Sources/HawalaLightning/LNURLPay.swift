@@ -10,6 +10,8 @@ public enum LNURLError: Error, Equatable, Sendable, CustomStringConvertible {
     case wrongTag(String)
     /// An LNURL given to log in with is something else (its tag, or "no tag").
     case notALogin(String)
+    /// An LNURL given to withdraw from is something else (its tag).
+    case notAWithdrawal(String)
     case callbackOnAnotherDomain(String)
     case amountOutOfRange(requested: UInt64, min: UInt64, max: UInt64)
     case commentTooLong(allowed: Int)
@@ -26,6 +28,7 @@ public enum LNURLError: Error, Equatable, Sendable, CustomStringConvertible {
         case .serviceError(let reason): "the service refused: \(reason)"
         case .invalidResponse(let why): "the service's answer is invalid: \(why)"
         case .wrongTag(let tag): "this LNURL is for \"\(tag)\", not a payment"
+        case .notAWithdrawal(let tag): tag == "payRequest" ? "this LNURL asks for a payment, it does not offer one: pay it instead" : "this LNURL is not a withdrawal (LNURL-withdraw): its tag is \"\(tag)\""
         case .notALogin(let tag): "this LNURL is not a login (LNURL-auth): its tag is \"\(tag)\""
         case .callbackOnAnotherDomain(let host): "the service sends payments to another domain (\(host)); refused"
         case let .amountOutOfRange(requested, min, max):

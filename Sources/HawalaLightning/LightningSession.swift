@@ -64,7 +64,10 @@ public struct LightningSession: Sendable {
                             spark: SparkOpener?, networkTimeout: Duration = .seconds(30), reachesLNURL: Bool = false,
                             unlock: () throws -> Keyring) async throws -> LightningSession {
         let fetcher = reachesLNURL ? HTTPFetcher() : nil
-        let flow = fetcher.map { LNURLPayFlow(fetcher: $0) }
+        // Plain http reaches LNURL services on this machine on devnet only (its LNURL server).
+        let specText = try backend ?? store.setting(LightningWallet.SettingKey.backend, walletID: wallet.id)
+        let onDevnet = specText.flatMap { try? BackendSpec.parse($0, home: store.home.directory) }?.allowsLoopbackHTTP ?? false
+        let flow = fetcher.map { LNURLPayFlow(fetcher: $0, allowLoopbackHTTP: onDevnet) }
         do {
             return try await open(store: store, wallet: wallet, backend: backend, signing: signing, spark: spark,
                                   networkTimeout: networkTimeout, lnurl: flow, fetcher: fetcher, unlock: unlock)
@@ -184,6 +187,38 @@ public struct LightningSession: Sendable {
             balance.fiatProblem = "no \(code) value: \(error)"
         }
         return balance
+    }
+
+    // MARK: Lightning address, LNURL-withdraw
+
+    /// Registers `name` as the wallet's Lightning address, after checking it is well formed and
+    /// free (a taken name is refused before anything changes).
+    public func registerAddress(name: String, description: String = "") async throws -> LightningAddressInfo {
+        let name = try LightningAddressInfo.checkName(name)
+        guard try await backend.isLightningAddressAvailable(name) else { throw LightningError.addressTaken(name) }
+        return try await backend.registerLightningAddress(name: name, description: description)
+    }
+
+    /// What an LNURL-withdraw link offers (LUD-03), fetched from its service.
+    /// - Throws: `LNURLError.notAWithdrawal` for another kind of LNURL.
+    public func withdrawOffer(_ input: PaymentInput) async throws -> LNURLWithdrawRequest {
+        guard let lnurl else { throw LightningError.unsupported(backend: backend.name, .lnurlWithoutClient) }
+        guard case .lnurl(let url) = input else { throw LNURLError.notAWithdrawal("not an LNURL") }
+        return try LNURLWithdrawRequest.parse(try await lnurl.fetcher.get(url), from: url, allowLoopbackHTTP: lnurl.allowLoopbackHTTP)
+    }
+
+    /// Withdraws from `offer`: makes an invoice of `amountSats` (the most offered when nil),
+    /// kept as a pending receive, hands it to the service, and waits at most `timeout` for the
+    /// payment.
+    /// - Throws: the service's refusal (`LNURLError.serviceError`); `LightningError.timeout`
+    ///   when the payment did not come in time (the invoice stays valid until it expires).
+    public func withdraw(_ offer: LNURLWithdrawRequest, amountSats: UInt64?, timeout: Duration) async throws -> Payment {
+        guard let lnurl else { throw LightningError.unsupported(backend: backend.name, .lnurlWithoutClient) }
+        let sats = try offer.amountSats(amountSats)
+        let invoice = try await receive(ReceiveRequest(amountSats: sats, description: offer.defaultDescription))
+        let answer: LNURLPayRequest.StatusJSON = try LNURLPayRequest.decode(try await lnurl.fetcher.get(try offer.callbackURL(invoice: invoice.response.invoice)))
+        guard answer.status?.uppercased() == "OK" else { throw LNURLError.invalidResponse("the service did not say OK") }
+        return try await lightning.waitForPayment(paymentHash: invoice.response.paymentHash, timeout: timeout)
     }
 
     /// One line when the backend's network reports trouble (Spark degraded or down); nil when

@@ -59,6 +59,13 @@ public enum BackendSpec: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Whether LNURL services may be reached over plain http on this machine (127.0.0.1):
+    /// devnet's LNURL server only; real networks are https (or .onion) only.
+    public var allowsLoopbackHTTP: Bool {
+        if case .devnet = self { return true }
+        return false
+    }
+
     /// What a person is told could not be reached: "Spark network", "devnet ledger".
     public var networkName: String {
         switch self {

@@ -50,6 +50,15 @@ public protocol PaymentBackend: AnyObject, Sendable {
     /// How the backend's network reports itself now; nil when it does not say (devnet) or
     /// can't be asked.
     func networkStatus() async -> NetworkStatus?
+    /// The wallet's Lightning address (LUD-16), nil when it has none.
+    func lightningAddress() async throws -> LightningAddressInfo?
+    /// Whether `name` (checked: `LightningAddressInfo.checkName`) is free, or this wallet's.
+    func isLightningAddressAvailable(_ name: String) async throws -> Bool
+    /// Registers `name` as the wallet's Lightning address (replacing its earlier one).
+    /// - Throws: `LightningError.addressTaken` when another wallet holds it.
+    func registerLightningAddress(name: String, description: String) async throws -> LightningAddressInfo
+    /// Gives the wallet's Lightning address up.
+    func deleteLightningAddress() async throws
     /// Calls `listener` with every event from now on; returns an id for `removeEventListener`.
     func addEventListener(_ listener: @escaping @Sendable (PaymentEvent) -> Void) -> String
     func removeEventListener(_ id: String)
@@ -81,6 +90,19 @@ public enum NetworkStatus: String, Sendable, CaseIterable {
 }
 
 extension PaymentBackend {
+    public func lightningAddress() async throws -> LightningAddressInfo? {
+        throw LightningError.unsupported(backend: name, .otherCall("lightning addresses"))
+    }
+    public func isLightningAddressAvailable(_ name: String) async throws -> Bool {
+        throw LightningError.unsupported(backend: name, .otherCall("lightning addresses"))
+    }
+    public func registerLightningAddress(name: String, description: String) async throws -> LightningAddressInfo {
+        throw LightningError.unsupported(backend: name, .otherCall("lightning addresses"))
+    }
+    public func deleteLightningAddress() async throws {
+        throw LightningError.unsupported(backend: name, .otherCall("lightning addresses"))
+    }
+
     /// Backends that do not report their network's health.
     public func networkStatus() async -> NetworkStatus? { nil }
 
@@ -361,6 +383,14 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     case unknownBackend(String)
     /// Not a network a history can be shown for (the text as given).
     case unknownNetwork(String)
+    /// Not a Lightning address name (LUD-16: a-z, 0-9, -, _ and ., 1 to 64).
+    case invalidAddressName(String)
+    /// Another wallet holds this Lightning address name.
+    case addressTaken(String)
+    /// The wallet has no Lightning address.
+    case noAddress
+    /// Devnet: no LNURL server runs on this ledger (its Lightning addresses and vouchers need one).
+    case noLNURLServer(ledger: String)
     /// The devnet ledger at `path` can't be opened or read (the system's or SQLite's reason).
     case devnetLedger(path: String, reason: String)
     case amountRequired
@@ -410,6 +440,11 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
             "unknown Spark network \"\(text.dropFirst(6))\": spark:mainnet or spark:regtest"
         case .unknownBackend(let text):
             "unknown backend \"\(text)\": spark:mainnet, spark:regtest, devnet (test money on this machine, its ledger under the wallets' home) or devnet:PATH (a ledger elsewhere)"
+        case .invalidAddressName(let text):
+            "\"\(text.prefix(80))\" can't be a Lightning address name: use 1 to 64 of a-z, 0-9, -, _ and ."
+        case .addressTaken(let name): "the name \"\(name)\" is taken: choose another"
+        case .noAddress: "this wallet has no Lightning address yet"
+        case .noLNURLServer(let ledger): "no devnet LNURL server is running on the ledger \(ledger)"
         case .unknownNetwork(let text):
             "unknown network \"\(text)\": current, all, spark:mainnet, spark:regtest, devnet or devnet:PATH"
         case let .devnetLedger(path, reason): "cannot use the devnet ledger \(path): \(reason)"

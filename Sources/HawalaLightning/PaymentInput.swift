@@ -72,7 +72,7 @@ public enum PaymentInput: Sendable {
         if body.hasPrefix("ln") {
             do { return .bolt11(try Bolt11Invoice(input)) } catch { throw .invoice(error) }
         }
-        if input.contains("@") { return try lightningAddress(input) }
+        if input.contains("@") { return try lightningAddress(input, allowLoopbackHTTP: allowLoopbackHTTP) }
         for network in [Network.mainnet, .testnet] {
             if (try? Address.validate(input, chain: network == .mainnet ? .bitcoin : .bitcoinTestnet)) != nil {
                 return .bitcoinAddress(input, network)
@@ -116,13 +116,21 @@ public enum PaymentInput: Sendable {
 
     // MARK: Lightning address (LUD-16)
 
-    static func lightningAddress(_ text: String) throws(PaymentInputError) -> PaymentInput {
+    /// The characters of a Lightning address's name (LUD-16), and its length.
+    public static let addressNameCharacters = Set("abcdefghijklmnopqrstuvwxyz0123456789-_.")
+    public static let addressNameLength = 1...64
+
+    static func lightningAddress(_ text: String, allowLoopbackHTTP: Bool = false) throws(PaymentInputError) -> PaymentInput {
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2 else { throw .invalidLightningAddress("one @ expected") }
         let user = parts[0].lowercased(), domain = parts[1].lowercased()
-        let allowedUser = Set("abcdefghijklmnopqrstuvwxyz0123456789-_.")
-        guard !user.isEmpty, user.count <= 64, user.allSatisfy(allowedUser.contains) else {
+        guard addressNameLength.contains(user.count), user.allSatisfy(addressNameCharacters.contains) else {
             throw .invalidLightningAddress("the name may hold only a-z, 0-9, -, _ and .")
+        }
+        // Devnet's LNURL server: name@127.0.0.1:PORT, over plain http on this machine only.
+        if allowLoopbackHTTP, domain.hasPrefix("127.0.0.1:"), let port = UInt16(domain.dropFirst("127.0.0.1:".count)), port > 0,
+           let url = URL(string: "http://\(domain)/.well-known/lnurlp/\(user)") {
+            return .lightningAddress(user: user, domain: domain, url: url)
         }
         let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
         let allowedHost = Set("abcdefghijklmnopqrstuvwxyz0123456789-")

@@ -69,13 +69,14 @@ extension Payment {
         rows.append(("date", timestamp.relative(now: now, timeZone: timeZone)))
         if let state = plainState(at: now) { rows.append(("status", state)) }
         if let d = details.description, !d.isEmpty { rows.append(("description", DisplayText.safe(d))) }
+        if let c = details.comment, !c.isEmpty { rows.append(("comment", DisplayText.safe(c))) }
         if let reason = failureReason { rows.append(("why", DisplayText.safe(reason))) }
         return rows
     }
 
     /// The details behind the disclosure: exact amounts, the UTC date, hashes, keys, the invoice.
     public func technicalRows(now: Date = Date()) -> [(label: String, value: String)] {
-        detailRows(now: now).filter { !["description", "failure"].contains($0.label) }
+        detailRows(now: now).filter { !["description", "failure", "comment"].contains($0.label) }
     }
 
     /// One line of a history: date, signed amount (with the fee of a send), status, id,
@@ -90,6 +91,7 @@ extension Payment {
         }
         text += "  \(status.rawValue)  \(id)"
         if let d = details.description, !d.isEmpty { text += "  \(DisplayText.safe(String(d.prefix(60))))" }
+        if let c = details.comment, !c.isEmpty { text += "  “\(DisplayText.safe(String(c.prefix(60))))”" }
         if let reason = failureReason { text += "  [\(DisplayText.safe(reason))]" }
         if let expiry = invoiceExpiry { text += receiveState(at: now) == .expired ? "  (invoice expired \(expiry.iso8601))" : "  (unpaid invoice, expires \(expiry.iso8601))" }
         return text
@@ -108,6 +110,7 @@ extension Payment {
             ("fiat then", fiat.map { "\($0.value) \($0.currency)" }),
             ("expires", invoiceExpiry.map { "\($0.iso8601)\(receiveState(at: now) == .expired ? " (expired, not paid)" : " (not paid yet)")" }),
             ("description", details.description.map(DisplayText.safe)),
+            ("comment", details.comment.map(DisplayText.safe)),
             ("payment hash", details.paymentHash),
             ("preimage", details.preimage),
             ("node", details.destination),

@@ -180,6 +180,36 @@ public final class SparkBackend: PaymentBackend, Sendable {
         return SignedMessage(message: message, publicKey: signed.pubkey, signature: signed.signature)
     }
 
+    // MARK: Lightning address (Breez's LNURL server and domain)
+
+    public func lightningAddress() async throws -> HawalaLightning.LightningAddressInfo? {
+        guard let info = try await call({ try await $0.getLightningAddress() }) else { return nil }
+        return try SparkBackend.address(info)
+    }
+
+    public func isLightningAddressAvailable(_ name: String) async throws -> Bool {
+        let name = try HawalaLightning.LightningAddressInfo.checkName(name)
+        return try await call { try await $0.checkLightningAddressAvailable(req: CheckLightningAddressRequest(username: name)) }
+    }
+
+    public func registerLightningAddress(name: String, description: String) async throws -> HawalaLightning.LightningAddressInfo {
+        let name = try HawalaLightning.LightningAddressInfo.checkName(name)
+        let request = RegisterLightningAddressRequest(username: name, description: description.isEmpty ? nil : description)
+        return try SparkBackend.address(try await call { try await $0.registerLightningAddress(request: request) })
+    }
+
+    public func deleteLightningAddress() async throws {
+        try await call { try await $0.deleteLightningAddress() }
+    }
+
+    static func address(_ info: BreezSdkSpark.LightningAddressInfo) throws -> HawalaLightning.LightningAddressInfo {
+        let parts = info.lightningAddress.split(separator: "@")
+        guard parts.count == 2, let url = URL(string: info.lnurl.url) else {
+            throw LightningError.refused(by: "Spark", reason: "its Lightning address is malformed")
+        }
+        return HawalaLightning.LightningAddressInfo(name: String(parts[0]), domain: String(parts[1]), description: info.description, url: url)
+    }
+
     /// The SDK's status of Spark's operators and service provider, asked within 5 s (nil when
     /// it can't be reached: then the network's own errors speak).
     public func networkStatus() async -> NetworkStatus? {

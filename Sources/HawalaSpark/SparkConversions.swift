@@ -61,9 +61,11 @@ extension HawalaWallet.Payment {
     init(spark p: BreezSdkSpark.Payment, backend: String) {
         var details = HawalaWallet.Payment.Details()
         switch p.details {
-        case let .lightning(description, invoice, destinationPubkey, htlcDetails, _, _, _, _)?:
+        case let .lightning(description, invoice, destinationPubkey, htlcDetails, payInfo, _, receiveMetadata, _)?:
+            // A comment: the payer's, received at the Lightning address; or ours, sent (LUD-12).
             details = HawalaWallet.Payment.Details(invoice: invoice, description: description, paymentHash: htlcDetails.paymentHash,
-                                      preimage: htlcDetails.preimage, destination: destinationPubkey)
+                                      preimage: htlcDetails.preimage, destination: destinationPubkey,
+                                      comment: receiveMetadata?.senderComment ?? payInfo?.comment)
         case let .spark(_, htlcDetails, _)?:
             details.paymentHash = htlcDetails?.paymentHash
             details.preimage = htlcDetails?.preimage

@@ -80,7 +80,7 @@ extension Payment: JSONRepresentable {
             ("date", .string(PaymentExport.date(timestamp))), ("method", .string(method)), ("backend", .string(backend)),
             ("network", .nullable(network)), ("description", .nullable(details.description)), ("paymentHash", .nullable(details.paymentHash)),
             ("preimage", .nullable(details.preimage)), ("destination", .nullable(details.destination)),
-            ("invoice", .nullable(details.invoice)), ("failureReason", .nullable(failureReason)),
+            ("invoice", .nullable(details.invoice)), ("failureReason", .nullable(failureReason)), ("comment", .nullable(details.comment)),
             ("fiat", fiat.map { .object([("currency", .string($0.currency)), ("value", .string("\($0.value)"))]) } ?? .null),
         ])
     }

@@ -111,7 +111,7 @@ struct LightningPay: AsyncParsableCommand {
 
     func run() async throws {
         let parsed: PaymentInput
-        do { parsed = try PaymentInput.parse(input) } catch { throw CLIError(String(describing: error)) }
+        do { parsed = try PaymentInput.parse(input, allowLoopbackHTTP: options.allowsLoopbackHTTP()) } catch { throw CLIError(String(describing: error)) }
         let comment = try parsed.comment(comment)
         // A key already used answers with its payment, before any password or network.
         if idempotencyKey ?? parsed.defaultIdempotencyKey != nil {
@@ -399,7 +399,7 @@ struct LightningConfig: AsyncParsableCommand {
 struct LightningDevnet: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devnet", abstract: "Devnet only: test funds on the development network.",
-        subcommands: [LightningDevnetFund.self])
+        subcommands: [LightningDevnetFund.self, LightningDevnetServe.self, LightningDevnetVoucher.self])
 }
 
 struct LightningDevnetFund: AsyncParsableCommand {

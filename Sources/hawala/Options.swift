@@ -62,6 +62,15 @@ struct LightningOptions: ParsableArguments {
 }
 
 extension LightningOptions {
+    /// Whether the backend these options open (`--backend`, else the wallet's) reaches LNURL
+    /// services over plain http on this machine (devnet).
+    func allowsLoopbackHTTP() -> Bool {
+        guard let store = try? WalletSession.store(create: false), let wallet = try? store.wallet(named: self.wallet),
+              let text = backend ?? (try? store.setting(LightningWallet.SettingKey.backend, walletID: wallet.id)) ?? nil,
+              let spec = try? BackendSpec.parse(text, home: store.home.directory) else { return false }
+        return spec.allowsLoopbackHTTP
+    }
+
     /// Opens the wallet's backend for one command (see `LightningSession.open`): the password
     /// comes from the prompt or --password-file, only when needed.
     func open(signing: Bool, reachesLNURL: Bool = false) async throws -> LightningSession {

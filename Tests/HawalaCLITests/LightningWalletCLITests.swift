@@ -93,6 +93,62 @@ struct LightningWalletCLITests {
         #expect(balance["balanceSats"] as? Int == 0 && balance["synced"] as? Bool == true)
     }
 
+    /// A free port on 127.0.0.1 (bound, read, released).
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard ok else { throw POSIXError(.EADDRINUSE) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Devnet end to end through the CLI: the LNURL server runs; alice registers her address,
+    /// bob pays it by name with a comment and alice's history shows it; a voucher is withdrawn
+    /// once; Ctrl-C stops the server.
+    @Test func addressesAndVouchersOnDevnet() throws {
+        for f in [alice, bob] { #expect(try f.run(["ln", "config", "--backend", "devnet:\(ledger)"]).status == 0) }
+        let early = try alice.run(["ln", "address", "register", "alice", "--password-file", alice.path("password")])
+        #expect(early.status == 1 && early.stderr.contains("no devnet LNURL server is running"), "\(early.stderr)")
+        let port = try Self.freePort()
+        let server = try RunningCLI(["ln", "devnet", "serve", "--port", String(port)], environment: alice.environment)
+        #expect(server.nextLine() == "devnet LNURL server on http://127.0.0.1:\(port)")
+        defer { kill(server.process.processIdentifier, SIGKILL) }
+
+        let registered = try alice.run(["ln", "address", "register", "alice", "--description", "Alice's tips", "--password-file", alice.path("password")])
+        #expect(registered.status == 0 && registered.stdout == "alice@127.0.0.1:\(port)\n", "\(registered.stderr)")
+        let taken = try bob.run(["ln", "address", "register", "alice", "--password-file", bob.path("password")])
+        #expect(taken.status == 1 && taken.errorLines == ["the name \"alice\" is taken: choose another"], "\(taken.stderr)")
+        let shown = try #require(try json(try alice.run(["ln", "address", "--json"])) as? [String: String])
+        #expect(shown["address"] == "alice@127.0.0.1:\(port)" && shown["lnurl"]?.hasPrefix("lnurl1") == true)
+
+        #expect(try bob.run(["ln", "devnet", "fund", "10000", "--password-file", bob.path("password")]).status == 0)
+        let pay = try bob.run(["ln", "pay", "alice@127.0.0.1:\(port)", "--amount", "1000", "--comment", "thanks!", "--yes", "--password-file", bob.path("password")])
+        #expect(pay.status == 0 && pay.stdout.hasPrefix("paid 1,000 sat"), "\(pay.stderr)")
+        let history = try #require(try json(try alice.run(["ln", "history", "--json"])) as? [[String: Any]])
+        #expect(history.count == 1 && history[0]["comment"] as? String == "thanks!" && history[0]["amountMsat"] as? Int == 1_000_000, "\(history)")
+
+        let voucher = try alice.run(["ln", "devnet", "voucher", "--amount", "5000"])
+        let lnurl = voucher.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(voucher.status == 0 && lnurl.hasPrefix("lnurl1"), "\(voucher.stderr)")
+        let withdrawn = try alice.run(["ln", "withdraw", lnurl, "--amount", "2,500", "--yes", "--password-file", alice.path("password")])
+        #expect(withdrawn.status == 0 && withdrawn.stdout.hasPrefix("received 2,500 sat") && withdrawn.stderr.contains("Receive 1 sat to 5,000 sat"),
+                "\(withdrawn.stdout) \(withdrawn.stderr)")
+        let again = try bob.run(["ln", "withdraw", lnurl, "--yes", "--password-file", bob.path("password")])
+        #expect(again.status == 1 && again.errorLines.last?.contains("unknown or has been used") == true, "\(again.stderr)")
+        let balance = try #require(try json(try alice.run(["ln", "balance", "--json"])) as? [String: Any])
+        #expect(balance["balanceSats"] as? Int == 3_500)
+
+        kill(server.process.processIdentifier, SIGINT)
+        let stopped = server.finish()
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+    }
+
     /// A message signed with the devnet node key verifies with `verify-message` (no wallet
     /// needed) and not once changed; a reserved prefix is refused.
     @Test func signAndVerifyAMessage() throws {

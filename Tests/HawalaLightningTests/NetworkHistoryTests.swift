@@ -115,6 +115,7 @@ struct NetworkHistoryTests {
             try db.execute(sql: """
                 DROP INDEX payment_by_network;
                 ALTER TABLE payment DROP COLUMN network;
+                ALTER TABLE payment DROP COLUMN comment;
                 DELETE FROM grdb_migrations WHERE identifier = 'v9';
                 """)
         }

@@ -125,6 +125,7 @@ public final class DevnetBackend: PaymentBackend, Sendable {
         // What route finding would learn on a real network: is the payee reachable, is it paid.
         let state = try ledger.invoiceState(paymentHash: hexString(invoice.paymentHash), payee: payee)
         guard state.known else { throw LightningError.unknownDestination(String(payee.prefix(16)) + "…") }
+        guard state.credits != me else { throw LightningError.ownInvoice }
         guard !state.paid else { throw LightningError.alreadyPaid }
         let fee = DevnetLedger.fee(amountMsat: amountMsat)
         let balance = try ledger.balanceMsat(node: me)
@@ -250,12 +251,12 @@ public final class DevnetBackend: PaymentBackend, Sendable {
 
     // MARK: Helpers
 
-    private func node() throws -> String {
+    func node() throws -> String {
         guard let id = state.withLock({ $0.nodeID }) else { throw LightningError.notConnected }
         return id
     }
 
-    private func signingNode() throws -> String {
+    func signingNode() throws -> String {
         guard let id = state.withLock({ $0.nodeKey == nil ? nil : $0.nodeID }) else { throw LightningError.notConnected }
         return id
     }

@@ -79,6 +79,34 @@ final class DevnetLedger: Sendable {
                 CREATE INDEX payment_by_payee ON payment (payee, createdAt);
                 """)
         }
+        // v2: devnet's LNURL server (`DevnetLNURLService`): Lightning addresses, withdraw
+        // vouchers, and invoices the server makes for an address, which credit the address's
+        // node (`creditTo`) and carry the payer's comment to its history.
+        migrator.registerMigration("devnet-v2") { db in
+            try db.execute(sql: """
+                ALTER TABLE invoice ADD COLUMN creditTo TEXT;
+                ALTER TABLE invoice ADD COLUMN comment TEXT;
+                ALTER TABLE payment ADD COLUMN comment TEXT;
+                CREATE TABLE lnaddress (
+                    name TEXT PRIMARY KEY,
+                    node TEXT NOT NULL UNIQUE,
+                    description TEXT NOT NULL,
+                    createdAt REAL NOT NULL);
+                CREATE TABLE voucher (
+                    k1 TEXT PRIMARY KEY,
+                    minMsat INTEGER NOT NULL,
+                    maxMsat INTEGER NOT NULL,
+                    description TEXT NOT NULL,
+                    createdAt REAL NOT NULL,
+                    usedBy TEXT,
+                    usedAt REAL);
+                CREATE TABLE lnurlServer (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    port INTEGER NOT NULL,
+                    node TEXT NOT NULL,
+                    seenAt REAL NOT NULL);
+                """)
+        }
         return migrator
     }
 
@@ -96,25 +124,32 @@ final class DevnetLedger: Sendable {
         return UInt64(value ?? 0)
     }
 
-    func addInvoice(_ invoice: Bolt11Invoice, text: String, preimage: [UInt8]) throws {
+    /// Registers an invoice the ledger can settle. `creditTo`: the node paid instead of the
+    /// invoice's signer (an invoice the LNURL server made for an address), with the payer's
+    /// `comment`; `description` stands for a description hash's text.
+    func addInvoice(_ invoice: Bolt11Invoice, text: String, preimage: [UInt8], creditTo: String? = nil, comment: String? = nil,
+                    description: String? = nil) throws {
         try write { db in
             try db.execute(sql: """
-                INSERT INTO invoice (paymentHash, payee, bolt11, amountMsat, description, createdAt, expiresAt, preimage)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO invoice (paymentHash, payee, bolt11, amountMsat, description, createdAt, expiresAt, preimage, creditTo, comment)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [
                     hexString(invoice.paymentHash), hexString(invoice.payee), text, invoice.amountMsat.map { Int64($0) },
-                    invoice.description, Double(invoice.timestamp), invoice.expiresAt.timeIntervalSince1970, hexString(preimage),
+                    description ?? invoice.description, Double(invoice.timestamp), invoice.expiresAt.timeIntervalSince1970, hexString(preimage),
+                    creditTo, comment,
                 ])
         }
     }
 
-    /// Whether an invoice with this payment hash, payable to `payee`, is registered and unpaid.
-    func invoiceState(paymentHash: String, payee: String) throws -> (known: Bool, paid: Bool) {
+    /// Whether an invoice with this payment hash, payable to `payee`, is registered and unpaid,
+    /// and which node it credits.
+    func invoiceState(paymentHash: String, payee: String) throws -> (known: Bool, paid: Bool, credits: String) {
         try read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT paidBy FROM invoice WHERE paymentHash = ? AND payee = ?", arguments: [paymentHash, payee]) else {
-                return (false, false)
+            guard let row = try Row.fetchOne(db, sql: "SELECT paidBy, creditTo FROM invoice WHERE paymentHash = ? AND payee = ?",
+                                             arguments: [paymentHash, payee]) else {
+                return (false, false, payee)
             }
-            return (true, (row["paidBy"] as String?) != nil)
+            return (true, (row["paidBy"] as String?) != nil, (row["creditTo"] as String?) ?? payee)
         }
     }
 
@@ -151,12 +186,17 @@ final class DevnetLedger: Sendable {
                 return
             }
             let hash = hexString(invoice.paymentHash)
-            let payee = hexString(invoice.payee)
+            var payee = hexString(invoice.payee)
             var failure: String?
             var preimage: String?
+            var comment: String?
             let row = try Row.fetchOne(db, sql: "SELECT * FROM invoice WHERE paymentHash = ? AND payee = ?", arguments: [hash, payee])
             let balance = UInt64(try Int64.fetchOne(db, sql: "SELECT balanceMsat FROM node WHERE id = ?", arguments: [payer]) ?? 0)
             if let row {
+                // An address's invoice credits the address's node, with the payer's comment.
+                if let credited: String = row["creditTo"] { payee = credited }
+                comment = row["comment"]
+                try db.execute(sql: "INSERT OR IGNORE INTO node (id, balanceMsat, createdAt) VALUES (?, 0, ?)", arguments: [payee, now.timeIntervalSince1970])
                 if (row["paidBy"] as String?) != nil {
                     failure = "invoice already paid"
                 } else if now.timeIntervalSince1970 >= (row["expiresAt"] as Double) {
@@ -175,23 +215,23 @@ final class DevnetLedger: Sendable {
                 failure = "unknown destination: no devnet node \(payee.prefix(16))… has this invoice"
             }
             try DevnetLedger.insertPayment(db, id: id, payer: payer, payee: payee, paymentHash: hash, bolt11: text,
-                                           description: invoice.description, amountMsat: amountMsat,
+                                           description: (row?["description"] as String?) ?? invoice.description, amountMsat: amountMsat,
                                            feeMsat: failure == nil ? feeMsat : 0, status: failure == nil ? .completed : .failed,
-                                           failureReason: failure, preimage: preimage, idempotencyKey: idempotencyKey, now: now)
+                                           failureReason: failure, preimage: preimage, idempotencyKey: idempotencyKey, now: now, comment: comment)
         }
         return try payment(id: existing ?? id, as: payer)!
     }
 
-    private static func insertPayment(_ db: Database, id: String, payer: String?, payee: String, paymentHash: String?, bolt11: String?,
+    static func insertPayment(_ db: Database, id: String, payer: String?, payee: String, paymentHash: String?, bolt11: String?,
                                       description: String?, amountMsat: UInt64, feeMsat: UInt64, status: Payment.Status,
-                                      failureReason: String?, preimage: String?, idempotencyKey: String?, now: Date) throws {
+                                      failureReason: String?, preimage: String?, idempotencyKey: String?, now: Date, comment: String? = nil) throws {
         let seq = (try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM payment") ?? 0) + 1
         try db.execute(sql: """
             INSERT INTO payment (id, seq, payer, payee, paymentHash, bolt11, description, amountMsat, feeMsat, status,
-                failureReason, preimage, idempotencyKey, createdAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                failureReason, preimage, idempotencyKey, createdAt, comment)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [id, seq, payer, payee, paymentHash, bolt11, description, Int64(amountMsat), Int64(feeMsat),
-                             status.rawValue, failureReason, preimage, idempotencyKey, now.timeIntervalSince1970])
+                             status.rawValue, failureReason, preimage, idempotencyKey, now.timeIntervalSince1970, comment])
     }
 
     /// The payment with `id` as `node` sees it (nil when it is not one of its payments).
@@ -254,7 +294,7 @@ final class DevnetLedger: Sendable {
             id: row["id"], type: type, status: status, amountMsat: UInt64(amount), feeMsat: type == .send ? UInt64(fee) : 0,
             timestamp: Date(timeIntervalSince1970: row["createdAt"]), backend: DevnetBackend.name,
             details: Payment.Details(invoice: row["bolt11"], description: row["description"], paymentHash: row["paymentHash"],
-                                     preimage: status == .completed ? row["preimage"] : nil, destination: payee),
+                                     preimage: status == .completed ? row["preimage"] : nil, destination: payee, comment: row["comment"]),
             idempotencyKey: type == .send ? row["idempotencyKey"] : nil, failureReason: row["failureReason"])
     }
 
@@ -262,11 +302,11 @@ final class DevnetLedger: Sendable {
 
     // MARK: Access
 
-    private func read<T>(_ body: (Database) throws -> T) throws -> T {
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
         do { return try db.read(body) } catch let error as DatabaseError { throw ledgerError(error) }
     }
 
-    private func write(_ body: (Database) throws -> Void) throws {
+    func write(_ body: (Database) throws -> Void) throws {
         do {
             try db.writeWithoutTransaction { db in
                 try db.inTransaction(.immediate) {
