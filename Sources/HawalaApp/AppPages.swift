@@ -59,6 +59,7 @@ struct Page {
     /// be paid); with scripts, events arrive instead.
     var pollSeconds: Int?
     var lightning: LightningView?
+    var lnurlConfirm: LNURLConfirmView?
     var invoice: InvoiceView?
     var send: SendView?
     var payment: PaymentView?

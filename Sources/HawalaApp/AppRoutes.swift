@@ -34,6 +34,7 @@ struct AppRoutes: Sendable {
         registerRecovery(on: router)
         registerReceive(on: router)
         registerLightning(on: router)
+        registerLNURL(on: router)
         registerHistory(on: router)
         registerBackupFiles(on: router)
         registerSettings(on: router)

@@ -20,18 +20,6 @@ public struct DevnetLNURLServer: Sendable {
     public func run(onRunning: @escaping @Sendable () async -> Void) async throws {
         let logger = Logger(label: "hawala-devnet-lnurl")
         let service = self.service
-        let router = Router()
-        router.get("**") { request, _ -> Response in
-            let (status, body) = service.respond(to: request.uri.description)
-            return Response(status: HTTPResponse.Status(code: status), headers: [.contentType: "application/json"],
-                            body: .init(byteBuffer: ByteBuffer(bytes: body)))
-        }
-        let application = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: service.port),
-                                                                           serverName: "hawala-devnet-lnurl"),
-                                      onServerRunning: { _ in
-                                          try? service.announce()
-                                          await onRunning()
-                                      }, logger: logger)
         let heartbeat = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(5))
@@ -42,8 +30,25 @@ public struct DevnetLNURLServer: Sendable {
             heartbeat.cancel()
             service.stop()
         }
-        let group = ServiceGroup(configuration: .init(services: [.init(service: application)], gracefulShutdownSignals: [.sigterm, .sigint],
-                                                      logger: logger))
+        let group = ServiceGroup(configuration: .init(services: [.init(service: application(logger: logger, onRunning: onRunning))],
+                                                      gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+    }
+
+    /// The server (no signal handling: `run` adds it); it announces itself once listening.
+    public func application(logger: Logger = Logger(label: "hawala-devnet-lnurl"),
+                            onRunning: @escaping @Sendable () async -> Void = {}) -> some ApplicationProtocol {
+        let service = self.service
+        let router = Router()
+        router.get("**") { request, _ -> Response in
+            let (status, body) = service.respond(to: request.uri.description)
+            return Response(status: HTTPResponse.Status(code: status), headers: [.contentType: "application/json"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        }
+        return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: service.port), serverName: "hawala-devnet-lnurl"),
+                           onServerRunning: { _ in
+                               try? service.announce()
+                               await onRunning()
+                           }, logger: logger)
     }
 }

@@ -255,4 +255,9 @@ struct InvoiceFormView {
     var problem: String?
     /// The wallet's chains, to receive on-chain instead.
     var chains: [ChainLink] = []
+    /// The wallet's Lightning address, its LNURL (upper-case: a smaller QR code) and the code.
+    var address: String?
+    var addressLNURL = ""
+    var addressQRPath = ""
+    var addressQRSize = 0
 }

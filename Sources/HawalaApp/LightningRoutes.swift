@@ -37,7 +37,7 @@ extension AppRoutes {
     /// The Lightning page: the network chosen (or the first-run choice), fiat, devnet's test
     /// funds; with `problem` (and `status`) after a refused change, `message` after a saved one.
     func lightning(_ session: AppSessions.Session, keyring: Keyring, status: HTTPResponse.Status = .ok,
-                   problem: String? = nil, message: String? = nil) async throws -> Response {
+                   problem: String? = nil, message: String? = nil, addressName: String = "") async throws -> Response {
         let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
         var page = Page(title: "Lightning", session: session, overview: try await app.store.overview(), problem: problem, message: message)
@@ -47,6 +47,14 @@ extension AppRoutes {
             do {
                 let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
                 if view.isDevnet { view.balance = satsText(try await lightning.backend.getInfo().balanceMsat, .down) }
+                view.addressName = addressName
+                do {
+                    view.address = try await Deadline.run(Self.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: Self.networkWait) }) {
+                        try await lightning.backend.lightningAddress()
+                    }?.address
+                } catch {
+                    view.addressUnavailable = Self.lightningWords(error).map { "Your Lightning address can't be shown now: \($0)" }
+                }
                 do {
                     let codes = try await lightning.fiatCurrencies()
                     view.currencies = codes.map { LightningView.Currency(code: $0, selected: $0 == view.fiat) }
@@ -310,12 +318,15 @@ extension AppRoutes {
             if amount == 0 { return try await refuse { $0.amountProblem = "The amount must be at least 1 sat." } }
         }
         do {
-            let input = try PaymentInput.parse(text)
+            let onDevnet = (try? LightningSettings.load(store: store, walletID: wallet.id).backend.flatMap { try BackendSpec.parse($0) }?.allowsLoopbackHTTP) ?? false
+            let input = try PaymentInput.parse(text, allowLoopbackHTTP: onDevnet == true)
             let comment = try input.comment(form.text("comment"))
             if let earlier = try LightningWallet.earlier(for: input, key: nil, store: store, walletID: wallet.id) {
                 return try await paymentResult(session, earlier.payment, headline: earlier.headline.sentence)
             }
             let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
+            // An LNURL that offers money or asks for a login is confirmed on its own page.
+            if let confirm = try await lnurlConfirmation(session, lightning: lightning, input: input, text: text, amount: amount) { return confirm }
             let (payment, rate) = (try await lightning.prepare(input, text: text, amountSats: amount, comment: comment, maxFeeSats: nil),
                                    await lightning.configuredRate())
             let pending = AppSessions.PendingSend(walletID: wallet.id, payment: payment, input: text)

@@ -64,6 +64,12 @@ struct LightningView {
     let hasFiat: Bool
     /// A rates source typed by hand (a file or an https address), under "Details".
     let rates: String
+    /// The wallet's Lightning address (name@domain), when it has one.
+    var address: String?
+    /// The name typed in the address form (kept after a refusal).
+    var addressName = ""
+    /// Why the address can't be shown now.
+    var addressUnavailable: String?
 
     init(wallet: WalletSummary, settings saved: LightningSettings, sparkAvailable: Bool, home: URL) {
         self.wallet = wallet.name

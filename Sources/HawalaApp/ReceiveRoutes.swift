@@ -37,6 +37,17 @@ extension AppRoutes {
         var page = Page(title: "Receive", session: session, overview: try await app.store.overview())
         var form = form
         form.chains = wallet.accounts.compactMap { Chain.named($0.chain) }.map { InvoiceFormView.ChainLink(name: $0.name, label: $0.displayName) }
+        // The address card, when the network answers within a page's wait.
+        if let keyring = session.keyring {
+            let info = try? await Deadline.run(Self.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: Self.networkWait) }) {
+                try await lightningSession(session, store, wallet, keyring: keyring).backend.lightningAddress()
+            }
+            if let info = info ?? nil {
+                form.address = info.address
+                form.addressLNURL = info.lnurl.uppercased()
+                (form.addressQRPath, form.addressQRSize) = try svgQRCode(form.addressLNURL, caseInsensitive: true)
+            }
+        }
         page.invoiceForm = form
         return try render(status, "receive-lightning", page)
     }

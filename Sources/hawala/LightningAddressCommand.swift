@@ -183,3 +183,23 @@ struct LightningDevnetVoucher: ParsableCommand {
         print(try DevnetVouchers.issue(ledgerPath: try devnetLedgerPath(backend), sats: amount, description: description))
     }
 }
+
+struct LightningDevnetLogin: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "login", abstract: "Make a login challenge (an LNURL-auth link) of devnet's test service.",
+        discussion: "Prints the LNURL; `hawala ln auth` signs in with it once, and `--check K1` then prints the key that signed in. Needs `hawala ln devnet serve` running on the ledger.")
+    @Option(help: ArgumentHelp("The ledger: devnet or devnet:PATH.", valueName: "spec")) var backend: String?
+    @Option(help: "Print the key that signed in with this challenge (k1), instead of making one.") var check: String?
+
+    func run() throws {
+        let ledger = try devnetLedgerPath(backend)
+        if let check {
+            guard let key = try DevnetLogins.signedIn(ledgerPath: ledger, k1: check) else { throw CLIError("nobody has signed in with this challenge") }
+            print(key)
+            return
+        }
+        let (lnurl, k1) = try DevnetLogins.issue(ledgerPath: ledger)
+        print(lnurl)
+        Output.error("challenge \(k1)")
+    }
+}

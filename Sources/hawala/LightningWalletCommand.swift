@@ -399,7 +399,7 @@ struct LightningConfig: AsyncParsableCommand {
 struct LightningDevnet: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devnet", abstract: "Devnet only: test funds on the development network.",
-        subcommands: [LightningDevnetFund.self, LightningDevnetServe.self, LightningDevnetVoucher.self])
+        subcommands: [LightningDevnetFund.self, LightningDevnetServe.self, LightningDevnetVoucher.self, LightningDevnetLogin.self])
 }
 
 struct LightningDevnetFund: AsyncParsableCommand {

@@ -236,3 +236,91 @@ extension WebApp {
         return try store.payments(walletID: wallet.id, filter: PaymentFilter(type: .send))
     }
 }
+
+/// Devnet's LNURL server in this process, on a free port of 127.0.0.1, until `stop`.
+final class InProcessLNURLServer: Sendable {
+    let server: DevnetLNURLServer
+    private let task: Task<Void, Error>
+
+    init(ledger: String) async throws {
+        // A free port: bound by the kernel, read, released.
+        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(probe, $0, length) == 0 && getsockname(probe, $0, &length) == 0 } }
+        close(probe)
+        server = try DevnetLNURLServer(ledgerPath: ledger, port: Int(UInt16(bigEndian: address.sin_port)))
+        let (running, signal) = AsyncStream<Void>.makeStream()
+        let application = server.application { signal.yield() }
+        task = Task { try await application.runService(gracefulShutdownSignals: []) }
+        for await _ in running { break }
+    }
+
+    var port: Int { server.service.port }
+    func stop() { task.cancel() }
+}
+
+extension AppSecurityTests {
+    /// The app on devnet with its LNURL server: a Lightning address registered on the Lightning
+    /// page and shown on the receive page with its QR code; another wallet pays it with a comment,
+    /// which the payment's page shows; a voucher pasted in the send box is confirmed and
+    /// received; a login link signs in to devnet's test service.
+    @Test func addressVoucherAndLoginInTheApp() async throws {
+        try await withApp { app, browser, _ in
+            var browser = browser
+            let ledger = temporaryFolder("devnet").appendingPathComponent("ledger").path
+            let csrf = try await onDevnet(app, &browser, ledger: ledger)
+            let served = try await InProcessLNURLServer(ledger: ledger)
+            defer { served.stop() }
+            let name = "alice@127.0.0.1:\(served.port)"
+
+            let bad = try await browser.send(.post, "/lightning/address", form: ["csrf": csrf, "name": "Al ice"])
+            #expect(bad.status == 400 && bad.body.contains("can&#39;t be a Lightning address name") || bad.body.contains("can't be a Lightning address name"),
+                    "\(bad.body.suffix(1500))")
+            #expect(bad.body.contains(#"value="Al ice""#), "what was typed is kept")
+            let made = try await browser.send(.post, "/lightning/address", form: ["csrf": csrf, "name": "alice"])
+            #expect(made.status == 200 && made.body.contains("Your Lightning address is \(name)."), "\(made.body.suffix(1500))")
+            let receive = try await browser.send(.get, "/receive")
+            #expect(receive.body.contains(name) && receive.body.contains("QR code of your Lightning address"))
+
+            let other = try OtherNode(ledger: ledger)
+            let keyring = other.keyring
+            let payer = try await LightningSession.open(store: other.store, wallet: other.wallet, backend: "devnet:" + ledger, signing: true,
+                                                        spark: nil, reachesLNURL: true) { keyring }
+            _ = try await payer.fund(sats: 5_000)
+            let input = try PaymentInput.parse(name, allowLoopbackHTTP: true)
+            let paid = try await payer.lightning.pay(try await payer.prepare(input, text: name, amountSats: 1_000, comment: "for lunch", maxFeeSats: nil),
+                                                     idempotencyKey: nil)
+            await payer.close()
+            #expect(paid.status == .completed)
+            // Home syncs with the network: the payment is then in the history kept here.
+            #expect(try await browser.send(.get, "/").body.contains("1,000 sat"))
+            let history = try await browser.send(.get, "/history")
+            #expect(history.body.contains("+1,000 sat"), "\(history.body.suffix(2000))")
+            let hash = try #require(paid.details.paymentHash)
+            #expect(try await browser.send(.get, "/history/payment?id=\(hash.prefix(16))").body.contains("for lunch"))
+
+            // A voucher in the send box: what it offers, one button, then received.
+            let voucher = try DevnetVouchers.issue(ledgerPath: ledger, sats: 3_000, description: "lunch voucher")
+            let offer = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": voucher])
+            #expect(offer.status == 200 && offer.body.contains("Receive 1 sat to 3,000 sat from 127.0.0.1: lunch voucher")
+                    && offer.body.contains(#"action="/lightning/withdraw""#), "\(offer.body.suffix(2000))")
+            let received = try await browser.send(.post, "/lightning/withdraw", form: ["csrf": csrf, "lnurl": voucher, "amount": "2,000"])
+            #expect(received.status == 200 && received.body.contains("Received 2,000 sat."), "\(received.body.suffix(2000))")
+            let again = try await browser.send(.post, "/lightning/withdraw", form: ["csrf": csrf, "lnurl": voucher, "amount": "500"])
+            #expect(again.status == 400 && again.body.contains("unknown or has been used"))
+
+            // A login link: the domain and what it asks, then signed in once.
+            let (login, k1) = try DevnetLogins.issue(ledgerPath: ledger)
+            let ask = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": login])
+            #expect(ask.status == 200 && ask.body.contains("Log in to 127.0.0.1?") && ask.body.contains(#"action="/lightning/auth""#))
+            let signed = try await browser.send(.post, "/lightning/auth", form: ["csrf": csrf, "lnurl": login])
+            #expect(signed.status == 200 && signed.body.contains("Signed in to 127.0.0.1."), "\(signed.body.suffix(1500))")
+            // The key LUD-05 derives for 127.0.0.1 from "abandon … about" (PyPI bip-utils, lnurl-auth.json).
+            #expect(try DevnetLogins.signedIn(ledgerPath: ledger, k1: k1) == "037f7f2670cc29842964e1b833808947b76be3c5001e84b3699c3312f73e9084c6")
+            #expect(try await browser.send(.post, "/lightning/auth", form: ["csrf": csrf, "lnurl": login]).body.contains("this challenge has been used"))
+        }
+    }
+}

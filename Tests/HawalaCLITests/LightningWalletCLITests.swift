@@ -144,6 +144,17 @@ struct LightningWalletCLITests {
         let balance = try #require(try json(try alice.run(["ln", "balance", "--json"])) as? [String: Any])
         #expect(balance["balanceSats"] as? Int == 3_500)
 
+        // LNURL-auth against devnet's test service: signed in once, with alice's key for 127.0.0.1.
+        let login = try alice.run(["ln", "devnet", "login"])
+        let k1 = try #require(login.stderr.components(separatedBy: "challenge ").last?.trimmingCharacters(in: .whitespacesAndNewlines))
+        let signed = try alice.run(["ln", "auth", login.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "--yes", "--json",
+                                    "--password-file", alice.path("password")])
+        let auth = try #require(try JSONSerialization.jsonObject(with: Data(signed.stdout.utf8)) as? [String: String], "\(signed.stderr)")
+        #expect(auth["domain"] == "127.0.0.1" && auth["action"] == "login")
+        #expect(auth["linkingKey"] == "037f7f2670cc29842964e1b833808947b76be3c5001e84b3699c3312f73e9084c6")
+        let check = try alice.run(["ln", "devnet", "login", "--check", k1])
+        #expect(check.status == 0 && check.stdout == (auth["linkingKey"] ?? "") + "\n", "\(check.stderr)")
+
         kill(server.process.processIdentifier, SIGINT)
         let stopped = server.finish()
         #expect(stopped.status == 0, "\(stopped.stderr)")

@@ -74,6 +74,28 @@ extension DevnetLedger {
         try write { db in try db.execute(sql: "DELETE FROM lnaddress WHERE node = ?", arguments: [node]) }
     }
 
+    // MARK: Login challenges (a test service for LNURL-auth)
+
+    func addLogin(k1: String, now: Date) throws {
+        try write { db in try db.execute(sql: "INSERT INTO login (k1, createdAt) VALUES (?, ?)", arguments: [k1, now.timeIntervalSince1970]) }
+    }
+
+    /// Accepts `key` for challenge `k1` once: nil when accepted, else why not.
+    func useLogin(k1: String, linkingKey: String, now: Date) throws -> String? {
+        var refusal: String?
+        try write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT usedAt FROM login WHERE k1 = ?", arguments: [k1]) else { refusal = "unknown challenge"; return }
+            guard (row["usedAt"] as Double?) == nil else { refusal = "this challenge has been used"; return }
+            try db.execute(sql: "UPDATE login SET linkingKey = ?, usedAt = ? WHERE k1 = ?", arguments: [linkingKey, now.timeIntervalSince1970, k1])
+        }
+        return refusal
+    }
+
+    /// The key that signed in with challenge `k1`, once it did.
+    func loggedIn(k1: String) throws -> String? {
+        try read { try String.fetchOne($0, sql: "SELECT linkingKey FROM login WHERE k1 = ?", arguments: [k1]) }
+    }
+
     // MARK: Withdraw vouchers
 
     /// A voucher worth up to `amountMsat` (test money), redeemable once.
@@ -163,6 +185,7 @@ public final class DevnetLNURLService: Sendable {
             case 3 where path[0] == "lnurlp" && path[2] == "callback": return try payCallback(name: path[1], query: query)
             case 2 where path[0] == "lnurlw" && path[1] == "callback": return try withdrawCallback(query: query)
             case 2 where path[0] == "lnurlw": return try withdrawRequest(k1: path[1])
+            case 1 where path[0] == "login": return try login(query: query)
             default: return error(404, "not found")
             }
         } catch {
@@ -219,12 +242,44 @@ public final class DevnetLNURLService: Sendable {
         return json(200, ["status": "OK"])
     }
 
+    /// LUD-04's service side: the challenge was issued here and not used, the signature over it
+    /// verifies for the key given.
+    private func login(query: [String: String]) throws -> (Int, [UInt8]) {
+        guard query["tag"] == "login", let k1 = query["k1"], let sigHex = query["sig"], let keyHex = query["key"],
+              let k1Bytes = bytes(fromHex: k1), k1Bytes.count == 32, let sig = bytes(fromHex: sigHex), let keyBytes = bytes(fromHex: keyHex),
+              let key = try? Secp256k1.PublicKey(sec1: keyBytes), keyBytes.count == 33 else {
+            return error(200, "k1, sig and key are needed")
+        }
+        guard Secp256k1.verify(der: sig, digest: k1Bytes, publicKey: key) else { return error(200, "the signature does not verify") }
+        if let refusal = try ledger.useLogin(k1: k1, linkingKey: keyHex, now: clock()) { return error(200, refusal) }
+        return json(200, ["status": "OK"])
+    }
+
     private func json(_ status: Int, _ object: [String: Any]) -> (Int, [UInt8]) {
         (status, Array((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)))
     }
 
     private func error(_ status: Int, _ reason: String) -> (status: Int, body: [UInt8]) {
         json(status, ["status": "ERROR", "reason": reason])
+    }
+}
+
+/// Login challenges of a devnet ledger: a test service for LNURL-auth, served by its LNURL
+/// server.
+public enum DevnetLogins {
+    /// A new challenge's LNURL (bech32) and its k1.
+    /// - Throws: `LightningError.noLNURLServer` when none runs on the ledger.
+    public static func issue(ledgerPath: String, action: LNURLAuthRequest.Action = .login, now: Date = Date()) throws -> (lnurl: String, k1: String) {
+        let ledger = try DevnetLedger(path: ledgerPath)
+        guard let port = try ledger.serverPort(now: now) else { throw LightningError.noLNURLServer(ledger: ledgerPath) }
+        let k1 = hexString(SystemRandom.bytes(32))
+        try ledger.addLogin(k1: k1, now: now)
+        return (Bech32.encode(hrp: "lnurl", bytes: Array("http://127.0.0.1:\(port)/login?tag=login&k1=\(k1)&action=\(action.rawValue)".utf8)), k1)
+    }
+
+    /// The linking key (hex) that signed in with `k1`, nil until one did.
+    public static func signedIn(ledgerPath: String, k1: String) throws -> String? {
+        try DevnetLedger(path: ledgerPath).loggedIn(k1: k1)
     }
 }
 

@@ -80,7 +80,7 @@ final class DevnetLedger: Sendable {
                 """)
         }
         // v2: devnet's LNURL server (`DevnetLNURLService`): Lightning addresses, withdraw
-        // vouchers, and invoices the server makes for an address, which credit the address's
+        // vouchers, login challenges (a test service for LNURL-auth), and invoices the server makes for an address, which credit the address's
         // node (`creditTo`) and carry the payer's comment to its history.
         migrator.registerMigration("devnet-v2") { db in
             try db.execute(sql: """
@@ -99,6 +99,11 @@ final class DevnetLedger: Sendable {
                     description TEXT NOT NULL,
                     createdAt REAL NOT NULL,
                     usedBy TEXT,
+                    usedAt REAL);
+                CREATE TABLE login (
+                    k1 TEXT PRIMARY KEY,
+                    createdAt REAL NOT NULL,
+                    linkingKey TEXT,
                     usedAt REAL);
                 CREATE TABLE lnurlServer (
                     id INTEGER PRIMARY KEY CHECK (id = 1),

@@ -1,0 +1,146 @@
+import Foundation
+import HawalaFormat
+import HawalaLightning
+import HawalaWallet
+import HTTPTypes
+import Hummingbird
+
+/// The wallet's Lightning address (on the Lightning page; its card on the receive page), and
+/// the LNURLs the send box recognizes that are not payments: a withdrawal (LUD-03: a voucher,
+/// an ATM) and a login (LUD-04/05).
+extension AppRoutes {
+    func registerLNURL(on router: Router<BasicRequestContext>) {
+        router.post("/lightning/address") { request, _ in try await posted(request, registerAddress) }
+        router.post("/lightning/address/delete") { request, _ in try await posted(request, deleteAddress) }
+        router.post("/lightning/withdraw") { request, _ in try await posted(request, withdraw) }
+        router.post("/lightning/auth") { request, _ in try await posted(request, logIn) }
+    }
+
+    /// The wallet's address, asked within a page's wait (nil offline, or without one).
+    func lightningAddress(_ lightning: LightningSession) async -> LightningAddressInfo? {
+        (try? await Deadline.run(Self.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: Self.networkWait) }) {
+            try await lightning.backend.lightningAddress()
+        }) ?? nil
+    }
+
+    func registerAddress(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
+        let (store, wallet) = try await currentWallet()
+        guard let wallet else { return AppResponse.redirect("/") }
+        let name = form.text("name") ?? ""
+        do {
+            let info = try await lightningSession(session, store, wallet, keyring: keyring)
+                .registerAddress(name: name, description: String((form.text("description") ?? "").prefix(200)))
+            return try await lightning(session, keyring: keyring, message: "Your Lightning address is \(info.address).")
+        } catch {
+            guard let words = Self.lightningWords(error) else { throw error }
+            return try await lightning(session, keyring: keyring, status: .badRequest, problem: words, addressName: name)
+        }
+    }
+
+    func deleteAddress(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
+        let (store, wallet) = try await currentWallet()
+        guard let wallet else { return AppResponse.redirect("/") }
+        do {
+            try await lightningSession(session, store, wallet, keyring: keyring).backend.deleteLightningAddress()
+            return try await lightning(session, keyring: keyring, message: "The Lightning address was given up: payments to it no longer arrive.")
+        } catch {
+            guard let words = Self.lightningWords(error) else { throw error }
+            return try await lightning(session, keyring: keyring, status: .badRequest, problem: words)
+        }
+    }
+
+    /// The send box's LNURL that offers money (withdraw) or asks for a login: what it is, and
+    /// one button. nil when `input` is neither (then it is paid as usual).
+    func lnurlConfirmation(_ session: AppSessions.Session, lightning: LightningSession, input: PaymentInput, text: String,
+                           amount: UInt64?) async throws -> Response? {
+        guard case .lnurl(let url) = input else { return nil }
+        var view: LNURLConfirmView
+        if URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.contains(where: { $0.name == "tag" && $0.value == "login" }) == true {
+            let request = try LNURLAuthRequest(url)
+            view = LNURLConfirmView(title: "Sign in", question: request.question + "?", action: "/lightning/auth", lnurl: text, button: "Sign in")
+            view.note = "\(request.domain) will know this wallet by a key made for it alone. Nothing is paid."
+        } else {
+            let offer: LNURLWithdrawRequest
+            do {
+                offer = try await lightning.withdrawOffer(input)
+            } catch LNURLError.notAWithdrawal {
+                return nil
+            }
+            let sats = try offer.amountSats(amount)
+            view = LNURLConfirmView(title: "Receive", question: offer.summary, action: "/lightning/withdraw", lnurl: text,
+                                    button: "Receive")
+            view.amount = AmountText.grouped(sats)
+            view.askAmount = offer.minWithdrawableMsat / 1000 != offer.maxWithdrawableMsat / 1000
+        }
+        var page = Page(title: view.title, session: session, overview: try await app.store.overview())
+        page.lnurlConfirm = view
+        return try render(.ok, "lnurl-confirm", page)
+    }
+
+    func withdraw(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
+        let (store, wallet) = try await currentWallet()
+        guard let wallet else { return AppResponse.redirect("/") }
+        let text = form.text("lnurl") ?? ""
+        do {
+            let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
+            let offer = try await lightning.withdrawOffer(try PaymentInput.parse(text, allowLoopbackHTTP: lightning.spec.allowsLoopbackHTTP))
+            let amount = try (form.text("amount")?.trimmed).flatMap { $0.isEmpty ? nil : try AmountText.parseSats($0) }
+            let payment = try await lightning.withdraw(offer, amountSats: amount, timeout: .seconds(30))
+            return try await paymentResult(session, payment, headline: "Received \(satsText(payment.amountMsat, .down)).")
+        } catch {
+            let words: String
+            if case LightningError.timeout = error {
+                words = "The service has not paid yet. The invoice stays valid: the payment will show in History when it comes."
+            } else if let error = error as? AmountInputError {
+                words = error.description.sentence
+            } else {
+                guard let known = Self.lightningWords(error) else { throw error }
+                words = known
+            }
+            return try render(.badRequest, "message", Page(title: "Receive", session: session, overview: try await app.store.overview(), message: words))
+        }
+    }
+
+    func logIn(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
+        let (store, wallet) = try await currentWallet()
+        guard let wallet else { return AppResponse.redirect("/") }
+        let text = form.text("lnurl") ?? ""
+        do {
+            let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
+            guard case .lnurl(let url) = try PaymentInput.parse(text, allowLoopbackHTTP: lightning.spec.allowsLoopbackHTTP),
+                  let fetcher = lightning.lnurl?.fetcher else { throw LNURLError.notALogin("none") }
+            let request = try LNURLAuthRequest(url)
+            let secret = try store.secret(of: wallet, keyring: keyring)
+            _ = try await LNURLAuth.authenticate(request, secret: secret, fetcher: fetcher)
+            return try render(.ok, "message", Page(title: "Signed in", session: session, overview: try await app.store.overview(),
+                                                   message: "Signed in to \(request.domain)."))
+        } catch {
+            guard let words = Self.lightningWords(error) else { throw error }
+            return try render(.badRequest, "message", Page(title: "Sign in", session: session, overview: try await app.store.overview(), message: words))
+        }
+    }
+}
+
+/// A withdrawal or a login to confirm, with one button.
+struct LNURLConfirmView {
+    let title: String
+    let question: String
+    let action: String
+    let lnurl: String
+    let button: String
+    var note: String?
+    var amount = ""
+    var askAmount = false
+
+    init(title: String, question: String, action: String, lnurl: String, button: String) {
+        self.title = title
+        self.question = question
+        self.action = action
+        self.lnurl = lnurl
+        self.button = button
+    }
+}
