@@ -2,8 +2,11 @@
 # Live check of the spark: backend between two Hawala wallets (needs a network and a funded
 # wallet; not part of `make test`, which runs offline). It restores the funded wallet into a
 # temporary home (the payer), creates a new wallet in another (the payee), has the payee invoice
-# SATS and the payer pay it, then the payee pay back half through the payer's invoice, and prints
-# both balances and histories. Nothing is written outside the two temporary homes.
+# SATS and the payer pay it, then the payee pay back half through the payer's invoice; then the
+# payee registers a Lightning address (a random name) and the payer pays it with a comment; then
+# (when WITHDRAW_LNURL is set: an LNURL-withdraw voucher or faucet of the same network) the payee
+# withdraws from it; it prints both balances and histories, signs and checks a message. Nothing is
+# written outside the two temporary homes.
 #
 #   scripts/spark-live.sh NETWORK WORDS_FILE PASSWORD_FILE [API_KEY_FILE] [SATS]
 #
@@ -42,5 +45,21 @@ echo "== payee balance (syncs)"; payee ln balance --password-file "$PASSWORD"
 BACK=$(payer ln invoice --amount $((SATS / 2)) --description "hawala live check, back" --password-file "$PASSWORD")
 echo "== payee pays $((SATS / 2)) sat back"; payee ln pay "$BACK" --yes --password-file "$PASSWORD"
 echo "== payer balance (syncs)"; payer ln balance --password-file "$PASSWORD"
+NAME="hawala-live-$RANDOM$RANDOM"
+echo "== payee registers $NAME"; ADDRESS=$(payee ln address register "$NAME" --description "Hawala live check" --password-file "$PASSWORD")
+echo "$ADDRESS"; payee ln address --password-file "$PASSWORD"
+echo "== payer pays $SATS sat to $ADDRESS with a comment"
+payer ln pay "$ADDRESS" --amount "$SATS" --comment "hawala live check by address" --yes --password-file "$PASSWORD"
+sleep 5
+echo "== payee history (the comment shows)"; payee ln balance --password-file "$PASSWORD"; payee ln history | head -3
+if [ -n "${WITHDRAW_LNURL:-}" ]; then
+  echo "== payee withdraws from the LNURL"; payee ln withdraw "$WITHDRAW_LNURL" --yes --password-file "$PASSWORD"
+fi
+echo "== sign and check a message"
+SIGNED=$(echo "hawala live check" | payee ln sign-message --json --password-file "$PASSWORD")
+PUB=$(echo "$SIGNED" | python3 -c 'import json,sys; print(json.load(sys.stdin)["pubkey"])')
+SIG=$(echo "$SIGNED" | python3 -c 'import json,sys; print(json.load(sys.stdin)["signature"])')
+echo "hawala live check" | payee ln verify-message --pubkey "$PUB" --signature "$SIG"
+payee ln address delete --password-file "$PASSWORD"
 echo "== payer history"; payer ln history
 echo "== payee history"; payee ln history

@@ -99,5 +99,21 @@ struct SparkParseTests {
             return nil
         }
         #expect(sdkInvoice == [ours.lightning.map { hexString($0.paymentHash) } ?? "none"])
+
+        // LNURL-auth links (read without a network: the tag is in the URL): the same domain,
+        // challenge and action, as bech32 LNURLs and as keyauth:// (LUD-17).
+        let k1 = String(repeating: "ab", count: 32)
+        for (url, action) in [("https://auth.example.com/login?tag=login&k1=\(k1)&action=register", "register"),
+                              ("https://Site.COM/a/b?tag=login&k1=\(k1)", nil as String?),
+                              ("https://x.y.z.com/?tag=login&k1=\(k1)&action=link", "link")] {
+            for text in [Bech32.encode(hrp: "lnurl", bytes: Array(url.utf8)), "keyauth://" + url.dropFirst("https://".count)] {
+                guard case .lnurl(let parsedURL) = try PaymentInput.parse(text) else { Issue.record("Hawala does not read \(text)"); continue }
+                let hawala = try LNURLAuthRequest(parsedURL)
+                guard case .lnurlAuth(let theirs) = try await sdk.parse(input: text) else { Issue.record("the SDK does not read \(url) as a login"); continue }
+                #expect(theirs.domain == hawala.domain, "\(url)")
+                #expect(theirs.k1 == hexString(hawala.k1), "\(url)")
+                #expect(theirs.action == action && hawala.action?.rawValue == action, "\(url)")
+            }
+        }
     }
 }
