@@ -53,6 +53,8 @@ struct BackupPayloadJSON: Codable {
         var network: String?
         /// The payer's comment (LUD-12); absent in older files.
         var comment: String?
+        /// What the payee's service said once paid (LUD-09/10); absent in older files.
+        var successAction: String?
     }
 
     struct Imported: Codable {
@@ -109,7 +111,8 @@ public struct BackupPayload: Sendable {
                             timestamp: p.timestamp.timeIntervalSince1970, method: p.method, backend: p.backend, invoice: p.details.invoice,
                             description: p.details.description, paymentHash: p.details.paymentHash, preimage: p.details.preimage,
                             destination: p.details.destination, idempotencyKey: p.idempotencyKey, failureReason: p.failureReason,
-                            fiatCurrency: p.fiat?.currency, fiatValue: p.fiat.map { "\($0.value)" }, network: p.network, comment: p.details.comment)
+                            fiatCurrency: p.fiat?.currency, fiatValue: p.fiat.map { "\($0.value)" }, network: p.network, comment: p.details.comment,
+                            successAction: p.details.successAction)
                     },
                     settings: w.settings.isEmpty ? nil : w.settings)
             },
@@ -186,7 +189,8 @@ public struct BackupPayload: Sendable {
                 return Payment(id: p.id, type: type, status: status, amountMsat: p.amountMsat, feeMsat: p.feeMsat,
                                timestamp: Date(timeIntervalSince1970: p.timestamp), method: p.method, backend: p.backend,
                                details: Payment.Details(invoice: p.invoice, description: p.description, paymentHash: p.paymentHash,
-                                                        preimage: p.preimage, destination: p.destination, comment: p.comment),
+                                                        preimage: p.preimage, destination: p.destination, comment: p.comment,
+                                                        successAction: p.successAction),
                                idempotencyKey: p.idempotencyKey, failureReason: p.failureReason, fiat: fiat, network: p.network)
             }
             return WalletExport(name: w.name, network: network, createdAt: w.createdAt, secret: secret,

@@ -164,9 +164,17 @@ public final class LightningWallet: Sendable {
     }
 
     /// `pay` for a prepared LNURL-pay.
+    /// The payer's history keeps the comment sent and the payee's message once paid.
     public func pay(_ prepared: PrepareLnurlPayResponse, idempotencyKey: String) async throws -> Payment {
-        try await pay(prepared.prepared.invoice, amountMsat: prepared.prepared.amountMsat, feeMsat: prepared.prepared.feeMsat, idempotencyKey: idempotencyKey) {
-            try await self.backend.lnurlPay(prepared, idempotencyKey: idempotencyKey)
+        try await pay(prepared.prepared.invoice, amountMsat: prepared.prepared.amountMsat, feeMsat: prepared.prepared.feeMsat, idempotencyKey: idempotencyKey,
+                      comment: prepared.comment) {
+            var paid = try await self.backend.lnurlPay(prepared, idempotencyKey: idempotencyKey)
+            if paid.details.comment == nil { paid.details.comment = prepared.comment }
+            if paid.details.successAction == nil, paid.status == .completed, let action = prepared.successAction,
+               let text = try? action.text(preimage: paid.details.preimage.flatMap { bytes(fromHex: $0) }) {
+                paid.details.successAction = DisplayText.safe(text)
+            }
+            return paid
         }
     }
 
@@ -178,7 +186,7 @@ public final class LightningWallet: Sendable {
         guard idempotencyKeyBytes.contains(key.utf8.count) else { throw .invalidIdempotencyKey(bytes: key.utf8.count) }
     }
 
-    private func pay(_ invoice: Bolt11Invoice, amountMsat: UInt64, feeMsat: UInt64, idempotencyKey: String,
+    private func pay(_ invoice: Bolt11Invoice, amountMsat: UInt64, feeMsat: UInt64, idempotencyKey: String, comment: String? = nil,
                      send: () async throws -> Payment) async throws -> Payment {
         try Self.checkIdempotencyKey(idempotencyKey)
         // Never twice under one key, whatever became of the first (`earlier(for:)`): a pending
@@ -192,7 +200,7 @@ public final class LightningWallet: Sendable {
             id: "pending-" + hexString(Hash.sha256(Array(idempotencyKey.utf8)).prefix(12)), type: .send, status: .pending,
             amountMsat: amountMsat, feeMsat: feeMsat, timestamp: clock(), backend: backend.name,
             details: Payment.Details(invoice: invoice.text, description: invoice.description, paymentHash: hexString(invoice.paymentHash),
-                                     destination: hexString(invoice.payee)),
+                                     destination: hexString(invoice.payee), comment: comment),
             idempotencyKey: idempotencyKey, network: network)
         try store.savePayment(placeholder, walletID: wallet.id)
         let result: Payment

@@ -280,7 +280,10 @@ public struct PrepareLnurlPayResponse: Sendable {
     public let payRequest: LNURLPayRequest
     public let prepared: PrepareSendResponse
     public let successAction: SuccessAction?
-    public init(payRequest: LNURLPayRequest, prepared: PrepareSendResponse, successAction: SuccessAction?) {
+    /// The comment sent to the payee (LUD-12), kept in the payer's history too.
+    public let comment: String?
+    public init(payRequest: LNURLPayRequest, prepared: PrepareSendResponse, successAction: SuccessAction?, comment: String? = nil) {
+        self.comment = comment
         self.payRequest = payRequest
         self.prepared = prepared
         self.successAction = successAction

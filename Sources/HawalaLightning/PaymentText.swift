@@ -70,13 +70,14 @@ extension Payment {
         if let state = plainState(at: now) { rows.append(("status", state)) }
         if let d = details.description, !d.isEmpty { rows.append(("description", DisplayText.safe(d))) }
         if let c = details.comment, !c.isEmpty { rows.append(("comment", DisplayText.safe(c))) }
+        if let m = details.successAction, !m.isEmpty { rows.append(("message from the payee", DisplayText.safe(m))) }
         if let reason = failureReason { rows.append(("why", DisplayText.safe(reason))) }
         return rows
     }
 
     /// The details behind the disclosure: exact amounts, the UTC date, hashes, keys, the invoice.
     public func technicalRows(now: Date = Date()) -> [(label: String, value: String)] {
-        detailRows(now: now).filter { !["description", "failure", "comment"].contains($0.label) }
+        detailRows(now: now).filter { !["description", "failure", "comment", "message from the payee"].contains($0.label) }
     }
 
     /// One line of a history: date, signed amount (with the fee of a send), status, id,
@@ -111,6 +112,7 @@ extension Payment {
             ("expires", invoiceExpiry.map { "\($0.iso8601)\(receiveState(at: now) == .expired ? " (expired, not paid)" : " (not paid yet)")" }),
             ("description", details.description.map(DisplayText.safe)),
             ("comment", details.comment.map(DisplayText.safe)),
+            ("message from the payee", details.successAction.map(DisplayText.safe)),
             ("payment hash", details.paymentHash),
             ("preimage", details.preimage),
             ("node", details.destination),

@@ -292,7 +292,7 @@ public final class SparkBackend: PaymentBackend, Sendable {
         guard !overflow else { throw LightningError.outOfRange(.amount) }
         let (invoice, action) = try await lnurl.invoice(for: request.payRequest, amountMsat: msat, comment: request.comment, network: network)
         return HawalaLightning.PrepareLnurlPayResponse(payRequest: request.payRequest, prepared: try await prepare(invoice, amountSats: request.amountSats),
-                                       successAction: action)
+                                       successAction: action, comment: request.comment)
     }
 
     public func lnurlPay(_ prepared: HawalaLightning.PrepareLnurlPayResponse, idempotencyKey: String) async throws -> HawalaWallet.Payment {

@@ -11,7 +11,7 @@ public enum PaymentExport {
     public static let csvHeader = "date,type,status,amount_sats,fee_sats,fiat_value,fiat_currency,description,payment_hash,invoice,id"
 
     /// Column order of the export query (read by index, not by name).
-    private static let columns = "id, type, status, amountMsat, feeMsat, timestamp, fiatValue, fiatCurrency, description, paymentHash, invoice, preimage, destination, failureReason, backend, network, comment"
+    private static let columns = "id, type, status, amountMsat, feeMsat, timestamp, fiatValue, fiatCurrency, description, paymentHash, invoice, preimage, destination, failureReason, backend, network, comment, successAction"
     private static let blockSize = 1 << 18
 
     /// Writes the wallet's payments in `format` (one network's with `network`, else all);
@@ -98,6 +98,7 @@ public enum PaymentExport {
         key("backend"); string(14)
         key("network"); string(15)
         key("comment"); string(16)
+        key("successAction"); string(17)
         out.append(UInt8(ascii: "}"))
     }
 

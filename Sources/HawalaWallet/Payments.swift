@@ -19,10 +19,13 @@ public struct Payment: Sendable, Codable, Equatable {
         /// The payer's comment to the payee (LUD-12), sent with a payment to a Lightning
         /// address or an LNURL-pay service.
         public var comment: String?
+        /// What the payee's LNURL service said once paid (LUD-09/10: its message, or its link).
+        public var successAction: String?
 
         public init(invoice: String? = nil, description: String? = nil, paymentHash: String? = nil, preimage: String? = nil, destination: String? = nil,
-                    comment: String? = nil) {
+                    comment: String? = nil, successAction: String? = nil) {
             self.comment = comment
+            self.successAction = successAction
             self.invoice = invoice
             self.description = description
             self.paymentHash = paymentHash
@@ -173,13 +176,13 @@ extension WalletStore {
     static func insert(_ p: Payment, walletID: String, db: Database) throws {
         try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO payment (walletId, id, type, status, amountMsat, feeMsat, timestamp, method, backend,
-                invoice, description, paymentHash, preimage, destination, idempotencyKey, failureReason, fiatCurrency, fiatValue, network, comment)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                invoice, description, paymentHash, preimage, destination, idempotencyKey, failureReason, fiatCurrency, fiatValue, network, comment, successAction)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
                 walletID, p.id, p.type.rawValue, p.status.rawValue, Int64(clamping: p.amountMsat), Int64(clamping: p.feeMsat),
                 p.timestamp.timeIntervalSince1970, p.method, p.backend, p.details.invoice, p.details.description,
                 p.details.paymentHash, p.status == .completed ? p.details.preimage : nil, p.details.destination,
-                p.idempotencyKey, p.failureReason, p.fiat?.currency, p.fiat.map { "\($0.value)" }, p.network, p.details.comment,
+                p.idempotencyKey, p.failureReason, p.fiat?.currency, p.fiat.map { "\($0.value)" }, p.network, p.details.comment, p.details.successAction,
             ])
     }
 
@@ -254,7 +257,8 @@ extension WalletStore {
             id: row["id"], type: type, status: status, amountMsat: UInt64(max(0, amount)), feeMsat: UInt64(max(0, fee)),
             timestamp: Date(timeIntervalSince1970: row["timestamp"]), method: row["method"], backend: row["backend"],
             details: Payment.Details(invoice: row["invoice"], description: row["description"], paymentHash: row["paymentHash"],
-                                     preimage: row["preimage"], destination: row["destination"], comment: row["comment"]),
+                                     preimage: row["preimage"], destination: row["destination"], comment: row["comment"],
+                                     successAction: row["successAction"]),
             idempotencyKey: row["idempotencyKey"], failureReason: row["failureReason"], fiat: fiat, network: row["network"])
     }
 

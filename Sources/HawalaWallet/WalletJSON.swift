@@ -81,6 +81,7 @@ extension Payment: JSONRepresentable {
             ("network", .nullable(network)), ("description", .nullable(details.description)), ("paymentHash", .nullable(details.paymentHash)),
             ("preimage", .nullable(details.preimage)), ("destination", .nullable(details.destination)),
             ("invoice", .nullable(details.invoice)), ("failureReason", .nullable(failureReason)), ("comment", .nullable(details.comment)),
+            ("successAction", .nullable(details.successAction)),
             ("fiat", fiat.map { .object([("currency", .string($0.currency)), ("value", .string("\($0.value)"))]) } ?? .null),
         ])
     }

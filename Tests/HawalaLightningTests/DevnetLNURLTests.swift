@@ -58,6 +58,9 @@ struct DevnetLNURLTests {
         let prepared = try await bob.prepare(input, text: info.address, amountSats: 1_500, comment: "for the coffee", maxFeeSats: nil)
         let paid = try await bob.lightning.pay(prepared, idempotencyKey: nil)
         #expect(paid.status == .completed && paid.amountMsat == 1_500_000)
+        // The payer's history keeps what it sent and what the payee's service said.
+        let sent = try #require(try bob.lightning.history(PaymentFilter(type: .send)).first)
+        #expect(sent.details.comment == "for the coffee" && sent.details.successAction == "Paid to alice on devnet")
         try await alice.lightning.sync()
         let received = try #require(try alice.lightning.history(PaymentFilter(type: .receive)).first)
         #expect(received.amountMsat == 1_500_000 && received.details.comment == "for the coffee" && received.details.description == "Alice's tips")

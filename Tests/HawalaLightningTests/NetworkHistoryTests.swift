@@ -116,6 +116,7 @@ struct NetworkHistoryTests {
                 DROP INDEX payment_by_network;
                 ALTER TABLE payment DROP COLUMN network;
                 ALTER TABLE payment DROP COLUMN comment;
+                ALTER TABLE payment DROP COLUMN successAction;
                 DELETE FROM grdb_migrations WHERE identifier = 'v9';
                 """)
         }

@@ -146,7 +146,8 @@ public final class DevnetBackend: PaymentBackend, Sendable {
         let (msat, overflow) = request.amountSats.multipliedReportingOverflow(by: 1000)
         guard !overflow else { throw LightningError.outOfRange(.amount) }
         let (invoice, action) = try await lnurl.invoice(for: request.payRequest, amountMsat: msat, comment: request.comment, network: network)
-        return PrepareLnurlPayResponse(payRequest: request.payRequest, prepared: try prepare(invoice, amountSats: request.amountSats), successAction: action)
+        return PrepareLnurlPayResponse(payRequest: request.payRequest, prepared: try prepare(invoice, amountSats: request.amountSats), successAction: action,
+                                       comment: request.comment)
     }
 
     public func lnurlPay(_ prepared: PrepareLnurlPayResponse, idempotencyKey: String) async throws -> Payment {
