@@ -1,6 +1,7 @@
 import Foundation
 import HawalaBackup
 import HawalaCrypto
+import HawalaLightning
 import HawalaVaultAgent
 import HawalaWallet
 import HTTPTypes
@@ -82,6 +83,12 @@ struct AppRoutes: Sendable {
             return try render(status, "unlock", page)
         }
         guard let unlocked = await app.sessions.unlock(session.id, keyring: keyring) else { return try noSession() }
+        // The Lightning backend starts connecting now, in the background: the first page finds
+        // it open, or still opening (and shows what is known meanwhile).
+        if let (store, wallet) = try? await currentWallet(), let wallet,
+           (try? LightningSettings.load(store: store, walletID: wallet.id).backend) != nil {
+            Task { _ = try? await lightningSession(unlocked, store, wallet, keyring: keyring) }
+        }
         return AppResponse.redirect(next, cookie: unlocked.id)
     }
 
