@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -75,6 +76,13 @@ class App:
         took = time.monotonic() - started
         if took > 2.5:
             raise AssertionError(f"hawala app took {took:.1f} s to stop after SIGINT")
+
+
+def free_port():
+    """A free port on 127.0.0.1 (bound by the kernel, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def stop_process(process):
@@ -591,7 +599,30 @@ def every_page_at_both_sizes(phone: Scenario, app: App, laptop: Scenario):
     phone.fill("fund-amount", "1 000 000")
     phone.click("Add test money")
     phone.wait_text("Added 1,000,000 sat of test money.")
+    # Devnet's LNURL server on the home's ledger: a Lightning address of one's own (its card on
+    # the receive page, swept below) and a voucher pasted in the send box (its page swept here).
+    home = os.path.join(app.folder, "home")
+    server = subprocess.Popen([phone.binary, "ln", "devnet", "serve", "--port", str(free_port())], env=dict(os.environ, HAWALA_HOME=home),
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        phone.check(server.stdout.readline().startswith("devnet LNURL server on http://127.0.0.1:"), "the devnet LNURL server runs")
+        p.get(app.base + "/lightning")
+        phone.fill("address-name", "everyday")
+        phone.click("Get this address")
+        phone.wait_text("Your Lightning address is everyday@127.0.0.1:")
+        voucher = subprocess.run([phone.binary, "ln", "devnet", "voucher", "--amount", "5000"], env=dict(os.environ, HAWALA_HOME=home),
+                                 capture_output=True, text=True, check=True).stdout.strip()
+        p.get(app.base + "/send")
+        phone.fill("send-input", voucher)
+        phone.click("Review the payment")
+        phone.wait_text("Receive 1 sat to 5,000 sat from 127.0.0.1")
+        sweep(phone, "withdraw", PHONE)
+        phone.click("Receive")
+        phone.wait_text("Received 5,000 sat.")
+    finally:
+        stop_process(server)
     p.get(app.base + "/receive")
+    phone.wait_text("everyday@127.0.0.1:")
     phone.fill("invoice-amount", "21000")
     phone.fill("invoice-description", "Lunch")
     phone.click("Create the invoice")
@@ -702,7 +733,7 @@ def two_browser_scenario(title, step, driver, args):
         app = App(args.binary, "layout")
         laptop = browser(LAPTOP)
         driver.delete_all_cookies()
-        step(Scenario(driver, args.screens), app, Scenario(laptop, args.screens))
+        step(Scenario(driver, args.screens, args.binary), app, Scenario(laptop, args.screens, args.binary))
         print(f"ok    {title} ({time.monotonic() - started:.1f} s)")
         return 0
     except Exception as error:

@@ -56,7 +56,9 @@ extension AppRoutes {
                     view.addressUnavailable = Self.lightningWords(error).map { "Your Lightning address can't be shown now: \($0)" }
                 }
                 do {
-                    let codes = try await lightning.fiatCurrencies()
+                    let codes = try await Deadline.run(Self.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: Self.networkWait) }) {
+                        try await lightning.fiatCurrencies()
+                    }
                     view.currencies = codes.map { LightningView.Currency(code: $0, selected: $0 == view.fiat) }
                     if !view.fiat.isEmpty, !codes.contains(view.fiat) { view.currencies.insert(.init(code: view.fiat, selected: true), at: 0) }
                 } catch {
@@ -420,7 +422,9 @@ extension AppRoutes {
         // Opening goes on in the background past the bound; the next request finds it open.
         return try await Deadline.run(.seconds(10), timedOut: { LightningError.unreachable(network: network ?? "network", reason: "no answer within 10 s") }) {
             try await sessions.session(for: session.id, key: key) {
-                try await LightningSession.open(store: store, wallet: wallet, signing: true, spark: spark, reachesLNURL: true) { keyring }
+                // A page's action waits at most 10 s for Spark's network (then it fails, the form kept).
+                try await LightningSession.open(store: store, wallet: wallet, signing: true, spark: spark, networkTimeout: .seconds(10),
+                                                reachesLNURL: true) { keyring }
             }
         }
     }
