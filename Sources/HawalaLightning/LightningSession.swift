@@ -93,6 +93,7 @@ public struct LightningSession: Sendable {
         switch spec {
         case .devnet(let path):
             let devnet = try DevnetBackend(ledgerPath: path, rates: savedRates, lnurl: lnurl)
+            devnet.setClaimFeePolicy(LightningWallet.claimFeePolicy(store: store, walletID: wallet.id))
             if !signing, let savedNode {
                 devnet.attach(nodeID: savedNode)
                 let fiat = try LightningWallet.fiat(store: store, wallet: wallet, backendRates: BackendRatesProvider(backend: devnet))
@@ -109,6 +110,7 @@ public struct LightningSession: Sendable {
             opened = try spark.makeBackend(network, apiKey, networkTimeout, lnurl)
             directory = try spark.storageDirectory(store.home.directory, wallet.id, network)
         }
+        opened.setClaimFeePolicy(LightningWallet.claimFeePolicy(store: store, walletID: wallet.id))
         if keyring == nil { keyring = try unlock() }
         let secret = try store.secret(of: wallet, keyring: keyring!)
         try await opened.connect(ConnectRequest(secret: secret, storageDirectory: directory))

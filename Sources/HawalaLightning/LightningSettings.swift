@@ -12,6 +12,8 @@ public struct LightningSettings: Sendable, Equatable, JSONRepresentable {
     /// Whether a Breez API key is saved for the wallet's Spark network (never the key itself);
     /// nil when the wallet's backend is not Spark.
     public var hasAPIKey: Bool?
+    /// The cap on a deposit's claim fee.
+    public var maxClaimFee: ClaimFeePolicy = .default
 
     public init(backend: String? = nil, fiat: String? = nil, rates: String? = nil, nodeID: String? = nil, hasAPIKey: Bool? = nil) {
         self.backend = backend
@@ -28,15 +30,17 @@ public struct LightningSettings: Sendable, Equatable, JSONRepresentable {
         if case .spark(let network)? = backend.flatMap({ try? BackendSpec.parse($0) }) {
             hasAPIKey = try store.hasSealedSetting(Key.sparkAPIKey(network))
         }
-        return LightningSettings(backend: backend, fiat: try store.setting(Key.fiatCurrency, walletID: walletID),
-                                 rates: try store.setting(Key.rates, walletID: walletID),
-                                 nodeID: try store.setting(Key.nodeID, walletID: walletID), hasAPIKey: hasAPIKey)
+        var settings = LightningSettings(backend: backend, fiat: try store.setting(Key.fiatCurrency, walletID: walletID),
+                                         rates: try store.setting(Key.rates, walletID: walletID),
+                                         nodeID: try store.setting(Key.nodeID, walletID: walletID), hasAPIKey: hasAPIKey)
+        settings.maxClaimFee = LightningWallet.claimFeePolicy(store: store, walletID: walletID)
+        return settings
     }
 
-    /// `{backend, fiat, rates, nodeId, apiKey}`, null when not set.
+    /// `{backend, fiat, rates, nodeId, apiKey, maxClaimFee}`, null when not set.
     public var json: JSONValue {
         .object([("backend", .nullable(backend)), ("fiat", .nullable(fiat)), ("rates", .nullable(rates)), ("nodeId", .nullable(nodeID)),
-                 ("apiKey", hasAPIKey.map { .bool($0) } ?? .null)])
+                 ("apiKey", hasAPIKey.map { .bool($0) } ?? .null), ("maxClaimFee", .string(maxClaimFee.saved))])
     }
 }
 
@@ -50,6 +54,8 @@ public struct LightningSettingsChange: Sendable {
     /// Forget the fiat currency and the rates source (amounts in sat only); not with `fiat` or
     /// `rates`.
     public var clearFiat: Bool
+    /// A new cap on deposits' claim fees.
+    public var maxClaimFee: ClaimFeePolicy?
 
     public init(backend: BackendSpec? = nil, apiKey: SecretBytes? = nil, fiat: String? = nil, rates: RatesSource? = nil, clearFiat: Bool = false) {
         self.backend = backend
@@ -156,6 +162,7 @@ extension LightningSettings {
             try store.setSetting(Key.backend, to: spec.description, walletID: wallet.id)
         }
         if let rates = change.rates { try store.setSetting(Key.rates, to: rates.saved, walletID: wallet.id) }
+        if let cap = change.maxClaimFee { try store.setSetting(Key.maxClaimFee, to: cap.saved, walletID: wallet.id) }
         if let fiat { try store.setSetting(Key.fiatCurrency, to: fiat, walletID: wallet.id) }
         if change.clearFiat {
             try store.setSetting(Key.fiatCurrency, to: nil, walletID: wallet.id)

@@ -104,10 +104,17 @@ public final class LightningWallet: Sendable {
         public static let nodeID = "ln.nodeId"
         public static let fiatCurrency = "ln.fiat"
         public static let rates = "ln.rates"
+        /// The cap on a deposit's claim fee (`ClaimFeePolicy.saved`).
+        public static let maxClaimFee = "ln.maxClaimFee"
         /// The Breez API key for a Spark network (a sealed store-wide setting).
         public static func sparkAPIKey(_ network: BackendSpec.SparkNetwork) -> String { "ln.spark.\(network.rawValue).apiKey" }
         static let syncedAt = "ln.syncedAt"
         static let lastBalance = "ln.lastBalance"
+    }
+
+    /// The wallet's cap on a deposit's claim fee (the default: the network's rate + 1 sat/vB).
+    public static func claimFeePolicy(store: WalletStore, walletID: String) -> ClaimFeePolicy {
+        ((try? store.setting(SettingKey.maxClaimFee, walletID: walletID)) ?? nil).flatMap { try? ClaimFeePolicy(parsing: $0) } ?? .default
     }
 
     /// The network a wallet's history is shown for: its saved backend (`BackendSpec.description`),

@@ -50,6 +50,16 @@ public protocol PaymentBackend: AnyObject, Sendable {
     /// How the backend's network reports itself now; nil when it does not say (devnet) or
     /// can't be asked.
     func networkStatus() async -> NetworkStatus?
+    /// The most a deposit's claim may cost, from now on (the wallet's setting).
+    func setClaimFeePolicy(_ policy: ClaimFeePolicy)
+    /// A deposit address never given before.
+    func newDepositAddress() async throws -> String
+    /// Deposits to the wallet's addresses not claimed yet, and recent ones.
+    func listDeposits() async throws -> [Deposit]
+    /// Claims one deposit under `policy` (a higher cap than the wallet's, say).
+    func claimDeposit(txid: String, vout: UInt32, policy: ClaimFeePolicy) async throws -> Deposit
+    /// Sends one unclaimed deposit to `address` (of the backend's network) at `satPerVbyte`.
+    func refundDeposit(txid: String, vout: UInt32, to address: String, satPerVbyte: UInt64) async throws -> Deposit
     /// The wallet's Lightning address (LUD-16), nil when it has none.
     func lightningAddress() async throws -> LightningAddressInfo?
     /// Whether `name` (checked: `LightningAddressInfo.checkName`) is free, or this wallet's.
@@ -90,6 +100,18 @@ public enum NetworkStatus: String, Sendable, CaseIterable {
 }
 
 extension PaymentBackend {
+    public func setClaimFeePolicy(_ policy: ClaimFeePolicy) {}
+    public func newDepositAddress() async throws -> String { try await receiveAddress(.bitcoin) }
+    public func listDeposits() async throws -> [Deposit] {
+        throw LightningError.unsupported(backend: name, .otherCall("deposits"))
+    }
+    public func claimDeposit(txid: String, vout: UInt32, policy: ClaimFeePolicy) async throws -> Deposit {
+        throw LightningError.unsupported(backend: name, .otherCall("deposits"))
+    }
+    public func refundDeposit(txid: String, vout: UInt32, to address: String, satPerVbyte: UInt64) async throws -> Deposit {
+        throw LightningError.unsupported(backend: name, .otherCall("deposits"))
+    }
+
     public func lightningAddress() async throws -> LightningAddressInfo? {
         throw LightningError.unsupported(backend: name, .otherCall("lightning addresses"))
     }
@@ -394,6 +416,16 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     case noAddress
     /// Devnet: no LNURL server runs on this ledger (its Lightning addresses and vouchers need one).
     case noLNURLServer(ledger: String)
+    /// Not TXID:VOUT.
+    case invalidOutpoint(String)
+    /// Not a claim fee policy (network, N/vB, N sats).
+    case invalidClaimFeePolicy(String)
+    /// Not a Bitcoin address of the backend's network.
+    case wrongAddress(String, network: LightningNetwork)
+    /// No deposit of the wallet's at this outpoint.
+    case unknownDeposit(String)
+    /// The deposit can't be claimed or refunded in its state (its words).
+    case depositNotAvailable(String, state: String)
     /// The devnet ledger at `path` can't be opened or read (the system's or SQLite's reason).
     case devnetLedger(path: String, reason: String)
     case amountRequired
@@ -448,6 +480,12 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case .addressTaken(let name): "the name \"\(name)\" is taken: choose another"
         case .noAddress: "this wallet has no Lightning address yet"
         case .noLNURLServer(let ledger): "no devnet LNURL server is running on the ledger \(ledger)"
+        case .invalidOutpoint(let text): "\"\(text.prefix(80))\" is not a deposit: TXID:VOUT (64 hex digits, a colon, the output number)"
+        case .invalidClaimFeePolicy(let text):
+            "\"\(text.prefix(40))\" is not a claim fee cap: network (the recommended rate + 1 sat/vB), network+N, N/vB (a rate), or N (sats in all)"
+        case let .wrongAddress(text, network): "\"\(text.prefix(100))\" is not a Bitcoin address on \(network.displayName)"
+        case .unknownDeposit(let outpoint): "no deposit \(outpoint) to this wallet"
+        case let .depositNotAvailable(outpoint, state): "deposit \(outpoint) is \(state)"
         case .unknownNetwork(let text):
             "unknown network \"\(text)\": current, all, spark:mainnet, spark:regtest, devnet or devnet:PATH"
         case let .devnetLedger(path, reason): "cannot use the devnet ledger \(path): \(reason)"

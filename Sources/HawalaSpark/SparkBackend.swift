@@ -33,6 +33,7 @@ public final class SparkBackend: PaymentBackend, Sendable {
         var syncedWithNetwork = false
     }
     private let state = Mutex(State())
+    private let claimPolicy = Mutex(ClaimFeePolicy.default)
 
     /// Only one SDK instance per process: it owns its storage directory and background tasks.
     private struct ProcessState {
@@ -113,6 +114,7 @@ public final class SparkBackend: PaymentBackend, Sendable {
         startLogging(in: directory.appendingPathComponent(sparkNetwork.rawValue).appendingPathComponent("logs"))
         var config = defaultConfig(network: sparkNetwork == .mainnet ? .mainnet : .regtest)
         config.apiKey = apiKey.map { $0.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
+        config.maxDepositClaimFee = SparkBackend.maxFee(claimPolicy.withLock { $0 })
         var seed = request.seed.withUnsafeBytes { Data($0) }
         defer { seed.resetBytes(in: 0..<seed.count) }
         let connectRequest = BreezSdkSpark.ConnectRequest(config: config, seed: .entropy(seed), storageDir: directory.path)
@@ -178,6 +180,60 @@ public final class SparkBackend: PaymentBackend, Sendable {
         try MessageSignature.check(message)
         let signed = try await call { try await $0.signMessage(request: SignMessageRequest(message: message, compact: false)) }
         return SignedMessage(message: message, publicKey: signed.pubkey, signature: signed.signature)
+    }
+
+    // MARK: Deposits (on-chain bitcoin in)
+
+    public func setClaimFeePolicy(_ policy: ClaimFeePolicy) { claimPolicy.withLock { $0 = policy } }
+
+    /// The SDK's claim cap for a Hawala policy.
+    static func maxFee(_ policy: ClaimFeePolicy) -> MaxFee {
+        switch policy {
+        case .network(let leeway): MaxFee(onchain: .networkRecommended(leewaySatPerVbyte: leeway))
+        case .rate(let rate): MaxFee(onchain: .rate(satPerVbyte: rate))
+        case .fixed(let sats): MaxFee(onchain: .fixed(amount: sats))
+        }
+    }
+
+    public func newDepositAddress() async throws -> String {
+        try await call { try await $0.receivePayment(request: ReceivePaymentRequest(paymentMethod: .bitcoinAddress(newAddress: true))) }.paymentRequest
+    }
+
+    /// The SDK's unclaimed deposits (claimed ones are received payments in the history).
+    public func listDeposits() async throws -> [Deposit] {
+        try await call { try await $0.listUnclaimedDeposits(request: ListUnclaimedDepositsRequest()) }.deposits.map(SparkBackend.deposit)
+    }
+
+    public func claimDeposit(txid: String, vout: UInt32, policy: ClaimFeePolicy) async throws -> Deposit {
+        let request = ClaimDepositRequest(txid: txid, vout: vout, maxFee: SparkBackend.maxFee(policy))
+        _ = try await call { try await $0.claimDeposit(request: request) }
+        let left = try await listDeposits().first { $0.txid == txid && $0.vout == vout }
+        return left ?? Deposit(txid: txid, vout: vout, amountSat: 0, state: .claimed(feeSat: 0))
+    }
+
+    public func refundDeposit(txid: String, vout: UInt32, to address: String, satPerVbyte: UInt64) async throws -> Deposit {
+        try network.checkBitcoinAddress(address)
+        let request = RefundDepositRequest(txid: txid, vout: vout, destinationAddress: address, fee: .rate(satPerVbyte: satPerVbyte))
+        let response = try await call { try await $0.refundDeposit(request: request) }
+        let known = try? await listDeposits().first { $0.txid == txid && $0.vout == vout }
+        return Deposit(txid: txid, vout: vout, amountSat: known?.amountSat ?? 0, state: .refunded(txid: response.txId))
+    }
+
+    static func deposit(_ info: DepositInfo) -> Deposit {
+        let state: Deposit.State
+        if let refund = info.refundTxId {
+            state = .refunded(txid: refund)
+        } else if let error = info.claimError {
+            switch error {
+            case let .maxDepositClaimFeeExceeded(_, _, maxFeeSats, requiredFeeSats): state = .notClaimed(.feeAboveCap(requiredSat: requiredFeeSats, capSat: maxFeeSats))
+            case .depositTooSmall: state = .notClaimed(.belowDust)
+            case .missingUtxo: state = .notClaimed(.other("the output is not on the chain (yet)"))
+            case .generic(let message): state = .notClaimed(.other(message))
+            }
+        } else {
+            state = info.isMature ? .claimable : .waiting(confirmations: 0, needed: 3)
+        }
+        return Deposit(txid: info.txid, vout: info.vout, amountSat: info.amountSats, state: state)
     }
 
     // MARK: Lightning address (Breez's LNURL server and domain)

@@ -29,12 +29,14 @@ struct LightningInvoice: AsyncParsableCommand {
     @Flag(help: "No amount: the payer chooses.") var amountless = false
     @Option(help: "What the payment is for (shown to the payer).") var description: String = ""
     @Option(help: "Seconds until the invoice expires.") var expiry: UInt64 = Bolt11Invoice.defaultExpiry
+    @Flag(name: .customLong("new"), help: "With --method bitcoin: a deposit address never given before.") var fresh = false
     @Flag(help: "Also draw the invoice as a QR code.") var qr = false
     @Flag(help: "Wait until the invoice is paid.") var wait = false
     @Option(help: "With --wait: give up after this many seconds.") var timeout: UInt64 = 3600
     @Flag(help: "JSON output: {invoice, paymentHash, amountMsat, description, expiresAt, backend}; with --wait, then the payment object on a second line.") var json = false
 
     func validate() throws {
+        if fresh, method != .bitcoin { throw ValidationError("--new is for --method bitcoin") }
         if method != .bolt11 {
             guard amount == nil, !amountless, !wait else { throw ValidationError("--method \(method.rawValue) gives an address: no --amount, --amountless or --wait") }
             return
@@ -51,7 +53,8 @@ struct LightningInvoice: AsyncParsableCommand {
 
     func run(_ session: LightningSession) async throws {
         if method != .bolt11 {
-            let address = try await session.receivingAddress(method)
+            let address = fresh ? ReceivingAddress(method: .bitcoin, address: try await session.backend.newDepositAddress(), backend: session.backend.name)
+                : try await session.receivingAddress(method)
             if json {
                 print(address.json.compact)
             } else {
@@ -353,7 +356,7 @@ struct LightningConfig: AsyncParsableCommand {
             devnet/ledger.sqlite under the wallets' home; devnet:PATH for a ledger elsewhere).
             """)
     @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
-    @Flag(help: "JSON output: {backend, fiat, rates, nodeId, apiKey} (null when not set; apiKey is true when a key is saved, never the key).") var json = false
+    @Flag(help: "JSON output: {backend, fiat, rates, nodeId, apiKey, maxClaimFee} (null when not set; apiKey is true when a key is saved, never the key).") var json = false
     @Option(help: ArgumentHelp("Payment backend to use: spark:mainnet, spark:regtest, devnet or devnet:PATH.", valueName: "spec")) var backend: String?
     @Option(name: .customLong("api-key-file"), help: ArgumentHelp("File holding the Breez API key for the Spark network (\"-\" = standard input); saved sealed by the wallet password.", valueName: "path"))
     var apiKeyFile: String?
@@ -362,6 +365,8 @@ struct LightningConfig: AsyncParsableCommand {
     @Option(name: .customLong("rates-file"), help: "Offline rates table: one `CODE PRICE` a line, e.g. `USD 65000.00`.") var ratesFile: String?
     @Option(name: .customLong("rates-url"), help: "HTTPS URL answering [{\"coin\": \"USD\", \"value\": 65000.0}, …].") var ratesURL: String?
     @Flag(name: .customLong("no-fiat"), help: "Forget the fiat currency and the rates source (amounts in sat only).") var noFiat = false
+    @Option(name: .customLong("max-claim-fee"), help: ArgumentHelp("The most a deposit's claim may cost: network (the recommended rate + 1 sat/vB, the default), network+N, N/vB (a rate) or N (sats).", valueName: "cap"))
+    var maxClaimFee: String?
 
     func validate() throws {
         if ratesFile != nil && ratesURL != nil { throw ValidationError("give one of --rates-file or --rates-url") }
@@ -377,6 +382,7 @@ struct LightningConfig: AsyncParsableCommand {
                                              rates: try ratesFile.map(RatesSource.localFile) ?? ratesURL.map { try RatesSource.web($0) })
         change.apiKey = try apiKeyFile.map { try Input.readSecretFile($0, what: "API key") }
         change.clearFiat = noFiat
+        change.maxClaimFee = try maxClaimFee.map { try ClaimFeePolicy(parsing: $0) }
         #if canImport(HawalaSpark)
         let sparkAvailable = true
         #else
@@ -389,7 +395,8 @@ struct LightningConfig: AsyncParsableCommand {
         if let network = outcome.savedAPIKeyFor { Output.error("saved the Breez API key for spark:\(network.rawValue), sealed by the wallet password") }
         let settings = outcome.settings
         if json { settings.json.print(); return }
-        for (label, value) in [("backend", settings.backend), ("fiat", settings.fiat), ("rates", settings.rates), ("node id", settings.nodeID)] {
+        for (label, value) in [("backend", settings.backend), ("fiat", settings.fiat), ("rates", settings.rates), ("node id", settings.nodeID),
+                               ("claim fee cap", settings.maxClaimFee.description)] {
             print("\(label): \(value ?? "(not set)")")
         }
         if let hasKey = settings.hasAPIKey { print("api key: \(hasKey ? "saved (sealed)" : "(not set)")") }
@@ -399,7 +406,8 @@ struct LightningConfig: AsyncParsableCommand {
 struct LightningDevnet: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devnet", abstract: "Devnet only: test funds on the development network.",
-        subcommands: [LightningDevnetFund.self, LightningDevnetServe.self, LightningDevnetVoucher.self, LightningDevnetLogin.self])
+        subcommands: [LightningDevnetFund.self, LightningDevnetServe.self, LightningDevnetVoucher.self, LightningDevnetLogin.self,
+                      LightningDevnetDeposit.self, LightningDevnetMine.self, LightningDevnetFees.self])
 }
 
 struct LightningDevnetFund: AsyncParsableCommand {

@@ -160,6 +160,39 @@ struct LightningWalletCLITests {
         #expect(stopped.status == 0, "\(stopped.stderr)")
     }
 
+    /// Deposits through the CLI on devnet: an address, a deposit that waits, is mined and
+    /// claimed; a cap too low strands one (exit 1, the fee it needs), a higher cap claims it;
+    /// another is sent elsewhere, to an address of the network only.
+    @Test func depositsOnDevnet() throws {
+        #expect(try alice.run(["ln", "config", "--backend", "devnet", "--max-claim-fee", "2/vB"]).stdout.contains("claim fee cap: at most 2 sat/vB"))
+        let pw = ["--password-file", alice.path("password")]
+        let address = try alice.run(["ln", "invoice", "--method", "bitcoin"] + pw).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(address.hasPrefix("bcrt1q"))
+        let txid = try alice.run(["ln", "devnet", "deposit", address, "40,000"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let waiting = try alice.run(["ln", "deposits"] + pw)
+        #expect(waiting.stdout == "\(txid):0  40,000 sat  waiting for confirmations (0 of 3)\n", "\(waiting.stdout) \(waiting.stderr)")
+        #expect(try alice.run(["ln", "devnet", "fees", "--fast", "40", "--medium", "20", "--slow", "5"]).status == 0)
+        #expect(try alice.run(["ln", "devnet", "mine", "3"]).stdout == "height 103\n")
+        let stranded = try #require(try json(try alice.run(["ln", "deposits", "--json"] + pw)) as? [[String: Any]])
+        #expect(stranded.first?["state"] as? String == "notClaimed" && stranded.first?["requiredFeeSat"] as? Int == 3_000 && stranded.first?["capSat"] as? Int == 300)
+        let low = try alice.run(["ln", "deposits", "claim", "\(txid):0"] + pw)
+        #expect(low.status == 1 && low.stdout.contains("not claimed: claiming costs 3,000 sat, above your cap of 300 sat"), "\(low.stdout)")
+        let claimed = try alice.run(["ln", "deposits", "claim", "\(txid):0", "--max-fee", "network"] + pw)
+        #expect(claimed.status == 0 && claimed.stdout.contains("claimed (fee 3,000 sat)"), "\(claimed.stdout) \(claimed.stderr)")
+        let balance = try #require(try json(try alice.run(["ln", "balance", "--json"])) as? [String: Any])
+        #expect(balance["balanceSats"] as? Int == 37_000)
+
+        let next = try alice.run(["ln", "invoice", "--method", "bitcoin", "--new"] + pw).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(next.hasPrefix("bcrt1q") && next != address)
+        let other = try alice.run(["ln", "devnet", "deposit", next, "20000"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let wrong = try alice.run(["ln", "deposits", "refund", "\(other):0", "--to", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"] + pw)
+        #expect(wrong.status == 1 && wrong.errorLines == ["\"bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4\" is not a Bitcoin address on regtest"], "\(wrong.stderr)")
+        let refunded = try alice.run(["ln", "deposits", "refund", "\(other):0", "--to", "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080", "--speed", "slow"] + pw)
+        #expect(refunded.status == 0 && refunded.stdout.contains("sent elsewhere"), "\(refunded.stderr)")
+        let bad = try alice.run(["ln", "deposits", "claim", "nonsense"] + pw)
+        #expect(bad.status == 1 && bad.errorLines.count == 1 && bad.stderr.contains("is not a deposit: TXID:VOUT"))
+    }
+
     /// A message signed with the devnet node key verifies with `verify-message` (no wallet
     /// needed) and not once changed; a reserved prefix is refused.
     @Test func signAndVerifyAMessage() throws {

@@ -37,6 +37,10 @@ public final class DevnetBackend: PaymentBackend, Sendable {
         var poller: Task<Void, Never>?
     }
     private let state = Mutex(State())
+    private let policy = Mutex(ClaimFeePolicy.default)
+    /// The wallet's cap on a deposit's claim fee.
+    var claimPolicy: ClaimFeePolicy { policy.withLock { $0 } }
+    public func setClaimFeePolicy(_ policy: ClaimFeePolicy) { self.policy.withLock { $0 = policy } }
 
     /// Opens (creating if needed) the devnet ledger at `ledgerPath`.
     public init(ledgerPath: String, rates: FiatRatesProvider? = nil, lnurl: LNURLPayFlow? = nil,
@@ -96,10 +100,18 @@ public final class DevnetBackend: PaymentBackend, Sendable {
         task?.cancel()
     }
 
+    /// Registers the node, and claims its confirmed deposits under the wallet's cap.
     public func sync() async throws {
         let id = try node()
         try ledger.register(node: id, now: clock())
+        try claimConfirmedDeposits()
         emit(.synced)
+    }
+
+    /// A deposit address (regtest bech32): the same one until something is sent to it.
+    public func receiveAddress(_ method: ReceiveMethod) async throws -> String {
+        guard method == .bitcoin else { throw LightningError.unsupported(backend: name, .receiveMethod(method)) }
+        return try ledger.depositAddress(node: try signingNode(), fresh: false, now: clock())
     }
 
     public func getInfo() async throws -> NodeInfo {
@@ -201,9 +213,9 @@ public final class DevnetBackend: PaymentBackend, Sendable {
         ("BRL", 550_000), ("INR", 8_500_000), ("KWD", 31_000),
     ].map { FiatRate(currency: $0.0, btcPrice: Decimal($0.1)) }
 
-    /// Devnet has no mempool: fixed minimal rates.
+    /// Devnet's fee table (`hawala ln devnet fees` sets it).
     public func recommendedFees() async throws -> RecommendedFees {
-        RecommendedFees(fastest: 2, halfHour: 1, hour: 1, economy: 1, minimum: 1)
+        try ledger.fees()
     }
 
     // MARK: Events

@@ -112,6 +112,39 @@ final class DevnetLedger: Sendable {
                     seenAt REAL NOT NULL);
                 """)
         }
+        // v3: devnet's chain (`DevnetChain.swift`): its height, its fee table, deposit addresses
+        // and the deposits sent to them.
+        migrator.registerMigration("devnet-v3") { db in
+            try db.execute(sql: """
+                CREATE TABLE chain (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    height INTEGER NOT NULL,
+                    fast INTEGER NOT NULL,
+                    medium INTEGER NOT NULL,
+                    slow INTEGER NOT NULL);
+                INSERT INTO chain VALUES (1, 100, 10, 5, 2);
+                CREATE TABLE depositAddress (
+                    address TEXT PRIMARY KEY,
+                    node TEXT NOT NULL,
+                    createdAt REAL NOT NULL);
+                CREATE INDEX depositAddress_by_node ON depositAddress (node, createdAt);
+                CREATE TABLE deposit (
+                    txid TEXT NOT NULL,
+                    vout INTEGER NOT NULL,
+                    address TEXT NOT NULL REFERENCES depositAddress(address),
+                    amountSat INTEGER NOT NULL,
+                    height INTEGER,
+                    state TEXT NOT NULL DEFAULT 'unclaimed' CHECK (state IN ('unclaimed', 'claimed', 'notClaimed', 'refunded')),
+                    claimFeeSat INTEGER,
+                    requiredFeeSat INTEGER,
+                    capSat INTEGER,
+                    reason TEXT,
+                    refundTxid TEXT,
+                    refundAddress TEXT,
+                    createdAt REAL NOT NULL,
+                    PRIMARY KEY (txid, vout));
+                """)
+        }
         return migrator
     }
 

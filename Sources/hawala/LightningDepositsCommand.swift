@@ -1,0 +1,133 @@
+import ArgumentParser
+import Foundation
+import HawalaFormat
+import HawalaLightning
+
+// `hawala ln deposits [claim|refund]`: bitcoin sent on-chain to the wallet's deposit addresses,
+// and `ln devnet deposit|mine|fees`, devnet's chain.
+
+struct LightningDeposits: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "deposits", abstract: "Bitcoin sent on-chain to the wallet: waiting, claimed, not claimed (and why), sent elsewhere.",
+        discussion: """
+            A deposit waits for 3 confirmations, then is claimed into the Lightning balance by an \
+            on-chain transaction whose fee the wallet pays, at most the cap of `hawala ln config \
+            --max-claim-fee` (default: the network's recommended rate + 1 sat/vB). One whose claim \
+            would cost more is "not claimed" with the fee it needs: claim it with a higher cap, or \
+            send it elsewhere. Listing syncs first (needs the wallet password on Spark). JSON: an \
+            array of {txid, vout, amountSat, state, …} (docs/reference.md).
+            """,
+        subcommands: [LightningDepositsList.self, LightningDepositsClaim.self, LightningDepositsRefund.self],
+        defaultSubcommand: LightningDepositsList.self)
+}
+
+struct LightningDepositsList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the wallet's deposits (after a sync).")
+    @OptionGroup var options: LightningOptions
+    @Flag(help: "JSON output.") var json = false
+
+    func run() async throws {
+        let deposits = try await options.open(signing: true).closing { session -> [Deposit] in
+            if case .offline(let reason, _) = await session.lightning.sync(timeout: .seconds(10)) { Output.error("offline (\(reason)): the deposits as last known") }
+            return try await session.backend.listDeposits()
+        }
+        if json { JSONValue.array(deposits.map(\.json)).print(); return }
+        if deposits.isEmpty { Output.error("no deposits"); return }
+        for d in deposits { print("\(d.outpoint)  \(AmountText.grouped(d.amountSat)) sat  \(d.stateText)") }
+    }
+}
+
+struct LightningDepositsClaim: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "claim", abstract: "Claim one confirmed deposit (needs the wallet password).",
+        discussion: "With --max-fee, under that cap instead of the wallet's (network, network+N, N/vB or N sats). JSON: the deposit.")
+    @OptionGroup var options: LightningOptions
+    @Argument(help: "The deposit: TXID:VOUT.") var outpoint: String
+    @Option(name: .customLong("max-fee"), help: "The most the claim may cost, this once.") var maxFee: String?
+    @Flag(help: "JSON output.") var json = false
+
+    func run() async throws {
+        let (txid, vout) = try Deposit.outpoint(outpoint)
+        let cap = try maxFee.map { try ClaimFeePolicy(parsing: $0) }
+        let deposit = try await options.open(signing: true).closing { session in
+            try await session.backend.claimDeposit(txid: txid, vout: vout, policy: cap ?? LightningWallet.claimFeePolicy(store: session.store, walletID: session.wallet.id))
+        }
+        if json { deposit.json.print() } else { print("\(deposit.outpoint)  \(deposit.stateText)") }
+        if case .notClaimed = deposit.state { throw ExitCode(1) }
+    }
+}
+
+struct LightningDepositsRefund: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "refund", abstract: "Send one unclaimed deposit to another Bitcoin address (needs the wallet password).",
+        discussion: "The address must be on the wallet's network. The fee: --fee-rate sat/vB, or --speed (fast, medium, slow: the network's rates; medium by default). JSON: the deposit.")
+    @OptionGroup var options: LightningOptions
+    @Argument(help: "The deposit: TXID:VOUT.") var outpoint: String
+    @Option(help: "The Bitcoin address to send it to.") var to: String
+    @Option(name: .customLong("fee-rate"), help: "The fee rate, sat/vB.") var feeRate: UInt64?
+    @Option(help: "fast, medium or slow.") var speed: OnChainSpeed?
+    @Flag(help: "JSON output.") var json = false
+
+    func validate() throws {
+        if feeRate != nil && speed != nil { throw ValidationError("give one of --fee-rate or --speed") }
+        if let feeRate, !(1...10_000).contains(feeRate) { throw ValidationError("--fee-rate must be between 1 and 10000 sat/vB") }
+    }
+
+    func run() async throws {
+        let (txid, vout) = try Deposit.outpoint(outpoint)
+        let deposit = try await options.open(signing: true).closing { session in
+            let fees = try await session.backend.recommendedFees()
+            let rate = feeRate ?? (speed ?? .medium).rate(fees)
+            return try await session.backend.refundDeposit(txid: txid, vout: vout, to: to, satPerVbyte: rate)
+        }
+        if json { deposit.json.print() } else { print("\(deposit.outpoint)  \(deposit.stateText)") }
+    }
+}
+
+extension OnChainSpeed: ExpressibleByArgument {}
+
+struct LightningDevnetDeposit: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "deposit", abstract: "Send test bitcoin on-chain to a devnet deposit address (unconfirmed until `ln devnet mine`).")
+    @Argument(help: "A devnet deposit address (`hawala ln invoice --method bitcoin` on devnet).") var address: String
+    @Argument(help: "Amount in sat.", transform: Sats.parse) var sats: UInt64
+    @Option(help: ArgumentHelp("The ledger: devnet or devnet:PATH.", valueName: "spec")) var backend: String?
+
+    func run() throws {
+        print(try DevnetChain.deposit(ledgerPath: try devnetLedgerPath(backend), address: address, sats: sats))
+        Output.error("sent \(AmountText.grouped(sats)) sat to \(address), unconfirmed")
+    }
+}
+
+struct LightningDevnetMine: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "mine", abstract: "Mine devnet blocks (confirmations for deposits).")
+    @Argument(help: "How many blocks.") var blocks: Int = 1
+    @Option(help: ArgumentHelp("The ledger: devnet or devnet:PATH.", valueName: "spec")) var backend: String?
+
+    func validate() throws { guard (1...1000).contains(blocks) else { throw ValidationError("mine 1 to 1000 blocks") } }
+
+    func run() throws {
+        print("height \(try DevnetChain.mine(ledgerPath: try devnetLedgerPath(backend), blocks: blocks))")
+    }
+}
+
+struct LightningDevnetFees: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "fees", abstract: "Show or set devnet's on-chain fee table (sat/vB), used by claims and refunds.")
+    @Option(help: "Fast rate.") var fast: UInt64?
+    @Option(help: "Medium rate.") var medium: UInt64?
+    @Option(help: "Slow rate.") var slow: UInt64?
+    @Option(help: ArgumentHelp("The ledger: devnet or devnet:PATH.", valueName: "spec")) var backend: String?
+
+    func validate() throws {
+        let given = [fast, medium, slow].compactMap { $0 }
+        guard given.isEmpty || given.count == 3 else { throw ValidationError("give --fast, --medium and --slow together") }
+        guard given.allSatisfy({ (1...10_000).contains($0) }) else { throw ValidationError("rates are 1 to 10000 sat/vB") }
+        if let fast, let medium, let slow, !(fast >= medium && medium >= slow) { throw ValidationError("fast ≥ medium ≥ slow") }
+    }
+
+    func run() throws {
+        let set = fast.flatMap { f in medium.flatMap { m in slow.map { (f, m, $0) } } }
+        let fees = try DevnetChain.fees(ledgerPath: try devnetLedgerPath(backend), set: set)
+        print("fast \(fees.fastest) sat/vB, medium \(fees.halfHour) sat/vB, slow \(fees.hour) sat/vB")
+    }
+}
