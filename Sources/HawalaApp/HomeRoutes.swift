@@ -49,12 +49,15 @@ extension AppRoutes {
             } catch {
                 guard let words = Self.lightningWords(error) else { throw error }
                 view.networkName = spec?.plainName ?? ""
-                if let offline = error as? LightningError, offline.isOffline, let spec,
-                   let known = try? Balance.lastKnown(store: store, wallet: wallet, spec: spec, reason: Balance.offlineReason(offline)) {
-                    view.balance = satsText(known.info.balanceMsat, .down)
-                    view.offline = known.offline.map { Self.offlineNote($0, now: now, timeZone: session.timeZone) }
+                if let offline = error as? LightningError, offline.isOffline {
+                    if let spec, let known = try? Balance.lastKnown(store: store, wallet: wallet, spec: spec, reason: Balance.offlineReason(offline)) {
+                        view.balance = satsText(known.info.balanceMsat, .down)
+                        view.offline = known.offline.map { Self.offlineNote($0, now: now, timeZone: session.timeZone) }
+                    } else {
+                        view.offline = "Not synced yet: the \(spec?.networkName ?? "network") did not answer. Your funds are safe; this page will show them once it does."
+                    }
                 } else {
-                    view.offline = "Not synced yet: the \(spec?.networkName ?? "network") did not answer. Your funds are safe; this page will show them once it does."
+                    view.offline = "Lightning is not available now. Your funds are safe."
                 }
                 view.offlineDetail = words
             }

@@ -132,10 +132,15 @@ public enum ClaimFeePolicy: Sendable, Equatable, CustomStringConvertible {
 
     /// The most a claim of `vbytes` may cost at the network's `fees`.
     public func capSat(fees: RecommendedFees, vbytes: UInt64 = ClaimFeePolicy.claimVbytes) -> UInt64 {
+        // Saturating: an absurd rate from a server caps at the largest number, never a crash.
+        func times(_ rate: UInt64) -> UInt64 {
+            let (product, overflow) = rate.multipliedReportingOverflow(by: vbytes)
+            return overflow ? .max : product
+        }
         switch self {
-        case .network(let leeway): (fees.halfHour + leeway) * vbytes
-        case .rate(let rate): rate * vbytes
-        case .fixed(let sats): sats
+        case .network(let leeway): return times(fees.halfHour.addingReportingOverflow(leeway).overflow ? .max : fees.halfHour + leeway)
+        case .rate(let rate): return times(rate)
+        case .fixed(let sats): return sats
         }
     }
 }

@@ -171,7 +171,7 @@ public struct LightningSession: Sendable {
                 LightningError.unreachable(network: spec.networkName, reason: "no answer within \(syncTimeout.components.seconds) s")
             }) { [lightning] in _ = try await lightning.sync() }
             let info = try await backend.getInfo()
-            LightningWallet.rememberBalance(info.balanceMsat, store: store, walletID: wallet.id)
+            LightningWallet.rememberBalance(info.balanceMsat, store: store, walletID: wallet.id, network: spec.description)
             balance = Balance(info: info, backend: backend.name)
         } catch {
             guard let offline = error as? LightningError, offline.isOffline else { throw error }
@@ -313,7 +313,7 @@ public struct Balance: Sendable, JSONRepresentable {
     /// answer (`reason`).
     /// - Throws: `LightningError.notSyncedYet` when it never synced there: no balance is known.
     public static func lastKnown(store: WalletStore, wallet: WalletSummary, spec: BackendSpec, reason: String) throws -> Balance {
-        guard let known = LightningWallet.lastKnownBalance(store: store, walletID: wallet.id) else {
+        guard let known = LightningWallet.lastKnownBalance(store: store, walletID: wallet.id, network: spec.description) else {
             throw LightningError.notSyncedYet(network: spec.networkName, reason: reason)
         }
         let node = (try? store.setting(LightningWallet.SettingKey.nodeID, walletID: wallet.id)) ?? nil
@@ -366,7 +366,7 @@ public enum HistorySync: Sendable, Equatable {
         let spec = (try? store.setting(LightningWallet.SettingKey.backend, walletID: wallet.id))?.flatMap { try? BackendSpec.parse($0) }
         switch spec {
         case .spark?:
-            return .needsPassword(lastSyncedAt: LightningWallet.lastSyncedAt(store: store, walletID: wallet.id))
+            return .needsPassword(lastSyncedAt: LightningWallet.lastSyncedAt(store: store, walletID: wallet.id, network: spec?.description))
         case .devnet?:
             guard (try? store.setting(LightningWallet.SettingKey.nodeID, walletID: wallet.id)) != nil else { return .notAttempted }
             do {
@@ -376,7 +376,7 @@ public enum HistorySync: Sendable, Equatable {
                 if case .offline(let reason, let last) = outcome { return .offline(reason: reason, lastSyncedAt: last) }
                 return .synced
             } catch {
-                return .offline(reason: "\(error)", lastSyncedAt: LightningWallet.lastSyncedAt(store: store, walletID: wallet.id))
+                return .offline(reason: "\(error)", lastSyncedAt: LightningWallet.lastSyncedAt(store: store, walletID: wallet.id, network: spec?.description))
             }
         case nil:
             return .notAttempted

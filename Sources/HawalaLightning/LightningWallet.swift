@@ -123,23 +123,35 @@ public final class LightningWallet: Sendable {
         (try? store.setting(SettingKey.backend, walletID: walletID)) ?? nil
     }
 
-    /// The last balance the backend gave, and when the history was last synced: what a page
-    /// shows, marked offline, when the backend does not answer (never a bare 0).
-    public static func lastKnownBalance(store: WalletStore, walletID: String) -> (msat: UInt64, at: Date?)? {
-        guard let text = (try? store.setting(SettingKey.lastBalance, walletID: walletID)) ?? nil, let msat = UInt64(text) else { return nil }
-        return (msat, lastSyncedAt(store: store, walletID: walletID))
+    /// The last balance `network`'s backend gave, and when the history was last synced with it:
+    /// what a page shows, marked offline, when the backend does not answer (never a bare 0).
+    /// Each note names its network: another network's is never read as this one's.
+    public static func lastKnownBalance(store: WalletStore, walletID: String, network: String?) -> (msat: UInt64, at: Date?)? {
+        guard let text = note(SettingKey.lastBalance, store: store, walletID: walletID, network: network), let msat = UInt64(text) else { return nil }
+        return (msat, lastSyncedAt(store: store, walletID: walletID, network: network))
     }
 
-    /// Keeps `msat` as the last known balance (written only when it changed; a failure to write
-    /// loses nothing but the note).
-    static func rememberBalance(_ msat: UInt64, store: WalletStore, walletID: String) {
-        if let known = lastKnownBalance(store: store, walletID: walletID), known.msat == msat { return }
-        try? store.setSetting(SettingKey.lastBalance, to: String(msat), walletID: walletID)
+    /// Keeps `msat` as `network`'s last known balance (written only when it changed; a failure
+    /// to write loses nothing but the note).
+    static func rememberBalance(_ msat: UInt64, store: WalletStore, walletID: String, network: String?) {
+        if let known = lastKnownBalance(store: store, walletID: walletID, network: network), known.msat == msat { return }
+        try? store.setSetting(SettingKey.lastBalance, to: tagged(String(msat), network: network), walletID: walletID)
     }
 
-    /// When the history of `walletID` was last brought up to date with its backend.
-    public static func lastSyncedAt(store: WalletStore, walletID: String) -> Date? {
-        (try? store.setting(SettingKey.syncedAt, walletID: walletID)).flatMap { $0.flatMap(Double.init) }.map { Date(timeIntervalSince1970: $0) }
+    /// When the history of `walletID` was last brought up to date with `network`'s backend.
+    public static func lastSyncedAt(store: WalletStore, walletID: String, network: String?) -> Date? {
+        note(SettingKey.syncedAt, store: store, walletID: walletID, network: network).flatMap(Double.init).map { Date(timeIntervalSince1970: $0) }
+    }
+
+    /// A per-network note as kept: "VALUE\nNETWORK".
+    static func tagged(_ value: String, network: String?) -> String { network.map { value + "\n" + $0 } ?? value }
+
+    /// A note's value when it is `network`'s (an untagged one, from before, counts for any).
+    static func note(_ key: String, store: WalletStore, walletID: String, network: String?) -> String? {
+        guard let stored = (try? store.setting(key, walletID: walletID)) ?? nil else { return nil }
+        let parts = stored.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return stored }
+        return network == nil || String(parts[1]) == network ? String(parts[0]) : nil
     }
 
     public let store: WalletStore
@@ -275,7 +287,7 @@ public final class LightningWallet: Sendable {
     @discardableResult
     public func sync() async throws -> Int {
         try await backend.sync()
-        let syncedAt = try store.setting(SettingKey.syncedAt, walletID: wallet.id).flatMap(Double.init)
+        let syncedAt = LightningWallet.note(SettingKey.syncedAt, store: store, walletID: wallet.id, network: network).flatMap(Double.init)
         let now = clock()
         var found = try await backend.listPayments(PaymentFilter(from: syncedAt.map { Date(timeIntervalSince1970: $0 - 3600) }))
         // Only this network's: another network's pending payments are settled by its own backend.
@@ -294,7 +306,7 @@ public final class LightningWallet: Sendable {
             }
         }
         try await record(found)
-        try store.setSetting(SettingKey.syncedAt, to: String(now.timeIntervalSince1970), walletID: wallet.id)
+        try store.setSetting(SettingKey.syncedAt, to: LightningWallet.tagged(String(now.timeIntervalSince1970), network: network), walletID: wallet.id)
         return found.count
     }
 
@@ -314,7 +326,7 @@ public final class LightningWallet: Sendable {
             }
             return .synced(count: count)
         } catch {
-            return .offline(reason: "\(error)", lastSyncedAt: LightningWallet.lastSyncedAt(store: store, walletID: wallet.id))
+            return .offline(reason: "\(error)", lastSyncedAt: LightningWallet.lastSyncedAt(store: store, walletID: wallet.id, network: network))
         }
     }
 

@@ -424,6 +424,8 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     case wrongAddress(String, network: LightningNetwork)
     /// No deposit of the wallet's at this outpoint.
     case unknownDeposit(String)
+    /// Devnet: not one of its deposit addresses.
+    case notADevnetAddress(String)
     /// The deposit can't be claimed or refunded in its state (its words).
     case depositNotAvailable(String, state: String)
     /// The devnet ledger at `path` can't be opened or read (the system's or SQLite's reason).
@@ -485,6 +487,7 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
             "\"\(text.prefix(40))\" is not a claim fee cap: network (the recommended rate + 1 sat/vB), network+N, N/vB (a rate), or N (sats in all)"
         case let .wrongAddress(text, network): "\"\(text.prefix(100))\" is not a Bitcoin address on \(network.displayName)"
         case .unknownDeposit(let outpoint): "no deposit \(outpoint) to this wallet"
+        case .notADevnetAddress(let text): "\"\(text.prefix(100))\" is not a devnet deposit address (a wallet's, from its receive with bitcoin)"
         case let .depositNotAvailable(outpoint, state): "deposit \(outpoint) is \(state)"
         case .unknownNetwork(let text):
             "unknown network \"\(text)\": current, all, spark:mainnet, spark:regtest, devnet or devnet:PATH"

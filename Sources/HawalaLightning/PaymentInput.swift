@@ -54,7 +54,7 @@ public enum PaymentInput: Sendable {
 
     /// Recognizes `text` (surrounding spaces and a `lightning:` prefix are ignored). With
     /// `allowLoopbackHTTP` (devnet only: its LNURL services run on this machine), an LNURL may
-    /// be plain http on 127.0.0.1 or localhost.
+    /// be plain http on 127.0.0.1.
     /// - Throws: `PaymentInputError` naming what is wrong with the kind it looks like.
     public static func parse(_ text: String, allowLoopbackHTTP: Bool = false) throws(PaymentInputError) -> PaymentInput {
         var input = text.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -98,8 +98,8 @@ public enum PaymentInput: Sendable {
         return try checkedURL(transport + rest, allowLoopbackHTTP: allowLoopbackHTTP)
     }
 
-    /// 127.0.0.1 or localhost: this machine.
-    static func isLoopback(_ host: String) -> Bool { host == "127.0.0.1" || host == "localhost" }
+    /// 127.0.0.1: this machine (devnet's LNURL server listens there only).
+    static func isLoopback(_ host: String) -> Bool { host == "127.0.0.1" }
 
     /// LUD-01: clearnet LNURLs must be https; .onion may be http.
     static func checkedURL(_ string: String, allowLoopbackHTTP: Bool = false) throws(PaymentInputError) -> URL {

@@ -29,11 +29,14 @@ public final class SparkBackend: PaymentBackend, Sendable {
         var listeners: [String: @Sendable (PaymentEvent) -> Void] = [:]
         /// The SDK's own preparation of each prepared invoice, to send exactly what was previewed.
         var prepared: [String: PrepareSendPaymentResponse] = [:]
-        /// The SDK said it synced with the network (its `synced` event) since connecting.
-        var syncedWithNetwork = false
+        /// When the SDK last said it synced with the network (its `synced` event).
+        var syncedAt: ContinuousClock.Instant?
     }
     private let state = Mutex(State())
     private let claimPolicy = Mutex(ClaimFeePolicy.default)
+
+    /// A `synced` event this recent counts as the network having answered.
+    static let syncedRecently: Duration = .seconds(300)
 
     /// Only one SDK instance per process: it owns its storage directory and background tasks.
     private struct ProcessState {
@@ -142,7 +145,7 @@ public final class SparkBackend: PaymentBackend, Sendable {
     /// waits until it has stopped.
     public func disconnect() async {
         let (sdk, listenerID): (BreezSdk?, String?) = state.withLock { state in
-            defer { state.sdk = nil; state.sdkListenerID = nil; state.prepared = [:]; state.syncedWithNetwork = false }
+            defer { state.sdk = nil; state.sdkListenerID = nil; state.prepared = [:]; state.syncedAt = nil }
             return (state.sdk, state.sdkListenerID)
         }
         let me = ObjectIdentifier(self)
@@ -206,9 +209,15 @@ public final class SparkBackend: PaymentBackend, Sendable {
 
     public func claimDeposit(txid: String, vout: UInt32, policy: ClaimFeePolicy) async throws -> Deposit {
         let request = ClaimDepositRequest(txid: txid, vout: vout, maxFee: SparkBackend.maxFee(policy))
-        _ = try await call { try await $0.claimDeposit(request: request) }
-        let left = try await listDeposits().first { $0.txid == txid && $0.vout == vout }
-        return left ?? Deposit(txid: txid, vout: vout, amountSat: 0, state: .claimed(feeSat: 0))
+        let before = try await listDeposits().first { $0.txid == txid && $0.vout == vout }
+        let outcome = try await call { try await $0.claimDeposit(request: request) }.outcome
+        if let left = try await listDeposits().first(where: { $0.txid == txid && $0.vout == vout }), left.state != .claimable { return left }
+        let amount = before?.amountSat ?? 0
+        if case .settled(let payment) = outcome {
+            let received = UInt64(payment.amount) ?? 0
+            return Deposit(txid: txid, vout: vout, amountSat: amount, state: .claimed(feeSat: amount > received ? amount - received : 0))
+        }
+        return Deposit(txid: txid, vout: vout, amountSat: amount, state: .notClaimed(.other("the claim was submitted; it settles shortly")))
     }
 
     public func refundDeposit(txid: String, vout: UInt32, to address: String, satPerVbyte: UInt64) async throws -> Deposit {
@@ -281,18 +290,28 @@ public final class SparkBackend: PaymentBackend, Sendable {
     }
 
     public func sync() async throws {
-        _ = try await call { try await $0.syncWallet(request: SyncWalletRequest()) }
-        _ = try await call { try await $0.getInfo(request: GetInfoRequest(ensureSynced: true)) }
+        do {
+            _ = try await call { try await $0.syncWallet(request: SyncWalletRequest()) }
+            _ = try await call { try await $0.getInfo(request: GetInfoRequest(ensureSynced: true)) }
+        } catch {
+            throw SparkErrors.readingState(error)
+        }
         // Offline, both calls above succeed on what is stored here; only the SDK's `synced`
-        // event says the network answered.
+        // event says the network answered: one since this sync began, or within the last few
+        // minutes (the SDK syncs in the background; a long-lived connection reads its result).
+        let began = ContinuousClock.now
         try await bounded(timeout, network: SparkErrors.network) { [self] in
-            while !self.state.withLock({ $0.syncedWithNetwork }) { try await Task.sleep(for: .milliseconds(50)) }
+            while true {
+                if let at = self.state.withLock({ $0.syncedAt }), at >= began || ContinuousClock.now - at < SparkBackend.syncedRecently { return }
+                try await Task.sleep(for: .milliseconds(50))
+            }
         }
     }
 
     /// The node's identity and balance as last synced (no network needed).
     public func getInfo() async throws -> NodeInfo {
-        let info = try await call { try await $0.getInfo(request: GetInfoRequest(ensureSynced: false)) }
+        let info: GetInfoResponse
+        do { info = try await call { try await $0.getInfo(request: GetInfoRequest(ensureSynced: false)) } } catch { throw SparkErrors.readingState(error) }
         return NodeInfo(nodeID: info.identityPubkey, balanceMsat: info.balanceSats.multipliedReportingOverflow(by: 1000).partialValue)
     }
 
@@ -440,7 +459,7 @@ public final class SparkBackend: PaymentBackend, Sendable {
         let mapped: PaymentEvent
         switch event {
         case .synced:
-            state.withLock { $0.syncedWithNetwork = true }
+            state.withLock { $0.syncedAt = ContinuousClock.now }
             mapped = .synced
         case .paymentSucceeded(let p): mapped = .paymentSucceeded(HawalaWallet.Payment(spark: p, backend: name))
         case .paymentPending(let p): mapped = .paymentPending(HawalaWallet.Payment(spark: p, backend: name))

@@ -19,9 +19,6 @@ enum SparkErrors {
         case .LnurlError(let why):
             return LightningError.refused(by: "the LNURL service", reason: oneLine(why))
         case .StorageError(let why):
-            // Read before the first sync, the SDK's storage has no rows yet: that is a wallet
-            // not synced (offline), not a damaged disk.
-            if why.lowercased().contains("no rows") { return LightningError.notSyncedYet(network: network, reason: "nothing synced on this machine yet") }
             return LightningError.backendUnavailable("Spark's storage on this machine: \(oneLine(why))")
         case .SparkError(let why), .Generic(let why), .Signer(let why), .InvalidUuid(let why):
             if let reason = connectionFailure(why) { return LightningError.unreachable(network: network, reason: reason) }
@@ -29,6 +26,16 @@ enum SparkErrors {
         default:
             return LightningError.refused(by: "Spark", reason: oneLine(firstText(in: error) ?? "the request was refused"))
         }
+    }
+
+    /// For the calls that read the wallet's state (sync, info): the SDK's storage read before
+    /// the first sync has no rows yet — a wallet not synced (offline), not a damaged disk.
+    /// Elsewhere "no rows" means a record that does not exist, and keeps its words.
+    static func readingState(_ error: Error) -> Error {
+        if case LightningError.backendUnavailable(let why) = error, why.lowercased().contains("no rows") {
+            return LightningError.notSyncedYet(network: network, reason: "nothing synced on this machine yet")
+        }
+        return error
     }
 
     /// The SDK reports a failed connection to Spark's operators inside other errors; what a

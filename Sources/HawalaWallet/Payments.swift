@@ -130,20 +130,37 @@ extension WalletStore {
     public func savePayments(_ payments: [Payment], walletID: String) throws {
         try writeTransaction { db in
             // Cached statements: a backup import or a sync may bring 100,000 payments.
-            let status = try db.cachedStatement(sql: "SELECT status FROM payment WHERE walletId = ? AND id = ?")
+            let existing = try db.cachedStatement(sql: "SELECT status, comment, successAction, fiatCurrency, fiatValue, network FROM payment WHERE walletId = ? AND id = ?")
             let dropPlaceholder = try db.cachedStatement(sql: "DELETE FROM payment WHERE walletId = ? AND idempotencyKey = ? AND id != ? AND status = 'pending'")
             let keyTaken = try db.cachedStatement(sql: "SELECT 1 FROM payment WHERE walletId = ? AND idempotencyKey = ? AND id != ?")
             let walletBackend = try String.fetchOne(db, sql: "SELECT value FROM walletSetting WHERE walletId = ? AND key = 'ln.backend'", arguments: [walletID])
+            let placeholder = try db.cachedStatement(sql: """
+                SELECT comment, successAction, network FROM payment WHERE walletId = ? AND idempotencyKey = ? AND id != ? AND status = 'pending'
+                """)
             for var payment in payments {
-                if payment.network == nil { payment.network = WalletStore.network(of: payment, walletBackend: walletBackend) }
-                if let old = try String.fetchOne(status, arguments: [walletID, payment.id]) {
-                    guard WalletStore.mayReplace(Payment.Status(rawValue: old) ?? .pending, with: payment.status) else { continue }
+                if let old = try Row.fetchOne(existing, arguments: [walletID, payment.id]) {
+                    guard WalletStore.mayReplace(Payment.Status(rawValue: old["status"]) ?? .pending, with: payment.status) else { continue }
+                    // What only this store knew stays: a backend's later report of the payment
+                    // (a sync) carries no comment, no payee's message, no fiat value of the time.
+                    payment.details.comment = payment.details.comment ?? old["comment"]
+                    payment.details.successAction = payment.details.successAction ?? old["successAction"]
+                    if payment.fiat == nil, let currency: String = old["fiatCurrency"], let text: String = old["fiatValue"], let value = Decimal(string: text) {
+                        payment.fiat = Payment.FiatValue(currency: currency, value: value)
+                    }
+                    payment.network = payment.network ?? old["network"]
                 }
                 if let key = payment.idempotencyKey {
-                    // The backend's record replaces the placeholder written before sending.
+                    // The backend's record replaces the placeholder written before sending (and
+                    // keeps what it knew).
+                    if let old = try Row.fetchOne(placeholder, arguments: [walletID, key, payment.id]) {
+                        payment.details.comment = payment.details.comment ?? old["comment"]
+                        payment.details.successAction = payment.details.successAction ?? old["successAction"]
+                        payment.network = payment.network ?? old["network"]
+                    }
                     try dropPlaceholder.execute(arguments: [walletID, key, payment.id])
                     if try Bool.fetchOne(keyTaken, arguments: [walletID, key, payment.id]) == true { continue }
                 }
+                if payment.network == nil { payment.network = WalletStore.network(of: payment, walletBackend: walletBackend) }
                 try WalletStore.insert(payment, walletID: walletID, db: db)
             }
         }

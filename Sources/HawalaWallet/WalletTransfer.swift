@@ -154,7 +154,12 @@ extension WalletStore {
                                arguments: [a.id, prepared.id, a.key.chain.name, a.key.address, a.account.label, a.account.importedAt.timeIntervalSince1970,
                                            Data(a.sealed), a.key.compressed])
             }
-            for payment in incoming.payments { try WalletStore.insert(payment, walletID: prepared.id, db: db) }
+            // A file written before payments kept their network: inferred as the store does.
+            let backend = incoming.settings["ln.backend"]
+            for var payment in incoming.payments {
+                if payment.network == nil { payment.network = WalletStore.network(of: payment, walletBackend: backend) }
+                try WalletStore.insert(payment, walletID: prepared.id, db: db)
+            }
             for (key, value) in incoming.settings {
                 try db.execute(sql: "INSERT OR REPLACE INTO walletSetting (walletId, key, value) VALUES (?, ?, ?)", arguments: [prepared.id, key, value])
             }

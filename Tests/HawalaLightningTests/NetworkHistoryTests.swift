@@ -66,10 +66,13 @@ struct NetworkHistoryTests {
         #expect(try await session().closing { try await $0.balance() }.info.balanceSats == 1_000)
         try await use(ledgerB)
         // What was known of ledger A is not ledger B's.
-        #expect(LightningWallet.lastKnownBalance(store: store, walletID: wallet.id) == nil)
-        #expect(LightningWallet.lastSyncedAt(store: store, walletID: wallet.id) == nil)
+        #expect(LightningWallet.lastKnownBalance(store: store, walletID: wallet.id, network: nil) == nil)
+        #expect(LightningWallet.lastSyncedAt(store: store, walletID: wallet.id, network: nil) == nil)
         _ = try await session().closing { try await $0.fund(sats: 2_000) }
         #expect(try await session().closing { try await $0.balance() }.info.balanceSats == 2_000)
+        // Each network's last balance is its own: ledger B's is never read as ledger A's.
+        #expect(LightningWallet.lastKnownBalance(store: store, walletID: wallet.id, network: "devnet:" + ledgerB)?.msat == 2_000_000)
+        #expect(LightningWallet.lastKnownBalance(store: store, walletID: wallet.id, network: "devnet:" + ledgerA) == nil)
 
         let home = store.home.directory
         func listed(_ text: String?) throws -> [UInt64] {

@@ -148,7 +148,10 @@ struct SparkBackendTests {
     /// The SDK's storage read before any sync ("no rows") is a wallet not synced yet, never
     /// local damage in the SDK's words; other storage errors still say where the problem is.
     @Test func storageBeforeTheFirstSyncReadsAsNotSynced() {
-        let early = SparkErrors.map(SdkError.StorageError("Underlying implementation error: Query returned no rows"))
+        let early = SparkErrors.readingState(SparkErrors.map(SdkError.StorageError("Underlying implementation error: Query returned no rows")))
+        // Elsewhere (a record that does not exist) it keeps its words.
+        #expect(SparkErrors.map(SdkError.StorageError("Query returned no rows")) as? LightningError
+                == .backendUnavailable("Spark's storage on this machine: Query returned no rows"))
         #expect(early as? LightningError == .notSyncedYet(network: "Spark network", reason: "nothing synced on this machine yet"))
         #expect((early as? LightningError)?.isOffline == true)
         #expect(!"\(early)".contains("Query") && !"\(early)".contains("implementation"))

@@ -70,7 +70,7 @@ extension DevnetLedger {
             try db.execute(sql: "INSERT INTO deposit (txid, vout, address, amountSat, createdAt) VALUES (?, 0, ?, ?, ?)",
                            arguments: [txid, address, Int64(sats), now.timeIntervalSince1970])
         }
-        guard known else { throw LightningError.wrongAddress(address, network: .regtest) }
+        guard known else { throw LightningError.notADevnetAddress(address) }
         return txid
     }
 
@@ -93,6 +93,9 @@ extension DevnetLedger {
         case "notClaimed":
             switch row["reason"] as String? {
             case "belowDust": state = .notClaimed(.belowDust)
+            case "feeAboveAmount":
+                let fee = UInt64(row["requiredFeeSat"] as Int64? ?? 0)
+                state = .notClaimed(.other("claiming costs \(fee) sat, more than the deposit: claim it when fees fall, or send it elsewhere"))
             default: state = .notClaimed(.feeAboveCap(requiredSat: UInt64(row["requiredFeeSat"] as Int64? ?? 0), capSat: (row["capSat"] as Int64?).map(UInt64.init)))
             }
         default:
@@ -115,12 +118,15 @@ extension DevnetLedger {
                 """, arguments: [node, txid, vout]) else { refusal = .unknownDeposit("\(txid):\(vout)"); return }
             let deposit = DevnetLedger.deposit(row, height: height)
             switch deposit.state {
-            case .claimable, .notClaimed(.feeAboveCap): break
+            case .claimable, .notClaimed(.feeAboveCap), .notClaimed(.other): break
             default: refusal = .depositNotAvailable(deposit.outpoint, state: deposit.stateText); return
             }
-            let fee = medium * ClaimFeePolicy.claimVbytes
-            if deposit.amountSat < DevnetLedger.dustSat || deposit.amountSat <= fee {
+            let fee = medium.multipliedReportingOverflow(by: ClaimFeePolicy.claimVbytes).partialValue
+            if deposit.amountSat < DevnetLedger.dustSat {
                 try db.execute(sql: "UPDATE deposit SET state = 'notClaimed', reason = 'belowDust' WHERE txid = ? AND vout = ?", arguments: [txid, vout])
+            } else if deposit.amountSat <= fee {
+                try db.execute(sql: "UPDATE deposit SET state = 'notClaimed', reason = 'feeAboveAmount', requiredFeeSat = ? WHERE txid = ? AND vout = ?",
+                               arguments: [Int64(fee), txid, vout])
             } else if fee > capSat {
                 try db.execute(sql: "UPDATE deposit SET state = 'notClaimed', reason = 'feeAboveCap', requiredFeeSat = ?, capSat = ? WHERE txid = ? AND vout = ?",
                                arguments: [Int64(fee), Int64(capSat), txid, vout])
@@ -189,7 +195,12 @@ extension DevnetBackend {
         guard let node = try? signingNode() else { return }
         let cap = claimPolicy.capSat(fees: try ledger.fees())
         for deposit in try ledger.deposits(of: node) where deposit.state == .claimable {
-            _ = try ledger.claim(txid: deposit.txid, vout: deposit.vout, node: node, capSat: cap, now: Date())
+            // Another process may have claimed it meanwhile: that one is not this sync's failure.
+            do {
+                _ = try ledger.claim(txid: deposit.txid, vout: deposit.vout, node: node, capSat: cap, now: Date())
+            } catch LightningError.depositNotAvailable {
+                continue
+            }
         }
     }
 }
