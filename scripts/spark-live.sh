@@ -60,6 +60,6 @@ SIGNED=$(echo "hawala live check" | payee ln sign-message --json --password-file
 PUB=$(echo "$SIGNED" | python3 -c 'import json,sys; print(json.load(sys.stdin)["pubkey"])')
 SIG=$(echo "$SIGNED" | python3 -c 'import json,sys; print(json.load(sys.stdin)["signature"])')
 echo "hawala live check" | payee ln verify-message --pubkey "$PUB" --signature "$SIG"
-payee ln address delete --password-file "$PASSWORD"
+payee ln address delete --yes --password-file "$PASSWORD"
 echo "== payer history"; payer ln history
 echo "== payee history"; payee ln history

@@ -72,6 +72,7 @@ extension AppRoutes {
             view = LNURLConfirmView(title: "Receive", question: offer.summary, action: "/lightning/withdraw", lnurl: text,
                                     button: "Receive")
             view.amount = AmountText.grouped(sats)
+            view.note = offer.remainderNote(sats: sats).map { "If you take less: \($0)." }
             view.askAmount = offer.minWithdrawableMsat / 1000 != offer.maxWithdrawableMsat / 1000
         }
         var page = Page(title: view.title, session: session, overview: try await app.store.overview())

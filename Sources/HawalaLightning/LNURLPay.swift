@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaFormat
 import HawalaKeys
 
 /// Why an LNURL-pay exchange was refused. Each case is one line for the user.
@@ -32,7 +33,7 @@ public enum LNURLError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notALogin(let tag): "this LNURL is not a login (LNURL-auth): its tag is \"\(tag)\""
         case .callbackOnAnotherDomain(let host): "the service sends payments to another domain (\(host)); refused"
         case let .amountOutOfRange(requested, min, max):
-            "\(requested / 1000) sat is outside what the service accepts (\(min / 1000)–\(max / 1000) sat)"
+            "\(AmountText.grouped(requested / 1000)) sat is outside what the service accepts (\(AmountText.grouped(min / 1000))–\(AmountText.grouped(max / 1000)) sat)"
         case .commentTooLong(let allowed): allowed == 0 ? "this service takes no comment" : "the comment is longer than the \(allowed) characters the service allows"
         case .invoice(let e): "the service's invoice is invalid: \(e)"
         case let .invoiceAmountMismatch(requested, invoice):

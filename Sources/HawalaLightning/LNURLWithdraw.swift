@@ -61,6 +61,13 @@ public struct LNURLWithdrawRequest: Sendable, Equatable {
         return url
     }
 
+    /// Said before withdrawing less than offered: a withdrawal link is used once.
+    public func remainderNote(sats: UInt64) -> String? {
+        let offered = maxWithdrawableMsat / 1000
+        guard sats < offered else { return nil }
+        return "the link is used once: the other \(AmountText.grouped(offered - sats)) sat it offers are given up"
+    }
+
     /// What a person is asked: "Receive up to 5,000 sat from example.com: coffee voucher".
     public var summary: String {
         let range = minWithdrawableMsat / 1000 == maxWithdrawableMsat / 1000
@@ -99,7 +106,9 @@ public struct LightningAddressInfo: Sendable, Equatable, JSONRepresentable {
     /// Returns it lower-cased.
     public static func checkName(_ text: String) throws(LightningError) -> String {
         let name = text.trimmingCharacters(in: .whitespaces).lowercased()
-        guard PaymentInput.addressNameLength.contains(name.count), name.allSatisfy(PaymentInput.addressNameCharacters.contains) else {
+        // Dots only between other characters: "." and ".." would be path steps in the address's URL.
+        guard PaymentInput.addressNameLength.contains(name.count), name.allSatisfy(PaymentInput.addressNameCharacters.contains),
+              !name.hasPrefix("."), !name.hasSuffix("."), !name.contains("..") else {
             throw .invalidAddressName(text)
         }
         return name

@@ -86,7 +86,11 @@ public struct LightningSession: Sendable {
         let spec = try BackendSpec.parse(specText, home: store.home.directory)
         // The rates source typed by hand, when there is one; else the backend's own rates.
         let savedRates = try store.setting(LightningWallet.SettingKey.rates, walletID: wallet.id).flatMap(RatesSource.init(saved:))?.provider()
-        let savedNode = try store.setting(LightningWallet.SettingKey.nodeID, walletID: wallet.id)
+        // The node id saved is the saved backend's: a one-off backend of another kind neither
+        // reads it nor overwrites it (a Spark identity is not a devnet node).
+        let savedSpec = try store.setting(LightningWallet.SettingKey.backend, walletID: wallet.id).flatMap { try? BackendSpec.parse($0, home: store.home.directory) }
+        let ownsSavedNode = savedSpec?.backendName == spec.backendName
+        let savedNode = ownsSavedNode ? try store.setting(LightningWallet.SettingKey.nodeID, walletID: wallet.id) : nil
         let opened: any PaymentBackend
         var directory = store.home.directory
         var keyring: Keyring?
@@ -115,7 +119,7 @@ public struct LightningSession: Sendable {
         let secret = try store.secret(of: wallet, keyring: keyring!)
         try await opened.connect(ConnectRequest(secret: secret, storageDirectory: directory))
         let info = try await opened.getInfo()
-        if info.nodeID != savedNode { try store.setSetting(LightningWallet.SettingKey.nodeID, to: info.nodeID, walletID: wallet.id) }
+        if ownsSavedNode, info.nodeID != savedNode { try store.setSetting(LightningWallet.SettingKey.nodeID, to: info.nodeID, walletID: wallet.id) }
         let fiat = try LightningWallet.fiat(store: store, wallet: wallet, backendRates: BackendRatesProvider(backend: opened))
         return LightningSession(store: store, wallet: wallet, spec: spec, backend: opened,
                                 lightning: LightningWallet(store: store, wallet: wallet, backend: opened, network: spec.description, fiat: fiat),

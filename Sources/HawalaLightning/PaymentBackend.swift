@@ -485,7 +485,7 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case .invalidOutpoint(let text): "\"\(text.prefix(80))\" is not a deposit: TXID:VOUT (64 hex digits, a colon, the output number)"
         case .invalidClaimFeePolicy(let text):
             "\"\(text.prefix(40))\" is not a claim fee cap: network (the recommended rate + 1 sat/vB), network+N, N/vB (a rate), or N (sats in all)"
-        case let .wrongAddress(text, network): "\"\(text.prefix(100))\" is not a Bitcoin address on \(network.displayName)"
+        case let .wrongAddress(text, network): "\"\(text.prefix(100))\" is not a valid Bitcoin address on \(network.displayName): check it was copied whole, and is for this network"
         case .unknownDeposit(let outpoint): "no deposit \(outpoint) to this wallet"
         case .notADevnetAddress(let text): "\"\(text.prefix(100))\" is not a devnet deposit address (a wallet's, from its receive with bitcoin)"
         case let .depositNotAvailable(outpoint, state): "deposit \(outpoint) is \(state)"

@@ -65,11 +65,18 @@ struct LightningAddressDelete: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete", abstract: "Give the wallet's Lightning address up (needs the wallet password).")
     @OptionGroup var options: LightningOptions
+    @Flag(help: "Give it up without asking.") var yes = false
     @Flag(help: "JSON output: {deleted}.") var json = false
 
     func run() async throws {
+        if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm; pass --yes to give it up without asking", code: .usage) }
         let gone = try await options.open(signing: true).closing { session -> String in
             let known = try? await session.backend.lightningAddress()
+            if !yes {
+                let terminal = try Terminal.required("pass --yes")
+                terminal.line("Once given up, the name is free for anyone: payments to \(known?.address ?? "it") would then go to them.")
+                guard try terminal.confirm("Give it up?") else { throw CLIError("kept") }
+            }
             try await session.backend.deleteLightningAddress()
             return known?.address ?? "the Lightning address"
         }
@@ -106,9 +113,11 @@ struct LightningWithdraw: AsyncParsableCommand {
             let sats = try offer.amountSats(amount)
             if yes {
                 Output.error(offer.summary)
+                if let note = offer.remainderNote(sats: sats) { Output.error("note: \(note)") }
             } else {
                 let terminal = try Terminal.required("pass --yes")
                 terminal.line(offer.summary)
+                if let note = offer.remainderNote(sats: sats) { terminal.line("Note: \(note).") }
                 guard try terminal.confirm("Receive \(AmountText.grouped(sats)) sat?") else { throw CLIError("not received") }
             }
             do {

@@ -14,7 +14,7 @@ struct LightningDeposits: AsyncParsableCommand {
             on-chain transaction whose fee the wallet pays, at most the cap of `hawala ln config \
             --max-claim-fee` (default: the network's recommended rate + 1 sat/vB). One whose claim \
             would cost more is "not claimed" with the fee it needs: claim it with a higher cap, or \
-            send it elsewhere. Listing syncs first (needs the wallet password on Spark). JSON: an \
+            send it elsewhere. Listing syncs first (needs the wallet password). JSON: an \
             array of {txid, vout, amountSat, state, …} (docs/reference.md).
             """,
         subcommands: [LightningDepositsList.self, LightningDepositsClaim.self, LightningDepositsRefund.self],
@@ -28,7 +28,11 @@ struct LightningDepositsList: AsyncParsableCommand {
 
     func run() async throws {
         let deposits = try await options.open(signing: true).closing { session -> [Deposit] in
-            if case .offline(let reason, _) = await session.lightning.sync(timeout: .seconds(10)) { Output.error("offline (\(reason)): the deposits as last known") }
+            if case .offline(let reason, let last) = await session.lightning.sync(timeout: .seconds(10)) {
+                // Never synced: "no deposits" would be a guess, not a fact.
+                guard last != nil else { throw LightningError.notSyncedYet(network: session.spec.networkName, reason: reason) }
+                Output.error("offline (\(reason)): the deposits as last known")
+            }
             return try await session.backend.listDeposits()
         }
         if json { JSONValue.array(deposits.map(\.json)).print(); return }
@@ -66,6 +70,7 @@ struct LightningDepositsRefund: AsyncParsableCommand {
     @Option(help: "The Bitcoin address to send it to.") var to: String
     @Option(name: .customLong("fee-rate"), help: "The fee rate, sat/vB.") var feeRate: UInt64?
     @Option(help: "fast, medium or slow.") var speed: OnChainSpeed?
+    @Flag(help: "Send without asking.") var yes = false
     @Flag(help: "JSON output.") var json = false
 
     func validate() throws {
@@ -75,9 +80,25 @@ struct LightningDepositsRefund: AsyncParsableCommand {
 
     func run() async throws {
         let (txid, vout) = try Deposit.outpoint(outpoint)
+        if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm; pass --yes to send without asking", code: .usage) }
         let deposit = try await options.open(signing: true).closing { session in
+            try session.backend.network.checkBitcoinAddress(to)
+            guard let known = try await session.backend.listDeposits().first(where: { $0.txid == txid && $0.vout == vout }) else {
+                throw LightningError.unknownDeposit("\(txid):\(vout)")
+            }
             let fees = try await session.backend.recommendedFees()
             let rate = feeRate ?? (speed ?? .medium).rate(fees)
+            let fee = rate.multipliedReportingOverflow(by: ClaimFeePolicy.claimVbytes).partialValue
+            let rows = [("deposit", "\(AmountText.grouped(known.amountSat)) sat (\(known.stateText))"), ("to", to),
+                        ("fee", "about \(AmountText.grouped(fee)) sat (\(rate) sat/vB)"),
+                        ("arrives", known.amountSat > fee ? "about \(AmountText.grouped(known.amountSat - fee)) sat" : "nothing: the fee is larger")]
+            if yes {
+                for line in alignedRows(rows) { Output.error(line) }
+            } else {
+                let terminal = try Terminal.required("pass --yes")
+                for line in alignedRows(rows) { terminal.line(line) }
+                guard try terminal.confirm("Send it to \(to)? It will not come into Lightning.") else { throw CLIError("not sent") }
+            }
             return try await session.backend.refundDeposit(txid: txid, vout: vout, to: to, satPerVbyte: rate)
         }
         if json { deposit.json.print() } else { print("\(deposit.outpoint)  \(deposit.stateText)") }

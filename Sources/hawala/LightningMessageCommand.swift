@@ -34,6 +34,10 @@ struct LightningSignMessage: AsyncParsableCommand {
     @OptionGroup var options: LightningOptions
     @Flag(help: "JSON output.") var json = false
 
+    func validate() throws {
+        if options.password.passwordFile == "-" { throw ValidationError("the message is read from standard input: give the password in a file") }
+    }
+
     func run() async throws {
         let message = try readMessage()
         try MessageSignature.check(message)

@@ -62,7 +62,9 @@ struct DevnetLNURLTests {
         try await withWallets(ledger) { alice, bob in
             await #expect(throws: LightningError.noLNURLServer(ledger: ledger)) { _ = try await alice.registerAddress(name: "alice") }
             let served = try ServedLNURL(ledger: ledger)
-            await #expect(throws: LightningError.invalidAddressName("Al ice")) { _ = try await alice.registerAddress(name: "Al ice") }
+            for bad in ["Al ice", "..", ".", "a..b", ".alice", String(repeating: "a", count: 65)] {
+                await #expect(throws: LightningError.invalidAddressName(bad)) { _ = try await alice.registerAddress(name: bad) }
+            }
             let info = try await alice.registerAddress(name: "Alice", description: "Alice's tips")
             #expect(info.address == "alice@127.0.0.1:\(served.server.port)" && info.lnurl.hasPrefix("lnurl1"))
             #expect(try PaymentInput.decodeLNURL(info.lnurl, allowLoopbackHTTP: true) == info.url)

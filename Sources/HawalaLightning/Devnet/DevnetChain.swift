@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HawalaCrypto
+import HawalaFormat
 import HawalaKeys
 import HawalaWallet
 
@@ -95,7 +96,7 @@ extension DevnetLedger {
             case "belowDust": state = .notClaimed(.belowDust)
             case "feeAboveAmount":
                 let fee = UInt64(row["requiredFeeSat"] as Int64? ?? 0)
-                state = .notClaimed(.other("claiming costs \(fee) sat, more than the deposit: claim it when fees fall, or send it elsewhere"))
+                state = .notClaimed(.other("claiming costs \(AmountText.grouped(fee)) sat, as much as the deposit or more: claim it when fees fall, or send it elsewhere"))
             default: state = .notClaimed(.feeAboveCap(requiredSat: UInt64(row["requiredFeeSat"] as Int64? ?? 0), capSat: (row["capSat"] as Int64?).map(UInt64.init)))
             }
         default:
@@ -157,7 +158,7 @@ extension DevnetLedger {
                 """, arguments: [node, txid, vout]) else { refusal = .unknownDeposit("\(txid):\(vout)"); return }
             let deposit = DevnetLedger.deposit(row, height: height)
             switch deposit.state {
-            case .claimed, .refunded: refusal = .depositNotAvailable(deposit.outpoint, state: deposit.stateText); return
+            case .claimed, .refunded, .waiting: refusal = .depositNotAvailable(deposit.outpoint, state: deposit.stateText); return
             default: break
             }
             guard deposit.amountSat > satPerVbyte * ClaimFeePolicy.claimVbytes + DevnetLedger.dustSat else {
