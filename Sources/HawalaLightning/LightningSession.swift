@@ -89,7 +89,7 @@ public struct LightningSession: Sendable {
         // The node id saved is the saved backend's: a one-off backend of another kind neither
         // reads it nor overwrites it (a Spark identity is not a devnet node).
         let savedSpec = try store.setting(LightningWallet.SettingKey.backend, walletID: wallet.id).flatMap { try? BackendSpec.parse($0, home: store.home.directory) }
-        let ownsSavedNode = savedSpec?.backendName == spec.backendName
+        let ownsSavedNode = savedSpec == nil || savedSpec?.backendName == spec.backendName
         let savedNode = ownsSavedNode ? try store.setting(LightningWallet.SettingKey.nodeID, walletID: wallet.id) : nil
         let opened: any PaymentBackend
         var directory = store.home.directory

@@ -25,6 +25,10 @@ final class ServedLNURL: Sendable {
     }
 
     deinit { server.stop() }
+
+    /// Says again that the server runs (`ln devnet serve` does it every 5 s; a loaded test
+    /// machine can take longer than the ledger's 30 s between two steps).
+    func announce() throws { try service.announce() }
 }
 
 @Suite("Devnet Lightning addresses and withdraw vouchers")
@@ -65,6 +69,7 @@ struct DevnetLNURLTests {
             for bad in ["Al ice", "..", ".", "a..b", ".alice", String(repeating: "a", count: 65)] {
                 await #expect(throws: LightningError.invalidAddressName(bad)) { _ = try await alice.registerAddress(name: bad) }
             }
+            try served.announce()
             let info = try await alice.registerAddress(name: "Alice", description: "Alice's tips")
             #expect(info.address == "alice@127.0.0.1:\(served.server.port)" && info.lnurl.hasPrefix("lnurl1"))
             #expect(try PaymentInput.decodeLNURL(info.lnurl, allowLoopbackHTTP: true) == info.url)
@@ -109,6 +114,7 @@ struct DevnetLNURLTests {
         try await withWallets(ledger) { alice, bob in
             #expect(throws: LightningError.noLNURLServer(ledger: ledger)) { _ = try DevnetVouchers.issue(ledgerPath: ledger, sats: 5_000) }
             let served = try ServedLNURL(ledger: ledger)
+            try served.announce()
             let voucher = try DevnetVouchers.issue(ledgerPath: ledger, sats: 5_000, description: "coffee voucher")
             let offer = try await alice.withdrawOffer(try PaymentInput.parse(voucher, allowLoopbackHTTP: true))
             #expect(offer.minWithdrawableMsat == 1_000 && offer.maxWithdrawableMsat == 5_000_000)
@@ -124,6 +130,7 @@ struct DevnetLNURLTests {
             }
             await #expect(throws: LNURLError.serviceError("this voucher has been used")) { _ = try await bob.withdraw(offer, amountSats: 1_000, timeout: .seconds(5)) }
             // A payment link offers nothing to withdraw.
+            try served.announce()
             let pay = try await alice.registerAddress(name: "alice")
             await #expect(throws: LNURLError.notAWithdrawal("payRequest")) { _ = try await bob.withdrawOffer(.lnurl(pay.url)) }
             _ = served
