@@ -4,7 +4,8 @@ import HawalaCrypto
 import HawalaKeys
 import HawalaWallet
 
-/// The JSON inside a `.hawala` file (payload format 1, docs/hawala-format.md).
+/// The JSON inside a `.hawala` file (payload format 2, docs/hawala-format.md; format 1, without
+/// exit states and on-chain details, still reads).
 struct BackupPayloadJSON: Codable {
     var format: Int
     var createdAt: Date
@@ -27,6 +28,18 @@ struct BackupPayloadJSON: Codable {
         /// Lightning history and per-wallet settings (absent in files written before them).
         var payments: [PaymentJSON]?
         var settings: [String: String]?
+        /// The newest unilateral-exit state of each Lightning network (format 2).
+        var exitStates: [ExitStateJSON]?
+    }
+
+    struct ExitStateJSON: Codable {
+        var network: String
+        /// Seconds since 1970, fractional.
+        var exportedAt: Double
+        var valueSat: UInt64?
+        var leafCount: Int?
+        /// The backend's state, base64 (Spark: the SDK's `exportUnilateralExitState`, as given).
+        var state: String
     }
 
     struct PaymentJSON: Codable {
@@ -55,6 +68,10 @@ struct BackupPayloadJSON: Codable {
         var comment: String?
         /// What the payee's service said once paid (LUD-09/10); absent in older files.
         var successAction: String?
+        /// An on-chain payment's transaction, address and confirmations (format 2).
+        var txid: String?
+        var address: String?
+        var confirmations: Int?
     }
 
     struct Imported: Codable {
@@ -73,7 +90,9 @@ struct BackupPayloadJSON: Codable {
 
 /// What a backup holds, decoded: wallets with their secrets and the current wallet's name.
 public struct BackupPayload: Sendable {
-    public static let format = 1
+    public static let format = 2
+    /// Formats this Hawala reads: 1 (before exit states) and 2.
+    public static let readableFormats = 1...2
     /// A bound on the payload a reader holds in memory (wallets are kilobytes; a Lightning
     /// history is about 1 KiB a payment).
     public static let maximumBytes = HawalaFormat.maximumPayloadBytes
@@ -112,9 +131,15 @@ public struct BackupPayload: Sendable {
                             description: p.details.description, paymentHash: p.details.paymentHash, preimage: p.details.preimage,
                             destination: p.details.destination, idempotencyKey: p.idempotencyKey, failureReason: p.failureReason,
                             fiatCurrency: p.fiat?.currency, fiatValue: p.fiat.map { "\($0.value)" }, network: p.network, comment: p.details.comment,
-                            successAction: p.details.successAction)
+                            successAction: p.details.successAction, txid: p.details.txid, address: p.details.address,
+                            confirmations: p.details.confirmations)
                     },
-                    settings: w.settings.isEmpty ? nil : w.settings)
+                    settings: w.settings.isEmpty ? nil : w.settings,
+                    exitStates: w.exitStates.isEmpty ? nil : w.exitStates.map { e in
+                        BackupPayloadJSON.ExitStateJSON(network: e.kept.network, exportedAt: e.kept.exportedAt.timeIntervalSince1970,
+                                                        valueSat: e.kept.valueSat, leafCount: e.kept.leafCount,
+                                                        state: Data(e.state.unsafeCopy()).base64EncodedString())
+                    })
             },
             settings: .init(current: current))
         let encoder = JSONEncoder()
@@ -136,7 +161,7 @@ public struct BackupPayload: Sendable {
         } catch {
             throw HawalaFileError.invalidPayload("the payload is not valid backup JSON")
         }
-        guard json.format == format else { throw HawalaFileError.invalidPayload("unsupported payload format \(json.format)") }
+        guard readableFormats.contains(json.format) else { throw HawalaFileError.invalidPayload("unsupported payload format \(json.format)") }
         let wallets = try json.wallets.map { w -> WalletExport in
             // A name is printed in the import preview and kept in the store: the store's rule
             // applies, so no escape sequence from a file ever reaches a screen.
@@ -190,12 +215,22 @@ public struct BackupPayload: Sendable {
                                timestamp: Date(timeIntervalSince1970: p.timestamp), method: p.method, backend: p.backend,
                                details: Payment.Details(invoice: p.invoice, description: p.description, paymentHash: p.paymentHash,
                                                         preimage: p.preimage, destination: p.destination, comment: p.comment,
-                                                        successAction: p.successAction),
+                                                        successAction: p.successAction, txid: p.txid, address: p.address,
+                                                        confirmations: p.confirmations),
                                idempotencyKey: p.idempotencyKey, failureReason: p.failureReason, fiat: fiat, network: p.network)
+            }
+            let exitStates = try (w.exitStates ?? []).map { e -> ExitStateExport in
+                guard e.exportedAt.isFinite, !e.network.isEmpty, e.network.count <= 4096, var state = Data(base64Encoded: e.state) else {
+                    throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": an exit state is malformed")
+                }
+                defer { state.resetBytes(in: 0..<state.count) }
+                return ExitStateExport(kept: KeptExitState(network: e.network, exportedAt: Date(timeIntervalSince1970: e.exportedAt),
+                                                           valueSat: e.valueSat, leafCount: e.leafCount),
+                                       state: SecretBytes(state))
             }
             return WalletExport(name: w.name, network: network, createdAt: w.createdAt, secret: secret,
                                 backedUpAt: w.backedUpAt, lastVerifiedAt: w.lastVerifiedAt, importedAccounts: imported,
-                                payments: payments, settings: w.settings ?? [:])
+                                payments: payments, settings: w.settings ?? [:], exitStates: exitStates)
         }
         return BackupPayload(createdAt: json.createdAt, app: json.app, wallets: wallets, current: json.settings.current)
     }

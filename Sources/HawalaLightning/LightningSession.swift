@@ -50,6 +50,9 @@ public struct LightningSession: Sendable {
     public let lnurl: LNURLPayFlow?
     /// The HTTP client the session made for `lnurl`, ended by `close`.
     let fetcher: HTTPFetcher?
+    /// The wallet's keyring when the session was opened with the password: what seals the exit
+    /// state it keeps (nil: a devnet session opened on its saved node id alone).
+    public var keyring: Keyring? = nil
 
     /// How the backend is named to a person (devnet always says it is not the Lightning network).
     public var backendLabel: String { spec.label }
@@ -121,9 +124,14 @@ public struct LightningSession: Sendable {
         let info = try await opened.getInfo()
         if ownsSavedNode, info.nodeID != savedNode { try store.setSetting(LightningWallet.SettingKey.nodeID, to: info.nodeID, walletID: wallet.id) }
         let fiat = try LightningWallet.fiat(store: store, wallet: wallet, backendRates: BackendRatesProvider(backend: opened))
-        return LightningSession(store: store, wallet: wallet, spec: spec, backend: opened,
-                                lightning: LightningWallet(store: store, wallet: wallet, backend: opened, network: spec.description, fiat: fiat),
-                                lnurl: lnurl, fetcher: fetcher)
+        let session = LightningSession(store: store, wallet: wallet, spec: spec, backend: opened,
+                                       lightning: LightningWallet(store: store, wallet: wallet, backend: opened, network: spec.description, fiat: fiat),
+                                       lnurl: lnurl, fetcher: fetcher, keyring: keyring)
+        // The exit state is kept again whenever the backend says it changed.
+        _ = opened.addEventListener { [session] event in
+            if case .exitStateChanged = event { Task { _ = try? await session.keepExitState() } }
+        }
+        return session
     }
 
     /// The wallet's address for `method` (the Spark address, or an on-chain deposit address).
@@ -134,6 +142,12 @@ public struct LightningSession: Sendable {
     /// Disconnects (Spark stops its background work and closes its storage) and ends the
     /// session's HTTP client.
     public func close() async {
+        // Every session that could seal it leaves the exit state as fresh as what it did.
+        if keyring != nil {
+            try? await Deadline.run(.seconds(5), timedOut: { LightningError.timeout(waitingFor: .answer, after: .seconds(5)) }) { [self] in
+                _ = try await keepExitState()
+            }
+        }
         await backend.disconnect()
         await fetcher?.shutdown()
     }
@@ -177,6 +191,8 @@ public struct LightningSession: Sendable {
             let info = try await backend.getInfo()
             LightningWallet.rememberBalance(info.balanceMsat, store: store, walletID: wallet.id, network: spec.description)
             balance = Balance(info: info, backend: backend.name)
+            // At least at each sync: the way out stays as fresh as the balance.
+            _ = try? await keepExitState()
         } catch {
             guard let offline = error as? LightningError, offline.isOffline else { throw error }
             let reason = Balance.offlineReason(offline)
@@ -392,18 +408,46 @@ public enum HistorySync: Sendable, Equatable {
 private struct HistorySyncNeedsPassword: Error {}
 
 extension PaymentEvent {
-    /// `paymentSucceeded`, `paymentPending`, `paymentFailed` or `synced`.
+    /// `paymentSucceeded`, `paymentPending`, `paymentFailed`, `synced`, `newDeposits`,
+    /// `claimedDeposits`, `unclaimedDeposits` or `exitStateChanged`.
     public var name: String {
         switch self {
         case .paymentSucceeded: "paymentSucceeded"
         case .paymentPending: "paymentPending"
         case .paymentFailed: "paymentFailed"
         case .synced: "synced"
+        case .newDeposits: "newDeposits"
+        case .claimedDeposits: "claimedDeposits"
+        case .unclaimedDeposits: "unclaimedDeposits"
+        case .exitStateChanged: "exitStateChanged"
         }
     }
 
-    /// `{event, payment}`: one line of `ln watch --json`.
-    public var json: JSONValue { .object([("event", .string(name)), ("payment", payment?.json ?? .null)]) }
+    /// The deposits the event is about (none for a payment's).
+    public var deposits: [Deposit] {
+        switch self {
+        case .newDeposits(let d), .claimedDeposits(let d), .unclaimedDeposits(let d): d
+        default: []
+        }
+    }
+
+    /// One line a person reads for a deposit event; nil for other events.
+    public var depositHeadline: String? {
+        let list = deposits.map { "\(AmountText.grouped($0.amountSat)) sat (\($0.outpoint.prefix(16))…): \($0.stateText)" }.joined(separator: "; ")
+        switch self {
+        case .newDeposits: return "on-chain deposit seen: " + list
+        case .claimedDeposits: return "deposit claimed: " + list
+        case .unclaimedDeposits: return "deposit not claimed: " + list
+        default: return nil
+        }
+    }
+
+    /// `{event, payment, deposits?}`: one line of `ln watch --json`.
+    public var json: JSONValue {
+        var fields: [(String, JSONValue)] = [("event", .string(name)), ("payment", payment?.json ?? .null)]
+        if !deposits.isEmpty { fields.append(("deposits", .array(deposits.map(\.json)))) }
+        return .object(fields)
+    }
 }
 
 extension LightningWallet {
@@ -427,9 +471,12 @@ extension LightningWallet {
             do {
                 try await sync()
                 for await event in events {
-                    guard let payment = event.payment else { continue }
-                    try await record([payment])
-                    output.yield(event)
+                    if let payment = event.payment {
+                        try await record([payment])
+                        output.yield(event)
+                    } else if !event.deposits.isEmpty {
+                        output.yield(event)
+                    }
                 }
                 output.finish()
             } catch {

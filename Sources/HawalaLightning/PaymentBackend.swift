@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaFormat
 import HawalaKeys
 import HawalaWallet
 
@@ -69,6 +70,18 @@ public protocol PaymentBackend: AnyObject, Sendable {
     func registerLightningAddress(name: String, description: String) async throws -> LightningAddressInfo
     /// Gives the wallet's Lightning address up.
     func deleteLightningAddress() async throws
+    /// Prices a withdrawal to a Bitcoin address at each speed (nothing is sent).
+    func prepareOnChainSend(address: String, amount: OnChainAmount) async throws -> OnChainQuote
+    /// Sends a priced withdrawal at `speed` (at most once per key); the pending payment, with its txid.
+    func sendOnChain(_ quote: OnChainQuote, speed: OnChainSpeed, idempotencyKey: String) async throws -> Payment
+    /// Everything needed to leave without the operators, as of now; nil when the backend has none.
+    func exportExitState() async throws -> ExitSnapshot?
+    /// Gives the backend a kept exit state (from this device or a backup).
+    func importExitState(_ state: SecretBytes) async throws
+    /// Plans leaving with the kept state at `satPerVbyte`, sending what is recovered to `destination`.
+    func prepareExit(satPerVbyte: UInt64, destination: String) async throws -> ExitPlan
+    /// Builds (and signs) a planned exit: its transactions in broadcast order.
+    func runExit(_ plan: ExitPlan) async throws -> [ExitTransaction]
     /// Calls `listener` with every event from now on; returns an id for `removeEventListener`.
     func addEventListener(_ listener: @escaping @Sendable (PaymentEvent) -> Void) -> String
     func removeEventListener(_ id: String)
@@ -127,6 +140,22 @@ extension PaymentBackend {
 
     /// Backends that do not report their network's health.
     public func networkStatus() async -> NetworkStatus? { nil }
+    public func prepareOnChainSend(address: String, amount: OnChainAmount) async throws -> OnChainQuote {
+        throw LightningError.unsupported(backend: name, .onChainAddress)
+    }
+    public func sendOnChain(_ quote: OnChainQuote, speed: OnChainSpeed, idempotencyKey: String) async throws -> Payment {
+        throw LightningError.unsupported(backend: name, .onChainAddress)
+    }
+    public func exportExitState() async throws -> ExitSnapshot? { nil }
+    public func importExitState(_ state: SecretBytes) async throws {
+        throw LightningError.unsupported(backend: name, .otherCall("exit"))
+    }
+    public func prepareExit(satPerVbyte: UInt64, destination: String) async throws -> ExitPlan {
+        throw LightningError.unsupported(backend: name, .otherCall("exit"))
+    }
+    public func runExit(_ plan: ExitPlan) async throws -> [ExitTransaction] {
+        throw LightningError.unsupported(backend: name, .otherCall("exit"))
+    }
 
     /// Backends without an identity key to sign with say so.
     public func signMessage(_ message: String) async throws -> SignedMessage {
@@ -351,10 +380,18 @@ public enum PaymentEvent: Sendable {
     case paymentSucceeded(Payment)
     case paymentPending(Payment)
     case paymentFailed(Payment)
+    /// Deposits seen for the first time (waiting for confirmations).
+    case newDeposits([Deposit])
+    /// Deposits claimed (each with its claim's fee).
+    case claimedDeposits([Deposit])
+    /// Deposits that were not claimed, each with the reason.
+    case unclaimedDeposits([Deposit])
+    /// What a unilateral exit needs changed: the kept state should be exported again.
+    case exitStateChanged
 
     public var payment: Payment? {
         switch self {
-        case .synced: nil
+        case .synced, .newDeposits, .claimedDeposits, .unclaimedDeposits, .exitStateChanged: nil
         case .paymentSucceeded(let p), .paymentPending(let p), .paymentFailed(let p): p
         }
     }
@@ -428,6 +465,13 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     case notADevnetAddress(String)
     /// The deposit can't be claimed or refunded in its state (its words).
     case depositNotAvailable(String, state: String)
+    /// The balance does not cover a withdrawal at this speed (amount + fee), or what it would
+    /// send is below dust.
+    case insufficientOnChainBalance(neededSat: UInt64, balanceSat: UInt64, speed: String)
+    /// The wallet keeps no exit state for this network yet (it is kept at each sync).
+    case noExitState(network: String)
+    /// An exit state that does not read (altered, or another backend's).
+    case invalidExitState(String)
     /// The devnet ledger at `path` can't be opened or read (the system's or SQLite's reason).
     case devnetLedger(path: String, reason: String)
     case amountRequired
@@ -489,6 +533,11 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case .unknownDeposit(let outpoint): "no deposit \(outpoint) to this wallet"
         case .notADevnetAddress(let text): "\"\(text.prefix(100))\" is not a devnet deposit address (a wallet's, from its receive with bitcoin)"
         case let .depositNotAvailable(outpoint, state): "deposit \(outpoint) is \(state)"
+        case let .insufficientOnChainBalance(needed, balance, speed):
+            "the balance (\(AmountText.grouped(balance)) sat) does not cover \(AmountText.grouped(needed)) sat (amount + \(speed) fee), or what is left to send is below dust (546 sat)"
+        case .noExitState(let network):
+            "no exit state is kept for \(network) yet: it is kept at each sync (sync once while the network answers)"
+        case .invalidExitState(let why): "the exit state does not read: \(why)"
         case .unknownNetwork(let text):
             "unknown network \"\(text)\": current, all, spark:mainnet, spark:regtest, devnet or devnet:PATH"
         case let .devnetLedger(path, reason): "cannot use the devnet ledger \(path): \(reason)"

@@ -78,7 +78,14 @@ public enum PaymentInput: Sendable {
                 return .bitcoinAddress(input, network)
             }
         }
+        if isRegtestAddress(input) { return .bitcoinAddress(input, .testnet) }
         throw .unrecognized
+    }
+
+    /// A regtest SegWit address (`bcrt1…`, v0 bech32 or v1+ bech32m): test networks share
+    /// testnet's keys, so it parses as a testnet address; the backend checks the exact network.
+    static func isRegtestAddress(_ text: String) -> Bool {
+        text.lowercased().hasPrefix("bcrt1") && (try? Bech32.decodeSegwitAddress(text, hrp: "bcrt")) != nil
     }
 
     // MARK: LNURL (LUD-01, LUD-17)
@@ -153,7 +160,7 @@ public enum PaymentInput: Sendable {
         if !address.isEmpty {
             if (try? Address.validate(address, chain: .bitcoin)) != nil {
                 network = .mainnet
-            } else if (try? Address.validate(address, chain: .bitcoinTestnet)) != nil {
+            } else if (try? Address.validate(address, chain: .bitcoinTestnet)) != nil || isRegtestAddress(address) {
                 network = .testnet
             } else {
                 do { try Address.validate(address, chain: .bitcoin) } catch { throw .invalidBitcoinAddress("\(error)") }

@@ -80,7 +80,7 @@ public enum EarlierPayment: Sendable, Equatable {
     /// Sent, not final yet: a sync settles it.
     case pending(Payment)
 
-    init(_ payment: Payment) {
+    public init(_ payment: Payment) {
         switch payment.status {
         case .completed: self = .paid(payment)
         case .failed: self = .failed(payment)

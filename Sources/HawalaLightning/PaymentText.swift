@@ -50,6 +50,7 @@ extension Payment {
         case .completed: return nil
         case .failed: return "Failed"
         case .pending:
+            if isOnChain { return "Waiting for confirmation" }
             guard type == .receive, details.invoice != nil else { return "Pending" }
             return receiveState(at: now) == .expired ? "Expired, not paid" : "Waiting for payment"
         }
@@ -70,6 +71,10 @@ extension Payment {
         if let state = plainState(at: now) { rows.append(("status", state)) }
         if let d = details.description, !d.isEmpty { rows.append(("description", DisplayText.safe(d))) }
         if let c = details.comment, !c.isEmpty { rows.append(("comment", DisplayText.safe(c))) }
+        if isOnChain {
+            if let address = details.address { rows.append((type == .send ? "to address" : "from address", address)) }
+            if let confirmations = details.confirmations { rows.append(("confirmations", AmountText.grouped(UInt64(max(0, confirmations))))) }
+        }
         if let m = details.successAction, !m.isEmpty { rows.append(("message from the payee", DisplayText.safe(m))) }
         if let reason = failureReason { rows.append(("why", DisplayText.safe(reason))) }
         return rows
@@ -94,6 +99,9 @@ extension Payment {
         if let d = details.description, !d.isEmpty { text += "  \(DisplayText.safe(String(d.prefix(60))))" }
         if let c = details.comment, !c.isEmpty { text += "  “\(DisplayText.safe(String(c.prefix(60))))”" }
         if let reason = failureReason { text += "  [\(DisplayText.safe(reason))]" }
+        if isOnChain, let txid = details.txid {
+            text += "  on-chain \(txid.prefix(16))…, \(details.confirmations.map { "\($0) confirmation\($0 == 1 ? "" : "s")" } ?? "confirmations unknown")"
+        }
         if let expiry = invoiceExpiry { text += receiveState(at: now) == .expired ? "  (invoice expired \(expiry.iso8601))" : "  (unpaid invoice, expires \(expiry.iso8601))" }
         return text
     }
@@ -116,6 +124,9 @@ extension Payment {
             ("payment hash", details.paymentHash),
             ("preimage", details.preimage),
             ("node", details.destination),
+            ("transaction", details.txid),
+            ("address", details.address),
+            ("confirmations", details.confirmations.map(String.init)),
             ("failure", failureReason.map(DisplayText.safe)),
             ("invoice", details.invoice),
         ]

@@ -170,7 +170,7 @@ public final class SparkBackend: PaymentBackend, Sendable {
     }
 
     /// A call to the connected SDK, answered within the timeout.
-    private func call<T: Sendable>(_ body: @escaping @Sendable (BreezSdk) async throws -> T) async throws -> T {
+    func call<T: Sendable>(_ body: @escaping @Sendable (BreezSdk) async throws -> T) async throws -> T {
         let sdk = try connected()
         return try await bounded(timeout, network: SparkErrors.network) { try await body(sdk) }
     }
@@ -464,6 +464,10 @@ public final class SparkBackend: PaymentBackend, Sendable {
         case .paymentSucceeded(let p): mapped = .paymentSucceeded(HawalaWallet.Payment(spark: p, backend: name))
         case .paymentPending(let p): mapped = .paymentPending(HawalaWallet.Payment(spark: p, backend: name))
         case .paymentFailed(let p): mapped = .paymentFailed(HawalaWallet.Payment(spark: p, backend: name))
+        case .newDeposits(let deposits): mapped = .newDeposits(deposits.map(SparkBackend.deposit))
+        case .claimedDeposits(let deposits): mapped = .claimedDeposits(deposits.map(SparkBackend.deposit))
+        case .unclaimedDeposits(let deposits): mapped = .unclaimedDeposits(deposits.map(SparkBackend.deposit))
+        case .unilateralExitStateChanged: mapped = .exitStateChanged
         default: return
         }
         for listener in state.withLock({ Array($0.listeners.values) }) { listener(mapped) }

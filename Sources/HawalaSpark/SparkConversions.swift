@@ -77,9 +77,11 @@ extension HawalaWallet.Payment {
             details.paymentHash = htlcDetails?.paymentHash
             details.preimage = htlcDetails?.preimage
         case let .withdraw(txId)?:
-            details.description = "on-chain withdrawal, transaction \(txId)"
+            details.description = "on-chain withdrawal"
+            details.txid = txId
         case let .deposit(txId, vout)?:
             details.description = "on-chain deposit, output \(txId):\(vout)"
+            details.txid = txId
         case .token?, nil:
             break
         }
@@ -87,8 +89,7 @@ extension HawalaWallet.Payment {
         case .lightning: "lightning"
         case .spark: "spark"
         case .token: "token"
-        case .deposit: "deposit"
-        case .withdraw: "withdraw"
+        case .deposit, .withdraw: HawalaWallet.Payment.onChainMethod
         case .unknown: "unknown"
         }
         self.init(

@@ -21,9 +21,18 @@ public struct Payment: Sendable, Codable, Equatable {
         public var comment: String?
         /// What the payee's LNURL service said once paid (LUD-09/10: its message, or its link).
         public var successAction: String?
+        /// An on-chain payment's transaction (a withdrawal's, or the deposit a claim credited).
+        public var txid: String?
+        /// An on-chain payment's Bitcoin address: where a withdrawal went, or where a deposit came.
+        public var address: String?
+        /// An on-chain transaction's confirmations when the history last synced (0: in no block yet).
+        public var confirmations: Int?
 
         public init(invoice: String? = nil, description: String? = nil, paymentHash: String? = nil, preimage: String? = nil, destination: String? = nil,
-                    comment: String? = nil, successAction: String? = nil) {
+                    comment: String? = nil, successAction: String? = nil, txid: String? = nil, address: String? = nil, confirmations: Int? = nil) {
+            self.txid = txid
+            self.address = address
+            self.confirmations = confirmations
             self.comment = comment
             self.successAction = successAction
             self.invoice = invoice
@@ -50,7 +59,8 @@ public struct Payment: Sendable, Codable, Equatable {
     public let amountMsat: UInt64
     public var feeMsat: UInt64
     public let timestamp: Date
-    /// "lightning" (the only method so far).
+    /// "lightning", or "bitcoin" for an on-chain payment (a withdrawal to an address, a claimed
+    /// deposit), which carries its transaction in `details`.
     public let method: String
     /// The backend that made it: "devnet" or a real network's name.
     public let backend: String
@@ -82,6 +92,10 @@ public struct Payment: Sendable, Codable, Equatable {
     }
 
     public var amountSats: UInt64 { amountMsat / 1000 }
+    /// Whether this payment moved bitcoin on-chain (a withdrawal or a deposit).
+    public var isOnChain: Bool { method == Payment.onChainMethod }
+    /// The `method` of an on-chain payment.
+    public static let onChainMethod = "bitcoin"
     /// Fees rounded up to whole satoshis (never shown lower than paid).
     public var feeSats: UInt64 { (feeMsat + 999) / 1000 }
 }
@@ -193,13 +207,15 @@ extension WalletStore {
     static func insert(_ p: Payment, walletID: String, db: Database) throws {
         try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO payment (walletId, id, type, status, amountMsat, feeMsat, timestamp, method, backend,
-                invoice, description, paymentHash, preimage, destination, idempotencyKey, failureReason, fiatCurrency, fiatValue, network, comment, successAction)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                invoice, description, paymentHash, preimage, destination, idempotencyKey, failureReason, fiatCurrency, fiatValue, network, comment, successAction,
+                txid, onChainAddress, confirmations)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
                 walletID, p.id, p.type.rawValue, p.status.rawValue, Int64(clamping: p.amountMsat), Int64(clamping: p.feeMsat),
                 p.timestamp.timeIntervalSince1970, p.method, p.backend, p.details.invoice, p.details.description,
                 p.details.paymentHash, p.status == .completed ? p.details.preimage : nil, p.details.destination,
                 p.idempotencyKey, p.failureReason, p.fiat?.currency, p.fiat.map { "\($0.value)" }, p.network, p.details.comment, p.details.successAction,
+                p.details.txid, p.details.address, p.details.confirmations,
             ])
     }
 
@@ -275,7 +291,8 @@ extension WalletStore {
             timestamp: Date(timeIntervalSince1970: row["timestamp"]), method: row["method"], backend: row["backend"],
             details: Payment.Details(invoice: row["invoice"], description: row["description"], paymentHash: row["paymentHash"],
                                      preimage: row["preimage"], destination: row["destination"], comment: row["comment"],
-                                     successAction: row["successAction"]),
+                                     successAction: row["successAction"], txid: row["txid"], address: row["onChainAddress"],
+                                     confirmations: row["confirmations"]),
             idempotencyKey: row["idempotencyKey"], failureReason: row["failureReason"], fiat: fiat, network: row["network"])
     }
 

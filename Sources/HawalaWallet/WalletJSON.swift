@@ -82,6 +82,8 @@ extension Payment: JSONRepresentable {
             ("preimage", .nullable(details.preimage)), ("destination", .nullable(details.destination)),
             ("invoice", .nullable(details.invoice)), ("failureReason", .nullable(failureReason)), ("comment", .nullable(details.comment)),
             ("successAction", .nullable(details.successAction)),
+            ("txid", .nullable(details.txid)), ("address", .nullable(details.address)),
+            ("confirmations", details.confirmations.map { .int($0) } ?? .null),
             ("fiat", fiat.map { .object([("currency", .string($0.currency)), ("value", .string("\($0.value)"))]) } ?? .null),
         ])
     }

@@ -223,6 +223,33 @@ public final class WalletStore: Sendable {
                 CREATE INDEX payment_by_network ON payment (walletId, network, timestamp DESC, id DESC, description, paymentHash);
                 """)
         }
+        // v10: on-chain payments (withdrawals to an address, claimed deposits) keep their
+        // transaction, address and confirmations; each wallet keeps the newest unilateral-exit
+        // state of each Lightning network, sealed (`ExitStateStore.swift`), and a backup carries it.
+        migrator.registerMigration("v10") { db in
+            try db.execute(sql: """
+                ALTER TABLE payment ADD COLUMN txid TEXT;
+                ALTER TABLE payment ADD COLUMN onChainAddress TEXT;
+                ALTER TABLE payment ADD COLUMN confirmations INTEGER;
+                CREATE TABLE exitState (
+                    walletId TEXT NOT NULL REFERENCES wallet(id) ON DELETE CASCADE,
+                    network TEXT NOT NULL,
+                    exportedAt REAL NOT NULL,
+                    valueSat INTEGER,
+                    leafCount INTEGER,
+                    sealedState BLOB NOT NULL,
+                    stateDigest BLOB NOT NULL,
+                    PRIMARY KEY (walletId, network));
+                """)
+            // A new state moves what a backup holds; the same state found again only renews
+            // its time here (the vault agent does not upload it again).
+            for event in ["INSERT", "UPDATE OF sealedState", "DELETE"] {
+                try db.execute(sql: """
+                    CREATE TRIGGER exitState_\(event.prefix(6).lowercased())_moves_export AFTER \(event) ON exitState
+                    BEGIN UPDATE exportVersion SET n = n + 1; END
+                    """)
+            }
+        }
         return migrator
     }
 
@@ -576,6 +603,7 @@ public final class WalletStore: Sendable {
                 try db.execute(sql: "UPDATE importedAccount SET sealedKey = ? WHERE id = ?",
                                arguments: [Data(try newKeyring.seal(key, context: WalletStore.context(imported: id))), id])
             }
+            try WalletStore.resealExitStates(from: keyring, to: newKeyring, db: db)
             // Sealed store-wide settings (the vault token, the vault agent's key).
             for row in try Row.fetchAll(db, sql: "SELECT key, value FROM setting WHERE key LIKE 's.%'") {
                 let key: String = row["key"], value: String = row["value"]

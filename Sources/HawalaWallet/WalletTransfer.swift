@@ -17,10 +17,14 @@ public struct WalletExport: Sendable {
     public let payments: [Payment]
     /// Per-wallet settings (Lightning backend, fiat currency, rates source, node id).
     public let settings: [String: String]
+    /// The newest unilateral-exit state of each Lightning network (Spark's way out without the
+    /// operators), so a new device can leave too.
+    public let exitStates: [ExitStateExport]
 
     public init(name: String, network: Network, createdAt: Date, secret: WalletSecret,
                 backedUpAt: Date?, lastVerifiedAt: Date?, importedAccounts: [ImportedAccountExport],
-                payments: [Payment] = [], settings: [String: String] = [:]) {
+                payments: [Payment] = [], settings: [String: String] = [:], exitStates: [ExitStateExport] = []) {
+        self.exitStates = exitStates
         self.payments = payments
         self.settings = settings
         self.name = name
@@ -98,7 +102,8 @@ extension WalletStore {
             }
             return WalletExport(name: w.name, network: w.network, createdAt: w.createdAt, secret: secret,
                                 backedUpAt: w.backup.backedUpAt, lastVerifiedAt: w.backup.lastVerifiedAt, importedAccounts: imported,
-                                payments: try payments(walletID: w.id), settings: try settings(walletID: w.id))
+                                payments: try payments(walletID: w.id), settings: try settings(walletID: w.id),
+                                exitStates: try exitStates(walletID: w.id, keyring: keyring))
         }
     }
 
@@ -116,6 +121,9 @@ extension WalletStore {
         var name = incoming.name
         var replacing: String?
         if let existing = sameKeys {
+            // The wallet is already here: its exit states still come in when newer (restoring
+            // the words, then the backup, must leave a wallet that can exit).
+            if policy != .replace { try mergeExitStates(incoming, keyring: keyring) }
             switch policy {
             case .skip: return .skipped(name: incoming.name, existing: existing)
             case .keepBoth: return .alreadyHere(name: incoming.name, existing: existing)
@@ -129,6 +137,10 @@ extension WalletStore {
             }
         }
         let prepared = try prepare(secret: incoming.secret, network: incoming.network, keyring: keyring)
+        let exitStates = try incoming.exitStates.map { e in
+            let context = WalletStore.context(exitState: prepared.id, network: e.kept.network)
+            return (kept: e.kept, sealed: try keyring.seal(e.state, context: context), digest: WalletStore.exitStateDigest(e.state, context: context))
+        }
         let imported = try incoming.importedAccounts.map { a -> (id: String, key: ImportedPrivateKey, account: ImportedAccountExport, sealed: [UInt8]) in
             guard let chain = Chain.named(a.chain) else { throw WalletError.unknownChain(a.chain) }
             let key = try ImportedPrivateKey(secret: a.key, chain: chain, compressed: a.compressed)
@@ -163,9 +175,24 @@ extension WalletStore {
             for (key, value) in incoming.settings {
                 try db.execute(sql: "INSERT OR REPLACE INTO walletSetting (walletId, key, value) VALUES (?, ?, ?)", arguments: [prepared.id, key, value])
             }
+            for e in exitStates { try WalletStore.insertExitState(sealed: e.sealed, digest: e.digest, kept: e.kept, walletID: prepared.id, db: db) }
         }
         if let replacing { return .replaced(name: name, existing: replacing) }
         return .added(name: name)
+    }
+
+    /// Keeps `incoming`'s exit states for the same wallet here, each unless the one kept is newer.
+    func mergeExitStates(_ incoming: WalletExport, keyring: Keyring) throws {
+        guard !incoming.exitStates.isEmpty else { return }
+        let id = incoming.id
+        let sealed = try incoming.exitStates.map { e in
+            let context = WalletStore.context(exitState: id, network: e.kept.network)
+            return (kept: e.kept, sealed: try keyring.seal(e.state, context: context), digest: WalletStore.exitStateDigest(e.state, context: context))
+        }
+        try writeTransaction { db in
+            try self.saveKeyringIfNew(keyring, db: db)
+            for e in sealed { try WalletStore.insertExitState(sealed: e.sealed, digest: e.digest, kept: e.kept, walletID: id, db: db) }
+        }
     }
 
     func freeName(like base: String) throws -> String {

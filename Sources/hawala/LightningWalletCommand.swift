@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import HawalaBackup
+import HawalaCrypto
+import HawalaKeys
 import HawalaFormat
 import HawalaLightning
 import HawalaPaper
@@ -90,17 +92,24 @@ struct LightningInvoice: AsyncParsableCommand {
 
 struct LightningPay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "pay", abstract: "Pay an invoice, a Lightning address or an LNURL (needs the wallet password).",
+        commandName: "pay", abstract: "Pay an invoice, a Lightning address, an LNURL, or a Bitcoin address on-chain (needs the wallet password).",
         discussion: """
             Shows the amount, the fee, the total, the description and the expiry, and asks before \
             paying unless --yes. The same idempotency key never pays twice; by default it is the \
             invoice's payment hash, so running the same command again returns the first result. \
+            A Bitcoin address (or a bitcoin: URI without a Lightning invoice) is paid on-chain, a \
+            withdrawal: --amount SATS (the fee on top) or --all (the fee taken from it, nothing \
+            stays); the preview shows the fee, the total and what stays at each speed, and \
+            --speed (fast, medium, slow; medium by default) chooses. A withdrawal is sent once \
+            broadcast (exit 0) and waits for confirmations in the history. \
             Exit codes: 0 paid, 1 failed or refused, 2 usage error, 3 still pending (not final: \
             check later with `hawala ln show ID`).
             """)
     @OptionGroup var options: LightningOptions
-    @Argument(help: "A BOLT11 invoice, a bitcoin: URI with a lightning= invoice, a Lightning address or an LNURL.") var input: String
-    @Option(help: "Amount in sat (for an amountless invoice, a Lightning address or an LNURL).", transform: Sats.parse) var amount: UInt64?
+    @Argument(help: "A BOLT11 invoice, a bitcoin: URI, a Lightning address, an LNURL, or a Bitcoin address.") var input: String
+    @Option(help: "Amount in sat (for an amountless invoice, a Lightning address, an LNURL or a Bitcoin address).", transform: Sats.parse) var amount: UInt64?
+    @Flag(help: "Send the whole balance to a Bitcoin address, the fee taken from it.") var all = false
+    @Option(help: "On-chain speed: fast, medium or slow (default medium).") var speed: OnChainSpeed?
     @Option(name: .customLong("max-fee"), help: "Refuse when the fee is above this many sat.", transform: Sats.parse) var maxFee: UInt64?
     @Option(help: "A comment for the payee (LNURL-pay services that accept one).") var comment: String?
     @Option(name: .customLong("idempotency-key"), help: "Pay at most once under this key (default: the invoice's payment hash).") var idempotencyKey: String?
@@ -110,11 +119,14 @@ struct LightningPay: AsyncParsableCommand {
     func validate() throws {
         if let key = idempotencyKey { do { try LightningWallet.checkIdempotencyKey(key) } catch { throw ValidationError("--idempotency-key: \(error)") } }
         if let amount, amount == 0 { throw ValidationError("--amount must be at least 1 sat") }
+        if all && amount != nil { throw ValidationError("give one of --amount or --all") }
     }
 
     func run() async throws {
         let parsed: PaymentInput
         do { parsed = try PaymentInput.parse(input, allowLoopbackHTTP: options.allowsLoopbackHTTP()) } catch { throw CLIError(String(describing: error)) }
+        if let target = parsed.onChainTarget { return try await payOnChain(target.address, uriAmount: target.amountSats) }
+        if all || speed != nil { throw CLIError("--all and --speed are for a Bitcoin address (an on-chain withdrawal)", code: .usage) }
         let comment = try parsed.comment(comment)
         // A key already used answers with its payment, before any password or network.
         if idempotencyKey ?? parsed.defaultIdempotencyKey != nil {
@@ -146,6 +158,54 @@ struct LightningPay: AsyncParsableCommand {
         }
         let paid = try await session.lightning.pay(payment, idempotencyKey: idempotencyKey)
         try report(paid, payeeMessage: payment.payeeMessage(after: paid))
+    }
+
+    /// A withdrawal to `address`: priced at each speed, confirmed, sent once.
+    func payOnChain(_ address: String, uriAmount: UInt64?) async throws {
+        if comment != nil { throw CLIError("a comment goes only to a Lightning address or an LNURL-pay service", code: .usage) }
+        let chosen: OnChainAmount
+        if all { chosen = .all } else if let sats = amount ?? uriAmount { chosen = .sats(sats) } else {
+            throw CLIError("how much? give --amount SATS, or --all to send the whole balance", code: .usage)
+        }
+        if let key = idempotencyKey {
+            let store = try WalletSession.store(create: false)
+            if let earlier = try store.payment(walletID: try store.wallet(named: options.wallet).id, idempotencyKey: key) {
+                Output.error(EarlierPayment(earlier).headline)
+                return try reportOnChain(earlier)
+            }
+        }
+        if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm the withdrawal; pass --yes to send without asking", code: .usage) }
+        let speed = self.speed ?? .medium
+        try await options.open(signing: true).closing { session in
+            async let warning = session.networkWarning()
+            let quote = try await session.lightning.prepareOnChain(address: address, amount: chosen)
+            if let warning = await warning { Output.error("warning: \(warning)") }
+            let preview = ["Send on-chain on \(session.backendLabel) to \(address)"] + alignedRows(quote.previewRows())
+            if yes || quote.option(speed)?.affordable != true {
+                for line in preview { Output.error(line) }
+                _ = try quote.affordable(speed)
+            } else {
+                let terminal = try Terminal.required("pass --yes")
+                for line in preview { terminal.line(line) }
+                guard try terminal.confirm(quote.confirmation(speed)) else { throw CLIError("not sent") }
+            }
+            let key = idempotencyKey ?? "onchain:" + hexString(SystemRandom.bytes(16))
+            try reportOnChain(try await session.lightning.sendOnChain(quote, speed: speed, idempotencyKey: key))
+        }
+    }
+
+    func reportOnChain(_ payment: Payment) throws {
+        if json { payment.json.print() }
+        switch payment.status {
+        case .failed:
+            throw CLIError("withdrawal failed: \(DisplayText.safe(payment.failureReason ?? "no reason given")) (payment \(payment.id))")
+        case .completed, .pending:
+            let figures = SendFigures(amountMsat: payment.amountMsat, feeMsat: payment.feeMsat)
+            guard !json else { return }
+            print("sent \(figures.amount) (fee \(figures.fee)) to \(payment.details.address ?? "the address"); payment \(payment.id)"
+                  + (payment.details.txid.map { ", transaction \($0)" } ?? ""))
+            if payment.status == .pending { Output.error("waiting for confirmation: `hawala ln show \(payment.id)` shows how many it has") }
+        }
     }
 
     /// Prints the final status; exit 1 when failed, 3 when still pending.
@@ -324,7 +384,7 @@ struct LightningExport: ParsableCommand {
 struct LightningWatch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch", abstract: "Print payment events as they happen (until interrupted).",
-        discussion: "One line per event on stdout (with --json, one JSON object per line: event, payment); each is also recorded in the history.")
+        discussion: "One line per event on stdout: payments (each also recorded in the history) and on-chain deposits (seen, claimed, not claimed). With --json, one JSON object per line: event, payment, deposits.")
     @OptionGroup var options: LightningOptions
     @Option(help: "Stop after this many seconds (default: run until interrupted).") var timeout: UInt64?
     @Flag(help: "JSON lines.") var json = false
@@ -335,8 +395,13 @@ struct LightningWatch: AsyncParsableCommand {
             // Said once listening: what happens from now on is printed.
             Output.error("watching \(session.wallet.name) on \(session.backendLabel)…")
             for try await event in events {
-                guard let payment = event.payment else { continue }
-                print(json ? event.json.compact : "\(event.name) \(payment.historyLine())")
+                if json {
+                    print(event.json.compact)
+                } else if let payment = event.payment {
+                    print("\(event.name) \(payment.historyLine())")
+                } else if let headline = event.depositHeadline {
+                    print("\(event.name) \(headline)")
+                }
                 flushOutput()
             }
         }

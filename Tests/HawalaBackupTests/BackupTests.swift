@@ -62,6 +62,47 @@ struct ExportImportTests {
         }
     }
 
+    /// The exit state travels sealed inside the file (payload format 2): it comes back exactly,
+    /// a newer one reaches a wallet already here, an older one never replaces a newer; the
+    /// file's AEAD refuses it altered or cut; a password change re-seals it.
+    @Test func exitStatesComeBack() throws {
+        let (store, keyring) = try newStore()
+        let main = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
+        let old = KeptExitState(network: "spark:mainnet", exportedAt: Date(timeIntervalSince1970: 1_795_000_000), valueSat: 1_000, leafCount: nil)
+        try store.saveExitState(SecretBytes(utf8: "state one"), kept: old, walletID: main.id, keyring: keyring)
+        let url = try exportAll(store, keyring)
+        let payload = try BackupPayload.decode(try BackupFile.read(url, password: testPassword))
+        #expect(try BackupFile.read(url, password: testPassword).withUnsafeBytes { String(decoding: $0, as: UTF8.self) }.contains("\"format\":2"))
+        let carried = try #require(payload.wallets.first?.exitStates.first)
+        #expect(carried.kept == old && carried.state == SecretBytes(utf8: "state one"))
+
+        // A newer state on this device; the older file, restored over the same wallet, keeps it.
+        let newer = KeptExitState(network: "spark:mainnet", exportedAt: Date(timeIntervalSince1970: 1_795_000_500), valueSat: 900, leafCount: 2)
+        try store.saveExitState(SecretBytes(utf8: "state two"), kept: newer, walletID: main.id, keyring: keyring)
+        #expect(try store.importWallet(payload.wallets[0], policy: .skip, keyring: keyring) == .skipped(name: "Main", existing: "Main"))
+        #expect(try store.exitState(walletID: main.id, network: "spark:mainnet", keyring: keyring)?.state == SecretBytes(utf8: "state two"))
+        // A new device that restored the words first gets the file's state with `skip`.
+        let (other, otherKeyring) = try newStore()
+        let restored = try other.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Phone", network: .mainnet, keyring: otherKeyring)
+        #expect(try other.keptExitState(walletID: restored.id, network: "spark:mainnet") == nil)
+        _ = try other.importWallet(payload.wallets[0], policy: .skip, keyring: otherKeyring)
+        #expect(try other.keptExitState(walletID: restored.id, network: "spark:mainnet") == old)
+        #expect(try other.exitState(walletID: restored.id, network: "spark:mainnet", keyring: otherKeyring)?.state == SecretBytes(utf8: "state one"))
+        // Re-sealed with the rest when the password changes.
+        let changed = try other.changePassword(from: otherKeyring, to: SecretBytes(utf8: "another long password 9"), parameters: fastKDF())
+        #expect(try other.exitState(walletID: restored.id, network: "spark:mainnet", keyring: changed)?.state == SecretBytes(utf8: "state one"))
+
+        // Altered or cut anywhere after the header, the file is refused whole.
+        var bytes = try Data(contentsOf: url)
+        #expect(throws: (any Error).self) { try BackupFile.read(bytes.prefix(bytes.count - 20), password: testPassword) }
+        bytes[bytes.count - 40] ^= 0x01
+        #expect(throws: HawalaFileError.self) { try BackupFile.read(bytes, password: testPassword) }
+        let malformed = #"{"format":2,"createdAt":"2026-01-01T00:00:00Z","app":"x","settings":{},"wallets":[{"name":"W","network":"mainnet","createdAt":"2026-01-01T00:00:00Z","language":"english","entropy":"00000000000000000000000000000000","importedAccounts":[],"exitStates":[{"network":"spark:mainnet","exportedAt":1,"state":"not base64!"}]}]}"#
+        #expect(throws: HawalaFileError.invalidPayload("wallet \"W\": an exit state is malformed")) { try BackupPayload.decode(SecretBytes(utf8: malformed)) }
+        let future = malformed.replacingOccurrences(of: #""format":2"#, with: #""format":3"#)
+        #expect(throws: HawalaFileError.invalidPayload("unsupported payload format 3")) { try BackupPayload.decode(SecretBytes(utf8: future)) }
+    }
+
     /// The Lightning history and settings travel with the wallet, exactly.
     @Test func paymentHistoryComesBack() throws {
         let (store, keyring) = try newStore()

@@ -38,6 +38,8 @@ public final class DevnetBackend: PaymentBackend, Sendable {
     }
     private let state = Mutex(State())
     private let policy = Mutex(ClaimFeePolicy.default)
+    /// The exit state given by `importExitState` (what `prepareExit` plans).
+    let importedExit = Mutex<DevnetExitState?>(nil)
     /// The wallet's cap on a deposit's claim fee.
     var claimPolicy: ClaimFeePolicy { policy.withLock { $0 } }
     public func setClaimFeePolicy(_ policy: ClaimFeePolicy) { self.policy.withLock { $0 = policy } }
@@ -244,13 +246,19 @@ public final class DevnetBackend: PaymentBackend, Sendable {
     private func startPolling() {
         guard let id = state.withLock({ $0.nodeID }), let first = try? ledger.lastSequence() else { return }
         let ledger = self.ledger
+        // Read now, not when the task first runs: a deposit made meanwhile is still news.
+        let known = DepositWatch(try? ledger.deposits(of: id))
         let task = Task { [weak self] in
             var seen = first
+            var deposits = known
             while !Task.isCancelled {
                 try? await Task.sleep(for: DevnetBackend.pollInterval)
                 guard let (payments, last) = try? ledger.changes(of: id, after: seen) else { continue }
                 seen = last
                 for payment in payments { self?.emit(.about(payment)) }
+                for event in deposits.events(try? ledger.deposits(of: id)) { self?.emit(event) }
+                // A payment renews the node's leaf: what an exit needs changed.
+                if !payments.isEmpty { self?.emit(.exitStateChanged) }
             }
         }
         state.withLock { state in
@@ -263,6 +271,31 @@ public final class DevnetBackend: PaymentBackend, Sendable {
     }
 
     // MARK: Helpers
+
+    /// Deposit events from one look at the deposits to the next: new ones, claimed, not claimed.
+    struct DepositWatch {
+        private var states: [String: Deposit.State]
+        init(_ deposits: [Deposit]?) {
+            states = Dictionary((deposits ?? []).map { ($0.outpoint, $0.state) }, uniquingKeysWith: { a, _ in a })
+        }
+
+        mutating func events(_ deposits: [Deposit]?) -> [PaymentEvent] {
+            guard let deposits else { return [] }
+            var new: [Deposit] = [], claimed: [Deposit] = [], unclaimed: [Deposit] = []
+            for deposit in deposits where states[deposit.outpoint] != deposit.state {
+                let before = states[deposit.outpoint]
+                states[deposit.outpoint] = deposit.state
+                switch deposit.state {
+                case .claimed: claimed.append(deposit)
+                case .notClaimed: unclaimed.append(deposit)
+                case .waiting where before == nil, .claimable where before == nil: new.append(deposit)
+                default: break
+                }
+            }
+            return (new.isEmpty ? [] : [.newDeposits(new)]) + (claimed.isEmpty ? [] : [.claimedDeposits(claimed)])
+                + (unclaimed.isEmpty ? [] : [.unclaimedDeposits(unclaimed)])
+        }
+    }
 
     func node() throws -> String {
         guard let id = state.withLock({ $0.nodeID }) else { throw LightningError.notConnected }

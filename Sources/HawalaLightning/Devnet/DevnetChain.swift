@@ -38,6 +38,13 @@ extension DevnetLedger {
             let old = try Int.fetchOne(db, sql: "SELECT height FROM chain WHERE id = 1") ?? 0
             height = old + blocks
             try db.execute(sql: "UPDATE deposit SET height = ? WHERE height IS NULL", arguments: [old + 1])
+            // Withdrawals and exits: in the first block, then final (their seq moves, so the
+            // wallets' event pollers see them settle).
+            let unconfirmed = try String.fetchAll(db, sql: "SELECT id FROM payment WHERE txid IS NOT NULL AND height IS NULL ORDER BY seq")
+            for id in unconfirmed {
+                let seq = (try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM payment") ?? 0) + 1
+                try db.execute(sql: "UPDATE payment SET height = ?, status = 'completed', seq = ? WHERE id = ?", arguments: [old + 1, seq, id])
+            }
             try db.execute(sql: "UPDATE chain SET height = ? WHERE id = 1", arguments: [height])
         }
         return height
@@ -138,7 +145,8 @@ extension DevnetLedger {
                 try db.execute(sql: "UPDATE deposit SET state = 'claimed', claimFeeSat = ? WHERE txid = ? AND vout = ?", arguments: [Int64(fee), txid, vout])
                 try DevnetLedger.insertPayment(db, id: "deposit-\(txid.prefix(24))-\(vout)", payer: nil, payee: node, paymentHash: nil, bolt11: nil,
                                                description: "on-chain deposit \(txid):\(vout) (claim fee \(fee) sat)", amountMsat: credit, feeMsat: 0,
-                                               status: .completed, failureReason: nil, preimage: nil, idempotencyKey: nil, now: now)
+                                               status: .completed, failureReason: nil, preimage: nil, idempotencyKey: nil, now: now,
+                                               onChain: (txid, row["address"], row["height"]))
             }
             let after = try Row.fetchOne(db, sql: "SELECT * FROM deposit WHERE txid = ? AND vout = ?", arguments: [txid, vout])!
             result = DevnetLedger.deposit(after, height: height)

@@ -145,6 +145,18 @@ final class DevnetLedger: Sendable {
                     PRIMARY KEY (txid, vout));
                 """)
         }
+        // v4: on-chain payments — withdrawals to an address (pending until mined), claimed
+        // deposits, exits — carry their transaction, address and block (`height`: NULL while
+        // unconfirmed).
+        migrator.registerMigration("devnet-v4") { db in
+            try db.execute(sql: """
+                ALTER TABLE payment ADD COLUMN method TEXT NOT NULL DEFAULT 'lightning';
+                ALTER TABLE payment ADD COLUMN txid TEXT;
+                ALTER TABLE payment ADD COLUMN address TEXT;
+                ALTER TABLE payment ADD COLUMN height INTEGER;
+                CREATE INDEX payment_unconfirmed ON payment (txid) WHERE txid IS NOT NULL AND height IS NULL;
+                """)
+        }
         return migrator
     }
 
@@ -262,20 +274,22 @@ final class DevnetLedger: Sendable {
 
     static func insertPayment(_ db: Database, id: String, payer: String?, payee: String, paymentHash: String?, bolt11: String?,
                                       description: String?, amountMsat: UInt64, feeMsat: UInt64, status: Payment.Status,
-                                      failureReason: String?, preimage: String?, idempotencyKey: String?, now: Date, comment: String? = nil) throws {
+                                      failureReason: String?, preimage: String?, idempotencyKey: String?, now: Date, comment: String? = nil,
+                                      onChain: (txid: String, address: String, height: Int?)? = nil) throws {
         let seq = (try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM payment") ?? 0) + 1
         try db.execute(sql: """
             INSERT INTO payment (id, seq, payer, payee, paymentHash, bolt11, description, amountMsat, feeMsat, status,
-                failureReason, preimage, idempotencyKey, createdAt, comment)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                failureReason, preimage, idempotencyKey, createdAt, comment, method, txid, address, height)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [id, seq, payer, payee, paymentHash, bolt11, description, Int64(amountMsat), Int64(feeMsat),
-                             status.rawValue, failureReason, preimage, idempotencyKey, now.timeIntervalSince1970, comment])
+                             status.rawValue, failureReason, preimage, idempotencyKey, now.timeIntervalSince1970, comment,
+                             onChain == nil ? "lightning" : Payment.onChainMethod, onChain?.txid, onChain?.address, onChain?.height])
     }
 
     /// The payment with `id` as `node` sees it (nil when it is not one of its payments).
     func payment(id: String, as node: String) throws -> Payment? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM payment WHERE id = ?", arguments: [id]).flatMap { DevnetLedger.payment($0, as: node) }
+            try Row.fetchOne(db, sql: DevnetLedger.selectPayments + " WHERE id = ?", arguments: [id]).flatMap { DevnetLedger.payment($0, as: node) }
         }
     }
 
@@ -291,12 +305,12 @@ final class DevnetLedger: Sendable {
         var parts: [String] = []
         var arguments: StatementArguments = []
         if filter.type != .receive {
-            parts.append("SELECT * FROM payment WHERE payer = ?" + common)
+            parts.append(DevnetLedger.selectPayments + " WHERE payer = ?" + common)
             arguments += [node]
             arguments += commonArguments
         }
         if filter.type != .send {
-            parts.append("SELECT * FROM payment WHERE payee = ? AND status = 'completed' AND payer IS NOT ?" + common)
+            parts.append(DevnetLedger.selectPayments + " WHERE payee = ? AND status = 'completed' AND payer IS NOT ?" + common)
             arguments += [node, node]
             arguments += commonArguments
         }
@@ -309,7 +323,7 @@ final class DevnetLedger: Sendable {
     /// sequence number seen (for the event poller).
     func changes(of node: String, after seq: Int64) throws -> (payments: [Payment], last: Int64) {
         try read { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT * FROM payment WHERE seq > ? AND (payer = ? OR payee = ?) ORDER BY seq",
+            let rows = try Row.fetchAll(db, sql: DevnetLedger.selectPayments + " WHERE seq > ? AND (payer = ? OR payee = ?) ORDER BY seq",
                                         arguments: [seq, node, node])
             let last = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM payment") ?? 0
             return (rows.compactMap { DevnetLedger.payment($0, as: node) }, max(last, seq))
@@ -328,15 +342,23 @@ final class DevnetLedger: Sendable {
         if payer == node { type = .send } else if payee == node, status == .completed { type = .receive } else { return nil }
         let amount: Int64 = row["amountMsat"]
         let fee: Int64 = row["feeMsat"]
+        let method: String = row["method"] ?? "lightning"
+        let txid: String? = row["txid"]
+        // Confirmations as of the chain's height when read: 0 while in no block.
+        let confirmations = txid == nil ? nil : (row["height"] as Int?).map { max(0, (row["chainHeight"] as Int? ?? $0) - $0 + 1) } ?? 0
         return Payment(
             id: row["id"], type: type, status: status, amountMsat: UInt64(amount), feeMsat: type == .send ? UInt64(fee) : 0,
-            timestamp: Date(timeIntervalSince1970: row["createdAt"]), backend: DevnetBackend.name,
+            timestamp: Date(timeIntervalSince1970: row["createdAt"]), method: method, backend: DevnetBackend.name,
             details: Payment.Details(invoice: row["bolt11"], description: row["description"], paymentHash: row["paymentHash"],
-                                     preimage: status == .completed ? row["preimage"] : nil, destination: payee, comment: row["comment"]),
+                                     preimage: status == .completed ? row["preimage"] : nil, destination: txid == nil ? payee : nil, comment: row["comment"],
+                                     txid: txid, address: row["address"], confirmations: confirmations),
             idempotencyKey: type == .send ? row["idempotencyKey"] : nil, failureReason: row["failureReason"])
     }
 
     static func newID() -> String { hexString(SystemRandom.bytes(16)) }
+
+    /// A payment row with the chain's height beside it (for its confirmations).
+    static let selectPayments = "SELECT payment.*, (SELECT height FROM chain WHERE id = 1) AS chainHeight FROM payment"
 
     // MARK: Access
 

@@ -1,0 +1,152 @@
+import Foundation
+import HawalaFormat
+import HawalaWallet
+
+/// How much an on-chain withdrawal sends: an amount (the fee comes on top), or everything (the
+/// fee comes out of it, and nothing stays).
+public enum OnChainAmount: Sendable, Equatable {
+    case sats(UInt64)
+    case all
+}
+
+/// A withdrawal to a Bitcoin address, priced at each speed. Nothing is sent yet.
+public struct OnChainQuote: Sendable, JSONRepresentable {
+    /// One speed's figures.
+    public struct Option: Sendable, Equatable {
+        public let speed: OnChainSpeed
+        /// What the address receives.
+        public let amountSat: UInt64
+        public let feeSat: UInt64
+        /// What leaves the wallet: amount + fee.
+        public var totalSat: UInt64 { amountSat + feeSat }
+        /// What the wallet keeps after it.
+        public let remainingSat: UInt64
+        /// Whether the balance covers it (and it is above dust).
+        public let affordable: Bool
+
+        public init(speed: OnChainSpeed, amountSat: UInt64, feeSat: UInt64, remainingSat: UInt64, affordable: Bool) {
+            self.speed = speed
+            self.amountSat = amountSat
+            self.feeSat = feeSat
+            self.remainingSat = remainingSat
+            self.affordable = affordable
+        }
+    }
+
+    public let address: String
+    public let amount: OnChainAmount
+    public let balanceSat: UInt64
+    /// Fast, medium, slow.
+    public let options: [Option]
+    /// The backend's own quote, handed back to send (Spark: the SDK's prepared payment).
+    public let backendQuote: (any Sendable)?
+
+    public init(address: String, amount: OnChainAmount, balanceSat: UInt64, options: [Option], backendQuote: (any Sendable)? = nil) {
+        self.address = address
+        self.amount = amount
+        self.balanceSat = balanceSat
+        self.options = options
+        self.backendQuote = backendQuote
+    }
+
+    /// The figures at `speed`.
+    public func option(_ speed: OnChainSpeed) -> Option? { options.first { $0.speed == speed } }
+
+    /// The figures at `speed`, refused when the balance does not cover them.
+    public func affordable(_ speed: OnChainSpeed) throws(LightningError) -> Option {
+        guard let option = option(speed) else { throw .unsupported(backend: "this backend", .onChainAddress) }
+        guard option.affordable else {
+            throw .insufficientOnChainBalance(neededSat: option.totalSat, balanceSat: balanceSat, speed: speed.rawValue)
+        }
+        return option
+    }
+
+    /// Prices a withdrawal of `amount` from `balanceSat` at each speed's fee (`feeSat`): what an
+    /// amount leaves, or what everything less the fee sends. Below `dustSat` nothing is sent.
+    public static func price(address: String, amount: OnChainAmount, balanceSat: UInt64, dustSat: UInt64 = OnChainQuote.dustSat,
+                             fees: [(OnChainSpeed, UInt64)], backendQuote: (any Sendable)? = nil) -> OnChainQuote {
+        let options = fees.map { speed, fee -> Option in
+            switch amount {
+            case .sats(let sats):
+                let (total, overflow) = sats.addingReportingOverflow(fee)
+                let ok = !overflow && total <= balanceSat && sats >= dustSat
+                return Option(speed: speed, amountSat: sats, feeSat: fee, remainingSat: ok ? balanceSat - total : 0, affordable: ok)
+            case .all:
+                let sent = balanceSat > fee ? balanceSat - fee : 0
+                return Option(speed: speed, amountSat: sent, feeSat: fee, remainingSat: 0, affordable: sent >= dustSat)
+            }
+        }
+        return OnChainQuote(address: address, amount: amount, balanceSat: balanceSat, options: options, backendQuote: backendQuote)
+    }
+
+    /// What a person compares before choosing a speed: for each, the fee, the total, and what
+    /// stays (or why it can't be sent).
+    public func previewRows() -> [(label: String, value: String)] {
+        options.map { o in
+            guard o.affordable else {
+                let belowDust = amount == .all || o.amountSat < OnChainQuote.dustSat
+                return (o.speed.rawValue, belowDust
+                        ? "not possible: what would arrive is below \(AmountText.grouped(OnChainQuote.dustSat)) sat"
+                        : "not possible: needs \(AmountText.grouped(o.totalSat)) sat, the balance is \(AmountText.grouped(balanceSat)) sat")
+            }
+            return (o.speed.rawValue, "\(AmountText.grouped(o.amountSat)) sat arrives · fee \(AmountText.grouped(o.feeSat)) sat · "
+                    + "\(AmountText.grouped(o.totalSat)) sat in total · \(AmountText.grouped(o.remainingSat)) sat stays")
+        }
+    }
+
+    /// The question asked before sending at `speed`.
+    public func confirmation(_ speed: OnChainSpeed) -> String {
+        guard let o = option(speed) else { return "Send?" }
+        return "Send \(AmountText.grouped(o.amountSat)) sat to \(address.prefix(12))…\(address.suffix(6)) at \(speed.rawValue) speed "
+            + "(fee \(AmountText.grouped(o.feeSat)) sat, \(AmountText.grouped(o.totalSat)) sat in total)?"
+    }
+
+    /// Outputs below this are not relayed.
+    public static let dustSat: UInt64 = 546
+    /// The size of a withdrawal transaction, for a rate's fee (one input, two outputs).
+    public static let withdrawalVbytes: UInt64 = 141
+
+    /// `{address, all, balanceSat, options: [{speed, amountSat, feeSat, totalSat, remainingSat, affordable}]}`
+    public var json: JSONValue {
+        .object([
+            ("address", .string(address)), ("all", .bool(amount == .all)), ("balanceSat", .int(Int(balanceSat))),
+            ("options", .array(options.map { o in
+                .object([("speed", .string(o.speed.rawValue)), ("amountSat", .int(Int(o.amountSat))), ("feeSat", .int(Int(o.feeSat))),
+                         ("totalSat", .int(Int(o.totalSat))), ("remainingSat", .int(Int(o.remainingSat))), ("affordable", .bool(o.affordable))])
+            })),
+        ])
+    }
+}
+
+extension PaymentInput {
+    /// The Bitcoin address this input pays on-chain, and the amount its URI asks for: a bare
+    /// address, or a bitcoin: URI without a Lightning invoice. nil for anything paid over
+    /// Lightning.
+    public var onChainTarget: (address: String, amountSats: UInt64?)? {
+        switch self {
+        case .bitcoinAddress(let address, _): (address, nil)
+        case .bitcoinURI(let uri) where uri.lightning == nil && !uri.address.isEmpty: (uri.address, uri.amountSats)
+        default: nil
+        }
+    }
+}
+
+extension LightningWallet {
+    /// Prices a withdrawal of `amount` to `address` at each speed (nothing is sent); the
+    /// address must be of the backend's network.
+    public func prepareOnChain(address: String, amount: OnChainAmount) async throws -> OnChainQuote {
+        try backend.network.checkBitcoinAddress(address)
+        if case .sats(let sats) = amount, sats == 0 { throw LightningError.outOfRange(.amount) }
+        return try await backend.prepareOnChainSend(address: address.trimmingCharacters(in: .whitespaces), amount: amount)
+    }
+
+    /// Sends a priced withdrawal at `speed`, once per `idempotencyKey`, and records it.
+    public func sendOnChain(_ quote: OnChainQuote, speed: OnChainSpeed, idempotencyKey: String) async throws -> Payment {
+        try LightningWallet.checkIdempotencyKey(idempotencyKey)
+        if let earlier = try store.payment(walletID: wallet.id, idempotencyKey: idempotencyKey) { return earlier }
+        _ = try quote.affordable(speed)
+        let sent = try await backend.sendOnChain(quote, speed: speed, idempotencyKey: idempotencyKey)
+        try await record([sent])
+        return sent
+    }
+}

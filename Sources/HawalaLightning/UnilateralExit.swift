@@ -1,0 +1,201 @@
+import Foundation
+import HawalaCrypto
+import HawalaFormat
+import HawalaWallet
+
+// The way out that needs no operator: a Spark wallet's funds are leaves the operators co-sign;
+// with its exit state (kept sealed in the wallet, and in its backups) and the words, the wallet
+// can put them on-chain alone. Without the state, a wallet whose operators vanish cannot exit.
+
+/// A backend's exit state as of now.
+public struct ExitSnapshot: Sendable {
+    public let state: SecretBytes
+    /// The value it covers, when the backend says.
+    public let valueSat: UInt64?
+    public let leafCount: Int?
+    public init(state: SecretBytes, valueSat: UInt64?, leafCount: Int?) {
+        self.state = state
+        self.valueSat = valueSat
+        self.leafCount = leafCount
+    }
+}
+
+/// How a planned exit recovers funds: per leaf, and in all.
+public struct ExitPlan: Sendable, JSONRepresentable {
+    public struct Leaf: Sendable, Equatable {
+        public let id: String
+        public let valueSat: UInt64
+        /// How it is recovered ("unilateral", "cooperative", …, as the backend names it).
+        public let method: String
+        public init(id: String, valueSat: UInt64, method: String) {
+            self.id = id
+            self.valueSat = valueSat
+            self.method = method
+        }
+    }
+
+    public struct Skipped: Sendable, Equatable {
+        public let id: String
+        public let reason: String
+        public init(id: String, reason: String) {
+            self.id = id
+            self.reason = reason
+        }
+    }
+
+    public let leaves: [Leaf]
+    public let skipped: [Skipped]
+    public let recoverableSat: UInt64
+    public let feeSat: UInt64
+    /// What must come from an on-chain UTXO of the wallet's own to pay the exit's fees (CPFP);
+    /// 0 when the leaves pay their own way.
+    public let fundingSat: UInt64
+    public let satPerVbyte: UInt64
+    public let destination: String
+    /// The backend's own plan, handed back to run it.
+    public let backendPlan: (any Sendable)?
+
+    public init(leaves: [Leaf], skipped: [Skipped], recoverableSat: UInt64, feeSat: UInt64, fundingSat: UInt64, satPerVbyte: UInt64,
+                destination: String, backendPlan: (any Sendable)? = nil) {
+        self.leaves = leaves
+        self.skipped = skipped
+        self.recoverableSat = recoverableSat
+        self.feeSat = feeSat
+        self.fundingSat = fundingSat
+        self.satPerVbyte = satPerVbyte
+        self.destination = destination
+        self.backendPlan = backendPlan
+    }
+
+    /// What reaches the destination: the recoverable value less the fees it pays itself.
+    public var receivedSat: UInt64 { recoverableSat > feeSat ? recoverableSat - feeSat : 0 }
+
+    /// `{recoverableSat, feeSat, fundingSat, receivedSat, satPerVbyte, destination, leaves: [{id, valueSat, method}], skipped: [{id, reason}]}`
+    public var json: JSONValue {
+        .object([
+            ("recoverableSat", .int(Int(recoverableSat))), ("feeSat", .int(Int(feeSat))), ("fundingSat", .int(Int(fundingSat))),
+            ("receivedSat", .int(Int(receivedSat))), ("satPerVbyte", .int(Int(satPerVbyte))), ("destination", .string(destination)),
+            ("leaves", .array(leaves.map { .object([("id", .string($0.id)), ("valueSat", .int(Int($0.valueSat))), ("method", .string($0.method))]) })),
+            ("skipped", .array(skipped.map { .object([("id", .string($0.id)), ("reason", .string($0.reason))]) })),
+        ])
+    }
+}
+
+/// One transaction of an exit, in the order it is broadcast.
+public struct ExitTransaction: Sendable, Equatable, JSONRepresentable {
+    public let kind: String
+    public let txid: String
+    /// The signed transaction; nil on devnet (its chain has no real transactions).
+    public let hex: String?
+    /// Blocks to wait after its parent confirmed before it can be broadcast (relative timelock).
+    public let waitBlocks: UInt32?
+    public init(kind: String, txid: String, hex: String?, waitBlocks: UInt32?) {
+        self.kind = kind
+        self.txid = txid
+        self.hex = hex
+        self.waitBlocks = waitBlocks
+    }
+
+    public var json: JSONValue {
+        .object([("kind", .string(kind)), ("txid", .string(txid)), ("hex", .nullable(hex)), ("waitBlocks", waitBlocks.map { .int(Int($0)) } ?? .null)])
+    }
+}
+
+/// The answer to "can this wallet leave without the operators, now?".
+public struct ExitCheck: Sendable, JSONRepresentable {
+    /// What the wallet keeps (nil: nothing yet).
+    public let kept: KeptExitState?
+    /// The exit planned at the current fees, to the wallet's own address; nil when it could not be.
+    public let plan: ExitPlan?
+    /// Why it could not be planned (no state, the network's fees unknown, …).
+    public let problem: String?
+    public let checkedAt: Date
+
+    public init(kept: KeptExitState?, plan: ExitPlan?, problem: String?, checkedAt: Date = Date()) {
+        self.kept = kept
+        self.plan = plan
+        self.problem = problem
+        self.checkedAt = checkedAt
+    }
+
+    /// Yes when a state is kept and an exit of it plans with something to recover.
+    public var canExit: Bool { kept != nil && (plan?.recoverableSat ?? 0) > 0 }
+
+    /// A kept state older than this is worth refreshing (it may miss payments since).
+    public static let staleAfter: TimeInterval = 7 * 86_400
+
+    public var isStale: Bool { kept.map { checkedAt.timeIntervalSince($0.exportedAt) > ExitCheck.staleAfter } ?? false }
+
+    /// The answer in plain words, one line.
+    public var headline: String {
+        guard kept != nil else { return "No: this wallet keeps no exit state yet. It is kept at each sync; sync once while the network answers." }
+        guard let plan else { return "Unknown: the kept state could not be planned now (\(problem ?? "no reason given"))." }
+        guard plan.recoverableSat > 0 else { return "Nothing to take out: the kept state holds no funds." }
+        return "Yes: \(AmountText.grouped(plan.receivedSat)) sat would reach your address, after \(AmountText.grouped(plan.feeSat)) sat of fees at \(plan.satPerVbyte) sat/vB."
+    }
+
+    /// `{canExit, stale, headline, kept: {network, exportedAt, valueSat, leafCount}?, plan?, problem?}`
+    public var json: JSONValue {
+        .object([
+            ("canExit", .bool(canExit)), ("stale", .bool(isStale)), ("headline", .string(headline)),
+            ("kept", kept.map { k in
+                .object([("network", .string(k.network)), ("exportedAt", .string(PaymentExport.date(k.exportedAt))),
+                         ("valueSat", k.valueSat.map { .int(Int($0)) } ?? .null), ("leafCount", k.leafCount.map { .int($0) } ?? .null)])
+            } ?? .null),
+            ("plan", plan?.json ?? .null), ("problem", .nullable(problem)),
+        ])
+    }
+}
+
+extension LightningSession {
+    /// Exports the backend's exit state and keeps it sealed in the wallet (and so in its next
+    /// backup); does nothing without the wallet's keyring (a session opened without the password)
+    /// or a state. Returns what is kept.
+    @discardableResult
+    public func keepExitState() async throws -> KeptExitState? {
+        guard let keyring else { return nil }
+        guard let snapshot = try await backend.exportExitState() else { return nil }
+        let kept = KeptExitState(network: spec.description, exportedAt: Date(), valueSat: snapshot.valueSat, leafCount: snapshot.leafCount)
+        try store.saveExitState(snapshot.state, kept: kept, walletID: wallet.id, keyring: keyring)
+        return kept
+    }
+
+    /// Whether the wallet could leave now with the state it keeps, at `satPerVbyte` (the
+    /// network's fast rate when nil) to `destination` (the wallet's own deposit address when nil):
+    /// the kept state is given to the backend first, so no operator needs to answer.
+    public func exitCheck(satPerVbyte: UInt64? = nil, destination: String? = nil) async -> ExitCheck {
+        let kept = try? store.keptExitState(walletID: wallet.id, network: spec.description)
+        guard kept != nil else { return ExitCheck(kept: nil, plan: nil, problem: nil) }
+        do {
+            let plan = try await prepareExit(satPerVbyte: satPerVbyte, destination: destination)
+            return ExitCheck(kept: kept, plan: plan, problem: nil)
+        } catch {
+            return ExitCheck(kept: kept, plan: nil, problem: DisplayText.safe(String(describing: error)))
+        }
+    }
+
+    /// Plans leaving with the kept state (see `exitCheck`).
+    /// - Throws: `LightningError.noExitState` when none is kept.
+    public func prepareExit(satPerVbyte: UInt64? = nil, destination: String? = nil) async throws -> ExitPlan {
+        guard let keyring else { throw LightningError.noExitState(network: spec.networkName) }
+        guard let kept = try store.exitState(walletID: wallet.id, network: spec.description, keyring: keyring) else {
+            throw LightningError.noExitState(network: spec.networkName)
+        }
+        try await backend.importExitState(kept.state)
+        let rate: UInt64
+        if let satPerVbyte { rate = satPerVbyte } else { rate = try await backend.recommendedFees().fastest }
+        let to: String
+        if let destination {
+            try backend.network.checkBitcoinAddress(destination)
+            to = destination
+        } else {
+            to = try await backend.receiveAddress(.bitcoin)
+        }
+        return try await backend.prepareExit(satPerVbyte: rate, destination: to)
+    }
+
+    /// Builds the planned exit: its transactions in broadcast order.
+    public func runExit(_ plan: ExitPlan) async throws -> [ExitTransaction] {
+        try await backend.runExit(plan)
+    }
+}

@@ -1,0 +1,133 @@
+import ArgumentParser
+import Foundation
+import HawalaFormat
+import HawalaLightning
+import HawalaWallet
+
+// `hawala ln exit check|prepare|run`: leaving Spark without the operators, with the exit state
+// the wallet keeps (and its backups carry).
+
+struct LightningExit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "exit", abstract: "Leave Lightning without the operators: check, plan, run (needs the wallet password).",
+        discussion: """
+            A Spark wallet's funds can be put on-chain without the Spark operators, with the \
+            wallet's words and its exit state. Hawala keeps that state sealed in the wallet at each \
+            sync and whenever it changes, and every backup (`.hawala` file, vault) carries it: on a \
+            new device, restore the words and the backup, and `ln exit check` answers before any \
+            operator does. `check` says whether the wallet can leave now and what it would cost; \
+            `prepare` plans it to an address; `run` builds the transactions, printed in the order \
+            they are broadcast. Exit codes: 0 yes / done, 1 no or refused.
+            """,
+        subcommands: [LightningExitCheck.self, LightningExitPrepare.self, LightningExitRun.self],
+        defaultSubcommand: LightningExitCheck.self)
+}
+
+/// What `check`, `prepare` and `run` share: the fee rate and where the funds go.
+struct ExitOptions: ParsableArguments {
+    @Option(name: .customLong("fee-rate"), help: "The fee rate, sat/vB (default: the network's fast rate).") var feeRate: UInt64?
+    @Option(help: "The Bitcoin address the funds go to (default: one of the wallet's own deposit addresses).") var to: String?
+
+    func validate() throws {
+        if let feeRate, !(1...10_000).contains(feeRate) { throw ValidationError("--fee-rate must be between 1 and 10000 sat/vB") }
+    }
+}
+
+/// The rows a person reads about a kept state and a plan.
+func exitRows(_ kept: KeptExitState?, _ plan: ExitPlan?) -> [(String, String)] {
+    var rows: [(String, String)] = []
+    if let kept {
+        rows.append(("kept state", "from \(kept.exportedAt.relative())" + (kept.valueSat.map { ", covering \(AmountText.grouped($0)) sat" } ?? "")))
+    }
+    if let plan {
+        rows += [("recoverable", "\(AmountText.grouped(plan.recoverableSat)) sat"),
+                 ("fees", "\(AmountText.grouped(plan.feeSat)) sat at \(plan.satPerVbyte) sat/vB"),
+                 ("arrives", "\(AmountText.grouped(plan.receivedSat)) sat at \(plan.destination)")]
+        if plan.fundingSat > 0 { rows.append(("needs", "\(AmountText.grouped(plan.fundingSat)) sat from an on-chain output of your own, for the fees")) }
+        for skipped in plan.skipped { rows.append(("left out", "\(skipped.id.prefix(12))…: \(skipped.reason)")) }
+    }
+    return rows
+}
+
+struct LightningExitCheck: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check", abstract: "Can this wallet leave now without the operators, at what cost, with how old a state.",
+        discussion: "JSON: {canExit, stale, headline, kept, plan, problem} (docs/reference.md).")
+    @OptionGroup var options: LightningOptions
+    @OptionGroup var exit: ExitOptions
+    @Flag(help: "JSON output.") var json = false
+
+    func run() async throws {
+        let check = try await options.open(signing: true).closing { session in
+            await session.exitCheck(satPerVbyte: exit.feeRate, destination: exit.to)
+        }
+        if json { check.json.print() } else {
+            print(check.headline)
+            for line in alignedRows(exitRows(check.kept, check.plan)) { print(line) }
+            if check.isStale { Output.error("note: the kept state is over a week old; sync once (`hawala ln balance`) to keep a fresh one") }
+        }
+        if !check.canExit { throw ExitCode(1) }
+    }
+}
+
+struct LightningExitPrepare: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "prepare", abstract: "Plan leaving with the kept exit state: what is recovered, the fees, what arrives (nothing is sent).",
+        discussion: "JSON: the plan {recoverableSat, feeSat, fundingSat, receivedSat, satPerVbyte, destination, leaves, skipped}.")
+    @OptionGroup var options: LightningOptions
+    @OptionGroup var exit: ExitOptions
+    @Flag(help: "JSON output.") var json = false
+
+    func run() async throws {
+        let plan = try await options.open(signing: true).closing { session in
+            try await session.prepareExit(satPerVbyte: exit.feeRate, destination: exit.to)
+        }
+        if json { plan.json.print(); return }
+        for line in alignedRows(exitRows(nil, plan)) { print(line) }
+        print("to leave: hawala ln exit run --to \(plan.destination) --fee-rate \(plan.satPerVbyte)")
+    }
+}
+
+struct LightningExitRun: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run", abstract: "Leave with the kept exit state: builds and signs the transactions, printed in broadcast order.",
+        discussion: """
+            Shows the plan and asks unless --yes. Each transaction is printed with its kind and \
+            txid (and its hex, to broadcast with any Bitcoin node), in the order to broadcast \
+            them; one that must wait says how many blocks after the one before. JSON: {plan, \
+            transactions: [{kind, txid, hex, waitBlocks}]}.
+            """)
+    @OptionGroup var options: LightningOptions
+    @OptionGroup var exit: ExitOptions
+    @Flag(help: "Leave without asking.") var yes = false
+    @Flag(help: "JSON output.") var json = false
+
+    func run() async throws {
+        if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm; pass --yes to leave without asking", code: .usage) }
+        let (plan, transactions) = try await options.open(signing: true).closing { session in
+            let plan = try await session.prepareExit(satPerVbyte: exit.feeRate, destination: exit.to)
+            guard plan.recoverableSat > 0 else { throw CLIError("nothing to take out: " + (plan.skipped.first?.reason ?? "the kept state holds no funds")) }
+            let rows = exitRows(nil, plan)
+            if yes {
+                for line in alignedRows(rows) { Output.error(line) }
+            } else {
+                let terminal = try Terminal.required("pass --yes")
+                for line in alignedRows(rows) { terminal.line(line) }
+                guard try terminal.confirm("Take \(AmountText.grouped(plan.recoverableSat)) sat out of Lightning to \(plan.destination), without the operators?") else {
+                    throw CLIError("nothing was done")
+                }
+            }
+            return (plan, try await session.runExit(plan))
+        }
+        if json {
+            JSONValue.object([("plan", plan.json), ("transactions", .array(transactions.map(\.json)))]).print()
+            return
+        }
+        print("broadcast in this order:")
+        for (n, tx) in transactions.enumerated() {
+            let wait = tx.waitBlocks.map { $0 > 0 ? " (after \($0) blocks)" : "" } ?? ""
+            print("\(n + 1). \(tx.kind)  \(tx.txid)\(wait)")
+            if let hex = tx.hex { print("   \(hex)") }
+        }
+    }
+}
