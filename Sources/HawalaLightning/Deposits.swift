@@ -165,7 +165,11 @@ extension LightningNetwork {
         let text = address.trimmingCharacters(in: .whitespaces)
         switch self {
         case .regtest:
-            guard (try? Bech32.decodeSegwitAddress(text, hrp: "bcrt")) != nil else { throw .wrongAddress(text, network: self) }
+            // SegWit with its own prefix; base58 with testnet's version bytes (as Bitcoin Core).
+            guard (try? Bech32.decodeSegwitAddress(text, hrp: "bcrt")) != nil
+                || (!text.lowercased().hasPrefix("tb1") && (try? Address.validate(text, chain: .bitcoinTestnet)) != nil) else {
+                throw .wrongAddress(text, network: self)
+            }
         case .bitcoin:
             guard (try? Address.validate(text, chain: .bitcoin)) != nil else { throw .wrongAddress(text, network: self) }
         case .testnet, .signet:

@@ -154,6 +154,12 @@ extension LightningSession {
     @discardableResult
     public func keepExitState() async throws -> KeptExitState? {
         guard let keyring else { return nil }
+        // The kept state goes in first: importing never costs a leaf, so what is exported
+        // covers at least what was kept (a device offline, or restored from a backup, never
+        // replaces a good state with a poorer one of its own).
+        if let kept = try store.exitState(walletID: wallet.id, network: spec.description, keyring: keyring) {
+            try? await backend.importExitState(kept.state)
+        }
         guard let snapshot = try await backend.exportExitState() else { return nil }
         let kept = KeptExitState(network: spec.description, exportedAt: Date(), valueSat: snapshot.valueSat, leafCount: snapshot.leafCount)
         try store.saveExitState(snapshot.state, kept: kept, walletID: wallet.id, keyring: keyring)

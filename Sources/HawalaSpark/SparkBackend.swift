@@ -23,7 +23,7 @@ public final class SparkBackend: PaymentBackend, Sendable {
     private let clock: @Sendable () -> Date
 
     /// The connected SDK and what hangs on it.
-    private struct State {
+    struct State {
         var sdk: BreezSdk?
         var sdkListenerID: String?
         var listeners: [String: @Sendable (PaymentEvent) -> Void] = [:]
@@ -32,7 +32,7 @@ public final class SparkBackend: PaymentBackend, Sendable {
         /// When the SDK last said it synced with the network (its `synced` event).
         var syncedAt: ContinuousClock.Instant?
     }
-    private let state = Mutex(State())
+    let state = Mutex(State())
     private let claimPolicy = Mutex(ClaimFeePolicy.default)
 
     /// A `synced` event this recent counts as the network having answered.

@@ -51,7 +51,9 @@ extension SparkBackend {
     /// The SDK's `exportUnilateralExitState`, with the balance it covers.
     public func exportExitState() async throws -> ExitSnapshot? {
         let exported = try await call { try await $0.exportUnilateralExitState() }
-        let balance = try? await getInfo().balanceSats
+        // The balance it covers is known only once synced (offline, the stored one may be stale).
+        let synced = state.withLock { $0.syncedAt != nil }
+        let balance = synced ? try? await getInfo().balanceSats : nil
         return ExitSnapshot(state: HawalaCrypto.SecretBytes(Array(exported.exitState.utf8)), valueSat: balance, leafCount: nil)
     }
 

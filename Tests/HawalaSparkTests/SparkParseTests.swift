@@ -100,6 +100,44 @@ struct SparkParseTests {
         }
         #expect(sdkInvoice == [ours.lightning.map { hexString($0.paymentHash) } ?? "none"])
 
+        // Bitcoin addresses of every network and kind (P2PKH, P2SH, P2WPKH, P2TR), bare and in a
+        // BIP21 URI: the SDK and Hawala agree on the address, its network and the amount.
+        let regtestTaproot = Bech32.segwitAddress(hrp: "bcrt", version: 1, program: [UInt8](repeating: 0x79, count: 32))
+        let addresses: [(String, Set<LightningNetwork>)] = [
+            ("1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2", [.bitcoin]), ("3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy", [.bitcoin]),
+            ("bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", [.bitcoin]),
+            ("bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0", [.bitcoin]),
+            ("mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn", [.testnet, .signet, .regtest]), ("2MzQwSSnBHWHqSAqtTVQ6v47XtaisrJa1Vc", [.testnet, .signet, .regtest]), ("tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx", [.testnet, .signet]),
+            ("tb1pqqqqp399et2xygdj5xreqhjjvcmzhxw4aywxecjdzew6hylgvsesf3hn0c", [.testnet, .signet]),
+            ("bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080", [.regtest]), (regtestTaproot, [.regtest]),
+        ]
+        // Base58 test addresses are the same on testnet, signet and regtest: the SDK names one
+        // of them, which must be among Hawala's.
+        func sdkNetwork(_ network: BitcoinNetwork) -> LightningNetwork {
+            switch network {
+            case .bitcoin: .bitcoin
+            case .testnet3, .testnet4: .testnet
+            case .signet: .signet
+            case .regtest: .regtest
+            }
+        }
+        for (address, networks) in addresses {
+            let hawala = Set([LightningNetwork.bitcoin, .testnet, .signet, .regtest].filter { (try? $0.checkBitcoinAddress(address)) != nil })
+            #expect(hawala == networks, "Hawala: \(address)")
+            #expect(try PaymentInput.parse(address).onChainTarget?.address == address)
+            guard case .bitcoinAddress(let theirs) = try await sdk.parse(input: address) else { Issue.record("the SDK does not read \(address)"); continue }
+            #expect(theirs.address == address && networks.contains(sdkNetwork(theirs.network)), "SDK: \(address) \(theirs.network)")
+            let uri = "bitcoin:\(address)?amount=0.0005&label=Rent"
+            let ourURI = try #require(try PaymentInput.parse(uri).onChainTarget)
+            guard case .bip21(let theirURI) = try await sdk.parse(input: uri) else { Issue.record("the SDK does not read \(uri) as BIP21"); continue }
+            #expect(ourURI.amountSats == 50_000 && theirURI.amountSat == ourURI.amountSats, "\(uri)")
+            let sdkAddress = theirURI.paymentMethods.compactMap { method -> String? in
+                if case .bitcoinAddress(let d) = method { return d.address }
+                return nil
+            }
+            #expect(sdkAddress == [ourURI.address], "\(uri)")
+        }
+
         // LNURL-auth links (read without a network: the tag is in the URL): the same domain,
         // challenge and action, as bech32 LNURLs and as keyauth:// (LUD-17).
         let k1 = String(repeating: "ab", count: 32)
