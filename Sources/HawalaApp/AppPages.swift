@@ -62,6 +62,8 @@ struct Page {
     var lnurlConfirm: LNURLConfirmView?
     var invoice: InvoiceView?
     var send: SendView?
+    var onChainSend: OnChainSendView?
+    var exit: ExitView?
     var payment: PaymentView?
     var history: HistoryView?
     var backups: BackupsView?

@@ -36,6 +36,7 @@ struct AppRoutes: Sendable {
         registerReceive(on: router)
         registerLightning(on: router)
         registerLNURL(on: router)
+        registerOnChain(on: router)
         registerHistory(on: router)
         registerBackupFiles(on: router)
         registerSettings(on: router)

@@ -33,6 +33,8 @@ actor AppSessions {
         var recovery: RecoveryFlow?
         /// A Lightning payment previewed and waiting for the password.
         var send: PendingSend?
+        /// A withdrawal priced (each speed), waiting for the speed and the password.
+        var onChain: PendingOnChain?
         /// A backup file decrypted and previewed, waiting for "Import" (it holds the words).
         var importing: ImportTask?
         /// SLIP-39 shares taken so far (pasted over one or more forms).
@@ -61,7 +63,7 @@ actor AppSessions {
         let fields: [String: String]
 
         /// The fields worth keeping across a lock, none of them secret.
-        static let kept: Set<String> = ["input", "amount", "comment", "description", "name", "words", "network"]
+        static let kept: Set<String> = ["input", "amount", "comment", "description", "name", "words", "network", "all"]
 
         func value(_ name: String) -> String { fields[name] ?? "" }
     }
@@ -85,6 +87,11 @@ actor AppSessions {
     }
 
     /// A payment prepared (amount and fee known, nothing sent) for one wallet.
+    struct PendingOnChain: Sendable {
+        let walletID: String
+        let quote: OnChainQuote
+    }
+
     struct PendingSend: Sendable {
         let walletID: String
         let payment: PreparedPayment

@@ -99,6 +99,7 @@ extension AppRoutes {
         let refill = await app.sessions.takeInterrupted(session.id, page: "/send")
         var form = SendFormView(input: refill?.value("input") ?? "", amount: refill?.value("amount") ?? "",
                                 comment: refill?.value("comment") ?? "", restored: refill != nil)
+        form.all = refill?.value("all") == "on"
         // A link to pay (a "lightning:" or "bitcoin:" address the browser handed over).
         if refill == nil, let pasted = request.uri.queryParameters["to"].map(String.init), pasted.utf8.count <= 8_192 { form.input = pasted }
         return try await sendForm(session, store: store, wallet: wallet, form: form)
@@ -162,7 +163,9 @@ extension AppRoutes {
                     try? await lightning.lightning.record([payment])
                     let note = ReceivedNote(amount: satsText(payment.amountMsat, .down), what: payment.plainTitle, hash: payment.details.paymentHash ?? "")
                     try await writer.write(ByteBuffer(string: "event: received\ndata: \(note.json)\n\n"))
-                case .event: break
+                case .event(let event):
+                    guard let news = event.depositNews else { break }
+                    try await writer.write(ByteBuffer(string: "event: deposit\ndata: \(DepositNote(text: news).json)\n\n"))
                 }
             }
             try await writer.write(ByteBuffer(string: "event: end\ndata: {}\n\n"))
@@ -185,6 +188,12 @@ struct ReceivedNote: Codable {
     /// The invoice's payment hash (its page shows "Paid" itself).
     let hash: String
 
+    var json: String { String(decoding: (try? JSONEncoder().encode(self)) ?? Data("{}".utf8), as: UTF8.self) }
+}
+
+/// News of an on-chain deposit (seen, claimed, not claimed), as the session's event stream says it.
+struct DepositNote: Codable {
+    let text: String
     var json: String { String(decoding: (try? JSONEncoder().encode(self)) ?? Data("{}".utf8), as: UTF8.self) }
 }
 
@@ -228,6 +237,8 @@ struct SendFormView {
     var input: String
     var amount: String
     var comment: String
+    /// "Send everything" (a withdrawal to a Bitcoin address, the fee taken from it).
+    var all = false
     /// Refilled after an unlock.
     var restored = false
     var needsSetup = false
@@ -250,6 +261,10 @@ struct SendFormView {
 /// The invoice form (receiving on Lightning), kept like the send form.
 struct InvoiceFormView {
     struct ChainLink { let name: String, label: String }
+    /// The on-chain address whose deposits come into Lightning, and its QR code.
+    var depositAddress: String?
+    var depositQRPath = ""
+    var depositQRSize = 0
     var amount: String
     var description: String
     var restored = false

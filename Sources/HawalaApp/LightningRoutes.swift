@@ -41,13 +41,16 @@ extension AppRoutes {
         let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
         var page = Page(title: "Lightning", session: session, overview: try await app.store.overview(), problem: problem, message: message)
-        var view = LightningView(wallet: wallet, settings: try LightningSettings.load(store: store, walletID: wallet.id),
-                                 sparkAvailable: app.options.spark != nil, home: app.store.home.directory)
+        let settings = try LightningSettings.load(store: store, walletID: wallet.id)
+        var view = LightningView(wallet: wallet, settings: settings, sparkAvailable: app.options.spark != nil, home: app.store.home.directory)
+        view.maxClaimFee = settings.maxClaimFee.saved
         if view.configured {
             do {
                 let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
                 if view.isDevnet { view.balance = satsText(try await lightning.backend.getInfo().balanceMsat, .down) }
                 view.addressName = addressName
+                (view.deposits, view.depositsProblem) = await depositRows(lightning)
+                view.anyDeposits = !view.deposits.isEmpty
                 do {
                     view.address = try await Deadline.run(Self.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: Self.networkWait) }) {
                         try await lightning.backend.lightningAddress()
@@ -99,6 +102,10 @@ extension AppRoutes {
                 if fiat.isEmpty { change.clearFiat = before.fiat != nil || before.rates != nil } else { change.fiat = fiat }
             }
             if !change.clearFiat, let rates = form.text("rates")?.trimmed, !rates.isEmpty { change.rates = try RatesSource(typed: rates) }
+            if let cap = form.text("maxClaimFee")?.trimmed, !cap.isEmpty {
+                let policy = try ClaimFeePolicy(parsing: cap)
+                if policy != before.maxClaimFee { change.maxClaimFee = policy }
+            }
             let outcome = try await LightningSettings.apply(change, store: store, wallet: wallet, sparkAvailable: app.options.spark != nil) { keyring }
             await app.lightningSessions.close(session.id)  // an API key or backend: opened again with it
             var said: [String] = []
@@ -106,6 +113,7 @@ extension AppRoutes {
             if outcome.savedAPIKeyFor != nil { said.append("The API key is saved, sealed by the wallet password.") }
             if let fiat = outcome.settings.fiat, fiat != before.fiat { said.append("Amounts also show in \(fiat).") }
             if change.clearFiat { said.append("Amounts show in sat only.") }
+            if let cap = change.maxClaimFee { said.append("A deposit's claim may cost \(cap).") }
             if let unchecked = outcome.ratesUnchecked { said.append("The rates source could not be checked now (\(unchecked)).") }
             let note = said.isEmpty ? "Nothing changed." : "Saved. " + said.joined(separator: " ")
             if before.backend == nil, change.backend != nil {
@@ -303,6 +311,7 @@ extension AppRoutes {
         let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
         var typed = SendFormView(input: form.text("input") ?? "", amount: form.text("amount") ?? "", comment: form.text("comment") ?? "")
+        typed.all = form.text("all") == "on"
         func refuse(_ change: (inout SendFormView) -> Void) async throws -> Response {
             change(&typed)
             return try await sendForm(session, store: store, wallet: wallet, form: typed, status: .badRequest)
@@ -322,6 +331,19 @@ extension AppRoutes {
         do {
             let onDevnet = (try? LightningSettings.load(store: store, walletID: wallet.id).backend.flatMap { try BackendSpec.parse($0) }?.allowsLoopbackHTTP) ?? false
             let input = try PaymentInput.parse(text, allowLoopbackHTTP: onDevnet == true)
+            // A Bitcoin address (or a bitcoin: link without an invoice): a withdrawal, priced at each speed.
+            if let target = input.onChainTarget {
+                let amountChosen: OnChainAmount
+                if typed.all { amountChosen = .all } else if let sats = amount ?? target.amountSats { amountChosen = .sats(sats) } else {
+                    return try await refuse { $0.amountProblem = "Type how much to send in sat, or tick “Send everything”." }
+                }
+                if !(form.text("comment") ?? "").trimmed.isEmpty { return try await refuse { $0.commentProblem = "A comment is for Lightning addresses and LNURL-pay only." } }
+                let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
+                let quote = try await lightning.lightning.prepareOnChain(address: target.address, amount: amountChosen)
+                await app.sessions.update(session.id) { $0.onChain = AppSessions.PendingOnChain(walletID: wallet.id, quote: quote) }
+                return try await onChainPreview(session, quote)
+            }
+            if typed.all { return try await refuse { $0.amountProblem = "“Send everything” is for a Bitcoin address; type an amount, or leave both empty for an invoice's own." } }
             let comment = try input.comment(form.text("comment"))
             if let earlier = try LightningWallet.earlier(for: input, key: nil, store: store, walletID: wallet.id) {
                 return try await paymentResult(session, earlier.payment, headline: earlier.headline.sentence)
@@ -338,7 +360,8 @@ extension AppRoutes {
             guard let words = Self.lightningWords(error) else { throw error }
             return try await refuse { form in
                 switch error {
-                case LightningError.amountRequired, LightningError.outOfRange(.amount), LightningError.amountMismatch, LNURLError.amountOutOfRange:
+                case LightningError.amountRequired, LightningError.outOfRange(.amount), LightningError.amountMismatch, LNURLError.amountOutOfRange,
+                     LightningError.insufficientOnChainBalance:
                     form.amountProblem = words
                 case LightningError.commentNotAccepted, LNURLError.commentTooLong:
                     form.commentProblem = words

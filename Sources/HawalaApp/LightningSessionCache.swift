@@ -18,7 +18,7 @@ actor LightningSessionCache {
     /// What a session depends on: a different wallet, backend, currency or rates source opens a
     /// new one (the node id, saved by the first connection, does not count).
     static func key(walletID: String, settings: LightningSettings) -> String {
-        [walletID, settings.backend ?? "", settings.fiat ?? "", settings.rates ?? ""].joined(separator: "\n")
+        [walletID, settings.backend ?? "", settings.fiat ?? "", settings.rates ?? "", settings.maxClaimFee.saved].joined(separator: "\n")
     }
 
     /// The session of app session `id` for `key`, opened by `open` when there is none (or it was

@@ -70,6 +70,12 @@ struct LightningView {
     var addressName = ""
     /// Why the address can't be shown now.
     var addressUnavailable: String?
+    /// Bitcoin sent on-chain to the wallet, and why the list can't be shown now.
+    var deposits: [DepositRow] = []
+    /// The claim fee cap as saved (`ClaimFeePolicy.saved`).
+    var maxClaimFee = ClaimFeePolicy.default.saved
+    var anyDeposits = false
+    var depositsProblem: String?
 
     init(wallet: WalletSummary, settings saved: LightningSettings, sparkAvailable: Bool, home: URL) {
         self.wallet = wallet.name

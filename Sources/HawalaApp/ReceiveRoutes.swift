@@ -47,6 +47,14 @@ extension AppRoutes {
                 form.addressLNURL = info.lnurl.uppercased()
                 (form.addressQRPath, form.addressQRSize) = try svgQRCode(form.addressLNURL, caseInsensitive: true)
             }
+            // Bitcoin sent on-chain into Lightning: the deposit address (the same until used).
+            let deposit = try? await Deadline.run(Self.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: Self.networkWait) }) {
+                try await lightningSession(session, store, wallet, keyring: keyring).backend.receiveAddress(.bitcoin)
+            }
+            if let deposit {
+                form.depositAddress = deposit
+                (form.depositQRPath, form.depositQRSize) = try svgQRCode("bitcoin:" + deposit.uppercased(), caseInsensitive: true)
+            }
         }
         page.invoiceForm = form
         return try render(status, "receive-lightning", page)

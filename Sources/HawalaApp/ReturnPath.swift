@@ -27,9 +27,10 @@ enum ReturnPath {
     /// The page a form posted to `action` lives on.
     static func page(forAction action: String) -> String {
         switch action {
-        case "/lightning/send", "/lightning/pay": return "/send"
+        case "/lightning/send", "/lightning/pay", "/lightning/pay-onchain": return "/send"
         case "/lightning/invoice", "/receive/new": return "/receive"
-        case "/lightning/settings", "/lightning/fund": return "/lightning"
+        case "/lightning/settings", "/lightning/fund", "/lightning/deposits/claim": return "/lightning"
+        case "/lightning/exit": return "/lightning/exit"
         case "/create": return "/create"
         case "/backup", "/words", "/wallets/use", "/wallets/rename", "/wallets/delete": return "/wallets"
         default:

@@ -143,11 +143,7 @@ public struct LightningSession: Sendable {
     /// session's HTTP client.
     public func close() async {
         // Every session that could seal it leaves the exit state as fresh as what it did.
-        if keyring != nil {
-            try? await Deadline.run(.seconds(5), timedOut: { LightningError.timeout(waitingFor: .answer, after: .seconds(5)) }) { [self] in
-                _ = try await keepExitState()
-            }
-        }
+        if keyring != nil { await refreshExitState() }
         await backend.disconnect()
         await fetcher?.shutdown()
     }
@@ -438,6 +434,19 @@ extension PaymentEvent {
         case .newDeposits: return "on-chain deposit seen: " + list
         case .claimedDeposits: return "deposit claimed: " + list
         case .unclaimedDeposits: return "deposit not claimed: " + list
+        default: return nil
+        }
+    }
+
+    /// The same news for a person, without transaction ids (a notification, a toast).
+    public var depositNews: String? {
+        let amounts = deposits.map { "\(AmountText.grouped($0.amountSat)) sat" }.joined(separator: ", ")
+        switch self {
+        case .newDeposits: return "Bitcoin deposit of \(amounts) seen: it comes into Lightning once confirmed."
+        case .claimedDeposits: return "Bitcoin deposit of \(amounts) is in your Lightning balance."
+        case .unclaimedDeposits:
+            return "Bitcoin deposit not claimed: " + deposits.map { "\(AmountText.grouped($0.amountSat)) sat, \($0.stateText.replacingOccurrences(of: "not claimed: ", with: ""))" }
+                .joined(separator: "; ") + "."
         default: return nil
         }
     }

@@ -170,6 +170,7 @@ extension LightningSession {
     /// network's fast rate when nil) to `destination` (the wallet's own deposit address when nil):
     /// the kept state is given to the backend first, so no operator needs to answer.
     public func exitCheck(satPerVbyte: UInt64? = nil, destination: String? = nil) async -> ExitCheck {
+        await refreshExitState()
         let kept = try? store.keptExitState(walletID: wallet.id, network: spec.description)
         guard kept != nil else { return ExitCheck(kept: nil, plan: nil, problem: nil) }
         do {
@@ -183,6 +184,7 @@ extension LightningSession {
     /// Plans leaving with the kept state (see `exitCheck`).
     /// - Throws: `LightningError.noExitState` when none is kept.
     public func prepareExit(satPerVbyte: UInt64? = nil, destination: String? = nil) async throws -> ExitPlan {
+        await refreshExitState()
         guard let keyring else { throw LightningError.noExitState(network: spec.networkName) }
         guard let kept = try store.exitState(walletID: wallet.id, network: spec.description, keyring: keyring) else {
             throw LightningError.noExitState(network: spec.networkName)
@@ -198,6 +200,14 @@ extension LightningSession {
             to = try await backend.receiveAddress(.bitcoin)
         }
         return try await backend.prepareExit(satPerVbyte: rate, destination: to)
+    }
+
+    /// Keeps the backend's state first when it can within 5 s (it covers what was kept, and
+    /// what happened since); offline, the kept one stands.
+    func refreshExitState() async {
+        _ = try? await Deadline.run(.seconds(5), timedOut: { LightningError.timeout(waitingFor: .answer, after: .seconds(5)) }) { [self] in
+            try await keepExitState()
+        }
     }
 
     /// Builds the planned exit: its transactions in broadcast order.

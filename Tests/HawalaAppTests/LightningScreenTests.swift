@@ -329,3 +329,62 @@ extension AppSecurityTests {
         }
     }
 }
+
+extension AppSecurityTests {
+    /// Bitcoin on-chain in the app: an address in the send box is priced at each speed and sent
+    /// at the one chosen after the password (everything: nothing stays); a deposit stranded by a
+    /// low cap is listed with its reason and claimed at the network's rate; the way-out page
+    /// answers, then leaves with the kept state, listing the transactions in broadcast order.
+    @Test func onChainAndTheWayOutInTheApp() async throws {
+        try await withApp { app, browser, _ in
+            var browser = browser
+            let ledger = temporaryFolder("devnet").appendingPathComponent("ledger").path
+            let csrf = try await onDevnet(app, &browser, ledger: ledger)
+            #expect(try await browser.send(.post, "/lightning/fund", form: ["csrf": csrf, "amount": "50,000"]).status < 400)
+            let elsewhere = "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080"
+
+            let noAmount = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": elsewhere])
+            #expect(noAmount.status == 400 && noAmount.body.contains("or tick “Send everything”"), "\(noAmount.body.suffix(1500))")
+            let wrong = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", "amount": "1000"])
+            #expect(wrong.status == 400 && wrong.body.contains("is not a valid Bitcoin address on regtest") && wrong.body.contains("bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"))
+            let preview = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": elsewhere, "amount": "10,000"])
+            #expect(preview.status == 200 && preview.body.contains("Send bitcoin on-chain") && preview.body.contains(#"value="medium" checked"#)
+                    && preview.body.contains("10,000 sat arrives · fee 1,410 sat · 11,410 sat in total · 38,590 sat stays"), "\(preview.body.suffix(2500))")
+            let badPassword = try await browser.send(.post, "/lightning/pay-onchain", form: ["csrf": csrf, "speed": "fast", "password": "wrong horse"])
+            #expect(badPassword.status >= 400 && badPassword.body.contains(#"value="fast" checked"#), "the speed chosen is kept")
+            let sent = try await browser.send(.post, "/lightning/pay-onchain", form: ["csrf": csrf, "speed": "fast", "password": "correct horse"])
+            #expect(sent.status == 200 && sent.body.contains("Sent: waiting for confirmation") && sent.body.contains(elsewhere), "\(sent.body.suffix(2500))")
+            #expect(try await browser.send(.post, "/lightning/pay-onchain", form: ["csrf": csrf, "speed": "fast", "password": "correct horse"]).status == 303,
+                    "sent once")
+
+            // A deposit stranded by a cap below the network's fee, claimed from the Lightning page.
+            let capped = try await browser.send(.post, "/lightning/settings", form: ["csrf": csrf, "maxClaimFee": "1/vB"])
+            #expect(capped.body.contains("A deposit&#39;s claim may cost at most 1 sat/vB") || capped.body.contains("A deposit's claim may cost at most 1 sat/vB"),
+                    "\(capped.body.suffix(2000))")
+            #expect(try await browser.send(.post, "/lightning/settings", form: ["csrf": csrf, "maxClaimFee": "cheap"]).body.contains("is not a claim fee cap"))
+            let receive = try await browser.send(.get, "/receive")
+            let depositAddress = String(try #require(receive.body.firstMatch(of: /id="deposit-address" class="address">(bcrt1[0-9a-z]+)</)?.1))
+            #expect(receive.body.contains("Bitcoin into Lightning"))
+            _ = try DevnetChain.deposit(ledgerPath: ledger, address: depositAddress, sats: 20_000)
+            _ = try DevnetChain.mine(ledgerPath: ledger, blocks: 3)
+            _ = try await browser.send(.get, "/")  // the home syncs: the claim is tried under the 1 sat/vB cap
+            let page = try await browser.send(.get, "/lightning")
+            #expect(page.body.contains("20,000 sat") && page.body.contains("above your cap of 150 sat") && page.body.contains("Claim at the network"),
+                    "\(page.body.suffix(3000))")
+            let outpoint = try #require(page.body.firstMatch(of: /name="outpoint" value="([0-9a-f]{64}:0)"/)?.1)
+            let claimed = try await browser.send(.post, "/lightning/deposits/claim", form: ["csrf": csrf, "outpoint": String(outpoint)])
+            #expect(claimed.status == 200 && claimed.body.contains("claimed (fee 750 sat)"), "\(claimed.body.suffix(2000))")
+
+            // The way out.
+            let exit = try await browser.send(.get, "/lightning/exit")
+            #expect(exit.status == 200 && exit.body.contains("Yes: ") && exit.body.contains("Leave now"), "\(exit.body.suffix(2500))")
+            let refused = try await browser.send(.post, "/lightning/exit", form: ["csrf": csrf, "to": elsewhere, "feeRate": "fast", "password": "correct horse"])
+            #expect(refused.status == 400 && refused.body.contains("A fee rate is a whole number"))
+            let left = try await browser.send(.post, "/lightning/exit", form: ["csrf": csrf, "to": elsewhere, "feeRate": "2", "password": "correct horse"])
+            #expect(left.status == 200 && left.body.contains("Broadcast these transactions in this order") && left.body.contains("after 2 blocks"),
+                    "\(left.body.suffix(2500))")
+            let everything = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": elsewhere, "all": "on"])
+            #expect(everything.status == 400 || everything.body.contains("not possible"), "nothing left to send: \(everything.body.suffix(1500))")
+        }
+    }
+}

@@ -2,6 +2,7 @@ import Foundation
 import HawalaBackup
 import HawalaCrypto
 import HawalaTestSupport
+import HawalaWallet
 import Testing
 
 @Suite("hawala ln: withdrawals and the way out, on devnet")
@@ -53,7 +54,7 @@ struct OnChainCLITests {
         #expect(try device.restoreAbandon(name: "Main").status == 0)
         #expect(try device.run(["ln", "config", "--backend", "devnet:" + ledger]).status == 0)
         let none = try device.run(["ln", "exit", "check"] + pw)
-        #expect(none.status == 1 && none.stdout.hasPrefix("No: this wallet keeps no exit state yet"), "\(none.stdout)")
+        #expect(none.status == 1 && none.stdout.hasPrefix("Nothing to take out: the kept state holds no funds."), "\(none.stdout)")
         #expect(try device.run(["ln", "devnet", "fund", "60000"] + pw).status == 0)
         let yes = try device.run(["ln", "exit", "check", "--fee-rate", "2"] + pw)
         #expect(yes.status == 0 && yes.stdout.hasPrefix("Yes: 59,400 sat would reach your address") && yes.stdout.contains("covering 60,000 sat"), "\(yes.stdout) \(yes.stderr)")
@@ -88,6 +89,10 @@ struct OnChainCLITests {
         #expect(try other.run(["vault", "login", "--url", url, "--token-file", other.path("token")] + otherPW).status == 0)
         let restore = try other.run(["vault", "restore", newest, "--backup-password-file", other.path("backup-password"), "--on-conflict", "skip"] + otherPW)
         #expect(restore.status == 0, "\(restore.stdout) \(restore.stderr)")
+        // Before any Lightning command: the vault's backup alone brought the newest state here.
+        let store = try WalletStore(home: WalletHome(directory: other.data), create: false)
+        let kept = try store.keptExitState(walletID: try store.wallet(named: "Phone").id, network: "devnet:" + ledger)
+        #expect(kept?.valueSat == 60_000 - 10_000 - 282)
         #expect(try other.run(["ln", "config", "--backend", "devnet:" + ledger]).status == 0)
         let check = try json(try other.run(["ln", "exit", "check", "--fee-rate", "2", "--json"] + otherPW))
         #expect(check["canExit"] as? Bool == true && (check["kept"] as? [String: Any])?["valueSat"] as? Int == 60_000 - 10_000 - 282, "\(check)")

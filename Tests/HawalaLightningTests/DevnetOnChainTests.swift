@@ -112,7 +112,7 @@ struct DevnetOnChainTests {
         let ledger = temporaryLedger()
         let (store, keyring) = try newStore()
         let session = try await wallet(ledger: ledger, store: (store, keyring))
-        #expect(await session.exitCheck().headline.hasPrefix("No: this wallet keeps no exit state yet"))
+        #expect(await session.exitCheck().headline == "Nothing to take out: the kept state holds no funds.", "an empty wallet's state, kept at once")
         _ = try await session.fund(sats: 80_000)
         let first = try #require(try await session.keepExitState())
         #expect(first.valueSat == 80_000 && first.leafCount == 1 && first.network == "devnet:" + ledger)

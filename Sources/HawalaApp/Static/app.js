@@ -140,6 +140,11 @@ document.addEventListener("DOMContentLoaded", () => {
       toast("Received " + note.amount + (note.what && note.what !== "Received" ? " — " + note.what : ""));
       if (window.Notification && Notification.permission === "granted") new Notification("Hawala: received " + note.amount, { body: note.what });
     });
+    source.addEventListener("deposit", (event) => {
+      const note = JSON.parse(event.data);
+      toast(note.text);
+      if (window.Notification && Notification.permission === "granted") new Notification("Hawala", { body: note.text });
+    });
   }
   const toast = (text) => {
     const box = document.createElement("div");

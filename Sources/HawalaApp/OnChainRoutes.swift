@@ -1,0 +1,225 @@
+import Foundation
+import HawalaFormat
+import HawalaLightning
+import HawalaWallet
+import HTTPTypes
+import Hummingbird
+
+/// Bitcoin on-chain around Lightning: a withdrawal to an address (each speed priced, then the
+/// password), the deposits on the Lightning page (a stranded one claimed under the network's
+/// rate), and the way out without the operators (`/lightning/exit`). The library decides;
+/// these pages show its figures and words.
+extension AppRoutes {
+    func registerOnChain(on router: Router<BasicRequestContext>) {
+        router.post("/lightning/pay-onchain") { request, _ in try await posted(request, confirmOnChain) }
+        router.post("/lightning/deposits/claim") { request, _ in try await posted(request, claimDeposit) }
+        router.get("/lightning/exit") { request, _ in try await exitPage(request) }
+        router.post("/lightning/exit") { request, _ in try await posted(request, runExit) }
+    }
+
+    // MARK: - A withdrawal
+
+    func onChainPreview(_ session: AppSessions.Session, _ quote: OnChainQuote, chosen: OnChainSpeed? = nil,
+                        status: HTTPResponse.Status = .ok, problem: String? = nil) async throws -> Response {
+        var page = Page(title: "Send bitcoin on-chain", session: session, overview: try await app.store.overview(), problem: problem)
+        page.onChainSend = OnChainSendView(quote, chosen: chosen)
+        return try render(status, "send-onchain", page)
+    }
+
+    /// The speed chosen and the password: the withdrawal, sent once.
+    func confirmOnChain(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard session.isUnlocked else { return AppResponse.toUnlock() }
+        guard let pending = session.onChain else { return AppResponse.redirect("/send") }
+        let speed = form.text("speed").flatMap(OnChainSpeed.init(rawValue:))
+        guard let speed, pending.quote.option(speed)?.affordable == true else {
+            return try await onChainPreview(session, pending.quote, status: .badRequest, problem: "Choose a speed the balance covers.")
+        }
+        let keyring: Keyring
+        switch try await checkPassword(form) {
+        case .opened(let opened): keyring = opened
+        case .refused(let status, let problem): return try await onChainPreview(session, pending.quote, chosen: speed, status: status, problem: problem)
+        }
+        guard await app.sessions.update(session.id, { s -> Bool in
+            let taken = s.onChain != nil
+            s.onChain = nil
+            return taken
+        }) == true else { return AppResponse.redirect("/send") }
+        let (store, wallet) = try await currentWallet()
+        guard let wallet, wallet.id == pending.walletID else {
+            return try render(.conflict, "message", Page(title: "Not sent", session: session, overview: try await app.store.overview(),
+                                                          message: "The current wallet changed since the preview: nothing was sent."))
+        }
+        do {
+            let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
+            let sent = try await lightning.lightning.sendOnChain(pending.quote, speed: speed, idempotencyKey: "onchain:" + UUID().uuidString.lowercased())
+            let headline = sent.status == .failed ? "Not sent" : "Sent: waiting for confirmation"
+            return try await paymentResult(session, sent, headline: headline)
+        } catch {
+            guard let words = Self.lightningWords(error) else { throw error }
+            return try render(.badRequest, "message", Page(title: "Not sent", session: session, overview: try await app.store.overview(), message: words))
+        }
+    }
+
+    // MARK: - Deposits
+
+    /// The wallet's deposits, for the Lightning page (within the page's wait for the network).
+    func depositRows(_ lightning: LightningSession) async -> (rows: [DepositRow], problem: String?) {
+        do {
+            let deposits = try await Deadline.run(Self.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: Self.networkWait) }) {
+                try await lightning.backend.listDeposits()
+            }
+            return (deposits.map(DepositRow.init), nil)
+        } catch {
+            return ([], Self.lightningWords(error).map { "The deposits can't be shown now: \($0)" })
+        }
+    }
+
+    /// Claims a deposit left unclaimed, under the network's rate (+1 sat/vB) this once.
+    func claimDeposit(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
+        let (store, wallet) = try await currentWallet()
+        guard wallet != nil else { return AppResponse.redirect("/") }
+        do {
+            let (txid, vout) = try Deposit.outpoint(form.text("outpoint") ?? "")
+            let opened = try await lightningSession(session, store, wallet!, keyring: keyring)
+            let deposit = try await opened.backend.claimDeposit(txid: txid, vout: vout, policy: .default)
+            if case .claimed = deposit.state {
+                return try await lightning(session, keyring: keyring, message: "The deposit of \(AmountText.grouped(deposit.amountSat)) sat is \(deposit.stateText).")
+            }
+            return try await lightning(session, keyring: keyring, status: .conflict, problem: "The deposit is still \(deposit.stateText).")
+        } catch {
+            guard let words = Self.lightningWords(error) else { throw error }
+            return try await lightning(session, keyring: keyring, status: .badRequest, problem: words)
+        }
+    }
+
+    // MARK: - Leaving without the operators
+
+    func exitPage(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
+        return try await exitView(session, keyring: keyring)
+    }
+
+    func exitView(_ session: AppSessions.Session, keyring: Keyring, destination: String = "", feeRate: String = "",
+                  status: HTTPResponse.Status = .ok, problem: String? = nil, transactions: [ExitTransaction]? = nil) async throws -> Response {
+        let (store, wallet) = try await currentWallet()
+        guard let wallet else { return AppResponse.redirect("/") }
+        guard try LightningSettings.load(store: store, walletID: wallet.id).backend != nil else { return AppResponse.redirect("/lightning") }
+        var page = Page(title: "Leave without the operators", session: session, overview: try await app.store.overview(), problem: problem)
+        let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
+        let check = await lightning.exitCheck(destination: destination.trimmed.isEmpty ? nil : destination.trimmed)
+        page.exit = ExitView(check: check, network: lightning.spec.networkName, destination: destination, feeRate: feeRate, transactions: transactions)
+        return try render(status, "exit", page)
+    }
+
+    /// The password, then the exit: its transactions, in the order they are broadcast.
+    func runExit(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard session.isUnlocked else { return AppResponse.toUnlock() }
+        let destination = (form.text("to") ?? "").trimmed, feeText = (form.text("feeRate") ?? "").trimmed
+        let keyring: Keyring
+        switch try await checkPassword(form) {
+        case .opened(let opened): keyring = opened
+        case .refused(let status, let problem):
+            return try await exitView(session, keyring: session.keyring!, destination: destination, feeRate: feeText, status: status, problem: problem)
+        }
+        var feeRate: UInt64?
+        if !feeText.isEmpty {
+            guard let rate = UInt64(feeText), (1...10_000).contains(rate) else {
+                return try await exitView(session, keyring: keyring, destination: destination, feeRate: feeText, status: .badRequest,
+                                          problem: "A fee rate is a whole number of sat/vB, 1 to 10,000 (or leave it empty for the network's fast rate).")
+            }
+            feeRate = rate
+        }
+        let (store, wallet) = try await currentWallet()
+        guard let wallet else { return AppResponse.redirect("/") }
+        do {
+            let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
+            let plan = try await lightning.prepareExit(satPerVbyte: feeRate, destination: destination.isEmpty ? nil : destination)
+            guard plan.recoverableSat > 0 else {
+                return try await exitView(session, keyring: keyring, destination: destination, feeRate: feeText, status: .conflict,
+                                          problem: "Nothing to take out: " + (plan.skipped.first?.reason ?? "the kept state holds no funds") + ".")
+            }
+            let transactions = try await lightning.runExit(plan)
+            return try await exitView(session, keyring: keyring, destination: plan.destination, feeRate: feeText, transactions: transactions)
+        } catch {
+            guard let words = Self.lightningWords(error) else { throw error }
+            return try await exitView(session, keyring: keyring, destination: destination, feeRate: feeText, status: .badRequest, problem: words)
+        }
+    }
+}
+
+/// The withdrawal's preview: where to, and each speed's figures to choose from.
+struct OnChainSendView {
+    struct Speed { let value: String, title: String, detail: String, checked: Bool, disabled: Bool }
+    let address: String
+    let speeds: [Speed]
+    let everything: Bool
+
+    init(_ quote: OnChainQuote, chosen: OnChainSpeed?) {
+        address = quote.address
+        everything = quote.amount == .all
+        let rows = Dictionary(uniqueKeysWithValues: quote.previewRows().map { ($0.label, $0.value) })
+        let preferred = chosen ?? (quote.option(.medium)?.affordable == true ? .medium : quote.options.first { $0.affordable }?.speed)
+        speeds = quote.options.map { o in
+            Speed(value: o.speed.rawValue, title: o.speed.rawValue.capitalized, detail: rows[o.speed.rawValue] ?? "",
+                  checked: o.speed == preferred, disabled: !o.affordable)
+        }
+    }
+}
+
+/// One deposit on the Lightning page.
+struct DepositRow {
+    let amount: String
+    let state: String
+    let outpoint: String
+    /// Stranded by the cap: it may be claimed at the network's rate.
+    let claimable: Bool
+
+    init(_ deposit: Deposit) {
+        amount = AmountText.grouped(deposit.amountSat) + " sat"
+        state = deposit.stateText
+        outpoint = deposit.outpoint
+        if case .notClaimed(.feeAboveCap) = deposit.state { claimable = true } else { claimable = false }
+    }
+}
+
+/// "Leave Spark without the operators": the check's answer, the steps, the form.
+struct ExitView {
+    let headline: String
+    let canExit: Bool
+    let stale: Bool
+    let rows: [LabelledRow]
+    let network: String
+    let destination: String
+    let feeRate: String
+    let transactions: [Transaction]
+    /// The exit was built: the transactions are shown instead of the form.
+    let done: Bool
+    let anyRows: Bool
+    struct Transaction { let number: Int, kind: String, txid: String, wait: String, hex: String? }
+
+    init(check: ExitCheck, network: String, destination: String, feeRate: String, transactions: [ExitTransaction]?) {
+        headline = check.headline
+        canExit = check.canExit && transactions == nil
+        stale = check.isStale
+        var rows: [(label: String, value: String)] = []
+        if let kept = check.kept {
+            rows.append(("Kept state", "from \(kept.exportedAt.relative())" + (kept.valueSat.map { ", covering \(AmountText.grouped($0)) sat" } ?? "")))
+        }
+        if let plan = check.plan {
+            rows += [("Recoverable", "\(AmountText.grouped(plan.recoverableSat)) sat"), ("Fees", "\(AmountText.grouped(plan.feeSat)) sat at \(plan.satPerVbyte) sat/vB"),
+                     ("Arrives", "\(AmountText.grouped(plan.receivedSat)) sat")]
+            if plan.fundingSat > 0 { rows.append(("Needs", "\(AmountText.grouped(plan.fundingSat)) sat from an on-chain output of your own")) }
+        }
+        self.rows = LabelledRow.rows(rows)
+        anyRows = !rows.isEmpty
+        done = transactions != nil
+        self.network = network
+        self.destination = destination.isEmpty ? (check.plan?.destination ?? "") : destination
+        self.feeRate = feeRate
+        self.transactions = (transactions ?? []).enumerated().map { n, tx in
+            Transaction(number: n + 1, kind: tx.kind, txid: tx.txid, wait: tx.waitBlocks.map { $0 > 0 ? "after \($0) blocks" : "" } ?? "", hex: tx.hex)
+        }
+    }
+}
