@@ -561,7 +561,7 @@ def pay_an_invoice_between_two_wallets(receiver: Scenario, r_app: App, payer: Sc
 
 SWEPT = [("home", "/"), ("send", "/send"), ("receive", "/receive"), ("receive-address", "/receive?chain=bitcoin"),
          ("history", "/history"), ("wallets", "/wallets"), ("backups", "/backups"), ("vault", "/vault"), ("settings", "/settings"),
-         ("lightning", "/lightning"), ("create", "/create"), ("restore", "/restore"), ("restore-shares", "/restore/shares")]
+         ("lightning", "/lightning"), ("exit", "/lightning/exit"), ("create", "/create"), ("restore", "/restore"), ("restore-shares", "/restore/shares")]
 
 
 def sweep(s: Scenario, name, size):
@@ -621,8 +621,20 @@ def every_page_at_both_sizes(phone: Scenario, app: App, laptop: Scenario):
         phone.wait_text("Received 5,000 sat.")
     finally:
         stop_process(server)
+    # A withdrawal to a Bitcoin address: each speed priced, the medium one chosen, the password.
+    p.get(app.base + "/send")
+    phone.fill("send-input", "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080")
+    phone.fill("send-amount", "20 000")
+    phone.click("Review the payment")
+    phone.wait_text("Send bitcoin on-chain")
+    phone.check("20,000 sat arrives · fee 705 sat" in phone.body(), "the medium speed's figures")
+    sweep(phone, "send-onchain", PHONE)
+    phone.fill("onchain-password", PASSWORD)
+    phone.click("Send")
+    phone.wait_text("Sent: waiting for confirmation")
     p.get(app.base + "/receive")
     phone.wait_text("everyday@127.0.0.1:")
+    phone.check("Bitcoin into Lightning" in phone.body(), "the deposit address card")
     phone.fill("invoice-amount", "21000")
     phone.fill("invoice-description", "Lunch")
     phone.click("Create the invoice")

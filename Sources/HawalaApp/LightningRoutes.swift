@@ -333,8 +333,7 @@ extension AppRoutes {
             let input = try PaymentInput.parse(text, allowLoopbackHTTP: onDevnet == true)
             // A Bitcoin address (or a bitcoin: link without an invoice): a withdrawal, priced at each speed.
             if let target = input.onChainTarget {
-                let amountChosen: OnChainAmount
-                if typed.all { amountChosen = .all } else if let sats = amount ?? target.amountSats { amountChosen = .sats(sats) } else {
+                guard let amountChosen = OnChainAmount.chosen(all: typed.all, typed: amount, fromURI: target.amountSats) else {
                     return try await refuse { $0.amountProblem = "Type how much to send in sat, or tick “Send everything”." }
                 }
                 if !(form.text("comment") ?? "").trimmed.isEmpty { return try await refuse { $0.commentProblem = "A comment is for Lightning addresses and LNURL-pay only." } }

@@ -9,6 +9,15 @@ public enum OnChainAmount: Sendable, Equatable {
     case all
 }
 
+extension OnChainAmount {
+    /// What a person asked to send: everything, else the amount typed, else the bitcoin: URI's;
+    /// nil when none was given (the faces ask for one).
+    public static func chosen(all: Bool, typed: UInt64?, fromURI: UInt64?) -> OnChainAmount? {
+        if all { return .all }
+        return (typed ?? fromURI).map { .sats($0) }
+    }
+}
+
 /// A withdrawal to a Bitcoin address, priced at each speed. Nothing is sent yet.
 public struct OnChainQuote: Sendable, JSONRepresentable {
     /// One speed's figures.

@@ -1,6 +1,7 @@
 import Foundation
 import HawalaCrypto
 import HawalaFormat
+import HawalaKeys
 import HawalaWallet
 
 // The way out that needs no operator: a Spark wallet's funds are leaves the operators co-sign;
@@ -167,7 +168,7 @@ extension LightningSession {
     }
 
     /// Whether the wallet could leave now with the state it keeps, at `satPerVbyte` (the
-    /// network's fast rate when nil) to `destination` (the wallet's own deposit address when nil):
+    /// network's fast rate when nil) to `destination` (the wallet's own Bitcoin address when nil):
     /// the kept state is given to the backend first, so no operator needs to answer.
     public func exitCheck(satPerVbyte: UInt64? = nil, destination: String? = nil) async -> ExitCheck {
         await refreshExitState()
@@ -197,7 +198,7 @@ extension LightningSession {
             try backend.network.checkBitcoinAddress(destination)
             to = destination
         } else {
-            to = try await backend.receiveAddress(.bitcoin)
+            to = try ownBitcoinAddress()
         }
         return try await backend.prepareExit(satPerVbyte: rate, destination: to)
     }
@@ -208,6 +209,20 @@ extension LightningSession {
         _ = try? await Deadline.run(.seconds(5), timedOut: { LightningError.timeout(waitingFor: .answer, after: .seconds(5)) }) { [self] in
             try await keepExitState()
         }
+    }
+
+    /// The wallet's own first Bitcoin receive address (BIP84), written for the backend's
+    /// network: where funds leaving Lightning go unless a person says otherwise — not a Spark
+    /// deposit address, which would bring them back to the operators.
+    public func ownBitcoinAddress() throws -> String {
+        let chain: Chain = wallet.network == .testnet ? .bitcoinTestnet : .bitcoin
+        guard let first = try store.addresses(wallet: wallet, chain: chain, count: 1).first?.address,
+              let hrp = first.lowercased().split(separator: "1").first.map(String.init),
+              let (version, program) = try? Bech32.decodeSegwitAddress(first, hrp: hrp) else {
+            throw LightningError.refused(by: "Hawala", reason: "this wallet has no SegWit Bitcoin address of its own: say which address to send to")
+        }
+        let own = backend.network == .bitcoin ? "bc" : backend.network == .regtest ? "bcrt" : "tb"
+        return Bech32.segwitAddress(hrp: own, version: version, program: program)
     }
 
     /// Builds the planned exit: its transactions in broadcast order.

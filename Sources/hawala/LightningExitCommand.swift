@@ -26,7 +26,7 @@ struct LightningExit: AsyncParsableCommand {
 /// What `check`, `prepare` and `run` share: the fee rate and where the funds go.
 struct ExitOptions: ParsableArguments {
     @Option(name: .customLong("fee-rate"), help: "The fee rate, sat/vB (default: the network's fast rate).") var feeRate: UInt64?
-    @Option(help: "The Bitcoin address the funds go to (default: one of the wallet's own deposit addresses).") var to: String?
+    @Option(help: "The Bitcoin address the funds go to (default: the wallet's own first Bitcoin receive address).") var to: String?
 
     func validate() throws {
         if let feeRate, !(1...10_000).contains(feeRate) { throw ValidationError("--fee-rate must be between 1 and 10000 sat/vB") }

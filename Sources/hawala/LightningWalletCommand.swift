@@ -163,8 +163,7 @@ struct LightningPay: AsyncParsableCommand {
     /// A withdrawal to `address`: priced at each speed, confirmed, sent once.
     func payOnChain(_ address: String, uriAmount: UInt64?) async throws {
         if comment != nil { throw CLIError("a comment goes only to a Lightning address or an LNURL-pay service", code: .usage) }
-        let chosen: OnChainAmount
-        if all { chosen = .all } else if let sats = amount ?? uriAmount { chosen = .sats(sats) } else {
+        guard let chosen = OnChainAmount.chosen(all: all, typed: amount, fromURI: uriAmount) else {
             throw CLIError("how much? give --amount SATS, or --all to send the whole balance", code: .usage)
         }
         if let key = idempotencyKey {

@@ -134,6 +134,12 @@ struct DevnetOnChainTests {
         let stale = try await session.backend.prepareExit(satPerVbyte: 4, destination: Self.elsewhere)
         #expect(stale.recoverableSat == 0 && stale.skipped.map(\.reason) == ["spent since this state was kept"])
 
+        // By default the funds go to the wallet's own first Bitcoin address, on the network's
+        // prefix — never to a deposit address, which would hand them back to the operators.
+        let own = try session.ownBitcoinAddress()
+        let (version, program) = try Bech32.decodeSegwitAddress("bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu", hrp: "bc")
+        #expect(own == Bech32.segwitAddress(hrp: "bcrt", version: version, program: program))
+        #expect(await session.exitCheck().plan?.destination == own)
         let check = await session.exitCheck(satPerVbyte: 4, destination: Self.elsewhere)
         #expect(check.canExit && !check.isStale && check.plan?.recoverableSat == 69_718 && check.plan?.feeSat == 1_200)
         #expect(check.headline == "Yes: 68,518 sat would reach your address, after 1,200 sat of fees at 4 sat/vB.")
