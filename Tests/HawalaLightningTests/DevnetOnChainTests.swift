@@ -137,8 +137,8 @@ struct DevnetOnChainTests {
         // By default the funds go to the wallet's own first Bitcoin address, on the network's
         // prefix — never to a deposit address, which would hand them back to the operators.
         let own = try session.ownBitcoinAddress()
-        let (version, program) = try Bech32.decodeSegwitAddress("bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu", hrp: "bc")
-        #expect(own == Bech32.segwitAddress(hrp: "bcrt", version: version, program: program))
+        let segwit = try Bech32.decodeSegwitAddress("bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu", hrp: "bc")
+        #expect(own == Bech32.segwitAddress(hrp: "bcrt", version: segwit.version, program: segwit.program))
         #expect(await session.exitCheck().plan?.destination == own)
         let check = await session.exitCheck(satPerVbyte: 4, destination: Self.elsewhere)
         #expect(check.canExit && !check.isStale && check.plan?.recoverableSat == 69_718 && check.plan?.feeSat == 1_200)
