@@ -5,8 +5,11 @@
 # SATS and the payer pay it, then the payee pay back half through the payer's invoice; then the
 # payee registers a Lightning address (a random name) and the payer pays it with a comment; then
 # (when WITHDRAW_LNURL is set: an LNURL-withdraw voucher or faucet of the same network) the payee
-# withdraws from it; it prints both balances and histories, signs and checks a message. Nothing is
-# written outside the two temporary homes.
+# withdraws from it; it prints both balances and histories, signs and checks a message. On-chain:
+# the payer's deposits and a fresh deposit address (when DEPOSIT_WAIT is set, it waits that many
+# minutes for a deposit sent there by hand, watching it confirm and be claimed), a small withdrawal
+# (WITHDRAW_SATS, default 1000, to WITHDRAW_ADDRESS or the payer's own Bitcoin address, slow speed),
+# then `ln exit check`. Nothing is written outside the two temporary homes.
 #
 #   scripts/spark-live.sh NETWORK WORDS_FILE PASSWORD_FILE [API_KEY_FILE] [SATS]
 #
@@ -61,5 +64,22 @@ PUB=$(echo "$SIGNED" | python3 -c 'import json,sys; print(json.load(sys.stdin)["
 SIG=$(echo "$SIGNED" | python3 -c 'import json,sys; print(json.load(sys.stdin)["signature"])')
 echo "hawala live check" | payee ln verify-message --pubkey "$PUB" --signature "$SIG"
 payee ln address delete --yes --password-file "$PASSWORD"
+echo "== payer deposits, and a fresh deposit address"
+payer ln deposits --password-file "$PASSWORD" || true
+DEPOSIT_ADDRESS=$(payer ln invoice --method bitcoin --new --password-file "$PASSWORD")
+echo "$DEPOSIT_ADDRESS"
+if [ -n "${DEPOSIT_WAIT:-}" ]; then
+  echo "== send bitcoin to $DEPOSIT_ADDRESS now; watching for $DEPOSIT_WAIT minutes (seen, then claimed)"
+  payer ln watch --timeout $((DEPOSIT_WAIT * 60)) --password-file "$PASSWORD" || true
+  payer ln deposits --password-file "$PASSWORD"
+fi
+echo "== payer withdraws ${WITHDRAW_SATS:-1000} sat on-chain (slow)"
+TO=${WITHDRAW_ADDRESS:-$(payer ln exit check --json --password-file "$PASSWORD" | python3 -c 'import json,sys; p=json.load(sys.stdin)["plan"]; print(p["destination"] if p else "")')}
+if [ -n "$TO" ]; then
+  payer ln pay "$TO" --amount "${WITHDRAW_SATS:-1000}" --speed slow --yes --password-file "$PASSWORD"
+else
+  echo "no address to withdraw to: set WITHDRAW_ADDRESS" >&2
+fi
+echo "== the way out"; payer ln exit check --password-file "$PASSWORD" || true
 echo "== payer history"; payer ln history
 echo "== payee history"; payee ln history
