@@ -12,10 +12,10 @@ struct LightningExit: AsyncParsableCommand {
         commandName: "exit", abstract: "Leave Lightning without the operators: check, plan, run (needs the wallet password).",
         discussion: """
             A Spark wallet's funds can be put on-chain without the Spark operators, with the \
-            wallet's words and its exit state. Hawala keeps that state sealed in the wallet at each \
-            sync and whenever it changes, and every backup (`.hawala` file, vault) carries it: on a \
-            new device, restore the words and the backup, and `ln exit check` answers before any \
-            operator does. `check` says whether the wallet can leave now and what it would cost; \
+            wallet's words and its exit state. Hawala keeps that state sealed in the wallet at \
+            every command that unlocks it and whenever it changes, and every backup (`.hawala` \
+            file, vault) carries it: on a new device, restore the words and the backup, and `ln \
+            exit check` answers without the operators. `check` says whether the wallet can leave now and what it would cost; \
             `prepare` plans it to an address; `run` builds the transactions, printed in the order \
             they are broadcast. Exit codes: 0 yes / done, 1 no or refused.
             """,
