@@ -83,6 +83,9 @@ struct SparkCLITests {
         #expect(!exitCheck.stdout.contains("covering"), "never synced: what it covers is not known")
         let prepare = try alice.run(["ln", "exit", "prepare", "--fee-rate", "2", "--to", "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080"] + pw + timeout)
         expectUnreachable(prepare, "exit prepare", started: Date().addingTimeInterval(-1))
+        start = Date()
+        expectUnreachable(try alice.run(["ln", "exit", "run", "--yes", "--fee-rate", "2", "--to", "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080"] + pw + timeout),
+                          "exit run", started: start)
         #expect(Date().timeIntervalSince(start) < 24, "exit check and prepare took \(Date().timeIntervalSince(start)) s")
 
         // Offline reads: the history kept here, its export.
