@@ -183,6 +183,46 @@ extension AppSecurityTests {
         try await payee.close()
     }
 
+    /// Withdrawing on devnet: both faces price the same speeds alike (the library's preview
+    /// rows), refuse the same address of another network, and both leave nothing with
+    /// "everything".
+    @Test func facesAgreeOnWithdrawals() async throws {
+        let ledger = temporaryFolder("faces-onchain").appendingPathComponent("ledger").path
+        let cli = try CLIHome()
+        let pw = ["--password-file", cli.path("password")]
+        let elsewhere = "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080"
+        #expect(try cli.run(["ln", "config", "--backend", "devnet:" + ledger]).status == 0)
+        #expect(try cli.run(["ln", "devnet", "fund", "30000"] + pw).status == 0)
+        try await withApp { app, browser, _ in
+            var browser = browser
+            let csrf = try await onDevnet(app, &browser, ledger: ledger)
+            _ = try await browser.send(.post, "/lightning/fund", form: ["csrf": csrf, "amount": "30000"])
+            // The same words: the two faces are one node here (the same seed on one ledger), so
+            // each previews the same balance.
+            let preview = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": elsewhere, "amount": "5,000"])
+            let byCLI = try cli.run(["ln", "pay", elsewhere, "--amount", "5,000", "--speed", "slow", "--yes"] + pw)
+            for speed in ["fast", "medium", "slow"] {
+                let cliLine = try #require(byCLI.stderr.split(separator: "\n").first { $0.contains("\(speed):") }).split(separator: ":", maxSplits: 1)[1]
+                    .trimmingCharacters(in: .whitespaces)
+                #expect(preview.body.contains(Self.html(cliLine)), "\(speed): \(cliLine)")
+            }
+            let wrong = "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"
+            let cliWrong = try cli.run(["ln", "pay", wrong, "--amount", "1000", "--yes"] + pw)
+            let appWrong = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": wrong, "amount": "1000"])
+            let words = LightningError.wrongAddress(wrong, network: .regtest).description
+            #expect(cliWrong.status == 1 && cliWrong.stderr.contains(words) && appWrong.status == 400 && appWrong.body.contains(Self.html(words)))
+            _ = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": elsewhere, "all": "on"])
+            let all = try await browser.send(.post, "/lightning/pay-onchain", form: ["csrf": csrf, "speed": "medium", "password": "correct horse"])
+            #expect(all.body.contains("Sent: waiting for confirmation"))
+            let cliBalance = try JSONSerialization.jsonObject(with: Data(try cli.run(["ln", "balance", "--json"]).stdout.utf8)) as? [String: Any]
+            #expect(cliBalance?["balanceMsat"] as? Int == 0, "everything: nothing stays")
+            let nothing = try cli.run(["ln", "pay", elsewhere, "--all", "--yes"] + pw)
+            let appNothing = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": elsewhere, "all": "on"])
+            #expect(nothing.status == 1 && nothing.stderr.contains("not possible: what would arrive is below 546 sat")
+                    && appNothing.body.contains("not possible: what would arrive is below 546 sat"), "\(nothing.stderr)")
+        }
+    }
+
     /// `text` as the templates write it.
     static func html(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
