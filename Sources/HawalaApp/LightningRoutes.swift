@@ -44,6 +44,8 @@ extension AppRoutes {
         let settings = try LightningSettings.load(store: store, walletID: wallet.id)
         var view = LightningView(wallet: wallet, settings: settings, sparkAvailable: app.options.spark != nil, home: app.store.home.directory)
         view.maxClaimFee = settings.maxClaimFee.saved
+        view.claimCapText = settings.maxClaimFee.description.hasPrefix("at most") ? settings.maxClaimFee.description
+            : "at most " + settings.maxClaimFee.description
         if view.configured {
             do {
                 let lightning = try await lightningSession(session, store, wallet, keyring: keyring)

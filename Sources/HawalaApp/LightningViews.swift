@@ -74,6 +74,8 @@ struct LightningView {
     var deposits: [DepositRow] = []
     /// The claim fee cap as saved (`ClaimFeePolicy.saved`).
     var maxClaimFee = ClaimFeePolicy.default.saved
+    /// The cap in words ("at most 5 sat/vB").
+    var claimCapText = ClaimFeePolicy.default.description
     var anyDeposits = false
     var depositsProblem: String?
 

@@ -108,7 +108,10 @@ extension AppRoutes {
         guard try LightningSettings.load(store: store, walletID: wallet.id).backend != nil else { return AppResponse.redirect("/lightning") }
         var page = Page(title: "Leave without the operators", session: session, overview: try await app.store.overview(), problem: problem)
         let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
-        let check = await lightning.exitCheck(destination: destination.trimmed.isEmpty ? nil : destination.trimmed)
+        // An address typed wrong is the field's problem: the answer stays the wallet's own.
+        let typed = destination.trimmed
+        let usable = !typed.isEmpty && (try? lightning.backend.network.checkBitcoinAddress(typed)) != nil
+        let check = await lightning.exitCheck(destination: usable ? typed : nil)
         page.exit = ExitView(check: check, network: lightning.spec.networkName, destination: destination, feeRate: feeRate, transactions: transactions)
         return try render(status, "exit", page)
     }
@@ -155,10 +158,22 @@ struct OnChainSendView {
     let address: String
     let speeds: [Speed]
     let everything: Bool
+    /// Some speed is covered by the balance (otherwise no password is asked).
+    let anyAffordable: Bool
+    /// Why none is, in the library's words.
+    let refusal: String?
 
     init(_ quote: OnChainQuote, chosen: OnChainSpeed?) {
         address = quote.address
         everything = quote.amount == .all
+        anyAffordable = quote.options.contains { $0.affordable }
+        // The slow speed is the cheapest: when even it is refused, its reason is the page's.
+        do {
+            _ = try quote.affordable(.slow)
+            refusal = nil
+        } catch {
+            refusal = error.description.sentence
+        }
         let rows = Dictionary(uniqueKeysWithValues: quote.previewRows().map { ($0.label, $0.value) })
         let preferred = chosen ?? (quote.option(.medium)?.affordable == true ? .medium : quote.options.first { $0.affordable }?.speed)
         speeds = quote.options.map { o in
@@ -188,6 +203,8 @@ struct DepositRow {
 struct ExitView {
     let headline: String
     let canExit: Bool
+    /// The form stays while there is something to take out (a problem with what was typed too).
+    var canLeave = false
     let stale: Bool
     let rows: [LabelledRow]
     let network: String
@@ -196,6 +213,8 @@ struct ExitView {
     let transactions: [Transaction]
     /// The exit was built: the transactions are shown instead of the form.
     let done: Bool
+    /// Devnet's exit is already on its chain (its transactions have no hex to broadcast).
+    let sent: Bool
     let anyRows: Bool
     struct Transaction { let number: Int, kind: String, txid: String, wait: String, hex: String? }
 
@@ -215,8 +234,10 @@ struct ExitView {
         self.rows = LabelledRow.rows(rows)
         anyRows = !rows.isEmpty
         done = transactions != nil
+        sent = transactions.map { !$0.isEmpty && $0.allSatisfy { $0.hex == nil } } ?? false
         self.network = network
         self.destination = destination.isEmpty ? (check.plan?.destination ?? "") : destination
+        canLeave = check.kept != nil && (check.plan?.recoverableSat ?? 0) > 0 && transactions == nil
         self.feeRate = feeRate
         self.transactions = (transactions ?? []).enumerated().map { n, tx in
             Transaction(number: n + 1, kind: tx.kind, txid: tx.txid, wait: tx.waitBlocks.map { $0 > 0 ? "after \($0) blocks" : "" } ?? "", hex: tx.hex)

@@ -240,6 +240,8 @@ extension ImportOutcome: CustomStringConvertible {
         case let .alreadyHere(name, existing):
             "kept \"\(name)\" once: the same wallet (same words and network) is already here as \"\(existing)\"; keep both applies to name clashes"
         case .replaced(_, let existing): "replaced wallet \"\(existing)\" with the one from the backup"
+        case let .completed(_, existing, taken):
+            "\"\(existing)\" is the same wallet: kept it, and took from the backup " + taken.joined(separator: ", ")
         }
     }
 }

@@ -65,6 +65,8 @@ public struct OnChainQuote: Sendable, JSONRepresentable {
     public func affordable(_ speed: OnChainSpeed) throws(LightningError) -> Option {
         guard let option = option(speed) else { throw .unsupported(backend: "this backend", .onChainAddress) }
         guard option.affordable else {
+            if amount == .all { throw .nothingToSend(balanceSat: balanceSat, feeSat: option.feeSat, speed: speed.rawValue) }
+            if option.amountSat < OnChainQuote.dustSat { throw .insufficientOnChainBalance(neededSat: option.amountSat, balanceSat: balanceSat, speed: speed.rawValue) }
             throw .insufficientOnChainBalance(neededSat: option.totalSat, balanceSat: balanceSat, speed: speed.rawValue)
         }
         return option

@@ -468,6 +468,8 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     /// The balance does not cover a withdrawal at this speed (amount + fee), or what it would
     /// send is below dust.
     case insufficientOnChainBalance(neededSat: UInt64, balanceSat: UInt64, speed: String)
+    /// Everything was asked for, and the balance less the fee is below dust.
+    case nothingToSend(balanceSat: UInt64, feeSat: UInt64, speed: String)
     /// The wallet keeps no exit state for this network yet (it is kept at each sync).
     case noExitState(network: String)
     /// An exit state that does not read (altered, or another backend's).
@@ -534,7 +536,11 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case .notADevnetAddress(let text): "\"\(text.prefix(100))\" is not a devnet deposit address (a wallet's, from its receive with bitcoin)"
         case let .depositNotAvailable(outpoint, state): "deposit \(outpoint) is \(state)"
         case let .insufficientOnChainBalance(needed, balance, speed):
-            "the balance (\(AmountText.grouped(balance)) sat) does not cover \(AmountText.grouped(needed)) sat (amount + \(speed) fee), or what is left to send is below dust (546 sat)"
+            needed < OnChainQuote.dustSat
+                ? "an on-chain payment must send at least \(AmountText.grouped(OnChainQuote.dustSat)) sat (less is dust, which no node relays)"
+                : "the balance (\(AmountText.grouped(balance)) sat) does not cover \(AmountText.grouped(needed)) sat (the amount and the \(speed) fee)"
+        case let .nothingToSend(balance, fee, speed):
+            "nothing to send: the balance (\(AmountText.grouped(balance)) sat) less the \(speed) fee (\(AmountText.grouped(fee)) sat) is below \(AmountText.grouped(OnChainQuote.dustSat)) sat"
         case .noExitState(let network):
             "no exit state is kept for \(network) yet: it is kept at each sync (sync once while the network answers)"
         case .invalidExitState(let why): "the exit state does not read: \(why)"

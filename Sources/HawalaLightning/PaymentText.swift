@@ -72,7 +72,8 @@ extension Payment {
         if let d = details.description, !d.isEmpty { rows.append(("description", DisplayText.safe(d))) }
         if let c = details.comment, !c.isEmpty { rows.append(("comment", DisplayText.safe(c))) }
         if isOnChain {
-            if let address = details.address { rows.append((type == .send ? "to address" : "from address", address)) }
+            if type == .receive, feeMsat > 0 { rows.append(("claim fee", satsText(feeMsat, .up))) }
+            if let address = details.address { rows.append((type == .send ? "to address" : "your deposit address", address)) }
             if let confirmations = details.confirmations { rows.append(("confirmations", AmountText.grouped(UInt64(max(0, confirmations))))) }
         }
         if let m = details.successAction, !m.isEmpty { rows.append(("message from the payee", DisplayText.safe(m))) }
@@ -100,7 +101,9 @@ extension Payment {
         if let c = details.comment, !c.isEmpty { text += "  “\(DisplayText.safe(String(c.prefix(60))))”" }
         if let reason = failureReason { text += "  [\(DisplayText.safe(reason))]" }
         if isOnChain, let txid = details.txid {
-            text += "  on-chain \(txid.prefix(16))…, \(details.confirmations.map { "\($0) confirmation\($0 == 1 ? "" : "s")" } ?? "confirmations unknown")"
+            if let address = details.address { text += type == .send ? "  to \(address)" : "  at \(address)" }
+            if type == .receive, feeMsat > 0 { text += "  (claim fee \(satsText(feeMsat, .up)))" }
+            text += "  tx \(txid.prefix(16))…, \(details.confirmations.map { "\($0) confirmation\($0 == 1 ? "" : "s")" } ?? "confirmations unknown")"
         }
         if let expiry = invoiceExpiry { text += receiveState(at: now) == .expired ? "  (invoice expired \(expiry.iso8601))" : "  (unpaid invoice, expires \(expiry.iso8601))" }
         return text

@@ -80,7 +80,8 @@ extension HawalaWallet.Payment {
             details.description = "on-chain withdrawal"
             details.txid = txId
         case let .deposit(txId, vout)?:
-            details.description = "on-chain deposit, output \(txId):\(vout)"
+            details.description = "on-chain deposit"
+            _ = vout
             details.txid = txId
         case .token?, nil:
             break

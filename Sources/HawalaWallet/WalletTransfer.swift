@@ -85,6 +85,10 @@ public enum ImportOutcome: Sendable, Equatable {
     /// network): one wallet cannot be kept twice, so the one here stays.
     case alreadyHere(name: String, existing: String)
     case replaced(name: String, existing: String)
+    /// The same wallet is already here as `existing` (skip or keep both): it stays, and takes
+    /// from the backup what it lacked (`taken`, in a person's words: a newer exit state, its
+    /// Lightning settings, payments it did not have).
+    case completed(name: String, existing: String, taken: [String])
 }
 
 extension WalletStore {
@@ -121,9 +125,12 @@ extension WalletStore {
         var name = incoming.name
         var replacing: String?
         if let existing = sameKeys {
-            // The wallet is already here: its exit states still come in when newer (restoring
-            // the words, then the backup, must leave a wallet that can exit).
-            if policy != .replace { try mergeExitStates(incoming, keyring: keyring) }
+            // The wallet is already here: what it lacks still comes in (restoring the words,
+            // then the backup, must leave a wallet that can exit, with its history and settings).
+            if policy != .replace {
+                let taken = try complete(incoming, keyring: keyring)
+                if !taken.isEmpty { return .completed(name: incoming.name, existing: existing, taken: taken) }
+            }
             switch policy {
             case .skip: return .skipped(name: incoming.name, existing: existing)
             case .keepBoth: return .alreadyHere(name: incoming.name, existing: existing)
@@ -181,18 +188,44 @@ extension WalletStore {
         return .added(name: name)
     }
 
-    /// Keeps `incoming`'s exit states for the same wallet here, each unless the one kept is newer.
-    func mergeExitStates(_ incoming: WalletExport, keyring: Keyring) throws {
-        guard !incoming.exitStates.isEmpty else { return }
+    /// Gives the same wallet here what `incoming` has and it lacks, in one transaction: each
+    /// exit state newer than the one kept, each setting it has not set, each payment it does not
+    /// have. Returns what was taken, in a person's words (empty: nothing).
+    func complete(_ incoming: WalletExport, keyring: Keyring) throws -> [String] {
         let id = incoming.id
         let sealed = try incoming.exitStates.map { e in
             let context = WalletStore.context(exitState: id, network: e.kept.network)
             return (kept: e.kept, sealed: try keyring.seal(e.state, context: context), digest: WalletStore.exitStateDigest(e.state, context: context))
         }
+        var taken: [String] = []
         try writeTransaction { db in
             try self.saveKeyringIfNew(keyring, db: db)
-            for e in sealed { try WalletStore.insertExitState(sealed: e.sealed, digest: e.digest, kept: e.kept, walletID: id, db: db) }
+            var newerStates = 0
+            for e in sealed {
+                let before = try Double.fetchOne(db, sql: "SELECT exportedAt FROM exitState WHERE walletId = ? AND network = ?", arguments: [id, e.kept.network])
+                if before == nil || before! < e.kept.exportedAt.timeIntervalSince1970 { newerStates += 1 }
+                try WalletStore.insertExitState(sealed: e.sealed, digest: e.digest, kept: e.kept, walletID: id, db: db)
+            }
+            var settings = 0
+            for (key, value) in incoming.settings {
+                try db.execute(sql: "INSERT OR IGNORE INTO walletSetting (walletId, key, value) VALUES (?, ?, ?)", arguments: [id, key, value])
+                settings += db.changesCount
+            }
+            var payments = 0
+            let backend = incoming.settings["ln.backend"]
+            for var payment in incoming.payments {
+                let known = try Bool.fetchOne(db, sql: "SELECT 1 FROM payment WHERE walletId = ? AND (id = ? OR (idempotencyKey IS NOT NULL AND idempotencyKey = ?))",
+                                              arguments: [id, payment.id, payment.idempotencyKey]) == true
+                guard !known else { continue }
+                if payment.network == nil { payment.network = WalletStore.network(of: payment, walletBackend: backend) }
+                try WalletStore.insert(payment, walletID: id, db: db)
+                payments += 1
+            }
+            if newerStates > 0 { taken.append("its newer way-out state") }
+            if settings > 0 { taken.append("its settings") }
+            if payments > 0 { taken.append(payments == 1 ? "1 payment" : "\(payments) payments") }
         }
+        return taken
     }
 
     func freeName(like base: String) throws -> String {

@@ -123,7 +123,9 @@ struct LightningExitRun: AsyncParsableCommand {
             JSONValue.object([("plan", plan.json), ("transactions", .array(transactions.map(\.json)))]).print()
             return
         }
-        print("broadcast in this order:")
+        // Devnet's exit is on its test chain already (no hex to broadcast); Spark's is built only.
+        let sent = !transactions.isEmpty && transactions.allSatisfy { $0.hex == nil }
+        print(sent ? "sent on the test chain, in this order (`hawala ln devnet mine` confirms them):" : "broadcast in this order, each when its wait is over:")
         for (n, tx) in transactions.enumerated() {
             let wait = tx.waitBlocks.map { $0 > 0 ? " (after \($0) blocks)" : "" } ?? ""
             print("\(n + 1). \(tx.kind)  \(tx.txid)\(wait)")

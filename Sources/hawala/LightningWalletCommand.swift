@@ -101,7 +101,8 @@ struct LightningPay: AsyncParsableCommand {
             withdrawal: --amount SATS (the fee on top) or --all (the fee taken from it, nothing \
             stays); the preview shows the fee, the total and what stays at each speed, and \
             --speed (fast, medium, slow; medium by default) chooses. A withdrawal is sent once \
-            broadcast (exit 0) and waits for confirmations in the history. \
+            broadcast (exit 0) and waits for confirmations in the history; it has no invoice to \
+            key it, so running the command again sends again (unless --idempotency-key). \
             Exit codes: 0 paid, 1 failed or refused, 2 usage error, 3 still pending (not final: \
             check later with `hawala ln show ID`).
             """)

@@ -85,8 +85,11 @@ struct ExportImportTests {
         let (other, otherKeyring) = try newStore()
         let restored = try other.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Phone", network: .mainnet, keyring: otherKeyring)
         #expect(try other.keptExitState(walletID: restored.id, network: "spark:mainnet") == nil)
-        _ = try other.importWallet(payload.wallets[0], policy: .skip, keyring: otherKeyring)
+        #expect(try other.importWallet(payload.wallets[0], policy: .skip, keyring: otherKeyring)
+                == .completed(name: "Main", existing: "Phone", taken: ["its newer way-out state"]))
         #expect(try other.keptExitState(walletID: restored.id, network: "spark:mainnet") == old)
+        #expect(try other.importWallet(payload.wallets[0], policy: .skip, keyring: otherKeyring) == .skipped(name: "Main", existing: "Phone"),
+                "nothing left to take: skipped")
         #expect(try other.exitState(walletID: restored.id, network: "spark:mainnet", keyring: otherKeyring)?.state == SecretBytes(utf8: "state one"))
         // Re-sealed with the rest when the password changes.
         let changed = try other.changePassword(from: otherKeyring, to: SecretBytes(utf8: "another long password 9"), parameters: fastKDF())

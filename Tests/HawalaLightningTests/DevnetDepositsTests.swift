@@ -35,7 +35,7 @@ struct DevnetDepositsTests {
         #expect(claimed.txid == txid && claimed.state == .claimed(feeSat: 5 * ClaimFeePolicy.claimVbytes))  // devnet's medium rate, 5 sat/vB
         #expect(try await session.balance().info.balanceSats == 50_000 - 750)
         let received = try #require(try session.lightning.history(PaymentFilter(type: .receive)).first)
-        #expect(received.amountMsat == 49_250_000 && received.details.description?.contains(txid) == true)
+        #expect(received.amountMsat == 49_250_000 && received.details.txid == txid && received.feeSats == 750 && received.isOnChain)
         let next = try await session.backend.receiveAddress(.bitcoin)
         #expect(next != address, "a used address is not given again")
         await #expect(throws: LightningError.notADevnetAddress("tb1qxyz")) {

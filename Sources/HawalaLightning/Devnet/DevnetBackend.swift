@@ -256,7 +256,10 @@ public final class DevnetBackend: PaymentBackend, Sendable {
                 guard let (payments, last) = try? ledger.changes(of: id, after: seen) else { continue }
                 seen = last
                 for payment in payments { self?.emit(.about(payment)) }
-                for event in deposits.events(try? ledger.deposits(of: id)) { self?.emit(event) }
+                let now = try? ledger.deposits(of: id)
+                for event in deposits.events(now) { self?.emit(event) }
+                // Confirmed while watched: claimed at once, as the SDK does in the background.
+                if now?.contains(where: { $0.state == .claimable }) == true { try? self?.claimConfirmedDeposits() }
                 // A payment renews the node's leaf: what an exit needs changed.
                 if !payments.isEmpty { self?.emit(.exitStateChanged) }
             }

@@ -144,7 +144,7 @@ extension DevnetLedger {
                 try db.execute(sql: "UPDATE node SET balanceMsat = balanceMsat + ? WHERE id = ?", arguments: [Int64(credit), node])
                 try db.execute(sql: "UPDATE deposit SET state = 'claimed', claimFeeSat = ? WHERE txid = ? AND vout = ?", arguments: [Int64(fee), txid, vout])
                 try DevnetLedger.insertPayment(db, id: "deposit-\(txid.prefix(24))-\(vout)", payer: nil, payee: node, paymentHash: nil, bolt11: nil,
-                                               description: "on-chain deposit \(txid):\(vout) (claim fee \(fee) sat)", amountMsat: credit, feeMsat: 0,
+                                               description: "on-chain deposit", amountMsat: credit, feeMsat: fee * 1000,
                                                status: .completed, failureReason: nil, preimage: nil, idempotencyKey: nil, now: now,
                                                onChain: (txid, row["address"], row["height"]))
             }
@@ -198,10 +198,11 @@ extension DevnetBackend {
         return try ledger.refund(txid: txid, vout: vout, node: try signingNode(), to: address, satPerVbyte: satPerVbyte)
     }
 
-    /// Claims every confirmed deposit under the wallet's cap, as a Spark wallet does on sync
-    /// (one not claimed stays so, with its reason, until claimed by hand).
+    /// Claims every confirmed deposit under the wallet's cap, as a Spark wallet does on sync and
+    /// in the background (one not claimed stays so, with its reason, until claimed by hand). A
+    /// node watched without its key claims too: the SDK claims without asking either.
     func claimConfirmedDeposits() throws {
-        guard let node = try? signingNode() else { return }
+        guard let node = try? node() else { return }
         let cap = claimPolicy.capSat(fees: try ledger.fees())
         for deposit in try ledger.deposits(of: node) where deposit.state == .claimable {
             // Another process may have claimed it meanwhile: that one is not this sync's failure.

@@ -43,7 +43,7 @@ extension DevnetLedger {
             }
             try db.execute(sql: "UPDATE node SET balanceMsat = balanceMsat - ? WHERE id = ?", arguments: [Int64(debit.partialValue), node])
             try DevnetLedger.insertPayment(db, id: id, payer: node, payee: "onchain:" + address, paymentHash: nil, bolt11: nil,
-                                           description: "withdrawal to \(address)", amountMsat: amountSat * 1000, feeMsat: feeSat * 1000,
+                                           description: "on-chain withdrawal", amountMsat: amountSat * 1000, feeMsat: feeSat * 1000,
                                            status: .pending, failureReason: nil, preimage: nil, idempotencyKey: idempotencyKey, now: now,
                                            onChain: (hexString(SystemRandom.bytes(32)), address, nil))
         }
@@ -65,7 +65,7 @@ extension DevnetLedger {
         try write { db in
             try db.execute(sql: "UPDATE node SET balanceMsat = balanceMsat - ? WHERE id = ?", arguments: [Int64(leaf.valueSat * 1000), node])
             try DevnetLedger.insertPayment(db, id: DevnetLedger.newID(), payer: node, payee: "onchain:" + destination, paymentHash: nil, bolt11: nil,
-                                           description: "unilateral exit to \(destination)", amountMsat: (leaf.valueSat - feeSat) * 1000,
+                                           description: "unilateral exit", amountMsat: (leaf.valueSat - feeSat) * 1000,
                                            feeMsat: feeSat * 1000, status: .pending, failureReason: nil, preimage: nil,
                                            idempotencyKey: "exit:" + leaf.id, now: now, onChain: (refundTx, destination, nil))
         }

@@ -347,7 +347,7 @@ final class DevnetLedger: Sendable {
         // Confirmations as of the chain's height when read: 0 while in no block.
         let confirmations = txid == nil ? nil : (row["height"] as Int?).map { max(0, (row["chainHeight"] as Int? ?? $0) - $0 + 1) } ?? 0
         return Payment(
-            id: row["id"], type: type, status: status, amountMsat: UInt64(amount), feeMsat: type == .send ? UInt64(fee) : 0,
+            id: row["id"], type: type, status: status, amountMsat: UInt64(amount), feeMsat: type == .send || txid != nil ? UInt64(fee) : 0,
             timestamp: Date(timeIntervalSince1970: row["createdAt"]), method: method, backend: DevnetBackend.name,
             details: Payment.Details(invoice: row["bolt11"], description: row["description"], paymentHash: row["paymentHash"],
                                      preimage: status == .completed ? row["preimage"] : nil, destination: txid == nil ? payee : nil, comment: row["comment"],
