@@ -144,7 +144,9 @@ extension WalletStore {
     public func savePayments(_ payments: [Payment], walletID: String) throws {
         try writeTransaction { db in
             // Cached statements: a backup import or a sync may bring 100,000 payments.
-            let existing = try db.cachedStatement(sql: "SELECT status, comment, successAction, fiatCurrency, fiatValue, network FROM payment WHERE walletId = ? AND id = ?")
+            let existing = try db.cachedStatement(sql: """
+                SELECT status, comment, successAction, fiatCurrency, fiatValue, network, txid, onChainAddress, confirmations FROM payment WHERE walletId = ? AND id = ?
+                """)
             let dropPlaceholder = try db.cachedStatement(sql: "DELETE FROM payment WHERE walletId = ? AND idempotencyKey = ? AND id != ? AND status = 'pending'")
             let keyTaken = try db.cachedStatement(sql: "SELECT 1 FROM payment WHERE walletId = ? AND idempotencyKey = ? AND id != ?")
             let walletBackend = try String.fetchOne(db, sql: "SELECT value FROM walletSetting WHERE walletId = ? AND key = 'ln.backend'", arguments: [walletID])
@@ -162,6 +164,11 @@ extension WalletStore {
                         payment.fiat = Payment.FiatValue(currency: currency, value: value)
                     }
                     payment.network = payment.network ?? old["network"]
+                    // An on-chain payment's address and transaction, known when it was sent
+                    // (Spark's later reports of a withdrawal carry no address).
+                    payment.details.txid = payment.details.txid ?? old["txid"]
+                    payment.details.address = payment.details.address ?? old["onChainAddress"]
+                    payment.details.confirmations = payment.details.confirmations ?? old["confirmations"]
                 }
                 if let key = payment.idempotencyKey {
                     // The backend's record replaces the placeholder written before sending (and

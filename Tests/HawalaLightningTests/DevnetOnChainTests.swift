@@ -160,6 +160,26 @@ struct DevnetOnChainTests {
     }
 }
 
+@Suite("On-chain payments in the store")
+struct OnChainStoreTests {
+    /// A backend's later report of a withdrawal (Spark's carries no address) keeps what was
+    /// known when it was sent; confirmations rise with the report.
+    @Test func aLaterReportKeepsTheAddress() throws {
+        let (store, keyring) = try newStore()
+        let wallet = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "W", network: .mainnet, keyring: keyring)
+        let sent = Payment(id: "w1", type: .send, status: .pending, amountMsat: 20_000_000, feeMsat: 282_000, timestamp: Date(), method: Payment.onChainMethod,
+                           backend: "spark", details: Payment.Details(description: "on-chain withdrawal", txid: "ab", address: "bc1qexample", confirmations: 0),
+                           idempotencyKey: "onchain:1")
+        try store.savePayment(sent, walletID: wallet.id)
+        var later = sent
+        later.status = .completed
+        later.details = Payment.Details(description: "on-chain withdrawal", txid: "ab", confirmations: 2)
+        try store.savePayment(later, walletID: wallet.id)
+        let kept = try #require(try store.payment(walletID: wallet.id, id: "w1"))
+        #expect(kept.status == .completed && kept.details.address == "bc1qexample" && kept.details.confirmations == 2 && kept.isOnChain)
+    }
+}
+
 extension WalletStore {
     /// The wallet restored from `words` (added the first time).
     func wallet(named: String?, orAdd words: String, keyring: Keyring) throws -> WalletSummary {
