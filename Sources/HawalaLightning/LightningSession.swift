@@ -53,6 +53,8 @@ public struct LightningSession: Sendable {
     /// The wallet's keyring when the session was opened with the password: what seals the exit
     /// state it keeps (nil: a devnet session opened on its saved node id alone).
     public var keyring: Keyring? = nil
+    /// The listener that keeps the exit state on `exitStateChanged`, removed by `close`.
+    var exitListener: String?
 
     /// How the backend is named to a person (devnet always says it is not the Lightning network).
     public var backendLabel: String { spec.label }
@@ -124,11 +126,11 @@ public struct LightningSession: Sendable {
         let info = try await opened.getInfo()
         if ownsSavedNode, info.nodeID != savedNode { try store.setSetting(LightningWallet.SettingKey.nodeID, to: info.nodeID, walletID: wallet.id) }
         let fiat = try LightningWallet.fiat(store: store, wallet: wallet, backendRates: BackendRatesProvider(backend: opened))
-        let session = LightningSession(store: store, wallet: wallet, spec: spec, backend: opened,
+        var session = LightningSession(store: store, wallet: wallet, spec: spec, backend: opened,
                                        lightning: LightningWallet(store: store, wallet: wallet, backend: opened, network: spec.description, fiat: fiat),
                                        lnurl: lnurl, fetcher: fetcher, keyring: keyring)
-        // The exit state is kept again whenever the backend says it changed.
-        _ = opened.addEventListener { [session] event in
+        // The exit state is kept again whenever the backend says it changed (until `close`).
+        session.exitListener = opened.addEventListener { [session] event in
             if case .exitStateChanged = event { Task { _ = try? await session.keepExitState() } }
         }
         return session
@@ -144,6 +146,7 @@ public struct LightningSession: Sendable {
     public func close() async {
         // Every session that could seal it leaves the exit state as fresh as what it did.
         if keyring != nil { await refreshExitState() }
+        if let exitListener { backend.removeEventListener(exitListener) }
         await backend.disconnect()
         await fetcher?.shutdown()
     }
