@@ -35,6 +35,8 @@ actor AppSessions {
         var send: PendingSend?
         /// A withdrawal priced (each speed), waiting for the speed and the password.
         var onChain: PendingOnChain?
+        /// An exit planned and shown, waiting for the password.
+        var exitPlan: PendingExit?
         /// A backup file decrypted and previewed, waiting for "Import" (it holds the words).
         var importing: ImportTask?
         /// SLIP-39 shares taken so far (pasted over one or more forms).
@@ -87,9 +89,16 @@ actor AppSessions {
     }
 
     /// A payment prepared (amount and fee known, nothing sent) for one wallet.
+    struct PendingExit: Sendable {
+        let walletID: String
+        let plan: ExitPlan
+    }
+
     struct PendingOnChain: Sendable {
         let walletID: String
         let quote: OnChainQuote
+        /// The idempotency key the withdrawal is sent under, chosen with the preview.
+        let key: String
     }
 
     struct PendingSend: Sendable {

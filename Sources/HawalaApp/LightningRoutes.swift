@@ -335,13 +335,15 @@ extension AppRoutes {
             let input = try PaymentInput.parse(text, allowLoopbackHTTP: onDevnet == true)
             // A Bitcoin address (or a bitcoin: link without an invoice): a withdrawal, priced at each speed.
             if let target = input.onChainTarget {
-                guard let amountChosen = OnChainAmount.chosen(all: typed.all, typed: amount, fromURI: target.amountSats) else {
+                guard let amountChosen = try OnChainAmount.chosen(all: typed.all, typed: amount, fromURI: target.amountSats) else {
                     return try await refuse { $0.amountProblem = "Type how much to send in sat, or tick “Send everything”." }
                 }
                 if !(form.text("comment") ?? "").trimmed.isEmpty { return try await refuse { $0.commentProblem = "A comment is for Lightning addresses and LNURL-pay only." } }
                 let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
                 let quote = try await lightning.lightning.prepareOnChain(address: target.address, amount: amountChosen)
-                await app.sessions.update(session.id) { $0.onChain = AppSessions.PendingOnChain(walletID: wallet.id, quote: quote) }
+                // The key is the preview's: a second click, or a retry after no answer, never sends twice.
+                let pending = AppSessions.PendingOnChain(walletID: wallet.id, quote: quote, key: "onchain:" + UUID().uuidString.lowercased())
+                await app.sessions.update(session.id) { $0.onChain = pending }
                 return try await onChainPreview(session, quote)
             }
             if typed.all { return try await refuse { $0.amountProblem = "“Send everything” is for a Bitcoin address; type an amount, or leave both empty for an invoice's own." } }
@@ -362,7 +364,7 @@ extension AppRoutes {
             return try await refuse { form in
                 switch error {
                 case LightningError.amountRequired, LightningError.outOfRange(.amount), LightningError.amountMismatch, LNURLError.amountOutOfRange,
-                     LightningError.insufficientOnChainBalance:
+                     LightningError.insufficientOnChainBalance, LightningError.linkAmountMismatch, LightningError.nothingToSend:
                     form.amountProblem = words
                 case LightningError.commentNotAccepted, LNURLError.commentTooLong:
                     form.commentProblem = words

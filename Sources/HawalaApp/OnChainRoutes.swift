@@ -14,6 +14,7 @@ extension AppRoutes {
         router.post("/lightning/pay-onchain") { request, _ in try await posted(request, confirmOnChain) }
         router.post("/lightning/deposits/claim") { request, _ in try await posted(request, claimDeposit) }
         router.get("/lightning/exit") { request, _ in try await exitPage(request) }
+        router.post("/lightning/exit/review") { request, _ in try await posted(request, reviewExit) }
         router.post("/lightning/exit") { request, _ in try await posted(request, runExit) }
     }
 
@@ -51,8 +52,12 @@ extension AppRoutes {
         }
         do {
             let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
-            let sent = try await lightning.lightning.sendOnChain(pending.quote, speed: speed, idempotencyKey: "onchain:" + UUID().uuidString.lowercased())
-            let headline = sent.status == .failed ? "Not sent" : "Sent: waiting for confirmation"
+            let sent = try await lightning.lightning.sendOnChain(pending.quote, speed: speed, idempotencyKey: pending.key)
+            let headline = switch sent.status {
+            case .failed: "Not sent"
+            case .pending where sent.details.txid == nil: "No answer yet: it may have gone out, and the history will say once it syncs"
+            default: "Sent: waiting for confirmation"
+            }
             return try await paymentResult(session, sent, headline: headline)
         } catch {
             guard let words = Self.lightningWords(error) else { throw error }
@@ -102,7 +107,8 @@ extension AppRoutes {
     }
 
     func exitView(_ session: AppSessions.Session, keyring: Keyring, destination: String = "", feeRate: String = "",
-                  status: HTTPResponse.Status = .ok, problem: String? = nil, transactions: [ExitTransaction]? = nil) async throws -> Response {
+                  status: HTTPResponse.Status = .ok, problem: String? = nil, review: ExitPlan? = nil,
+                  transactions: [ExitTransaction]? = nil) async throws -> Response {
         let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
         guard try LightningSettings.load(store: store, walletID: wallet.id).backend != nil else { return AppResponse.redirect("/lightning") }
@@ -112,26 +118,22 @@ extension AppRoutes {
         let typed = destination.trimmed
         let usable = !typed.isEmpty && (try? lightning.backend.network.checkBitcoinAddress(typed)) != nil
         let check = await lightning.exitCheck(destination: usable ? typed : nil)
-        page.exit = ExitView(check: check, network: lightning.spec.networkName, destination: destination, feeRate: feeRate, transactions: transactions)
+        page.exit = ExitView(check: check, network: lightning.spec.networkName, destination: destination, feeRate: feeRate,
+                             review: review, transactions: transactions)
         return try render(status, "exit", page)
     }
 
-    /// The password, then the exit: its transactions, in the order they are broadcast.
-    func runExit(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.toUnlock() }
+    /// Step 1: the exit planned at the rate and to the address typed (nothing is done); the
+    /// password then leaves with exactly this plan.
+    func reviewExit(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
         let destination = (form.text("to") ?? "").trimmed, feeText = (form.text("feeRate") ?? "").trimmed
-        let keyring: Keyring
-        switch try await checkPassword(form) {
-        case .opened(let opened): keyring = opened
-        case .refused(let status, let problem):
-            return try await exitView(session, keyring: session.keyring!, destination: destination, feeRate: feeText, status: status, problem: problem)
+        func refuse(_ status: HTTPResponse.Status, _ problem: String) async throws -> Response {
+            try await exitView(session, keyring: keyring, destination: destination, feeRate: feeText, status: status, problem: problem)
         }
         var feeRate: UInt64?
         if !feeText.isEmpty {
-            guard let rate = UInt64(feeText), (1...10_000).contains(rate) else {
-                return try await exitView(session, keyring: keyring, destination: destination, feeRate: feeText, status: .badRequest,
-                                          problem: "A fee rate is a whole number of sat/vB, 1 to 10,000 (or leave it empty for the network's fast rate).")
-            }
+            guard let rate = UInt64(feeText) else { return try await refuse(.badRequest, PaymentLimit.feeRate.description.sentence) }
             feeRate = rate
         }
         let (store, wallet) = try await currentWallet()
@@ -139,15 +141,41 @@ extension AppRoutes {
         do {
             let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
             let plan = try await lightning.prepareExit(satPerVbyte: feeRate, destination: destination.isEmpty ? nil : destination)
-            guard plan.recoverableSat > 0 else {
-                return try await exitView(session, keyring: keyring, destination: destination, feeRate: feeText, status: .conflict,
-                                          problem: "Nothing to take out: " + (plan.skipped.first?.reason ?? "the kept state holds no funds") + ".")
-            }
-            let transactions = try await lightning.runExit(plan)
-            return try await exitView(session, keyring: keyring, destination: plan.destination, feeRate: feeText, transactions: transactions)
+            if let refusal = plan.refusal { return try await refuse(.conflict, refusal.description.sentence) }
+            await app.sessions.update(session.id) { $0.exitPlan = AppSessions.PendingExit(walletID: wallet.id, plan: plan) }
+            return try await exitView(session, keyring: keyring, destination: plan.destination, feeRate: feeText, review: plan)
         } catch {
             guard let words = Self.lightningWords(error) else { throw error }
-            return try await exitView(session, keyring: keyring, destination: destination, feeRate: feeText, status: .badRequest, problem: words)
+            return try await refuse(.badRequest, words.sentence)
+        }
+    }
+
+    /// Step 2: the password, then the exit reviewed: its transactions, in broadcast order.
+    func runExit(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard session.isUnlocked else { return AppResponse.toUnlock() }
+        guard let pending = session.exitPlan else { return AppResponse.redirect("/lightning/exit") }
+        let keyring: Keyring
+        switch try await checkPassword(form) {
+        case .opened(let opened): keyring = opened
+        case .refused(let status, let problem):
+            return try await exitView(session, keyring: session.keyring!, destination: pending.plan.destination, status: status, problem: problem,
+                                      review: pending.plan)
+        }
+        // Taken once: a second submission finds nothing to run.
+        guard await app.sessions.update(session.id, { s -> Bool in
+            let taken = s.exitPlan != nil
+            s.exitPlan = nil
+            return taken
+        }) == true else { return AppResponse.redirect("/lightning/exit") }
+        let (store, wallet) = try await currentWallet()
+        guard let wallet, wallet.id == pending.walletID else { return AppResponse.redirect("/lightning/exit") }
+        do {
+            let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
+            let transactions = try await lightning.runExit(pending.plan)
+            return try await exitView(session, keyring: keyring, destination: pending.plan.destination, transactions: transactions)
+        } catch {
+            guard let words = Self.lightningWords(error) else { throw error }
+            return try await exitView(session, keyring: keyring, destination: pending.plan.destination, status: .badRequest, problem: words.sentence)
         }
     }
 }
@@ -218,7 +246,16 @@ struct ExitView {
     let anyRows: Bool
     struct Transaction { let number: Int, kind: String, txid: String, wait: String, hex: String? }
 
-    init(check: ExitCheck, network: String, destination: String, feeRate: String, transactions: [ExitTransaction]?) {
+    /// The exit about to be run, shown before the password.
+    let reviewing: Bool
+    let reviewRows: [LabelledRow]
+
+    init(check: ExitCheck, network: String, destination: String, feeRate: String, review: ExitPlan?, transactions: [ExitTransaction]?) {
+        reviewing = review != nil && transactions == nil
+        reviewRows = LabelledRow.rows(review.map { plan in
+            [("Recoverable", "\(AmountText.grouped(plan.recoverableSat)) sat"), ("Fees", "\(AmountText.grouped(plan.feeSat)) sat at \(plan.satPerVbyte) sat/vB"),
+             ("Arrives", "\(AmountText.grouped(plan.receivedSat)) sat"), ("At", plan.destination)]
+        } ?? [])
         headline = check.headline
         canExit = check.canExit && transactions == nil
         stale = check.isStale
@@ -237,7 +274,7 @@ struct ExitView {
         sent = transactions.map { !$0.isEmpty && $0.allSatisfy { $0.hex == nil } } ?? false
         self.network = network
         self.destination = destination.isEmpty ? (check.plan?.destination ?? "") : destination
-        canLeave = check.kept != nil && (check.plan?.recoverableSat ?? 0) > 0 && transactions == nil
+        canLeave = check.kept != nil && (check.plan?.recoverableSat ?? 0) > 0 && check.plan?.fundingSat == 0 && transactions == nil && review == nil
         self.feeRate = feeRate
         self.transactions = (transactions ?? []).enumerated().map { n, tx in
             Transaction(number: n + 1, kind: tx.kind, txid: tx.txid, wait: tx.waitBlocks.map { $0 > 0 ? "after \($0) blocks" : "" } ?? "", hex: tx.hex)

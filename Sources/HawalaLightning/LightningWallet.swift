@@ -235,6 +235,34 @@ public final class LightningWallet: Sendable {
         return try store.payment(walletID: wallet.id, id: result.id) ?? result
     }
 
+    /// Sends a priced withdrawal at `speed` (its fee at most `maxFeeSats`), once per
+    /// `idempotencyKey`: recorded pending before sending, so a send whose answer never came
+    /// (timeout, network gone) stays pending under its key — a retry with the key returns it,
+    /// never sends again — until a sync says what became of it.
+    public func sendOnChain(_ quote: OnChainQuote, speed: OnChainSpeed, idempotencyKey: String, maxFeeSats: UInt64? = nil) async throws -> Payment {
+        try Self.checkIdempotencyKey(idempotencyKey)
+        if let earlier = try store.payment(walletID: wallet.id, idempotencyKey: idempotencyKey) { return earlier }
+        let option = try quote.affordable(speed, maxFeeSats: maxFeeSats)
+        let placeholder = Payment(
+            id: "pending-" + hexString(Hash.sha256(Array(idempotencyKey.utf8)).prefix(12)), type: .send, status: .pending,
+            amountMsat: option.amountSat.multipliedReportingOverflow(by: 1000).partialValue,
+            feeMsat: option.feeSat.multipliedReportingOverflow(by: 1000).partialValue, timestamp: clock(), method: Payment.onChainMethod,
+            backend: backend.name, details: Payment.Details(description: "on-chain withdrawal", address: quote.address, confirmations: 0),
+            idempotencyKey: idempotencyKey, network: network)
+        try store.savePayment(placeholder, walletID: wallet.id)
+        let sent: Payment
+        do {
+            sent = try await backend.sendOnChain(quote, speed: speed, idempotencyKey: idempotencyKey)
+        } catch let error as LightningError {
+            if case .unreachable = error { return placeholder }
+            if case .timeout = error { return placeholder }
+            try? store.deletePendingPlaceholder(walletID: wallet.id, id: placeholder.id)
+            throw error
+        }
+        try await record([sent])
+        return try store.payment(walletID: wallet.id, id: sent.id) ?? sent
+    }
+
     /// The key under which a new invoice is kept as a pending receive until it is paid: the
     /// backend's received payment carries the same key (added in `record`) and replaces it.
     public static func invoiceKey(paymentHash: String) -> String { "receive:" + paymentHash }

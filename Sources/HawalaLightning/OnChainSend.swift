@@ -12,7 +12,12 @@ public enum OnChainAmount: Sendable, Equatable {
 extension OnChainAmount {
     /// What a person asked to send: everything, else the amount typed, else the bitcoin: URI's;
     /// nil when none was given (the faces ask for one).
-    public static func chosen(all: Bool, typed: UInt64?, fromURI: UInt64?) -> OnChainAmount? {
+    /// - Throws: `LightningError.linkAmountMismatch` when the link asks for an amount and
+    ///   another (or everything) was asked: a link's amount is the payee's, never overridden.
+    public static func chosen(all: Bool, typed: UInt64?, fromURI: UInt64?) throws(LightningError) -> OnChainAmount? {
+        if let asked = fromURI, all || (typed != nil && typed != asked) {
+            throw .linkAmountMismatch(linkSats: asked, givenSats: all ? nil : typed)
+        }
         if all { return .all }
         return (typed ?? fromURI).map { .sats($0) }
     }
@@ -26,8 +31,8 @@ public struct OnChainQuote: Sendable, JSONRepresentable {
         /// What the address receives.
         public let amountSat: UInt64
         public let feeSat: UInt64
-        /// What leaves the wallet: amount + fee.
-        public var totalSat: UInt64 { amountSat + feeSat }
+        /// What leaves the wallet: amount + fee (saturating: an absurd amount is refused, never a crash).
+        public var totalSat: UInt64 { amountSat.addingReportingOverflow(feeSat).overflow ? .max : amountSat + feeSat }
         /// What the wallet keeps after it.
         public let remainingSat: UInt64
         /// Whether the balance covers it (and it is above dust).
@@ -61,9 +66,14 @@ public struct OnChainQuote: Sendable, JSONRepresentable {
     /// The figures at `speed`.
     public func option(_ speed: OnChainSpeed) -> Option? { options.first { $0.speed == speed } }
 
-    /// The figures at `speed`, refused when the balance does not cover them.
-    public func affordable(_ speed: OnChainSpeed) throws(LightningError) -> Option {
+    /// The figures at `speed`, refused when the balance does not cover them, or when the fee is
+    /// above `maxFeeSats`.
+    public func affordable(_ speed: OnChainSpeed, maxFeeSats: UInt64? = nil) throws(LightningError) -> Option {
         guard let option = option(speed) else { throw .unsupported(backend: "this backend", .onChainAddress) }
+        if let maxFeeSats, option.feeSat > maxFeeSats {
+            throw .feeAboveMaximum(feeMsat: option.feeSat.multipliedReportingOverflow(by: 1000).partialValue,
+                                   maximumMsat: maxFeeSats.multipliedReportingOverflow(by: 1000).partialValue)
+        }
         guard option.affordable else {
             if amount == .all { throw .nothingToSend(balanceSat: balanceSat, feeSat: option.feeSat, speed: speed.rawValue) }
             if option.amountSat < OnChainQuote.dustSat { throw .insufficientOnChainBalance(neededSat: option.amountSat, balanceSat: balanceSat, speed: speed.rawValue) }
@@ -151,13 +161,4 @@ extension LightningWallet {
         return try await backend.prepareOnChainSend(address: address.trimmingCharacters(in: .whitespaces), amount: amount)
     }
 
-    /// Sends a priced withdrawal at `speed`, once per `idempotencyKey`, and records it.
-    public func sendOnChain(_ quote: OnChainQuote, speed: OnChainSpeed, idempotencyKey: String) async throws -> Payment {
-        try LightningWallet.checkIdempotencyKey(idempotencyKey)
-        if let earlier = try store.payment(walletID: wallet.id, idempotencyKey: idempotencyKey) { return earlier }
-        _ = try quote.affordable(speed)
-        let sent = try await backend.sendOnChain(quote, speed: speed, idempotencyKey: idempotencyKey)
-        try await record([sent])
-        return sent
-    }
 }

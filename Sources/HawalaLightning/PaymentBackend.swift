@@ -276,6 +276,8 @@ public enum PaymentLimit: Equatable, Sendable, CustomStringConvertible {
     case description
     /// A balance above 21,000,000 BTC (devnet's funding).
     case balance
+    /// An on-chain fee rate outside 1 to 10,000 sat/vB.
+    case feeRate
 
     public var description: String {
         switch self {
@@ -283,6 +285,7 @@ public enum PaymentLimit: Equatable, Sendable, CustomStringConvertible {
         case .expiry: "the expiry must be between 1 second and 1 year"
         case .description: "the description is longer than \(PaymentLimits.maximumDescriptionBytes) bytes"
         case .balance: "a balance can't exceed 21,000,000 BTC"
+        case .feeRate: "a fee rate is a whole number of sat/vB, from 1 to 10,000"
         }
     }
 }
@@ -468,6 +471,13 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     /// The balance does not cover a withdrawal at this speed (amount + fee), or what it would
     /// send is below dust.
     case insufficientOnChainBalance(neededSat: UInt64, balanceSat: UInt64, speed: String)
+    /// The exit planned recovers nothing (why: a leaf's reason, or none kept with funds).
+    case nothingToRecover(String)
+    /// The exit needs `fundingSat` from an on-chain output of the wallet's own for its fees,
+    /// which Hawala cannot sign yet.
+    case exitNeedsFunding(fundingSat: UInt64)
+    /// A bitcoin: link asks for `linkSats`; another amount (nil: everything) was asked.
+    case linkAmountMismatch(linkSats: UInt64, givenSats: UInt64?)
     /// Everything was asked for, and the balance less the fee is below dust.
     case nothingToSend(balanceSat: UInt64, feeSat: UInt64, speed: String)
     /// The wallet keeps no exit state for this network yet (it is kept at each sync).
@@ -539,6 +549,11 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
             needed < OnChainQuote.dustSat
                 ? "an on-chain payment must send at least \(AmountText.grouped(OnChainQuote.dustSat)) sat (less is dust, which no node relays)"
                 : "the balance (\(AmountText.grouped(balance)) sat) does not cover \(AmountText.grouped(needed)) sat (the amount and the \(speed) fee)"
+        case .nothingToRecover(let why): "nothing to take out: \(why)"
+        case .exitNeedsFunding(let sats):
+            "this exit needs \(AmountText.grouped(sats)) sat from an on-chain output of your own to pay its fees, which Hawala cannot sign yet"
+        case let .linkAmountMismatch(link, given):
+            "the bitcoin: link asks for \(AmountText.grouped(link)) sat, not " + (given.map { "\(AmountText.grouped($0)) sat" } ?? "everything") + ": the payee set it"
         case let .nothingToSend(balance, fee, speed):
             "nothing to send: the balance (\(AmountText.grouped(balance)) sat) less the \(speed) fee (\(AmountText.grouped(fee)) sat) is below \(AmountText.grouped(OnChainQuote.dustSat)) sat"
         case .noExitState(let network):

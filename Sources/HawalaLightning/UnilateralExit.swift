@@ -68,6 +68,16 @@ public struct ExitPlan: Sendable, JSONRepresentable {
         self.backendPlan = backendPlan
     }
 
+    /// Why this plan can't be run (nil: it can): nothing to recover, or funding Hawala can't sign.
+    public var refusal: LightningError? {
+        if recoverableSat == 0 { return .nothingToRecover(skipped.first?.reason ?? "the kept state holds no funds") }
+        if fundingSat > 0 { return .exitNeedsFunding(fundingSat: fundingSat) }
+        return nil
+    }
+
+    /// The fee rates an exit may be planned at, sat/vB.
+    public static let feeRates: ClosedRange<UInt64> = 1...10_000
+
     /// What reaches the destination: the recoverable value less the fees it pays itself.
     public var receivedSat: UInt64 { recoverableSat > feeSat ? recoverableSat - feeSat : 0 }
 
@@ -119,8 +129,9 @@ public struct ExitCheck: Sendable, JSONRepresentable {
         self.checkedAt = checkedAt
     }
 
-    /// Yes when a state is kept and an exit of it plans with something to recover.
-    public var canExit: Bool { kept != nil && (plan?.recoverableSat ?? 0) > 0 }
+    /// Yes when a state is kept and an exit of it plans with something to recover, and needs no
+    /// funding Hawala cannot sign.
+    public var canExit: Bool { kept != nil && plan != nil && plan?.refusal == nil }
 
     /// A kept state older than this is worth refreshing (it may miss payments since).
     public static let staleAfter: TimeInterval = 7 * 86_400
@@ -131,7 +142,7 @@ public struct ExitCheck: Sendable, JSONRepresentable {
     public var headline: String {
         guard kept != nil else { return "No: this wallet keeps no exit state yet. It is kept at each sync; sync once while the network answers." }
         guard let plan else { return "Unknown: the kept state could not be planned now (\(problem ?? "no reason given"))." }
-        guard plan.recoverableSat > 0 else { return "Nothing to take out: the kept state holds no funds." }
+        if let refusal = plan.refusal { return refusal.description.prefix(1).uppercased() + refusal.description.dropFirst() + "." }
         return "Yes: \(AmountText.grouped(plan.receivedSat)) sat would reach your address, after \(AmountText.grouped(plan.feeSat)) sat of fees at \(plan.satPerVbyte) sat/vB."
     }
 
@@ -185,6 +196,7 @@ extension LightningSession {
     /// Plans leaving with the kept state (see `exitCheck`).
     /// - Throws: `LightningError.noExitState` when none is kept.
     public func prepareExit(satPerVbyte: UInt64? = nil, destination: String? = nil) async throws -> ExitPlan {
+        if let satPerVbyte, !ExitPlan.feeRates.contains(satPerVbyte) { throw LightningError.outOfRange(.feeRate) }
         await refreshExitState()
         guard let keyring else { throw LightningError.noExitState(network: spec.networkName) }
         guard let kept = try store.exitState(walletID: wallet.id, network: spec.description, keyring: keyring) else {
@@ -226,7 +238,10 @@ extension LightningSession {
     }
 
     /// Builds the planned exit: its transactions in broadcast order.
+    /// - Throws: `LightningError.nothingToRecover` when it recovers nothing,
+    ///   `exitNeedsFunding` when it needs an output of the wallet's own.
     public func runExit(_ plan: ExitPlan) async throws -> [ExitTransaction] {
-        try await backend.runExit(plan)
+        if let refusal = plan.refusal { throw refusal }
+        return try await backend.runExit(plan)
     }
 }

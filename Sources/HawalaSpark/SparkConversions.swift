@@ -80,8 +80,7 @@ extension HawalaWallet.Payment {
             details.description = "on-chain withdrawal"
             details.txid = txId
         case let .deposit(txId, vout)?:
-            details.description = "on-chain deposit"
-            _ = vout
+            details.description = "on-chain deposit, output \(vout)"
             details.txid = txId
         case .token?, nil:
             break

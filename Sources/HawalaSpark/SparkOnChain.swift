@@ -81,9 +81,7 @@ extension SparkBackend {
     ///   wallet's own: Hawala does not sign one yet.
     public func runExit(_ plan: ExitPlan) async throws -> [ExitTransaction] {
         guard let quote = plan.backendPlan as? PrepareRecoverFundsResponse else { throw LightningError.unsupported(backend: name, .preparedElsewhere) }
-        guard plan.fundingSat == 0 else {
-            throw LightningError.refused(by: "Hawala", reason: "this exit needs \(plan.fundingSat) sat from an on-chain output of your own to pay its fees, which Hawala cannot sign yet")
-        }
+        guard plan.fundingSat == 0 else { throw LightningError.exitNeedsFunding(fundingSat: plan.fundingSat) }
         let recovery = try await call { try await $0.recoverFunds(request: RecoverFundsRequest(prepared: quote), signer: nil) }
         return recovery.transactions.map { tx in
             ExitTransaction(kind: SparkBackend.words(tx.kind), txid: tx.txid, hex: tx.txHex, waitBlocks: tx.csvTimelockBlocks)

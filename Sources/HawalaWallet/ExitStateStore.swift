@@ -33,16 +33,18 @@ public struct ExitStateExport: Sendable {
 }
 
 extension WalletStore {
-    /// Keeps `state` as the wallet's newest exit state of `kept.network`, sealed under the
-    /// keyring (AES-256-GCM, bound to the wallet and the network); it replaces the one before
-    /// unless that one is newer (a late export never overwrites a fresher state).
+    /// Keeps `state`, just exported by this device's backend, as the wallet's exit state of
+    /// `kept.network`, sealed under the keyring (AES-256-GCM, bound to the wallet and the
+    /// network). It always replaces the one kept — the backend was given that one before
+    /// exporting, so this covers it — whatever the clocks say; only a state from a backup is
+    /// compared by time (`importWallet`).
     public func saveExitState(_ state: SecretBytes, kept: KeptExitState, walletID: String, keyring: Keyring) throws {
         let context = WalletStore.context(exitState: walletID, network: kept.network)
         let sealed = try keyring.seal(state, context: context)
         let digest = WalletStore.exitStateDigest(state, context: context)
         try writeTransaction { db in
             try self.saveKeyringIfNew(keyring, db: db)
-            try WalletStore.insertExitState(sealed: sealed, digest: digest, kept: kept, walletID: walletID, db: db)
+            try WalletStore.insertExitState(sealed: sealed, digest: digest, kept: kept, walletID: walletID, db: db, local: true)
         }
     }
 
@@ -51,11 +53,11 @@ extension WalletStore {
         Data(state.withUnsafeBytes { Hash.sha256(context + Array($0)) })
     }
 
-    static func insertExitState(sealed: [UInt8], digest: Data, kept: KeptExitState, walletID: String, db: Database) throws {
+    static func insertExitState(sealed: [UInt8], digest: Data, kept: KeptExitState, walletID: String, db: Database, local: Bool = false) throws {
         let old = try Row.fetchOne(db, sql: "SELECT exportedAt, stateDigest FROM exitState WHERE walletId = ? AND network = ?", arguments: [walletID, kept.network])
         if let old {
-            // A late export never overwrites a fresher state; the same state only renews its time.
-            guard kept.exportedAt.timeIntervalSince1970 >= old["exportedAt"] as Double else { return }
+            // A backup's older state never overwrites a fresher one; the same state only renews its time.
+            guard local || kept.exportedAt.timeIntervalSince1970 >= old["exportedAt"] as Double else { return }
             if old["stateDigest"] as Data? == digest {
                 try db.execute(sql: "UPDATE exitState SET exportedAt = ?, valueSat = ?, leafCount = ? WHERE walletId = ? AND network = ?",
                                arguments: [kept.exportedAt.timeIntervalSince1970, kept.valueSat.map { Int64(clamping: $0) }, kept.leafCount,

@@ -2,16 +2,16 @@ import Foundation
 import GRDB
 
 /// The history as CSV or JSON, newest first, streamed to `write` in 256 KiB blocks. Columns
-/// (docs/reference.md): `date,type,status,amount_sats,fee_sats,fiat_value,fiat_currency,description,payment_hash,invoice,id`.
+/// (docs/reference.md): `date,type,status,amount_sats,fee_sats,fiat_value,fiat_currency,description,payment_hash,invoice,id,txid,address`.
 /// Amounts are exact (millisatoshis as a decimal fraction of a sat); dates are UTC ISO 8601.
 /// Rows are formatted straight into bytes: 100,000 payments in well under two seconds.
 public enum PaymentExport {
     public enum Format: String, Sendable, CaseIterable { case csv, json }
 
-    public static let csvHeader = "date,type,status,amount_sats,fee_sats,fiat_value,fiat_currency,description,payment_hash,invoice,id"
+    public static let csvHeader = "date,type,status,amount_sats,fee_sats,fiat_value,fiat_currency,description,payment_hash,invoice,id,txid,address"
 
     /// Column order of the export query (read by index, not by name).
-    private static let columns = "id, type, status, amountMsat, feeMsat, timestamp, fiatValue, fiatCurrency, description, paymentHash, invoice, preimage, destination, failureReason, backend, network, comment, successAction"
+    private static let columns = "id, type, status, amountMsat, feeMsat, timestamp, fiatValue, fiatCurrency, description, paymentHash, invoice, preimage, destination, failureReason, backend, network, comment, successAction, txid, onChainAddress, confirmations"
     private static let blockSize = 1 << 18
 
     /// Writes the wallet's payments in `format` (one network's with `network`, else all);
@@ -60,7 +60,7 @@ public enum PaymentExport {
         sats(UInt64(max(0, row[3] as Int64)), into: &out)
         out.append(UInt8(ascii: ","))
         sats(UInt64(max(0, row[4] as Int64)), into: &out)
-        for (index, neutralize) in [(6, false), (7, false), (8, true), (9, false), (10, false), (0, false)] {
+        for (index, neutralize) in [(6, false), (7, false), (8, true), (9, false), (10, false), (0, false), (18, false), (19, true)] {
             out.append(UInt8(ascii: ","))
             if let text = row[index] as String? { csvField(text, neutralize: neutralize, into: &out) }
         }
@@ -99,6 +99,9 @@ public enum PaymentExport {
         key("network"); string(15)
         key("comment"); string(16)
         key("successAction"); string(17)
+        key("txid"); string(18)
+        key("address"); string(19)
+        key("confirmations"); if let n = row[20] as Int? { out += String(n).utf8 } else { out += Array("null".utf8) }
         out.append(UInt8(ascii: "}"))
     }
 

@@ -145,7 +145,8 @@ extension WalletStore {
         try writeTransaction { db in
             // Cached statements: a backup import or a sync may bring 100,000 payments.
             let existing = try db.cachedStatement(sql: """
-                SELECT status, comment, successAction, fiatCurrency, fiatValue, network, txid, onChainAddress, confirmations FROM payment WHERE walletId = ? AND id = ?
+                SELECT status, comment, successAction, fiatCurrency, fiatValue, network, txid, onChainAddress, confirmations, idempotencyKey
+                FROM payment WHERE walletId = ? AND id = ?
                 """)
             let dropPlaceholder = try db.cachedStatement(sql: "DELETE FROM payment WHERE walletId = ? AND idempotencyKey = ? AND id != ? AND status = 'pending'")
             let keyTaken = try db.cachedStatement(sql: "SELECT 1 FROM payment WHERE walletId = ? AND idempotencyKey = ? AND id != ?")
@@ -169,6 +170,8 @@ extension WalletStore {
                     payment.details.txid = payment.details.txid ?? old["txid"]
                     payment.details.address = payment.details.address ?? old["onChainAddress"]
                     payment.details.confirmations = payment.details.confirmations ?? old["confirmations"]
+                    // The key it was sent under still guards it (a backend's report carries none).
+                    payment.idempotencyKey = payment.idempotencyKey ?? old["idempotencyKey"]
                 }
                 if let key = payment.idempotencyKey {
                     // The backend's record replaces the placeholder written before sending (and
@@ -184,6 +187,14 @@ extension WalletStore {
                 if payment.network == nil { payment.network = WalletStore.network(of: payment, walletBackend: walletBackend) }
                 try WalletStore.insert(payment, walletID: walletID, db: db)
             }
+        }
+    }
+
+    /// Removes the pending record written before a send the backend refused outright (nothing
+    /// was sent); a row no longer pending is kept.
+    public func deletePendingPlaceholder(walletID: String, id: String) throws {
+        try writeTransaction { db in
+            try db.execute(sql: "DELETE FROM payment WHERE walletId = ? AND id = ? AND status = 'pending'", arguments: [walletID, id])
         }
     }
 

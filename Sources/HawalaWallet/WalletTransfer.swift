@@ -128,7 +128,8 @@ extension WalletStore {
             // The wallet is already here: what it lacks still comes in (restoring the words,
             // then the backup, must leave a wallet that can exit, with its history and settings).
             if policy != .replace {
-                let taken = try complete(incoming, keyring: keyring)
+                // The wallet's own id: an early testnet wallet's is not the one its keys give now.
+                let taken = try complete(incoming, into: try wallet(named: existing).id, keyring: keyring)
                 if !taken.isEmpty { return .completed(name: incoming.name, existing: existing, taken: taken) }
             }
             switch policy {
@@ -191,8 +192,7 @@ extension WalletStore {
     /// Gives the same wallet here what `incoming` has and it lacks, in one transaction: each
     /// exit state newer than the one kept, each setting it has not set, each payment it does not
     /// have. Returns what was taken, in a person's words (empty: nothing).
-    func complete(_ incoming: WalletExport, keyring: Keyring) throws -> [String] {
-        let id = incoming.id
+    func complete(_ incoming: WalletExport, into id: String, keyring: Keyring) throws -> [String] {
         let sealed = try incoming.exitStates.map { e in
             let context = WalletStore.context(exitState: id, network: e.kept.network)
             return (kept: e.kept, sealed: try keyring.seal(e.state, context: context), digest: WalletStore.exitStateDigest(e.state, context: context))

@@ -29,7 +29,7 @@ struct ExitOptions: ParsableArguments {
     @Option(help: "The Bitcoin address the funds go to (default: the wallet's own first Bitcoin receive address).") var to: String?
 
     func validate() throws {
-        if let feeRate, !(1...10_000).contains(feeRate) { throw ValidationError("--fee-rate must be between 1 and 10000 sat/vB") }
+        if let feeRate, !ExitPlan.feeRates.contains(feeRate) { throw ValidationError("--fee-rate: \(PaymentLimit.feeRate)") }
     }
 }
 
@@ -106,7 +106,7 @@ struct LightningExitRun: AsyncParsableCommand {
         if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm; pass --yes to leave without asking", code: .usage) }
         let (plan, transactions) = try await options.open(signing: true).closing { session in
             let plan = try await session.prepareExit(satPerVbyte: exit.feeRate, destination: exit.to)
-            guard plan.recoverableSat > 0 else { throw CLIError("nothing to take out: " + (plan.skipped.first?.reason ?? "the kept state holds no funds")) }
+            if let refusal = plan.refusal { throw refusal }
             let rows = exitRows(nil, plan)
             if yes {
                 for line in alignedRows(rows) { Output.error(line) }

@@ -164,7 +164,7 @@ struct LightningPay: AsyncParsableCommand {
     /// A withdrawal to `address`: priced at each speed, confirmed, sent once.
     func payOnChain(_ address: String, uriAmount: UInt64?) async throws {
         if comment != nil { throw CLIError("a comment goes only to a Lightning address or an LNURL-pay service", code: .usage) }
-        guard let chosen = OnChainAmount.chosen(all: all, typed: amount, fromURI: uriAmount) else {
+        guard let chosen = try OnChainAmount.chosen(all: all, typed: amount, fromURI: uriAmount) else {
             throw CLIError("how much? give --amount SATS, or --all to send the whole balance", code: .usage)
         }
         if let key = idempotencyKey {
@@ -181,16 +181,16 @@ struct LightningPay: AsyncParsableCommand {
             let quote = try await session.lightning.prepareOnChain(address: address, amount: chosen)
             if let warning = await warning { Output.error("warning: \(warning)") }
             let preview = ["Send on-chain on \(session.backendLabel) to \(address)"] + alignedRows(quote.previewRows())
-            if yes || quote.option(speed)?.affordable != true {
+            if yes || quote.option(speed)?.affordable != true || (maxFee.map { quote.option(speed)?.feeSat ?? 0 > $0 } ?? false) {
                 for line in preview { Output.error(line) }
-                _ = try quote.affordable(speed)
+                _ = try quote.affordable(speed, maxFeeSats: maxFee)
             } else {
                 let terminal = try Terminal.required("pass --yes")
                 for line in preview { terminal.line(line) }
                 guard try terminal.confirm(quote.confirmation(speed)) else { throw CLIError("not sent") }
             }
             let key = idempotencyKey ?? "onchain:" + hexString(SystemRandom.bytes(16))
-            try reportOnChain(try await session.lightning.sendOnChain(quote, speed: speed, idempotencyKey: key))
+            try reportOnChain(try await session.lightning.sendOnChain(quote, speed: speed, idempotencyKey: key, maxFeeSats: maxFee))
         }
     }
 
@@ -199,6 +199,9 @@ struct LightningPay: AsyncParsableCommand {
         switch payment.status {
         case .failed:
             throw CLIError("withdrawal failed: \(DisplayText.safe(payment.failureReason ?? "no reason given")) (payment \(payment.id))")
+        case .pending where payment.details.txid == nil:
+            Output.error("no answer from the network in time: the withdrawal may have gone out; it stays pending under its key (payment \(payment.id)) and a sync says what became of it")
+            throw ExitCode(3)
         case .completed, .pending:
             let figures = SendFigures(amountMsat: payment.amountMsat, feeMsat: payment.feeMsat)
             guard !json else { return }

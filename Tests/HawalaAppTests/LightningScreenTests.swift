@@ -375,15 +375,22 @@ extension AppSecurityTests {
             let claimed = try await browser.send(.post, "/lightning/deposits/claim", form: ["csrf": csrf, "outpoint": String(outpoint)])
             #expect(claimed.status == 200 && claimed.body.contains("claimed (fee 750 sat)"), "\(claimed.body.suffix(2000))")
 
-            // The way out.
+            // The way out: the answer, then the figures typed reviewed, then the password.
             let exit = try await browser.send(.get, "/lightning/exit")
-            #expect(exit.status == 200 && exit.body.contains("Yes: ") && exit.body.contains("Leave now"), "\(exit.body.suffix(2500))")
-            let refused = try await browser.send(.post, "/lightning/exit", form: ["csrf": csrf, "to": elsewhere, "feeRate": "fast", "password": "correct horse"])
+            #expect(exit.status == 200 && exit.body.contains("Yes: ") && exit.body.contains("Review the exit") && !exit.body.contains("Leave now"),
+                    "\(exit.body.suffix(2500))")
+            let refused = try await browser.send(.post, "/lightning/exit/review", form: ["csrf": csrf, "to": elsewhere, "feeRate": "fast"])
             #expect(refused.status == 400 && refused.body.contains("A fee rate is a whole number"))
-            let typo = try await browser.send(.post, "/lightning/exit", form: ["csrf": csrf, "to": "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", "password": "correct horse"])
-            #expect(typo.status == 400 && typo.body.contains("is not a valid Bitcoin address") && typo.body.contains("Yes: ") && typo.body.contains("Leave now")
+            let tooHigh = try await browser.send(.post, "/lightning/exit/review", form: ["csrf": csrf, "to": elsewhere, "feeRate": "20000"])
+            #expect(tooHigh.status == 400 && tooHigh.body.contains("from 1 to 10,000"), "the library's bound")
+            let typo = try await browser.send(.post, "/lightning/exit/review", form: ["csrf": csrf, "to": "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"])
+            #expect(typo.status == 400 && typo.body.contains("is not a valid Bitcoin address") && typo.body.contains("Yes: ") && typo.body.contains("Review the exit")
                     && typo.body.contains(#"value="bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4""#), "a typo keeps the answer, the form and what was typed")
-            let left = try await browser.send(.post, "/lightning/exit", form: ["csrf": csrf, "to": elsewhere, "feeRate": "2", "password": "correct horse"])
+            #expect(try await browser.send(.post, "/lightning/exit", form: ["csrf": csrf, "password": "correct horse"]).status == 303, "nothing reviewed: nothing run")
+            let review = try await browser.send(.post, "/lightning/exit/review", form: ["csrf": csrf, "to": elsewhere, "feeRate": "2"])
+            #expect(review.status == 200 && review.body.contains("Leave with these figures?") && review.body.contains("600 sat at 2 sat/vB")
+                    && review.body.contains("Leave now"), "\(review.body.suffix(2500))")
+            let left = try await browser.send(.post, "/lightning/exit", form: ["csrf": csrf, "password": "correct horse"])
             #expect(left.status == 200 && left.body.contains("Done: these transactions are on the test chain, in this order") && left.body.contains("after 2 blocks"),
                     "\(left.body.suffix(2500))")
             let everything = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": elsewhere, "all": "on"])

@@ -300,7 +300,7 @@ struct LightningWalletCLITests {
         let export = try alice.run(["ln", "export", "--format", "csv", "--out", out])
         #expect(export.status == 0 && export.stderr.contains("exported 2 payments"))
         let csv = try String(contentsOfFile: out, encoding: .utf8)
-        #expect(csv.hasPrefix("date,type,status,amount_sats,fee_sats,fiat_value,fiat_currency,description,payment_hash,invoice,id\r\n"))
+        #expect(csv.hasPrefix("date,type,status,amount_sats,fee_sats,fiat_value,fiat_currency,description,payment_hash,invoice,id,txid,address\r\n"))
         #expect(csv.contains(",sent,completed,2500,3.5,,,coffee,"))
         let exists = try alice.run(["ln", "export", "--format", "json", "--out", out])
         #expect(exists.status == 1 && exists.stderr.contains("already exists; pass --force to replace it"), "\(exists.stderr)")

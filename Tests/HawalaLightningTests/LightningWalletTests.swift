@@ -238,7 +238,7 @@ struct LightningWalletTests {
     @Test func csvMatchesGoldenFile() throws {
         let csv = try LightningWalletTests.export(.csv)
         #expect(csv == (try LightningWalletTests.golden("history.csv")))
-        #expect(csv.hasPrefix("date,type,status,amount_sats,fee_sats,fiat_value,fiat_currency,description,payment_hash,invoice,id\r\n"))
+        #expect(csv.hasPrefix("date,type,status,amount_sats,fee_sats,fiat_value,fiat_currency,description,payment_hash,invoice,id,txid,address\r\n"))
     }
 
     @Test func jsonMatchesGoldenFileAndParses() throws {

@@ -144,7 +144,7 @@ extension DevnetLedger {
                 try db.execute(sql: "UPDATE node SET balanceMsat = balanceMsat + ? WHERE id = ?", arguments: [Int64(credit), node])
                 try db.execute(sql: "UPDATE deposit SET state = 'claimed', claimFeeSat = ? WHERE txid = ? AND vout = ?", arguments: [Int64(fee), txid, vout])
                 try DevnetLedger.insertPayment(db, id: "deposit-\(txid.prefix(24))-\(vout)", payer: nil, payee: node, paymentHash: nil, bolt11: nil,
-                                               description: "on-chain deposit", amountMsat: credit, feeMsat: fee * 1000,
+                                               description: "on-chain deposit, output \(vout)", amountMsat: credit, feeMsat: fee * 1000,
                                                status: .completed, failureReason: nil, preimage: nil, idempotencyKey: nil, now: now,
                                                onChain: (txid, row["address"], row["height"]))
             }

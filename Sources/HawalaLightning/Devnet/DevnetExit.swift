@@ -19,14 +19,18 @@ extension DevnetLedger {
 
     /// `node`'s one leaf: an id that changes with every payment that moves its balance, and its value.
     func leaf(of node: String) throws -> (id: String, valueSat: UInt64) {
-        try read { db in
-            let seq = try Int64.fetchOne(db, sql: """
-                SELECT MAX(seq) FROM payment WHERE (payer = ? AND status != 'failed') OR (payee = ? AND status = 'completed')
-                """, arguments: [node, node]) ?? 0
-            let msat = try Int64.fetchOne(db, sql: "SELECT balanceMsat FROM node WHERE id = ?", arguments: [node]) ?? 0
-            let id = hexString(Array(Hash.sha256(Array("devnet-leaf/\(node)/\(seq)".utf8)).prefix(16)))
-            return (id, UInt64(max(0, msat)) / 1000)
-        }
+        try read { db in try DevnetLedger.leaf(of: node, db: db) }
+    }
+
+    static func leaf(of node: String, db: Database) throws -> (id: String, valueSat: UInt64) {
+        // The newest row that moved the balance (rowid: a block confirming a withdrawal moves
+        // its seq, not the balance, and so not the leaf).
+        let seq = try Int64.fetchOne(db, sql: """
+            SELECT MAX(rowid) FROM payment WHERE (payer = ? AND status != 'failed') OR (payee = ? AND status = 'completed')
+            """, arguments: [node, node]) ?? 0
+        let msat = try Int64.fetchOne(db, sql: "SELECT balanceMsat FROM node WHERE id = ?", arguments: [node]) ?? 0
+        let id = hexString(Array(Hash.sha256(Array("devnet-leaf/\(node)/\(seq)/\(msat)".utf8)).prefix(16)))
+        return (id, UInt64(max(0, msat)) / 1000)
     }
 
     /// Sends `amountSat` of `node`'s balance to `address` with `feeSat`, once per key: a pending
@@ -58,17 +62,18 @@ extension DevnetLedger {
     /// the balance, and a pending on-chain payment records it. Refused when the leaf is not the
     /// node's current one (spent since the state was kept).
     func exit(node: String, leaf: DevnetExitState.Leaf, feeSat: UInt64, destination: String, now: Date) throws -> [ExitTransaction] {
-        guard try self.leaf(of: node).id == leaf.id else {
-            throw LightningError.refused(by: "devnet", reason: "leaf \(leaf.id.prefix(12))… was spent since this exit state was kept")
-        }
         let nodeTx = hexString(SystemRandom.bytes(32)), refundTx = hexString(SystemRandom.bytes(32))
+        var spent = false
         try write { db in
+            // Checked in the transaction that spends it: a payment in between can't be spent twice.
+            guard try DevnetLedger.leaf(of: node, db: db).id == leaf.id else { spent = true; return }
             try db.execute(sql: "UPDATE node SET balanceMsat = balanceMsat - ? WHERE id = ?", arguments: [Int64(leaf.valueSat * 1000), node])
             try DevnetLedger.insertPayment(db, id: DevnetLedger.newID(), payer: node, payee: "onchain:" + destination, paymentHash: nil, bolt11: nil,
                                            description: "unilateral exit", amountMsat: (leaf.valueSat - feeSat) * 1000,
                                            feeMsat: feeSat * 1000, status: .pending, failureReason: nil, preimage: nil,
                                            idempotencyKey: "exit:" + leaf.id, now: now, onChain: (refundTx, destination, nil))
         }
+        if spent { throw LightningError.refused(by: "devnet", reason: "leaf \(leaf.id.prefix(12))… was spent since this exit state was kept") }
         return [ExitTransaction(kind: "node", txid: nodeTx, hex: nil, waitBlocks: nil),
                 ExitTransaction(kind: "refund", txid: refundTx, hex: nil, waitBlocks: DevnetLedger.exitTimelockBlocks)]
     }
