@@ -297,6 +297,14 @@ public final class LightningWallet: Sendable {
             } else if let hash = annotated[i].details.paymentHash {
                 let local = try store.payments(walletID: wallet.id, filter: PaymentFilter(type: .send, status: .pending, paymentHash: hash))
                 annotated[i].idempotencyKey = local.first(where: { $0.idempotencyKey != nil })?.idempotencyKey
+            } else if annotated[i].isOnChain {
+                // A withdrawal whose answer was lost: the pending record of the same address and
+                // amount, written before sending, which it replaces.
+                let local = try store.payments(walletID: wallet.id, filter: PaymentFilter(type: .send, status: .pending))
+                annotated[i].idempotencyKey = local.first {
+                    $0.isOnChain && $0.details.txid == nil && $0.idempotencyKey != nil && $0.amountMsat == annotated[i].amountMsat
+                        && (annotated[i].details.address == nil || $0.details.address == annotated[i].details.address)
+                }?.idempotencyKey
             }
         }
         if let fiat, annotated.contains(where: { $0.status == .completed && $0.fiat == nil }) {

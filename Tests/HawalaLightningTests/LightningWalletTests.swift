@@ -43,6 +43,13 @@ final class FlakyBackend: PaymentBackend, @unchecked Sendable {
     func recommendedFees() async throws -> RecommendedFees { try await inner.recommendedFees() }
     func addEventListener(_ listener: @escaping @Sendable (PaymentEvent) -> Void) -> String { inner.addEventListener(listener) }
     func removeEventListener(_ id: String) { inner.removeEventListener(id) }
+    func prepareOnChainSend(address: String, amount: OnChainAmount) async throws -> OnChainQuote { try await inner.prepareOnChainSend(address: address, amount: amount) }
+    func sendOnChain(_ quote: OnChainQuote, speed: OnChainSpeed, idempotencyKey: String) async throws -> Payment {
+        sends += 1
+        let payment = try await inner.sendOnChain(quote, speed: speed, idempotencyKey: idempotencyKey)
+        if dropAnswers { throw LightningError.timeout(waitingFor: .answer, after: .zero) }
+        return keyless(payment)
+    }
 }
 
 /// A wallet store with one wallet (cheap KDF) for history tests.
@@ -55,6 +62,29 @@ func samplePayment(_ n: Int, type: Payment.Kind = .send, status: Payment.Status 
 
 @Suite("Lightning wallet and history")
 struct LightningWalletTests {
+    /// A withdrawal whose answer is lost stays pending under its key: the same key never sends
+    /// again, and a sync brings the backend's record (keyless, as Spark's) in its place.
+    @Test func aWithdrawalWithoutAnAnswerIsNeverSentTwice() async throws {
+        let (store, wallet) = try storeWithWallet()
+        let backend = FlakyBackend(try await node(abandonAbout, ledger: temporaryLedger()))
+        backend.forgetKeys = true
+        _ = try await backend.inner.fund(sats: 50_000)
+        let lightning = LightningWallet(store: store, wallet: wallet, backend: backend)
+        let quote = try await lightning.prepareOnChain(address: "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080", amount: .sats(10_000))
+        backend.dropAnswers = true
+        let lost = try await lightning.sendOnChain(quote, speed: .slow, idempotencyKey: "w1")
+        #expect(lost.status == .pending && lost.details.txid == nil && lost.details.address == quote.address && backend.sends == 1)
+        backend.dropAnswers = false
+        #expect(try await lightning.sendOnChain(quote, speed: .slow, idempotencyKey: "w1").id == lost.id && backend.sends == 1)
+        try await lightning.sync()
+        let sends = try store.payments(walletID: wallet.id, filter: PaymentFilter(type: .send))
+        #expect(sends.count == 1 && sends[0].idempotencyKey == "w1" && sends[0].details.txid != nil && sends[0].isOnChain, "\(sends)")
+        #expect(try await lightning.sendOnChain(quote, speed: .slow, idempotencyKey: "w1").details.txid == sends[0].details.txid && backend.sends == 1)
+        // Refused outright (a fee above the cap): nothing recorded, nothing sent.
+        await #expect(throws: LightningError.self) { _ = try await lightning.sendOnChain(quote, speed: .fast, idempotencyKey: "w2", maxFeeSats: 10) }
+        #expect(try store.payments(walletID: wallet.id, filter: PaymentFilter(type: .send)).count == 1 && backend.sends == 1)
+    }
+
     /// A backend that does not report idempotency keys (Spark): its send replaces the pending
     /// record under the key, a sync doesn't add a second one, a lost answer still settles into
     /// the same record, and the key never pays twice.
