@@ -39,26 +39,22 @@ extension WalletStore {
     /// exporting, so this covers it — whatever the clocks say; only a state from a backup is
     /// compared by time (`importWallet`).
     public func saveExitState(_ state: SecretBytes, kept: KeptExitState, walletID: String, keyring: Keyring) throws {
-        let context = WalletStore.context(exitState: walletID, network: kept.network)
-        let sealed = try keyring.seal(state, context: context)
-        let digest = WalletStore.exitStateDigest(state, context: context)
         try writeTransaction { db in
             try self.saveKeyringIfNew(keyring, db: db)
-            try WalletStore.insertExitState(sealed: sealed, digest: digest, kept: kept, walletID: walletID, db: db, local: true)
+            try WalletStore.insertExitState(state, kept: kept, walletID: walletID, keyring: keyring, db: db, local: true)
         }
     }
 
-    /// Tells one state from another without opening it (the same state is not written again).
-    static func exitStateDigest(_ state: SecretBytes, context: [UInt8]) -> Data {
-        Data(state.withUnsafeBytes { Hash.sha256(context + Array($0)) })
-    }
-
-    static func insertExitState(sealed: [UInt8], digest: Data, kept: KeptExitState, walletID: String, db: Database, local: Bool = false) throws {
-        let old = try Row.fetchOne(db, sql: "SELECT exportedAt, stateDigest FROM exitState WHERE walletId = ? AND network = ?", arguments: [walletID, kept.network])
-        if let old {
-            // A backup's older state never overwrites a fresher one; the same state only renews its time.
+    /// Keeps `state` sealed for `walletID` (see `saveExitState`; without `local`, a state from a
+    /// backup, kept only when newer than the one here).
+    static func insertExitState(_ state: SecretBytes, kept: KeptExitState, walletID: String, keyring: Keyring, db: Database, local: Bool = false) throws {
+        let context = context(exitState: walletID, network: kept.network)
+        if let old = try Row.fetchOne(db, sql: "SELECT exportedAt, sealedState FROM exitState WHERE walletId = ? AND network = ?", arguments: [walletID, kept.network]) {
+            // A backup's older state never overwrites a fresher one.
             guard local || kept.exportedAt.timeIntervalSince1970 >= old["exportedAt"] as Double else { return }
-            if old["stateDigest"] as Data? == digest {
+            // The same state found again only renews its time (the export counter stays: no
+            // new backup for nothing).
+            if (try? keyring.open(bytes(old, "sealedState"), context: context)) == state {
                 try db.execute(sql: "UPDATE exitState SET exportedAt = ?, valueSat = ?, leafCount = ? WHERE walletId = ? AND network = ?",
                                arguments: [kept.exportedAt.timeIntervalSince1970, kept.valueSat.map { Int64(clamping: $0) }, kept.leafCount,
                                            walletID, kept.network])
@@ -66,9 +62,9 @@ extension WalletStore {
             }
         }
         try db.execute(sql: """
-            INSERT OR REPLACE INTO exitState (walletId, network, exportedAt, valueSat, leafCount, sealedState, stateDigest) VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT OR REPLACE INTO exitState (walletId, network, exportedAt, valueSat, leafCount, sealedState) VALUES (?, ?, ?, ?, ?, ?)
             """, arguments: [walletID, kept.network, kept.exportedAt.timeIntervalSince1970, kept.valueSat.map { Int64(clamping: $0) },
-                             kept.leafCount, Data(sealed), digest])
+                             kept.leafCount, Data(try keyring.seal(state, context: context))])
     }
 
     /// What the wallet keeps for `network` (no password needed); nil when it keeps nothing.

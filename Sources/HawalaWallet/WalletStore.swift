@@ -238,7 +238,6 @@ public final class WalletStore: Sendable {
                     valueSat INTEGER,
                     leafCount INTEGER,
                     sealedState BLOB NOT NULL,
-                    stateDigest BLOB NOT NULL,
                     PRIMARY KEY (walletId, network));
                 """)
             // A new state moves what a backup holds; the same state found again only renews

@@ -145,10 +145,6 @@ extension WalletStore {
             }
         }
         let prepared = try prepare(secret: incoming.secret, network: incoming.network, keyring: keyring)
-        let exitStates = try incoming.exitStates.map { e in
-            let context = WalletStore.context(exitState: prepared.id, network: e.kept.network)
-            return (kept: e.kept, sealed: try keyring.seal(e.state, context: context), digest: WalletStore.exitStateDigest(e.state, context: context))
-        }
         let imported = try incoming.importedAccounts.map { a -> (id: String, key: ImportedPrivateKey, account: ImportedAccountExport, sealed: [UInt8]) in
             guard let chain = Chain.named(a.chain) else { throw WalletError.unknownChain(a.chain) }
             let key = try ImportedPrivateKey(secret: a.key, chain: chain, compressed: a.compressed)
@@ -183,7 +179,7 @@ extension WalletStore {
             for (key, value) in incoming.settings {
                 try db.execute(sql: "INSERT OR REPLACE INTO walletSetting (walletId, key, value) VALUES (?, ?, ?)", arguments: [prepared.id, key, value])
             }
-            for e in exitStates { try WalletStore.insertExitState(sealed: e.sealed, digest: e.digest, kept: e.kept, walletID: prepared.id, db: db) }
+            for e in incoming.exitStates { try WalletStore.insertExitState(e.state, kept: e.kept, walletID: prepared.id, keyring: keyring, db: db) }
         }
         if let replacing { return .replaced(name: name, existing: replacing) }
         return .added(name: name)
@@ -193,18 +189,14 @@ extension WalletStore {
     /// exit state newer than the one kept, each setting it has not set, each payment it does not
     /// have. Returns what was taken, in a person's words (empty: nothing).
     func complete(_ incoming: WalletExport, into id: String, keyring: Keyring) throws -> [String] {
-        let sealed = try incoming.exitStates.map { e in
-            let context = WalletStore.context(exitState: id, network: e.kept.network)
-            return (kept: e.kept, sealed: try keyring.seal(e.state, context: context), digest: WalletStore.exitStateDigest(e.state, context: context))
-        }
         var taken: [String] = []
         try writeTransaction { db in
             try self.saveKeyringIfNew(keyring, db: db)
             var newerStates = 0
-            for e in sealed {
+            for e in incoming.exitStates {
                 let before = try Double.fetchOne(db, sql: "SELECT exportedAt FROM exitState WHERE walletId = ? AND network = ?", arguments: [id, e.kept.network])
                 if before == nil || before! < e.kept.exportedAt.timeIntervalSince1970 { newerStates += 1 }
-                try WalletStore.insertExitState(sealed: e.sealed, digest: e.digest, kept: e.kept, walletID: id, db: db)
+                try WalletStore.insertExitState(e.state, kept: e.kept, walletID: id, keyring: keyring, db: db)
             }
             var settings = 0
             for (key, value) in incoming.settings {
