@@ -119,7 +119,7 @@ extension AppRoutes {
         let usable = !typed.isEmpty && (try? lightning.backend.network.checkBitcoinAddress(typed)) != nil
         let check = await lightning.exitCheck(destination: usable ? typed : nil)
         page.exit = ExitView(check: check, network: lightning.spec.networkName, destination: destination, feeRate: feeRate,
-                             review: review, transactions: transactions)
+                             review: review, transactions: transactions, timeZone: session.timeZone)
         return try render(status, "exit", page)
     }
 
@@ -250,24 +250,14 @@ struct ExitView {
     let reviewing: Bool
     let reviewRows: [LabelledRow]
 
-    init(check: ExitCheck, network: String, destination: String, feeRate: String, review: ExitPlan?, transactions: [ExitTransaction]?) {
+    init(check: ExitCheck, network: String, destination: String, feeRate: String, review: ExitPlan?, transactions: [ExitTransaction]?,
+         timeZone: TimeZone = .current) {
         reviewing = review != nil && transactions == nil
-        reviewRows = LabelledRow.rows(review.map { plan in
-            [("Recoverable", "\(AmountText.grouped(plan.recoverableSat)) sat"), ("Fees", "\(AmountText.grouped(plan.feeSat)) sat at \(plan.satPerVbyte) sat/vB"),
-             ("Arrives", "\(AmountText.grouped(plan.receivedSat)) sat"), ("At", plan.destination)]
-        } ?? [])
+        reviewRows = LabelledRow.rows(review?.summaryRows ?? [])
         headline = check.headline
         canExit = check.canExit && transactions == nil
         stale = check.isStale
-        var rows: [(label: String, value: String)] = []
-        if let kept = check.kept {
-            rows.append(("Kept state", "from \(kept.exportedAt.relative())" + (kept.valueSat.map { ", covering \(AmountText.grouped($0)) sat" } ?? "")))
-        }
-        if let plan = check.plan {
-            rows += [("Recoverable", "\(AmountText.grouped(plan.recoverableSat)) sat"), ("Fees", "\(AmountText.grouped(plan.feeSat)) sat at \(plan.satPerVbyte) sat/vB"),
-                     ("Arrives", "\(AmountText.grouped(plan.receivedSat)) sat")]
-            if plan.fundingSat > 0 { rows.append(("Needs", "\(AmountText.grouped(plan.fundingSat)) sat from an on-chain output of your own")) }
-        }
+        let rows = (check.kept.map { [("kept state", $0.summary(timeZone: timeZone))] } ?? []) + (check.plan?.summaryRows ?? [])
         self.rows = LabelledRow.rows(rows)
         anyRows = !rows.isEmpty
         done = transactions != nil

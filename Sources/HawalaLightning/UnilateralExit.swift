@@ -92,6 +92,26 @@ public struct ExitPlan: Sendable, JSONRepresentable {
     }
 }
 
+extension ExitPlan {
+    /// What a person reads about a plan, the same in every face: what is recovered, the fees,
+    /// what arrives where, any funding needed, the leaves left out and why.
+    public var summaryRows: [(label: String, value: String)] {
+        var rows = [("recoverable", "\(AmountText.grouped(recoverableSat)) sat"),
+                    ("fees", "\(AmountText.grouped(feeSat)) sat at \(satPerVbyte) sat/vB"),
+                    ("arrives", "\(AmountText.grouped(receivedSat)) sat at \(destination)")]
+        if fundingSat > 0 { rows.append(("needs", "\(AmountText.grouped(fundingSat)) sat from an on-chain output of your own, for the fees")) }
+        for leaf in skipped { rows.append(("left out", "\(leaf.id.prefix(12))…: \(leaf.reason)")) }
+        return rows
+    }
+}
+
+extension KeptExitState {
+    /// How old the kept state is and what it covered, in a person's words.
+    public func summary(now: Date = Date(), timeZone: TimeZone = .current) -> String {
+        "from \(exportedAt.relative(now: now, timeZone: timeZone))" + (valueSat.map { ", covering \(AmountText.grouped($0)) sat" } ?? "")
+    }
+}
+
 /// One transaction of an exit, in the order it is broadcast.
 public struct ExitTransaction: Sendable, Equatable, JSONRepresentable {
     public let kind: String

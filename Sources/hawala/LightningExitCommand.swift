@@ -33,20 +33,9 @@ struct ExitOptions: ParsableArguments {
     }
 }
 
-/// The rows a person reads about a kept state and a plan.
-func exitRows(_ kept: KeptExitState?, _ plan: ExitPlan?) -> [(String, String)] {
-    var rows: [(String, String)] = []
-    if let kept {
-        rows.append(("kept state", "from \(kept.exportedAt.relative())" + (kept.valueSat.map { ", covering \(AmountText.grouped($0)) sat" } ?? "")))
-    }
-    if let plan {
-        rows += [("recoverable", "\(AmountText.grouped(plan.recoverableSat)) sat"),
-                 ("fees", "\(AmountText.grouped(plan.feeSat)) sat at \(plan.satPerVbyte) sat/vB"),
-                 ("arrives", "\(AmountText.grouped(plan.receivedSat)) sat at \(plan.destination)")]
-        if plan.fundingSat > 0 { rows.append(("needs", "\(AmountText.grouped(plan.fundingSat)) sat from an on-chain output of your own, for the fees")) }
-        for skipped in plan.skipped { rows.append(("left out", "\(skipped.id.prefix(12))…: \(skipped.reason)")) }
-    }
-    return rows
+/// The rows a person reads about a kept state and a plan (the library's words).
+func exitRows(_ kept: KeptExitState?, _ plan: ExitPlan?) -> [(label: String, value: String)] {
+    (kept.map { [("kept state", $0.summary())] } ?? []) + (plan?.summaryRows ?? [])
 }
 
 struct LightningExitCheck: AsyncParsableCommand {
