@@ -72,6 +72,7 @@ let package = Package(
             providers: [.apt(["libcairo2-dev"]), .brew(["cairo"])]
         ),
         .systemLibrary(name: "CMalloc"),  // glibc's mallopt, for the executables (Linux only)
+        .systemLibrary(name: "CHardening"),  // prctl(PR_SET_DUMPABLE): no core dump of a process holding secrets
         .systemLibrary(
             name: "CQREncode",
             pkgConfig: "libqrencode",
@@ -80,6 +81,7 @@ let package = Package(
         .target(
             name: "HawalaCrypto",
             dependencies: [
+                "CHardening",
                 "CSecp256k1",
                 "CSodium",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -237,7 +239,7 @@ let package = Package(
         .testTarget(
             name: "HawalaAppTests",
             dependencies: [
-                "HawalaApp", "HawalaCrypto", "HawalaKeys", "HawalaLightning", "HawalaWallet", "HawalaTestSupport",
+                "HawalaApp", "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaLightning", "HawalaWallet", "HawalaTestSupport",
                 "HawalaBackup", "HawalaVault", "HawalaVaultStorage", "HawalaVaultClient", "HawalaVaultAgent", "HawalaVaultServer",
                 // The CLI, run beside the app on the same inputs (FacesAgreeTests).
                 "hawala",
@@ -276,7 +278,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "hawala-bench",
-            dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaLightning", .target(name: "CMalloc", condition: .when(platforms: [.linux]))],
+            dependencies: ["HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaLightning", .target(name: "CMalloc", condition: .when(platforms: [.linux]))],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -359,7 +361,7 @@ if sparkAvailable {
         // parser and its words-based connect.
         .testTarget(
             name: "HawalaSparkTests",
-            dependencies: ["HawalaSpark", "BreezSdkSpark", "HawalaLightning", "HawalaKeys", "HawalaWallet", "HawalaCrypto", "HawalaTestSupport"],
+            dependencies: ["HawalaSpark", "BreezSdkSpark", "HawalaLightning", "HawalaFormat", "HawalaKeys", "HawalaWallet", "HawalaCrypto", "HawalaTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

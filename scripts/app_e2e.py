@@ -238,7 +238,7 @@ def create_and_pass_the_quiz(s: Scenario, app: App):
     s.check(d.find_element(By.ID, "answer").get_attribute("value") == "", "Esc clears the answer")
     s.active().send_keys(wrong + Keys.ENTER)
     s.wait_text(f"That is not word #{position}.")
-    s.active().send_keys(Keys.ENTER)  # "Try word #N again" has the focus
+    s.check(s.active().get_attribute("id") == "answer", "a typo is typed again in place, the focus on the answer")
     questions = 0
     while True:
         try:

@@ -60,4 +60,7 @@ echo "$STAMP" > "$NEW/ready"
 rm -rf "$OUT"
 mkdir -p "$(dirname "$OUT")"
 mv "$NEW" "$OUT"
+# Package.swift adds the Spark targets when Generated/spark/ready exists, but SwiftPM caches an
+# evaluated manifest by its text: one evaluated before this setup would go on leaving Spark out.
+rm -f "${XDG_CACHE_HOME:-$HOME/.cache}/org.swift.swiftpm/manifests/manifest.db"
 echo "Spark: ready in $OUT" >&2

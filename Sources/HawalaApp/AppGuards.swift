@@ -43,6 +43,21 @@ struct HostAllowlistMiddleware: RouterMiddleware {
     }
 }
 
+/// An address the app does not have (or a form's address opened as a page) gets a styled page
+/// with the way home, never the server's bare "Not Found".
+struct NotFoundPageMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    let routes: AppRoutes
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound || error.status == .methodNotAllowed {
+            return try await routes.notFound(request, status: error.status)
+        }
+    }
+}
+
 /// Headers on every answer, errors included: no script, style or image from anywhere else, no
 /// framing, no referrer, nothing sniffed or cached (pages show balances and words). No CORS
 /// header is ever sent.

@@ -39,6 +39,8 @@ struct Page {
     var next = ""
     var interrupted = false
     var home: HomeView?
+    /// The part of the page a form's answer opens at (`#anchor`): the box the form was in.
+    var anchor: String?
     /// Where the page leads at once (a meta refresh): a download that starts by itself.
     var refreshTo: String?
     var exported: ExportedView?

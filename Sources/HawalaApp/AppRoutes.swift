@@ -1,6 +1,7 @@
 import Foundation
 import HawalaBackup
 import HawalaCrypto
+import HawalaFormat
 import HawalaLightning
 import HawalaVaultAgent
 import HawalaWallet
@@ -27,8 +28,10 @@ struct AppRoutes: Sendable {
         router.get("/start") { request, _ in try await start(request) }
         router.get("/unlock") { request, _ in try await unlockPage(request) }
         router.get("/alive") { request, _ in try await alive(request) }
+        router.get("/answer/:id") { request, context in try await answerPage(request, id: context.parameters.get("id") ?? "") }
         router.post("/unlock") { request, _ in try await posted(request, unlock) }
         router.post("/lock") { request, _ in try await posted(request, lock) }
+        router.post("/strength") { request, _ in try await passwordStrength(request) }
         router.post("/wallets/use") { request, _ in try await posted(request, useWallet) }
         registerHome(on: router)
         registerBackup(on: router)
@@ -75,7 +78,7 @@ struct AppRoutes: Sendable {
         guard overview.hasPassword else { return AppResponse.redirect("/") }
         let next = ReturnPath.safe(form.text("next")) ?? "/"
         let keyring: Keyring
-        switch try await checkPassword(form) {
+        switch try await checkPassword(form, session) {
         case .opened(let opened): keyring = opened
         case .refused(let status, let problem):
             var page = Page(title: "Unlock", session: session, overview: overview, problem: problem)
@@ -114,6 +117,20 @@ struct AppRoutes: Sendable {
         return Response(status: .noContent)
     }
 
+    /// A new password's strength while it is typed (app.js): the library's verdict as JSON
+    /// `{acceptable, rating, words}`. The form token and the Origin as for any form; no session
+    /// state changes, and the password is in the body only.
+    func passwordStrength(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return AppResponse.plain(.unauthorized, "not signed in") }
+        let form = try await formBody(request)
+        guard CrossSiteCheck.passes(request, form: form, csrf: session.csrf, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
+            return AppResponse.plain(.forbidden, "refused: not the app's page")
+        }
+        let meter = PasswordStrength.meter(form.secret("password") ?? SecretBytes([]), for: form.text("use") == "backup" ? .backup : .wallet)
+        let json = JSONValue.object([("acceptable", .bool(meter.acceptable)), ("rating", .string(meter.rating)), ("words", .string(meter.words))])
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json.render())))
+    }
+
     func useWallet(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         guard session.isUnlocked else { return AppResponse.toUnlock() }
         await app.lightningSessions.close(session.id)  // the other wallet's backend, if open
@@ -143,9 +160,10 @@ struct AppRoutes: Sendable {
             await app.sessions.update(session.id) { $0.interrupted = fields.isEmpty ? nil : .init(page: page, fields: fields) }
             return AppResponse.redirect(ReturnPath.unlockPath(returningTo: page))
         }
-        let response = try await handle(session, form)
+        let rendered = RenderedPages()
+        let response = try await AppRoutes.$rendering.withValue(rendered) { try await handle(session, form) }
         await refreshAgentSnapshot(session.id)
-        return response
+        return try await answered(response, of: session, rendered: rendered)
     }
 
     /// With the vault agent enabled, a change made in an unlocked session leaves a fresh snapshot
@@ -168,8 +186,14 @@ struct AppRoutes: Sendable {
     }
 
     func session(of request: Request) async -> AppSessions.Session? {
-        await app.sessions.session(request.cookies[Self.cookie]?.value, timeZone: Self.timeZone(request))
+        // A page bringing itself up to date after a payment (app.js) is no use of the session:
+        // news arriving must never keep a wallet unlocked.
+        if request.headers[Self.liveHeader] != nil { return await app.sessions.peek(request.cookies[Self.cookie]?.value) }
+        return await app.sessions.session(request.cookies[Self.cookie]?.value, timeZone: Self.timeZone(request))
     }
+
+    /// Sent by a page reading itself again for its live parts.
+    static let liveHeader = HTTPField.Name("X-Hawala-Live")!
 
     /// The browser's time zone, from the cookie the page's script sets (an IANA name).
     static func timeZone(_ request: Request) -> TimeZone? {
@@ -199,8 +223,26 @@ struct AppRoutes: Sendable {
     func render(_ status: HTTPResponse.Status, _ template: String, _ page: Page) throws -> Response {
         var page = page
         page.place(in: template)
+        // A form's answer: kept, and the POST redirects to it (Answers.swift).
+        if let rendering = AppRoutes.rendering {
+            return Response(status: .ok, headers: [Self.renderedMark: rendering.add(.init(status: status, template: template, page: page))])
+        }
         guard let html = app.pages.render(page, withTemplate: template) else { throw AppError.resourcesMissing }
         return Response(status: status, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// A styled page for an address the app does not have, or a method it does not take there
+    /// (a form's address opened directly): what happened and the way home.
+    func notFound(_ request: Request, status: HTTPResponse.Status) async throws -> Response {
+        let session = await session(of: request)
+        let overview = try await app.store.overview()
+        var page = session.map { Page(title: "Not found", session: $0, overview: overview) } ?? Page(title: "Not found")
+        // A form's address (one ReturnPath knows the page of) opened as a page, or nothing at all.
+        let isFormAddress = status == .methodNotAllowed || ReturnPath.page(forAction: request.uri.path) != "/"
+        page.message = isFormAddress
+            ? "This address is where a form is sent, not a page to open. Go back, or start again from the home."
+            : "There is no page at this address."
+        return try render(status, "message", page)
     }
 }
 

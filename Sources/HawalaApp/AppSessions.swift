@@ -4,6 +4,7 @@ import HawalaCrypto
 import HawalaKeys
 import HawalaLightning
 import HawalaWallet
+import HTTPTypes
 
 /// The browser's sessions with the app, kept in memory only (a restart logs everyone out).
 ///
@@ -43,6 +44,9 @@ actor AppSessions {
         var shareEntry: ShareEntryFlow?
         /// A secret recovered from SLIP-39 shares, waiting for the person to recognise its addresses.
         var sharesRecovery: SharesRecovery?
+        /// The pages that answered this session's forms, newest last: each POST redirects to its
+        /// answer (`/answer/ID`), which a reload or the Back button shows again.
+        var answers: [Answer] = []
         var isUnlocked: Bool { keyring != nil }
 
         /// Drops the keyring and every secret a flow holds.
@@ -55,7 +59,34 @@ actor AppSessions {
             shareEntry = nil
             sharesRecovery = nil
             download = nil
+            answers = []
         }
+    }
+
+    /// A page that answered a form, kept for its reloads until `keptUntil` (or the lock).
+    struct Answer: Sendable {
+        let id: String
+        let status: HTTPResponse.Status
+        let template: String
+        let page: Page
+        let keptUntil: Date
+    }
+
+    /// How many answers a session keeps.
+    static let answersKept = 32
+
+    /// Keeps `answer` for session `id` (the oldest goes past `answersKept`).
+    func keep(_ answer: Answer, for id: String) -> Bool {
+        guard sessions[id] != nil else { return false }
+        sessions[id]?.answers.removeAll { $0.keptUntil < now() }
+        sessions[id]?.answers.append(answer)
+        if let count = sessions[id]?.answers.count, count > Self.answersKept { sessions[id]?.answers.removeFirst(count - Self.answersKept) }
+        return true
+    }
+
+    /// Session `id`'s answer `answerID`, while it is kept.
+    func answer(_ answerID: String, for id: String) -> Answer? {
+        sessions[id]?.answers.first { $0.id == answerID && $0.keptUntil >= now() }
     }
 
     /// A form sent while the session was locked: the page it belongs to, and its plain fields
@@ -106,6 +137,8 @@ actor AppSessions {
         let payment: PreparedPayment
         /// What the person pasted, shown again on the confirmation page.
         let input: String
+        /// Where it is paid, as the CLI's preview says it too: "devnet (… not the Lightning network)".
+        let network: String
     }
 
     /// Words being written down and checked: a wallet's (its seed backup) or a credential
@@ -122,10 +155,8 @@ actor AppSessions {
         var wordsHideAt: Date
     }
 
-    /// Password tries within the window, for the rate limit: each is counted as it starts —
-    /// before the key derivation runs — and forgotten only if the password was right.
-    private var tries: [(id: UInt64, at: Date)] = []
-    private var nextTry: UInt64 = 0
+    /// Wrong wallet passwords, wherever typed (the library's one limit).
+    private var tries = PasswordTries(allowed: AppSessions.failuresAllowed, window: AppSessions.failureWindow)
     private var token: String?
     private var sessions: [String: Session] = [:]
     private var idleLock: TimeInterval
@@ -198,29 +229,21 @@ actor AppSessions {
         return Set(sessions.values.filter { $0.isUnlocked && time.timeIntervalSince($0.lastSeen) <= idleLock }.map(\.id))
     }
 
-    /// A password try, counted as wrong until `passwordWasRight` says otherwise.
-    struct PasswordTry: Sendable { fileprivate let id: UInt64 }
-
-    /// Starts a password try, or nil when `failuresAllowed` tries (wrong, or still running)
-    /// fall within the window: the try is counted now, before the key derivation, so tries sent
-    /// at once can't all be evaluated.
-    func beginPasswordTry() -> PasswordTry? {
-        let time = now()
-        tries.removeAll { time.timeIntervalSince($0.at) > Self.failureWindow }
-        guard tries.count < Self.failuresAllowed else { return nil }
-        nextTry += 1
-        tries.append((nextTry, time))
-        return PasswordTry(id: nextTry)
+    /// Starts a password try (counted now, before the key derivation, so tries sent at once
+    /// can't all be evaluated), or says until when to wait; with the limit, for its words.
+    func startPasswordTry() -> (PasswordTries.Start, PasswordTries) {
+        let start = tries.start(now: now())
+        return (start, tries)
     }
 
     /// The password of `passwordTry` was right: it no longer counts.
-    func passwordWasRight(_ passwordTry: PasswordTry) { tries.removeAll { $0.id == passwordTry.id } }
+    func passwordWasRight(_ passwordTry: PasswordTries.PasswordTry) { tries.wasRight(passwordTry) }
 
     /// The login: the locked session `id` is replaced by an unlocked one with a new id; the
     /// wrong tries before it are forgotten.
     func unlock(_ id: String, keyring: Keyring) -> Session? {
         guard let old = sessions.removeValue(forKey: id) else { return nil }
-        tries.removeAll()
+        tries.forgetAll()
         var session = newSession(keyring: keyring)
         session.timeZone = old.timeZone
         session.interrupted = old.interrupted

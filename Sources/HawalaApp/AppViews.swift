@@ -25,7 +25,7 @@ struct CreateView {
     var passphraseProblem: String?
     var passwordProblem: String?
 
-    init(needsPassword: Bool, wordCount: Int = 12, network: Network = .mainnet, name: String = "") {
+    init(needsPassword: Bool, wordCount: Int = 12, network: Network = WalletStore.newWalletNetwork, name: String = "") {
         self.needsPassword = needsPassword
         wordCounts = WalletStore.newWordCounts.map { Option(value: String($0), label: "\($0) words", selected: $0 == wordCount) }
         networks = CreateView.networkOptions(selected: network)
@@ -33,7 +33,9 @@ struct CreateView {
     }
 
     static func networkOptions(selected: Network) -> [Option] {
-        Network.allCases.map { Option(value: $0.rawValue, label: networkLabel($0), selected: $0 == selected) }
+        // Testnet first: where a new wallet starts.
+        [Network.testnet, .mainnet].map { Option(value: $0.rawValue, label: $0 == .mainnet ? "Mainnet (real bitcoin)" : "Testnet (coins worth nothing)",
+                                                selected: $0 == selected) }
     }
 
     static func networkLabel(_ network: Network) -> String { network == .mainnet ? "Mainnet" : "Testnet" }
@@ -90,8 +92,13 @@ struct BackupView {
             question = index + 1
             questions = flow.positions.count
         case .wrongAnswer(let position):
+            // Asked again in place: the questions answered stay answered.
+            quizzing = true
             wrong = true
             wrongPosition = position
+            quizPosition = position
+            question = (flow.positions.firstIndex(of: position) ?? 0) + 1
+            questions = flow.positions.count
         case .confirming: confirming = true
         case .backedUp, .skipped: break
         }
@@ -215,22 +222,32 @@ struct SecretWordsView {
 
 /// The backups page: which wallets an export may hold.
 struct BackupsView {
-    struct Choice { let value: String, label: String }
+    struct Choice {
+        let value: String, label: String
+        var selected: Bool
+    }
     let canExport: Bool
-    let choices: [Choice]
+    var choices: [Choice]
     /// Every wallet, the current one first (Shamir shares).
     let walletChoices: [Choice]
     /// The wallets with words, for a paper sheet (the current one first).
     let paperChoices: [Choice]
     let canPrint: Bool
     let minimumLength = PasswordStrength.minimumLength
+    /// The key derivation an export really uses (the library's default).
+    let kdf = HawalaKDFCost.default.description
+    /// The export form as typed (its wallet chosen) and its problems, each by its field.
+    var exportWallet = ""
+    var backupPasswordProblem: String?
+    var walletPasswordProblem: String?
+    var exportProblem: String?
 
     init(wallets: [WalletSummary]) {
         canExport = !wallets.isEmpty
-        choices = [Choice(value: "", label: "All wallets")] + wallets.map { Choice(value: $0.name, label: $0.name) }
+        choices = [Choice(value: "", label: "All wallets", selected: false)] + wallets.map { Choice(value: $0.name, label: $0.name, selected: false) }
         let currentFirst = wallets.sorted { $0.isCurrent && !$1.isCurrent }
-        walletChoices = currentFirst.map { Choice(value: $0.name, label: $0.name) }
-        paperChoices = currentFirst.filter { $0.kind == .bip39 }.map { Choice(value: $0.name, label: $0.name) }
+        walletChoices = currentFirst.map { Choice(value: $0.name, label: $0.name, selected: false) }
+        paperChoices = currentFirst.filter { $0.kind == .bip39 }.map { Choice(value: $0.name, label: $0.name, selected: false) }
         canPrint = !paperChoices.isEmpty
     }
 }

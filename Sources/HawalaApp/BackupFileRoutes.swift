@@ -33,11 +33,15 @@ extension AppRoutes {
     }
 
     /// The backups page; a store with wallets needs an unlocked session (a new home may only import).
-    func backups(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, problem: String? = nil) async throws -> Response {
+    func backups(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, problem: String? = nil,
+                 export: ((inout BackupsView) -> Void)? = nil) async throws -> Response {
         let overview = try await app.store.overview()
         if try await mustUnlock(session, overview: overview) { return AppResponse.toUnlock() }
         var page = Page(title: "Backups", session: session, overview: overview, problem: problem)
-        page.backups = BackupsView(wallets: overview.wallets)
+        var view = BackupsView(wallets: overview.wallets)
+        export?(&view)
+        view.choices = view.choices.map { var c = $0; c.selected = c.value == view.exportWallet; return c }
+        page.backups = view
         return try render(status, "backups", page)
     }
 
@@ -45,17 +49,20 @@ extension AppRoutes {
 
     func exportBackup(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         guard session.isUnlocked else { return AppResponse.toUnlock() }
-        let keyring: Keyring
-        switch try await checkPassword(form) {
-        case .opened(let opened): keyring = opened
-        case .refused(let status, let problem): return try await backups(session, status: status, problem: problem)
-        }
+        let choice = form.text("wallet") ?? ""
+        // Each problem by its field, the wallets chosen kept.
         let backupPassword: SecretBytes
         switch checkNewBackupPassword(form) {
         case .accepted(let password): backupPassword = password
-        case .refused(let problem): return try await backups(session, status: .badRequest, problem: problem)
+        case .refused(let problem):
+            return try await backups(session, status: .badRequest) { $0.exportWallet = choice; $0.backupPasswordProblem = problem }
         }
-        let choice = form.text("wallet") ?? ""
+        let keyring: Keyring
+        switch try await checkPassword(form, session) {
+        case .opened(let opened): keyring = opened
+        case .refused(let status, let problem):
+            return try await backups(session, status: status) { $0.exportWallet = choice; $0.walletPasswordProblem = problem }
+        }
         let store = try await app.store.get()
         let producer = app.options.producer
         let sealed: Data
@@ -66,7 +73,7 @@ extension AppRoutes {
                 return try BackupExporter.sealedBytes(payload, password: backupPassword)
             }
         } catch let error as WalletError {
-            return try await backups(session, status: .badRequest, problem: error.description)
+            return try await backups(session, status: .badRequest) { $0.exportWallet = choice; $0.exportProblem = error.description.sentence }
         }
         // Made: its confirmation page (the form and its passwords gone), which downloads it.
         let ready = AppSessions.ReadyFile(name: BackupExporter.suggestedName(await app.sessions.time()), bytes: sealed)
@@ -140,7 +147,7 @@ extension AppRoutes {
         let paper = form.text("paper").flatMap(PaperBackup.Paper.init(rawValue:)) ?? .a4
         var mnemonic: Mnemonic?
         if form.text("content") == "words" {
-            switch try await checkPassword(form) {
+            switch try await checkPassword(form, session) {
             case .opened(let keyring): mnemonic = try store.secrets(of: wallet, keyring: keyring).mnemonic
             case .refused(let status, let problem): return try await backups(session, status: status, problem: problem)
             }

@@ -115,7 +115,6 @@ extension AppRoutes {
         var page = Page(title: view.heading, session: session, overview: try await app.store.overview())
         page.backup = view
         page.refreshSeconds = page.backup?.refreshSeconds
-        if case .wrongAnswer(let position) = task.flow.state { page.problem = "That is not word #\(position)." }
         return try render(.ok, "backup", page)
     }
 
@@ -183,7 +182,7 @@ extension AppRoutes {
             return try render(status, "words-password", page)
         }
         let keyring: Keyring
-        switch try await checkPassword(form) {
+        switch try await checkPassword(form, session) {
         case .opened(let opened): keyring = opened
         case .refused(let status, let problem): return try await again(status, problem)
         }
@@ -240,18 +239,24 @@ extension AppRoutes {
 
     /// The wallet password from `form`, checked (rate-limited like the login, Argon2id off the
     /// event loops).
-    func checkPassword(_ form: FormBody) async throws -> PasswordCheck {
+    /// The wallet password typed in `form`, checked under the one limit every form shares
+    /// (`PasswordTries`: a wrong one at Pay counts as at the unlock): how many tries are left
+    /// after a wrong one, and until when to wait after too many.
+    func checkPassword(_ form: FormBody, _ session: AppSessions.Session) async throws -> PasswordCheck {
         guard let password = form.secret("password"), !password.isEmpty else { return .refused(.badRequest, "Type the wallet password.") }
-        guard let passwordTry = await app.sessions.beginPasswordTry() else {
-            return .refused(.tooManyRequests, "Too many wrong passwords. Wait a few minutes, then try again.")
-        }
-        let store = try await app.store.get()
-        do {
-            let keyring = try await NIOThreadPool.singleton.runIfActive { try store.unlock(password: password) }
-            await app.sessions.passwordWasRight(passwordTry)
-            return .opened(keyring)
-        } catch WalletError.wrongPassword {
-            return .refused(.unauthorized, "Wrong password.")
+        let (start, words) = await app.sessions.startPasswordTry()
+        switch start {
+        case .wait(let until):
+            return .refused(.tooManyRequests, PasswordTries.waitWords(until: until, now: await app.sessions.time(), timeZone: session.timeZone))
+        case .check(let passwordTry, let left):
+            let store = try await app.store.get()
+            do {
+                let keyring = try await NIOThreadPool.singleton.runIfActive { try store.unlock(password: password) }
+                await app.sessions.passwordWasRight(passwordTry)
+                return .opened(keyring)
+            } catch WalletError.wrongPassword {
+                return .refused(.unauthorized, words.wrongWords(left: left))
+            }
         }
     }
 

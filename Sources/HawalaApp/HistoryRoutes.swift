@@ -15,28 +15,46 @@ extension AppRoutes {
         router.get("/history/export") { request, _ in try await exportHistory(request) }
     }
 
+    /// What the history page's query asks for: the filter (type, status, search, network) that
+    /// the page lists and its downloads write, and the network as asked.
+    struct HistoryQuery {
+        let type: Payment.Kind?
+        let status: Payment.Status?
+        let search: String
+        let offset: Int
+        let network: String
+        let filter: PaymentFilter
+
+        init(_ request: Request, store: WalletStore, walletID: String) {
+            let query = request.uri.queryParameters
+            type = query["type"].flatMap { Payment.Kind(rawValue: String($0)) }
+            status = query["status"].flatMap { Payment.Status(rawValue: String($0)) }
+            search = String((query["q"].map(String.init) ?? "").trimmed.prefix(200))
+            offset = min(max(0, query["offset"].flatMap { Int(String($0)) } ?? 0), 10_000_000)
+            network = String((query["network"].map(String.init) ?? "").prefix(1024))
+            let scope = (try? HistoryNetwork(parsing: network, home: store.home.directory)) ?? .current
+            filter = PaymentFilter(type: type, status: status, search: search.nilIfEmpty, network: scope.filterValue(store: store, walletID: walletID))
+        }
+    }
+
     func historyPage(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
         guard session.isUnlocked else { return AppResponse.toUnlock() }
         let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
-        let query = request.uri.queryParameters
-        let type = query["type"].flatMap { Payment.Kind(rawValue: String($0)) }
-        let status = query["status"].flatMap { Payment.Status(rawValue: String($0)) }
-        let search = String((query["q"].map(String.init) ?? "").trimmed.prefix(200))
-        let offset = min(max(0, query["offset"].flatMap { Int(String($0)) } ?? 0), 10_000_000)
-        let asked = String((query["network"].map(String.init) ?? "").prefix(1024))
-        let scope = (try? HistoryNetwork(parsing: asked, home: store.home.directory)) ?? .current
+        let asked = HistoryQuery(request, store: store, walletID: wallet.id)
+        var filter = asked.filter
+        filter.offset = asked.offset
         // One more than a page: whether there is an older page.
-        var rows = try store.payments(walletID: wallet.id, filter: PaymentFilter(type: type, status: status, search: search.nilIfEmpty,
-                                                                                  network: scope.filterValue(store: store, walletID: wallet.id),
-                                                                                  offset: offset, limit: HistoryView.pageSize + 1))
+        filter.limit = HistoryView.pageSize + 1
+        var rows = try store.payments(walletID: wallet.id, filter: filter)
         let hasMore = rows.count > HistoryView.pageSize
         if hasMore { rows.removeLast() }
         var page = Page(title: "History", session: session, overview: try await app.store.overview())
-        page.history = HistoryView(rows: rows, hasMore: hasMore, type: type, status: status, search: search, offset: offset,
+        page.history = HistoryView(rows: rows, hasMore: hasMore, type: asked.type, status: asked.status, search: asked.search, offset: asked.offset,
                                    now: await app.sessions.time(), timeZone: session.timeZone,
-                                   network: (asked, HistoryNetwork.choices(store: store, walletID: wallet.id)))
+                                   network: (asked.network, HistoryNetwork.choices(store: store, walletID: wallet.id)),
+                                   matching: try store.countPayments(walletID: wallet.id, filter: asked.filter))
         return try render(.ok, "history", page)
     }
 
@@ -62,7 +80,8 @@ extension AppRoutes {
         return try render(.ok, "payment-detail", page)
     }
 
-    /// The whole history as a file to save (`hawala-payments.csv` or `.json`).
+    /// The payments the history page shows (its type, status, search and network; every page
+    /// of them) as a file to save (`hawala-payments.csv` or `.json`).
     func exportHistory(_ request: Request) async throws -> Response {
         guard let session = await session(of: request) else { return try noSession() }
         guard session.isUnlocked else { return AppResponse.toUnlock() }
@@ -71,11 +90,10 @@ extension AppRoutes {
         }
         let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
-        let scope = (try? HistoryNetwork(parsing: request.uri.queryParameters["network"].map(String.init), home: store.home.directory)) ?? .current
-        let network = scope.filterValue(store: store, walletID: wallet.id)
+        let filter = HistoryQuery(request, store: store, walletID: wallet.id).filter
         let file = try await NIOThreadPool.singleton.runIfActive {
             var buffer = ByteBuffer()
-            _ = try PaymentExport.write(format, store: store, walletID: wallet.id, network: network) { buffer.writeBytes($0) }
+            _ = try PaymentExport.write(format, store: store, walletID: wallet.id, filter: filter) { buffer.writeBytes($0) }
             return buffer
         }
         // The file name is fixed: a wallet's name never reaches a header.

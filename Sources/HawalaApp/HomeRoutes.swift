@@ -61,9 +61,13 @@ extension AppRoutes {
                 }
                 view.offlineDetail = words
             }
-            view.recent = try store.payments(walletID: wallet.id, filter: PaymentFilter(network: LightningWallet.currentNetwork(store: store, walletID: wallet.id), limit: 5))
+            // Invoices not paid yet are no payments: counted apart.
+            let network = LightningWallet.currentNetwork(store: store, walletID: wallet.id)
+            view.recent = try store.payments(walletID: wallet.id, filter: PaymentFilter(network: network, openInvoices: false, limit: 5))
                 .map { PaymentRow($0, now: now, timeZone: session.timeZone) }
             view.anyRecent = !view.recent.isEmpty
+            let waiting = try LightningWallet.waitingInvoices(store: store, walletID: wallet.id, network: network, now: now)
+            view.waitingInvoices = waiting == 0 ? nil : waiting == 1 ? "1 invoice" : "\(waiting) invoices"
         } else {
             page.lightning = LightningView(wallet: wallet, settings: settings, sparkAvailable: app.options.spark != nil, home: app.store.home.directory)
         }
@@ -160,9 +164,21 @@ extension AppRoutes {
                         try await writer.write(ByteBuffer(string: ": waiting\n\n"))
                     }
                 case .event(.paymentSucceeded(let payment)) where payment.type == .receive:
-                    try? await lightning.lightning.record([payment])
+                    // Kept before it is announced; a store that fails is logged (the next sync
+                    // records it again), never silent.
+                    do { try await lightning.lightning.record([payment]) } catch {
+                        Self.logger.error("a received payment was not recorded: \(error)")
+                    }
                     let note = ReceivedNote(amount: satsText(payment.amountMsat, .down), what: payment.plainTitle, hash: payment.details.paymentHash ?? "")
                     try await writer.write(ByteBuffer(string: "event: received\ndata: \(note.json)\n\n"))
+                case .event(let event) where event.payment != nil:
+                    // A payment sent settled, failed, or is pending: the page brings itself up to date.
+                    if let payment = event.payment {
+                        do { try await lightning.lightning.record([payment]) } catch {
+                            Self.logger.error("a payment's news was not recorded: \(error)")
+                        }
+                    }
+                    try await writer.write(ByteBuffer(string: "event: changed\ndata: {}\n\n"))
                 case .event(let event):
                     guard let news = event.depositNews else { break }
                     try await writer.write(ByteBuffer(string: "event: deposit\ndata: \(DepositNote(text: news).json)\n\n"))
@@ -216,6 +232,8 @@ struct HomeView {
     var offlineDetail: String?
     var recent: [PaymentRow] = []
     var anyRecent = false
+    /// "2 invoices" waiting for a payment (not paid, not expired), apart from the payments.
+    var waitingInvoices: String?
     let notBackedUp: Bool
     let hasWords: Bool
     let backupLink: String

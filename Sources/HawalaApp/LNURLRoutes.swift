@@ -30,7 +30,7 @@ extension AppRoutes {
         let name = form.text("name") ?? ""
         do {
             let info = try await lightningSession(session, store, wallet, keyring: keyring)
-                .registerAddress(name: name, description: String((form.text("description") ?? "").prefix(200)))
+                .registerAddress(name: name, description: form.text("description") ?? "")
             return try await lightning(session, keyring: keyring, message: "Your Lightning address is \(info.address).")
         } catch {
             guard let words = Self.lightningWords(error) else { throw error }
@@ -54,7 +54,7 @@ extension AppRoutes {
     /// The send box's LNURL that offers money (withdraw) or asks for a login: what it is, and
     /// one button. nil when `input` is neither (then it is paid as usual).
     func lnurlConfirmation(_ session: AppSessions.Session, lightning: LightningSession, input: PaymentInput, text: String,
-                           amount: UInt64?) async throws -> Response? {
+                           amount: Sats?) async throws -> Response? {
         guard case .lnurl(let url) = input else { return nil }
         var view: LNURLConfirmView
         if URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.contains(where: { $0.name == "tag" && $0.value == "login" }) == true {
@@ -69,15 +69,25 @@ extension AppRoutes {
                 return nil
             }
             let sats = try offer.amountSats(amount)
-            view = LNURLConfirmView(title: "Receive", question: offer.summary, action: "/lightning/withdraw", lnurl: text,
-                                    button: "Receive")
-            view.amount = AmountText.grouped(sats)
-            view.note = offer.remainderNote(sats: sats).map { "If you take less: \($0)." }
-            view.askAmount = offer.minWithdrawableMsat / 1000 != offer.maxWithdrawableMsat / 1000
+            return try await withdrawConfirmation(session, offer: offer, lnurl: text, amount: AmountText.grouped(sats), note: offer.remainderNote(sats: sats))
         }
         var page = Page(title: view.title, session: session, overview: try await app.store.overview())
         page.lnurlConfirm = view
         return try render(.ok, "lnurl-confirm", page)
+    }
+
+    /// What a withdrawal link offers, with one button; the amount typed (and why it can't be
+    /// taken) kept by its field.
+    func withdrawConfirmation(_ session: AppSessions.Session, offer: LNURLWithdrawRequest, lnurl: String, amount: String, note: String?,
+                              status: HTTPResponse.Status = .ok, amountProblem: String? = nil) async throws -> Response {
+        var view = LNURLConfirmView(title: "Receive", question: offer.summary, action: "/lightning/withdraw", lnurl: lnurl, button: "Receive")
+        view.amount = amount
+        view.note = note.map { "If you take less: \($0)." }
+        view.askAmount = offer.minWithdrawableMsat.sats(.down) != offer.maxWithdrawableMsat.sats(.down) || amountProblem != nil
+        view.amountProblem = amountProblem
+        var page = Page(title: view.title, session: session, overview: try await app.store.overview())
+        page.lnurlConfirm = view
+        return try render(status, "lnurl-confirm", page)
     }
 
     func withdraw(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
@@ -88,7 +98,16 @@ extension AppRoutes {
         do {
             let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
             let offer = try await lightning.withdrawOffer(try PaymentInput.parse(text, allowLoopbackHTTP: lightning.spec.allowsLoopbackHTTP))
-            let amount = try (form.text("amount")?.trimmed).flatMap { $0.isEmpty ? nil : try AmountText.parseSats($0) }
+            let typed = (form.text("amount") ?? "").trimmed
+            let amount: Sats?
+            do {
+                amount = typed.isEmpty ? nil : try AmountText.parseSats(typed)
+                _ = try offer.amountSats(amount)
+            } catch {
+                let words = (error as? AmountInputError)?.description ?? Self.lightningWords(error) ?? "\(error)"
+                return try await withdrawConfirmation(session, offer: offer, lnurl: text, amount: typed, note: nil, status: .badRequest,
+                                                      amountProblem: words.sentence)
+            }
             let payment = try await lightning.withdraw(offer, amountSats: amount, timeout: .seconds(30))
             return try await paymentResult(session, payment, headline: "Received \(satsText(payment.amountMsat, .down)).")
         } catch {
@@ -136,6 +155,7 @@ struct LNURLConfirmView {
     var note: String?
     var amount = ""
     var askAmount = false
+    var amountProblem: String?
 
     init(title: String, question: String, action: String, lnurl: String, button: String) {
         self.title = title

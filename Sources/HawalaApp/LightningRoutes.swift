@@ -37,13 +37,18 @@ extension AppRoutes {
     /// The Lightning page: the network chosen (or the first-run choice), fiat, devnet's test
     /// funds; with `problem` (and `status`) after a refused change, `message` after a saved one.
     func lightning(_ session: AppSessions.Session, keyring: Keyring, status: HTTPResponse.Status = .ok,
-                   problem: String? = nil, message: String? = nil, addressName: String = "") async throws -> Response {
+                   problem: String? = nil, message: String? = nil, addressName: String = "",
+                   fund: (message: String?, problem: String?, typed: String)? = nil) async throws -> Response {
         let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
         var page = Page(title: "Lightning", session: session, overview: try await app.store.overview(), problem: problem, message: message)
         let settings = try LightningSettings.load(store: store, walletID: wallet.id)
         var view = LightningView(wallet: wallet, settings: settings, sparkAvailable: app.options.spark != nil, home: app.store.home.directory)
         view.maxClaimFee = settings.maxClaimFee.saved
+        if let fund {
+            (view.fundMessage, view.fundProblem, view.fundAmount) = (fund.message, fund.problem, fund.typed)
+            page.anchor = "test-money"
+        }
         view.claimCapText = settings.maxClaimFee.description.hasPrefix("at most") ? settings.maxClaimFee.description
             : "at most " + settings.maxClaimFee.description
         if view.configured {
@@ -133,19 +138,20 @@ extension AppRoutes {
         guard let keyring = session.keyring else { return AppResponse.toUnlock() }
         let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
-        let sats: UInt64
+        let typed = form.text("amount") ?? ""
+        let sats: Sats
         do {
-            sats = try AmountText.parseSats(form.text("amount") ?? "")
+            sats = try AmountText.parseSats(typed)
         } catch {
-            return try await lightning(session, keyring: keyring, status: .badRequest, problem: "Test funds: \(error.description).")
+            return try await lightning(session, keyring: keyring, status: .badRequest, fund: (nil, error.description.sentence, typed))
         }
         do {
             _ = try await lightningSession(session, store, wallet, keyring: keyring).fund(sats: sats)
         } catch {
             guard let words = Self.lightningWords(error) else { throw error }
-            return try await lightning(session, keyring: keyring, status: .badRequest, problem: words)
+            return try await lightning(session, keyring: keyring, status: .badRequest, fund: (nil, words, typed))
         }
-        return try await lightning(session, keyring: keyring, message: "Added \(AmountText.grouped(sats)) sat of test money.")
+        return try await lightning(session, keyring: keyring, fund: ("Added \(AmountText.grouped(sats)) sat of test money.", nil, typed))
     }
 
     // MARK: - Receiving
@@ -155,7 +161,7 @@ extension AppRoutes {
         let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
         var typed = InvoiceFormView(amount: form.text("amount") ?? "", description: form.text("description") ?? "")
-        var amount: UInt64?
+        var amount: Sats?
         if !typed.amount.trimmed.isEmpty {
             do {
                 amount = try AmountText.parseSats(typed.amount)
@@ -321,7 +327,7 @@ extension AppRoutes {
         let text = typed.input.trimmed
         guard !text.isEmpty else { return try await refuse { $0.inputProblem = "Paste an invoice, a Lightning address, an LNURL or a bitcoin: link." } }
         guard text.utf8.count <= 8_192 else { return try await refuse { $0.inputProblem = "That is too long to be an invoice or an address." } }
-        var amount: UInt64?
+        var amount: Sats?
         if !typed.amount.trimmed.isEmpty {
             do {
                 amount = try AmountText.parseSats(typed.amount)
@@ -356,7 +362,7 @@ extension AppRoutes {
             if let confirm = try await lnurlConfirmation(session, lightning: lightning, input: input, text: text, amount: amount) { return confirm }
             let (payment, rate) = (try await lightning.prepare(input, text: text, amountSats: amount, comment: comment, maxFeeSats: nil),
                                    await lightning.configuredRate())
-            let pending = AppSessions.PendingSend(walletID: wallet.id, payment: payment, input: text)
+            let pending = AppSessions.PendingSend(walletID: wallet.id, payment: payment, input: text, network: lightning.backendLabel)
             await app.sessions.update(session.id) { $0.send = pending }
             return try await sendPreview(session, pending, rate: rate)
         } catch {
@@ -364,7 +370,9 @@ extension AppRoutes {
             return try await refuse { form in
                 switch error {
                 case LightningError.amountRequired, LightningError.outOfRange(.amount), LightningError.amountMismatch, LNURLError.amountOutOfRange,
-                     LightningError.insufficientOnChainBalance, LightningError.linkAmountMismatch, LightningError.nothingToSend:
+                     LightningError.insufficientOnChainBalance, LightningError.linkAmountMismatch, LightningError.nothingToSend, is AmountError:
+                    form.amountProblem = words
+                case LightningError.insufficientBalance where amount != nil:
                     form.amountProblem = words
                 case LightningError.commentNotAccepted, LNURLError.commentTooLong:
                     form.commentProblem = words
@@ -381,7 +389,7 @@ extension AppRoutes {
     func sendPreview(_ session: AppSessions.Session, _ pending: AppSessions.PendingSend, rate: FiatRate?,
                      status: HTTPResponse.Status = .ok, problem: String? = nil) async throws -> Response {
         var page = Page(title: "Confirm the payment", session: session, overview: try await app.store.overview(), problem: problem)
-        page.send = SendView(input: pending.input, preview: pending.payment.previewRows(rate: rate),
+        page.send = SendView(input: pending.input, network: pending.network, preview: pending.payment.previewRows(rate: rate),
                              total: SendFigures(amountMsat: pending.payment.prepared.amountMsat, feeMsat: pending.payment.prepared.feeMsat).total)
         return try render(status, "send", page)
     }
@@ -392,7 +400,7 @@ extension AppRoutes {
         guard session.isUnlocked else { return AppResponse.toUnlock() }
         guard let pending = session.send else { return AppResponse.redirect("/send") }
         let keyring: Keyring
-        switch try await checkPassword(form) {
+        switch try await checkPassword(form, session) {
         case .opened(let opened): keyring = opened
         case .refused(let status, let problem): return try await sendPreview(session, pending, rate: nil, status: status, problem: problem)
         }
@@ -464,25 +472,23 @@ extension AppRoutes {
             "This payment needs an amount: type it in sat."
         case LightningError.commentNotAccepted:
             "A comment is for Lightning addresses and LNURL-pay only."
-        case LightningError.outOfRange(.amount):
-            "The amount must be from 1 sat to 21,000,000 BTC."
-        case LightningError.outOfRange(.description):
-            "The description is too long for an invoice (\(PaymentLimits.maximumDescriptionBytes) bytes at most)."
         case LightningSettingsError.invalidCurrencyCode:
             "A currency is three letters, like USD."
         case LightningSettingsError.ratesNotHTTPS, LightningSettingsError.unrecognizedRatesSource:
             "A rates source is an https:// address or the full path of a rates file."
         case FiatSettingError.noRatesSource:
             "A fiat currency needs a rates source: an https:// address or a rates file."
-        case let error as LightningError: error.description
-        case let error as LightningSessionError: error.description
-        case let error as LightningSettingsError: error.description
-        case let error as FiatSettingError: error.description
-        case let error as FiatRatesError: error.description
-        case let error as PaymentInputError: error.description
-        case let error as Bolt11Error: error.description
-        case let error as LNURLError: error.description
-        case let error as WalletError: error.description
+        case let error as LightningError: error.description.sentence
+        case let error as LightningSessionError: error.description.sentence
+        case let error as LightningSettingsError: error.description.sentence
+        case let error as FiatSettingError: error.description.sentence
+        case let error as FiatRatesError: error.description.sentence
+        case let error as PaymentInputError: error.description.sentence
+        case let error as Bolt11Error: error.description.sentence
+        case let error as LNURLError: error.description.sentence
+        case let error as WalletError: error.description.sentence
+        case let error as AmountError: error.description.sentence
+        case let error as AmountInputError: error.description.sentence
         default: nil
         }
     }

@@ -25,6 +25,8 @@ struct PaymentRow {
     let date: String
     let amount: String
     let state: String?
+    /// Under the amount: where it stands, else a send's fee ("incl. 4 sat fee").
+    let note: String?
     let sent: Bool
     let failed: Bool
 
@@ -35,6 +37,7 @@ struct PaymentRow {
         date = payment.timestamp.iso8601
         amount = payment.signedAmountText
         state = payment.plainState(at: now)
+        note = state ?? payment.feeNote
         sent = payment.type == .send
         failed = payment.status == .failed
     }
@@ -78,6 +81,10 @@ struct LightningView {
     var claimCapText = ClaimFeePolicy.default.description
     var anyDeposits = false
     var depositsProblem: String?
+    /// What adding test money did (or why not), said in its box, where the page opens.
+    var fundMessage: String?
+    var fundProblem: String?
+    var fundAmount = "100,000"
 
     init(wallet: WalletSummary, settings saved: LightningSettings, sparkAvailable: Bool, home: URL) {
         self.wallet = wallet.name
@@ -172,12 +179,15 @@ struct InvoiceStatus: Codable, Equatable {
 /// and what was pasted.
 struct SendView {
     let input: String
+    /// "Pay on devnet (development network on this machine, not the Lightning network)".
+    let network: String
     let rows: [LabelledRow]
     let details: [LabelledRow]
     let total: String
 
-    init(input: String, preview: [(label: String, value: String)], total: String) {
+    init(input: String, network: String, preview: [(label: String, value: String)], total: String) {
         self.input = input
+        self.network = network
         let technical: Set<String> = ["to", "expires"]
         rows = LabelledRow.rows(preview.filter { !technical.contains($0.label) })
         details = LabelledRow.rows(preview.filter { technical.contains($0.label) })
@@ -221,25 +231,28 @@ struct HistoryView {
     /// The networks to choose from, when the wallet has payments on more than one.
     let networks: [Choice]
     let anyNetworks: Bool
-    /// The export links' query (the network shown).
+    /// The export links' query: what the page lists (type, status, search, network).
     let exportQuery: String
+    /// How many payments the filters match (every page): what the downloads hold.
+    let matching: String
     let search: String
-    /// Query strings (percent-encoded) of the neighbouring pages, when there are any.
-    let previous: String?
-    let next: String?
+    /// Query strings (percent-encoded) of the neighbouring pages, when there are any. (Named
+    /// apart from the page's own `next`: a template reads a missing name from the page around it.)
+    let newerPage: String?
+    let olderPage: String?
     let pageStart: Int
 
     static let pageSize = 50
 
     init(rows: [Payment], hasMore: Bool, type: Payment.Kind?, status: Payment.Status?, search: String, offset: Int, now: Date, timeZone: TimeZone,
-         network: (asked: String, choices: [(network: String, name: String)])) {
+         network: (asked: String, choices: [(network: String, name: String)]), matching: Int) {
         let current = network.choices.first?.network
         networks = network.choices.enumerated().map { index, choice in
             Choice(value: index == 0 ? "" : choice.network, label: choice.name + (index == 0 ? " (now)" : ""),
                    selected: index == 0 ? network.asked.isEmpty || network.asked == current : network.asked == choice.network)
         } + [Choice(value: "all", label: "All networks", selected: network.asked == "all")]
         anyNetworks = network.choices.count > 1
-        exportQuery = network.asked.isEmpty ? "" : "&network=" + (network.asked.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        self.matching = matching == 1 ? "this payment" : "these \(AmountText.grouped(UInt64(max(0, matching)))) payments"
         self.rows = rows.map { PaymentRow($0, now: now, timeZone: timeZone) }
         anyRows = !rows.isEmpty
         types = [Choice(value: "", label: "All", selected: type == nil)]
@@ -248,8 +261,8 @@ struct HistoryView {
             + Payment.Status.allCases.map { Choice(value: $0.rawValue, label: $0.rawValue.capitalizedFirst, selected: $0 == status) }
         self.search = search
         pageStart = offset + 1
-        func query(_ offset: Int) -> String {
-            var items = [URLQueryItem(name: "offset", value: String(offset))]
+        func query(_ offset: Int?) -> String {
+            var items = offset.map { [URLQueryItem(name: "offset", value: String($0))] } ?? []
             if let type { items.append(URLQueryItem(name: "type", value: type.rawValue)) }
             if let status { items.append(URLQueryItem(name: "status", value: status.rawValue)) }
             if !search.isEmpty { items.append(URLQueryItem(name: "q", value: search)) }
@@ -259,7 +272,9 @@ struct HistoryView {
             // URLComponents leaves `+` and `&` inside values alone in some cases: encode them too.
             return components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B") ?? ""
         }
-        previous = offset > 0 ? query(max(0, offset - Self.pageSize)) : nil
-        next = hasMore ? query(offset + Self.pageSize) : nil
+        newerPage = offset > 0 ? query(max(0, offset - Self.pageSize)) : nil
+        olderPage = hasMore ? query(offset + Self.pageSize) : nil
+        let filters = query(nil)
+        exportQuery = filters.isEmpty ? "" : "&" + filters
     }
 }

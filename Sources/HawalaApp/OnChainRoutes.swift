@@ -36,7 +36,7 @@ extension AppRoutes {
             return try await onChainPreview(session, pending.quote, status: .badRequest, problem: "Choose a speed the balance covers.")
         }
         let keyring: Keyring
-        switch try await checkPassword(form) {
+        switch try await checkPassword(form, session) {
         case .opened(let opened): keyring = opened
         case .refused(let status, let problem): return try await onChainPreview(session, pending.quote, chosen: speed, status: status, problem: problem)
         }
@@ -155,7 +155,7 @@ extension AppRoutes {
         guard session.isUnlocked else { return AppResponse.toUnlock() }
         guard let pending = session.exitPlan else { return AppResponse.redirect("/lightning/exit") }
         let keyring: Keyring
-        switch try await checkPassword(form) {
+        switch try await checkPassword(form, session) {
         case .opened(let opened): keyring = opened
         case .refused(let status, let problem):
             return try await exitView(session, keyring: session.keyring!, destination: pending.plan.destination, status: status, problem: problem,

@@ -43,7 +43,7 @@ extension AppRoutes {
     func changePassword(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         guard session.isUnlocked else { return AppResponse.toUnlock() }
         let keyring: Keyring
-        switch try await checkPassword(form) {
+        switch try await checkPassword(form, session) {
         case .opened(let opened): keyring = opened
         case .refused(let status, let problem): return try await settings(session, status: status, problem: problem)
         }
@@ -79,7 +79,7 @@ extension AppRoutes {
             return try await settings(session, status: .badRequest, problem: "Type the wallet's name exactly to delete it. Nothing was deleted.")
         }
         let keyring: Keyring
-        switch try await checkPassword(form) {
+        switch try await checkPassword(form, session) {
         case .opened(let opened): keyring = opened
         case .refused(let status, let problem): return try await settings(session, status: status, problem: problem + " Nothing was deleted.")
         }

@@ -41,7 +41,7 @@ extension AppRoutes {
             return try await backups(session, status: .badRequest, problem: "The two share passphrases differ. Type the same one twice, or leave both empty.")
         }
         let keyring: Keyring
-        switch try await checkPassword(form) {
+        switch try await checkPassword(form, session) {
         case .opened(let opened): keyring = opened
         case .refused(let status, let problem): return try await backups(session, status: status, problem: problem)
         }

@@ -114,7 +114,7 @@ extension AppRoutes {
             return try await vault(session, status: .badRequest, problem: error.description.sentence)
         }
         let keyring: Keyring
-        switch try await checkPassword(form) {
+        switch try await checkPassword(form, session) {
         case .opened(let opened): keyring = opened
         case .refused(let status, let problem): return try await vault(session, status: status, problem: problem)
         }

@@ -129,6 +129,7 @@ public struct WebApp: Sendable {
         let router = Router()
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: HostAllowlistMiddleware(bound: bound, extraHost: options.extraAllowedHost))
+        router.add(middleware: NotFoundPageMiddleware(routes: AppRoutes(app: self)))
         router.add(middleware: ReturnPathMiddleware())
         AppRoutes(app: self).register(on: router)
         let bound = self.bound

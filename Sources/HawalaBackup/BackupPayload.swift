@@ -126,7 +126,7 @@ public struct BackupPayload: Sendable {
                     },
                     payments: w.payments.isEmpty ? nil : w.payments.map { p in
                         BackupPayloadJSON.PaymentJSON(
-                            id: p.id, type: p.type.rawValue, status: p.status.rawValue, amountMsat: p.amountMsat, feeMsat: p.feeMsat,
+                            id: p.id, type: p.type.rawValue, status: p.status.rawValue, amountMsat: p.amountMsat.value, feeMsat: p.feeMsat.value,
                             timestamp: p.timestamp.timeIntervalSince1970, method: p.method, backend: p.backend, invoice: p.details.invoice,
                             description: p.details.description, paymentHash: p.details.paymentHash, preimage: p.details.preimage,
                             destination: p.details.destination, idempotencyKey: p.idempotencyKey, failureReason: p.failureReason,
@@ -137,7 +137,7 @@ public struct BackupPayload: Sendable {
                     settings: w.settings.isEmpty ? nil : w.settings,
                     exitStates: w.exitStates.isEmpty ? nil : w.exitStates.map { e in
                         BackupPayloadJSON.ExitStateJSON(network: e.kept.network, exportedAt: e.kept.exportedAt.timeIntervalSince1970,
-                                                        valueSat: e.kept.valueSat, leafCount: e.kept.leafCount,
+                                                        valueSat: e.kept.valueSat?.value, leafCount: e.kept.leafCount,
                                                         state: Data(e.state.unsafeCopy()).base64EncodedString())
                     })
             },
@@ -201,7 +201,7 @@ public struct BackupPayload: Sendable {
             }
             let payments = try (w.payments ?? []).map { p -> Payment in
                 guard let type = Payment.Kind(rawValue: p.type), let status = Payment.Status(rawValue: p.status), p.timestamp.isFinite,
-                      p.amountMsat <= UInt64(Int64.max), p.feeMsat <= UInt64(Int64.max) else {
+                      let amount = try? Msat(p.amountMsat), let fee = try? Msat(p.feeMsat) else {
                     throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": a payment is malformed")
                 }
                 var fiat: Payment.FiatValue?
@@ -211,7 +211,7 @@ public struct BackupPayload: Sendable {
                     }
                     fiat = Payment.FiatValue(currency: currency, value: value)
                 }
-                return Payment(id: p.id, type: type, status: status, amountMsat: p.amountMsat, feeMsat: p.feeMsat,
+                return Payment(id: p.id, type: type, status: status, amountMsat: amount, feeMsat: fee,
                                timestamp: Date(timeIntervalSince1970: p.timestamp), method: p.method, backend: p.backend,
                                details: Payment.Details(invoice: p.invoice, description: p.description, paymentHash: p.paymentHash,
                                                         preimage: p.preimage, destination: p.destination, comment: p.comment,
@@ -225,7 +225,7 @@ public struct BackupPayload: Sendable {
                 }
                 defer { state.resetBytes(in: 0..<state.count) }
                 return ExitStateExport(kept: KeptExitState(network: e.network, exportedAt: Date(timeIntervalSince1970: e.exportedAt),
-                                                           valueSat: e.valueSat, leafCount: e.leafCount),
+                                                           valueSat: e.valueSat.map { Sats(clamping: $0) }, leafCount: e.leafCount),
                                        state: SecretBytes(state))
             }
             return WalletExport(name: w.name, network: network, createdAt: w.createdAt, secret: secret,

@@ -116,6 +116,9 @@ public struct HawalaKDFCost: Sendable, Equatable {
         self.passes = passes
         self.memoryKiB = memoryKiB
     }
+
+    /// "Argon2id, 256 MiB, 3 passes": what a person reads about the cost.
+    public var description: String { "Argon2id, \(memoryKiB / 1024) MiB, \(passes) passes" }
 }
 
 /// Key schedule shared by the writer and the reader.

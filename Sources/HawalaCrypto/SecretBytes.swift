@@ -2,7 +2,8 @@ internal import CSodium
 
 /// Bytes that must stay secret: mnemonics, seeds, private keys, passwords.
 ///
-/// The storage is a private heap allocation that is wiped when the last reference goes away.
+/// The storage is libsodium's guarded memory (`SecretMemory`: locked, out of core dumps), wiped
+/// and freed when the last reference goes away.
 /// Equality runs in constant time. Every textual form — `description`, `debugDescription`,
 /// `dump`, string interpolation — is `<redacted>`, so a secret cannot leak through a log line
 /// or an error message by accident.
@@ -19,7 +20,7 @@ public final class SecretBytes: @unchecked Sendable {
     /// Copies `bytes` into fresh secret storage. The caller remains responsible for its own copy.
     public init<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         let array = Array(bytes)
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(array.count, 1), alignment: 16)
+        let buffer = SecretMemory.allocate(array.count)
         array.withUnsafeBytes { source in
             if !source.isEmpty { buffer.copyMemory(from: source) }
         }
@@ -34,13 +35,12 @@ public final class SecretBytes: @unchecked Sendable {
     public init(count: Int, initializer: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
         // Filled before any stored property is set: if `initializer` throws, no instance exists,
         // so `deinit` cannot free the buffer a second time.
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
+        let buffer = SecretMemory.allocate(count)
         buffer.initializeMemory(as: UInt8.self, repeating: 0)
         do {
             try initializer(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]))
         } catch {
-            sodium_memzero(buffer.baseAddress, buffer.count)
-            buffer.deallocate()
+            SecretMemory.free(buffer)
             throw error
         }
         storage = buffer
@@ -56,8 +56,7 @@ public final class SecretBytes: @unchecked Sendable {
     private let count_: Int
 
     deinit {
-        sodium_memzero(storage.baseAddress, storage.count)
-        storage.deallocate()
+        SecretMemory.free(storage)
     }
 
     /// Calls `body` with the secret bytes. Do not let the pointer escape.

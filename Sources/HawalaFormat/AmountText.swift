@@ -7,43 +7,38 @@ public enum AmountText {
     /// How millisatoshis become whole sats for a person: what leaves the wallet (an amount
     /// sent, a fee, a total to pay) is rounded up — never understated —, what the wallet holds
     /// or receives is rounded down — never overstated.
-    public enum Rounding: Sendable, Equatable {
-        case down
-        case up
-    }
+    public typealias Rounding = Msat.Rounding
 
     /// "1,216,045 sat".
-    public static func sats(_ msat: UInt64, rounding: Rounding) -> String {
-        let whole = msat / 1000 + (rounding == .up && msat % 1000 != 0 ? 1 : 0)
-        return grouped(whole) + " sat"
-    }
+    public static func sats(_ msat: Msat, rounding: Rounding) -> String { sats(msat.sats(rounding)) }
+
+    /// "1,216,045 sat".
+    public static func sats(_ sats: Sats) -> String { grouped(sats.value) + " sat" }
 
     /// "2,503.5 sat": exact, the millisatoshis when they are not whole (details).
-    public static func exactSats(_ msat: UInt64) -> String {
-        let fraction = msat % 1000
-        guard fraction != 0 else { return grouped(msat / 1000) + " sat" }
+    public static func exactSats(_ msat: Msat) -> String {
+        let fraction = msat.value % 1000
+        guard fraction != 0 else { return grouped(msat.value / 1000) + " sat" }
         var digits = String(fraction)
         digits = String(repeating: "0", count: 3 - digits.count) + digits
         while digits.hasSuffix("0") { digits.removeLast() }
-        return grouped(msat / 1000) + "." + digits + " sat"
+        return grouped(msat.value / 1000) + "." + digits + " sat"
     }
 
-    /// "1,199.05 USD", "1,199 JPY": to the currency's own decimals, half-up.
+    /// "1,199.05 USD", "1,199 JPY": to the currency's own decimals, half-up. Any size (Decimal's
+    /// digits are grouped as text, never narrowed to an integer type).
     public static func fiat(_ value: Decimal, currency: String) -> String {
         let places = decimals(currency: currency)
+        guard !value.isNaN else { return "? " + currency.uppercased() }
         var exact = value, rounded = Decimal()
         NSDecimalRound(&rounded, &exact, places, .plain)
         let negative = rounded < 0
-        let magnitude = negative ? -rounded : rounded
-        var whole = Decimal(), wholeSource = magnitude
-        NSDecimalRound(&whole, &wholeSource, 0, .down)
-        let wholeText = grouped(UInt64(truncating: whole as NSNumber))
-        var text = wholeText
+        let plain = (negative ? -rounded : rounded).description
+        let parts = plain.split(separator: ".", maxSplits: 1)
+        var text = groupedDigits(parts.first.map(String.init) ?? "0")
         if places > 0 {
-            var scaled = (magnitude - whole) * pow(10, places), cents = Decimal()
-            NSDecimalRound(&cents, &scaled, 0, .plain)
-            let digits = String(UInt64(truncating: cents as NSNumber))
-            text += "." + String(repeating: "0", count: max(0, places - digits.count)) + digits
+            let fraction = parts.count > 1 ? String(parts[1].prefix(places)) : ""
+            text += "." + fraction + String(repeating: "0", count: places - fraction.count)
         }
         return (negative ? "-" : "") + text + " " + currency.uppercased()
     }
@@ -61,8 +56,13 @@ public enum AmountText {
     private static let threeDecimals: Set<String> = ["BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"]
 
     /// "1,216,045": digits in groups of three, separated by commas.
-    public static func grouped(_ value: UInt64) -> String {
-        let digits = Array(String(value))
+    public static func grouped(_ value: UInt64) -> String { groupedDigits(String(value)) }
+
+    /// "1,216,045 sat".
+    public static func grouped(_ value: Sats) -> String { grouped(value.value) }
+
+    private static func groupedDigits(_ text: String) -> String {
+        let digits = Array(text)
         var out = ""
         out.reserveCapacity(digits.count + digits.count / 3)
         for (i, digit) in digits.enumerated() {
@@ -74,14 +74,18 @@ public enum AmountText {
 
     /// An amount of whole sats as a person types it: "2500", "2,500", "2 500", "2_500" (group
     /// separators between groups of three digits), with or without " sat".
+    /// Never more than all the bitcoin there will ever be.
     /// - Throws: `AmountInputError`.
-    public static func parseSats(_ typed: String) throws(AmountInputError) -> UInt64 {
+    public static func parseSats(_ typed: String) throws(AmountInputError) -> Sats {
         var text = typed.trimmingCharacters(in: .whitespacesAndNewlines)
         for unit in ["sats", "sat"] where text.lowercased().hasSuffix(unit) {
             text = String(text.dropLast(unit.count)).trimmingCharacters(in: .whitespaces)
             break
         }
         guard !text.isEmpty else { throw .empty }
+        if let sign = text.first, sign == "-" || sign == "\u{2212}" {
+            throw text.dropFirst().contains(where: \.isNumber) ? .negative : .notANumber
+        }
         let separators: Set<Character> = [",", " ", "_", "\u{00A0}", "\u{202F}", "\u{2009}", "'"]
         let groups = text.split(omittingEmptySubsequences: false, whereSeparator: { separators.contains($0) })
         guard groups.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }) else {
@@ -89,8 +93,9 @@ public enum AmountText {
         }
         // With separators, every group after the first has three digits ("2,500", not "25,00").
         if groups.count > 1, groups.dropFirst().contains(where: { $0.count != 3 }) || groups[0].count > 3 { throw .misgrouped }
-        guard let value = UInt64(groups.joined()) else { throw .tooLarge }
-        return value
+        let digits = groups.joined().drop { $0 == "0" }
+        guard digits.count <= 19, let value = UInt64(digits.isEmpty ? "0" : String(digits)), let sats = try? Sats(value) else { throw .tooLarge }
+        return sats
     }
 }
 
@@ -103,6 +108,9 @@ public enum AmountInputError: Error, Equatable, Sendable, CustomStringConvertibl
     case notWholeSats
     /// Digits grouped other than by three ("25,00").
     case misgrouped
+    /// A minus sign: an amount is never negative.
+    case negative
+    /// More than all the bitcoin there will ever be.
     case tooLarge
 
     public var description: String {
@@ -111,7 +119,8 @@ public enum AmountInputError: Error, Equatable, Sendable, CustomStringConvertibl
         case .notANumber: "an amount is a whole number of sat, like 2,500"
         case .notWholeSats: "sats are whole: no decimal point (1 BTC is 100,000,000 sat)"
         case .misgrouped: "the digits are grouped by three, like 2,500 or 1 000 000"
-        case .tooLarge: "that amount is larger than any wallet holds"
+        case .negative: "that is a negative amount: type how many sat, like 2,500"
+        case .tooLarge: AmountError.aboveSupply.description
         }
     }
 }

@@ -11,8 +11,7 @@ extension Date {
     public func relative(now: Date = Date(), timeZone: TimeZone = .current) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
-        let parts = calendar.dateComponents([.hour, .minute], from: self)
-        let time = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+        let time = clock(timeZone: timeZone)
         if calendar.isDate(self, inSameDayAs: now) { return "today \(time)" }
         if let yesterday = calendar.date(byAdding: .day, value: -1, to: now), calendar.isDate(self, inSameDayAs: yesterday) { return "yesterday \(time)" }
         let day = calendar.component(.day, from: self)
@@ -21,6 +20,14 @@ extension Date {
             return "\(day) \(month) \(time)"
         }
         return "\(day) \(month) \(calendar.component(.year, from: self))"
+    }
+
+    /// The time of day in `timeZone`: "14:07".
+    public func clock(timeZone: TimeZone = .current) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.hour, .minute], from: self)
+        return String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
     }
 
     private static let monthAbbreviations = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]

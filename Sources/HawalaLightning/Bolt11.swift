@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaFormat
 
 /// The chains a BOLT11 prefix names (`lnbc`, `lntb`, `lntbs`, `lnbcrt`, `lnsb`).
 public enum LightningNetwork: String, Sendable, CaseIterable, Codable {
@@ -66,7 +67,7 @@ public struct Bolt11Invoice: Sendable {
     public let text: String
     public let network: LightningNetwork
     /// nil for an amountless invoice.
-    public let amountMsat: UInt64?
+    public let amountMsat: Msat?
     public let timestamp: UInt64
     /// Every tagged field in order, including the ignored ones, so the invoice re-encodes exactly.
     public let fields: [Field]
@@ -156,7 +157,7 @@ public struct Bolt11Invoice: Sendable {
         self.init(text: text.lowercased(), network: network, amountMsat: amount, timestamp: timestamp, fields: fields, parsed: parsed, payee: payee)
     }
 
-    private init(text: String, network: LightningNetwork, amountMsat: UInt64?, timestamp: UInt64, fields: [Field], parsed: Interpreted, payee: [UInt8]) {
+    private init(text: String, network: LightningNetwork, amountMsat: Msat?, timestamp: UInt64, fields: [Field], parsed: Interpreted, payee: [UInt8]) {
         self.text = text
         self.network = network
         self.amountMsat = amountMsat
@@ -176,7 +177,7 @@ public struct Bolt11Invoice: Sendable {
     }
 
     /// `ln` + network + optional amount with multiplier.
-    static func parseHRP(_ hrp: String) throws(Bolt11Error) -> (LightningNetwork, UInt64?) {
+    static func parseHRP(_ hrp: String) throws(Bolt11Error) -> (LightningNetwork, Msat?) {
         guard hrp.hasPrefix("ln") else { throw .notAnInvoice }
         let rest = hrp.dropFirst(2)
         let prefix = rest.prefix { !$0.isNumber }
@@ -202,8 +203,8 @@ public struct Bolt11Invoice: Sendable {
         let msatPerUnit: (numerator: UInt64, denominator: UInt64) = divisor <= 100_000_000_000 ? (100_000_000_000 / divisor, 1) : (1, divisor / 100_000_000_000)
         guard value % msatPerUnit.denominator == 0 else { throw .subMillisatoshiAmount }
         let (msat, overflow) = (value / msatPerUnit.denominator).multipliedReportingOverflow(by: msatPerUnit.numerator)
-        guard !overflow, msat <= 2_100_000_000_000_000_000 else { throw .invalidAmount("more than 21 million bitcoin") }
-        return (network, msat)
+        guard !overflow, let amount = try? Msat(msat) else { throw .invalidAmount(AmountError.aboveSupply.description) }
+        return (network, amount)
     }
 
     /// SHA-256 of the human-readable part's bytes and the data before the signature, padded to bytes.
@@ -371,7 +372,7 @@ public struct Bolt11Invoice: Sendable {
 
     /// Encodes and signs an invoice (RFC 6979 nonces through libsecp256k1, so the same inputs
     /// give the same string). The human-readable amount uses the shortest form.
-    public static func encode(network: LightningNetwork, amountMsat: UInt64?, timestamp: UInt64, fields: [Field],
+    public static func encode(network: LightningNetwork, amountMsat: Msat?, timestamp: UInt64, fields: [Field],
                               privateKey: SecretBytes) throws -> String {
         let hrp = "ln" + network.rawValue + (amountMsat.map(amountText) ?? "")
         var body = (0..<7).reversed().map { UInt8(truncatingIfNeeded: timestamp >> (5 * UInt64($0))) & 31 }
@@ -389,11 +390,12 @@ public struct Bolt11Invoice: Sendable {
         try Bolt11Invoice.encode(network: network, amountMsat: amountMsat, timestamp: timestamp, fields: fields, privateKey: privateKey)
     }
 
-    static func amountText(_ msat: UInt64) -> String {
+    static func amountText(_ amount: Msat) -> String {
+        let msat = amount.value
         for (unit, suffix) in [(UInt64(100_000_000_000), ""), (100_000_000, "m"), (100_000, "u"), (100, "n")] where msat % unit == 0 {
             return "\(msat / unit)\(suffix)"
         }
-        return "\(msat * 10)p"
+        return "\(msat)0p"  // tenths of a millisatoshi: the digits and a zero (times 10 could overflow)
     }
 
     static func values(_ bytes: [UInt8]) -> [UInt8] {

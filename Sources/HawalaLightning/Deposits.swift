@@ -10,7 +10,7 @@ public struct Deposit: Sendable, Equatable, JSONRepresentable {
     /// Why a deposit was not claimed.
     public enum NotClaimed: Sendable, Equatable {
         /// Claiming costs `requiredSat`, more than the policy allows (`capSat`).
-        case feeAboveCap(requiredSat: UInt64, capSat: UInt64?)
+        case feeAboveCap(requiredSat: Sats, capSat: Sats?)
         /// Too small to be worth its claim (its fee would eat it).
         case belowDust
         case other(String)
@@ -19,17 +19,17 @@ public struct Deposit: Sendable, Equatable, JSONRepresentable {
     public enum State: Sendable, Equatable {
         case waiting(confirmations: Int, needed: Int)
         case claimable
-        case claimed(feeSat: UInt64)
+        case claimed(feeSat: Sats)
         case notClaimed(NotClaimed)
         case refunded(txid: String)
     }
 
     public let txid: String
     public let vout: UInt32
-    public let amountSat: UInt64
+    public let amountSat: Sats
     public let state: State
 
-    public init(txid: String, vout: UInt32, amountSat: UInt64, state: State) {
+    public init(txid: String, vout: UInt32, amountSat: Sats, state: State) {
         self.txid = txid
         self.vout = vout
         self.amountSat = amountSat
@@ -57,23 +57,33 @@ public struct Deposit: Sendable, Equatable, JSONRepresentable {
     /// requiredFeeSat?, capSat?, refundTxid?}`; state: waiting, claimable, claimed,
     /// notClaimed or refunded.
     public var json: JSONValue {
-        var fields: [(String, JSONValue)] = [("txid", .string(txid)), ("vout", .int(Int(vout))), ("amountSat", .int(Int(amountSat)))]
+        var fields: [(String, JSONValue)] = [("txid", .string(txid)), ("vout", .int(Int(vout))), ("amountSat", .amount(amountSat))]
         switch state {
         case let .waiting(confirmations, needed):
             fields += [("state", .string("waiting")), ("confirmations", .int(confirmations)), ("needed", .int(needed))]
         case .claimable: fields.append(("state", .string("claimable")))
-        case .claimed(let fee): fields += [("state", .string("claimed")), ("claimFeeSat", .int(Int(fee)))]
+        case .claimed(let fee): fields += [("state", .string("claimed")), ("claimFeeSat", .amount(fee))]
         case .notClaimed(let why):
             fields.append(("state", .string("notClaimed")))
             switch why {
             case let .feeAboveCap(required, cap):
-                fields += [("reason", .string("feeAboveCap")), ("requiredFeeSat", .int(Int(required))), ("capSat", cap.map { .int(Int($0)) } ?? .null)]
+                fields += [("reason", .string("feeAboveCap")), ("requiredFeeSat", .amount(required)), ("capSat", cap.map { .amount($0) } ?? .null)]
             case .belowDust: fields.append(("reason", .string("belowDust")))
             case .other(let text): fields += [("reason", .string("other")), ("detail", .string(text))]
             }
         case .refunded(let refund): fields += [("state", .string("refunded")), ("refundTxid", .string(refund))]
         }
         return .object(fields)
+    }
+
+    /// What sending this deposit to `address` at `satPerVbyte` costs and leaves, as a person
+    /// reads it before saying yes.
+    public func refundRows(to address: String, satPerVbyte: UInt64) -> [(label: String, value: String)] {
+        let fee = try? Sats.fee(satPerVbyte: satPerVbyte, vbytes: ClaimFeePolicy.claimVbytes)
+        let arrives = fee.flatMap { try? amountSat - $0 }
+        return [("deposit", "\(AmountText.sats(amountSat)) (\(stateText))"), ("to", address),
+                ("fee", fee.map { "about \(AmountText.sats($0)) (\(satPerVbyte) sat/vB)" } ?? "more than the deposit (\(satPerVbyte) sat/vB)"),
+                ("arrives", arrives.flatMap { $0 > .zero ? "about \(AmountText.sats($0))" : nil } ?? "nothing: the fee is larger")]
     }
 
     /// Reads "TXID:VOUT" (a 64-hex-digit transaction id).
@@ -94,7 +104,7 @@ public enum ClaimFeePolicy: Sendable, Equatable, CustomStringConvertible {
     /// At most this many sat/vB.
     case rate(satPerVbyte: UInt64)
     /// At most this many sats in all.
-    case fixed(sats: UInt64)
+    case fixed(sats: Sats)
 
     public static let `default` = ClaimFeePolicy.network(leeway: 1)
     /// The size of a claim transaction, for a rate cap in sats.
@@ -109,7 +119,7 @@ public enum ClaimFeePolicy: Sendable, Equatable, CustomStringConvertible {
         for suffix in ["sat/vb", "/vb"] where t.hasSuffix(suffix) {
             if let rate = UInt64(t.dropLast(suffix.count)), rate >= 1, rate <= 10_000 { self = .rate(satPerVbyte: rate); return }
         }
-        if let sats = try? AmountText.parseSats(t), sats <= 100_000_000 { self = .fixed(sats: sats); return }
+        if let sats = try? AmountText.parseSats(t), sats <= 100_000_000 as Sats { self = .fixed(sats: sats); return }
         throw .invalidClaimFeePolicy(text)
     }
 
@@ -131,17 +141,26 @@ public enum ClaimFeePolicy: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The most a claim of `vbytes` may cost at the network's `fees`.
-    public func capSat(fees: RecommendedFees, vbytes: UInt64 = ClaimFeePolicy.claimVbytes) -> UInt64 {
-        // Saturating: an absurd rate from a server caps at the largest number, never a crash.
-        func times(_ rate: UInt64) -> UInt64 {
-            let (product, overflow) = rate.multipliedReportingOverflow(by: vbytes)
-            return overflow ? .max : product
-        }
+    public func capSat(fees: RecommendedFees, vbytes: UInt64 = ClaimFeePolicy.claimVbytes) -> Sats {
+        // Saturating: an absurd rate from a server caps at all the bitcoin there is, never a crash.
+        func times(_ rate: UInt64) -> Sats { (try? Sats.fee(satPerVbyte: rate, vbytes: vbytes)) ?? .supply }
         switch self {
-        case .network(let leeway): return times(fees.halfHour.addingReportingOverflow(leeway).overflow ? .max : fees.halfHour + leeway)
+        case .network(let leeway):
+            let (rate, overflow) = fees.halfHour.addingReportingOverflow(leeway)
+            return overflow ? .supply : times(rate)
         case .rate(let rate): return times(rate)
         case .fixed(let sats): return sats
         }
+    }
+}
+
+extension Sats {
+    /// The fee of `vbytes` at `satPerVbyte`.
+    /// - Throws: `AmountError.aboveSupply` for a rate no transaction could pay.
+    public static func fee(satPerVbyte: UInt64, vbytes: UInt64) throws(AmountError) -> Sats {
+        let (product, overflow) = satPerVbyte.multipliedReportingOverflow(by: vbytes)
+        guard !overflow else { throw .aboveSupply }
+        return try Sats(product)
     }
 }
 

@@ -13,15 +13,15 @@ public struct FiatRate: Sendable, Equatable, Codable {
     }
 
     /// The fiat value of `msat`, rounded half-up to the currency's decimals (the cent, mostly).
-    public func value(msat: UInt64) -> Decimal {
-        var exact = Decimal(msat) * btcPrice / Decimal(100_000_000_000)
+    public func value(msat: Msat) -> Decimal {
+        var exact = Decimal(msat.value) * btcPrice / Decimal(100_000_000_000)
         var rounded = Decimal()
         NSDecimalRound(&rounded, &exact, AmountText.decimals(currency: currency), .plain)
         return rounded
     }
 
     /// The fiat value of `msat` as a person reads it: "1,199.05 USD".
-    public func text(msat: UInt64) -> String { AmountText.fiat(value(msat: msat), currency: currency) }
+    public func text(msat: Msat) -> String { AmountText.fiat(value(msat: msat), currency: currency) }
 }
 
 public enum FiatRatesError: Error, Equatable, Sendable, CustomStringConvertible {

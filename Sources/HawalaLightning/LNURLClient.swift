@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HawalaFormat
 import NIOCore
 
 /// Fetches an LNURL service's JSON. A protocol so the pay flow can be tested without a network.
@@ -7,19 +8,23 @@ public protocol LNURLFetching: Sendable {
     func get(_ url: URL) async throws(LNURLError) -> Data
 }
 
-/// GET over async-http-client, bounded: a time limit for the whole exchange, a size limit on
-/// the answer, no redirects (a service could otherwise send the wallet anywhere).
+/// GET over async-http-client, bounded: one deadline for the whole exchange — connecting, the
+/// head, every byte of the body (a service that drips a byte a second is cut off on time, not
+/// kept alive by each byte) —, a size limit on the answer, no redirects (a service could
+/// otherwise send the wallet anywhere). Every outbound request of the Lightning side (LNURL,
+/// Lightning addresses, logins, withdrawals, rates) goes through it.
 public final class HTTPFetcher: LNURLFetching {
-    public static let defaultTimeout: TimeAmount = .seconds(15)
+    public static let defaultTimeout: Duration = .seconds(15)
     public static let defaultMaximumBytes = 256 * 1024
 
     private let client: HTTPClient
-    private let timeout: TimeAmount
+    private let timeout: Duration
     private let maximumBytes: Int
 
-    public init(timeout: TimeAmount = HTTPFetcher.defaultTimeout, maximumBytes: Int = HTTPFetcher.defaultMaximumBytes) {
+    public init(timeout: Duration = HTTPFetcher.defaultTimeout, maximumBytes: Int = HTTPFetcher.defaultMaximumBytes) {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        configuration.timeout = .init(connect: .seconds(5), read: timeout)
+        let milliseconds = Int64(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        configuration.timeout = .init(connect: .milliseconds(min(5_000, milliseconds)), read: .milliseconds(milliseconds))
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         self.timeout = timeout
         self.maximumBytes = maximumBytes
@@ -34,14 +39,17 @@ public final class HTTPFetcher: LNURLFetching {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.headers.add(name: "Accept", value: "application/json")
         let host = url.host ?? "the service"
+        let (client, maximumBytes, prepared) = (self.client, self.maximumBytes, request)
         do {
-            let response = try await client.execute(request, timeout: timeout)
-            guard response.status == .ok else {
-                // LNURL services report errors in a 200 JSON body; anything else is a transport failure.
-                throw LNURLError.http("\(host) answered HTTP \(response.status.code)")
+            return try await Deadline.run(timeout, timedOut: { LNURLError.http("\(host) did not answer in time") }) {
+                let response = try await client.execute(prepared, deadline: .now() + .hours(1))
+                guard response.status == .ok else {
+                    // LNURL services report errors in a 200 JSON body; anything else is a transport failure.
+                    throw LNURLError.http("\(host) answered HTTP \(response.status.code)")
+                }
+                let body = try await response.body.collect(upTo: maximumBytes)
+                return Data(body.readableBytesView)
             }
-            let body = try await response.body.collect(upTo: maximumBytes)
-            return Data(body.readableBytesView)
         } catch let error as LNURLError {
             throw error
         } catch is NIOTooManyBytesError {
@@ -82,7 +90,7 @@ public struct LNURLPayFlow: Sendable {
     }
 
     /// Asks the service for an invoice of `amountMsat` (with an optional comment) and checks it.
-    public func invoice(for request: LNURLPayRequest, amountMsat: UInt64, comment: String? = nil,
+    public func invoice(for request: LNURLPayRequest, amountMsat: Msat, comment: String? = nil,
                         network: LightningNetwork) async throws(LNURLError) -> (Bolt11Invoice, SuccessAction?) {
         let url = try request.callbackURL(amountMsat: amountMsat, comment: comment)
         return try request.invoice(from: try await fetcher.get(url), amountMsat: amountMsat, network: network)

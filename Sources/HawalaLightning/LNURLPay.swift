@@ -14,10 +14,10 @@ public enum LNURLError: Error, Equatable, Sendable, CustomStringConvertible {
     /// An LNURL given to withdraw from is something else (its tag).
     case notAWithdrawal(String)
     case callbackOnAnotherDomain(String)
-    case amountOutOfRange(requested: UInt64, min: UInt64, max: UInt64)
+    case amountOutOfRange(requested: Msat, min: Msat, max: Msat)
     case commentTooLong(allowed: Int)
     case invoice(Bolt11Error)
-    case invoiceAmountMismatch(requested: UInt64, invoice: UInt64?)
+    case invoiceAmountMismatch(requested: Msat, invoice: Msat?)
     case descriptionHashMismatch
     case wrongNetwork(LightningNetwork)
     case invalidSuccessAction(String)
@@ -33,11 +33,11 @@ public enum LNURLError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notALogin(let tag): "this LNURL is not a login (LNURL-auth): its tag is \"\(tag)\""
         case .callbackOnAnotherDomain(let host): "the service sends payments to another domain (\(host)); refused"
         case let .amountOutOfRange(requested, min, max):
-            "\(AmountText.grouped(requested / 1000)) sat is outside what the service accepts (\(AmountText.grouped(min / 1000))–\(AmountText.grouped(max / 1000)) sat)"
+            "\(satsText(requested, .down)) is outside what the service accepts (\(AmountText.grouped(min.sats(.up)))–\(satsText(max, .down)))"
         case .commentTooLong(let allowed): allowed == 0 ? "this service takes no comment" : "the comment is longer than the \(allowed) characters the service allows"
         case .invoice(let e): "the service's invoice is invalid: \(e)"
         case let .invoiceAmountMismatch(requested, invoice):
-            "the service's invoice asks \(invoice.map { "\($0) msat" } ?? "any amount"), not the \(requested) msat requested; refused"
+            "the service's invoice asks \(invoice.map { AmountText.exactSats($0) } ?? "any amount"), not the \(AmountText.exactSats(requested)) requested; refused"
         case .descriptionHashMismatch: "the service's invoice is not for this payment request (description hash mismatch); refused"
         case .wrongNetwork(let n): "the service's invoice is for another network (\(n.rawValue)); refused"
         case .invalidSuccessAction(let why): "the service's success action is invalid: \(why)"
@@ -50,8 +50,8 @@ public enum LNURLError: Error, Equatable, Sendable, CustomStringConvertible {
 /// An LNURL-pay request (LUD-06), checked: the answer to the first GET.
 public struct LNURLPayRequest: Sendable, Equatable {
     public let callback: URL
-    public let minSendableMsat: UInt64
-    public let maxSendableMsat: UInt64
+    public let minSendableMsat: Msat
+    public let maxSendableMsat: Msat
     /// The metadata string exactly as served: its SHA-256 must be the invoice's description hash.
     public let metadata: String
     /// The `text/plain` entry of the metadata.
@@ -81,7 +81,8 @@ public struct LNURLPayRequest: Sendable, Equatable {
             do { _ = try PaymentInput.checkedURL(callbackText) } catch { throw .invalidResponse("the callback is not https") }
         }
         guard callback.host?.lowercased() == domain else { throw .callbackOnAnotherDomain(callback.host ?? "?") }
-        guard let min = object.minSendable, let max = object.maxSendable, min >= 1, min <= max, max <= 2_100_000_000_000_000_000 else {
+        guard let minimum = object.minSendable, let maximum = object.maxSendable, minimum >= 1, minimum <= maximum,
+              let min = try? Msat(minimum), let max = try? Msat(maximum) else {
             throw .invalidResponse("minSendable/maxSendable missing or inconsistent")
         }
         guard let metadata = object.metadata, metadata.utf8.count <= maximumMetadataBytes,
@@ -123,15 +124,15 @@ public struct LNURLPayRequest: Sendable, Equatable {
     }
 
     /// The callback URL for `amountMsat` and an optional comment (LUD-06, LUD-12).
-    public func callbackURL(amountMsat: UInt64, comment: String? = nil) throws(LNURLError) -> URL {
+    public func callbackURL(amountMsat: Msat, comment: String? = nil) throws(LNURLError) -> URL {
         guard amountMsat >= minSendableMsat, amountMsat <= maxSendableMsat else {
             throw .amountOutOfRange(requested: amountMsat, min: minSendableMsat, max: maxSendableMsat)
         }
         guard var parts = URLComponents(url: callback, resolvingAgainstBaseURL: false) else { throw .invalidResponse("bad callback URL") }
         var items = parts.queryItems ?? []
-        items.append(URLQueryItem(name: "amount", value: String(amountMsat)))
+        items.append(URLQueryItem(name: "amount", value: String(amountMsat.value)))
         if let comment, !comment.isEmpty {
-            guard comment.count <= commentAllowed else { throw .commentTooLong(allowed: commentAllowed) }
+            guard TextLimit.fits(comment, scalars: commentAllowed) else { throw .commentTooLong(allowed: commentAllowed) }
             items.append(URLQueryItem(name: "comment", value: comment))
         }
         parts.queryItems = items
@@ -142,7 +143,7 @@ public struct LNURLPayRequest: Sendable, Equatable {
     /// Checks the callback's answer: the invoice is valid, for the amount asked, for this
     /// request's metadata (SHA-256 description hash — stricter than the Spark SDK), on our
     /// network; the success action, if any, is well formed and on the callback's domain.
-    public func invoice(from data: Data, amountMsat: UInt64, network: LightningNetwork) throws(LNURLError) -> (Bolt11Invoice, SuccessAction?) {
+    public func invoice(from data: Data, amountMsat: Msat, network: LightningNetwork) throws(LNURLError) -> (Bolt11Invoice, SuccessAction?) {
         let object: CallbackJSON = try LNURLPayRequest.decode(data)
         guard let pr = object.pr else { throw .invalidResponse("no invoice (pr)") }
         let invoice: Bolt11Invoice
@@ -189,7 +190,7 @@ public enum SuccessAction: Sendable, Equatable {
         guard let tag = object.tag else { throw .invalidSuccessAction("no tag") }
         func text(_ key: KeyPath<LNURLPayRequest.SuccessActionJSON, String?>, _ name: String, max: Int) throws(LNURLError) -> String {
             guard let value = object[keyPath: key] else { throw .invalidSuccessAction("no \(name)") }
-            guard value.count <= max else { throw .invalidSuccessAction("\(name) is longer than \(max) characters") }
+            guard TextLimit.fits(value, scalars: max) else { throw .invalidSuccessAction("\(name) is longer than \(max) characters") }
             return value
         }
         switch tag {

@@ -10,8 +10,8 @@ public struct LNURLWithdrawRequest: Sendable, Equatable {
     public let k1: String
     /// The service's description, proposed for the invoice.
     public let defaultDescription: String
-    public let minWithdrawableMsat: UInt64
-    public let maxWithdrawableMsat: UInt64
+    public let minWithdrawableMsat: Msat
+    public let maxWithdrawableMsat: Msat
     /// The host the request came from.
     public let domain: String
 
@@ -33,22 +33,21 @@ public struct LNURLWithdrawRequest: Sendable, Equatable {
             throw .invalidResponse("the callback is not https")
         }
         guard let k1 = object.k1, !k1.isEmpty, k1.count <= 1024 else { throw .invalidResponse("no k1") }
-        guard let min = object.minWithdrawable, let max = object.maxWithdrawable, min <= max, max >= 1000,
-              max <= PaymentLimits.maximumMsat else {
+        guard let minimum = object.minWithdrawable, let maximum = object.maxWithdrawable, minimum <= maximum, maximum >= 1000,
+              let min = try? Msat(minimum), let max = try? Msat(maximum) else {
             throw .invalidResponse("minWithdrawable/maxWithdrawable missing or inconsistent")
         }
-        let description = String((object.defaultDescription ?? "").prefix(PaymentLimits.maximumDescriptionBytes / 4))
-        return LNURLWithdrawRequest(callback: callback, k1: k1, defaultDescription: description, minWithdrawableMsat: Swift.max(min, 1000),
+        let description = TextLimit.prefix(object.defaultDescription ?? "", scalars: PaymentLimits.maximumDescriptionBytes / 4)
+        return LNURLWithdrawRequest(callback: callback, k1: k1, defaultDescription: description, minWithdrawableMsat: Swift.max(min, 1000 as Msat),
                                     maxWithdrawableMsat: max, domain: domain)
     }
 
     /// The amount to withdraw: `sats` when given (within the bounds), else the most offered,
     /// in whole sats (an invoice's amount here is whole sats).
-    public func amountSats(_ sats: UInt64?) throws(LNURLError) -> UInt64 {
-        let chosen = sats ?? maxWithdrawableMsat / 1000
-        let (msat, overflow) = chosen.multipliedReportingOverflow(by: 1000)
-        guard !overflow, chosen > 0, msat >= minWithdrawableMsat, msat <= maxWithdrawableMsat else {
-            throw .amountOutOfRange(requested: msat, min: minWithdrawableMsat, max: maxWithdrawableMsat)
+    public func amountSats(_ sats: Sats?) throws(LNURLError) -> Sats {
+        let chosen = sats ?? maxWithdrawableMsat.sats(.down)
+        guard chosen > .zero, chosen.msat >= minWithdrawableMsat, chosen.msat <= maxWithdrawableMsat else {
+            throw .amountOutOfRange(requested: chosen.msat, min: minWithdrawableMsat, max: maxWithdrawableMsat)
         }
         return chosen
     }
@@ -62,15 +61,15 @@ public struct LNURLWithdrawRequest: Sendable, Equatable {
     }
 
     /// Said before withdrawing less than offered: a withdrawal link is used once.
-    public func remainderNote(sats: UInt64) -> String? {
-        let offered = maxWithdrawableMsat / 1000
+    public func remainderNote(sats: Sats) -> String? {
+        let offered = maxWithdrawableMsat.sats(.down)
         guard sats < offered else { return nil }
-        return "the link is used once: the other \(AmountText.grouped(offered - sats)) sat it offers are given up"
+        return "the link is used once: the other \(AmountText.grouped(offered.minusOrZero(sats))) sat it offers are given up"
     }
 
     /// What a person is asked: "Receive up to 5,000 sat from example.com: coffee voucher".
     public var summary: String {
-        let range = minWithdrawableMsat / 1000 == maxWithdrawableMsat / 1000
+        let range = minWithdrawableMsat.sats(.down) == maxWithdrawableMsat.sats(.down)
             ? satsText(maxWithdrawableMsat, .down)
             : "\(satsText(minWithdrawableMsat, .up)) to \(satsText(maxWithdrawableMsat, .down))"
         return "Receive \(range) from \(domain)" + (defaultDescription.isEmpty ? "" : ": \(DisplayText.safe(defaultDescription))")
@@ -101,6 +100,9 @@ public struct LightningAddressInfo: Sendable, Equatable, JSONRepresentable {
         .object([("address", .string(address)), ("name", .string(name)), ("description", .string(description)),
                  ("lnurl", .string(lnurl)), ("url", .string(url.absoluteString))])
     }
+
+    /// The longest description a Lightning address carries for its payers, in Unicode scalars.
+    public static let maximumDescriptionScalars = 200
 
     /// Checks a name a person chose: LUD-16's characters (a-z, 0-9, -, _, .), 1 to 64 of them.
     /// Returns it lower-cased.

@@ -68,7 +68,8 @@ public struct LightningSession: Sendable {
     public static func open(store: WalletStore, wallet: WalletSummary, backend: String? = nil, signing: Bool,
                             spark: SparkOpener?, networkTimeout: Duration = .seconds(30), reachesLNURL: Bool = false,
                             unlock: () throws -> Keyring) async throws -> LightningSession {
-        let fetcher = reachesLNURL ? HTTPFetcher() : nil
+        // An LNURL service answers within the network's time too (and never beyond 15 s an exchange).
+        let fetcher = reachesLNURL ? HTTPFetcher(timeout: min(networkTimeout, HTTPFetcher.defaultTimeout)) : nil
         // Plain http reaches LNURL services on this machine on devnet only (its LNURL server).
         let specText = try backend ?? store.setting(LightningWallet.SettingKey.backend, walletID: wallet.id)
         let onDevnet = specText.flatMap { try? BackendSpec.parse($0, home: store.home.directory) }?.allowsLoopbackHTTP ?? false
@@ -152,7 +153,7 @@ public struct LightningSession: Sendable {
     }
 
     /// Prepares paying `input` (see `LightningWallet.prepare`), through the session's LNURL access.
-    public func prepare(_ input: PaymentInput, text: String, amountSats: UInt64?, comment: String?, maxFeeSats: UInt64?) async throws -> PreparedPayment {
+    public func prepare(_ input: PaymentInput, text: String, amountSats: Sats?, comment: String?, maxFeeSats: Sats?) async throws -> PreparedPayment {
         try await lightning.prepare(input, text: text, amountSats: amountSats, comment: comment, maxFeeSats: maxFeeSats, lnurl: lnurl)
     }
 
@@ -216,6 +217,7 @@ public struct LightningSession: Sendable {
     /// free (a taken name is refused before anything changes).
     public func registerAddress(name: String, description: String = "") async throws -> LightningAddressInfo {
         let name = try LightningAddressInfo.checkName(name)
+        guard TextLimit.fits(description, scalars: LightningAddressInfo.maximumDescriptionScalars) else { throw LightningError.outOfRange(.addressDescription) }
         guard try await backend.isLightningAddressAvailable(name) else { throw LightningError.addressTaken(name) }
         return try await backend.registerLightningAddress(name: name, description: description)
     }
@@ -233,7 +235,7 @@ public struct LightningSession: Sendable {
     /// payment.
     /// - Throws: the service's refusal (`LNURLError.serviceError`); `LightningError.timeout`
     ///   when the payment did not come in time (the invoice stays valid until it expires).
-    public func withdraw(_ offer: LNURLWithdrawRequest, amountSats: UInt64?, timeout: Duration) async throws -> Payment {
+    public func withdraw(_ offer: LNURLWithdrawRequest, amountSats: Sats?, timeout: Duration) async throws -> Payment {
         guard let lnurl else { throw LightningError.unsupported(backend: backend.name, .lnurlWithoutClient) }
         let sats = try offer.amountSats(amountSats)
         let invoice = try await receive(ReceiveRequest(amountSats: sats, description: offer.defaultDescription))
@@ -257,7 +259,7 @@ public struct LightningSession: Sendable {
     }
 
     /// Adds test funds (devnet only) and records them.
-    public func fund(sats: UInt64) async throws -> NodeInfo {
+    public func fund(sats: Sats) async throws -> NodeInfo {
         guard let devnet = backend as? DevnetBackend else { throw LightningSessionError.devnetOnly(backend: backendLabel) }
         try await lightning.record([try await devnet.fund(sats: sats)])
         return try await devnet.getInfo()
@@ -275,7 +277,7 @@ public struct LightningSession: Sendable {
 /// An invoice just made, as `ln invoice --json` prints it.
 public struct CreatedInvoice: Sendable, JSONRepresentable {
     public let response: ReceiveResponse
-    public let amountSats: UInt64?
+    public let amountSats: Sats?
     public let description: String
     public let backend: String
 
@@ -283,7 +285,7 @@ public struct CreatedInvoice: Sendable, JSONRepresentable {
     public var json: JSONValue {
         .object([
             ("invoice", .string(response.invoice)), ("paymentHash", .string(response.paymentHash)),
-            ("amountMsat", amountSats.map { .int(Int($0) * 1000) } ?? .null), ("description", .string(description)),
+            ("amountMsat", amountSats.map { .amount($0.msat) } ?? .null), ("description", .string(description)),
             ("expiresAt", .string(response.expiresAt.iso8601)), ("backend", .string(backend)),
         ])
     }
@@ -354,7 +356,7 @@ public struct Balance: Sendable, JSONRepresentable {
     /// fiat?: {currency, value, btcPrice}}`: `synced` false is the last synced balance.
     public var json: JSONValue {
         var fields: [(String, JSONValue)] = [
-            ("balanceSats", .int(Int(info.balanceSats))), ("balanceMsat", .int(Int(info.balanceMsat))),
+            ("balanceSats", .amount(info.balanceSats)), ("balanceMsat", .amount(info.balanceMsat)),
             ("backend", .string(backend)), ("nodeId", .string(info.nodeID)), ("synced", .bool(offline == nil)),
         ]
         if let offline {

@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaFormat
 import HawalaKeys
 import HawalaWallet
 
@@ -126,16 +127,16 @@ public final class LightningWallet: Sendable {
     /// The last balance `network`'s backend gave, and when the history was last synced with it:
     /// what a page shows, marked offline, when the backend does not answer (never a bare 0).
     /// Each note names its network: another network's is never read as this one's.
-    public static func lastKnownBalance(store: WalletStore, walletID: String, network: String?) -> (msat: UInt64, at: Date?)? {
-        guard let text = note(SettingKey.lastBalance, store: store, walletID: walletID, network: network), let msat = UInt64(text) else { return nil }
+    public static func lastKnownBalance(store: WalletStore, walletID: String, network: String?) -> (msat: Msat, at: Date?)? {
+        guard let text = note(SettingKey.lastBalance, store: store, walletID: walletID, network: network), let value = UInt64(text), let msat = try? Msat(value) else { return nil }
         return (msat, lastSyncedAt(store: store, walletID: walletID, network: network))
     }
 
     /// Keeps `msat` as `network`'s last known balance (written only when it changed; a failure
     /// to write loses nothing but the note).
-    static func rememberBalance(_ msat: UInt64, store: WalletStore, walletID: String, network: String?) {
+    static func rememberBalance(_ msat: Msat, store: WalletStore, walletID: String, network: String?) {
         if let known = lastKnownBalance(store: store, walletID: walletID, network: network), known.msat == msat { return }
-        try? store.setSetting(SettingKey.lastBalance, to: tagged(String(msat), network: network), walletID: walletID)
+        try? store.setSetting(SettingKey.lastBalance, to: tagged(String(msat.value), network: network), walletID: walletID)
     }
 
     /// When the history of `walletID` was last brought up to date with `network`'s backend.
@@ -205,7 +206,7 @@ public final class LightningWallet: Sendable {
         guard idempotencyKeyBytes.contains(key.utf8.count) else { throw .invalidIdempotencyKey(bytes: key.utf8.count) }
     }
 
-    private func pay(_ invoice: Bolt11Invoice, amountMsat: UInt64, feeMsat: UInt64, idempotencyKey: String, comment: String? = nil,
+    private func pay(_ invoice: Bolt11Invoice, amountMsat: Msat, feeMsat: Msat, idempotencyKey: String, comment: String? = nil,
                      send: () async throws -> Payment) async throws -> Payment {
         try Self.checkIdempotencyKey(idempotencyKey)
         // Never twice under one key, whatever became of the first (`earlier(for:)`): a pending
@@ -239,14 +240,13 @@ public final class LightningWallet: Sendable {
     /// `idempotencyKey`: recorded pending before sending, so a send whose answer never came
     /// (timeout, network gone) stays pending under its key — a retry with the key returns it,
     /// never sends again — until a sync says what became of it.
-    public func sendOnChain(_ quote: OnChainQuote, speed: OnChainSpeed, idempotencyKey: String, maxFeeSats: UInt64? = nil) async throws -> Payment {
+    public func sendOnChain(_ quote: OnChainQuote, speed: OnChainSpeed, idempotencyKey: String, maxFeeSats: Sats? = nil) async throws -> Payment {
         try Self.checkIdempotencyKey(idempotencyKey)
         if let earlier = try store.payment(walletID: wallet.id, idempotencyKey: idempotencyKey) { return earlier }
         let option = try quote.affordable(speed, maxFeeSats: maxFeeSats)
         let placeholder = Payment(
             id: "pending-" + hexString(Hash.sha256(Array(idempotencyKey.utf8)).prefix(12)), type: .send, status: .pending,
-            amountMsat: option.amountSat.multipliedReportingOverflow(by: 1000).partialValue,
-            feeMsat: option.feeSat.multipliedReportingOverflow(by: 1000).partialValue, timestamp: clock(), method: Payment.onChainMethod,
+            amountMsat: option.amountSat.msat, feeMsat: option.feeSat.msat, timestamp: clock(), method: Payment.onChainMethod,
             backend: backend.name, details: Payment.Details(description: "on-chain withdrawal", address: quote.address, confirmations: 0),
             idempotencyKey: idempotencyKey, network: network)
         try store.savePayment(placeholder, walletID: wallet.id)
@@ -265,15 +265,22 @@ public final class LightningWallet: Sendable {
 
     /// The key under which a new invoice is kept as a pending receive until it is paid: the
     /// backend's received payment carries the same key (added in `record`) and replaces it.
-    public static func invoiceKey(paymentHash: String) -> String { "receive:" + paymentHash }
+    public static func invoiceKey(paymentHash: String) -> String { Payment.invoiceKeyPrefix + paymentHash }
+
+    /// How many of the wallet's invoices on `network` wait for a payment at `now` (not paid,
+    /// not expired): what a home says apart from its payments.
+    public static func waitingInvoices(store: WalletStore, walletID: String, network: String?, now: Date) throws -> Int {
+        try store.payments(walletID: walletID, filter: PaymentFilter(type: .receive, status: .pending, network: network, limit: 1_000))
+            .filter { $0.isOpenInvoice && $0.receiveState(at: now) != .expired }.count
+    }
 
     /// Keeps a new invoice in the history as a pending receive, so unpaid invoices are listed
     /// (with their expiry, in the invoice) until a payment for them is recorded.
-    public func recordInvoice(_ response: ReceiveResponse, amountSats: UInt64?, description: String) throws {
+    public func recordInvoice(_ response: ReceiveResponse, amountSats: Sats?, description: String) throws {
         let key = LightningWallet.invoiceKey(paymentHash: response.paymentHash)
         let invoice = Payment(
             id: "invoice-" + response.paymentHash.prefix(24), type: .receive, status: .pending,
-            amountMsat: (amountSats ?? 0).multipliedReportingOverflow(by: 1000).partialValue, feeMsat: 0, timestamp: clock(),
+            amountMsat: (amountSats ?? .zero).msat, feeMsat: .zero, timestamp: clock(),
             backend: backend.name, details: Payment.Details(invoice: response.invoice, description: description.isEmpty ? nil : description,
                                                             paymentHash: response.paymentHash),
             idempotencyKey: key, network: network)
@@ -398,7 +405,7 @@ extension Payment {
 public enum ReceiveState: Sendable, Equatable {
     /// Not paid yet; payable until `expiresAt`.
     case waiting(expiresAt: Date)
-    case paid(amountMsat: UInt64)
+    case paid(amountMsat: Msat)
     case failed
     /// Past its expiry (or unreadable): it can't be paid any more.
     case expired

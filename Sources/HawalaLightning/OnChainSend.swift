@@ -5,7 +5,7 @@ import HawalaWallet
 /// How much an on-chain withdrawal sends: an amount (the fee comes on top), or everything (the
 /// fee comes out of it, and nothing stays).
 public enum OnChainAmount: Sendable, Equatable {
-    case sats(UInt64)
+    case sats(Sats)
     case all
 }
 
@@ -14,7 +14,7 @@ extension OnChainAmount {
     /// nil when none was given (the faces ask for one).
     /// - Throws: `LightningError.linkAmountMismatch` when the link asks for an amount and
     ///   another (or everything) was asked: a link's amount is the payee's, never overridden.
-    public static func chosen(all: Bool, typed: UInt64?, fromURI: UInt64?) throws(LightningError) -> OnChainAmount? {
+    public static func chosen(all: Bool, typed: Sats?, fromURI: Sats?) throws(LightningError) -> OnChainAmount? {
         if let asked = fromURI, all || (typed != nil && typed != asked) {
             throw .linkAmountMismatch(linkSats: asked, givenSats: all ? nil : typed)
         }
@@ -29,16 +29,17 @@ public struct OnChainQuote: Sendable, JSONRepresentable {
     public struct Option: Sendable, Equatable {
         public let speed: OnChainSpeed
         /// What the address receives.
-        public let amountSat: UInt64
-        public let feeSat: UInt64
-        /// What leaves the wallet: amount + fee (saturating: an absurd amount is refused, never a crash).
-        public var totalSat: UInt64 { amountSat.addingReportingOverflow(feeSat).overflow ? .max : amountSat + feeSat }
+        public let amountSat: Sats
+        public let feeSat: Sats
+        /// What leaves the wallet: amount + fee (at most the supply: a sum beyond it is never
+        /// affordable, and is refused before it could be sent).
+        public var totalSat: Sats { (try? amountSat + feeSat) ?? .supply }
         /// What the wallet keeps after it.
-        public let remainingSat: UInt64
+        public let remainingSat: Sats
         /// Whether the balance covers it (and it is above dust).
         public let affordable: Bool
 
-        public init(speed: OnChainSpeed, amountSat: UInt64, feeSat: UInt64, remainingSat: UInt64, affordable: Bool) {
+        public init(speed: OnChainSpeed, amountSat: Sats, feeSat: Sats, remainingSat: Sats, affordable: Bool) {
             self.speed = speed
             self.amountSat = amountSat
             self.feeSat = feeSat
@@ -49,13 +50,13 @@ public struct OnChainQuote: Sendable, JSONRepresentable {
 
     public let address: String
     public let amount: OnChainAmount
-    public let balanceSat: UInt64
+    public let balanceSat: Sats
     /// Fast, medium, slow.
     public let options: [Option]
     /// The backend's own quote, handed back to send (Spark: the SDK's prepared payment).
     public let backendQuote: (any Sendable)?
 
-    public init(address: String, amount: OnChainAmount, balanceSat: UInt64, options: [Option], backendQuote: (any Sendable)? = nil) {
+    public init(address: String, amount: OnChainAmount, balanceSat: Sats, options: [Option], backendQuote: (any Sendable)? = nil) {
         self.address = address
         self.amount = amount
         self.balanceSat = balanceSat
@@ -68,11 +69,10 @@ public struct OnChainQuote: Sendable, JSONRepresentable {
 
     /// The figures at `speed`, refused when the balance does not cover them, or when the fee is
     /// above `maxFeeSats`.
-    public func affordable(_ speed: OnChainSpeed, maxFeeSats: UInt64? = nil) throws(LightningError) -> Option {
+    public func affordable(_ speed: OnChainSpeed, maxFeeSats: Sats? = nil) throws(LightningError) -> Option {
         guard let option = option(speed) else { throw .unsupported(backend: "this backend", .onChainAddress) }
         if let maxFeeSats, option.feeSat > maxFeeSats {
-            throw .feeAboveMaximum(feeMsat: option.feeSat.multipliedReportingOverflow(by: 1000).partialValue,
-                                   maximumMsat: maxFeeSats.multipliedReportingOverflow(by: 1000).partialValue)
+            throw .feeAboveMaximum(feeMsat: option.feeSat.msat, maximumMsat: maxFeeSats.msat)
         }
         guard option.affordable else {
             if amount == .all { throw .nothingToSend(balanceSat: balanceSat, feeSat: option.feeSat, speed: speed.rawValue) }
@@ -84,17 +84,18 @@ public struct OnChainQuote: Sendable, JSONRepresentable {
 
     /// Prices a withdrawal of `amount` from `balanceSat` at each speed's fee (`feeSat`): what an
     /// amount leaves, or what everything less the fee sends. Below `dustSat` nothing is sent.
-    public static func price(address: String, amount: OnChainAmount, balanceSat: UInt64, dustSat: UInt64 = OnChainQuote.dustSat,
-                             fees: [(OnChainSpeed, UInt64)], backendQuote: (any Sendable)? = nil) -> OnChainQuote {
+    public static func price(address: String, amount: OnChainAmount, balanceSat: Sats, dustSat: Sats = OnChainQuote.dustSat,
+                             fees: [(OnChainSpeed, Sats)], backendQuote: (any Sendable)? = nil) -> OnChainQuote {
         let options = fees.map { speed, fee -> Option in
             switch amount {
             case .sats(let sats):
-                let (total, overflow) = sats.addingReportingOverflow(fee)
-                let ok = !overflow && total <= balanceSat && sats >= dustSat
-                return Option(speed: speed, amountSat: sats, feeSat: fee, remainingSat: ok ? balanceSat - total : 0, affordable: ok)
+                let total = try? sats + fee
+                let remaining = total.flatMap { try? balanceSat - $0 }
+                let ok = remaining != nil && sats >= dustSat
+                return Option(speed: speed, amountSat: sats, feeSat: fee, remainingSat: remaining ?? .zero, affordable: ok)
             case .all:
-                let sent = balanceSat > fee ? balanceSat - fee : 0
-                return Option(speed: speed, amountSat: sent, feeSat: fee, remainingSat: 0, affordable: sent >= dustSat)
+                let sent = balanceSat.minusOrZero(fee)
+                return Option(speed: speed, amountSat: sent, feeSat: fee, remainingSat: .zero, affordable: sent >= dustSat)
             }
         }
         return OnChainQuote(address: address, amount: amount, balanceSat: balanceSat, options: options, backendQuote: backendQuote)
@@ -123,17 +124,17 @@ public struct OnChainQuote: Sendable, JSONRepresentable {
     }
 
     /// Outputs below this are not relayed.
-    public static let dustSat: UInt64 = 546
+    public static let dustSat: Sats = 546
     /// The size of a withdrawal transaction, for a rate's fee (one input, two outputs).
     public static let withdrawalVbytes: UInt64 = 141
 
     /// `{address, all, balanceSat, options: [{speed, amountSat, feeSat, totalSat, remainingSat, affordable}]}`
     public var json: JSONValue {
         .object([
-            ("address", .string(address)), ("all", .bool(amount == .all)), ("balanceSat", .int(Int(balanceSat))),
+            ("address", .string(address)), ("all", .bool(amount == .all)), ("balanceSat", .amount(balanceSat)),
             ("options", .array(options.map { o in
-                .object([("speed", .string(o.speed.rawValue)), ("amountSat", .int(Int(o.amountSat))), ("feeSat", .int(Int(o.feeSat))),
-                         ("totalSat", .int(Int(o.totalSat))), ("remainingSat", .int(Int(o.remainingSat))), ("affordable", .bool(o.affordable))])
+                .object([("speed", .string(o.speed.rawValue)), ("amountSat", .amount(o.amountSat)), ("feeSat", .amount(o.feeSat)),
+                         ("totalSat", .amount(o.totalSat)), ("remainingSat", .amount(o.remainingSat)), ("affordable", .bool(o.affordable))])
             })),
         ])
     }
@@ -143,7 +144,7 @@ extension PaymentInput {
     /// The Bitcoin address this input pays on-chain, and the amount its URI asks for: a bare
     /// address, or a bitcoin: URI without a Lightning invoice. nil for anything paid over
     /// Lightning.
-    public var onChainTarget: (address: String, amountSats: UInt64?)? {
+    public var onChainTarget: (address: String, amountSats: Sats?)? {
         switch self {
         case .bitcoinAddress(let address, _): (address, nil)
         case .bitcoinURI(let uri) where uri.lightning == nil && !uri.address.isEmpty: (uri.address, uri.amountSats)

@@ -190,9 +190,9 @@ public struct ConnectRequest: Sendable {
 public struct NodeInfo: Sendable, Equatable {
     /// Hex of the node's compressed public key.
     public let nodeID: String
-    public let balanceMsat: UInt64
-    public var balanceSats: UInt64 { balanceMsat / 1000 }
-    public init(nodeID: String, balanceMsat: UInt64) {
+    public let balanceMsat: Msat
+    public var balanceSats: Sats { balanceMsat.sats(.down) }
+    public init(nodeID: String, balanceMsat: Msat) {
         self.nodeID = nodeID
         self.balanceMsat = balanceMsat
     }
@@ -202,8 +202,8 @@ public struct PrepareSendRequest: Sendable {
     /// A BOLT11 invoice (or a BIP21 URI carrying one).
     public let input: String
     /// Required for an amountless invoice; must match an invoice's own amount otherwise.
-    public let amountSats: UInt64?
-    public init(input: String, amountSats: UInt64? = nil) {
+    public let amountSats: Sats?
+    public init(input: String, amountSats: Sats? = nil) {
         self.input = input
         self.amountSats = amountSats
     }
@@ -213,12 +213,14 @@ public struct PrepareSendRequest: Sendable {
 public struct PrepareSendResponse: Sendable {
     public let invoiceText: String
     public let invoice: Bolt11Invoice
-    public let amountMsat: UInt64
-    public let feeMsat: UInt64
-    public var totalMsat: UInt64 { amountMsat + feeMsat }
+    public let amountMsat: Msat
+    public let feeMsat: Msat
+    /// Amount + fee.
+    /// - Throws: `AmountError.aboveSupply` when the two add up to more than all the bitcoin there is.
+    public func totalMsat() throws(AmountError) -> Msat { try amountMsat + feeMsat }
     public var description: String? { invoice.description }
     public var expiresAt: Date { invoice.expiresAt }
-    public init(invoiceText: String, invoice: Bolt11Invoice, amountMsat: UInt64, feeMsat: UInt64) {
+    public init(invoiceText: String, invoice: Bolt11Invoice, amountMsat: Msat, feeMsat: Msat) {
         self.invoiceText = invoiceText
         self.invoice = invoice
         self.amountMsat = amountMsat
@@ -244,70 +246,71 @@ extension PrepareSendRequest {
 
     /// The amount to pay `invoice`, checked against this request, the network and the clock:
     /// an invoice's own amount, or the request's for an amountless invoice.
-    public static func amountMsat(paying invoice: Bolt11Invoice, amountSats: UInt64?, network: LightningNetwork,
-                                  backendName: String, now: Date) throws -> UInt64 {
+    public static func amountMsat(paying invoice: Bolt11Invoice, amountSats: Sats?, network: LightningNetwork,
+                                  backendName: String, now: Date) throws -> Msat {
         guard invoice.network == network else { throw LightningError.wrongNetwork(invoice: invoice.network, backend: network, backendName: backendName) }
         guard !invoice.isExpired(at: now) else { throw LightningError.expired(invoice.expiresAt) }
-        let amountMsat: UInt64
+        let amountMsat: Msat
         switch (invoice.amountMsat, amountSats) {
         case (nil, nil): throw LightningError.amountRequired
-        case (let invoiceMsat?, let given?) where given.multipliedReportingOverflow(by: 1000).partialValue != invoiceMsat:
-            throw LightningError.amountMismatch(invoiceSats: invoiceMsat / 1000, givenSats: given)
+        case (let invoiceMsat?, let given?) where given.msat != invoiceMsat:
+            throw LightningError.amountMismatch(invoiceSats: invoiceMsat.sats(.down), givenSats: given)
         case (let invoiceMsat?, _): amountMsat = invoiceMsat
-        case (nil, let given?):
-            let (msat, overflow) = given.multipliedReportingOverflow(by: 1000)
-            guard !overflow, msat > 0, msat <= PaymentLimits.maximumMsat else {
-                throw LightningError.outOfRange(.amount)
-            }
-            amountMsat = msat
+        case (nil, let given?): amountMsat = given.msat
         }
-        guard amountMsat > 0 else { throw LightningError.outOfRange(.amount) }
+        guard amountMsat > .zero, amountMsat < .supply else { throw LightningError.outOfRange(.amount) }
         return amountMsat
     }
 }
 
 /// Which bound of `PaymentLimits` a request broke.
 public enum PaymentLimit: Equatable, Sendable, CustomStringConvertible {
-    /// An amount: 1 sat (1 msat for an invoice's own) to 21,000,000 BTC.
+    /// An amount: 1 sat (1 msat for an invoice's own), below the bitcoin supply.
     case amount
     /// An invoice's expiry: `PaymentLimits.expiryRange`.
     case expiry
     /// A description longer than `PaymentLimits.maximumDescriptionBytes`.
     case description
-    /// A balance above 21,000,000 BTC (devnet's funding).
+    /// A balance above the bitcoin supply (devnet's funding).
     case balance
     /// An on-chain fee rate outside 1 to 10,000 sat/vB.
     case feeRate
+    /// Devnet blocks mined at once: 1 to 1,000.
+    case blocks
+    /// A Lightning address's description above `LightningAddressInfo.maximumDescriptionScalars`.
+    case addressDescription
 
     public var description: String {
         switch self {
-        case .amount: "the amount must be between 1 sat and 21,000,000 BTC"
+        case .amount: "the amount must be at least 1 sat and less than all the bitcoin there will ever be (20,999,999.9769 BTC)"
         case .expiry: "the expiry must be between 1 second and 1 year"
-        case .description: "the description is longer than \(PaymentLimits.maximumDescriptionBytes) bytes"
-        case .balance: "a balance can't exceed 21,000,000 BTC"
+        case .description: "the description is too long for an invoice: it holds \(PaymentLimits.maximumDescriptionBytes) bytes, about as many plain letters (an accent or an emoji takes 2 to 4)"
+        case .balance: "a balance can't exceed all the bitcoin there will ever be (20,999,999.9769 BTC)"
         case .feeRate: "a fee rate is a whole number of sat/vB, from 1 to 10,000"
+        case .blocks: "mine 1 to 1,000 blocks at a time"
+        case .addressDescription: "the description is longer than \(LightningAddressInfo.maximumDescriptionScalars) characters: payers see a short line"
         }
     }
 }
 
 /// Bounds every backend checks the same way.
 public enum PaymentLimits {
-    /// 21,000,000 BTC in msat.
-    public static let maximumMsat: UInt64 = 21_000_000 * 100_000_000 * 1000
     /// Invoice expiry: 1 second to 1 year.
     public static let expiryRange: ClosedRange<UInt64> = 1...31_536_000
     /// The longest description a BOLT11 `d` field carries.
     public static let maximumDescriptionBytes = 639
 
+    /// Checks an amount to send, receive or fund: at least 1 sat, less than all the bitcoin there is.
+    public static func check(amount: Sats) throws(LightningError) {
+        guard amount > .zero, amount < .supply else { throw .outOfRange(.amount) }
+    }
+
     /// Checks a receive request; returns its amount in msat (nil: amountless).
-    public static func check(_ request: ReceiveRequest) throws -> UInt64? {
-        var amountMsat: UInt64?
+    public static func check(_ request: ReceiveRequest) throws -> Msat? {
+        var amountMsat: Msat?
         if let sats = request.amountSats {
-            let (msat, overflow) = sats.multipliedReportingOverflow(by: 1000)
-            guard sats > 0, !overflow, msat <= maximumMsat else {
-                throw LightningError.outOfRange(.amount)
-            }
-            amountMsat = msat
+            try check(amount: sats)
+            amountMsat = sats.msat
         }
         guard expiryRange.contains(request.expirySeconds) else {
             throw LightningError.outOfRange(.expiry)
@@ -321,9 +324,9 @@ public enum PaymentLimits {
 
 public struct PrepareLnurlPayRequest: Sendable {
     public let payRequest: LNURLPayRequest
-    public let amountSats: UInt64
+    public let amountSats: Sats
     public let comment: String?
-    public init(payRequest: LNURLPayRequest, amountSats: UInt64, comment: String? = nil) {
+    public init(payRequest: LNURLPayRequest, amountSats: Sats, comment: String? = nil) {
         self.payRequest = payRequest
         self.amountSats = amountSats
         self.comment = comment
@@ -346,10 +349,10 @@ public struct PrepareLnurlPayResponse: Sendable {
 
 public struct ReceiveRequest: Sendable {
     /// nil: an amountless invoice (the payer chooses).
-    public let amountSats: UInt64?
+    public let amountSats: Sats?
     public let description: String
     public let expirySeconds: UInt64
-    public init(amountSats: UInt64?, description: String = "", expirySeconds: UInt64 = Bolt11Invoice.defaultExpiry) {
+    public init(amountSats: Sats?, description: String = "", expirySeconds: UInt64 = Bolt11Invoice.defaultExpiry) {
         self.amountSats = amountSats
         self.description = description
         self.expirySeconds = expirySeconds
@@ -360,9 +363,9 @@ public struct ReceiveResponse: Sendable {
     public let invoice: String
     public let paymentHash: String
     /// What receiving costs (0 on devnet).
-    public let feeMsat: UInt64
+    public let feeMsat: Msat
     public let expiresAt: Date
-    public init(invoice: String, paymentHash: String, feeMsat: UInt64, expiresAt: Date) {
+    public init(invoice: String, paymentHash: String, feeMsat: Msat, expiresAt: Date) {
         self.invoice = invoice
         self.paymentHash = paymentHash
         self.feeMsat = feeMsat
@@ -470,16 +473,16 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     case depositNotAvailable(String, state: String)
     /// The balance does not cover a withdrawal at this speed (amount + fee), or what it would
     /// send is below dust.
-    case insufficientOnChainBalance(neededSat: UInt64, balanceSat: UInt64, speed: String)
+    case insufficientOnChainBalance(neededSat: Sats, balanceSat: Sats, speed: String)
     /// The exit planned recovers nothing (why: a leaf's reason, or none kept with funds).
     case nothingToRecover(String)
     /// The exit needs `fundingSat` from an on-chain output of the wallet's own for its fees,
     /// which Hawala cannot sign yet.
-    case exitNeedsFunding(fundingSat: UInt64)
+    case exitNeedsFunding(fundingSat: Sats)
     /// A bitcoin: link asks for `linkSats`; another amount (nil: everything) was asked.
-    case linkAmountMismatch(linkSats: UInt64, givenSats: UInt64?)
+    case linkAmountMismatch(linkSats: Sats, givenSats: Sats?)
     /// Everything was asked for, and the balance less the fee is below dust.
-    case nothingToSend(balanceSat: UInt64, feeSat: UInt64, speed: String)
+    case nothingToSend(balanceSat: Sats, feeSat: Sats, speed: String)
     /// The wallet keeps no exit state for this network yet (it is kept at each sync).
     case noExitState(network: String)
     /// An exit state that does not read (altered, or another backend's).
@@ -487,18 +490,18 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     /// The devnet ledger at `path` can't be opened or read (the system's or SQLite's reason).
     case devnetLedger(path: String, reason: String)
     case amountRequired
-    case amountMismatch(invoiceSats: UInt64, givenSats: UInt64)
+    case amountMismatch(invoiceSats: Sats, givenSats: Sats)
     /// A comment for the payee goes only through an LNURL service (LUD-12); this input has none.
     case commentNotAccepted
     /// A request outside a bound every backend keeps (`PaymentLimits`).
     case outOfRange(PaymentLimit)
     case wrongNetwork(invoice: LightningNetwork, backend: LightningNetwork, backendName: String)
     case expired(Date)
-    case insufficientBalance(haveMsat: UInt64, needMsat: UInt64)
+    case insufficientBalance(haveMsat: Msat, needMsat: Msat)
     case ownInvoice
     case alreadyPaid
     case unknownDestination(String)
-    case feeAboveMaximum(feeMsat: UInt64, maximumMsat: UInt64)
+    case feeAboveMaximum(feeMsat: Msat, maximumMsat: Msat)
     /// Something the backend does not do, or was not set up for.
     case unsupported(backend: String, Unsupported)
     /// The backend, or a service it went through, refused: `reason` is its own words.

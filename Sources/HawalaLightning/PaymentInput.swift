@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaFormat
 import HawalaKeys
 
 /// Why a payment input was refused.
@@ -29,7 +30,7 @@ public struct BitcoinURI: Sendable, Equatable {
     /// Empty when the URI carries only other payment methods (BIP-321 allows that).
     public let address: String
     public let network: Network?
-    public let amountSats: UInt64?
+    public let amountSats: Sats?
     public let label: String?
     public let message: String?
     /// The `lightning=` invoice, preferred over the address when present.
@@ -57,7 +58,16 @@ public enum PaymentInput: Sendable {
     /// be plain http on 127.0.0.1.
     /// - Throws: `PaymentInputError` naming what is wrong with the kind it looks like.
     public static func parse(_ text: String, allowLoopbackHTTP: Bool = false) throws(PaymentInputError) -> PaymentInput {
-        var input = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        // An invoice, an LNURL or an address wrapped over lines (a chat, a PDF) is taken whole,
+        // as wallets do: they are checksummed, so a space inside can only be the wrapping. A
+        // bitcoin: link or a Lightning address keeps its inside as typed (a space in an amount
+        // is no digit to drop).
+        guard text.utf8.count <= Bolt11Invoice.maximumLength * 4 else { throw .unrecognized }
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let compact = trimmed.filter { !$0.isWhitespace }
+        let wrapped = compact.lowercased().hasPrefix("ln") || compact.lowercased().hasPrefix("lightning:")
+            || !compact.contains(where: { ":@?".contains($0) })
+        var input = wrapped ? compact : trimmed
         guard !input.isEmpty, input.utf8.count <= Bolt11Invoice.maximumLength * 2 else { throw .unrecognized }
         let lower = input.lowercased()
         if lower.hasPrefix("lightning:") {
@@ -166,7 +176,7 @@ public enum PaymentInput: Sendable {
                 do { try Address.validate(address, chain: .bitcoin) } catch { throw .invalidBitcoinAddress("\(error)") }
             }
         }
-        var amount: UInt64?, label: String?, message: String?, lightning: Bolt11Invoice?
+        var amount: Sats?, label: String?, message: String?, lightning: Bolt11Invoice?
         var seen = Set<String>()
         for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
             let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -190,7 +200,9 @@ public enum PaymentInput: Sendable {
     }
 
     /// A decimal bitcoin amount as satoshis, exactly (BIP21's rules: see `BIP21.satoshis`).
-    public static func sats(_ text: String) throws(PaymentInputError) -> UInt64 {
-        do { return try BIP21.satoshis(text) } catch { throw .invalidBitcoinURI(error.description) }
+    public static func sats(_ text: String) throws(PaymentInputError) -> Sats {
+        let value: UInt64
+        do { value = try BIP21.satoshis(text) } catch { throw .invalidBitcoinURI(error.description) }
+        do { return try Sats(value) } catch { throw .invalidBitcoinURI("amount \"\(text)\": \(error.description)") }
     }
 }

@@ -16,7 +16,7 @@ extension PaymentInput: JSONRepresentable {
             return .object([
                 ("type", .string("bitcoin-uri")), ("address", uri.address.isEmpty ? .null : .string(uri.address)),
                 ("network", uri.network.map { .string($0.rawValue) } ?? .null),
-                ("amountSats", uri.amountSats.map { .int(Int($0)) } ?? .null),
+                ("amountSats", uri.amountSats.map { .amount($0) } ?? .null),
                 ("label", uri.label.map { .string($0) } ?? .null), ("message", uri.message.map { .string($0) } ?? .null),
                 ("lightning", uri.lightning.map(\.json) ?? .null),
             ])
@@ -33,7 +33,7 @@ extension Bolt11Invoice: JSONRepresentable {
         let i = self
         return .object([
             ("network", .string(i.network.rawValue)),
-            ("amountMsat", i.amountMsat.map { .int(Int($0)) } ?? .null),
+            ("amountMsat", i.amountMsat.map { .amount($0) } ?? .null),
             ("paymentHash", .string(hexString(i.paymentHash))),
             ("paymentSecret", i.paymentSecret.map { .string(hexString($0)) } ?? .null),
             ("description", i.description.map { .string($0) } ?? .null),

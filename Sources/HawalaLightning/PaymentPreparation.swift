@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaFormat
 import HawalaKeys
 import HawalaWallet
 
@@ -116,7 +117,7 @@ extension LightningWallet {
     /// Prepares a payment (nothing is sent): the invoice's or the LNURL service's amount and
     /// the fee, refused when the fee is above `maxFeeSats`. `lnurl` is needed for a Lightning
     /// address or an LNURL, which also need `amountSats`.
-    public func prepare(_ input: PaymentInput, text: String, amountSats: UInt64?, comment: String?, maxFeeSats: UInt64?,
+    public func prepare(_ input: PaymentInput, text: String, amountSats: Sats?, comment: String?, maxFeeSats: Sats?,
                         lnurl: LNURLPayFlow?) async throws -> PreparedPayment {
         let prepared: PreparedPayment
         if input.isLNURL, let lnurl {
@@ -126,8 +127,8 @@ extension LightningWallet {
         } else {
             prepared = .invoice(try await backend.prepareSendPayment(PrepareSendRequest(input: text, amountSats: amountSats)))
         }
-        if let maxFeeSats, prepared.prepared.feeMsat > maxFeeSats.multipliedReportingOverflow(by: 1000).partialValue {
-            throw LightningError.feeAboveMaximum(feeMsat: prepared.prepared.feeMsat, maximumMsat: maxFeeSats * 1000)
+        if let maxFeeSats, prepared.prepared.feeMsat > maxFeeSats.msat {
+            throw LightningError.feeAboveMaximum(feeMsat: prepared.prepared.feeMsat, maximumMsat: maxFeeSats.msat)
         }
         return prepared
     }

@@ -9,7 +9,7 @@ import HawalaWallet
 
 /// Millisatoshis as whole sats for people ("1,216,045 sat"), rounded as `AmountText.Rounding`
 /// says: up for what leaves the wallet, down for what it holds or receives.
-public func satsText(_ msat: UInt64, _ rounding: AmountText.Rounding) -> String { AmountText.sats(msat, rounding: rounding) }
+public func satsText(_ msat: Msat, _ rounding: AmountText.Rounding) -> String { AmountText.sats(msat, rounding: rounding) }
 
 /// What a payment sent costs, as every face shows it (the preview, the receipt, a history
 /// line): the amount and the total rounded up, and the fee as their difference, so the three
@@ -19,28 +19,36 @@ public struct SendFigures: Sendable, Equatable {
     public let fee: String
     public let total: String
 
-    public init(amountMsat: UInt64, feeMsat: UInt64) {
-        let amountSats = amountMsat / 1000 + (amountMsat % 1000 == 0 ? 0 : 1)
-        let totalMsat = amountMsat + feeMsat
-        let totalSats = totalMsat / 1000 + (totalMsat % 1000 == 0 ? 0 : 1)
-        amount = AmountText.grouped(amountSats) + " sat"
-        fee = AmountText.grouped(totalSats - amountSats) + " sat"
-        total = AmountText.grouped(totalSats) + " sat"
+    public init(amountMsat: Msat, feeMsat: Msat) {
+        let sent = WholeSatsSent(amount: amountMsat, fee: feeMsat)
+        amount = AmountText.sats(sent.amount)
+        fee = AmountText.sats(sent.fee)
+        total = AmountText.sats(sent.total)
     }
 }
 
 extension Payment {
     /// The amount with its sign, as a person reads it in a list: "−2,504 sat" for a send (its
-    /// total), "+2,500 sat" for a receive.
+    /// total), "+2,500 sat" for a receive; an invoice not paid is no payment: "asks 2,500 sat",
+    /// or "any amount".
     public var signedAmountText: String {
-        type == .send ? "−" + SendFigures(amountMsat: amountMsat, feeMsat: feeMsat).total : "+" + satsText(amountMsat, .down)
+        if isOpenInvoice { return amountMsat > .zero ? "asks " + satsText(amountMsat, .down) : "any amount" }
+        return type == .send ? "−" + SendFigures(amountMsat: amountMsat, feeMsat: feeMsat).total : "+" + satsText(amountMsat, .down)
     }
 }
 
 extension Payment {
+    /// What a list says beside a send's total: "incl. 4 sat fee" (nil for a receive, or a send
+    /// without a fee). The same figures as the preview and the receipt (`WholeSatsSent`).
+    public var feeNote: String? {
+        guard type == .send else { return nil }
+        let sent = WholeSatsSent(amount: amountMsat, fee: feeMsat)
+        return sent.fee > .zero ? "incl. \(AmountText.sats(sent.fee)) fee" : nil
+    }
+
     /// What a list shows as the payment's name: its description, else "Received" or "Sent".
     public var plainTitle: String {
-        let text = DisplayText.safe(String((details.description ?? "").prefix(80))).trimmingCharacters(in: .whitespaces)
+        let text = DisplayText.safe(TextLimit.prefix(details.description ?? "", scalars: 80)).trimmingCharacters(in: .whitespaces)
         return text.isEmpty ? (type == .send ? "Sent" : "Received") : text
     }
 
@@ -72,7 +80,7 @@ extension Payment {
         if let d = details.description, !d.isEmpty { rows.append(("description", DisplayText.safe(d))) }
         if let c = details.comment, !c.isEmpty { rows.append(("comment", DisplayText.safe(c))) }
         if isOnChain {
-            if type == .receive, feeMsat > 0 { rows.append(("claim fee", satsText(feeMsat, .up))) }
+            if type == .receive, feeMsat > .zero { rows.append(("claim fee", satsText(feeMsat, .up))) }
             if let address = details.address { rows.append((type == .send ? "to address" : "your deposit address", address)) }
             if let confirmations = details.confirmations { rows.append(("confirmations", AmountText.grouped(UInt64(max(0, confirmations))))) }
         }
@@ -90,19 +98,14 @@ extension Payment {
     /// description, failure reason, and an unpaid invoice's expiry.
     public func historyLine(now: Date = Date()) -> String {
         var text = "\(PaymentExport.date(timestamp))  "
-        if type == .send {
-            let figures = SendFigures(amountMsat: amountMsat, feeMsat: feeMsat)
-            text += "-\(figures.amount) (fee \(figures.fee))"
-        } else {
-            text += "+\(satsText(amountMsat, .down))"
-        }
+        text += signedAmountText + (feeNote.map { " (\($0))" } ?? "")
         text += "  \(status.rawValue)  \(id)"
-        if let d = details.description, !d.isEmpty { text += "  \(DisplayText.safe(String(d.prefix(60))))" }
-        if let c = details.comment, !c.isEmpty { text += "  “\(DisplayText.safe(String(c.prefix(60))))”" }
+        if let d = details.description, !d.isEmpty { text += "  \(DisplayText.safe(TextLimit.prefix(d, scalars: 60)))" }
+        if let c = details.comment, !c.isEmpty { text += "  “\(DisplayText.safe(TextLimit.prefix(c, scalars: 60)))”" }
         if let reason = failureReason { text += "  [\(DisplayText.safe(reason))]" }
         if isOnChain, let txid = details.txid {
             if let address = details.address { text += type == .send ? "  to \(address)" : "  at \(address)" }
-            if type == .receive, feeMsat > 0 { text += "  (claim fee \(satsText(feeMsat, .up)))" }
+            if type == .receive, feeMsat > .zero { text += "  (claim fee \(satsText(feeMsat, .up)))" }
             text += "  tx \(txid.prefix(16))…, \(details.confirmations.map { "\($0) confirmation\($0 == 1 ? "" : "s")" } ?? "confirmations unknown")"
         }
         if let expiry = invoiceExpiry { text += receiveState(at: now) == .expired ? "  (invoice expired \(expiry.iso8601))" : "  (unpaid invoice, expires \(expiry.iso8601))" }
@@ -144,7 +147,7 @@ extension PreparedPayment {
     public func previewRows(rate: FiatRate?) -> [(label: String, value: String)] {
         let figures = SendFigures(amountMsat: prepared.amountMsat, feeMsat: prepared.feeMsat)
         var rows = [("amount", figures.amount), ("fee", figures.fee), ("total", figures.total)]
-        if let rate { rows.append(("≈", "\(AmountText.fiat(rate.value(msat: prepared.totalMsat), currency: rate.currency)) in total")) }
+        if let rate { rows.append(("≈", "\(AmountText.fiat(rate.value(msat: (try? prepared.totalMsat()) ?? .supply), currency: rate.currency)) in total")) }
         rows += [
             ("description", prepared.description.flatMap { $0.isEmpty ? nil : DisplayText.safe($0) } ?? "(none)"),
             ("to", hexString(prepared.invoice.payee)),
@@ -207,4 +210,4 @@ extension PaymentInput {
 }
 
 /// An amount in sat, exact: "2,503.5 sat" (details, a decoded invoice).
-public func exactSatsText(_ msat: UInt64) -> String { AmountText.exactSats(msat) }
+public func exactSatsText(_ msat: Msat) -> String { AmountText.exactSats(msat) }

@@ -12,9 +12,9 @@ import HawalaWallet
 public struct ExitSnapshot: Sendable {
     public let state: SecretBytes
     /// The value it covers, when the backend says.
-    public let valueSat: UInt64?
+    public let valueSat: Sats?
     public let leafCount: Int?
-    public init(state: SecretBytes, valueSat: UInt64?, leafCount: Int?) {
+    public init(state: SecretBytes, valueSat: Sats?, leafCount: Int?) {
         self.state = state
         self.valueSat = valueSat
         self.leafCount = leafCount
@@ -25,10 +25,10 @@ public struct ExitSnapshot: Sendable {
 public struct ExitPlan: Sendable, JSONRepresentable {
     public struct Leaf: Sendable, Equatable {
         public let id: String
-        public let valueSat: UInt64
+        public let valueSat: Sats
         /// How it is recovered ("unilateral", "cooperative", …, as the backend names it).
         public let method: String
-        public init(id: String, valueSat: UInt64, method: String) {
+        public init(id: String, valueSat: Sats, method: String) {
             self.id = id
             self.valueSat = valueSat
             self.method = method
@@ -46,17 +46,17 @@ public struct ExitPlan: Sendable, JSONRepresentable {
 
     public let leaves: [Leaf]
     public let skipped: [Skipped]
-    public let recoverableSat: UInt64
-    public let feeSat: UInt64
+    public let recoverableSat: Sats
+    public let feeSat: Sats
     /// What must come from an on-chain UTXO of the wallet's own to pay the exit's fees (CPFP);
     /// 0 when the leaves pay their own way.
-    public let fundingSat: UInt64
+    public let fundingSat: Sats
     public let satPerVbyte: UInt64
     public let destination: String
     /// The backend's own plan, handed back to run it.
     public let backendPlan: (any Sendable)?
 
-    public init(leaves: [Leaf], skipped: [Skipped], recoverableSat: UInt64, feeSat: UInt64, fundingSat: UInt64, satPerVbyte: UInt64,
+    public init(leaves: [Leaf], skipped: [Skipped], recoverableSat: Sats, feeSat: Sats, fundingSat: Sats, satPerVbyte: UInt64,
                 destination: String, backendPlan: (any Sendable)? = nil) {
         self.leaves = leaves
         self.skipped = skipped
@@ -70,8 +70,8 @@ public struct ExitPlan: Sendable, JSONRepresentable {
 
     /// Why this plan can't be run (nil: it can): nothing to recover, or funding Hawala can't sign.
     public var refusal: LightningError? {
-        if recoverableSat == 0 { return .nothingToRecover(skipped.first?.reason ?? "the kept state holds no funds") }
-        if fundingSat > 0 { return .exitNeedsFunding(fundingSat: fundingSat) }
+        if recoverableSat == .zero { return .nothingToRecover(skipped.first?.reason ?? "the kept state holds no funds") }
+        if fundingSat > .zero { return .exitNeedsFunding(fundingSat: fundingSat) }
         return nil
     }
 
@@ -79,14 +79,14 @@ public struct ExitPlan: Sendable, JSONRepresentable {
     public static let feeRates: ClosedRange<UInt64> = 1...10_000
 
     /// What reaches the destination: the recoverable value less the fees it pays itself.
-    public var receivedSat: UInt64 { recoverableSat > feeSat ? recoverableSat - feeSat : 0 }
+    public var receivedSat: Sats { recoverableSat.minusOrZero(feeSat) }
 
     /// `{recoverableSat, feeSat, fundingSat, receivedSat, satPerVbyte, destination, leaves: [{id, valueSat, method}], skipped: [{id, reason}]}`
     public var json: JSONValue {
         .object([
-            ("recoverableSat", .int(Int(recoverableSat))), ("feeSat", .int(Int(feeSat))), ("fundingSat", .int(Int(fundingSat))),
-            ("receivedSat", .int(Int(receivedSat))), ("satPerVbyte", .int(Int(satPerVbyte))), ("destination", .string(destination)),
-            ("leaves", .array(leaves.map { .object([("id", .string($0.id)), ("valueSat", .int(Int($0.valueSat))), ("method", .string($0.method))]) })),
+            ("recoverableSat", .amount(recoverableSat)), ("feeSat", .amount(feeSat)), ("fundingSat", .amount(fundingSat)),
+            ("receivedSat", .amount(receivedSat)), ("satPerVbyte", .int(Int(clamping: satPerVbyte))), ("destination", .string(destination)),
+            ("leaves", .array(leaves.map { .object([("id", .string($0.id)), ("valueSat", .amount($0.valueSat)), ("method", .string($0.method))]) })),
             ("skipped", .array(skipped.map { .object([("id", .string($0.id)), ("reason", .string($0.reason))]) })),
         ])
     }
@@ -99,7 +99,7 @@ extension ExitPlan {
         var rows = [("recoverable", "\(AmountText.grouped(recoverableSat)) sat"),
                     ("fees", "\(AmountText.grouped(feeSat)) sat at \(satPerVbyte) sat/vB"),
                     ("arrives", "\(AmountText.grouped(receivedSat)) sat at \(destination)")]
-        if fundingSat > 0 { rows.append(("needs", "\(AmountText.grouped(fundingSat)) sat from an on-chain output of your own, for the fees")) }
+        if fundingSat > .zero { rows.append(("needs", "\(AmountText.grouped(fundingSat)) sat from an on-chain output of your own, for the fees")) }
         for leaf in skipped { rows.append(("left out", "\(leaf.id.prefix(12))…: \(leaf.reason)")) }
         return rows
     }
@@ -172,7 +172,7 @@ public struct ExitCheck: Sendable, JSONRepresentable {
             ("canExit", .bool(canExit)), ("stale", .bool(isStale)), ("headline", .string(headline)),
             ("kept", kept.map { k in
                 .object([("network", .string(k.network)), ("exportedAt", .string(PaymentExport.date(k.exportedAt))),
-                         ("valueSat", k.valueSat.map { .int(Int($0)) } ?? .null), ("leafCount", k.leafCount.map { .int($0) } ?? .null)])
+                         ("valueSat", k.valueSat.map { .amount($0) } ?? .null), ("leafCount", k.leafCount.map { .int($0) } ?? .null)])
             } ?? .null),
             ("plan", plan?.json ?? .null), ("problem", .nullable(problem)),
         ])

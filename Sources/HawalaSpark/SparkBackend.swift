@@ -1,6 +1,7 @@
 import BreezSdkSpark
 import Foundation
 import HawalaCrypto
+import HawalaFormat
 import HawalaKeys
 import HawalaLightning
 import HawalaWallet
@@ -72,8 +73,8 @@ public final class SparkBackend: PaymentBackend, Sendable {
     /// keeps each network's state in its own `<network>/` folder inside (Hawala creates it 0700
     /// first), and its logs go to `<network>/logs`.
     public static func storageDirectory(home: URL, walletID: String, network: BackendSpec.SparkNetwork) throws -> URL {
-        let spark = home.appendingPathComponent("spark")
-        let wallet = spark.appendingPathComponent(walletID)
+        let wallet = WalletHome(directory: home).walletFolder("spark", walletID: walletID)
+        let spark = wallet.deletingLastPathComponent()
         for dir in [spark, wallet, wallet.appendingPathComponent(network.rawValue)] {
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: dir.path)
@@ -194,7 +195,7 @@ public final class SparkBackend: PaymentBackend, Sendable {
         switch policy {
         case .network(let leeway): MaxFee(onchain: .networkRecommended(leewaySatPerVbyte: leeway))
         case .rate(let rate): MaxFee(onchain: .rate(satPerVbyte: rate))
-        case .fixed(let sats): MaxFee(onchain: .fixed(amount: sats))
+        case .fixed(let sats): MaxFee(onchain: .fixed(amount: sats.value))
         }
     }
 
@@ -212,10 +213,10 @@ public final class SparkBackend: PaymentBackend, Sendable {
         let before = try await listDeposits().first { $0.txid == txid && $0.vout == vout }
         let outcome = try await call { try await $0.claimDeposit(request: request) }.outcome
         if let left = try await listDeposits().first(where: { $0.txid == txid && $0.vout == vout }), left.state != .claimable { return left }
-        let amount = before?.amountSat ?? 0
+        let amount = before?.amountSat ?? .zero
         if case .settled(let payment) = outcome {
-            let received = UInt64(payment.amount) ?? 0
-            return Deposit(txid: txid, vout: vout, amountSat: amount, state: .claimed(feeSat: amount > received ? amount - received : 0))
+            let received = Sats(clamping: UInt64(payment.amount) ?? 0)
+            return Deposit(txid: txid, vout: vout, amountSat: amount, state: .claimed(feeSat: amount.minusOrZero(received)))
         }
         return Deposit(txid: txid, vout: vout, amountSat: amount, state: .notClaimed(.other("the claim was submitted; it settles shortly")))
     }
@@ -225,7 +226,7 @@ public final class SparkBackend: PaymentBackend, Sendable {
         let request = RefundDepositRequest(txid: txid, vout: vout, destinationAddress: address, fee: .rate(satPerVbyte: satPerVbyte))
         let response = try await call { try await $0.refundDeposit(request: request) }
         let known = try? await listDeposits().first { $0.txid == txid && $0.vout == vout }
-        return Deposit(txid: txid, vout: vout, amountSat: known?.amountSat ?? 0, state: .refunded(txid: response.txId))
+        return Deposit(txid: txid, vout: vout, amountSat: known?.amountSat ?? .zero, state: .refunded(txid: response.txId))
     }
 
     static func deposit(_ info: DepositInfo) -> Deposit {
@@ -234,7 +235,7 @@ public final class SparkBackend: PaymentBackend, Sendable {
             state = .refunded(txid: refund)
         } else if let error = info.claimError {
             switch error {
-            case let .maxDepositClaimFeeExceeded(_, _, maxFeeSats, requiredFeeSats): state = .notClaimed(.feeAboveCap(requiredSat: requiredFeeSats, capSat: maxFeeSats))
+            case let .maxDepositClaimFeeExceeded(_, _, maxFeeSats, requiredFeeSats): state = .notClaimed(.feeAboveCap(requiredSat: Sats(clamping: requiredFeeSats), capSat: maxFeeSats.map { Sats(clamping: $0) }))
             case .depositTooSmall: state = .notClaimed(.belowDust)
             case .missingUtxo: state = .notClaimed(.other("the output is not on the chain (yet)"))
             case .generic(let message): state = .notClaimed(.other(message))
@@ -242,7 +243,7 @@ public final class SparkBackend: PaymentBackend, Sendable {
         } else {
             state = info.isMature ? .claimable : .waiting(confirmations: 0, needed: 3)
         }
-        return Deposit(txid: info.txid, vout: info.vout, amountSat: info.amountSats, state: state)
+        return Deposit(txid: info.txid, vout: info.vout, amountSat: Sats(clamping: info.amountSats), state: state)
     }
 
     // MARK: Lightning address (Breez's LNURL server and domain)
@@ -312,7 +313,7 @@ public final class SparkBackend: PaymentBackend, Sendable {
     public func getInfo() async throws -> NodeInfo {
         let info: GetInfoResponse
         do { info = try await call { try await $0.getInfo(request: GetInfoRequest(ensureSynced: false)) } } catch { throw SparkErrors.readingState(error) }
-        return NodeInfo(nodeID: info.identityPubkey, balanceMsat: info.balanceSats.multipliedReportingOverflow(by: 1000).partialValue)
+        return NodeInfo(nodeID: info.identityPubkey, balanceMsat: Sats(clamping: info.balanceSats).msat)
     }
 
     // MARK: Sending
@@ -325,17 +326,17 @@ public final class SparkBackend: PaymentBackend, Sendable {
         try await prepare(try request.invoice(backendName: name), amountSats: request.amountSats)
     }
 
-    private func prepare(_ invoice: HawalaLightning.Bolt11Invoice, amountSats: UInt64?) async throws -> PrepareSendResponse {
+    private func prepare(_ invoice: HawalaLightning.Bolt11Invoice, amountSats: Sats?) async throws -> PrepareSendResponse {
         let amountMsat = try PrepareSendRequest.amountMsat(paying: invoice, amountSats: amountSats, network: network, backendName: name, now: clock())
         let request = PrepareSendPaymentRequest(paymentRequest: .input(input: invoice.text),
-                                                amount: invoice.amountMsat == nil ? String(amountMsat / 1000) : nil)
+                                                amount: invoice.amountMsat == nil ? String(amountMsat.sats(.down).value) : nil)
         let response = try await call { try await $0.prepareSendPayment(request: request) }
         guard case let .bolt11Invoice(_, _, lightningFeeSats) = response.paymentMethod else {
             throw LightningError.refused(by: "Spark", reason: "it prepared something other than a Lightning payment for this invoice")
         }
         state.withLock { $0.prepared[invoice.text] = response }
         return PrepareSendResponse(invoiceText: invoice.text, invoice: invoice, amountMsat: amountMsat,
-                                   feeMsat: lightningFeeSats.multipliedReportingOverflow(by: 1000).partialValue)
+                                   feeMsat: Sats(clamping: lightningFeeSats).msat)
     }
 
     /// Pays what `prepare` previewed. The idempotency key goes to the SDK as a UUID derived from
@@ -363,9 +364,7 @@ public final class SparkBackend: PaymentBackend, Sendable {
     /// the SDK's own LNURL-pay skips), then pays it as any invoice.
     public func prepareLnurlPay(_ request: HawalaLightning.PrepareLnurlPayRequest) async throws -> HawalaLightning.PrepareLnurlPayResponse {
         guard let lnurl else { throw LightningError.unsupported(backend: name, .lnurlWithoutClient) }
-        let (msat, overflow) = request.amountSats.multipliedReportingOverflow(by: 1000)
-        guard !overflow else { throw LightningError.outOfRange(.amount) }
-        let (invoice, action) = try await lnurl.invoice(for: request.payRequest, amountMsat: msat, comment: request.comment, network: network)
+        let (invoice, action) = try await lnurl.invoice(for: request.payRequest, amountMsat: request.amountSats.msat, comment: request.comment, network: network)
         return HawalaLightning.PrepareLnurlPayResponse(payRequest: request.payRequest, prepared: try await prepare(invoice, amountSats: request.amountSats),
                                        successAction: action, comment: request.comment)
     }
@@ -379,7 +378,7 @@ public final class SparkBackend: PaymentBackend, Sendable {
     public func receivePayment(_ request: ReceiveRequest) async throws -> ReceiveResponse {
         _ = try PaymentLimits.check(request)
         guard let expiry = UInt32(exactly: request.expirySeconds) else { throw LightningError.outOfRange(.expiry) }
-        let method = ReceivePaymentMethod.bolt11Invoice(description: request.description, amountSats: request.amountSats,
+        let method = ReceivePaymentMethod.bolt11Invoice(description: request.description, amountSats: request.amountSats?.value,
                                                         expirySecs: expiry, paymentHash: nil, receiverIdentityPublicKey: nil)
         let response = try await call { try await $0.receivePayment(request: ReceivePaymentRequest(paymentMethod: method)) }
         let invoice: HawalaLightning.Bolt11Invoice

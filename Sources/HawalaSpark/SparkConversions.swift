@@ -1,5 +1,6 @@
 import BreezSdkSpark
 import Foundation
+import HawalaFormat
 import HawalaLightning
 import HawalaWallet
 
@@ -100,11 +101,11 @@ extension HawalaWallet.Payment {
             failureReason: p.status == .failed ? "the Spark network reported the payment failed" : nil)
     }
 
-    /// Msat from the SDK's decimal sats (a u128 as text); 0 when not a number Hawala can hold.
-    static func msat(sats text: String) -> UInt64 {
-        guard let sats = UInt64(text) else { return 0 }
-        let (msat, overflow) = sats.multipliedReportingOverflow(by: 1000)
-        return overflow ? UInt64.max : msat
+    /// Msat from the SDK's decimal sats (a u128 as text); 0 when not a number, the supply when
+    /// above it (a figure only shown: no amount Hawala pays comes from here).
+    static func msat(sats text: String) -> Msat {
+        guard let sats = UInt64(text) else { return text.allSatisfy(\.isNumber) && !text.isEmpty ? .supply : .zero }
+        return Sats(clamping: sats).msat
     }
 }
 

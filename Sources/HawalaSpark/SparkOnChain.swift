@@ -1,6 +1,7 @@
 import BreezSdkSpark
 import Foundation
 import HawalaCrypto
+import HawalaFormat
 import HawalaLightning
 import HawalaWallet
 
@@ -13,18 +14,18 @@ extension SparkBackend {
     /// everything asks the SDK to take the fee from the amount (`feesIncluded`).
     public func prepareOnChainSend(address: String, amount: OnChainAmount) async throws -> OnChainQuote {
         let balance = try await getInfo().balanceSats
-        let sats: UInt64
+        let sats: Sats
         switch amount {
         case .sats(let n): sats = n
         case .all: sats = balance
         }
-        let request = PrepareSendPaymentRequest(paymentRequest: .input(input: address), amount: String(sats),
+        let request = PrepareSendPaymentRequest(paymentRequest: .input(input: address), amount: String(sats.value),
                                                 feePolicy: amount == .all ? .feesIncluded : .feesExcluded)
         let response = try await call { try await $0.prepareSendPayment(request: request) }
         guard case let .bitcoinAddress(_, quote) = response.paymentMethod else {
             throw LightningError.refused(by: "Spark", reason: "it prepared something other than an on-chain payment for this address")
         }
-        func fee(_ q: SendOnchainSpeedFeeQuote) -> UInt64 { q.userFeeSat.addingReportingOverflow(q.l1BroadcastFeeSat).partialValue }
+        func fee(_ q: SendOnchainSpeedFeeQuote) -> Sats { (try? Sats(clamping: q.userFeeSat) + Sats(clamping: q.l1BroadcastFeeSat)) ?? .supply }
         return OnChainQuote.price(address: address, amount: amount, balanceSat: balance,
                                   fees: [(.fast, fee(quote.speedFast)), (.medium, fee(quote.speedMedium)), (.slow, fee(quote.speedSlow))],
                                   backendQuote: response)
@@ -70,9 +71,10 @@ extension SparkBackend {
         let request = PrepareRecoverFundsRequest(feeRateSatPerVbyte: satPerVbyte, fundingKind: .p2wpkh, destination: destination, selection: .all)
         let quote = try await call { try await $0.prepareRecoverFunds(request: request) }
         return ExitPlan(
-            leaves: quote.leaves.map { ExitPlan.Leaf(id: $0.leafId, valueSat: $0.valueSats, method: $0.method == .cooperative ? "cooperative" : "unilateral") },
+            leaves: quote.leaves.map { ExitPlan.Leaf(id: $0.leafId, valueSat: Sats(clamping: $0.valueSats), method: $0.method == .cooperative ? "cooperative" : "unilateral") },
             skipped: quote.skipped.map { ExitPlan.Skipped(id: $0.leafId, reason: SparkBackend.words($0.reason)) },
-            recoverableSat: quote.recoverableValueSats, feeSat: quote.totalFeeSats, fundingSat: quote.funding?.singleUtxoSats ?? 0,
+            recoverableSat: Sats(clamping: quote.recoverableValueSats), feeSat: Sats(clamping: quote.totalFeeSats),
+            fundingSat: Sats(clamping: quote.funding?.singleUtxoSats ?? 0),
             satPerVbyte: satPerVbyte, destination: destination, backendPlan: quote)
     }
 

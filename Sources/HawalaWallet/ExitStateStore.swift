@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HawalaCrypto
+import HawalaFormat
 
 /// What a wallet keeps of a Lightning network's unilateral-exit state, without the state
 /// itself: enough to say how old it is and what it covers, no password needed.
@@ -9,11 +10,11 @@ public struct KeptExitState: Sendable, Equatable {
     public let network: String
     public let exportedAt: Date
     /// The value it covers when it was exported, when the backend says.
-    public let valueSat: UInt64?
+    public let valueSat: Sats?
     /// How many leaves (Spark's units of ownership) it covers, when the backend says.
     public let leafCount: Int?
 
-    public init(network: String, exportedAt: Date, valueSat: UInt64?, leafCount: Int?) {
+    public init(network: String, exportedAt: Date, valueSat: Sats?, leafCount: Int?) {
         self.network = network
         self.exportedAt = exportedAt
         self.valueSat = valueSat
@@ -56,14 +57,14 @@ extension WalletStore {
             // new backup for nothing).
             if (try? keyring.open(bytes(old, "sealedState"), context: context)) == state {
                 try db.execute(sql: "UPDATE exitState SET exportedAt = ?, valueSat = ?, leafCount = ? WHERE walletId = ? AND network = ?",
-                               arguments: [kept.exportedAt.timeIntervalSince1970, kept.valueSat.map { Int64(clamping: $0) }, kept.leafCount,
+                               arguments: [kept.exportedAt.timeIntervalSince1970, kept.valueSat.map(\.int64), kept.leafCount,
                                            walletID, kept.network])
                 return
             }
         }
         try db.execute(sql: """
             INSERT OR REPLACE INTO exitState (walletId, network, exportedAt, valueSat, leafCount, sealedState) VALUES (?, ?, ?, ?, ?, ?)
-            """, arguments: [walletID, kept.network, kept.exportedAt.timeIntervalSince1970, kept.valueSat.map { Int64(clamping: $0) },
+            """, arguments: [walletID, kept.network, kept.exportedAt.timeIntervalSince1970, kept.valueSat.map(\.int64),
                              kept.leafCount, Data(try keyring.seal(state, context: context))])
     }
 
@@ -91,7 +92,7 @@ extension WalletStore {
 
     static func kept(_ row: Row) -> KeptExitState {
         KeptExitState(network: row["network"], exportedAt: Date(timeIntervalSince1970: row["exportedAt"]),
-                      valueSat: (row["valueSat"] as Int64?).map { UInt64(max(0, $0)) }, leafCount: row["leafCount"])
+                      valueSat: (row["valueSat"] as Int64?).map { Sats(clamping: UInt64(max(0, $0))) }, leafCount: row["leafCount"])
     }
 
     static func context(exitState walletID: String, network: String) -> [UInt8] { Array("hawala/exit/v1/\(walletID)/\(network)".utf8) }

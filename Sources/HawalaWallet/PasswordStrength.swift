@@ -53,10 +53,33 @@ public struct PasswordStrength: Sendable, Equatable {
     /// - Throws: `PasswordRefusal` saying why not.
     public static func check(_ password: SecretBytes, for use: PasswordUse = .backup) throws(PasswordRefusal) -> PasswordStrength {
         guard let text = password.withUnsafeBytes({ String(validating: $0, as: UTF8.self) }) else { throw .notText(use) }
-        guard text.count >= use.minimumLength else { throw .tooShort(use, minimum: use.minimumLength) }
+        // Characters as Unicode scalars: a letter with accents typed as several is several.
+        guard text.unicodeScalars.count >= use.minimumLength else { throw .tooShort(use, minimum: use.minimumLength) }
         let strength = PasswordStrength(text)
         guard strength.bits >= use.minimumBits else { throw .tooEasy(use, bits: strength.bits, minimum: use.minimumBits, weakness: strength.weakness) }
         return strength
+    }
+}
+
+extension PasswordStrength {
+    /// What a strength meter says while a new password is typed: whether `check` would take
+    /// it, its rating, and why not in the words a refusal uses.
+    public struct Meter: Sendable, Equatable {
+        public let acceptable: Bool
+        /// "weak", "fair" or "strong".
+        public let rating: String
+        public let words: String
+    }
+
+    public static func meter(_ password: SecretBytes, for use: PasswordUse) -> Meter {
+        do {
+            let strength = try check(password, for: use)
+            return Meter(acceptable: true, rating: strength.rating, words: "Strength: \(strength.rating). Good enough for \(use.noun).")
+        } catch {
+            let text = password.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+            let rating = PasswordStrength(text).rating
+            return Meter(acceptable: false, rating: rating, words: "Not yet: " + error.description + ".")
+        }
     }
 }
 
@@ -87,8 +110,8 @@ public enum PasswordRefusal: Error, Equatable, Sendable, CustomStringConvertible
         switch self {
         case .notText(let use): "\(use.noun) is not valid UTF-8 text"
         case let .tooShort(use, minimum): "\(use.noun) must have at least \(minimum) characters"
-        case let .tooEasy(use, bits, minimum, weakness):
-            "\(use.noun) is too easy to guess (about \(bits) bits; at least \(minimum) needed)\(weakness.map { ": \($0)" } ?? ""); use four or more random words, or a longer passphrase"
+        case let .tooEasy(use, _, _, weakness):
+            "\(use.noun) is too easy to guess: \(weakness?.description ?? "it is short for what it protects"); use four or more random words, or a longer passphrase"
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HawalaFormat
 
 /// One payment in a wallet's history, shaped like the Spark SDK's `Payment`.
 /// Amounts are millisatoshis; a pending payment is not final (it may still settle).
@@ -56,8 +57,8 @@ public struct Payment: Sendable, Codable, Equatable {
     public let id: String
     public let type: Kind
     public var status: Status
-    public let amountMsat: UInt64
-    public var feeMsat: UInt64
+    public let amountMsat: Msat
+    public var feeMsat: Msat
     public let timestamp: Date
     /// "lightning", or "bitcoin" for an on-chain payment (a withdrawal to an address, a claimed
     /// deposit), which carries its transaction in `details`.
@@ -73,7 +74,7 @@ public struct Payment: Sendable, Codable, Equatable {
     public var failureReason: String?
     public var fiat: FiatValue?
 
-    public init(id: String, type: Kind, status: Status, amountMsat: UInt64, feeMsat: UInt64, timestamp: Date,
+    public init(id: String, type: Kind, status: Status, amountMsat: Msat, feeMsat: Msat, timestamp: Date,
                 method: String = "lightning", backend: String, details: Details, idempotencyKey: String? = nil,
                 failureReason: String? = nil, fiat: FiatValue? = nil, network: String? = nil) {
         self.network = network
@@ -91,13 +92,22 @@ public struct Payment: Sendable, Codable, Equatable {
         self.fiat = fiat
     }
 
-    public var amountSats: UInt64 { amountMsat / 1000 }
+    /// The amount in whole sats, rounded down.
+    public var amountSats: Sats { amountMsat.sats(.down) }
     /// Whether this payment moved bitcoin on-chain (a withdrawal or a deposit).
     public var isOnChain: Bool { method == Payment.onChainMethod }
     /// The `method` of an on-chain payment.
     public static let onChainMethod = "bitcoin"
     /// Fees rounded up to whole satoshis (never shown lower than paid).
-    public var feeSats: UInt64 { (feeMsat + 999) / 1000 }
+    public var feeSats: Sats { feeMsat.sats(.up) }
+
+    /// The key a new invoice is kept under as a pending receive until paid: this prefix and
+    /// its payment hash.
+    public static let invoiceKeyPrefix = "receive:"
+    /// An invoice of this wallet's not paid (yet): kept in the history, but not a payment.
+    public var isOpenInvoice: Bool {
+        type == .receive && status == .pending && idempotencyKey?.hasPrefix(Payment.invoiceKeyPrefix) == true
+    }
 }
 
 /// Which payments to list: newest first, optional type, status and time range, paging.
@@ -113,12 +123,16 @@ public struct PaymentFilter: Sendable, Equatable {
     public var search: String?
     /// Only the payments of this network (`Payment.network`); nil: every network.
     public var network: String?
+    /// Whether invoices not paid yet are listed (`Payment.isOpenInvoice`): they are not payments.
+    public var openInvoices: Bool
     public var offset: Int
     public var limit: Int?
 
     public init(type: Payment.Kind? = nil, status: Payment.Status? = nil, from: Date? = nil, to: Date? = nil,
-                paymentHash: String? = nil, search: String? = nil, network: String? = nil, offset: Int = 0, limit: Int? = nil) {
+                paymentHash: String? = nil, search: String? = nil, network: String? = nil, openInvoices: Bool = true,
+                offset: Int = 0, limit: Int? = nil) {
         self.network = network
+        self.openInvoices = openInvoices
         self.paymentHash = paymentHash
         self.search = search
         self.type = type
@@ -229,7 +243,7 @@ extension WalletStore {
                 txid, onChainAddress, confirmations)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
-                walletID, p.id, p.type.rawValue, p.status.rawValue, Int64(clamping: p.amountMsat), Int64(clamping: p.feeMsat),
+                walletID, p.id, p.type.rawValue, p.status.rawValue, p.amountMsat.int64, p.feeMsat.int64,
                 p.timestamp.timeIntervalSince1970, p.method, p.backend, p.details.invoice, p.details.description,
                 p.details.paymentHash, p.status == .completed ? p.details.preimage : nil, p.details.destination,
                 p.idempotencyKey, p.failureReason, p.fiat?.currency, p.fiat.map { "\($0.value)" }, p.network, p.details.comment, p.details.successAction,
@@ -244,9 +258,25 @@ extension WalletStore {
         return rows
     }
 
+    /// How many payments match `filter` (its page aside).
+    public func countPayments(walletID: String, filter: PaymentFilter = PaymentFilter()) throws -> Int {
+        let (conditions, arguments) = WalletStore.conditions(walletID: walletID, filter: filter)
+        return try read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM payment WHERE " + conditions, arguments: arguments) ?? 0 }
+    }
+
     /// Calls `body` with each matching payment, newest first, without holding them all in memory.
     public func forEachPayment(walletID: String, filter: PaymentFilter = PaymentFilter(), _ body: (Payment) throws -> Void) throws {
-        var sql = "SELECT * FROM payment WHERE walletId = ?"
+        let (conditions, arguments) = WalletStore.conditions(walletID: walletID, filter: filter)
+        try read { db in
+            let cursor = try Row.fetchCursor(db, sql: "SELECT * FROM payment WHERE " + conditions + WalletStore.newestFirst(filter),
+                                             arguments: arguments)
+            while let row = try cursor.next() { try body(try WalletStore.payment(row)) }
+        }
+    }
+
+    /// The WHERE conditions of `filter` (every list and export of payments reads through them).
+    static func conditions(walletID: String, filter: PaymentFilter) -> (String, StatementArguments) {
+        var sql = "walletId = ?"
         var arguments: StatementArguments = [walletID]
         if let type = filter.type { sql += " AND type = ?"; arguments += [type.rawValue] }
         if let status = filter.status { sql += " AND status = ?"; arguments += [status.rawValue] }
@@ -254,17 +284,21 @@ extension WalletStore {
         if let to = filter.to { sql += " AND timestamp < ?"; arguments += [to.timeIntervalSince1970] }
         if let hash = filter.paymentHash { sql += " AND paymentHash = ?"; arguments += [hash] }
         if let network = filter.network { sql += " AND network = ?"; arguments += [network] }
+        if !filter.openInvoices {
+            sql += " AND NOT (type = 'receive' AND status = 'pending' AND COALESCE(idempotencyKey, '') LIKE ? ESCAPE '\\')"
+            arguments += [WalletStore.likePrefix(Payment.invoiceKeyPrefix)]
+        }
         if let text = filter.search, !text.isEmpty {
             sql += " AND (description LIKE ? ESCAPE '\\' OR id LIKE ? ESCAPE '\\' OR paymentHash LIKE ? ESCAPE '\\')"
             let prefix = WalletStore.likePrefix(text)
             arguments += ["%" + prefix, prefix, prefix]
         }
-        sql += " ORDER BY timestamp DESC, id DESC LIMIT ? OFFSET ?"
-        arguments += [filter.limit ?? -1, max(0, filter.offset)]
-        try read { db in
-            let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-            while let row = try cursor.next() { try body(try WalletStore.payment(row)) }
-        }
+        return (sql, arguments)
+    }
+
+    /// Newest first, then `filter`'s page.
+    static func newestFirst(_ filter: PaymentFilter) -> String {
+        " ORDER BY timestamp DESC, id DESC LIMIT \(filter.limit.map { max(0, $0) } ?? -1) OFFSET \(max(0, filter.offset))"
     }
 
     /// The payment with `id` (or the only payment whose id or payment hash starts with `id`).
@@ -302,10 +336,11 @@ extension WalletStore {
             guard let currency: String = row["fiatCurrency"], let text: String = row["fiatValue"], let value = Decimal(string: text) else { return nil }
             return Payment.FiatValue(currency: currency, value: value)
         }()
-        let amount: Int64 = row["amountMsat"]
-        let fee: Int64 = row["feeMsat"]
+        guard let amount = try? Msat(row["amountMsat"] as Int64), let fee = try? Msat(row["feeMsat"] as Int64) else {
+            throw WalletError.unreadableRecord(.payment)
+        }
         return Payment(
-            id: row["id"], type: type, status: status, amountMsat: UInt64(max(0, amount)), feeMsat: UInt64(max(0, fee)),
+            id: row["id"], type: type, status: status, amountMsat: amount, feeMsat: fee,
             timestamp: Date(timeIntervalSince1970: row["timestamp"]), method: row["method"], backend: row["backend"],
             details: Payment.Details(invoice: row["invoice"], description: row["description"], paymentHash: row["paymentHash"],
                                      preimage: row["preimage"], destination: row["destination"], comment: row["comment"],

@@ -16,6 +16,15 @@ public struct WalletHome: Sendable, Equatable {
     /// The wallet database.
     public var databaseURL: URL { directory.appendingPathComponent("wallets.sqlite") }
 
+    /// Folders beside the database that hold one sub-folder per wallet: `spark/<wallet-id>/`,
+    /// the Spark SDK's state and logs. Deleting a wallet deletes its sub-folders.
+    public static let perWalletFolders = ["spark"]
+
+    /// `folder`'s sub-folder for the wallet `walletID` (one of `perWalletFolders`).
+    public func walletFolder(_ folder: String, walletID: String) -> URL {
+        directory.appendingPathComponent(folder).appendingPathComponent(walletID)
+    }
+
     /// Whether the database exists (commands that only read must not create it).
     public var exists: Bool { FileManager.default.fileExists(atPath: databaseURL.path) }
 

@@ -76,7 +76,7 @@ extension Payment: JSONRepresentable {
     public var json: JSONValue {
         .object([
             ("id", .string(id)), ("type", .string(PaymentExport.word(type))), ("status", .string(status.rawValue)),
-            ("amountMsat", .int(Int(amountMsat))), ("feeMsat", .int(Int(feeMsat))),
+            ("amountMsat", .amount(amountMsat)), ("feeMsat", .amount(feeMsat)),
             ("date", .string(PaymentExport.date(timestamp))), ("method", .string(method)), ("backend", .string(backend)),
             ("network", .nullable(network)), ("description", .nullable(details.description)), ("paymentHash", .nullable(details.paymentHash)),
             ("preimage", .nullable(details.preimage)), ("destination", .nullable(details.destination)),

@@ -535,13 +535,16 @@ public final class WalletStore: Sendable {
         }
     }
 
-    /// Deletes a wallet and everything of it (accounts, addresses, imported keys). The keyring
-    /// proves the password was given. When it was the current wallet, the oldest remaining
-    /// wallet becomes current.
+    /// Deletes a wallet and everything of it (accounts, addresses, imported keys, payments,
+    /// settings, and its folders beside the database: the Spark SDK's state and logs). The
+    /// keyring proves the password was given. When it was the current wallet, the oldest
+    /// remaining wallet becomes current.
     public func delete(_ name: String, keyring: Keyring) throws {
+        var deleted: String?
         try writeTransaction { db in
             try self.checkKeyringIsCurrent(keyring, db: db)
             guard let id = try String.fetchOne(db, sql: "SELECT id FROM wallet WHERE name = ?", arguments: [name]) else { throw WalletError.noSuchWallet(name) }
+            deleted = id
             try db.execute(sql: "DELETE FROM wallet WHERE id = ?", arguments: [id])
             let current = try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'current'")
             if current == id {
@@ -550,6 +553,13 @@ public final class WalletStore: Sendable {
                 } else {
                     try db.execute(sql: "DELETE FROM setting WHERE key = 'current'")
                 }
+            }
+        }
+        // After the commit: a crash between leaves folders of no wallet, never a wallet without them.
+        if let deleted {
+            for folder in WalletHome.perWalletFolders {
+                let url = home.walletFolder(folder, walletID: deleted)
+                if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
             }
         }
     }

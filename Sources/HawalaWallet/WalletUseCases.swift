@@ -18,6 +18,10 @@ extension WalletStore {
     /// The lengths a new wallet's words may have: 12 or 24, what SeedQR and every hardware
     /// wallet read, and what a paper sheet prints. (A restore takes every BIP39 length.)
     public static let newWordCounts = [12, 24]
+    /// The network a new wallet is made on unless another is chosen: Hawala is young and
+    /// unaudited, so a new wallet starts on testnet, whose coins are worth nothing (mainnet is
+    /// one choice away). A restored wallet has no default: its words may hold real funds.
+    public static let newWalletNetwork = Network.testnet
 
     /// A new wallet's word count as asked (nil: 12), if offered.
     /// - Throws: `WalletError.wordCountNotOffered`.

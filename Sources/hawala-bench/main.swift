@@ -3,6 +3,7 @@ import CMalloc
 #endif
 import Foundation
 import HawalaCrypto
+import HawalaFormat
 import HawalaKeys
 import HawalaLightning
 import HawalaWallet
@@ -162,7 +163,7 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "populate-payme
         let send = i % 3 != 0
         batch.append(Payment(
             id: hexString(SystemRandom.bytes(16)), type: send ? .send : .receive, status: i % 50 == 0 ? .failed : .completed,
-            amountMsat: UInt64(1_000 * (1 + i % 100_000)), feeMsat: send ? 1_000 + UInt64(i % 1_000) : 0, timestamp: Date(timeIntervalSince1970: start + Double(i) * 60),
+            amountMsat: Msat(clamping: UInt64(1_000 * (1 + i % 100_000))), feeMsat: send ? Msat(clamping: 1_000 + UInt64(i % 1_000)) : .zero, timestamp: Date(timeIntervalSince1970: start + Double(i) * 60),
             backend: "devnet",
             details: Payment.Details(invoice: invoice, description: "payment number \(i), for coffee", paymentHash: hexString(SystemRandom.bytes(32)),
                                      preimage: hexString(SystemRandom.bytes(32)), destination: "02" + hexString(SystemRandom.bytes(32))),

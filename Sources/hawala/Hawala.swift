@@ -16,11 +16,17 @@ struct Hawala: ParsableCommand {
             Exit codes: 0 success, 1 invalid input or failure, 2 usage error, 3 a Lightning payment \
             still pending (`ln pay`: not final; see `ln show`).
             """,
-        version: HawalaVersion.string,
+        version: HawalaVersion.string + HawalaVersion.build,
         subcommands: [WalletCommand.self, AppCommand.self, BackupCommand.self, LightningCommand.self, VaultCommand.self, MnemonicCommand.self, DeriveCommand.self, XpubCommand.self, AddressCommand.self, ChainsCommand.self]
     )
 }
 
 enum HawalaVersion {
     static let string = "0.1.0"
+    /// What `--version` adds: whether this build has the Breez Spark SDK (the `spark:` backend).
+    #if canImport(HawalaSpark)
+    static let build = " (with the Breez Spark SDK)"
+    #else
+    static let build = " (without the Breez Spark SDK: `make run` sets it up, or it does not exist for this machine)"
+    #endif
 }

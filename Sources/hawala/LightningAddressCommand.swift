@@ -96,7 +96,7 @@ struct LightningWithdraw: AsyncParsableCommand {
             """)
     @OptionGroup var options: LightningOptions
     @Argument(help: "The LNURL (lnurl1… or lnurlw://…).") var input: String
-    @Option(help: "Amount in sat (default: the most offered).", transform: Sats.parse) var amount: UInt64?
+    @Option(help: "Amount in sat (default: the most offered).", transform: SatsArgument.parse) var amount: Sats?
     @Option(help: "Seconds to wait for the payment.") var timeout: UInt64 = 60
     @Flag(help: "Receive without asking.") var yes = false
     @Flag(help: "JSON output.") var json = false
@@ -184,7 +184,7 @@ struct LightningDevnetVoucher: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "voucher", abstract: "Make a withdraw voucher of test money (an LNURL) on the devnet ledger.",
         discussion: "Prints the voucher's LNURL; any devnet wallet redeems it once with `hawala ln withdraw`. Needs `hawala ln devnet serve` running on the ledger.")
-    @Option(help: "Amount in sat (up to this much is withdrawn).", transform: Sats.parse) var amount: UInt64
+    @Option(help: "Amount in sat (up to this much is withdrawn).", transform: SatsArgument.parse) var amount: Sats
     @Option(help: "What the voucher says it is for.") var description: String = "devnet voucher"
     @Option(help: ArgumentHelp("The ledger: devnet or devnet:PATH.", valueName: "spec")) var backend: String?
 

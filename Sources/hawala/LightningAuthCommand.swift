@@ -42,7 +42,7 @@ struct LightningAuth: AsyncParsableCommand {
             guard try terminal.confirm("Sign in?") else { throw CLIError("not signed in") }
         }
         let secret = try store.secret(of: wallet, keyring: try WalletSession.unlock(store, file: options.password.passwordFile))
-        let fetcher = HTTPFetcher()
+        let fetcher = HTTPFetcher(timeout: min(.seconds(options.networkTimeout), HTTPFetcher.defaultTimeout))
         let key: [UInt8]
         do {
             key = try await LNURLAuth.authenticate(request, secret: secret, fetcher: fetcher)

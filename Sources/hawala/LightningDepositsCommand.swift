@@ -88,10 +88,7 @@ struct LightningDepositsRefund: AsyncParsableCommand {
             }
             let fees = try await session.backend.recommendedFees()
             let rate = feeRate ?? (speed ?? .medium).rate(fees)
-            let fee = rate.multipliedReportingOverflow(by: ClaimFeePolicy.claimVbytes).partialValue
-            let rows = [("deposit", "\(AmountText.grouped(known.amountSat)) sat (\(known.stateText))"), ("to", to),
-                        ("fee", "about \(AmountText.grouped(fee)) sat (\(rate) sat/vB)"),
-                        ("arrives", known.amountSat > fee ? "about \(AmountText.grouped(known.amountSat - fee)) sat" : "nothing: the fee is larger")]
+            let rows = known.refundRows(to: to, satPerVbyte: rate)
             if yes {
                 for line in alignedRows(rows) { Output.error(line) }
             } else {
@@ -111,7 +108,7 @@ struct LightningDevnetDeposit: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "deposit", abstract: "Send test bitcoin on-chain to a devnet deposit address (unconfirmed until `ln devnet mine`).")
     @Argument(help: "A devnet deposit address (`hawala ln invoice --method bitcoin` on devnet).") var address: String
-    @Argument(help: "Amount in sat.", transform: Sats.parse) var sats: UInt64
+    @Argument(help: "Amount in sat.", transform: SatsArgument.parse) var sats: Sats
     @Option(help: ArgumentHelp("The ledger: devnet or devnet:PATH.", valueName: "spec")) var backend: String?
 
     func run() throws {

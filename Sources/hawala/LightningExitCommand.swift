@@ -41,7 +41,9 @@ func exitRows(_ kept: KeptExitState?, _ plan: ExitPlan?) -> [(label: String, val
 struct LightningExitCheck: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check", abstract: "Can this wallet leave now without the operators, at what cost, with how old a state.",
-        discussion: "JSON: {canExit, stale, headline, kept, plan, problem} (docs/reference.md).")
+        discussion: """
+            Exit status: 0 when the wallet can leave now; 1 when it can't (nothing to take out,             no kept state, funding Hawala can't sign: the headline says which) or the check             failed; 2 for a usage error. JSON: {canExit, stale, headline, kept, plan, problem}             (docs/reference.md).
+            """)
     @OptionGroup var options: LightningOptions
     @OptionGroup var exit: ExitOptions
     @Flag(help: "JSON output.") var json = false

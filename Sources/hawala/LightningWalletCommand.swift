@@ -27,7 +27,7 @@ struct LightningInvoice: AsyncParsableCommand {
     @OptionGroup var options: LightningOptions
     @Option(help: ArgumentHelp("bolt11 (an invoice), spark (the Spark address) or bitcoin (an on-chain deposit address).", valueName: "method"))
     var method: ReceiveMethod = .bolt11
-    @Option(help: "Amount in sat (2500, 2,500 or 2_500).", transform: Sats.parse) var amount: UInt64?
+    @Option(help: "Amount in sat (2500, 2,500 or 2_500).", transform: SatsArgument.parse) var amount: Sats?
     @Flag(help: "No amount: the payer chooses.") var amountless = false
     @Option(help: "What the payment is for (shown to the payer).") var description: String = ""
     @Option(help: "Seconds until the invoice expires.") var expiry: UInt64 = Bolt11Invoice.defaultExpiry
@@ -108,10 +108,10 @@ struct LightningPay: AsyncParsableCommand {
             """)
     @OptionGroup var options: LightningOptions
     @Argument(help: "A BOLT11 invoice, a bitcoin: URI, a Lightning address, an LNURL, or a Bitcoin address.") var input: String
-    @Option(help: "Amount in sat (for an amountless invoice, a Lightning address, an LNURL or a Bitcoin address).", transform: Sats.parse) var amount: UInt64?
+    @Option(help: "Amount in sat (for an amountless invoice, a Lightning address, an LNURL or a Bitcoin address).", transform: SatsArgument.parse) var amount: Sats?
     @Flag(help: "Send the whole balance to a Bitcoin address, the fee taken from it.") var all = false
     @Option(help: "On-chain speed: fast, medium or slow (default medium).") var speed: OnChainSpeed?
-    @Option(name: .customLong("max-fee"), help: "Refuse when the fee is above this many sat.", transform: Sats.parse) var maxFee: UInt64?
+    @Option(name: .customLong("max-fee"), help: "Refuse when the fee is above this many sat.", transform: SatsArgument.parse) var maxFee: Sats?
     @Option(help: "A comment for the payee (LNURL-pay services that accept one).") var comment: String?
     @Option(name: .customLong("idempotency-key"), help: "Pay at most once under this key (default: the invoice's payment hash).") var idempotencyKey: String?
     @Flag(help: "Pay without asking.") var yes = false
@@ -162,7 +162,7 @@ struct LightningPay: AsyncParsableCommand {
     }
 
     /// A withdrawal to `address`: priced at each speed, confirmed, sent once.
-    func payOnChain(_ address: String, uriAmount: UInt64?) async throws {
+    func payOnChain(_ address: String, uriAmount: Sats?) async throws {
         if comment != nil { throw CLIError("a comment goes only to a Lightning address or an LNURL-pay service", code: .usage) }
         guard let chosen = try OnChainAmount.chosen(all: all, typed: amount, fromURI: uriAmount) else {
             throw CLIError("how much? give --amount SATS, or --all to send the whole balance", code: .usage)
@@ -372,7 +372,8 @@ struct LightningExport: ParsableCommand {
         let count: Int
         do {
             let scope = try HistoryNetwork(parsing: network, home: store.home.directory)
-            count = try PaymentExport.write(format, store: store, walletID: summary.id, network: scope.filterValue(store: store, walletID: summary.id),
+            count = try PaymentExport.write(format, store: store, walletID: summary.id,
+                                            filter: PaymentFilter(network: scope.filterValue(store: store, walletID: summary.id)),
                                             to: url, replace: force) { written in
                 if showProgress { FileHandle.standardError.write(Data("\rexporting… \(written / 1024) KiB".utf8)) }
             }
@@ -482,10 +483,10 @@ struct LightningDevnetFund: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fund", abstract: "Give this wallet test funds on devnet (needs the wallet password).")
     @OptionGroup var options: LightningOptions
-    @Argument(help: "Amount in sat (100000, 100,000 or 100_000).", transform: Sats.parse) var sats: UInt64
+    @Argument(help: "Amount in sat (100000, 100,000 or 100_000).", transform: SatsArgument.parse) var sats: Sats
 
     func validate() throws {
-        guard (1...2_100_000_000_000_000).contains(sats) else { throw ValidationError("SATS must be between 1 and 2100000000000000") }
+        do { try PaymentLimits.check(amount: sats) } catch { throw ValidationError(error.description) }
     }
 
     func run() async throws {
@@ -496,8 +497,8 @@ struct LightningDevnetFund: AsyncParsableCommand {
 
 /// An amount of sats as typed on the command line, read as the app reads it ("2500", "2,500",
 /// "2_500"; `AmountText.parseSats`).
-enum Sats {
-    static func parse(_ text: String) throws -> UInt64 {
+enum SatsArgument {
+    static func parse(_ text: String) throws -> Sats {
         do {
             return try AmountText.parseSats(text)
         } catch {

@@ -36,7 +36,7 @@ struct WalletCreate: ParsableCommand {
 
     @Option(help: "Wallet name (default: Wallet N).") var name: String?
     @Option(help: "Number of words: \(WalletStore.newWordCounts.map(String.init).joined(separator: " or ")).") var words: Int = WalletStore.newWordCounts[0]
-    @Option(help: "mainnet or testnet.") var network: Network = .mainnet
+    @Option(help: "testnet (the default: try Hawala with coins worth nothing first) or mainnet (real bitcoin).") var network: Network = WalletStore.newWalletNetwork
     @Option(name: .customLong("passphrase-file"), help: ArgumentHelp("File holding an optional BIP39 passphrase.", valueName: "path")) var passphraseFile: String?
     @OptionGroup var password: PasswordOptions
     @Flag(name: .customLong("skip-backup"), help: "Back up later (the wallet is marked not backed up).") var skipBackup = false

@@ -44,7 +44,7 @@ func extractLogLevel(_ arguments: inout [String]) -> Logger.Level {
     return level
 }
 
-var arguments = Array(CommandLine.arguments.dropFirst())
+var arguments = NegativeNumbers.rewrite(Array(CommandLine.arguments.dropFirst()))
 let logLevel = extractLogLevel(&arguments)
 LoggingSystem.bootstrap { label in
     var handler = StreamLogHandler.standardError(label: label)
@@ -90,6 +90,10 @@ do {
     if arguments.isEmpty, isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 {
         try await WalletSession.$unlocked.withValue(unlocked) { try await Onboarding.run() }
         exit(0)
+    }
+    if let unknown = UnknownCommand.find(in: arguments, root: Hawala.self) {
+        Output.error("error: \(unknown.parent) has no command \"\(unknown.word)\" (see: \(unknown.parent) --help)")
+        exit(2)
     }
     let command = try Hawala.parseAsRoot(arguments)
     remindAboutBackup(command)

@@ -16,6 +16,21 @@ func expectCleanFailure(_ r: CLIResult, status: Int32 = 1, contains text: String
 
 @Suite("hawala mnemonic")
 struct MnemonicCLITests {
+    /// Issue 39: a command Hawala doesn't have is a usage error, with `--help` too (it printed
+    /// the nearest command's help and exited 0); a real one's help still answers.
+    @Test func unknownCommandsAreUsageErrors() throws {
+        for (arguments, parent) in [(["frobnicate", "--help"], "hawala"), (["ln", "frobnicate", "--help"], "hawala ln"),
+                                    (["help", "ln", "frob"], "hawala ln"), (["wallet", "creat"], "hawala wallet")] {
+            let result = try CLI.run(arguments)
+            #expect(result.status == 2 && result.stdout.isEmpty && result.errorLines.count == 1
+                    && result.stderr.contains("\(parent) has no command"), "\(arguments): \(result.status) \(result.stderr)")
+        }
+        for arguments in [["ln", "pay", "--help"], ["help", "ln", "pay"], ["--version"]] {
+            #expect(try CLI.run(arguments).status == 0, "\(arguments)")
+        }
+        #expect(try CLI.run(["--version"]).stdout.contains("Breez Spark SDK"), "the version says whether Spark is built in")
+    }
+
     @Test func generateValidatesBack() throws {
         let r = try CLI.run(["mnemonic", "generate"])
         #expect(r.status == 0)

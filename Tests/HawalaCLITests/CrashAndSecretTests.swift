@@ -39,7 +39,8 @@ struct CrashAndSecretTests {
             let delay = Double.random(in: 0...0.45, using: &generator)
             switch trial % 3 {
             case 0:
-                try Self.runKilled(["wallet", "create", "--skip-backup", "--password-file", passwords[current]], environment: f.environment, after: delay)
+                try Self.runKilled(["wallet", "create", "--network", "mainnet", "--skip-backup", "--password-file", passwords[current]],
+                                   environment: f.environment, after: delay)
             case 1:
                 let key = try f.write("key\(trial)", hexString(SystemRandom.bytes(32)))
                 try Self.runKilled(["wallet", "import-key", "--chain", "ethereum", "--key-file", key, "--password-file", passwords[current]], environment: f.environment, after: delay)

@@ -106,7 +106,7 @@ struct OnChainCLITests {
         // Before any Lightning command: the vault's backup alone brought the newest state here.
         let store = try WalletStore(home: WalletHome(directory: other.data), create: false)
         let kept = try store.keptExitState(walletID: try store.wallet(named: "Phone").id, network: "devnet:" + ledger)
-        #expect(kept?.valueSat == 60_000 - 10_000 - 282)
+        #expect(kept?.valueSat?.value == 60_000 - 10_000 - 282)
         #expect(try other.run(["ln", "config", "--backend", "devnet:" + ledger]).status == 0)
         let check = try json(try other.run(["ln", "exit", "check", "--fee-rate", "2", "--json"] + otherPW))
         #expect(check["canExit"] as? Bool == true && (check["kept"] as? [String: Any])?["valueSat"] as? Int == 60_000 - 10_000 - 282, "\(check)")

@@ -50,7 +50,8 @@ struct WalletCLITests {
         let f = try WalletFixture()
         let created = try f.run(["wallet", "create", "--name", "Main", "--words", "24", "--skip-backup", "--password-file", f.path("password")])
         #expect(created.status == 0, "\(created.stderr)")
-        #expect(created.stdout.hasPrefix("created wallet \"Main\" (mainnet, fingerprint "))
+        // A new wallet starts on testnet unless mainnet is chosen (young, unaudited software).
+        #expect(created.stdout.hasPrefix("created wallet \"Main\" (testnet, fingerprint "), "\(created.stdout)")
         #expect(created.stderr.contains("not backed up"))
         let list = try f.run(["wallet", "list", "--json"])
         let wallets = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as! [[String: Any]]

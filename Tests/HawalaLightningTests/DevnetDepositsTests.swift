@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaFormat
 import HawalaKeys
 import HawalaWallet
 import Testing
@@ -32,8 +33,8 @@ struct DevnetDepositsTests {
         _ = try DevnetChain.mine(ledgerPath: ledger, blocks: 1)
         try await session.lightning.sync()
         let claimed = try #require(try await session.backend.listDeposits().first)
-        #expect(claimed.txid == txid && claimed.state == .claimed(feeSat: 5 * ClaimFeePolicy.claimVbytes))  // devnet's medium rate, 5 sat/vB
-        #expect(try await session.balance().info.balanceSats == 50_000 - 750)
+        #expect(claimed.txid == txid && claimed.state == .claimed(feeSat: Sats(clamping: 5 * ClaimFeePolicy.claimVbytes)))  // devnet's medium rate, 5 sat/vB
+        #expect(try await session.balance().info.balanceSats.value == 50_000 - 750)
         let received = try #require(try session.lightning.history(PaymentFilter(type: .receive)).first)
         #expect(received.amountMsat == 49_250_000 && received.details.txid == txid && received.feeSats == 750 && received.isOnChain)
         let next = try await session.backend.receiveAddress(.bitcoin)
@@ -71,14 +72,14 @@ struct DevnetDepositsTests {
         let refunded = try await session.backend.refundDeposit(txid: other, vout: 0, to: "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080", satPerVbyte: 10)
         guard case .refunded = refunded.state else { Issue.record("not refunded: \(refunded.state)"); return }
         await #expect(throws: LightningError.self) { _ = try await session.backend.claimDeposit(txid: other, vout: 0, policy: .default) }
-        #expect(try await session.balance().info.balanceSats == 40_000 - 3_000)
+        #expect(try await session.balance().info.balanceSats.value == 40_000 - 3_000)
         await session.close()
     }
 
     @Test func claimFeePolicies() throws {
         let fees = RecommendedFees(fastest: 30, halfHour: 12, hour: 5, economy: 2, minimum: 1)
-        #expect(try ClaimFeePolicy(parsing: "network") == .default && ClaimFeePolicy.default.capSat(fees: fees) == 13 * 150)
-        #expect(try ClaimFeePolicy(parsing: "network+4").capSat(fees: fees) == 16 * 150)
+        #expect(try ClaimFeePolicy(parsing: "network") == .default && ClaimFeePolicy.default.capSat(fees: fees).value == 13 * 150)
+        #expect(try ClaimFeePolicy(parsing: "network+4").capSat(fees: fees).value == 16 * 150)
         #expect(try ClaimFeePolicy(parsing: "5/vB") == .rate(satPerVbyte: 5) && (try ClaimFeePolicy(parsing: "5 sat/vB")) == .rate(satPerVbyte: 5))
         #expect(try ClaimFeePolicy(parsing: "2,000") == .fixed(sats: 2_000) && ClaimFeePolicy.fixed(sats: 2_000).capSat(fees: fees) == 2_000)
         for saved in ["network+1", "7/vB", "900"] { #expect(try ClaimFeePolicy(parsing: saved).saved == saved) }

@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaFormat
 import HawalaKeys
 import HawalaWallet
 import Synchronization
@@ -25,7 +26,7 @@ struct DevnetOnChainTests {
         let session = try await wallet(ledger: ledger)
         _ = try await session.fund(sats: 100_000)
         let quote = try await session.lightning.prepareOnChain(address: Self.elsewhere, amount: .sats(20_000))
-        let fees: [UInt64] = quote.options.map(\.feeSat)
+        let fees: [Sats] = quote.options.map(\.feeSat)
         #expect(fees == [1_410, 705, 282])  // devnet's table: 10, 5, 2 sat/vB × 141 vB
         #expect(quote.option(.fast) == OnChainQuote.Option(speed: .fast, amountSat: 20_000, feeSat: 1_410, remainingSat: 78_590, affordable: true))
         #expect(quote.previewRows()[1] == ("medium", "20,000 sat arrives · fee 705 sat · 20,705 sat in total · 79,295 sat stays"))
@@ -37,7 +38,7 @@ struct DevnetOnChainTests {
 
         let all = try await session.lightning.prepareOnChain(address: Self.elsewhere, amount: .all)
         let slow = try #require(all.option(.slow))
-        #expect(slow.amountSat == 78_590 - 282 && slow.remainingSat == 0 && slow.totalSat == 78_590)
+        #expect(slow.amountSat.value == 78_590 - 282 && slow.remainingSat == 0 && slow.totalSat == 78_590)
         _ = try await session.lightning.sendOnChain(all, speed: .slow, idempotencyKey: "withdraw-all")
         #expect(try await session.backend.getInfo().balanceMsat == 0, "what stays is exactly zero")
 
@@ -127,7 +128,7 @@ struct DevnetOnChainTests {
         let new = try #require(try store.exitState(walletID: session.wallet.id, network: second.network, keyring: keyring))
         let moved = try store.exportVersion()
         #expect(new.state != old.state)
-        #expect(second.valueSat == 80_000 - 10_000 - 282 && moved > version)
+        #expect(second.valueSat?.value == 80_000 - 10_000 - 282 && moved > version)
 
         // The stale state: its leaf was spent since.
         try await session.backend.importExitState(old.state)

@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaFormat
 import HawalaKeys
 import Testing
 @testable import HawalaLightning
@@ -32,7 +33,7 @@ final class FakeService: @unchecked Sendable {
     func invoice(amountMsat: UInt64?, descriptionHash: [UInt8]? = nil, network: LightningNetwork = .regtest) -> String {
         let fields = Bolt11Invoice.fields(paymentHash: Hash.sha256(preimage), paymentSecret: [UInt8](repeating: 9, count: 32), description: nil,
                                           descriptionHash: descriptionHash ?? Hash.sha256(Array(metadata.utf8)))
-        return try! Bolt11Invoice.encode(network: network, amountMsat: amountMsat, timestamp: UInt64(Date().timeIntervalSince1970), fields: fields, privateKey: key)
+        return try! Bolt11Invoice.encode(network: network, amountMsat: amountMsat.map { try! Msat($0) }, timestamp: UInt64(Date().timeIntervalSince1970), fields: fields, privateKey: key)
     }
 
     func invoiceJSON(amountMsat: UInt64, successAction: String = "null") -> String {
@@ -148,6 +149,12 @@ struct LNURLPayTests {
         let start = Date()
         await #expect(throws: LNURLError.http("127.0.0.1 did not answer in time")) { try await flow.payRequest(for: service.address) }
         #expect(Date().timeIntervalSince(start) < 60)
+        // Issue 39: the head at once, then a byte a second (each byte used to reset the read
+        // timeout): the whole exchange ends at its deadline.
+        service.payRequest = { _ in var r = service.defaultPayRequest(); r.drip = 1; return r }
+        let dripStart = Date()
+        await #expect(throws: LNURLError.http("127.0.0.1 did not answer in time")) { try await flow.payRequest(for: service.address) }
+        #expect(Date().timeIntervalSince(dripStart) < 10, "one deadline for the whole exchange, not one per byte")
         await fetcher.shutdown()
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaFormat
 import HawalaKeys
 import HawalaWallet
 import Testing
@@ -55,7 +56,7 @@ final class FlakyBackend: PaymentBackend, @unchecked Sendable {
 /// A wallet store with one wallet (cheap KDF) for history tests.
 
 func samplePayment(_ n: Int, type: Payment.Kind = .send, status: Payment.Status = .completed, at seconds: TimeInterval? = nil) -> Payment {
-    Payment(id: String(format: "p%05d", n), type: type, status: status, amountMsat: UInt64(1_000 * n), feeMsat: type == .send ? 1_000 : 0,
+    Payment(id: String(format: "p%05d", n), type: type, status: status, amountMsat: Msat(clamping: UInt64(1_000 * n)), feeMsat: type == .send ? 1_000 : .zero,
             timestamp: Date(timeIntervalSince1970: seconds ?? 1_700_000_000 + Double(n)), backend: "devnet",
             details: Payment.Details(description: "payment \(n)", paymentHash: String(format: "%064x", n)))
 }
@@ -150,7 +151,7 @@ struct LightningWalletTests {
         #expect(try store.payments(walletID: wallet.id).count == 2)
         let again = try await lightning.pay(prepared, idempotencyKey: "k")
         #expect(again.id == settled[0].id && backend.sends == 1)
-        #expect(try await backend.getInfo().balanceMsat == 1_000_000 - 100_000 - 1_100)
+        #expect(try await backend.getInfo().balanceMsat.value == 1_000_000 - 100_000 - 1_100)
     }
 
     /// Where a receive stands, one rule for every face: waiting until the invoice's expiry,
@@ -277,7 +278,7 @@ struct LightningWalletTests {
         // An independent parser reads back the same values.
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
         #expect(rows.map { $0["id"] as? String } == ["d4", "c3", "b2", "a1"])
-        #expect(rows[2]["description"] as? String == "coffee, \"large\"\nwith milk" && (rows[2]["amountSats"] as? NSNumber)?.stringValue == "2500.123" && rows[2]["amountMsat"] as? Int == 2_500_123)
+        #expect(rows[2]["description"] as? String == "coffee, \"large\"\nwith milk" && (rows[2]["amountSats"] as? NSNumber)?.stringValue == "2501" && rows[2]["amountMsat"] as? Int == 2_500_123)
         #expect(rows[0]["description"] as? String == "ünïcødé ⚡ \u{1}" && rows[3]["fiatValue"] as? String == "97.5")
         #expect(rows[3]["date"] as? String == "2026-01-01T00:00:00Z" && rows[1]["failureReason"] as? String == "invoice expired")
         let (store, wallet) = try storeWithWallet()

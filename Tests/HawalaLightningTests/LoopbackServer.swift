@@ -8,6 +8,8 @@ final class LoopbackServer: @unchecked Sendable {
         var status = 200
         var body: [UInt8]
         var delay: Double = 0
+        /// Seconds between bytes of the body, sent after the head at once (a hostile drip).
+        var drip: Double = 0
         static func json(_ text: String) -> Reply { Reply(body: Array(text.utf8)) }
     }
 
@@ -72,9 +74,12 @@ final class LoopbackServer: @unchecked Sendable {
         let bytes = Array(head.utf8) + reply.body
         var sent = 0
         while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { write(client, $0.baseAddress!, $0.count) }
+            let headBytes = head.utf8.count
+            let end = reply.drip <= 0 ? bytes.count : sent < headBytes ? headBytes : sent + 1
+            let n = bytes[sent..<end].withUnsafeBytes { write(client, $0.baseAddress!, $0.count) }
             if n <= 0 { return }
             sent += n
+            if reply.drip > 0 && sent > head.utf8.count { Thread.sleep(forTimeInterval: reply.drip) }
         }
     }
 }

@@ -77,7 +77,7 @@ struct NetworkHistoryTests {
         let home = store.home.directory
         func listed(_ text: String?) throws -> [UInt64] {
             let scope = try HistoryNetwork(parsing: text, home: home)
-            return try store.payments(walletID: wallet.id, filter: PaymentFilter(network: scope.filterValue(store: store, walletID: wallet.id))).map(\.amountSats)
+            return try store.payments(walletID: wallet.id, filter: PaymentFilter(network: scope.filterValue(store: store, walletID: wallet.id))).map(\.amountSats.value)
         }
         #expect(try listed(nil) == [2_000])
         #expect(try listed("current") == [2_000])
@@ -88,7 +88,7 @@ struct NetworkHistoryTests {
 
         var json = Data()
         let scope = HistoryNetwork.current.filterValue(store: store, walletID: wallet.id)
-        #expect(try PaymentExport.write(.json, store: store, walletID: wallet.id, network: scope) { json.append($0) } == 1)
+        #expect(try PaymentExport.write(.json, store: store, walletID: wallet.id, filter: PaymentFilter(network: scope)) { json.append($0) } == 1)
         let rows = try #require(try JSONSerialization.jsonObject(with: json) as? [[String: Any]])
         #expect(rows.first?["network"] as? String == "devnet:" + ledgerB)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaFormat
 import HawalaKeys
 import Testing
 @testable import HawalaLightning
@@ -17,12 +18,12 @@ struct PaymentInputTests {
     @Test func bip21Amounts() throws {
         let a = "bitcoin:bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4?amount="
         #expect(try uri(a + "0.00000001").amountSats == 1)
-        #expect(try uri(a + "21000000").amountSats == 2_100_000_000_000_000)
+        #expect(try uri(a + "20999999.9769").amountSats == Sats.supply, "all the bitcoin there will ever be")
         #expect(try uri(a + "20.3").amountSats == 2_030_000_000)
         #expect(try uri(a + ".5").amountSats == 50_000_000)
         #expect(try uri(a + "1.").amountSats == 100_000_000)  // BIP21's grammar: *digit [ "." *digit ]
         #expect(try uri(a + "0.1").amountSats == 10_000_000)  // 0.1 is not exact in binary floating point
-        for bad in ["1e-8", "0.000000001", "21000000.00000001", "-1", "1,5", " 1", "", "0x10", "1..2", "١"] {
+        for bad in ["1e-8", "0.000000001", "21000000.00000001", "21000000", "20999999.97690001", "-1", "1,5", " 1", "", "0x10", "1..2", "١"] {
             #expect(throws: PaymentInputError.self, "\(bad)") { try uri(a + bad) }
         }
     }
@@ -73,6 +74,11 @@ struct PaymentInputTests {
 
     @Test func otherInputs() throws {
         guard case .bolt11 = try PaymentInput.parse("  lightning:" + invoice.uppercased() + "\n") else { Issue.record("not an invoice"); return }
+        // Wrapped over lines (a chat, a PDF): taken whole, as wallets do.
+        let wrapped = stride(from: 0, to: invoice.count, by: 60).map { String(invoice.dropFirst($0).prefix(60)) }.joined(separator: "\r\n ")
+        guard case .bolt11(let whole) = try PaymentInput.parse(wrapped) else { Issue.record("a wrapped invoice is refused"); return }
+        #expect(whole.text == invoice.lowercased())
+        guard case .bitcoinAddress = try PaymentInput.parse("bc1qw508d6qejxtdg4y5r3\nzarvary0c5xw7kv8f3t4") else { Issue.record("a wrapped address is refused"); return }
         guard case .bitcoinAddress(_, .mainnet) = try PaymentInput.parse("bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4") else { Issue.record("not an address"); return }
         #expect(throws: PaymentInputError.unrecognized) { try PaymentInput.parse("hello") }
         #expect(throws: PaymentInputError.invoice(.bech32(.badChecksum))) { try PaymentInput.parse(String(invoice.dropLast()) + "q") }

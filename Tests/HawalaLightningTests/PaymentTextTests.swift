@@ -15,7 +15,7 @@ struct PaymentTextTests {
     @Test func historyLineAndDetails() {
         #expect(satsText(1_234_567, .down) == "1,234 sat" && satsText(1_234_567, .up) == "1,235 sat" && satsText(5_000, .up) == "5 sat")
         let line = sent.historyLine()
-        #expect(line.contains("-2,500 sat (fee 4 sat)  failed  p1") && line.contains("[no route]") && !line.contains("\u{1B}"))
+        #expect(line.contains("−2,504 sat (incl. 4 sat fee)  failed  p1") && line.contains("[no route]") && !line.contains("\u{1B}"))
         #expect(sent.signedAmountText == "−2,504 sat")
         let rows = sent.detailRows()
         #expect(rows.first { $0.label == "amount" }?.value == "2,500 sat" && rows.first { $0.label == "fee" }?.value == "3.5 sat")

@@ -158,7 +158,11 @@ struct WalletStoreTests {
         #expect(t.id != a.id && t.fingerprint == a.fingerprint)
         #expect(try store.existingWallet(mnemonic: mnemonic, passphrase: SecretBytes([]), network: .testnet) == "Test")
         #expect(try store.secrets(of: t, keyring: keyring).mnemonic.phrase == abandonAbout)
+        // Its folders beside the database (the Spark SDK's state) go with it; another wallet's stay.
+        let sparkState = store.home.walletFolder("spark", walletID: t.id), kept = store.home.walletFolder("spark", walletID: a.id)
+        for folder in [sparkState, kept] { try FileManager.default.createDirectory(at: folder.appendingPathComponent("regtest/logs"), withIntermediateDirectories: true) }
         try store.delete("Test", keyring: keyring)
+        #expect(!FileManager.default.fileExists(atPath: sparkState.path) && FileManager.default.fileExists(atPath: kept.path))
         // The id does not depend on the store: another store computes the same one.
         let other = try WalletStore(home: temporaryHome(), create: true)
         let otherKeyring = try other.newKeyring(password: password("another horse"), parameters: fastKDF())

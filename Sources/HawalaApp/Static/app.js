@@ -75,6 +75,37 @@ document.addEventListener("DOMContentLoaded", () => {
       if (field && !field.value) field.value = value;
     }
   } catch { /* nothing kept */ }
+  // The Lock button keeps what was typed as the idle lock does: back after the unlock.
+  const lockForm = document.querySelector("form.lock");
+  if (lockForm) lockForm.addEventListener("submit", keep);
+
+  // A new password's strength while it is typed: the library's own verdict (the one a submit
+  // gets), asked of the app without the page leaving; never stored, never in an address.
+  for (const field of document.querySelectorAll("input[data-strength]")) {
+    const token = field.form && field.form.querySelector("input[name=csrf]");
+    if (!token) continue;
+    const out = document.createElement("span");
+    out.className = "note strength";
+    out.id = field.id + "-strength";
+    out.setAttribute("aria-live", "polite");
+    field.insertAdjacentElement("afterend", out);
+    field.setAttribute("aria-describedby", ((field.getAttribute("aria-describedby") || "") + " " + out.id).trim());
+    let timer = null;
+    field.addEventListener("input", () => {
+      clearTimeout(timer);
+      timer = setTimeout(async () => {
+        if (!field.value) { out.textContent = ""; delete out.dataset.rating; return; }
+        try {
+          const body = new URLSearchParams({ csrf: token.value, use: field.dataset.strength, password: field.value });
+          const answer = await fetch("/strength", { method: "POST", body, credentials: "same-origin", cache: "no-store" });
+          if (!answer.ok) return;
+          const verdict = await answer.json();
+          out.textContent = verdict.words;
+          out.dataset.rating = verdict.acceptable ? verdict.rating : "refused";
+        } catch { /* the submit still says it */ }
+      }, 250);
+    });
+  }
 
   // The idle lock: a countdown a minute before, with "Stay unlocked".
   const idle = Number(body.dataset.idleLock || 0);
@@ -131,15 +162,35 @@ document.addEventListener("DOMContentLoaded", () => {
   // A payment received, announced on every page of an unlocked session (the invoice page says
   // "Paid" itself); a desktop notification too once the person allowed it, asked on a click.
   const invoiceState = document.getElementById("invoice-state");
+  // What a payment changes (a balance, a list, a payment's status) is brought up to date in
+  // place: the page is read again, without counting as use, and only its parts marked
+  // data-live are replaced (never a form being typed in).
+  let refreshing = null;
+  const refreshLive = () => {
+    if (refreshing || !document.querySelector("[data-live][id]")) return;
+    refreshing = setTimeout(async () => {
+      try {
+        const answer = await fetch(location.href, { credentials: "same-origin", cache: "no-store", headers: { "X-Hawala-Live": "1" } });
+        if (!answer.ok || answer.redirected) return;
+        const fresh = new DOMParser().parseFromString(await answer.text(), "text/html");
+        for (const old of document.querySelectorAll("[data-live][id]")) {
+          const next = fresh.getElementById(old.id);
+          if (next) old.replaceWith(document.importNode(next, true));
+        }
+      } catch { /* the next payment tries again */ } finally { refreshing = null; }
+    }, 300);
+  };
   if (body.dataset.events && window.EventSource) {
     const source = new EventSource(body.dataset.events);
     source.addEventListener("end", () => source.close());
     source.addEventListener("received", (event) => {
       const note = JSON.parse(event.data);
+      refreshLive();
       if (invoiceState && invoiceState.dataset.hash === note.hash) return;
       toast("Received " + note.amount + (note.what && note.what !== "Received" ? " — " + note.what : ""));
       if (window.Notification && Notification.permission === "granted") new Notification("Hawala: received " + note.amount, { body: note.what });
     });
+    source.addEventListener("changed", refreshLive);
     source.addEventListener("deposit", (event) => {
       const note = JSON.parse(event.data);
       toast(note.text);

@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaFormat
 import HawalaKeys
 import HawalaWallet
 import Synchronization
@@ -131,7 +132,7 @@ public final class DevnetBackend: PaymentBackend, Sendable {
         try prepare(try request.invoice(backendName: name), amountSats: request.amountSats)
     }
 
-    func prepare(_ invoice: Bolt11Invoice, amountSats: UInt64?) throws -> PrepareSendResponse {
+    func prepare(_ invoice: Bolt11Invoice, amountSats: Sats?) throws -> PrepareSendResponse {
         let me = try node()
         let amountMsat = try PrepareSendRequest.amountMsat(paying: invoice, amountSats: amountSats, network: network, backendName: name, now: clock())
         let payee = hexString(invoice.payee)
@@ -141,9 +142,10 @@ public final class DevnetBackend: PaymentBackend, Sendable {
         guard state.known else { throw LightningError.unknownDestination(String(payee.prefix(16)) + "…") }
         guard state.credits != me else { throw LightningError.ownInvoice }
         guard !state.paid else { throw LightningError.alreadyPaid }
-        let fee = DevnetLedger.fee(amountMsat: amountMsat)
+        let fee = try DevnetLedger.fee(amountMsat: amountMsat)
         let balance = try ledger.balanceMsat(node: me)
-        guard balance >= amountMsat + fee else { throw LightningError.insufficientBalance(haveMsat: balance, needMsat: amountMsat + fee) }
+        let total = try amountMsat + fee
+        guard balance >= total else { throw LightningError.insufficientBalance(haveMsat: balance, needMsat: total) }
         return PrepareSendResponse(invoiceText: invoice.text, invoice: invoice, amountMsat: amountMsat, feeMsat: fee)
     }
 
@@ -157,9 +159,7 @@ public final class DevnetBackend: PaymentBackend, Sendable {
 
     public func prepareLnurlPay(_ request: PrepareLnurlPayRequest) async throws -> PrepareLnurlPayResponse {
         guard let lnurl else { throw LightningError.unsupported(backend: name, .lnurlWithoutClient) }
-        let (msat, overflow) = request.amountSats.multipliedReportingOverflow(by: 1000)
-        guard !overflow else { throw LightningError.outOfRange(.amount) }
-        let (invoice, action) = try await lnurl.invoice(for: request.payRequest, amountMsat: msat, comment: request.comment, network: network)
+        let (invoice, action) = try await lnurl.invoice(for: request.payRequest, amountMsat: request.amountSats.msat, comment: request.comment, network: network)
         return PrepareLnurlPayResponse(payRequest: request.payRequest, prepared: try prepare(invoice, amountSats: request.amountSats), successAction: action,
                                        comment: request.comment)
     }
@@ -186,10 +186,8 @@ public final class DevnetBackend: PaymentBackend, Sendable {
     }
 
     /// Test funds (devnet only): credits this node and records a received payment.
-    public func fund(sats: UInt64) async throws -> Payment {
-        let (msat, overflow) = sats.multipliedReportingOverflow(by: 1000)
-        guard !overflow else { throw LightningError.outOfRange(.amount) }
-        return try ledger.fund(node: try signingNode(), amountMsat: msat, now: clock())
+    public func fund(sats: Sats) async throws -> Payment {
+        return try ledger.fund(node: try signingNode(), amountMsat: sats.msat, now: clock())
     }
 
     // MARK: History, rates, fees

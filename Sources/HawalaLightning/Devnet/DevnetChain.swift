@@ -13,18 +13,20 @@ extension DevnetLedger {
     /// Confirmations a deposit needs before it is claimed (Spark's: 3).
     static let confirmationsNeeded = 3
     /// Outputs below this are dust: not worth claiming.
-    static let dustSat: UInt64 = 546
+    static let dustSat: Sats = 546
 
     /// The chain's fee table.
     func fees() throws -> RecommendedFees {
         try read { db in
             let row = try Row.fetchOne(db, sql: "SELECT fast, medium, slow FROM chain WHERE id = 1")!
-            let (fast, medium, slow) = (UInt64(row["fast"] as Int64), UInt64(row["medium"] as Int64), UInt64(row["slow"] as Int64))
+            func rate(_ column: String) -> UInt64 { UInt64(max(1, row[column] as Int64)) }
+            let (fast, medium, slow) = (rate("fast"), rate("medium"), rate("slow"))
             return RecommendedFees(fastest: fast, halfHour: medium, hour: slow, economy: slow, minimum: 1)
         }
     }
 
     func setFees(fast: UInt64, medium: UInt64, slow: UInt64) throws {
+        guard [fast, medium, slow].allSatisfy(ExitPlan.feeRates.contains) else { throw LightningError.outOfRange(.feeRate) }
         try write { db in
             try db.execute(sql: "UPDATE chain SET fast = ?, medium = ?, slow = ? WHERE id = 1", arguments: [Int64(fast), Int64(medium), Int64(slow)])
         }
@@ -33,6 +35,7 @@ extension DevnetLedger {
     /// Mines `blocks`: unconfirmed deposits are in the first; returns the new height.
     @discardableResult
     func mine(_ blocks: Int) throws -> Int {
+        guard (1...1000).contains(blocks) else { throw LightningError.outOfRange(.blocks) }
         var height = 0
         try write { db in
             let old = try Int.fetchOne(db, sql: "SELECT height FROM chain WHERE id = 1") ?? 0
@@ -69,14 +72,14 @@ extension DevnetLedger {
     }
 
     /// An on-chain payment of `sats` to a devnet deposit address, unconfirmed; its txid.
-    func sendToAddress(_ address: String, sats: UInt64, now: Date) throws -> String {
-        guard sats > 0, sats <= 2_100_000_000_000_000 else { throw LightningError.outOfRange(.amount) }
+    func sendToAddress(_ address: String, sats: Sats, now: Date) throws -> String {
+        guard sats > .zero else { throw LightningError.outOfRange(.amount) }
         let txid = hexString(SystemRandom.bytes(32))
         var known = true
         try write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM depositAddress WHERE address = ?", arguments: [address]) == true else { known = false; return }
             try db.execute(sql: "INSERT INTO deposit (txid, vout, address, amountSat, createdAt) VALUES (?, 0, ?, ?, ?)",
-                           arguments: [txid, address, Int64(sats), now.timeIntervalSince1970])
+                           arguments: [txid, address, sats.int64, now.timeIntervalSince1970])
         }
         guard known else { throw LightningError.notADevnetAddress(address) }
         return txid
@@ -93,18 +96,18 @@ extension DevnetLedger {
     }
 
     static func deposit(_ row: Row, height: Int) -> Deposit {
-        let amount = UInt64(row["amountSat"] as Int64)
+        let amount = DevnetLedger.sats(row["amountSat"])
         let state: Deposit.State
         switch row["state"] as String {
-        case "claimed": state = .claimed(feeSat: UInt64(row["claimFeeSat"] as Int64? ?? 0))
+        case "claimed": state = .claimed(feeSat: DevnetLedger.sats(row["claimFeeSat"]))
         case "refunded": state = .refunded(txid: row["refundTxid"] ?? "")
         case "notClaimed":
             switch row["reason"] as String? {
             case "belowDust": state = .notClaimed(.belowDust)
             case "feeAboveAmount":
-                let fee = UInt64(row["requiredFeeSat"] as Int64? ?? 0)
+                let fee = DevnetLedger.sats(row["requiredFeeSat"])
                 state = .notClaimed(.other("claiming costs \(AmountText.grouped(fee)) sat, as much as the deposit or more: claim it when fees fall, or send it elsewhere"))
-            default: state = .notClaimed(.feeAboveCap(requiredSat: UInt64(row["requiredFeeSat"] as Int64? ?? 0), capSat: (row["capSat"] as Int64?).map(UInt64.init)))
+            default: state = .notClaimed(.feeAboveCap(requiredSat: DevnetLedger.sats(row["requiredFeeSat"]), capSat: (row["capSat"] as Int64?).map { DevnetLedger.sats($0) }))
             }
         default:
             let confirmations = (row["height"] as Int?).map { height - $0 + 1 } ?? 0
@@ -115,12 +118,12 @@ extension DevnetLedger {
 
     /// Claims `node`'s confirmed deposit under `capSat`, in one transaction: its value less the
     /// claim's fee is credited, as a received payment; or it is marked not claimed, with why.
-    func claim(txid: String, vout: UInt32, node: String, capSat: UInt64, now: Date) throws -> Deposit {
+    func claim(txid: String, vout: UInt32, node: String, capSat: Sats, now: Date) throws -> Deposit {
         var result: Deposit?
         var refusal: LightningError?
         try write { db in
             let height = try Int.fetchOne(db, sql: "SELECT height FROM chain WHERE id = 1") ?? 0
-            let medium = UInt64(try Int64.fetchOne(db, sql: "SELECT medium FROM chain WHERE id = 1") ?? 1)
+            let medium = UInt64(max(1, try Int64.fetchOne(db, sql: "SELECT medium FROM chain WHERE id = 1") ?? 1))
             guard let row = try Row.fetchOne(db, sql: """
                 SELECT d.* FROM deposit d JOIN depositAddress a ON a.address = d.address WHERE a.node = ? AND d.txid = ? AND d.vout = ?
                 """, arguments: [node, txid, vout]) else { refusal = .unknownDeposit("\(txid):\(vout)"); return }
@@ -129,22 +132,22 @@ extension DevnetLedger {
             case .claimable, .notClaimed(.feeAboveCap), .notClaimed(.other): break
             default: refusal = .depositNotAvailable(deposit.outpoint, state: deposit.stateText); return
             }
-            let fee = medium.multipliedReportingOverflow(by: ClaimFeePolicy.claimVbytes).partialValue
+            let fee = (try? Sats.fee(satPerVbyte: medium, vbytes: ClaimFeePolicy.claimVbytes)) ?? .supply
             if deposit.amountSat < DevnetLedger.dustSat {
                 try db.execute(sql: "UPDATE deposit SET state = 'notClaimed', reason = 'belowDust' WHERE txid = ? AND vout = ?", arguments: [txid, vout])
             } else if deposit.amountSat <= fee {
                 try db.execute(sql: "UPDATE deposit SET state = 'notClaimed', reason = 'feeAboveAmount', requiredFeeSat = ? WHERE txid = ? AND vout = ?",
-                               arguments: [Int64(fee), txid, vout])
+                               arguments: [fee.int64, txid, vout])
             } else if fee > capSat {
                 try db.execute(sql: "UPDATE deposit SET state = 'notClaimed', reason = 'feeAboveCap', requiredFeeSat = ?, capSat = ? WHERE txid = ? AND vout = ?",
-                               arguments: [Int64(fee), Int64(capSat), txid, vout])
+                               arguments: [fee.int64, capSat.int64, txid, vout])
             } else {
-                let credit = (deposit.amountSat - fee) * 1000
+                let credit = deposit.amountSat.minusOrZero(fee).msat
                 try db.execute(sql: "INSERT OR IGNORE INTO node (id, balanceMsat, createdAt) VALUES (?, 0, ?)", arguments: [node, now.timeIntervalSince1970])
-                try db.execute(sql: "UPDATE node SET balanceMsat = balanceMsat + ? WHERE id = ?", arguments: [Int64(credit), node])
-                try db.execute(sql: "UPDATE deposit SET state = 'claimed', claimFeeSat = ? WHERE txid = ? AND vout = ?", arguments: [Int64(fee), txid, vout])
+                try db.execute(sql: "UPDATE node SET balanceMsat = balanceMsat + ? WHERE id = ?", arguments: [credit.int64, node])
+                try db.execute(sql: "UPDATE deposit SET state = 'claimed', claimFeeSat = ? WHERE txid = ? AND vout = ?", arguments: [fee.int64, txid, vout])
                 try DevnetLedger.insertPayment(db, id: "deposit-\(txid.prefix(24))-\(vout)", payer: nil, payee: node, paymentHash: nil, bolt11: nil,
-                                               description: "on-chain deposit, output \(vout)", amountMsat: credit, feeMsat: fee * 1000,
+                                               description: "on-chain deposit, output \(vout)", amountMsat: credit, feeMsat: fee.msat,
                                                status: .completed, failureReason: nil, preimage: nil, idempotencyKey: nil, now: now,
                                                onChain: (txid, row["address"], row["height"]))
             }
@@ -169,7 +172,8 @@ extension DevnetLedger {
             case .claimed, .refunded, .waiting: refusal = .depositNotAvailable(deposit.outpoint, state: deposit.stateText); return
             default: break
             }
-            guard deposit.amountSat > satPerVbyte * ClaimFeePolicy.claimVbytes + DevnetLedger.dustSat else {
+            let fee = try? Sats.fee(satPerVbyte: satPerVbyte, vbytes: ClaimFeePolicy.claimVbytes) + DevnetLedger.dustSat
+            guard let fee, deposit.amountSat > fee else {
                 refusal = .depositNotAvailable(deposit.outpoint, state: "too small to pay \(satPerVbyte) sat/vB"); return
             }
             let refundTxid = hexString(SystemRandom.bytes(32))
@@ -219,7 +223,7 @@ extension DevnetBackend {
 /// blocks, the fee table.
 public enum DevnetChain {
     /// Sends `sats` on-chain to a devnet deposit address (unconfirmed); the txid.
-    public static func deposit(ledgerPath: String, address: String, sats: UInt64) throws -> String {
+    public static func deposit(ledgerPath: String, address: String, sats: Sats) throws -> String {
         try DevnetLedger(path: ledgerPath).sendToAddress(address, sats: sats, now: Date())
     }
 

@@ -18,11 +18,11 @@ extension DevnetLedger {
     static let exitTimelockBlocks: UInt32 = 2
 
     /// `node`'s one leaf: an id that changes with every payment that moves its balance, and its value.
-    func leaf(of node: String) throws -> (id: String, valueSat: UInt64) {
+    func leaf(of node: String) throws -> (id: String, valueSat: Sats) {
         try read { db in try DevnetLedger.leaf(of: node, db: db) }
     }
 
-    static func leaf(of node: String, db: Database) throws -> (id: String, valueSat: UInt64) {
+    static func leaf(of node: String, db: Database) throws -> (id: String, valueSat: Sats) {
         // The newest row that moved the balance (rowid: a block confirming a withdrawal moves
         // its seq, not the balance, and so not the leaf).
         let seq = try Int64.fetchOne(db, sql: """
@@ -30,24 +30,24 @@ extension DevnetLedger {
             """, arguments: [node, node]) ?? 0
         let msat = try Int64.fetchOne(db, sql: "SELECT balanceMsat FROM node WHERE id = ?", arguments: [node]) ?? 0
         let id = hexString(Array(Hash.sha256(Array("devnet-leaf/\(node)/\(seq)/\(msat)".utf8)).prefix(16)))
-        return (id, UInt64(max(0, msat)) / 1000)
+        return (id, DevnetLedger.msat(msat).sats(.down))
     }
 
     /// Sends `amountSat` of `node`'s balance to `address` with `feeSat`, once per key: a pending
     /// on-chain payment until `mine` puts it in a block.
-    func withdraw(node: String, address: String, amountSat: UInt64, feeSat: UInt64, idempotencyKey: String, now: Date) throws -> Payment {
+    func withdraw(node: String, address: String, amountSat: Sats, feeSat: Sats, idempotencyKey: String, now: Date) throws -> Payment {
         let id = DevnetLedger.newID()
         var refusal: LightningError?
         try write { db in
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM payment WHERE payer = ? AND idempotencyKey = ?", arguments: [node, idempotencyKey]) == true { return }
-            let debit = (amountSat + feeSat).multipliedReportingOverflow(by: 1000)
-            let balance = UInt64(max(0, try Int64.fetchOne(db, sql: "SELECT balanceMsat FROM node WHERE id = ?", arguments: [node]) ?? 0))
-            guard !debit.overflow, debit.partialValue <= balance else {
-                refusal = .insufficientOnChainBalance(neededSat: amountSat + feeSat, balanceSat: balance / 1000, speed: "chosen"); return
+            let debit = try? amountSat + feeSat
+            let balance = DevnetLedger.msat(try Int64.fetchOne(db, sql: "SELECT balanceMsat FROM node WHERE id = ?", arguments: [node]))
+            guard let debit, debit.msat <= balance else {
+                refusal = .insufficientOnChainBalance(neededSat: debit ?? .supply, balanceSat: balance.sats(.down), speed: "chosen"); return
             }
-            try db.execute(sql: "UPDATE node SET balanceMsat = balanceMsat - ? WHERE id = ?", arguments: [Int64(debit.partialValue), node])
+            try db.execute(sql: "UPDATE node SET balanceMsat = balanceMsat - ? WHERE id = ?", arguments: [debit.msat.int64, node])
             try DevnetLedger.insertPayment(db, id: id, payer: node, payee: "onchain:" + address, paymentHash: nil, bolt11: nil,
-                                           description: "on-chain withdrawal", amountMsat: amountSat * 1000, feeMsat: feeSat * 1000,
+                                           description: "on-chain withdrawal", amountMsat: amountSat.msat, feeMsat: feeSat.msat,
                                            status: .pending, failureReason: nil, preimage: nil, idempotencyKey: idempotencyKey, now: now,
                                            onChain: (hexString(SystemRandom.bytes(32)), address, nil))
         }
@@ -61,16 +61,16 @@ extension DevnetLedger {
     /// Puts `leaf` of `node` on-chain to `destination`, paying `feeSat`: the leaf's value leaves
     /// the balance, and a pending on-chain payment records it. Refused when the leaf is not the
     /// node's current one (spent since the state was kept).
-    func exit(node: String, leaf: DevnetExitState.Leaf, feeSat: UInt64, destination: String, now: Date) throws -> [ExitTransaction] {
+    func exit(node: String, leaf: DevnetExitState.Leaf, feeSat: Sats, destination: String, now: Date) throws -> [ExitTransaction] {
         let nodeTx = hexString(SystemRandom.bytes(32)), refundTx = hexString(SystemRandom.bytes(32))
         var spent = false
         try write { db in
             // Checked in the transaction that spends it: a payment in between can't be spent twice.
             guard try DevnetLedger.leaf(of: node, db: db).id == leaf.id else { spent = true; return }
-            try db.execute(sql: "UPDATE node SET balanceMsat = balanceMsat - ? WHERE id = ?", arguments: [Int64(leaf.valueSat * 1000), node])
+            try db.execute(sql: "UPDATE node SET balanceMsat = balanceMsat - ? WHERE id = ?", arguments: [leaf.valueSat.msat.int64, node])
             try DevnetLedger.insertPayment(db, id: DevnetLedger.newID(), payer: node, payee: "onchain:" + destination, paymentHash: nil, bolt11: nil,
-                                           description: "unilateral exit", amountMsat: (leaf.valueSat - feeSat) * 1000,
-                                           feeMsat: feeSat * 1000, status: .pending, failureReason: nil, preimage: nil,
+                                           description: "unilateral exit", amountMsat: leaf.valueSat.minusOrZero(feeSat).msat,
+                                           feeMsat: feeSat.msat, status: .pending, failureReason: nil, preimage: nil,
                                            idempotencyKey: "exit:" + leaf.id, now: now, onChain: (refundTx, destination, nil))
         }
         if spent { throw LightningError.refused(by: "devnet", reason: "leaf \(leaf.id.prefix(12))… was spent since this exit state was kept") }
@@ -83,7 +83,7 @@ extension DevnetLedger {
 struct DevnetExitState: Codable, Equatable {
     struct Leaf: Codable, Equatable {
         var id: String
-        var valueSat: UInt64
+        var valueSat: Sats
     }
     var version = 1
     var node: String
@@ -106,9 +106,9 @@ extension DevnetBackend {
     // MARK: Withdrawals
 
     public func prepareOnChainSend(address: String, amount: OnChainAmount) async throws -> OnChainQuote {
-        let balance = try ledger.balanceMsat(node: try node()) / 1000
+        let balance = try ledger.balanceMsat(node: try node()).sats(.down)
         let fees = try ledger.fees()
-        let priced = OnChainSpeed.allCases.map { ($0, $0.rate(fees).multipliedReportingOverflow(by: OnChainQuote.withdrawalVbytes).partialValue) }
+        let priced = OnChainSpeed.allCases.map { ($0, (try? Sats.fee(satPerVbyte: $0.rate(fees), vbytes: OnChainQuote.withdrawalVbytes)) ?? .supply) }
         return OnChainQuote.price(address: address, amount: amount, balanceSat: balance, fees: priced)
     }
 
@@ -123,7 +123,7 @@ extension DevnetBackend {
     public func exportExitState() async throws -> ExitSnapshot? {
         let node = try node()
         let leaf = try ledger.leaf(of: node)
-        let leaves = leaf.valueSat > 0 ? [DevnetExitState.Leaf(id: leaf.id, valueSat: leaf.valueSat)] : []
+        let leaves = leaf.valueSat > .zero ? [DevnetExitState.Leaf(id: leaf.id, valueSat: leaf.valueSat)] : []
         return ExitSnapshot(state: DevnetExitState(node: node, leaves: leaves).encoded(), valueSat: leaf.valueSat, leafCount: leaves.count)
     }
 
@@ -136,25 +136,25 @@ extension DevnetBackend {
     public func prepareExit(satPerVbyte: UInt64, destination: String) async throws -> ExitPlan {
         guard let state = importedExit.withLock({ $0 }) else { throw LightningError.noExitState(network: "devnet") }
         let current = try? ledger.leaf(of: state.node)
-        let fee = satPerVbyte.multipliedReportingOverflow(by: DevnetLedger.exitVbytesPerLeaf).partialValue
+        let fee = (try? Sats.fee(satPerVbyte: satPerVbyte, vbytes: DevnetLedger.exitVbytesPerLeaf)) ?? .supply
         var leaves: [ExitPlan.Leaf] = [], skipped: [ExitPlan.Skipped] = []
         for leaf in state.leaves {
             if let current, current.id != leaf.id {
                 skipped.append(.init(id: leaf.id, reason: "spent since this state was kept"))
-            } else if leaf.valueSat <= fee + OnChainQuote.dustSat {
+            } else if leaf.valueSat <= (try? fee + OnChainQuote.dustSat) ?? .supply {
                 skipped.append(.init(id: leaf.id, reason: "worth less than its exit fee (\(AmountText.grouped(fee)) sat)"))
             } else {
                 leaves.append(.init(id: leaf.id, valueSat: leaf.valueSat, method: "unilateral"))
             }
         }
-        let value = leaves.reduce(0) { $0 + $1.valueSat }
-        return ExitPlan(leaves: leaves, skipped: skipped, recoverableSat: value, feeSat: fee * UInt64(leaves.count), fundingSat: 0,
+        return ExitPlan(leaves: leaves, skipped: skipped, recoverableSat: try Sats.sum(leaves.map(\.valueSat)), feeSat: try fee * UInt64(leaves.count),
+                        fundingSat: .zero,
                         satPerVbyte: satPerVbyte, destination: destination, backendPlan: state)
     }
 
     public func runExit(_ plan: ExitPlan) async throws -> [ExitTransaction] {
         guard let state = plan.backendPlan as? DevnetExitState else { throw LightningError.unsupported(backend: name, .preparedElsewhere) }
-        let fee = plan.leaves.isEmpty ? 0 : plan.feeSat / UInt64(plan.leaves.count)
+        let fee = plan.feeSat.divided(by: UInt64(plan.leaves.count))
         var transactions: [ExitTransaction] = []
         for leaf in plan.leaves {
             transactions += try ledger.exit(node: state.node, leaf: .init(id: leaf.id, valueSat: leaf.valueSat), feeSat: fee,

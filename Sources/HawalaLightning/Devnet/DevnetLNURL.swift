@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HawalaCrypto
+import HawalaFormat
 import HawalaKeys
 import HawalaWallet
 
@@ -99,19 +100,19 @@ extension DevnetLedger {
     // MARK: Withdraw vouchers
 
     /// A voucher worth up to `amountMsat` (test money), redeemable once.
-    func addVoucher(k1: String, amountMsat: UInt64, description: String, now: Date) throws {
-        guard amountMsat >= 1000, amountMsat <= DevnetLedger.maximumMsat else { throw LightningError.outOfRange(.amount) }
+    func addVoucher(k1: String, amountMsat: Msat, description: String, now: Date) throws {
+        guard amountMsat >= 1000 else { throw LightningError.outOfRange(.amount) }
         try write { db in
             try db.execute(sql: "INSERT INTO voucher (k1, minMsat, maxMsat, description, createdAt) VALUES (?, 1000, ?, ?, ?)",
-                           arguments: [k1, Int64(amountMsat), description, now.timeIntervalSince1970])
+                           arguments: [k1, amountMsat.int64, description, now.timeIntervalSince1970])
         }
     }
 
     /// An unused voucher's bounds and description.
-    func voucher(_ k1: String) throws -> (minMsat: UInt64, maxMsat: UInt64, description: String)? {
+    func voucher(_ k1: String) throws -> (minMsat: Msat, maxMsat: Msat, description: String)? {
         try read { db in
             try Row.fetchOne(db, sql: "SELECT minMsat, maxMsat, description FROM voucher WHERE k1 = ? AND usedAt IS NULL", arguments: [k1]).map {
-                (UInt64($0["minMsat"] as Int64), UInt64($0["maxMsat"] as Int64), $0["description"])
+                (DevnetLedger.msat($0["minMsat"]), DevnetLedger.msat($0["maxMsat"]), $0["description"])
             }
         }
     }
@@ -125,7 +126,7 @@ extension DevnetLedger {
                 refusal = "unknown voucher"; return
             }
             guard (voucher["usedAt"] as Double?) == nil else { refusal = "this voucher has been used"; return }
-            guard let amount = invoice.amountMsat, amount >= UInt64(voucher["minMsat"] as Int64), amount <= UInt64(voucher["maxMsat"] as Int64) else {
+            guard let amount = invoice.amountMsat, amount >= DevnetLedger.msat(voucher["minMsat"]), amount <= DevnetLedger.msat(voucher["maxMsat"]) else {
                 refusal = "the invoice's amount is outside the voucher's"; return
             }
             let hash = hexString(invoice.paymentHash)
@@ -134,7 +135,7 @@ extension DevnetLedger {
                 refusal = "the invoice is unknown to devnet, paid or expired"; return
             }
             let payee: String = (row["creditTo"] as String?) ?? row["payee"]
-            try db.execute(sql: "UPDATE node SET balanceMsat = balanceMsat + ? WHERE id = ?", arguments: [Int64(amount), payee])
+            try db.execute(sql: "UPDATE node SET balanceMsat = balanceMsat + ? WHERE id = ?", arguments: [amount.int64, payee])
             try db.execute(sql: "UPDATE invoice SET paidBy = 'voucher' WHERE paymentHash = ?", arguments: [hash])
             try db.execute(sql: "UPDATE voucher SET usedBy = ?, usedAt = ? WHERE k1 = ?", arguments: [payee, now.timeIntervalSince1970, k1])
             try DevnetLedger.insertPayment(db, id: DevnetLedger.newID(), payer: nil, payee: payee, paymentHash: hash, bolt11: text,
@@ -209,11 +210,11 @@ public final class DevnetLNURLService: Sendable {
 
     private func payCallback(name: String, query: [String: String]) throws -> (Int, [UInt8]) {
         guard let owner = try ledger.addressOwner(name.lowercased()) else { return error(200, "no such Lightning address on this devnet") }
-        guard let amount = query["amount"].flatMap(UInt64.init), amount >= 1000, amount <= 100_000_000_000 else {
+        guard let amount = query["amount"].flatMap(UInt64.init).flatMap({ try? Msat($0) }), amount >= 1000, amount <= 100_000_000_000 else {
             return error(200, "the amount must be from 1,000 to 100,000,000,000 msat")
         }
         let comment = query["comment"].flatMap { $0.isEmpty ? nil : $0 }
-        if let comment, comment.count > Self.commentAllowed { return error(200, "the comment is longer than \(Self.commentAllowed) characters") }
+        if let comment, !TextLimit.fits(comment, scalars: Self.commentAllowed) { return error(200, "the comment is longer than \(Self.commentAllowed) characters") }
         let metadata = metadata(name: name.lowercased(), description: owner.description)
         var preimage = SystemRandom.bytes(32)
         defer { SecretBytes.wipe(&preimage) }
@@ -231,7 +232,7 @@ public final class DevnetLNURLService: Sendable {
         guard let voucher = try ledger.voucher(k1) else { return error(200, "this voucher is unknown or has been used") }
         return json(200, [
             "tag": "withdrawRequest", "callback": "\(base)/lnurlw/callback", "k1": k1, "defaultDescription": voucher.description,
-            "minWithdrawable": voucher.minMsat, "maxWithdrawable": voucher.maxMsat,
+            "minWithdrawable": voucher.minMsat.value, "maxWithdrawable": voucher.maxMsat.value,
         ])
     }
 
@@ -288,13 +289,11 @@ public enum DevnetVouchers {
     /// Makes a voucher worth up to `sats` and returns its LNURL (bech32, LUD-01), served by the
     /// ledger's running LNURL server.
     /// - Throws: `LightningError.noLNURLServer` when none runs on the ledger.
-    public static func issue(ledgerPath: String, sats: UInt64, description: String = "devnet voucher", now: Date = Date()) throws -> String {
+    public static func issue(ledgerPath: String, sats: Sats, description: String = "devnet voucher", now: Date = Date()) throws -> String {
         let ledger = try DevnetLedger(path: ledgerPath)
         guard let port = try ledger.serverPort(now: now) else { throw LightningError.noLNURLServer(ledger: ledgerPath) }
         let k1 = hexString(SystemRandom.bytes(16))
-        let (msat, overflow) = sats.multipliedReportingOverflow(by: 1000)
-        guard !overflow else { throw LightningError.outOfRange(.amount) }
-        try ledger.addVoucher(k1: k1, amountMsat: msat, description: description, now: now)
+        try ledger.addVoucher(k1: k1, amountMsat: sats.msat, description: description, now: now)
         return Bech32.encode(hrp: "lnurl", bytes: Array("http://127.0.0.1:\(port)/lnurlw/\(k1)".utf8))
     }
 }
@@ -318,7 +317,7 @@ extension DevnetBackend {
         let name = try LightningAddressInfo.checkName(name)
         let node = try signingNode()
         guard let port = try ledger.serverPort(now: Date()) else { throw LightningError.noLNURLServer(ledger: ledger.path) }
-        try ledger.registerAddress(name, node: node, description: String(description.prefix(200)), now: Date())
+        try ledger.registerAddress(name, node: node, description: description, now: Date())
         return Self.info(name: name, description: description, port: port)
     }
 

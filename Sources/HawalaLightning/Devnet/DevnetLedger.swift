@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HawalaCrypto
+import HawalaFormat
 import HawalaKeys
 import HawalaWallet
 
@@ -14,14 +15,18 @@ final class DevnetLedger: Sendable {
     private let db: DatabaseQueue
 
     /// Fees every devnet payment pays: a base fee plus a proportional part (like a route's).
-    static let baseFeeMsat: UInt64 = 1_000
+    static let baseFeeMsat: Msat = 1_000
     static let feePartsPerMillion: UInt64 = 1_000
-    /// The largest single payment or funding (the supply of bitcoin).
-    static let maximumMsat = PaymentLimits.maximumMsat
-
-    static func fee(amountMsat: UInt64) -> UInt64 {
-        baseFeeMsat + (amountMsat * feePartsPerMillion + 999_999) / 1_000_000
+    /// The fee of a payment of `amountMsat`.
+    /// - Throws: `AmountError.aboveSupply` when it would be more than all the bitcoin there is.
+    static func fee(amountMsat: Msat) throws(AmountError) -> Msat {
+        try baseFeeMsat + amountMsat.share(partsPerMillion: feePartsPerMillion)
     }
+
+    /// A balance or amount as the ledger stores it (a signed column), read back.
+    static func msat(_ stored: Int64?) -> Msat { Msat(clamping: UInt64(max(0, stored ?? 0))) }
+    /// A sats column read back.
+    static func sats(_ stored: Int64?) -> Sats { Sats(clamping: UInt64(max(0, stored ?? 0))) }
 
     init(path: String) throws {
         self.path = path
@@ -169,9 +174,8 @@ final class DevnetLedger: Sendable {
         }
     }
 
-    func balanceMsat(node: String) throws -> UInt64 {
-        let value = try read { try Int64.fetchOne($0, sql: "SELECT balanceMsat FROM node WHERE id = ?", arguments: [node]) }
-        return UInt64(value ?? 0)
+    func balanceMsat(node: String) throws -> Msat {
+        DevnetLedger.msat(try read { try Int64.fetchOne($0, sql: "SELECT balanceMsat FROM node WHERE id = ?", arguments: [node]) })
     }
 
     /// Registers an invoice the ledger can settle. `creditTo`: the node paid instead of the
@@ -184,7 +188,7 @@ final class DevnetLedger: Sendable {
                 INSERT INTO invoice (paymentHash, payee, bolt11, amountMsat, description, createdAt, expiresAt, preimage, creditTo, comment)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [
-                    hexString(invoice.paymentHash), hexString(invoice.payee), text, invoice.amountMsat.map { Int64($0) },
+                    hexString(invoice.paymentHash), hexString(invoice.payee), text, invoice.amountMsat.map(\.int64),
                     description ?? invoice.description, Double(invoice.timestamp), invoice.expiresAt.timeIntervalSince1970, hexString(preimage),
                     creditTo, comment,
                 ])
@@ -206,20 +210,16 @@ final class DevnetLedger: Sendable {
     // MARK: Payments
 
     /// Test funds: credits `node` and records a completed receive.
-    func fund(node: String, amountMsat: UInt64, now: Date) throws -> Payment {
-        guard amountMsat > 0, amountMsat <= DevnetLedger.maximumMsat else {
-            throw LightningError.outOfRange(.amount)
-        }
+    func fund(node: String, amountMsat: Msat, now: Date) throws -> Payment {
+        guard amountMsat > .zero, amountMsat < .supply else { throw LightningError.outOfRange(.amount) }
         let id = DevnetLedger.newID()
         try write { db in
             try db.execute(sql: "INSERT OR IGNORE INTO node (id, balanceMsat, createdAt) VALUES (?, 0, ?)", arguments: [node, now.timeIntervalSince1970])
-            let balance = try Int64.fetchOne(db, sql: "SELECT balanceMsat FROM node WHERE id = ?", arguments: [node]) ?? 0
-            guard UInt64(balance) + amountMsat <= DevnetLedger.maximumMsat else {
-                throw LightningError.outOfRange(.balance)
-            }
-            try db.execute(sql: "UPDATE node SET balanceMsat = balanceMsat + ? WHERE id = ?", arguments: [Int64(amountMsat), node])
+            let balance = DevnetLedger.msat(try Int64.fetchOne(db, sql: "SELECT balanceMsat FROM node WHERE id = ?", arguments: [node]))
+            guard (try? balance + amountMsat) != nil else { throw LightningError.outOfRange(.balance) }
+            try db.execute(sql: "UPDATE node SET balanceMsat = balanceMsat + ? WHERE id = ?", arguments: [amountMsat.int64, node])
             try DevnetLedger.insertPayment(db, id: id, payer: nil, payee: node, paymentHash: nil, bolt11: nil,
-                                           description: "devnet test funds", amountMsat: amountMsat, feeMsat: 0,
+                                           description: "devnet test funds", amountMsat: amountMsat, feeMsat: .zero,
                                            status: .completed, failureReason: nil, preimage: nil, idempotencyKey: nil, now: now)
         }
         return try payment(id: id, as: node)!
@@ -227,7 +227,7 @@ final class DevnetLedger: Sendable {
 
     /// Pays `invoice` from `payer` in one transaction, or records why it failed. A second call
     /// with the same `idempotencyKey` returns the first attempt and moves no money.
-    func pay(payer: String, invoice: Bolt11Invoice, text: String, amountMsat: UInt64, feeMsat: UInt64, idempotencyKey: String, now: Date) throws -> Payment {
+    func pay(payer: String, invoice: Bolt11Invoice, text: String, amountMsat: Msat, feeMsat: Msat, idempotencyKey: String, now: Date) throws -> Payment {
         let id = DevnetLedger.newID()
         var existing: String?
         try write { db in
@@ -241,7 +241,8 @@ final class DevnetLedger: Sendable {
             var preimage: String?
             var comment: String?
             let row = try Row.fetchOne(db, sql: "SELECT * FROM invoice WHERE paymentHash = ? AND payee = ?", arguments: [hash, payee])
-            let balance = UInt64(try Int64.fetchOne(db, sql: "SELECT balanceMsat FROM node WHERE id = ?", arguments: [payer]) ?? 0)
+            let balance = DevnetLedger.msat(try Int64.fetchOne(db, sql: "SELECT balanceMsat FROM node WHERE id = ?", arguments: [payer]))
+            let total = try? amountMsat + feeMsat
             if let row {
                 // An address's invoice credits the address's node, with the payer's comment.
                 if let credited: String = row["creditTo"] { payee = credited }
@@ -253,27 +254,27 @@ final class DevnetLedger: Sendable {
                     failure = "invoice expired"
                 } else if payee == payer {
                     failure = "cannot pay this wallet's own invoice"
-                } else if balance < amountMsat + feeMsat {
-                    failure = "insufficient balance"
-                } else {
+                } else if let total, total <= balance {
                     preimage = row["preimage"]
-                    try db.execute(sql: "UPDATE node SET balanceMsat = balanceMsat - ? WHERE id = ?", arguments: [Int64(amountMsat + feeMsat), payer])
-                    try db.execute(sql: "UPDATE node SET balanceMsat = balanceMsat + ? WHERE id = ?", arguments: [Int64(amountMsat), payee])
+                    try db.execute(sql: "UPDATE node SET balanceMsat = balanceMsat - ? WHERE id = ?", arguments: [total.int64, payer])
+                    try db.execute(sql: "UPDATE node SET balanceMsat = balanceMsat + ? WHERE id = ?", arguments: [amountMsat.int64, payee])
                     try db.execute(sql: "UPDATE invoice SET paidBy = ? WHERE paymentHash = ?", arguments: [payer, hash])
+                } else {
+                    failure = "insufficient balance"
                 }
             } else {
                 failure = "unknown destination: no devnet node \(payee.prefix(16))… has this invoice"
             }
             try DevnetLedger.insertPayment(db, id: id, payer: payer, payee: payee, paymentHash: hash, bolt11: text,
                                            description: (row?["description"] as String?) ?? invoice.description, amountMsat: amountMsat,
-                                           feeMsat: failure == nil ? feeMsat : 0, status: failure == nil ? .completed : .failed,
+                                           feeMsat: failure == nil ? feeMsat : .zero, status: failure == nil ? .completed : .failed,
                                            failureReason: failure, preimage: preimage, idempotencyKey: idempotencyKey, now: now, comment: comment)
         }
         return try payment(id: existing ?? id, as: payer)!
     }
 
     static func insertPayment(_ db: Database, id: String, payer: String?, payee: String, paymentHash: String?, bolt11: String?,
-                                      description: String?, amountMsat: UInt64, feeMsat: UInt64, status: Payment.Status,
+                                      description: String?, amountMsat: Msat, feeMsat: Msat, status: Payment.Status,
                                       failureReason: String?, preimage: String?, idempotencyKey: String?, now: Date, comment: String? = nil,
                                       onChain: (txid: String, address: String, height: Int?)? = nil) throws {
         let seq = (try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM payment") ?? 0) + 1
@@ -281,7 +282,7 @@ final class DevnetLedger: Sendable {
             INSERT INTO payment (id, seq, payer, payee, paymentHash, bolt11, description, amountMsat, feeMsat, status,
                 failureReason, preimage, idempotencyKey, createdAt, comment, method, txid, address, height)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [id, seq, payer, payee, paymentHash, bolt11, description, Int64(amountMsat), Int64(feeMsat),
+            """, arguments: [id, seq, payer, payee, paymentHash, bolt11, description, amountMsat.int64, feeMsat.int64,
                              status.rawValue, failureReason, preimage, idempotencyKey, now.timeIntervalSince1970, comment,
                              onChain == nil ? "lightning" : Payment.onChainMethod, onChain?.txid, onChain?.address, onChain?.height])
     }
@@ -340,14 +341,14 @@ final class DevnetLedger: Sendable {
         guard let status = Payment.Status(rawValue: row["status"]) else { return nil }
         let type: Payment.Kind
         if payer == node { type = .send } else if payee == node, status == .completed { type = .receive } else { return nil }
-        let amount: Int64 = row["amountMsat"]
-        let fee: Int64 = row["feeMsat"]
+        let amount = DevnetLedger.msat(row["amountMsat"])
+        let fee = DevnetLedger.msat(row["feeMsat"])
         let method: String = row["method"] ?? "lightning"
         let txid: String? = row["txid"]
         // Confirmations as of the chain's height when read: 0 while in no block.
         let confirmations = txid == nil ? nil : (row["height"] as Int?).map { max(0, (row["chainHeight"] as Int? ?? $0) - $0 + 1) } ?? 0
         return Payment(
-            id: row["id"], type: type, status: status, amountMsat: UInt64(amount), feeMsat: type == .send || txid != nil ? UInt64(fee) : 0,
+            id: row["id"], type: type, status: status, amountMsat: amount, feeMsat: type == .send || txid != nil ? fee : .zero,
             timestamp: Date(timeIntervalSince1970: row["createdAt"]), method: method, backend: DevnetBackend.name,
             details: Payment.Details(invoice: row["bolt11"], description: row["description"], paymentHash: row["paymentHash"],
                                      preimage: status == .completed ? row["preimage"] : nil, destination: txid == nil ? payee : nil, comment: row["comment"],

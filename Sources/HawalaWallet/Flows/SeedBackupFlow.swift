@@ -13,7 +13,8 @@ public struct SeedBackupFlow: Sendable {
         case showingWords
         /// Asking for the word at `position` (1-based); `question` counts from 0.
         case quiz(question: Int, position: Int)
-        /// The answer for `position` was wrong: retry it or see the words again.
+        /// The answer for `position` was wrong: answer it again (in place, the questions
+        /// answered kept), or see the words again.
         case wrongAnswer(position: Int)
         /// Every answer was right: the person confirms they keep the words safe.
         case confirming
@@ -100,7 +101,8 @@ public struct SeedBackupFlow: Sendable {
         case (.intro, .proceed): state = .showingWords
         case (.intro, .skip), (.showingWords, .skip), (.quiz, .skip), (.wrongAnswer, .skip), (.confirming, .skip): state = .skipped
         case (.showingWords, .proceed): state = .quiz(question: 0, position: positions[0])
-        case (.quiz(let question, let position), .answer(let text)):
+        case (.quiz(_, let position), .answer(let text)), (.wrongAnswer(let position), .answer(let text)):
+            let question = positions.firstIndex(of: position) ?? 0
             if mnemonic.matches(text, at: position) {
                 let next = question + 1
                 state = next < positions.count ? .quiz(question: next, position: positions[next]) : .confirming

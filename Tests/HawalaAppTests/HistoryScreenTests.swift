@@ -1,0 +1,72 @@
+import Foundation
+@testable import HawalaApp
+import HawalaFormat
+import HawalaLightning
+import HawalaTestSupport
+import HawalaWallet
+import Testing
+
+/// Issue 39, items 5, 6 and 8: the download writes what the page lists (and says how many);
+/// "Older" shows only when there is an older page, keeping the filters; the home's latest
+/// payments are payments — invoices not paid yet are counted apart.
+extension AppSecurityTests {
+    @Test func historyPagesDownloadsAndOpenInvoices() async throws {
+        try await withApp { app, browser, _ in
+            var browser = browser
+            let ledger = temporaryFolder("devnet").appendingPathComponent("ledger").path
+            let csrf = try await onDevnet(app, &browser, ledger: ledger)
+            // 52 test fundings (received, completed) on top of nothing else, then one sent and
+            // one invoice not paid.
+            for _ in 0..<52 { #expect(try await browser.send(.post, "/lightning/fund", form: ["csrf": csrf, "amount": "1,000"]).status == 200) }
+            let other = try await OtherNode(ledger: ledger).session()
+            let invoice = try await other.receive(ReceiveRequest(amountSats: 700, description: "for the other")).response.invoice
+            await other.close()
+            let preview = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": invoice])
+            #expect(preview.status == 200)
+            let paid = try await browser.send(.post, "/lightning/pay", form: ["csrf": csrf, "password": "correct horse"])
+            #expect(paid.status == 200 && paid.body.contains("Paid"), "\(paid.body.suffix(1500))")
+            #expect(try await browser.send(.post, "/lightning/invoice", form: ["csrf": csrf, "amount": "99,999,999,999,999", "description": "big ask"]).status == 303)
+
+            // Home: the payments, not the open invoice (no "+99,999,999,999,999 sat"), and the
+            // invoice said apart.
+            let home = try await browser.send(.get, "/")
+            #expect(!home.body.contains("99,999,999,999,999") && !home.body.contains("big ask"), "\(home.body.suffix(2500))")
+            #expect(home.body.contains("Waiting for payment: 1 invoice"))
+            #expect(home.body.contains("−702 sat") && home.body.contains("incl. 2 sat fee"), "the send is among the latest, its fee said: \(home.body.suffix(2500))")
+
+            // The history lists it apart from money received: it asks, it brought nothing.
+            let pending = try await browser.send(.get, "/history?type=receive&status=pending")
+            #expect(pending.body.contains("asks 99,999,999,999,999 sat") && !pending.body.contains("+99,999,999,999,999"))
+
+            // 54 rows: a first page of 50 with "Older", a second of 4 without.
+            let first = try await browser.send(.get, "/history")
+            #expect(first.body.contains(#"rel="next">Older</a>"#) && first.body.contains("Download these 54 payments"), "\(first.body.suffix(800))")
+            let second = try await browser.send(.get, "/history?offset=50")
+            #expect(!second.body.contains("Older") && second.body.contains(#"rel="prev">Newer</a>"#), "\(second.body.suffix(3000))")
+            // Filtered: 52 received, "Older" keeps the filter, and there is nothing older past it.
+            let received = try await browser.send(.get, "/history?type=receive&status=completed")
+            #expect(received.body.contains("Download these 52 payments"))
+            let older = try #require(received.body.components(separatedBy: #"<a href="/history?"#).dropFirst()
+                .first { $0.contains(#"rel="next""#) }?.prefix { $0 != "\"" })
+            let olderPage = String(older).replacingOccurrences(of: "&amp;", with: "&")
+            #expect(olderPage.contains("type=receive") && olderPage.contains("status=completed") && olderPage.contains("offset=50"), "\(olderPage)")
+            let next = try await browser.send(.get, "/history?" + olderPage)
+            #expect(!next.body.contains(#"rel="next""#) && next.body.contains("+1,000 sat") && !next.body.contains("−70"), "\(next.body.suffix(1500))")
+            let sentOnly = try await browser.send(.get, "/history?type=send")
+            #expect(sentOnly.body.contains("Download this payment:"), "\(sentOnly.body.suffix(800))")
+            #expect(!sentOnly.body.contains("Older"))
+
+            // The downloads hold what the page lists: the type, the status, the search.
+            let sentCSV = try await browser.send(.get, "/history/export?format=csv&type=send")
+            #expect(sentCSV.body.split(separator: "\r\n").count == 2 && sentCSV.body.contains(",sent,completed,700,"), "\(sentCSV.body)")
+            let searched = try await browser.send(.get, "/history/export?format=json&q=big")
+            let rows = try #require(try JSONSerialization.jsonObject(with: Data(searched.body.utf8)) as? [[String: Any]])
+            #expect(rows.count == 1 && rows.first?["description"] as? String == "big ask")
+            let pendingCSV = try await browser.send(.get, "/history/export?format=csv&status=pending")
+            #expect(pendingCSV.body.split(separator: "\r\n").count == 2)
+            let everything = try await browser.send(.get, "/history/export?format=csv")
+            #expect(everything.body.split(separator: "\r\n").count == 55)
+            #expect(received.body.contains(#"href="/history/export?format=csv&amp;type=receive&amp;status=completed""#), "\(received.body.suffix(600))")
+        }
+    }
+}
