@@ -4,7 +4,7 @@
 # address, idle and slow-header clients, ulimit -n 128, a quota race, append-only tokens, six
 # large transfers' memory, SIGKILLs during uploads, 10,000 tiny backups, a database that stops
 # answering, oversized chunked bodies, trickled bodies, and (PostgreSQL) two servers on one
-# database — on SQLite, then on PostgreSQL when HAWALA_TEST_POSTGRES names a server
+# database, forged and replayed logins with the words — on SQLite, then on PostgreSQL when HAWALA_TEST_POSTGRES names a server
 # (scripts/with-postgres.sh gives one). HAWALA_TORTURE_ONLY=outage,… runs only those attacks.
 # Run by `make test` with the debug build; exit 1 on the first storage with a failed check.
 set -euo pipefail

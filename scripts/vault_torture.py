@@ -543,7 +543,100 @@ def two_servers():
         admin_sql(f"DROP DATABASE {name} WITH (FORCE)")
 
 
-attacks = [flood, innocents, slow_clients, descriptor_limit, quota_race, append_only, memory, kills, many_tiny, outage, oversized_bodies, slow_bodies]
+def challenge_rows():
+    """How many login challenges the database keeps."""
+    if KIND == "sqlite":
+        import sqlite3
+        c = sqlite3.connect(DB[len("sqlite:"):])
+        try:
+            return c.execute("SELECT COUNT(*) FROM loginChallenge").fetchone()[0]
+        finally:
+            c.close()
+    out = subprocess.run(["psql", "-tA", DB, "-c", "SELECT COUNT(*) FROM vault_login_challenge"], check=True, capture_output=True, text=True)
+    return int(out.stdout.strip())
+
+
+@timed("logins with the words: forged, replayed and misdirected answers refused, a guessing address slowed (its valid token still served), 5,000 made-up keys store nothing")
+def words_logins():
+    try:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+        from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+    except ImportError:
+        check(False, "python3 has no `cryptography` (Debian: python3-cryptography) to sign as a wallet would")
+        return
+    server = Server("--trusted-proxy", "127.0.0.1", "--auth-failures", "5")
+    token = user("words-owner")
+    key = Ed25519PrivateKey.generate()
+    public = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
+    json_headers = {"Content-Type": "application/json"}
+
+    def post(path, body, address):
+        return request(server.port, "POST", path, body=json.dumps(body).encode(), headers={**json_headers, "X-Forwarded-For": address})
+
+    def challenge(address, public_key=public):
+        status, body, _ = post("/auth/challenge", {"publicKey": public_key}, address)
+        return json.loads(body)["challenge"] if status == 200 else status
+
+    def answer(address, challenge_hex, signature, public_key=public):
+        status, body, _ = post("/auth/words", {"publicKey": public_key, "challenge": challenge_hex, "signature": signature}, address)
+        return status, body
+
+    def sign(challenge_hex, with_key=key):
+        return with_key.sign(("hawala-vault-login/v1\n" + challenge_hex).encode()).hex()
+
+    try:
+        status, _, _ = request(server.port, "PUT", "/vault/login-key", token, json.dumps({"publicKey": public}).encode(), headers=json_headers)
+        check(status == 204, f"binding a login key got {status}")
+        # The owner logs in; the same answer again is refused (each challenge answers once).
+        c = challenge("10.1.0.1")
+        signature = sign(c)
+        status, body = answer("10.1.0.1", c, signature)
+        check(status == 200 and json.loads(body)["token"].startswith("hwv_"), f"the owner's login got {status} {body[:120]!r}")
+        check(answer("10.1.0.2", c, signature)[0] == 401, "a replayed answer was accepted")
+        # Another key's signature over a real challenge, a signature over another message.
+        c = challenge("10.1.0.3")
+        check(answer("10.1.0.3", c, sign(c, Ed25519PrivateKey.generate()))[0] == 401, "another key's signature was accepted")
+        c = challenge("10.1.0.4")
+        check(answer("10.1.0.4", c, key.sign(bytes.fromhex(c)).hex())[0] == 401, "a signature over the bare challenge (another protocol's message) was accepted")
+        # Malformed bodies are 400s in one line, never 500.
+        for bad in ({"publicKey": "zz"}, {"publicKey": public.upper()}, {}, {"publicKey": public + "00"}):
+            status, _, _ = post("/auth/challenge", bad, "10.1.0.5")
+            check(status == 400, f"challenge for {bad!r} got {status}")
+        # A guessing address is slowed; a valid token from that address is still served.
+        guesser = "10.2.0.1"
+        statuses = []
+        for _ in range(12):
+            c = challenge(guesser, os.urandom(32).hex())
+            if isinstance(c, int):
+                statuses.append(c)
+                continue
+            statuses.append(answer(guesser, c, os.urandom(64).hex(), os.urandom(32).hex())[0])
+        check(429 in statuses and set(statuses) <= {401, 429}, f"a guessing address got {sorted(set(statuses))}")
+        status, _, _ = request(server.port, "GET", "/vault/backups", token, headers={"X-Forwarded-For": guesser})
+        check(status == 200, f"a valid token from the guessing address got {status}")
+        # 5,000 challenges for made-up keys from 5,000 addresses: answered alike, nothing kept.
+        before = challenge_rows()
+        connections = [http.client.HTTPConnection("127.0.0.1", server.port, timeout=30) for _ in range(4)]
+        odd = [0]
+
+        def flood(i):
+            for n in range(i, 5_000, len(connections)):
+                status, _, _ = request(server.port, "POST", "/auth/challenge", body=json.dumps({"publicKey": os.urandom(32).hex()}).encode(),
+                                       headers={**json_headers, "X-Forwarded-For": f"10.3.{n >> 8 & 255}.{n & 255}"}, connection=connections[i])
+                if status != 200:
+                    odd[0] += 1
+        together([lambda i=i: flood(i) for i in range(len(connections))])
+        check(odd[0] == 0, f"{odd[0]} challenges for made-up keys were not a plain 200")
+        check(challenge_rows() <= before, f"the database keeps {challenge_rows() - before} challenges for keys no one holds")
+        # The owner still logs in after all that.
+        c = challenge("10.1.0.9")
+        check(not isinstance(c, int) and answer("10.1.0.9", c, sign(c))[0] == 200, "the owner could not log in after the attacks")
+        check(server.process.poll() is None, "the server exited")
+    finally:
+        server.stop()
+
+
+attacks = [flood, innocents, slow_clients, descriptor_limit, quota_race, append_only, memory, kills, many_tiny, outage, oversized_bodies, slow_bodies, words_logins]
 if KIND == "postgres":
     attacks.append(two_servers)
 if os.environ.get("HAWALA_TORTURE_ONLY"):

@@ -19,6 +19,9 @@ extension AppRoutes {
     func registerVault(on router: Router<BasicRequestContext>) {
         router.get("/vault") { request, _ in try await vaultPage(request) }
         router.post("/vault/login") { request, _ in try await posted(request, logInToVault) }
+        router.post("/vault/login-words") { request, _ in try await posted(request, logInWithWords) }
+        router.post("/vault/bind-words") { request, _ in try await posted(request, bindWords) }
+        router.post("/vault/revoke-others") { request, _ in try await posted(request, revokeOtherLogins) }
         router.post("/vault/backup") { request, _ in try await posted(request, backUpToVault) }
         router.post("/vault/restore") { request, _ in try await posted(request, restoreFromVault) }
         router.get("/vault/delete") { request, _ in try await deletionPage(request) }
@@ -48,7 +51,9 @@ extension AppRoutes {
                 async let backups = client.backups()
                 async let settings = client.settings()
                 async let credential = client.credentialBackupStatus()
+                async let wordsBound = try? client.hasLoginKey()
                 let (list, schedule, kept) = try await (backups, settings, credential)
+                view.wordsBound = await wordsBound
                 view.show(backups: list, settings: schedule, agent: try VaultAgentStatus(store: store, settings: schedule), now: await app.sessions.time(),
                           timeZone: session.timeZone)
                 view.credential = VaultView.Credential(kept, timeZone: session.timeZone)
@@ -93,7 +98,8 @@ extension AppRoutes {
             case .locked: return AppResponse.toUnlock()
             }
             try SavedVaultLogin.save(client: client, token: token, store: store, keyring: keyring)
-            guard first else { return try await vault(session, message: "Logged in to \(url.absoluteString).") }
+            let words = Self.bindingWords(await VaultWordsLogin.bind(client: client, store: store, keyring: keyring))
+            guard first else { return try await vault(session, message: "Logged in to \(url.absoluteString)." + words) }
             guard let unlocked = await app.sessions.unlock(session.id, keyring: keyring) else { return try noSession() }
             return AppResponse.redirect("/vault", cookie: unlocked.id)
         } catch let error as VaultClientError {
@@ -229,6 +235,61 @@ extension AppRoutes {
         }
     }
 
+    // MARK: - Logins with the words
+
+    /// A device holding only the words (restored from them, the old one lost): they sign the
+    /// vault's challenge for a new login; optionally every other login of the account stops.
+    func logInWithWords(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
+        let store = try await app.store.get()
+        do {
+            let url = try VaultClient.loginURL(form.text("url")?.trimmed ?? "", allowPlainHTTP: form.text("insecure") == "on")
+            let wallet = try store.wallet(named: nil)
+            let client = try await VaultWordsLogin.logIn(url: url, store: store, wallet: wallet, keyring: keyring)
+            var message = "Logged in to \(url.absoluteString) with the words of \u{201C}\(wallet.name)\u{201D}."
+            if form.text("revokeOthers") == "on" {
+                let revoked = try await client.revokeOtherTokens()
+                message += " \(Self.revokedWords(revoked))"
+            }
+            return try await vault(session, message: message)
+        } catch let error as VaultClientError {
+            return try await vault(session, status: .badRequest, problem: Self.vaultWords(error))
+        } catch let error as WalletError {
+            return try await vault(session, status: .badRequest, problem: error.description.sentence)
+        }
+    }
+
+    /// The current wallet's words log in to the saved vault from now on (replacing any bound).
+    func bindWords(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard let keyring = session.keyring, let (client, store) = try await savedVault(session) else { return AppResponse.redirect("/vault") }
+        let outcome = await VaultWordsLogin.bind(client: client, store: store, keyring: keyring, replace: true)
+        if case .notOffered(let why) = outcome { return try await vault(session, status: .badGateway, problem: why.sentence) }
+        return try await vault(session, message: Self.bindingWords(outcome).trimmed)
+    }
+
+    /// Every other login of the account (a lost device's, an agent's) stops working.
+    func revokeOtherLogins(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard let client = try await savedVault(session)?.client else { return AppResponse.redirect("/vault") }
+        do {
+            return try await vault(session, message: Self.revokedWords(try await client.revokeOtherTokens()))
+        } catch let error as VaultClientError {
+            return try await vault(session, status: .badGateway, problem: Self.vaultWords(error))
+        }
+    }
+
+    /// What binding the words at a login did, as a sentence after the login's (or nothing).
+    static func bindingWords(_ outcome: VaultWordsLogin.Binding) -> String {
+        switch outcome {
+        case .bound(let wallet): " The words of \u{201C}\(wallet)\u{201D} now log in to this vault too."
+        case .alreadyBound, .noWallet: ""
+        case .notOffered: " This vault does not take logins with your words: keep the token."
+        }
+    }
+
+    static func revokedWords(_ count: Int) -> String {
+        count == 0 ? "No other device was logged in." : "\(count) other login\(count == 1 ? "" : "s") stopped working: only this device's login works now."
+    }
+
     // MARK: - Credential backup
 
     /// The backup password (typed twice) becomes a credential sealed under a new 24-word recovery
@@ -290,7 +351,7 @@ extension AppRoutes {
     /// The vault client's failures in the page's words.
     static func vaultWords(_ error: VaultClientError) -> String {
         switch error {
-        case .refused(let refusal) where refusal.status == 401: "The vault does not accept this token. Log in again with a valid one."
+        case .refused(let refusal) where refusal.status == 401: "The vault does not accept this token (revoked, or never issued). Log in again: with your words, or a new token from its operator."
         case .plainHTTP: error.description.sentence + " (or allow plain http for this address)."
         case .hashMismatch: "The downloaded backup does not match its SHA-256. Nothing was imported."
         case .cutShort: "The download was cut short. Nothing was imported; try again."
@@ -371,6 +432,9 @@ struct VaultView {
     var credential: Credential?
     /// A credential just opened with its recovery phrase (shown once).
     var recovered: String?
+    /// Whether the account logs in with the words too (nil: the vault did not say).
+    var wordsBound: Bool?
+    var wordsUnbound: Bool { wordsBound == false }
 
     /// The credential backup the vault holds.
     struct Credential {

@@ -179,10 +179,7 @@ public struct ConnectRequest: Sendable {
     public let storageDirectory: URL
     public init(secret: WalletSecret, storageDirectory: URL) {
         keys = secret.keys
-        switch secret {
-        case let .mnemonic(mnemonic, passphrase): seed = mnemonic.seed(passphrase: passphrase)
-        case let .seed(bytes): seed = bytes
-        }
+        seed = secret.seed
         self.storageDirectory = storageDirectory
     }
 }

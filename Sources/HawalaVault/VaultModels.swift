@@ -121,6 +121,8 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
     case unreadableRecord(VaultRecord)
     /// 408: a request's body arrived slower than `minimumBytesPerSecond` on average.
     case tooSlow(minimumBytesPerSecond: Int)
+    /// 409: the login key is bound to another user of this vault.
+    case loginKeyTaken
 
     /// The storage failed (the server's problem, 503), rather than refused the request.
     public var isStorageFailure: Bool {
@@ -149,6 +151,7 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
         case .database(let reason): "vault database: \(reason)"
         case .unreadableRecord(let record): "the vault database holds \(record.rawValue)"
         case .tooSlow(let rate): "the request's body arrived too slowly (under \(rate) bytes a second)"
+        case .loginKeyTaken: "these words already log in to another account of this vault"
         }
     }
 }
@@ -157,4 +160,11 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
 public enum VaultRecord: String, Sendable, Equatable {
     case backup = "a backup of unknown type or status"
     case settings = "settings it cannot read"
+}
+
+/// A login with the words: what a wallet signs to prove it holds the key bound to an account.
+public enum WordsLogin {
+    /// `hawala-vault-login/v1`, a line feed, the challenge in hex: a message no other protocol
+    /// signs (an LNURL-auth `k1` is 32 raw bytes), for one challenge only.
+    public static func message(challengeHex: String) -> Data { Data(("hawala-vault-login/v1\n" + challengeHex).utf8) }
 }

@@ -155,6 +155,45 @@ public struct VaultClient: Sendable {
         }
     }
 
+    // MARK: Logins with the words
+
+    /// Binds the account to `key` (replacing the key bound before): the words it is made from
+    /// then log in to this vault on any device.
+    /// - Throws: `VaultClientError.refused` (403: an append-only token; 409: the key is another
+    ///   account's).
+    public func bindLoginKey(_ key: VaultLoginKey) async throws(VaultClientError) {
+        try await call { _ = try await client.bindLoginKey(body: .json(.init(publicKey: hexString(key.publicKey)))).noContent }
+    }
+
+    /// Whether the account has a login key.
+    public func hasLoginKey() async throws(VaultClientError) -> Bool {
+        try await call { try await client.getLoginKey().ok.body.json.bound }
+    }
+
+    /// Revokes every other token of the account (a lost device's, an agent's); how many.
+    public func revokeOtherTokens() async throws(VaultClientError) -> Int {
+        try await call { try await client.revokeOtherTokens().ok.body.json.revoked }
+    }
+
+    /// A new token for the account `key` is bound to, proven by signing the vault's challenge.
+    /// - Throws: `VaultClientError.wordsLoginRefused` when no account holds the key (or the
+    ///   challenge expired), `.refused` for the rest (403: logins with the words are off).
+    public static func logIn(url: URL, key: VaultLoginKey) async throws(VaultClientError) -> SecretBytes {
+        let client = Client(serverURL: url, transport: VaultTransport.make(), middlewares: [RefusalMiddleware()])
+        let publicKey = hexString(key.publicKey)
+        do {
+            let challenge = try await client.loginChallenge(body: .json(.init(publicKey: publicKey))).ok.body.json.challenge
+            let signature = key.sign(WordsLogin.message(challengeHex: challenge))
+            let token = try await client.loginWithWords(body: .json(.init(publicKey: publicKey, challenge: challenge, signature: hexString(signature))))
+                .ok.body.json.token
+            return SecretBytes(utf8: token)
+        } catch {
+            let failure = VaultTransport.error(error)
+            if case .refused(let refusal) = failure, refusal.status == 401 { throw .wordsLoginRefused(url: url.absoluteString) }
+            throw failure
+        }
+    }
+
     /// Runs a generated-client call; every failure becomes a `VaultClientError`.
     private func call<T>(_ body: () async throws -> T) async throws(VaultClientError) -> T {
         do {

@@ -34,6 +34,8 @@ public enum VaultClientError: Error, Equatable, Sendable, CustomStringConvertibl
     case untrustedCertificate(url: String?)
     /// The vault answered something this client cannot read.
     case malformedAnswer(String)
+    /// No account of the vault at `url` is bound to these words (or the challenge expired).
+    case wordsLoginRefused(url: String)
 
     public var description: String {
         switch self {
@@ -56,6 +58,9 @@ public enum VaultClientError: Error, Equatable, Sendable, CustomStringConvertibl
             "the vault\(url.map { " at \($0)" } ?? "") presented a TLS certificate this machine does not trust (self-signed, or from an unknown authority); "
                 + "install its authority in the system's trust store"
         case .malformedAnswer(let what): "the vault's answer could not be read (\(what))"
+        case .wordsLoginRefused(let url):
+            "no account of the vault at \(url) logs in with these words (an account is bound to them at a login with a token, "
+                + "on a device where this wallet was, at this same address)"
         }
     }
 }
@@ -91,7 +96,8 @@ public struct VaultRefusal: Equatable, Sendable, CustomStringConvertible {
 
 /// The vault's operations, named for messages.
 public enum VaultOperation: String, Sendable, Equatable {
-    case list, upload, download, delete, readSettings, changeSettings, credentialBackup, credentialStatus, credentialRecovery, other
+    case list, upload, download, delete, readSettings, changeSettings, credentialBackup, credentialStatus, credentialRecovery
+    case bindLoginKey, loginWithWords, revokeTokens, other
 
     init(operationID: String) {
         self = switch operationID {
@@ -104,6 +110,9 @@ public enum VaultOperation: String, Sendable, Equatable {
         case "uploadCredentialBackup": .credentialBackup
         case "getCredentialBackupStatus": .credentialStatus
         case "recoverCredentials": .credentialRecovery
+        case "bindLoginKey", "unbindLoginKey": .bindLoginKey
+        case "loginChallenge", "loginWithWords": .loginWithWords
+        case "revokeOtherTokens": .revokeTokens
         default: .other
         }
     }
@@ -115,6 +124,9 @@ public enum VaultOperation: String, Sendable, Equatable {
         case .changeSettings: "the change"
         case .credentialBackup: "the credential backup"
         case .credentialRecovery: "the recovery"
+        case .bindLoginKey: "binding the words"
+        case .loginWithWords: "the login with the words"
+        case .revokeTokens: "revoking the other tokens"
         case .list, .download, .readSettings, .credentialStatus, .other: "the request"
         }
     }

@@ -11,7 +11,7 @@ import PostgresNIO
 public final class PostgresVaultStorage: VaultStorage {
     private let client: PostgresClient
     private let runner: Task<Void, Never>
-    private let logger = Logger(label: "hawala.vault.postgres")
+    let logger = Logger(label: "hawala.vault.postgres")
 
     private init(_ configuration: PostgresClient.Configuration) {
         // The pool's own warnings (e.g. a lease just before run() starts) would only be noise;
@@ -156,6 +156,20 @@ public final class PostgresVaultStorage: VaultStorage {
                     """),
                 // The days whose retention pass a server has claimed (one server a day).
                 "CREATE TABLE IF NOT EXISTS vault_daily_pass (day TEXT PRIMARY KEY, started_at DOUBLE PRECISION NOT NULL)",
+                // Logins with the words: a user's login key (one), and the challenges outstanding.
+                """
+                CREATE TABLE IF NOT EXISTS vault_login_key (
+                    user_id BIGINT PRIMARY KEY REFERENCES vault_user(id) ON DELETE CASCADE,
+                    public_key BYTEA NOT NULL UNIQUE,
+                    bound_at DOUBLE PRECISION NOT NULL)
+                """,
+                """
+                CREATE TABLE IF NOT EXISTS vault_login_challenge (
+                    challenge BYTEA PRIMARY KEY,
+                    public_key BYTEA NOT NULL,
+                    expires_at DOUBLE PRECISION NOT NULL)
+                """,
+                "CREATE INDEX IF NOT EXISTS vault_login_challenge_by_key ON vault_login_challenge (public_key, expires_at)",
             ]
             for statement in statements { try await db.query(statement, logger: logger) }
         }
@@ -522,14 +536,14 @@ public final class PostgresVaultStorage: VaultStorage {
     // MARK: Access
 
     /// One statement (autocommit) on a pooled connection.
-    private func run<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws(VaultError) -> T {
+    func run<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws(VaultError) -> T {
         do {
             return try await client.withConnection { try await body($0) }
         } catch let error as VaultError { throw error } catch { throw .database(reason: PostgresVaultStorage.describe(error)) }
     }
 
     /// `body` inside BEGIN … COMMIT on one connection; any error rolls back.
-    private func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws(VaultError) -> T {
+    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws(VaultError) -> T {
         let logger = self.logger
         return try await run { db in
             try await db.query("BEGIN", logger: logger)
@@ -601,7 +615,8 @@ public struct PostgresURL: Sendable {
     }
 }
 
-private extension AsyncSequence where Self: Sendable {
+extension AsyncSequence where Self: Sendable {
+    /// Every element, in order (a query's rows).
     func collect() async throws -> [Element] {
         var all: [Element] = []
         for try await element in self { all.append(element) }

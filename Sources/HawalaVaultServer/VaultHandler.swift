@@ -14,22 +14,24 @@ struct VaultHandler: APIProtocol {
     let health: StorageHealth
     let recoveries: RateLimiter
     let transfers: TransferLimiter
+    /// Challenges asked and logins with the words failed, per address.
+    let logins: RateLimiter
 
-    private func caller() throws -> VaultUser {
+    func caller() throws -> VaultUser {
         guard let user = VaultRequest.user else { throw VaultError.unauthorized }
         return user
     }
 
     /// The caller, when its token may delete or replace what the user stored; nil for an
     /// append-only token.
-    private func destroyingCaller() throws -> VaultUser? {
+    func destroyingCaller() throws -> VaultUser? {
         let user = try caller()
         return user.scope.mayDestroy ? user : nil
     }
 
-    private static var forbidden: Components.Responses.Forbidden { .init(body: .json(error(VaultError.forbidden.description))) }
+    static var forbidden: Components.Responses.Forbidden { .init(body: .json(error(VaultError.forbidden.description))) }
 
-    private static func error(_ message: String, field: String? = nil) -> Components.Schemas._Error {
+    static func error(_ message: String, field: String? = nil) -> Components.Schemas._Error {
         Components.Schemas._Error(error: message, field: field)
     }
 

@@ -42,6 +42,11 @@ public struct VaultLimits: Sendable {
     public var storageAnswer: Duration = .seconds(3)
     /// Uploads and downloads one user may run at once (429 with Retry-After beyond).
     public var transfersPerUser = 4
+    /// Whether an account bound to a login key may log in with the words (`/auth/…`); the
+    /// operator may turn it off (403).
+    public var wordsLogin = true
+    /// How long a words-login challenge may be answered.
+    public var challengeLifetime: TimeInterval = 300
     public init() {}
 }
 
@@ -70,6 +75,8 @@ public struct VaultTLS: Sendable {
 /// The caller of the request being handled, set by `VaultAuthMiddleware`.
 enum VaultRequest {
     @TaskLocal static var user: VaultUser?
+    /// The bearer token the request came with (for `revokeOtherTokens`: every token but it).
+    @TaskLocal static var token: String?
     @TaskLocal static var clientAddress: String = "unknown"
 }
 
@@ -99,7 +106,8 @@ public enum VaultServer {
                                                    trustedProxies: trustedProxies))
         let handler = VaultHandler(storage: storage, limits: limits, counters: metrics, health: health,
                                    recoveries: RateLimiter(limit: limits.failuresAllowed, window: limits.rateWindow),
-                                   transfers: TransferLimiter(limit: limits.transfersPerUser))
+                                   transfers: TransferLimiter(limit: limits.transfersPerUser),
+                                   logins: RateLimiter(limit: limits.failuresAllowed, window: limits.rateWindow))
         try handler.registerHandlers(on: router, configuration: Configuration(dateTranscoder: VaultDateTranscoder()),
                                      middlewares: [VaultMetricsMiddleware(metrics: metrics, health: health), VaultListCache()])
         let connections = ConnectionGuard.fromDescriptorLimit(minimumBodyRate: limits.minimumUploadRate)
@@ -191,6 +199,8 @@ struct VaultAuthMiddleware: RouterMiddleware {
         (["vault", "backup"], [.post]), (["vault", "backups"], [.get]), (["vault", "backups", "*"], [.get, .delete]),
         (["vault", "restore"], [.post]), (["vault", "backup", "settings"], [.get, .put]),
         (["vault", "credentials", "backup"], [.get, .post]), (["vault", "credentials", "recover"], [.post]),
+        (["vault", "login-key"], [.get, .put, .delete]), (["vault", "tokens", "revoke-others"], [.post]),
+        (["auth", "challenge"], [.post]), (["auth", "words"], [.post]),
         (["healthz"], [.get]),
     ]
 
@@ -206,7 +216,9 @@ struct VaultAuthMiddleware: RouterMiddleware {
         }
         let policy = BodyPolicy.of(request.method, segments, limits: limits)
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > policy.limit { return early(tooLarge(policy.limit)) }
-        guard request.uri.path.hasPrefix("/vault") else { return try await withBody(request, policy, context, next) }
+        guard request.uri.path.hasPrefix("/vault") else {
+            return try await VaultRequest.$clientAddress.withValue(address) { try await withBody(request, policy, context, next) }
+        }
         let token = request.headers[.authorization].flatMap { value -> String? in
             guard value.lowercased().hasPrefix("bearer ") else { return nil }
             return String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces)
@@ -224,7 +236,9 @@ struct VaultAuthMiddleware: RouterMiddleware {
             }
             if let user {
                 return try await VaultRequest.$user.withValue(user) {
-                    try await VaultRequest.$clientAddress.withValue(address) { try await withBody(request, policy, context, next) }
+                    try await VaultRequest.$token.withValue(token) {
+                        try await VaultRequest.$clientAddress.withValue(address) { try await withBody(request, policy, context, next) }
+                    }
                 }
             }
         }

@@ -135,6 +135,20 @@ public final class SQLiteVaultStorage: VaultStorage {
                 CREATE TABLE dailyPass (day TEXT PRIMARY KEY, startedAt REAL NOT NULL);
                 """)
         }
+        // Logins with the words: a user's login key (one), and the challenges outstanding.
+        migrator.registerMigration("vault-v7-login-keys") { db in
+            try db.execute(sql: """
+                CREATE TABLE loginKey (
+                    userId INTEGER PRIMARY KEY REFERENCES user(id) ON DELETE CASCADE,
+                    publicKey BLOB NOT NULL UNIQUE,
+                    boundAt REAL NOT NULL);
+                CREATE TABLE loginChallenge (
+                    challenge BLOB PRIMARY KEY,
+                    publicKey BLOB NOT NULL,
+                    expiresAt REAL NOT NULL);
+                CREATE INDEX loginChallenge_by_key ON loginChallenge (publicKey, expiresAt);
+                """)
+        }
         return migrator
     }
 
@@ -446,7 +460,7 @@ public final class SQLiteVaultStorage: VaultStorage {
     /// BEGIN/COMMIT is spent around it (two extra statements per request otherwise).
     /// Every database call runs on GRDB's own queues and is awaited: a lock held by another
     /// process (busy timeout, 15 s) never blocks the server's event loops.
-    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(VaultError) -> T {
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(VaultError) -> T {
         do { return try await db.unsafeRead(body) } catch let error as VaultError { throw error } catch { throw .database(reason: "\(error)") }
     }
 
@@ -454,7 +468,7 @@ public final class SQLiteVaultStorage: VaultStorage {
     /// others (an upload's chunks) don't wait for the disk: the completing commit's sync covers
     /// every WAL frame written before it. A full disk is `diskFull`; a write that `freesSpace`
     /// (a delete) then gives up the reserve file and is tried once more.
-    private func write<T: Sendable>(durable: Bool = true, freesSpace: Bool = false,
+    func write<T: Sendable>(durable: Bool = true, freesSpace: Bool = false,
                                     _ body: @escaping @Sendable (Database) throws -> T) async throws(VaultError) -> T {
         do {
             return try await attempt(durable: durable, body)

@@ -65,6 +65,29 @@ public protocol VaultStorage: Sendable {
     func credentialBackup(user: VaultUser, now: Date) async throws(VaultError) -> Data
     func credentialStatus(user: VaultUser) async throws(VaultError) -> CredentialBackupStatus
 
+    // MARK: Logins with the words
+
+    /// Binds `user` to `publicKey` (32 bytes: an Ed25519 key its wallet made from its words for
+    /// this vault), replacing the key bound before; `conflict` when another user holds it.
+    func bindLoginKey(_ publicKey: Data, user: VaultUser, now: Date) async throws(VaultError)
+    /// Unbinds `user`'s login key (nothing when none).
+    func unbindLoginKey(user: VaultUser) async throws(VaultError)
+    /// `user`'s login key and when it was bound, if any.
+    func loginKey(user: VaultUser) async throws(VaultError) -> (publicKey: Data, boundAt: Date)?
+    /// Keeps `challenge` for `publicKey` until `expiresAt`: expired challenges go, and past
+    /// `VaultStorageSupport.challengesPerKey` the key's oldest one. Kept only when a user holds
+    /// the key: the caller answers alike either way (it tells no one which keys are bound), and
+    /// a flood of made-up keys stores nothing.
+    func addLoginChallenge(_ challenge: Data, publicKey: Data, expiresAt: Date, now: Date) async throws(VaultError)
+    /// Takes `challenge` (it is removed, whatever follows): whether it was issued for
+    /// `publicKey` and has not expired.
+    func takeLoginChallenge(_ challenge: Data, publicKey: Data, now: Date) async throws(VaultError) -> Bool
+    /// A new full token for the user bound to `publicKey` — `unauthorized` when no user is, or
+    /// when the user holds no token at all (revoked by the operator: the words don't undo that).
+    func tokenForLoginKey(_ publicKey: Data, now: Date) async throws(VaultError) -> String
+    /// Revokes every token of `user` but `keeping` (the caller's own); returns how many.
+    func revokeOtherTokens(user: VaultUser, keeping token: String) async throws(VaultError) -> Int
+
     /// Every user's backups (metadata only, no bytes), oldest first: what an integrity check walks.
     func storedBackups() async throws(VaultError) -> [StoredBackup]
 
@@ -194,8 +217,17 @@ public enum VaultStorageSupport {
         }
     }
 
+    /// Whether `signature` is `publicKey`'s Ed25519 signature of `message` (a words login).
+    public static func isLoginSignature(_ signature: Data, publicKey: Data, message: Data) -> Bool {
+        guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey) else { return false }
+        return key.isValidSignature(signature, for: message)
+    }
+
+    /// Challenges outstanding per login key: a flood of requests for one key replaces its own.
+    public static let challengesPerKey = 4
+
     /// Random bytes from the system's CSPRNG.
-    static func randomBytes(_ count: Int) -> Data {
+    public static func randomBytes(_ count: Int) -> Data {
         var generator = SystemRandomNumberGenerator()
         return Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }

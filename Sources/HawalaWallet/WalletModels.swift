@@ -90,6 +90,14 @@ public enum WalletSecret: Sendable {
         }
     }
 
+    /// The BIP32 seed (the words' with their passphrase, or the seed itself).
+    public var seed: SecretBytes {
+        switch self {
+        case let .mnemonic(mnemonic, passphrase): mnemonic.seed(passphrase: passphrase)
+        case let .seed(seed): seed
+        }
+    }
+
     /// The HD keys.
     public var keys: HDWallet {
         switch self {

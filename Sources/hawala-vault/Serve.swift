@@ -44,6 +44,9 @@ struct Serve: AsyncParsableCommand {
             help: ArgumentHelp("Serve GET /metrics (Prometheus text) on 127.0.0.1 at this port (0: any free port, printed); none without.", valueName: "port"))
     var metricsPort: Int?
     @Flag(name: .customLong("access-log"), help: "Log every request (method, path, status, bytes, time, client) to stderr.") var accessLog = false
+    @Flag(name: .customLong("no-words-login"),
+          help: "Refuse logins with the words (/auth/…, 403): users then need a token from you to log in on a new device.")
+    var noWordsLogin = false
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "warning"
 
     func validate() throws {
@@ -85,6 +88,7 @@ struct Serve: AsyncParsableCommand {
         limits.smallBodyTime = .seconds(bodyTimeout)
         limits.uploadGrace = .seconds(bodyTimeout)
         limits.minimumUploadRate = minimumUploadRate
+        limits.wordsLogin = !noWordsLogin
         let host = self.host
         let app = try VaultServer.application(storage: storage, host: host, port: port, limits: limits,
                                               trustedProxies: trustedProxies.compactMap(AddressBlock.init), accessLog: accessLog, tls: tls,

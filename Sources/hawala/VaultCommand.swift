@@ -18,7 +18,7 @@ struct VaultCommand: ParsableCommand {
             in the wallet store sealed under the wallet password, so they unlock the wallet \
             (prompt or --password-file).
             """,
-        subcommands: [VaultServerMoved.self, VaultLogin.self, VaultBackup.self, VaultList.self,
+        subcommands: [VaultServerMoved.self, VaultLogin.self, VaultBindWords.self, VaultRevokeOthers.self, VaultBackup.self, VaultList.self,
                       VaultRestore.self, VaultDelete.self, VaultSettingsCommand.self, VaultCredentialsCommand.self, VaultAgentCommand.self])
 }
 
@@ -52,7 +52,8 @@ struct VaultSession {
         case .plainHTTP: CLIError("\(error) (or pass --insecure)")
         case .notLoggedIn: CLIError("\(error): run `hawala vault login --url URL`")
         case .agentNotEnabled: CLIError("\(error): run `hawala vault agent enable`")
-        case .refused(let refusal) where refusal.status == 401: CLIError("\(error); ask its operator for a new token, then run `hawala vault login`")
+        case .refused(let refusal) where refusal.status == 401:
+            CLIError("\(error); log in again with your words (`hawala vault login --url URL --with-words`) or a new token from its operator")
         case .refused(let refusal) where refusal.status == 400 && refusal.operation == .changeSettings && refusal.reason != nil:
             CLIError(refusal.reason ?? "")  // the vault's own words for a value it does not take
         case .cutShort: CLIError("the download was cut short; nothing was imported (try again; if it persists, the vault's operator can run `hawala-vault check`)")
@@ -64,24 +65,54 @@ struct VaultSession {
 
 struct VaultLogin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "login", abstract: "Save the vault's URL and your token (sealed under the wallet password); checks both.",
-        discussion: "On a machine with no wallet yet (a new device), the password chosen here (or from --password-file) becomes the wallet password, so `vault list` and `vault restore` can bring the wallets back.")
+        commandName: "login", abstract: "Log in to a vault: with a token, or with your words alone; the login is saved sealed under the wallet password.",
+        discussion: """
+            With a token: the URL and the token are checked, then saved; the account is bound to \
+            the current wallet's words for this vault (unless it has words bound already), so \
+            they alone log in here later. On a machine with no wallet yet (a new device), the \
+            password chosen here (or from --password-file) becomes the wallet password, so \
+            `vault list` and `vault restore` can bring the wallets back.
+            With --with-words, after `hawala wallet restore` on a new device: the wallet's words \
+            sign the vault's challenge for a new token (no operator needed); --revoke-others \
+            then stops the lost device's tokens. Use the same URL as when the words were bound.
+            """)
     @Option(help: "The vault's URL, e.g. https://vault.example.com.") var url: String
     @Option(name: .customLong("token-file"), help: ArgumentHelp("File holding the token (\"-\" = stdin); otherwise a prompt.", valueName: "path")) var tokenFile: String?
+    @Flag(name: .customLong("with-words"), help: "Log in with the wallet's words instead of a token.") var withWords = false
+    @Option(help: "With --with-words: the wallet whose words log in (default: the current wallet).") var wallet: String?
+    @Flag(name: .customLong("revoke-others"), help: "Then revoke every other token of the account (a lost device's, an agent's).") var revokeOthers = false
     @Flag(help: "Allow plain http to a host other than this machine (the token and backups would cross the network unencrypted).") var insecure = false
     @OptionGroup var password: PasswordOptions
 
     func validate() throws {
         guard (try? VaultClient.loginURL(url, allowPlainHTTP: true)) != nil else { throw ValidationError("--url must be an http(s) URL") }
         try WalletSession.checkOneStdin(password.passwordFile, tokenFile)
+        if withWords, tokenFile != nil { throw ValidationError("give --with-words or --token-file, not both") }
+        if wallet != nil, !withWords { throw ValidationError("--wallet goes with --with-words") }
     }
 
     func run() async throws {
-        try await VaultLogin.logIn(url, tokenFile: tokenFile, insecure: insecure, passwordFile: password.passwordFile)
+        let client: VaultClient
+        if withWords {
+            let url = try VaultClient.loginURL(self.url, allowPlainHTTP: insecure)
+            let store = try WalletSession.store(create: false)
+            let summary = try store.wallet(named: wallet)
+            let keyring = try WalletSession.unlock(store, file: password.passwordFile)
+            client = try await VaultWordsLogin.logIn(url: url, store: store, wallet: summary, keyring: keyring)
+            print("logged in to \(self.url) with the words of \"\(summary.name)\"")
+        } else {
+            client = try await VaultLogin.logIn(url, tokenFile: tokenFile, insecure: insecure, passwordFile: password.passwordFile)
+        }
+        if revokeOthers {
+            let revoked = try await client.revokeOtherTokens()
+            print("revoked \(revoked) other token\(revoked == 1 ? "" : "s"): only this device's login works now")
+        }
     }
 
-    /// Checks the URL and the token against the vault, then saves them (see the discussion).
-    static func logIn(_ text: String, tokenFile: String?, insecure: Bool, passwordFile: String?) async throws {
+    /// Checks the URL and the token against the vault, then saves them and binds the words
+    /// (see the discussion).
+    @discardableResult
+    static func logIn(_ text: String, tokenFile: String?, insecure: Bool, passwordFile: String?) async throws -> VaultClient {
         let url = try VaultClient.loginURL(text, allowPlainHTTP: insecure)
         let token = try tokenFile.map { try Input.readSecretFile($0, what: "token") } ?? (try Terminal.required("pass --token-file").askSecret("Vault token: "))
         let client = try await SavedVaultLogin.check(url: url, token: token)
@@ -90,6 +121,43 @@ struct VaultLogin: AsyncParsableCommand {
         let keyring = try WalletSession.keyringForChange(store, file: passwordFile)
         try SavedVaultLogin.save(client: client, token: token, store: store, keyring: keyring)
         print("logged in to \(text)")
+        VaultBindWords.say(await VaultWordsLogin.bind(client: client, store: store, keyring: keyring))
+        return client
+    }
+}
+
+struct VaultBindWords: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bind-words", abstract: "Let the current wallet's words log in to the vault (replacing words bound before).",
+        discussion: "A login with a token binds the words by itself when the account has none; this chooses the wallet (switch first with `hawala wallet use`).")
+    @OptionGroup var password: PasswordOptions
+
+    func run() async throws {
+        let session = try VaultSession.open(passwordFile: password.passwordFile)
+        let outcome = await VaultWordsLogin.bind(client: session.client, store: session.store, keyring: session.keyring, replace: true)
+        VaultBindWords.say(outcome)
+        if case .notOffered = outcome { throw ExitCode(1) }
+        if case .noWallet = outcome { throw CLIError("no wallet here: its words are what would log in") }
+    }
+
+    /// What binding did, in a line.
+    static func say(_ outcome: VaultWordsLogin.Binding) {
+        switch outcome {
+        case .bound(let wallet): print("the words of \"\(wallet)\" now log in to this vault too: `hawala vault login --url URL --with-words`")
+        case .alreadyBound, .noWallet: break
+        case .notOffered(let why): Output.error("note: your words can't log in to this vault (\(why))")
+        }
+    }
+}
+
+struct VaultRevokeOthers: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "revoke-others", abstract: "Revoke every other token of the vault account (a lost device's, an agent's): only this login keeps working.")
+    @OptionGroup var password: PasswordOptions
+
+    func run() async throws {
+        let revoked = try await VaultSession.open(passwordFile: password.passwordFile).client.revokeOtherTokens()
+        print("revoked \(revoked) other token\(revoked == 1 ? "" : "s")")
     }
 }
 

@@ -142,6 +142,39 @@ extension AppSecurityTests {
 
     /// A new machine: the vault login sets the wallet password, a backup comes back through the
     /// preview, and after a lock the password opens the app again.
+    /// A token login binds the words; on another machine restored from the same words, they
+    /// log in alone and log the lost one out (the same library rule as `vault login --with-words`).
+    @Test func theWordsLogInWhereTheTokenIsLost() async throws {
+        try await withVault { vault, token in
+            try await withApp { app, browser, _ in
+                var browser = browser
+                try await logIn(app, &browser)
+                let csrf = try #require(Browser.csrf(try await browser.send(.get, "/vault").body))
+                let loggedIn = try await browser.send(.post, "/vault/login", form: ["csrf": csrf, "url": vault.url, "token": token])
+                #expect(loggedIn.status == 200 && loggedIn.body.contains("now log in to this vault too"), "\(loggedIn.body)")
+                let page = try await browser.send(.get, "/vault")
+                #expect(page.body.contains("Your words log in to this vault too") && !page.body.contains("Let my words log in here"))
+            }
+            try await withApp { app, browser, _ in
+                var browser = browser
+                try await logIn(app, &browser)
+                let page = try await browser.send(.get, "/vault")
+                #expect(page.body.contains(#"action="/vault/login-words""#))
+                let csrf = try #require(Browser.csrf(page.body))
+                let other = try await LoopbackVault.start()
+                let elsewhere = try await browser.send(.post, "/vault/login-words", form: ["csrf": csrf, "url": other.url, "revokeOthers": "on"])
+                await other.stop()
+                #expect(elsewhere.status == 400 && elsewhere.body.contains("logs in with these words"), "\(elsewhere.body)")
+                #expect(try await browser.send(.post, "/vault/login-words", form: ["url": vault.url]).status == 403, "no CSRF token, no login")
+                let back = try await browser.send(.post, "/vault/login-words", form: ["csrf": csrf, "url": vault.url, "revokeOthers": "on"])
+                #expect(back.status == 200 && back.body.contains("with the words of") && back.body.contains("1 other login stopped working"), "\(back.body)")
+                #expect(!back.body.contains(Self.hostileName), "the wallet's name is escaped")
+                #expect(back.body.contains("holds no backup yet"))
+                await #expect(throws: VaultError.unauthorized, "the lost device's token") { _ = try await vault.storage.user(token: token) }
+            }
+        }
+    }
+
     @Test func aNewMachineRestoresFromTheVault() async throws {
         try await withVault { vault, token in
             // A backup made elsewhere: one wallet, sealed with the backup password.

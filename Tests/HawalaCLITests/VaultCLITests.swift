@@ -132,6 +132,58 @@ struct VaultCLITests {
     }
 }
 
+@Suite("hawala vault login --with-words")
+struct VaultWordsLoginCLITests {
+    /// The phone is lost with its token; a new device has only the words. They log in, revoke
+    /// the lost phone's token, and bring the backup back — no operator involved.
+    @Test func theWordsAloneBringTheVaultBack() throws {
+        let server = try WalletFixture(), phone = try WalletFixture(), newPhone = try WalletFixture()
+        let db = "sqlite:" + server.home.appendingPathComponent("vault.sqlite").path
+        let serve = try RunningCLI(["serve", "--port", "0", "--db", db], environment: server.environment, binary: CLI.vaultBinary)
+        defer { serve.process.terminate() }
+        let url = String(try #require(serve.nextLine()).dropFirst("vault listening on ".count))
+        let token = try phone.write("token", try server.vault(["user", "add", "phone", "--db", db]).stdout)
+
+        // Words on a new device before any binding: refused in words that say what to do.
+        try newPhone.write("mnemonic", legalWinner + "\n")
+        #expect(try newPhone.restoreAbandon(name: "Main").status == 0)
+        let early = try newPhone.run(["vault", "login", "--url", url, "--with-words", "--password-file", newPhone.path("password")])
+        expectCleanFailure(early, contains: "no account")
+
+        try phone.write("mnemonic", legalWinner + "\n")
+        #expect(try phone.restoreAbandon(name: "Main").status == 0)
+        let login = try phone.run(["vault", "login", "--url", url, "--token-file", token, "--password-file", phone.path("password")])
+        #expect(login.status == 0 && login.stdout.contains("the words of \"Main\" now log in to this vault too"), "\(login.stdout)\(login.stderr)")
+        try phone.write("backup-password", "a long backup password 42\n")
+        let backup = try phone.run(["vault", "backup", "--json", "--password-file", phone.path("password"), "--backup-password-file", phone.path("backup-password")])
+        let id = try #require((try JSONSerialization.jsonObject(with: Data(backup.stdout.utf8)) as? [String: Any])?["id"] as? String, "\(backup.stderr)")
+
+        // Other words never log in; the right ones do, and the lost phone's token stops working.
+        let stranger = try WalletFixture()
+        #expect(try stranger.restoreAbandon(name: "Other").status == 0)
+        expectCleanFailure(try stranger.run(["vault", "login", "--url", url, "--with-words", "--password-file", stranger.path("password")]), contains: "no account")
+        let back = try newPhone.run(["vault", "login", "--url", url, "--with-words", "--revoke-others", "--password-file", newPhone.path("password")])
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(back.stdout.contains("logged in to \(url) with the words of \"Main\"") && back.stdout.contains("revoked 1 other token"), "\(back.stdout)")
+        #expect(try newPhone.run(["vault", "list", "--password-file", newPhone.path("password")]).stdout.contains(id))
+        try newPhone.write("backup-password", "a long backup password 42\n")
+        let restored = try newPhone.run(["vault", "restore", id, "--password-file", newPhone.path("password"),
+                                         "--backup-password-file", newPhone.path("backup-password"), "--on-conflict", "keep-both"])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        let lost = try phone.run(["vault", "list", "--password-file", phone.path("password")])
+        expectCleanFailure(lost, contains: "HTTP 401")
+        #expect(lost.stderr.contains("--with-words"))
+        // The operator can turn it off; the server says so and the client says what to do.
+        serve.process.terminate()
+        serve.process.waitUntilExit()
+        let off = try RunningCLI(["serve", "--port", "0", "--db", db, "--no-words-login"], environment: server.environment, binary: CLI.vaultBinary)
+        defer { off.process.terminate() }
+        let offURL = String(try #require(off.nextLine()).dropFirst("vault listening on ".count))
+        expectCleanFailure(try newPhone.run(["vault", "login", "--url", offURL, "--with-words", "--password-file", newPhone.path("password")]),
+                           contains: "does not take logins with the words")
+    }
+}
+
 @Suite("hawala vault login: transport")
 struct VaultLoginTransportTests {
     /// Plain http is refused for any host but this machine, before anything is sent; a vault

@@ -72,6 +72,23 @@ final class OutageStorage: VaultStorage {
     }
     func credentialBackup(user: VaultUser, now: Date) async throws(VaultError) -> Data { try check(); return try await base.credentialBackup(user: user, now: now) }
     func credentialStatus(user: VaultUser) async throws(VaultError) -> CredentialBackupStatus { try check(); return try await base.credentialStatus(user: user) }
+    func bindLoginKey(_ publicKey: Data, user: VaultUser, now: Date) async throws(VaultError) {
+        try check(); try await base.bindLoginKey(publicKey, user: user, now: now)
+    }
+    func unbindLoginKey(user: VaultUser) async throws(VaultError) { try check(); try await base.unbindLoginKey(user: user) }
+    func loginKey(user: VaultUser) async throws(VaultError) -> (publicKey: Data, boundAt: Date)? { try check(); return try await base.loginKey(user: user) }
+    func addLoginChallenge(_ challenge: Data, publicKey: Data, expiresAt: Date, now: Date) async throws(VaultError) {
+        try check(); try await base.addLoginChallenge(challenge, publicKey: publicKey, expiresAt: expiresAt, now: now)
+    }
+    func takeLoginChallenge(_ challenge: Data, publicKey: Data, now: Date) async throws(VaultError) -> Bool {
+        try check(); return try await base.takeLoginChallenge(challenge, publicKey: publicKey, now: now)
+    }
+    func tokenForLoginKey(_ publicKey: Data, now: Date) async throws(VaultError) -> String {
+        try check(); return try await base.tokenForLoginKey(publicKey, now: now)
+    }
+    func revokeOtherTokens(user: VaultUser, keeping token: String) async throws(VaultError) -> Int {
+        try check(); return try await base.revokeOtherTokens(user: user, keeping: token)
+    }
     func storedBackups() async throws(VaultError) -> [StoredBackup] { try check(); return try await base.storedBackups() }
     func ping() async throws(VaultError) { try check(); try await base.ping() }
     func dailyPass(day: String, now: Date, _ pass: @Sendable () async throws(VaultError) -> Void) async throws(VaultError) -> Bool {
