@@ -214,11 +214,19 @@ def create_and_pass_the_quiz(s: Scenario, app: App):
     d.find_element(By.CSS_SELECTOR, "form.stack button[type=submit]").click()
     s.wait_text("Your wallet is its words.")
     s.active().send_keys(Keys.ENTER)  # "Show my words" has the focus
-    words = [w.text for w in s.wait_for("ol.words").find_elements(By.CSS_SELECTOR, ".word")]
-    s.check(len(words) == 12 and all(re.fullmatch("[a-z]+", w) for w in words), f"12 words shown as text: {words}")
+    listing = s.wait_for("ol.words")
+    s.check("Never share your words." in s.body(), "the words page warns never to share them")
+    s.check(not any(w.is_displayed() for w in listing.find_elements(By.CSS_SELECTOR, ".word")), "the words are hidden until revealed")
+    words = []
+    for summary in listing.find_elements(By.CSS_SELECTOR, "summary"):
+        summary.click()
+        shown = [w.text for w in listing.find_elements(By.CSS_SELECTOR, ".word") if w.is_displayed()]
+        s.check(len(shown) == 1, f"one word shows at a time, not {len(shown)}")
+        words.append(shown[0] if shown else "")
+    s.check(len(words) == 12 and all(re.fullmatch("[a-z]+", w) for w in words), f"12 words shown as text, one at a time: {words}")
     s.no_sideways_scroll("the words on a phone")
     s.axe("the words")
-    s.active().send_keys(Keys.ENTER)  # "I wrote them down — check me"
+    s.click("I wrote them down — check me")
     answer = s.wait_for("#answer")
     s.check(s.active() == answer, "the answer field has the focus")
     s.check(answer.get_attribute("autocomplete") == "off" and answer.get_attribute("spellcheck") == "false", "no autocomplete, no spellcheck")

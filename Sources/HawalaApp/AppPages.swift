@@ -6,6 +6,8 @@ struct Page {
     struct WalletRow {
         struct Imported { let chain: String, address: String, label: String }
         let name: String, network: String, fingerprint: String, backup: String
+        /// "27 Nov 2026", "10 accounts, 1 imported key".
+        let created: String, accounts: String
         let backedUp: Bool, isCurrent: Bool, hasWords: Bool
         /// The name for a query string (percent-encoded; the template escapes it again for HTML).
         let nameQuery: String
@@ -74,6 +76,8 @@ struct Page {
     var imported: [String]?
     var settings: SettingsView?
     var vault: VaultView?
+    /// The wallets page's own parts: a switch waiting for its confirmation, the key import form.
+    var walletsView: WalletsView?
     /// SLIP-39 shares to print.
     var shares: SharesView?
     var sharesEntry: SharesEntryView?
@@ -89,6 +93,8 @@ struct Page {
         unlocked = session.isUnlocked
         wallets = overview.wallets.map { w in
             WalletRow(name: w.name, network: w.network.rawValue, fingerprint: w.fingerprint, backup: w.backup.summary,
+                      created: w.createdAt.formatted(Date.FormatStyle(date: .abbreviated, time: .omitted, timeZone: session.timeZone)),
+                      accounts: w.accountsText,
                       backedUp: w.backup.isBackedUp, isCurrent: w.isCurrent, hasWords: w.kind == .bip39,
                       nameQuery: w.name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "",
                       imported: w.importedAccounts.map { .init(chain: $0.chain, address: $0.address, label: $0.label ?? "") })

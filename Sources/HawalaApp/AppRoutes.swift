@@ -32,8 +32,8 @@ struct AppRoutes: Sendable {
         router.post("/unlock") { request, _ in try await posted(request, unlock) }
         router.post("/lock") { request, _ in try await posted(request, lock) }
         router.post("/strength") { request, _ in try await passwordStrength(request) }
-        router.post("/wallets/use") { request, _ in try await posted(request, useWallet) }
         registerHome(on: router)
+        registerWallets(on: router)
         registerBackup(on: router)
         registerRecovery(on: router)
         registerReceive(on: router)
@@ -129,18 +129,6 @@ struct AppRoutes: Sendable {
         let meter = PasswordStrength.meter(form.secret("password") ?? SecretBytes([]), for: form.text("use") == "backup" ? .backup : .wallet)
         let json = JSONValue.object([("acceptable", .bool(meter.acceptable)), ("rating", .string(meter.rating)), ("words", .string(meter.words))])
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json.render())))
-    }
-
-    func useWallet(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.toUnlock() }
-        await app.lightningSessions.close(session.id)  // the other wallet's backend, if open
-        do {
-            try await app.store.get().use(form.text("name") ?? "")
-        } catch let error as WalletError {
-            return try render(.badRequest, "message", Page(title: "Wallet not switched", session: session,
-                                                            overview: try await app.store.overview(), message: error.description))
-        }
-        return AppResponse.redirect("/")
     }
 
     // MARK: - Helpers

@@ -70,7 +70,9 @@ extension AppRoutes {
             sealed = try await NIOThreadPool.singleton.runIfActive {
                 let (payload, _) = try BackupExporter.payload(store: store, keyring: keyring, names: choice.isEmpty ? nil : [choice],
                                                               app: producer)
-                return try BackupExporter.sealedBytes(payload, password: backupPassword)
+                let sealed = try BackupExporter.sealedBytes(payload, password: backupPassword)
+                store.noteBackup(.file, wallets: choice.isEmpty ? nil : [choice])
+                return sealed
             }
         } catch let error as WalletError {
             return try await backups(session, status: .badRequest) { $0.exportWallet = choice; $0.exportProblem = error.description.sentence }
@@ -157,6 +159,7 @@ extension AppRoutes {
             try PaperBackup(walletName: wallet.name, fingerprint: wallet.fingerprint, paper: paper,
                             content: words.map { .words($0) } ?? .blank(wordCount: wallet.wordCount), hasPassphrase: wallet.hasPassphrase).pdf()
         }
+        if words != nil { store.noteBackup(.paper, wallets: [wallet.name]) }
         return Response(status: .ok, headers: [
             .contentType: "application/pdf",
             .contentDisposition: "attachment; filename=\"\(words == nil ? "hawala-paper-lines" : "hawala-paper-words").pdf\"",

@@ -12,7 +12,6 @@ import NIOCore
 extension AppRoutes {
     func registerHome(on router: Router<BasicRequestContext>) {
         router.get("/") { request, _ in try await home(request) }
-        router.get("/wallets") { request, _ in try await walletsPage(request) }
         router.get("/send") { request, _ in try await sendFormPage(request) }
         router.get("/events") { request, _ in try await sessionEvents(request) }
     }
@@ -82,15 +81,6 @@ extension AppRoutes {
     static func offlineNote(_ offline: Balance.Offline, now: Date, timeZone: TimeZone) -> String {
         let when = offline.lastSyncedAt.map { " (last synced \($0.relative(now: now, timeZone: timeZone)))" } ?? ""
         return "Offline: this is the last known balance\(when); the \(offline.network) is not reachable now. Your funds are safe; try again in a minute."
-    }
-
-    func walletsPage(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
-        let overview = try await app.store.overview()
-        if try await mustUnlock(session, overview: overview) { return AppResponse.toUnlock() }
-        var page = Page(title: "Wallets", session: session, overview: overview)
-        page.wide = true
-        return try render(.ok, "wallets", page)
     }
 
     // MARK: - Sending: the form

@@ -32,7 +32,7 @@ enum ReturnPath {
         case "/lightning/settings", "/lightning/fund", "/lightning/deposits/claim": return "/lightning"
         case "/lightning/exit": return "/lightning/exit"
         case "/create": return "/create"
-        case "/backup", "/words", "/wallets/use", "/wallets/rename", "/wallets/delete": return "/wallets"
+        case "/backup", "/words", "/wallets/use", "/wallets/import-key", "/wallets/rename", "/wallets/delete": return "/wallets"
         default:
             for prefix in ["/settings", "/backups", "/vault", "/restore"] where action.hasPrefix(prefix) { return prefix }
             return "/"

@@ -122,11 +122,18 @@ public enum BackupExporter {
     }
 
     /// Where an export to `path` goes: a folder gets the first free suggested name (taken when
-    /// the file is written); nil when the file exists (a backup is never replaced).
+    /// the file is written); a file's name ends in `.hawala` (added when it doesn't: a backup is
+    /// found, and opened, by its extension); nil when that file exists (a backup is never replaced).
     public static func destination(_ path: URL, date: Date = Date()) -> BackupFile.Target? {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path.path, isDirectory: &isDirectory) else { return .file(path) }
-        return isDirectory.boolValue ? .folder(path, date: date) : nil
+        if FileManager.default.fileExists(atPath: path.path, isDirectory: &isDirectory), isDirectory.boolValue { return .folder(path, date: date) }
+        let file = fileName(path)
+        return FileManager.default.fileExists(atPath: file.path) ? nil : .file(file)
+    }
+
+    /// `path`, ending in `.hawala`.
+    public static func fileName(_ path: URL) -> URL {
+        path.pathExtension.lowercased() == "hawala" ? path : path.deletingLastPathComponent().appendingPathComponent(path.lastPathComponent + ".hawala")
     }
 }
 

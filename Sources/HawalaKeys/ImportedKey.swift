@@ -29,11 +29,19 @@ public struct ImportedPrivateKey: Sendable, CustomStringConvertible {
         }
     }
 
+    /// The chains a private key can be imported on, in `Chain.all`'s order.
+    public static let chains: [Chain] = Chain.all.filter {
+        switch $0.addressFormat {
+        case .p2wpkh, .p2tr, .p2shP2wpkh, .p2pkh, .ethereum, .solana: true
+        default: false
+        }
+    }
+
     /// Parses `text` (surrounding whitespace ignored) as a private key for `chain`.
     public init(text: SecretBytes, chain: Chain) throws {
         guard let string = text.withUnsafeBytes({ String(validating: $0, as: UTF8.self) })?
             .trimmingCharacters(in: .whitespacesAndNewlines), !string.isEmpty else {
-            throw Error.malformed("the key file is empty or not text")
+            throw Error.malformed("the key is empty or not text")
         }
         self.chain = chain
         switch chain.addressFormat {

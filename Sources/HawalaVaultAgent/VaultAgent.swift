@@ -4,6 +4,7 @@ import HawalaBackup
 import HawalaCrypto
 import HawalaVaultClient
 import HawalaVault
+import HawalaWallet
 
 /// The vault agent (docs/decisions/0002): uploads the newest outbox snapshot when the vault's
 /// settings say a backup is due, never holding a password or a key. One `check` at a time; its
@@ -30,11 +31,15 @@ public struct VaultAgent: Sendable {
     let enabledAt: Date
     let metered: any MeteredConnection
     let log: @Sendable (String) -> Void
+    /// Where an upload is recorded as the wallets' vault backup (nil: nowhere).
+    let store: WalletStore?
 
     /// `snapshot`: the outbox's `.hawala` file; `stateFile`: where the agent remembers its runs
-    /// (no secret: times and the last upload's identity); `log`: one line per run.
-    public init(client: VaultClient, snapshot: URL, stateFile: URL, enabledAt: Date,
+    /// (no secret: times and the last upload's identity); `log`: one line per run; `store`: the
+    /// wallets whose list learns of each upload.
+    public init(client: VaultClient, snapshot: URL, stateFile: URL, enabledAt: Date, store: WalletStore? = nil,
                 metered: any MeteredConnection = NetworkManagerMetered(), log: @escaping @Sendable (String) -> Void) {
+        self.store = store
         self.client = client
         self.snapshot = snapshot
         self.stateFile = stateFile
@@ -90,6 +95,7 @@ public struct VaultAgent: Sendable {
                 log("warning: the snapshot has not been refreshed since \(stale.iso8601) (\(state.snapshotProblem ?? "?")); uploading the last one written")
             }
             let backup = try await client.upload(data, kind: .auto)
+            store?.noteBackup(.vault, wallets: nil)
             state = VaultAgentState(since: now, lastUpload: now, lastUploadSHA256: sha, lastBackupID: backup.id, failures: 0, retryAt: nil,
                                     snapshotStaleSince: state.snapshotStaleSince, snapshotProblem: state.snapshotProblem)
             try state.save(to: stateFile)

@@ -68,7 +68,7 @@ extension VaultAgent {
         guard let url = try SavedVaultLogin.url(in: store) else { throw VaultClientError.notLoggedIn }
         guard let enabledAt = try AgentOutbox.enabledAt(store: store) else { throw VaultClientError.agentNotEnabled }
         return VaultAgent(client: VaultClient(url: url, token: token), snapshot: AgentOutbox.snapshotURL(home: store.home),
-                          stateFile: stateFile(home: store.home), enabledAt: enabledAt, metered: metered, log: log)
+                          stateFile: stateFile(home: store.home), enabledAt: enabledAt, store: store, metered: metered, log: log)
     }
 }
 

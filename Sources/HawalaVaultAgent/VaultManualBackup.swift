@@ -30,6 +30,8 @@ public enum VaultManualBackup {
             let (payload, count) = try BackupExporter.payload(store: store, keyring: keyring, names: nil, app: app)
             return (try BackupExporter.sealedBytes(payload, password: backupPassword), count)
         }
-        return (try await client.upload(sealed, kind: .manual, progress: progress), count)
+        let backup = try await client.upload(sealed, kind: .manual, progress: progress)
+        store.noteBackup(.vault, wallets: nil)
+        return (backup, count)
     }
 }

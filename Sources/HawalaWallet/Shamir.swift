@@ -157,6 +157,7 @@ extension WalletStore {
         }
         let shares = try SLIP39.split(masterSecret: masterSecret, passphrase: passphrase, groupThreshold: groupThreshold,
                                       groups: groups, extendable: extendable, iterationExponent: iterationExponent)
+        noteBackup(.shares, wallets: [wallet.name])
         return ShamirSplit(wallet: wallet, groupThreshold: groupThreshold, layout: groups, shares: shares,
                            withPassphrase: !passphrase.isEmpty, bip39PassphraseLeftOut: leftOut)
     }

@@ -6,7 +6,8 @@ import HawalaFormat
 extension BackupStatus: JSONRepresentable {
     /// `{state, backedUpAt, lastVerifiedAt}`.
     public var json: JSONValue {
-        .object([("state", .string(state.rawValue)), ("backedUpAt", .date(backedUpAt)), ("lastVerifiedAt", .date(lastVerifiedAt))])
+        .object([("state", .string(state.rawValue)), ("backedUpAt", .date(backedUpAt)), ("lastVerifiedAt", .date(lastVerifiedAt)),
+                 ("methods", .array(methods.map { .object([("method", .string($0.method.rawValue)), ("lastAt", .string($0.lastAt.iso8601))]) }))])
     }
 }
 

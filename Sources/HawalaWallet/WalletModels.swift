@@ -2,7 +2,38 @@ import Foundation
 import HawalaCrypto
 import HawalaKeys
 
-/// Whether the words of a wallet were written down and checked.
+/// A way a wallet is kept besides this machine (seed 000's backup methods).
+public enum BackupMethod: String, Sendable, Codable, CaseIterable, Comparable {
+    /// The words written down, checked by the quiz.
+    case words
+    /// A `.hawala` file exported.
+    case file
+    /// A backup uploaded to a vault.
+    case vault
+    /// A paper sheet printed with the words.
+    case paper
+    /// SLIP-39 shares made.
+    case shares
+
+    public static func < (a: BackupMethod, b: BackupMethod) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+
+    /// "words checked", "file", "vault", "paper", "shares".
+    public var label: String { self == .words ? "words checked" : rawValue }
+}
+
+/// The last time a backup method was used for a wallet.
+public struct BackupRecord: Sendable, Codable, Equatable {
+    public let method: BackupMethod
+    public let lastAt: Date
+    public init(method: BackupMethod, lastAt: Date) {
+        self.method = method
+        self.lastAt = lastAt
+    }
+}
+
+/// Whether the words of a wallet were written down and checked, and the other ways it is kept.
 public struct BackupStatus: Sendable, Codable, Equatable {
     public enum State: String, Sendable, Codable {
         case notBackedUp = "not-backed-up"
@@ -14,17 +45,43 @@ public struct BackupStatus: Sendable, Codable, Equatable {
     /// When the quiz was last passed (`verify-backup`).
     public let lastVerifiedAt: Date?
 
-    public var isBackedUp: Bool { state == .backedUp }
+    /// The other methods used (file, vault, paper, shares), each with its last time, in that order.
+    public let others: [BackupRecord]
 
-    /// "not backed up", "backed up 2026-11-22", "backed up 2026-11-22, last verified 2026-12-01".
-    public var summary: String {
-        guard let backedUpAt else { return "not backed up" }
-        var text = "backed up \(BackupStatus.day(backedUpAt))"
-        if let lastVerifiedAt, lastVerifiedAt != backedUpAt { text += ", last verified \(BackupStatus.day(lastVerifiedAt))" }
-        return text
+    public init(state: State, backedUpAt: Date?, lastVerifiedAt: Date?, others: [BackupRecord] = []) {
+        self.state = state
+        self.backedUpAt = backedUpAt
+        self.lastVerifiedAt = lastVerifiedAt
+        self.others = others.filter { $0.method != .words }.sorted { $0.method < $1.method }
     }
 
-    static func day(_ date: Date) -> String {
+    public var isBackedUp: Bool { state == .backedUp }
+
+    /// Every method used, the words first: what a wallet list shows.
+    public var methods: [BackupRecord] {
+        (lastVerifiedAt ?? backedUpAt).map { [BackupRecord(method: .words, lastAt: $0)] + others } ?? others
+    }
+
+    /// "not backed up", "backed up 2026-11-22", "backed up 2026-11-22, last verified 2026-12-01",
+    /// then the other methods: "…; also file 2026-11-25, vault 2026-11-26" (or "not backed up
+    /// (words not checked); file 2026-11-25").
+    public var summary: String {
+        var text: String
+        if let backedUpAt {
+            text = "backed up \(BackupStatus.day(backedUpAt))"
+            if let lastVerifiedAt, lastVerifiedAt != backedUpAt { text += ", last verified \(BackupStatus.day(lastVerifiedAt))" }
+        } else {
+            text = others.isEmpty ? "not backed up" : "words not checked"
+        }
+        guard !others.isEmpty else { return text }
+        return text + (backedUpAt == nil ? "; " : "; also ") + othersText
+    }
+
+    /// "file 2026-11-25, vault 2026-11-26".
+    public var othersText: String { others.map { "\($0.method.label) \(BackupStatus.day($0.lastAt))" }.joined(separator: ", ") }
+
+    /// A day as `YYYY-MM-DD`, in UTC.
+    public static func day(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!).year().month().day())
     }
 }
@@ -67,6 +124,27 @@ public struct WalletSummary: Sendable, Codable, Equatable {
     public let accounts: [HDAccount]
     public let importedAccounts: [ImportedAccount]
     public let isCurrent: Bool
+
+    /// "10 accounts", "10 accounts, 1 imported key": what a wallet list says of its accounts.
+    public var accountsText: String {
+        var text = "\(accounts.count) account\(accounts.count == 1 ? "" : "s")"
+        if !importedAccounts.isEmpty { text += ", \(importedAccounts.count) imported key\(importedAccounts.count == 1 ? "" : "s")" }
+        return text
+    }
+}
+
+/// Switching away from a wallet with payments still pending: they go on (the network settles
+/// them), but how they end shows only once that wallet is used again.
+public struct WalletSwitchWarning: Sendable, Equatable, CustomStringConvertible {
+    public let from: String
+    public let to: String
+    public let pendingPayments: Int
+
+    public var description: String {
+        let payments = pendingPayments == 1 ? "1 payment" : "\(pendingPayments) payments"
+        return "\u{201C}\(from)\u{201D} has \(payments) still pending. \(pendingPayments == 1 ? "It goes" : "They go") on without it, "
+            + "but you will see how \(pendingPayments == 1 ? "it ends" : "they end") only once you use \u{201C}\(from)\u{201D} again."
+    }
 }
 
 /// What a wallet's keys come from.

@@ -249,6 +249,18 @@ public final class WalletStore: Sendable {
                     """)
             }
         }
+        // v11: the backup methods a wallet has besides its checked words (a file, a vault
+        // upload, a paper sheet, shares), each with its last time. Not part of what a backup
+        // holds (recording an upload must not make the next one due).
+        migrator.registerMigration("v11") { db in
+            try db.execute(sql: """
+                CREATE TABLE backupRecord (
+                    walletId TEXT NOT NULL REFERENCES wallet(id) ON DELETE CASCADE,
+                    method TEXT NOT NULL,
+                    lastAt REAL NOT NULL,
+                    PRIMARY KEY (walletId, method));
+                """)
+        }
         return migrator
     }
 
@@ -517,6 +529,16 @@ public final class WalletStore: Sendable {
     }
 
     /// Makes `name` the current wallet (kept across runs).
+    /// Before `use(name)`: what the current wallet leaves behind — its payments still pending
+    /// (not open invoices: those wait for a payer) — for a face to confirm; nil when nothing is.
+    /// - Throws: `WalletError.noSuchWallet` for an unknown `name`.
+    public func switchWarning(to name: String) throws -> WalletSwitchWarning? {
+        let target = try wallet(named: name)
+        guard let current = try current(), current.id != target.id else { return nil }
+        let pending = try countPayments(walletID: current.id, filter: PaymentFilter(status: .pending, openInvoices: false))
+        return pending == 0 ? nil : WalletSwitchWarning(from: current.name, to: target.name, pendingPayments: pending)
+    }
+
     public func use(_ name: String) throws {
         try writeTransaction { db in
             guard let id = try String.fetchOne(db, sql: "SELECT id FROM wallet WHERE name = ?", arguments: [name]) else { throw WalletError.noSuchWallet(name) }
@@ -567,6 +589,7 @@ public final class WalletStore: Sendable {
     /// Imports a private key into `wallet` as an imported account; the key is sealed.
     @discardableResult
     public func importKey(_ key: ImportedPrivateKey, into wallet: WalletSummary, label: String?, keyring: Keyring, now: Date = Date()) throws -> ImportedAccount {
+        let label = try WalletStore.validLabel(label)
         let id = UUID().uuidString.lowercased()
         let sealed = try keyring.seal(key.secret, context: WalletStore.context(imported: id))
         try writeTransaction { db in
@@ -678,6 +701,30 @@ public final class WalletStore: Sendable {
         }
     }
 
+    /// Records that `method` (not the words: `recordBackup(of:)`) now keeps the wallets with
+    /// these ids (nil: every wallet) — a file exported, a vault upload, a paper sheet, shares.
+    /// The words are recorded by the quiz alone: `.words` records nothing here.
+    public func recordBackup(_ method: BackupMethod, walletIDs: [String]?, at date: Date = Date()) throws {
+        guard method != .words else { return }
+        try writeTransaction { db in
+            let ids = try walletIDs ?? String.fetchAll(db, sql: "SELECT id FROM wallet")
+            for id in ids {
+                try db.execute(sql: """
+                    INSERT INTO backupRecord (walletId, method, lastAt) SELECT id, ?, ? FROM wallet WHERE id = ?
+                    ON CONFLICT (walletId, method) DO UPDATE SET lastAt = excluded.lastAt
+                    """, arguments: [method.rawValue, date.timeIntervalSince1970, id])
+            }
+        }
+    }
+
+    /// `recordBackup(_:walletIDs:)` once a backup was made of the wallets named (nil: every
+    /// wallet). Never throws: the backup exists whether or not the list learns of it, so a failed
+    /// record must not turn it into a failure (the list just shows one method less).
+    public func noteBackup(_ method: BackupMethod, wallets names: [String]?) {
+        guard let ids = try? names.map({ try $0.map { try wallet(named: $0).id } }) else { return }
+        try? recordBackup(method, walletIDs: ids)
+    }
+
     // MARK: Helpers
 
     func read<T>(_ body: (Database) throws -> T) throws -> T {
@@ -761,10 +808,21 @@ public final class WalletStore: Sendable {
     /// Names are 1–64 characters, no control or format characters (terminal escapes, bidi
     /// overrides), trimmed. Names from a backup file pass the same check before they are shown.
     public static func validName(_ name: String) throws -> String {
-        let trimmed = name.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty, trimmed.count <= 64 else { throw WalletError.invalidName("a wallet name has 1 to 64 characters") }
+        try validText(name, what: "a wallet name")
+    }
+
+    /// An imported key's label, trimmed; nil when there is none. The rules of a wallet name.
+    public static func validLabel(_ label: String?) throws -> String? {
+        guard let label, !label.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
+        return try validText(label, what: "a label")
+    }
+
+    /// 1 to 64 Unicode scalars once trimmed (what a limit counts, never graphemes), no control characters.
+    private static func validText(_ text: String, what: String) throws -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed.unicodeScalars.count <= 64 else { throw WalletError.invalidName("\(what) has 1 to 64 characters") }
         guard !trimmed.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) else {
-            throw WalletError.invalidName("a wallet name cannot contain control characters")
+            throw WalletError.invalidName("\(what) cannot contain control characters")
         }
         return trimmed
     }
@@ -785,11 +843,13 @@ public final class WalletStore: Sendable {
                                    importedAt: Date(timeIntervalSince1970: $0["importedAt"]), compressed: $0["compressed"]) }
         let backedUpAt = (row["backedUpAt"] as Double?).map(Date.init(timeIntervalSince1970:))
         let verifiedAt = (row["lastVerifiedAt"] as Double?).map(Date.init(timeIntervalSince1970:))
+        let others = try Row.fetchAll(db, sql: "SELECT method, lastAt FROM backupRecord WHERE walletId = ?", arguments: [id])
+            .compactMap { row in BackupMethod(rawValue: row["method"]).map { BackupRecord(method: $0, lastAt: Date(timeIntervalSince1970: row["lastAt"])) } }
         return WalletSummary(
             id: id, name: row["name"], createdAt: Date(timeIntervalSince1970: row["createdAt"]),
             network: Network(rawValue: row["network"]) ?? .mainnet, kind: WalletKind(rawValue: row["kind"]) ?? .bip39, wordCount: row["wordCount"],
             hasPassphrase: row["hasPassphrase"], fingerprint: row["fingerprint"],
-            backup: BackupStatus(state: backedUpAt == nil ? .notBackedUp : .backedUp, backedUpAt: backedUpAt, lastVerifiedAt: verifiedAt),
+            backup: BackupStatus(state: backedUpAt == nil ? .notBackedUp : .backedUp, backedUpAt: backedUpAt, lastVerifiedAt: verifiedAt, others: others),
             accounts: accounts, importedAccounts: imported, isCurrent: id == current)
     }
 }

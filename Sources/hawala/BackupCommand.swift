@@ -19,7 +19,7 @@ struct BackupExport: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Export wallets to an encrypted .hawala file.",
-        discussion: "The file is written atomically and read back before success is reported. Suggested name: hawala-backup-YYYY-MM-DD.hawala (used when --out is a folder). An existing file is never replaced.")
+        discussion: "The file is written atomically and read back before success is reported. Suggested name: hawala-backup-YYYY-MM-DD.hawala (used when --out is a folder); a file name without .hawala gets it. An existing file is never replaced.")
 
     @Option(help: "Export only this wallet.") var wallet: String?
     @Flag(help: "Export every wallet (the default).") var all = false
@@ -34,7 +34,7 @@ struct BackupExport: ParsableCommand {
 
     func run() throws {
         guard let target = BackupExporter.destination(URL(fileURLWithPath: out)) else {
-            throw CLIError("\(out) already exists; choose another name (a backup is never replaced)")
+            throw CLIError("\(BackupExporter.fileName(URL(fileURLWithPath: out)).path) already exists; choose another name (a backup is never replaced)")
         }
         let store = try WalletSession.store(create: false)
         let keyring = try WalletSession.unlock(store, file: password.passwordFile)
@@ -42,6 +42,7 @@ struct BackupExport: ParsableCommand {
         let backupPassword = try BackupPasswords.new(file: backupPasswordFile)
         BackupPasswords.progress("encrypting and reading back (Argon2id, 256 MiB, twice)…")
         let url = try BackupFile.export(payload, to: target, password: backupPassword)
+        store.noteBackup(.file, wallets: wallet.map { [$0] })
         print("wrote \(url.path) (\(count) wallet\(count == 1 ? "" : "s"), verified by reading it back)")
     }
 }

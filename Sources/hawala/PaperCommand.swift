@@ -46,6 +46,7 @@ struct PaperCommand: ParsableCommand {
         try AtomicFile.write(to: url) { _, path in try sheet.render(to: path) }
         print("wrote \(out)")
         if withWords {
+            store.noteBackup(.paper, wallets: [summary.name])
             Output.error("warning: \(out) holds the words in the clear; print it, then delete the file (shred -u \(out))")
         }
     }

@@ -130,17 +130,26 @@ struct WalletList: ParsableCommand {
         if json { JSONValue.array(wallets.map(\.json)).print(); return }
         if wallets.isEmpty { print("no wallets; create one with `hawala wallet create` or restore one with `hawala wallet restore`"); return }
         for w in wallets {
-            print("\(w.isCurrent ? "*" : " ") \(w.name)  \(w.network.rawValue)  \(w.fingerprint)  \(w.backup.summary)")
+            print("\(w.isCurrent ? "*" : " ") \(w.name)  \(w.network.rawValue)  \(w.fingerprint)  created \(BackupStatus.day(w.createdAt))  \(w.accountsText)  \(w.backup.summary)")
             for a in w.importedAccounts { print("    \(a.importedLine)") }
         }
     }
 }
 
 struct WalletUse: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "use", abstract: "Switch the current wallet (kept across runs).")
+    static let configuration = CommandConfiguration(
+        commandName: "use", abstract: "Switch the current wallet (kept across runs).",
+        discussion: "When the current wallet has payments still pending, asks first at a terminal (--yes switches anyway).")
     @Argument(help: "Wallet name.") var name: String
+    @Flag(help: "Switch even when the current wallet has payments still pending.") var yes = false
     func run() throws {
-        try WalletSession.store(create: false).use(name)
+        let store = try WalletSession.store(create: false)
+        if !yes, let warning = try store.switchWarning(to: name) {
+            guard let terminal = Terminal.open() else { throw CLIError("\(warning) Pass --yes to switch anyway.", code: .usage) }
+            terminal.line(warning.description)
+            guard try terminal.confirm("Switch to \u{201C}\(warning.to)\u{201D}?") else { throw CLIError("not switched") }
+        }
+        try store.use(name)
         print("current wallet: \(name)")
     }
 }

@@ -76,6 +76,13 @@ struct BackupCLITests {
         #expect(second.status == 0, "\(second.stderr)")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         #expect(Set(names) == [URL(fileURLWithPath: file).lastPathComponent, URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent + "-2.hawala"], "\(names)")
+        // A file named without the extension gets it: a backup is found, and opened, by it.
+        let bare = folder.appendingPathComponent("my-backup").path
+        let named = try f.run(["backup", "export", "--out", bare, "--password-file", f.path("password"), "--backup-password-file", backupPassword])
+        #expect(named.status == 0 && named.stdout.hasPrefix("wrote \(bare).hawala ("), "\(named.stdout)\(named.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: bare))
+        expectCleanFailure(try f.run(["backup", "export", "--out", bare, "--password-file", f.path("password"), "--backup-password-file", backupPassword]),
+                           contains: "my-backup.hawala already exists")
         let weak = try f.write("weak", "password")
         let out = f.home.appendingPathComponent("weak.hawala").path
         expectCleanFailure(try f.run(["backup", "export", "--out", out, "--password-file", f.path("password"), "--backup-password-file", weak]), contains: "at least 10 characters")

@@ -46,6 +46,40 @@ struct WalletFixture {
 
 @Suite("hawala wallet")
 struct WalletCLITests {
+    /// `wallet use` asks first when the current wallet has payments pending: at a terminal
+    /// y/N, in a script --yes; and `wallet list` says when each wallet was made, its accounts and
+    /// its backups — the same library rules as the app's wallets page.
+    @Test func switchingAndTheList() throws {
+        let f = try WalletFixture()
+        #expect(try f.restoreAbandon(name: "Main").status == 0)
+        try f.write("other", legalWinner + "\n")
+        #expect(try f.run(["wallet", "restore", "--name", "Other", "--mnemonic-file", f.path("other"), "--password-file", f.path("password"), "--yes"]).status == 0)
+        #expect(try f.run(["wallet", "use", "Main"]).status == 0, "nothing pending: no question")
+        let store = try WalletStore(home: WalletHome(directory: f.data), create: false)
+        let main = try store.wallet(named: "Main")
+        try store.savePayment(Payment(id: "p1", type: .send, status: .pending, amountMsat: 5_000, feeMsat: 0, timestamp: Date(), backend: "devnet",
+                                      details: Payment.Details(description: "tea")), walletID: main.id)
+        let script = try f.run(["wallet", "use", "Other"])
+        expectCleanFailure(script, status: 2, contains: "\u{201C}Main\u{201D} has 1 payment still pending.")
+        #expect(script.stderr.contains("Pass --yes to switch anyway."))
+        let ask = try PTYSession(["wallet", "use", "Other"], home: f.data.path)
+        try ask.expect("Switch to \u{201C}Other\u{201D}? [y/N]")
+        ask.send("n")
+        #expect(try ask.wait() == 1 && ask.screen.contains("not switched"))
+        #expect(try store.current()?.name == "Main")
+        #expect(try f.run(["wallet", "use", "Other", "--yes"]).stdout == "current wallet: Other\n")
+
+        let key = try f.write("key", "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318\n")
+        #expect(try f.run(["wallet", "import-key", "--chain", "ethereum", "--key-file", key, "--password-file", f.path("password")]).status == 0)
+        try f.write("backup-password", "a long backup passphrase\n")
+        #expect(try f.run(["backup", "export", "--wallet", "Other", "--out", f.home.path, "--password-file", f.path("password"),
+                           "--backup-password-file", f.path("backup-password")]).status == 0)
+        let list = try f.run(["wallet", "list"]).stdout
+        let today = String(ISO8601DateFormatter().string(from: Date()).prefix(10))
+        #expect(list.contains("* Other  mainnet  ") && list.contains("created \(today)  12 accounts, 1 imported key  backed up \(today); also file \(today)"), "\(list)")
+        #expect(list.contains("  Main  mainnet  ") && list.contains("created \(today)  12 accounts  backed up \(today)\n"), "\(list)")
+    }
+
     @Test func createWithoutBackupIsRemindedEverywhere() throws {
         let f = try WalletFixture()
         let created = try f.run(["wallet", "create", "--name", "Main", "--words", "24", "--skip-backup", "--password-file", f.path("password")])

@@ -38,7 +38,7 @@ struct WalletStoreTests {
         }
         #expect(try reopened.addresses(wallet: wallet, chain: .bitcoin, count: 50) == keys.addresses(chain: .bitcoin, count: 50))
         #expect(throws: WalletError.self) { try reopened.addresses(wallet: wallet, chain: .solana, count: 21) }
-        #expect(try reopened.appliedMigrations() == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10"])
+        #expect(try reopened.appliedMigrations() == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11"])
     }
 
     /// The addresses and keys kept in the clear are re-derived from the sealed secret and
@@ -299,6 +299,61 @@ struct WalletStoreTests {
         #expect(try store.current()?.backup.summary == "backed up 2023-11-14")
         try store.recordBackup(of: wallet, at: day2)
         #expect(try store.current()?.backup.summary == "backed up 2023-11-14, last verified 2023-11-17")
+    }
+
+    /// The other backup methods (file, vault, paper, shares) are recorded with their last time,
+    /// per wallet, shown in one order, and never move what a backup holds.
+    @Test func backupMethods() throws {
+        let store = try WalletStore(home: temporaryHome(), create: true)
+        let keyring = try store.newKeyring(password: password("correct horse"), parameters: fastKDF())
+        let main = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
+        let other = try store.add(mnemonic: try Mnemonic(text: legalWinner), passphrase: SecretBytes([]), name: "Other", network: .testnet, keyring: keyring)
+        let day1 = Date(timeIntervalSince1970: 1_700_000_000), day2 = day1.addingTimeInterval(86_400)
+        let version = try store.exportVersion()
+        try store.recordBackup(.vault, walletIDs: nil, at: day2)
+        try store.recordBackup(.file, walletIDs: [main.id], at: day1)
+        try store.recordBackup(.file, walletIDs: [main.id], at: day2)  // the last time is kept
+        try store.recordBackup(.words, walletIDs: nil, at: day2)  // the quiz alone records the words
+        #expect(try store.exportVersion() == version, "recording an upload must not make the next one due")
+        let mainStatus = try store.wallet(named: "Main").backup
+        #expect(mainStatus.others == [BackupRecord(method: .file, lastAt: day2), BackupRecord(method: .vault, lastAt: day2)])
+        #expect(mainStatus.summary == "words not checked; file 2023-11-15, vault 2023-11-15")
+        #expect(!mainStatus.isBackedUp, "the reminder is about the words")
+        try store.recordBackup(of: main, at: day1)
+        #expect(try store.wallet(named: "Main").backup.summary == "backed up 2023-11-14; also file 2023-11-15, vault 2023-11-15")
+        #expect(try store.wallet(named: "Main").backup.methods.map(\.method) == [.words, .file, .vault])
+        #expect(try store.wallet(named: "Other").backup.summary == "words not checked; vault 2023-11-15")
+        // Shares made are recorded by the split itself; an unknown name records nothing.
+        _ = try store.shamirSplit(other, groupThreshold: 1, groups: [SLIP39.Group(threshold: 2, count: 3)], passphrase: SecretBytes([]), keyring: keyring)
+        #expect(try store.wallet(named: "Other").backup.others.map(\.method) == [.vault, .shares])
+        store.noteBackup(.paper, wallets: ["Nobody"])
+        #expect(try store.wallet(named: "Other").backup.others.map(\.method) == [.vault, .shares])
+        let json = try store.wallet(named: "Main").json.compact
+        #expect(json.contains(#""methods":[{"method":"words","lastAt":"2023-11-14T22:13:20Z"},{"method":"file""#), "\(json)")
+        try store.delete("Other", keyring: keyring)
+        #expect(try store.wallet(named: "Main").backup.others.count == 2)
+    }
+
+    /// Leaving a wallet with payments still pending is confirmed (open invoices don't count).
+    @Test func switchingAwayFromPendingPayments() throws {
+        let store = try WalletStore(home: temporaryHome(), create: true)
+        let keyring = try store.newKeyring(password: password("correct horse"), parameters: fastKDF())
+        let main = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .mainnet, keyring: keyring)
+        _ = try store.add(mnemonic: try Mnemonic(text: legalWinner), passphrase: SecretBytes([]), name: "Other", network: .testnet, keyring: keyring)
+        try store.use("Main")
+        #expect(try store.switchWarning(to: "Other") == nil)
+        try store.savePayment(Payment(id: "inv", type: .receive, status: .pending, amountMsat: 1000, feeMsat: 0, timestamp: Date(), backend: "devnet",
+                                      details: Payment.Details(description: "an open invoice"), idempotencyKey: Payment.invoiceKeyPrefix + "x"), walletID: main.id)
+        #expect(try store.switchWarning(to: "Other") == nil, "an invoice waiting for its payer is not a payment")
+        for id in ["p1", "p2"] {
+            try store.savePayment(Payment(id: id, type: .send, status: .pending, amountMsat: 1000, feeMsat: 0, timestamp: Date(), backend: "devnet",
+                                          details: Payment.Details(description: "tea")), walletID: main.id)
+        }
+        let warning = try #require(try store.switchWarning(to: "Other"))
+        #expect(warning == WalletSwitchWarning(from: "Main", to: "Other", pendingPayments: 2))
+        #expect(warning.description.hasPrefix("\u{201C}Main\u{201D} has 2 payments still pending."))
+        #expect(try store.switchWarning(to: "Main") == nil, "staying is no switch")
+        #expect(throws: WalletError.noSuchWallet("Nobody")) { try store.switchWarning(to: "Nobody") }
     }
 
     @Test func missingStoreIsNotCreatedByReaders() throws {
