@@ -503,10 +503,18 @@ def pay_an_invoice_between_two_wallets(receiver: Scenario, r_app: App, payer: Sc
     receiver.click("Receive")
     receiver.fill("invoice-amount", "1,234")
     receiver.fill("invoice-description", 'coffee "><script>alert(1)</script>')
+    # A phone's share sheet (the Web Share API), stood in for: the page offers Share beside Copy.
+    r.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": (
+        "Object.defineProperty(navigator, 'share', {configurable: true, value: (data) => { window.hawalaShared = data; return Promise.resolve(); }});")})
     receiver.click("Create the invoice")
     receiver.wait_text("Waiting for the payment")
     r.execute_script("window.hawalaSamePage = true")
     invoice = receiver.text_of("invoice-text")
+    share = r.find_element(By.CSS_SELECTOR, "button[data-share=invoice-text]")
+    receiver.check(share.is_displayed(), "Share shows where the browser can share")
+    share.click()
+    shared = receiver.wait(lambda d: d.execute_script("return window.hawalaShared"), 5)
+    receiver.check(shared and shared.get("text") == invoice, f"Share hands over the invoice: {shared!r:.60}")
     receiver.check(invoice.startswith("lnbcrt"), f"a regtest invoice: {invoice[:20]}")
     receiver.check("<script>alert(1)</script>" in receiver.body(), "the hostile description is shown as text")
     receiver.wait(lambda d: re.search(r"\(\d+:\d\d left\)", d.find_element(By.ID, "countdown").text), 5)

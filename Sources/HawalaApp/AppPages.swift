@@ -1,4 +1,5 @@
 import Foundation
+import HawalaFormat
 import HawalaWallet
 
 /// What a template sees. Every value is text the template escapes (no triple braces anywhere).
@@ -19,6 +20,13 @@ struct Page {
 
     let title: String
     let minimumPasswordLength = WalletStore.minimumPasswordLength
+    /// How amount fields read in the unit chosen: "sat" or "BTC", a phone's keyboard, an example.
+    let unitLabel = AmountText.unit.label
+    let amountInputMode = AmountText.unit == .btc ? "decimal" : "numeric"
+    let amountExample = AmountText.unit == .btc ? "e.g. 0.0001" : "e.g. 2,500"
+    let amountHint = AmountText.unit == .btc
+        ? "In BTC, with a point for the decimals: 0.0001. Or in sat, saying so: 2,500 sat."
+        : "Whole sats: 2500, 2,500 and 2 500 all work."
     var csrf = ""
     var unlocked = false
     /// Seconds an unlocked session may stay idle before it locks (the page counts them down).

@@ -95,7 +95,11 @@ extension AppRoutes {
                                 comment: refill?.value("comment") ?? "", restored: refill != nil)
         form.all = refill?.value("all") == "on"
         // A link to pay (a "lightning:" or "bitcoin:" address the browser handed over).
-        if refill == nil, let pasted = request.uri.queryParameters["to"].map(String.init), pasted.utf8.count <= 8_192 { form.input = pasted }
+        if refill == nil, let pasted = request.uri.queryParameters["to"].map(String.init), pasted.utf8.count <= 8_192 {
+            form.input = pasted
+            // A payment tried again (`Payment.retry`): its amount, when the input does not carry one.
+            if let amount = request.uri.queryParameters["amount"].map(String.init), amount.utf8.count <= 32 { form.amount = amount }
+        }
         return try await sendForm(session, store: store, wallet: wallet, form: form)
     }
 
@@ -127,6 +131,7 @@ extension AppRoutes {
         guard let wallet, try LightningSettings.load(store: store, walletID: wallet.id).backend != nil else { return Self.endedStream() }
         let end = await sessions.time().addingTimeInterval(Self.eventStreamLimit)
         let opener: @Sendable () async throws -> LightningSession = { [self] in try await lightningSession(session, store, wallet, keyring: keyring) }
+        let unit = AmountText.unit
         let body = ResponseBody { writer in
             let lightning = try await opener()
             enum Item: Sendable { case event(PaymentEvent), tick }
@@ -159,7 +164,10 @@ extension AppRoutes {
                     do { try await lightning.lightning.record([payment]) } catch {
                         Self.logger.error("a received payment was not recorded: \(error)")
                     }
-                    let note = ReceivedNote(amount: satsText(payment.amountMsat, .down), what: payment.plainTitle, hash: payment.details.paymentHash ?? "")
+                    // The body is written after the request's handler returned: its unit, kept.
+                    let note = AmountText.$unit.withValue(unit) {
+                        ReceivedNote(amount: satsText(payment.amountMsat, .down), what: payment.plainTitle, hash: payment.details.paymentHash ?? "")
+                    }
                     try await writer.write(ByteBuffer(string: "event: received\ndata: \(note.json)\n\n"))
                 case .event(let event) where event.payment != nil:
                     // A payment sent settled, failed, or is pending: the page brings itself up to date.

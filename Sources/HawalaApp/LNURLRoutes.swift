@@ -69,7 +69,7 @@ extension AppRoutes {
                 return nil
             }
             let sats = try offer.amountSats(amount)
-            return try await withdrawConfirmation(session, offer: offer, lnurl: text, amount: AmountText.grouped(sats), note: offer.remainderNote(sats: sats))
+            return try await withdrawConfirmation(session, offer: offer, lnurl: text, amount: AmountText.field(sats), note: offer.remainderNote(sats: sats))
         }
         var page = Page(title: view.title, session: session, overview: try await app.store.overview())
         page.lnurlConfirm = view
@@ -101,7 +101,7 @@ extension AppRoutes {
             let typed = (form.text("amount") ?? "").trimmed
             let amount: Sats?
             do {
-                amount = typed.isEmpty ? nil : try AmountText.parseSats(typed)
+                amount = typed.isEmpty ? nil : try AmountText.parse(typed, unit: AmountText.unit)
                 _ = try offer.amountSats(amount)
             } catch {
                 let words = (error as? AmountInputError)?.description ?? Self.lightningWords(error) ?? "\(error)"

@@ -141,7 +141,7 @@ extension AppRoutes {
         let typed = form.text("amount") ?? ""
         let sats: Sats
         do {
-            sats = try AmountText.parseSats(typed)
+            sats = try AmountText.parse(typed, unit: AmountText.unit)
         } catch {
             return try await lightning(session, keyring: keyring, status: .badRequest, fund: (nil, error.description.sentence, typed))
         }
@@ -151,7 +151,7 @@ extension AppRoutes {
             guard let words = Self.lightningWords(error) else { throw error }
             return try await lightning(session, keyring: keyring, status: .badRequest, fund: (nil, words, typed))
         }
-        return try await lightning(session, keyring: keyring, fund: ("Added \(AmountText.grouped(sats)) sat of test money.", nil, typed))
+        return try await lightning(session, keyring: keyring, fund: ("Added \(AmountText.sats(sats)) of test money.", nil, typed))
     }
 
     // MARK: - Receiving
@@ -164,7 +164,7 @@ extension AppRoutes {
         var amount: Sats?
         if !typed.amount.trimmed.isEmpty {
             do {
-                amount = try AmountText.parseSats(typed.amount)
+                amount = try AmountText.parse(typed.amount, unit: AmountText.unit)
             } catch {
                 typed.amountProblem = error.description.sentence + " Leave it empty to let the payer choose."
                 return try await invoiceForm(session, store: store, wallet: wallet, form: typed, status: .badRequest)
@@ -330,7 +330,7 @@ extension AppRoutes {
         var amount: Sats?
         if !typed.amount.trimmed.isEmpty {
             do {
-                amount = try AmountText.parseSats(typed.amount)
+                amount = try AmountText.parse(typed.amount, unit: AmountText.unit)
             } catch {
                 return try await refuse { $0.amountProblem = error.description.sentence }
             }

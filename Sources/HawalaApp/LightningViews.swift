@@ -84,7 +84,7 @@ struct LightningView {
     /// What adding test money did (or why not), said in its box, where the page opens.
     var fundMessage: String?
     var fundProblem: String?
-    var fundAmount = "100,000"
+    var fundAmount = AmountText.field(100_000)
 
     init(wallet: WalletSummary, settings saved: LightningSettings, sparkAvailable: Bool, home: URL) {
         self.wallet = wallet.name
@@ -208,6 +208,9 @@ struct PaymentView {
 
     /// Hashes, keys, the invoice, exact amounts and the UTC date: behind "Details".
     let details: [LabelledRow]
+    /// A failed send: the send form filled to try again (`Payment.retry`), or why it can't be.
+    let retryLink: String?
+    let retryExpired: Bool
 
     init(_ payment: Payment, headline: String? = nil, message: String? = nil, now: Date, timeZone: TimeZone) {
         id = payment.id
@@ -218,6 +221,19 @@ struct PaymentView {
         rows = LabelledRow.rows(payment.summaryRows(now: now, timeZone: timeZone))
         details = LabelledRow.rows(payment.technicalRows(now: now))
         self.message = message.map(DisplayText.safe)
+        switch payment.retry(at: now) {
+        case .payAgain(let to, let amount)?:
+            var query = "to=" + (to.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+            if let amount { query += "&amount=\(amount)%20sat" }  // in sat whatever the unit shown
+            retryLink = "/send?" + query
+            retryExpired = false
+        case .askForANewInvoice?:
+            retryLink = nil
+            retryExpired = true
+        case nil:
+            retryLink = nil
+            retryExpired = false
+        }
     }
 }
 

@@ -89,7 +89,7 @@ extension AppRoutes {
             let opened = try await lightningSession(session, store, wallet!, keyring: keyring)
             let deposit = try await opened.backend.claimDeposit(txid: txid, vout: vout, policy: .default)
             if case .claimed = deposit.state {
-                return try await lightning(session, keyring: keyring, message: "The deposit of \(AmountText.grouped(deposit.amountSat)) sat is \(deposit.stateText).")
+                return try await lightning(session, keyring: keyring, message: "The deposit of \(AmountText.sats(deposit.amountSat)) is \(deposit.stateText).")
             }
             return try await lightning(session, keyring: keyring, status: .conflict, problem: "The deposit is still \(deposit.stateText).")
         } catch {
@@ -220,7 +220,7 @@ struct DepositRow {
     let claimable: Bool
 
     init(_ deposit: Deposit) {
-        amount = AmountText.grouped(deposit.amountSat) + " sat"
+        amount = AmountText.sats(deposit.amountSat)
         state = deposit.stateText
         outpoint = deposit.outpoint
         if case .notClaimed(.feeAboveCap) = deposit.state { claimable = true } else { claimable = false }

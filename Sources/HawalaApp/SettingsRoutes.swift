@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaFormat
 import HawalaWallet
 import HTTPTypes
 import Hummingbird
@@ -11,6 +12,7 @@ extension AppRoutes {
     func registerSettings(on router: Router<BasicRequestContext>) {
         router.get("/settings") { request, _ in try await settingsPage(request) }
         router.post("/settings/lock") { request, _ in try await posted(request, saveIdleLock) }
+        router.post("/settings/unit") { request, _ in try await posted(request, saveUnit) }
         router.post("/settings/password") { request, _ in try await posted(request, changePassword) }
         router.post("/wallets/rename") { request, _ in try await posted(request, renameWallet) }
         router.post("/wallets/delete") { request, _ in try await posted(request, deleteWallet) }
@@ -37,6 +39,18 @@ extension AppRoutes {
         try await app.store.get().setGlobalSetting(WebApp.idleLockKey, to: String(minutes))
         await app.sessions.setIdleLock(TimeInterval(minutes * 60))
         return try await settings(session, message: "The app now locks after \(minutes) minute\(minutes == 1 ? "" : "s") without use.")
+    }
+
+    /// Amounts in sat or in BTC, on every page (and in the CLI's output) from the next answer on.
+    func saveUnit(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        guard session.isUnlocked else { return AppResponse.toUnlock() }
+        guard let unit = form.text("unit").flatMap(AmountUnit.init(rawValue:)) else {
+            return try await settings(session, status: .badRequest, problem: "Choose sat or BTC.")
+        }
+        try await app.store.get().setDisplayUnit(unit)
+        return try await AmountText.$unit.withValue(unit) {
+            try await settings(session, message: "Amounts now show in \(unit.label): \(AmountText.sats(2_500)) reads like that.")
+        }
     }
 
     /// The current password, then the new one typed twice: every secret is sealed again.
@@ -98,6 +112,10 @@ struct SettingsView {
     struct Wallet { let index: Int, name: String, network: String, backedUp: Bool }
     let idleLockMinutes: Int
     let wallets: [Wallet]
+    struct UnitChoice { let value: String, label: String, selected: Bool }
+    let units = AmountUnit.allCases.map {
+        UnitChoice(value: $0.rawValue, label: $0 == .btc ? "BTC (0.000025 BTC)" : "sat (2,500 sat)", selected: $0 == AmountText.unit)
+    }
     let minimumPasswordLength = WalletStore.minimumPasswordLength
 
     init(idleLockMinutes: Int, overview: WalletOverview) {

@@ -131,6 +131,7 @@ public struct WebApp: Sendable {
         router.add(middleware: HostAllowlistMiddleware(bound: bound, extraHost: options.extraAllowedHost))
         router.add(middleware: NotFoundPageMiddleware(routes: AppRoutes(app: self)))
         router.add(middleware: ReturnPathMiddleware())
+        router.add(middleware: AmountUnitMiddleware(store: store))
         AppRoutes(app: self).register(on: router)
         let bound = self.bound
         return Application(router: router, configuration: .init(address: .hostname(options.host, port: options.port), serverName: "hawala-app"),
@@ -174,6 +175,16 @@ final class AppStore: Sendable {
 
     /// What every page shows of the wallets (none yet: empty).
     func overview() async throws -> WalletOverview { try WalletOverview(store: try await existing(), home: home) }
+}
+
+/// Every answer shows amounts in the unit chosen (`WalletStore.displayUnit`), read per request:
+/// a change made by the CLI shows on the next page.
+struct AmountUnitMiddleware<Context: RequestContext>: RouterMiddleware {
+    let store: AppStore
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let unit = (try? await store.existing()?.displayUnit()) ?? .sat
+        return try await AmountText.$unit.withValue(unit) { try await next(request, context) }
+    }
 }
 
 /// Locks idle sessions on time (every 10 s), not only at their next request, and closes the

@@ -27,6 +27,8 @@ public struct Sats: Sendable, Hashable, Comparable, Codable, ExpressibleByIntege
     /// All the bitcoin there will ever be: the sum of every block subsidy, 2,099,999,997,690,000 sat.
     public static let supply = Sats(trusted: 2_099_999_997_690_000)
     public static let zero = Sats(trusted: 0)
+    /// Satoshis in one bitcoin.
+    public static let perBitcoin: UInt64 = 100_000_000
 
     /// - Throws: `AmountError.aboveSupply` above `supply`.
     public init(_ value: UInt64) throws(AmountError) {

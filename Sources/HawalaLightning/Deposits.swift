@@ -44,9 +44,9 @@ public struct Deposit: Sendable, Equatable, JSONRepresentable {
         switch state {
         case let .waiting(confirmations, needed): "waiting for confirmations (\(confirmations) of \(needed))"
         case .claimable: "confirmed, to be claimed"
-        case .claimed(let fee): "claimed (fee \(AmountText.grouped(fee)) sat)"
+        case .claimed(let fee): "claimed (fee \(AmountText.sats(fee)))"
         case .notClaimed(.feeAboveCap(let required, let cap)):
-            "not claimed: claiming costs \(AmountText.grouped(required)) sat" + (cap.map { ", above your cap of \(AmountText.grouped($0)) sat" } ?? ", above your cap")
+            "not claimed: claiming costs \(AmountText.sats(required))" + (cap.map { ", above your cap of \(AmountText.sats($0))" } ?? ", above your cap")
         case .notClaimed(.belowDust): "not claimed: too small to be worth its claim fee"
         case .notClaimed(.other(let why)): "not claimed: \(DisplayText.safe(why))"
         case .refunded(let txid): "sent elsewhere (transaction \(txid.prefix(16))…)"
@@ -136,7 +136,7 @@ public enum ClaimFeePolicy: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .network(let leeway): "the network's recommended rate + \(leeway) sat/vB"
         case .rate(let rate): "at most \(rate) sat/vB"
-        case .fixed(let sats): "at most \(AmountText.grouped(sats)) sat"
+        case .fixed(let sats): "at most \(AmountText.sats(sats))"
         }
     }
 

@@ -31,7 +31,10 @@ import HawalaFormat
     /// piece of arithmetic a payment does before it is sent.
     static func amounts(_ text: String) {
         let parts = text.split(separator: " ", maxSplits: 2).map(String.init)
-        guard let typed = parts.first, let sats = try? AmountText.parseSats(typed) else { return }
+        guard let typed = parts.first else { return }
+        // The same text in BTC too (a point for decimals), and shown back in both units.
+        if let btc = try? AmountText.parse(typed, unit: .btc) { _ = AmountText.btc(btc) + AmountText.field(btc) }
+        guard let sats = try? AmountText.parseSats(typed) else { return }
         let fee = parts.count > 1 ? (try? AmountText.parseSats(parts[1])) ?? .zero : .zero
         let rate = parts.count > 2 ? UInt64(parts[2]) ?? 1 : 1
         let msat = sats.msat

@@ -33,7 +33,7 @@ public enum LNURLError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notALogin(let tag): "this LNURL is not a login (LNURL-auth): its tag is \"\(tag)\""
         case .callbackOnAnotherDomain(let host): "the service sends payments to another domain (\(host)); refused"
         case let .amountOutOfRange(requested, min, max):
-            "\(satsText(requested, .down)) is outside what the service accepts (\(AmountText.grouped(min.sats(.up)))–\(satsText(max, .down)))"
+            "\(satsText(requested, .down)) is outside what the service accepts (\(satsText(min, .up)) to \(satsText(max, .down)))"
         case .commentTooLong(let allowed): allowed == 0 ? "this service takes no comment" : "the comment is longer than the \(allowed) characters the service allows"
         case .invoice(let e): "the service's invoice is invalid: \(e)"
         case let .invoiceAmountMismatch(requested, invoice):

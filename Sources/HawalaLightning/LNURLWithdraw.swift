@@ -64,7 +64,7 @@ public struct LNURLWithdrawRequest: Sendable, Equatable {
     public func remainderNote(sats: Sats) -> String? {
         let offered = maxWithdrawableMsat.sats(.down)
         guard sats < offered else { return nil }
-        return "the link is used once: the other \(AmountText.grouped(offered.minusOrZero(sats))) sat it offers are given up"
+        return "the link is used once: the other \(AmountText.sats(offered.minusOrZero(sats))) it offers are given up"
     }
 
     /// What a person is asked: "Receive up to 5,000 sat from example.com: coffee voucher".

@@ -434,7 +434,7 @@ extension PaymentEvent {
 
     /// One line a person reads for a deposit event; nil for other events.
     public var depositHeadline: String? {
-        let list = deposits.map { "\(AmountText.grouped($0.amountSat)) sat (\($0.outpoint.prefix(16))…): \($0.stateText)" }.joined(separator: "; ")
+        let list = deposits.map { "\(AmountText.sats($0.amountSat)) (\($0.outpoint.prefix(16))…): \($0.stateText)" }.joined(separator: "; ")
         switch self {
         case .newDeposits: return "on-chain deposit seen: " + list
         case .claimedDeposits: return "deposit claimed: " + list
@@ -445,12 +445,12 @@ extension PaymentEvent {
 
     /// The same news for a person, without transaction ids (a notification, a toast).
     public var depositNews: String? {
-        let amounts = deposits.map { "\(AmountText.grouped($0.amountSat)) sat" }.joined(separator: ", ")
+        let amounts = deposits.map { "\(AmountText.sats($0.amountSat))" }.joined(separator: ", ")
         switch self {
         case .newDeposits: return "Bitcoin deposit of \(amounts) seen: it comes into Lightning once confirmed."
         case .claimedDeposits: return "Bitcoin deposit of \(amounts) is in your Lightning balance."
         case .unclaimedDeposits:
-            return "Bitcoin deposit not claimed: " + deposits.map { "\(AmountText.grouped($0.amountSat)) sat, \($0.stateText.replacingOccurrences(of: "not claimed: ", with: ""))" }
+            return "Bitcoin deposit not claimed: " + deposits.map { "\(AmountText.sats($0.amountSat)), \($0.stateText.replacingOccurrences(of: "not claimed: ", with: ""))" }
                 .joined(separator: "; ") + "."
         default: return nil
         }

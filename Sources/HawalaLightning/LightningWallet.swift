@@ -176,10 +176,11 @@ public final class LightningWallet: Sendable {
     }
 
     /// Pays `prepared` once per `idempotencyKey`: a key already used returns that payment
-    /// (settled, failed or still pending) and sends nothing.
+    /// (settled or still pending) and sends nothing; after a failure (which paid nothing) it is
+    /// a new attempt, recorded beside the failed one.
     public func pay(_ prepared: PrepareSendResponse, idempotencyKey: String) async throws -> Payment {
-        try await pay(prepared.invoice, amountMsat: prepared.amountMsat, feeMsat: prepared.feeMsat, idempotencyKey: idempotencyKey) {
-            try await self.backend.sendPayment(prepared, idempotencyKey: idempotencyKey)
+        try await pay(prepared.invoice, amountMsat: prepared.amountMsat, feeMsat: prepared.feeMsat, idempotencyKey: idempotencyKey) { key in
+            try await self.backend.sendPayment(prepared, idempotencyKey: key)
         }
     }
 
@@ -187,8 +188,8 @@ public final class LightningWallet: Sendable {
     /// The payer's history keeps the comment sent and the payee's message once paid.
     public func pay(_ prepared: PrepareLnurlPayResponse, idempotencyKey: String) async throws -> Payment {
         try await pay(prepared.prepared.invoice, amountMsat: prepared.prepared.amountMsat, feeMsat: prepared.prepared.feeMsat, idempotencyKey: idempotencyKey,
-                      comment: prepared.comment) {
-            var paid = try await self.backend.lnurlPay(prepared, idempotencyKey: idempotencyKey)
+                      comment: prepared.comment) { key in
+            var paid = try await self.backend.lnurlPay(prepared, idempotencyKey: key)
             if paid.details.comment == nil { paid.details.comment = prepared.comment }
             if paid.details.successAction == nil, paid.status == .completed, let action = prepared.successAction,
                let text = try? action.text(preimage: paid.details.preimage.flatMap { bytes(fromHex: $0) }) {
@@ -206,14 +207,14 @@ public final class LightningWallet: Sendable {
         guard idempotencyKeyBytes.contains(key.utf8.count) else { throw .invalidIdempotencyKey(bytes: key.utf8.count) }
     }
 
-    private func pay(_ invoice: Bolt11Invoice, amountMsat: Msat, feeMsat: Msat, idempotencyKey: String, comment: String? = nil,
-                     send: () async throws -> Payment) async throws -> Payment {
-        try Self.checkIdempotencyKey(idempotencyKey)
-        // Never twice under one key, whatever became of the first (`earlier(for:)`): a pending
-        // payment may still settle, and a sync says how.
-        if let earlier = try store.payment(walletID: wallet.id, idempotencyKey: idempotencyKey) {
-            return earlier
-        }
+    private func pay(_ invoice: Bolt11Invoice, amountMsat: Msat, feeMsat: Msat, idempotencyKey key: String, comment: String? = nil,
+                     send: (_ idempotencyKey: String) async throws -> Payment) async throws -> Payment {
+        try Self.checkIdempotencyKey(key)
+        // Never twice under one key: a pending payment may still settle (a sync says how), a
+        // completed one is paid. A failed one paid nothing: asking again is a new attempt,
+        // recorded under the key's next attempt (`KEY#2`, `#3`…) so the failure stays listed.
+        let (latest, idempotencyKey) = try Self.latestAttempt(key: key, store: store, walletID: wallet.id)
+        if let latest, latest.status != .failed { return latest }
         // Recorded before sending: whatever happens next, the history says "pending" until the
         // backend says otherwise.
         let placeholder = Payment(
@@ -225,7 +226,7 @@ public final class LightningWallet: Sendable {
         try store.savePayment(placeholder, walletID: wallet.id)
         let result: Payment
         do {
-            result = try await send()
+            result = try await send(idempotencyKey)
         } catch let error as LightningError {
             // Sent or not, nobody knows yet: the payment stays pending and a later sync settles it.
             if case .unreachable = error { return placeholder }
@@ -398,6 +399,27 @@ extension Payment {
             guard let invoice = details.invoice.flatMap({ try? Bolt11Invoice($0) }), !invoice.isExpired(at: now) else { return .expired }
             return .waiting(expiresAt: invoice.expiresAt)
         }
+    }
+}
+
+/// How a failed send can be tried again: what to pay, as a person would type it in the send form.
+public enum PaymentRetry: Sendable, Equatable {
+    /// Pay `to` again (an invoice, an on-chain address); `amount` when the form must say it (an
+    /// invoice without an amount, an on-chain withdrawal), nil when `to` carries it.
+    case payAgain(to: String, amount: Sats?)
+    /// The invoice expired: only the payee's new one can be paid.
+    case askForANewInvoice
+}
+
+extension Payment {
+    /// How this payment can be tried again at `now`: only a failed send, to an invoice (still
+    /// payable) or an address it kept. nil: nothing to try again.
+    public func retry(at now: Date) -> PaymentRetry? {
+        guard type == .send, status == .failed else { return nil }
+        if method == "bitcoin", let address = details.address { return .payAgain(to: address, amount: amountMsat.sats(.down)) }
+        guard let text = details.invoice, let invoice = try? Bolt11Invoice(text) else { return nil }
+        if invoice.isExpired(at: now) { return .askForANewInvoice }
+        return .payAgain(to: text, amount: invoice.amountMsat == nil ? amountMsat.sats(.down) : nil)
     }
 }
 

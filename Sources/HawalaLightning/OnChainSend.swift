@@ -108,19 +108,19 @@ public struct OnChainQuote: Sendable, JSONRepresentable {
             guard o.affordable else {
                 let belowDust = amount == .all || o.amountSat < OnChainQuote.dustSat
                 return (o.speed.rawValue, belowDust
-                        ? "not possible: what would arrive is below \(AmountText.grouped(OnChainQuote.dustSat)) sat"
-                        : "not possible: needs \(AmountText.grouped(o.totalSat)) sat, the balance is \(AmountText.grouped(balanceSat)) sat")
+                        ? "not possible: what would arrive is below \(AmountText.sats(OnChainQuote.dustSat))"
+                        : "not possible: needs \(AmountText.sats(o.totalSat)), the balance is \(AmountText.sats(balanceSat))")
             }
-            return (o.speed.rawValue, "\(AmountText.grouped(o.amountSat)) sat arrives · fee \(AmountText.grouped(o.feeSat)) sat · "
-                    + "\(AmountText.grouped(o.totalSat)) sat in total · \(AmountText.grouped(o.remainingSat)) sat stays")
+            return (o.speed.rawValue, "\(AmountText.sats(o.amountSat)) arrives · fee \(AmountText.sats(o.feeSat)) · "
+                    + "\(AmountText.sats(o.totalSat)) in total · \(AmountText.sats(o.remainingSat)) stays")
         }
     }
 
     /// The question asked before sending at `speed`.
     public func confirmation(_ speed: OnChainSpeed) -> String {
         guard let o = option(speed) else { return "Send?" }
-        return "Send \(AmountText.grouped(o.amountSat)) sat to \(address.prefix(12))…\(address.suffix(6)) at \(speed.rawValue) speed "
-            + "(fee \(AmountText.grouped(o.feeSat)) sat, \(AmountText.grouped(o.totalSat)) sat in total)?"
+        return "Send \(AmountText.sats(o.amountSat)) to \(address.prefix(12))…\(address.suffix(6)) at \(speed.rawValue) speed "
+            + "(fee \(AmountText.sats(o.feeSat)), \(AmountText.sats(o.totalSat)) in total)?"
     }
 
     /// Outputs below this are not relayed.

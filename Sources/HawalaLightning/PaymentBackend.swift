@@ -547,15 +547,15 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case let .depositNotAvailable(outpoint, state): "deposit \(outpoint) is \(state)"
         case let .insufficientOnChainBalance(needed, balance, speed):
             needed < OnChainQuote.dustSat
-                ? "an on-chain payment must send at least \(AmountText.grouped(OnChainQuote.dustSat)) sat (less is dust, which no node relays)"
-                : "the balance (\(AmountText.grouped(balance)) sat) does not cover \(AmountText.grouped(needed)) sat (the amount and the \(speed) fee)"
+                ? "an on-chain payment must send at least \(AmountText.sats(OnChainQuote.dustSat)) (less is dust, which no node relays)"
+                : "the balance (\(AmountText.sats(balance))) does not cover \(AmountText.sats(needed)) (the amount and the \(speed) fee)"
         case .nothingToRecover(let why): "nothing to take out: \(why)"
         case .exitNeedsFunding(let sats):
-            "this exit needs \(AmountText.grouped(sats)) sat from an on-chain output of your own to pay its fees, which Hawala cannot sign yet"
+            "this exit needs \(AmountText.sats(sats)) from an on-chain output of your own to pay its fees, which Hawala cannot sign yet"
         case let .linkAmountMismatch(link, given):
-            "the bitcoin: link asks for \(AmountText.grouped(link)) sat, not " + (given.map { "\(AmountText.grouped($0)) sat" } ?? "everything") + ": the payee set it"
+            "the bitcoin: link asks for \(AmountText.sats(link)), not " + (given.map { "\(AmountText.sats($0))" } ?? "everything") + ": the payee set it"
         case let .nothingToSend(balance, fee, speed):
-            "nothing to send: the balance (\(AmountText.grouped(balance)) sat) less the \(speed) fee (\(AmountText.grouped(fee)) sat) is below \(AmountText.grouped(OnChainQuote.dustSat)) sat"
+            "nothing to send: the balance (\(AmountText.sats(balance))) less the \(speed) fee (\(AmountText.sats(fee))) is below \(AmountText.sats(OnChainQuote.dustSat))"
         case .noExitState(let network):
             "no exit state is kept for \(network) yet: it is kept at each sync (sync once while the network answers)"
         case .invalidExitState(let why): "the exit state does not read: \(why)"

@@ -74,7 +74,8 @@ extension PaymentInput {
     }
 }
 
-/// A payment made earlier under the key of one being asked for: it is never sent again.
+/// A payment made earlier under the key of one being asked for: it is never sent again (a
+/// Lightning payment that failed is no such payment: it paid nothing, and is tried again).
 public enum EarlierPayment: Sendable, Equatable {
     case paid(Payment)
     case failed(Payment)
@@ -107,11 +108,25 @@ public enum EarlierPayment: Sendable, Equatable {
 
 extension LightningWallet {
     /// The payment already made under `key` (or the input's default key), answered before any
-    /// password or network: the same key never pays twice, whatever became of the first.
+    /// password or network: the same key never pays twice while its payment is paid or pending;
+    /// after a failure (which paid nothing) there is none, and paying is a new attempt.
     public static func earlier(for input: PaymentInput, key: String?, store: WalletStore, walletID: String) throws -> EarlierPayment? {
         guard let key = key ?? input.defaultIdempotencyKey else { return nil }
         try LightningWallet.checkIdempotencyKey(key)
-        return try store.payment(walletID: walletID, idempotencyKey: key).map(EarlierPayment.init)
+        return try latestAttempt(key: key, store: store, walletID: walletID).latest.flatMap { $0.status == .failed ? nil : EarlierPayment($0) }
+    }
+
+    /// The newest payment made under `key` — `key` itself, then `key#2`, `#3`… after each
+    /// failure — and the key a new attempt takes (the latest's when it did not fail: none).
+    static func latestAttempt(key: String, store: WalletStore, walletID: String) throws -> (latest: Payment?, next: String) {
+        var latest: Payment?, candidate = key, attempt = 1
+        while let earlier = try store.payment(walletID: walletID, idempotencyKey: candidate) {
+            latest = earlier
+            guard earlier.status == .failed else { break }
+            attempt += 1
+            candidate = key + "#\(attempt)"
+        }
+        return (latest, candidate)
     }
 
     /// Prepares a payment (nothing is sent): the invoice's or the LNURL service's amount and

@@ -198,7 +198,7 @@ extension PaymentInput {
         case .bitcoinURI(let uri):
             var out = ["bitcoin: URI"]
             if !uri.address.isEmpty { out.append("  address:   \(uri.address) (\(uri.network?.rawValue ?? "?"))") }
-            if let a = uri.amountSats { out.append("  amount:    \(AmountText.grouped(a)) sat") }
+            if let a = uri.amountSats { out.append("  amount:    \(AmountText.sats(a))") }
             if let l = uri.label { out.append("  label:     \(DisplayText.safe(l))") }
             if let m = uri.message { out.append("  message:   \(DisplayText.safe(m))") }
             if let i = uri.lightning { out.append("  lightning: invoice for \(i.amountMsat.map(exactSatsText) ?? "any amount") (preferred)") }

@@ -96,10 +96,10 @@ extension ExitPlan {
     /// What a person reads about a plan, the same in every face: what is recovered, the fees,
     /// what arrives where, any funding needed, the leaves left out and why.
     public var summaryRows: [(label: String, value: String)] {
-        var rows = [("recoverable", "\(AmountText.grouped(recoverableSat)) sat"),
-                    ("fees", "\(AmountText.grouped(feeSat)) sat at \(satPerVbyte) sat/vB"),
-                    ("arrives", "\(AmountText.grouped(receivedSat)) sat at \(destination)")]
-        if fundingSat > .zero { rows.append(("needs", "\(AmountText.grouped(fundingSat)) sat from an on-chain output of your own, for the fees")) }
+        var rows = [("recoverable", "\(AmountText.sats(recoverableSat))"),
+                    ("fees", "\(AmountText.sats(feeSat)) at \(satPerVbyte) sat/vB"),
+                    ("arrives", "\(AmountText.sats(receivedSat)) at \(destination)")]
+        if fundingSat > .zero { rows.append(("needs", "\(AmountText.sats(fundingSat)) from an on-chain output of your own, for the fees")) }
         for leaf in skipped { rows.append(("left out", "\(leaf.id.prefix(12))…: \(leaf.reason)")) }
         return rows
     }
@@ -108,7 +108,7 @@ extension ExitPlan {
 extension KeptExitState {
     /// How old the kept state is and what it covered, in a person's words.
     public func summary(now: Date = Date(), timeZone: TimeZone = .current) -> String {
-        "from \(exportedAt.relative(now: now, timeZone: timeZone))" + (valueSat.map { ", covering \(AmountText.grouped($0)) sat" } ?? "")
+        "from \(exportedAt.relative(now: now, timeZone: timeZone))" + (valueSat.map { ", covering \(AmountText.sats($0))" } ?? "")
     }
 }
 
@@ -163,7 +163,7 @@ public struct ExitCheck: Sendable, JSONRepresentable {
         guard kept != nil else { return "No: this wallet keeps no exit state yet. It is kept at each sync; sync once while the network answers." }
         guard let plan else { return "Unknown: the kept state could not be planned now (\(problem ?? "no reason given"))." }
         if let refusal = plan.refusal { return refusal.description.prefix(1).uppercased() + refusal.description.dropFirst() + "." }
-        return "Yes: \(AmountText.grouped(plan.receivedSat)) sat would reach your address, after \(AmountText.grouped(plan.feeSat)) sat of fees at \(plan.satPerVbyte) sat/vB."
+        return "Yes: \(AmountText.sats(plan.receivedSat)) would reach your address, after \(AmountText.sats(plan.feeSat)) of fees at \(plan.satPerVbyte) sat/vB."
     }
 
     /// `{canExit, stale, headline, kept: {network, exportedAt, valueSat, leafCount}?, plan?, problem?}`

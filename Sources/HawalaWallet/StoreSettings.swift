@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HawalaCrypto
+import HawalaFormat
 
 // MARK: - Store-wide settings (the vault login)
 
@@ -47,5 +48,21 @@ extension WalletStore {
         guard let text = try read({ try String.fetchOne($0, sql: "SELECT value FROM setting WHERE key = ?", arguments: ["s." + key]) }),
               let data = Data(base64Encoded: text) else { return nil }
         do { return try keyring.open(Array(data), context: Array("hawala/setting/\(key)".utf8)) } catch { throw WalletError.tampered("the saved \(key)") }
+    }
+}
+
+// MARK: - The unit amounts are shown in
+
+extension WalletStore {
+    static let displayUnitKey = "display.unit"
+
+    /// The unit amounts are shown in on this machine (the CLI and the app alike): sat unless BTC
+    /// was chosen. What a command takes (`--amount SATS`) and what JSON holds never change.
+    public func displayUnit() throws -> AmountUnit {
+        try globalSetting(Self.displayUnitKey).flatMap(AmountUnit.init(rawValue:)) ?? .sat
+    }
+
+    public func setDisplayUnit(_ unit: AmountUnit) throws {
+        try setGlobalSetting(Self.displayUnitKey, to: unit == .sat ? nil : unit.rawValue)
     }
 }

@@ -118,7 +118,7 @@ struct LightningWithdraw: AsyncParsableCommand {
                 let terminal = try Terminal.required("pass --yes")
                 terminal.line(offer.summary)
                 if let note = offer.remainderNote(sats: sats) { terminal.line("Note: \(note).") }
-                guard try terminal.confirm("Receive \(AmountText.grouped(sats)) sat?") else { throw CLIError("not received") }
+                guard try terminal.confirm("Receive \(AmountText.sats(sats))?") else { throw CLIError("not received") }
             }
             do {
                 return try await session.withdraw(offer, amountSats: sats, timeout: .seconds(Int64(timeout)))

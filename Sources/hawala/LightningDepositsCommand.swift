@@ -37,7 +37,7 @@ struct LightningDepositsList: AsyncParsableCommand {
         }
         if json { JSONValue.array(deposits.map(\.json)).print(); return }
         if deposits.isEmpty { Output.error("no deposits"); return }
-        for d in deposits { print("\(d.outpoint)  \(AmountText.grouped(d.amountSat)) sat  \(d.stateText)") }
+        for d in deposits { print("\(d.outpoint)  \(AmountText.sats(d.amountSat))  \(d.stateText)") }
     }
 }
 
@@ -113,7 +113,7 @@ struct LightningDevnetDeposit: ParsableCommand {
 
     func run() throws {
         print(try DevnetChain.deposit(ledgerPath: try devnetLedgerPath(backend), address: address, sats: sats))
-        Output.error("sent \(AmountText.grouped(sats)) sat to \(address), unconfirmed")
+        Output.error("sent \(AmountText.sats(sats)) to \(address), unconfirmed")
     }
 }
 

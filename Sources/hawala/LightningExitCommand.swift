@@ -104,7 +104,7 @@ struct LightningExitRun: AsyncParsableCommand {
             } else {
                 let terminal = try Terminal.required("pass --yes")
                 for line in alignedRows(rows) { terminal.line(line) }
-                guard try terminal.confirm("Take \(AmountText.grouped(plan.recoverableSat)) sat out of Lightning to \(plan.destination), without the operators?") else {
+                guard try terminal.confirm("Take \(AmountText.sats(plan.recoverableSat)) out of Lightning to \(plan.destination), without the operators?") else {
                     throw CLIError("nothing was done")
                 }
             }

@@ -96,7 +96,8 @@ struct LightningPay: AsyncParsableCommand {
         discussion: """
             Shows the amount, the fee, the total, the description and the expiry, and asks before \
             paying unless --yes. The same idempotency key never pays twice; by default it is the \
-            invoice's payment hash, so running the same command again returns the first result. \
+            invoice's payment hash, so running the same command again returns the first result \
+            (unless it failed: a failed payment paid nothing, so it is tried again). \
             A Bitcoin address (or a bitcoin: URI without a Lightning invoice) is paid on-chain, a \
             withdrawal: --amount SATS (the fee on top) or --all (the fee taken from it, nothing \
             stays); the preview shows the fee, the total and what stays at each speed, and \
@@ -346,7 +347,12 @@ struct LightningShow: ParsableCommand {
         let summary = try store.wallet(named: wallet)
         guard let p = try store.payment(walletID: summary.id, id: paymentID) else { throw CLIError("no payment \"\(paymentID)\" in wallet \"\(summary.name)\"") }
         if json { p.json.print(); return }
-        let lines = ["payment \(p.id)"] + alignedRows(p.detailRows())
+        var lines = ["payment \(p.id)"] + alignedRows(p.detailRows())
+        switch p.retry(at: Date()) {
+        case .payAgain(let to, let amount)?: lines.append("to try again: hawala ln pay \(to)" + (amount.map { " --amount \($0)" } ?? ""))
+        case .askForANewInvoice?: lines.append("the invoice has expired: ask the payee for a new one to pay again")
+        case nil: break
+        }
         print(lines.joined(separator: "\n"))
     }
 }
@@ -491,7 +497,7 @@ struct LightningDevnetFund: AsyncParsableCommand {
 
     func run() async throws {
         let info = try await options.open(signing: true).closing { try await $0.fund(sats: sats) }
-        print("devnet: funded \(AmountText.grouped(sats)) sat; balance \(satsText(info.balanceMsat, .down))")
+        print("devnet: funded \(AmountText.sats(sats)); balance \(satsText(info.balanceMsat, .down))")
     }
 }
 

@@ -23,7 +23,26 @@ struct WalletCommand: ParsableCommand {
             WalletCreate.self, WalletRestore.self, WalletList.self, WalletUse.self, WalletRename.self,
             WalletDelete.self, WalletImportKey.self, WalletChangePassword.self, WalletAddresses.self,
             WalletShowSeed.self, WalletVerifyBackup.self, WalletStatus.self, WalletReceive.self, WalletExportWatchOnly.self,
+            WalletUnit.self,
         ])
+}
+
+extension AmountUnit: ExpressibleByArgument {}
+
+struct WalletUnit: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unit", abstract: "Show amounts in sat or in BTC (here and in `hawala app`); without a unit, say which.",
+        discussion: "Only what people read changes: --amount options stay in sat, and JSON and exports keep their numbers.")
+    @Argument(help: "sat or btc.") var unit: AmountUnit?
+    func run() throws {
+        guard let unit else {
+            let home = WalletHome.fromEnvironment()
+            print(try home.existing() ? try WalletStore(home: home, create: false).displayUnit().label : AmountUnit.sat.label)
+            return
+        }
+        try WalletSession.store(create: true).setDisplayUnit(unit)
+        print("amounts now show in \(unit.label)")
+    }
 }
 
 // MARK: - Commands

@@ -5,6 +5,7 @@ import CMalloc
 import Foundation
 import HawalaBackup
 import HawalaCrypto
+import HawalaFormat
 import HawalaKeys
 import HawalaLightning
 import HawalaWallet
@@ -78,10 +79,13 @@ func refreshVaultAgentSnapshot(after command: ParsableCommand, _ unlocked: Unloc
 /// keyrings its wallet stores hand out.
 func runCommand(_ command: ParsableCommand, unlocked: UnlockedKeyring) async throws {
     var command = command
+    // Amounts in the unit chosen for this machine (`wallet unit`); sat without a wallet store.
+    let home = WalletHome.fromEnvironment()
+    let unit = home.exists ? ((try? WalletStore(home: home, create: false).displayUnit()) ?? .sat) : .sat
     guard var asyncCommand = command as? AsyncParsableCommand else {
-        return try WalletSession.$unlocked.withValue(unlocked) { try command.run() }
+        return try AmountText.$unit.withValue(unit) { try WalletSession.$unlocked.withValue(unlocked) { try command.run() } }
     }
-    try await WalletSession.$unlocked.withValue(unlocked) { try await asyncCommand.run() }
+    try await AmountText.$unit.withValue(unit) { try await WalletSession.$unlocked.withValue(unlocked) { try await asyncCommand.run() } }
 }
 
 do {

@@ -1,5 +1,6 @@
 import Foundation
 @testable import HawalaApp
+import HawalaKeys
 import HawalaFormat
 import HawalaLightning
 import HawalaTestSupport
@@ -67,6 +68,66 @@ extension AppSecurityTests {
             let everything = try await browser.send(.get, "/history/export?format=csv")
             #expect(everything.body.split(separator: "\r\n").count == 55)
             #expect(received.body.contains(#"href="/history/export?format=csv&amp;type=receive&amp;status=completed""#), "\(received.body.suffix(600))")
+        }
+    }
+}
+
+extension AppSecurityTests {
+    /// A failed payment's page offers "Try again": the send form filled with what failed, which
+    /// pays (a failure paid nothing, so its key does not block the new attempt).
+    @Test func aFailedPaymentIsTriedAgainFromItsPage() async throws {
+        try await withApp { app, browser, _ in
+            var browser = browser
+            let ledger = temporaryFolder("devnet").appendingPathComponent("ledger").path
+            let csrf = try await onDevnet(app, &browser, ledger: ledger)
+            let other = try await OtherNode(ledger: ledger).session()
+            let invoice = try await other.receive(ReceiveRequest(amountSats: 700, description: "for the other")).response.invoice
+            await other.close()
+            let store = try WalletStore(home: app.home, create: false)
+            let wallet = try #require(try store.current())
+            let parsed = try Bolt11Invoice(invoice)
+            try store.savePayment(Payment(id: "failed-1", type: .send, status: .failed, amountMsat: 700_000, feeMsat: 0, timestamp: Date(), backend: "devnet",
+                                          details: Payment.Details(invoice: invoice, description: "for the other", paymentHash: hexString(parsed.paymentHash)),
+                                          idempotencyKey: "invoice:" + hexString(parsed.paymentHash), failureReason: "insufficient balance"), walletID: wallet.id)
+            let page = try await browser.send(.get, "/history/payment?id=failed-1")
+            let link = try #require(page.body.components(separatedBy: #"<a class="button" href=""#).dropFirst().first?.prefix { $0 != "\"" })
+            #expect(page.body.contains(">Try again</a>") && link.hasPrefix("/send?to=ln"), "\(page.body)")
+            let form = try await browser.send(.get, String(link).replacingOccurrences(of: "&amp;", with: "&"))
+            #expect(form.body.contains("value=\"\(invoice)\"") || form.body.contains(">\(invoice)</textarea>"), "the form holds the invoice")
+            #expect(try await browser.send(.post, "/lightning/fund", form: ["csrf": csrf, "amount": "5,000"]).status == 200)
+            #expect(try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": invoice]).status == 200)
+            let paid = try await browser.send(.post, "/lightning/pay", form: ["csrf": csrf, "password": "correct horse"])
+            #expect(paid.status == 200 && paid.body.contains("Paid") && !paid.body.contains(">Try again</a>"), "\(paid.body.suffix(1500))")
+        }
+    }
+}
+
+extension AppSecurityTests {
+    /// Amounts in BTC, chosen in Settings: every page shows them so (the balance, the payments,
+    /// the forms' labels), what is typed reads in BTC unless it says sat, and back to sat.
+    @Test func amountsInBitcoin() async throws {
+        try await withApp { app, browser, _ in
+            var browser = browser
+            let ledger = temporaryFolder("devnet").appendingPathComponent("ledger").path
+            let csrf = try await onDevnet(app, &browser, ledger: ledger)
+            #expect(try await browser.send(.post, "/settings/unit", form: ["csrf": csrf, "unit": "bitcoin"]).status == 400)
+            let chosen = try await browser.send(.post, "/settings/unit", form: ["csrf": csrf, "unit": "btc"])
+            #expect(chosen.status == 200 && chosen.body.contains("Amounts now show in BTC: 0.000025 BTC reads like that.")
+                    && chosen.body.contains(#"<option value="btc" selected>"#), "\(chosen.body.suffix(2000))")
+            let lightning = try await browser.send(.get, "/lightning")
+            #expect(lightning.body.contains("Amount in BTC") && lightning.body.contains(#"inputmode="decimal""#) && lightning.body.contains(#"value="0.001""#))
+            #expect(try await browser.send(.post, "/lightning/fund", form: ["csrf": csrf, "amount": "0.0012"]).status == 200)
+            #expect(try await browser.send(.post, "/lightning/fund", form: ["csrf": csrf, "amount": "3,000 sat"]).status == 200)
+            let refused = try await browser.send(.post, "/lightning/fund", form: ["csrf": csrf, "amount": "0,001"])
+            #expect(refused.status == 400 && refused.body.contains("grouped by three"))
+            let home = try await browser.send(.get, "/")
+            #expect(home.body.contains(#"id="balance">0.00123 BTC</p>"#) && home.body.contains("+0.0012 BTC") && home.body.contains("+0.00003 BTC"),
+                    "\(home.body.suffix(2500))")
+            #expect(try await browser.send(.get, "/send").body.contains("Amount in BTC"))
+            let store = try WalletStore(home: app.home, create: false)
+            #expect(try store.displayUnit() == .btc, "one setting for the app and the CLI")
+            #expect(try await browser.send(.post, "/settings/unit", form: ["csrf": csrf, "unit": "sat"]).status == 200)
+            #expect(try await browser.send(.get, "/").body.contains(#"id="balance">123,000 sat</p>"#))
         }
     }
 }

@@ -252,7 +252,8 @@ struct VaultSlowClientTests {
     /// A user with as many transfers running as allowed gets 429 (with Retry-After) for one
     /// more; other users don't; the slot is free again once the slow upload ends.
     @Test func transfersPerUserAreBounded() throws {
-        let vault = try VaultProcess(["--transfers-per-user", "1"])
+        // The slow upload must outlive the tries however loaded the machine: no idle cut-off.
+        let vault = try VaultProcess(["--transfers-per-user", "1", "--idle-timeout", "120"])
         defer { vault.stop() }
         let alice = try vault.fixture.vault(["user", "add", "alice", "--db", vault.db]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let bob = try vault.fixture.vault(["user", "add", "bob", "--db", vault.db]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -268,7 +269,7 @@ struct VaultSlowClientTests {
         var refused: (status: Int, text: String)?
         // Bounded in time, not in tries: on a loaded machine the slow upload's head may take
         // seconds to be read (it failed once in a full run at 50 tries).
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(40)
         while refused == nil, Date() < deadline {
             let attempt = try upload(alice)
             if attempt.status == 429 { refused = attempt; break }

@@ -46,6 +46,20 @@ struct WalletFixture {
 
 @Suite("hawala wallet")
 struct WalletCLITests {
+    /// `wallet unit btc`: what people read shows in BTC (here and in the app), what scripts
+    /// read (JSON, --amount) keeps its numbers.
+    @Test func amountsInBitcoin() throws {
+        let f = try WalletFixture()
+        let invoice = "lnbc2500u1pvjluezsp5zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zygspp5qqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqypqdq5xysxxatsyp3k7enxv4jsxqzpu9qrsgquk0rl77nj30yxdy8j9vdx85fkpmdla2087ne0xh8nhedh8w27kyke0lp53ut353s06fv3qfegext0eh0ymjpf39tuven09sam30g4vgpfna3rh"
+        #expect(try f.run(["wallet", "unit"]).stdout == "sat\n")
+        #expect(try f.run(["ln", "decode", invoice]).stdout.contains("amount:          250,000 sat"))
+        #expect(try f.run(["wallet", "unit", "btc"]).stdout == "amounts now show in BTC\n")
+        #expect(try f.run(["wallet", "unit"]).stdout == "BTC\n")
+        #expect(try f.run(["ln", "decode", invoice]).stdout.contains("amount:          0.0025 BTC"))
+        #expect(try f.run(["ln", "decode", "--json", invoice]).stdout.contains(#""amountMsat": 250000000"#))
+        expectCleanFailure(try f.run(["wallet", "unit", "bitcoin"]), status: 2, contains: "'sat' and 'btc'")
+    }
+
     /// `wallet use` asks first when the current wallet has payments pending: at a terminal
     /// y/N, in a script --yes; and `wallet list` says when each wallet was made, its accounts and
     /// its backups — the same library rules as the app's wallets page.

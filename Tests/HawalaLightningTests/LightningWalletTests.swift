@@ -124,6 +124,43 @@ struct LightningWalletTests {
         #expect(backend.sends == 2)
     }
 
+    /// A failed payment paid nothing: asking again is a new attempt under the key's next
+    /// attempt (`KEY#2`), the failure kept in the history; once paid, never again. The payment
+    /// page's "Try again" (`Payment.retry`) fills the send form with what failed.
+    @Test func aFailedPaymentIsTriedAgain() async throws {
+        let (store, wallet) = try storeWithWallet()
+        let ledger = temporaryLedger(), clock = TestClock()
+        let alice = try await node(abandonAbout, ledger: ledger, clock: clock)
+        let bob = try await node(legalWinner, ledger: ledger, clock: clock)
+        _ = try await alice.fund(sats: 10)
+        let lightning = LightningWallet(store: store, wallet: wallet, backend: alice)
+        let wanted = try await bob.receivePayment(ReceiveRequest(amountSats: 8, description: "tea", expirySeconds: 600))
+        let other = try await bob.receivePayment(ReceiveRequest(amountSats: 8, description: "cake"))
+        let input = try await alice.parse(wanted.invoice)
+        let prepared = PreparedPayment.invoice(try await alice.prepareSendPayment(PrepareSendRequest(input: wanted.invoice)))
+        _ = try await lightning.pay(.invoice(try await alice.prepareSendPayment(PrepareSendRequest(input: other.invoice))), idempotencyKey: nil)
+        let failed = try await lightning.pay(prepared, idempotencyKey: nil)
+        #expect(failed.status == .failed && failed.failureReason == "insufficient balance")
+        #expect(failed.retry(at: clock.read()) == .payAgain(to: wanted.invoice, amount: nil))
+        #expect(try LightningWallet.earlier(for: input, key: nil, store: store, walletID: wallet.id) == nil, "a failure blocks nothing")
+
+        _ = try await alice.fund(sats: 100)
+        let paid = try await lightning.pay(prepared, idempotencyKey: nil)
+        #expect(paid.status == .completed && paid.idempotencyKey == prepared.defaultIdempotencyKey + "#2")
+        #expect(paid.retry(at: clock.read()) == nil)
+        #expect(try LightningWallet.earlier(for: input, key: nil, store: store, walletID: wallet.id) == .paid(paid))
+        #expect(try await lightning.pay(prepared, idempotencyKey: nil).id == paid.id, "paid: never again")
+        let sends = try store.payments(walletID: wallet.id, filter: PaymentFilter(type: .send, search: "tea"))
+        #expect(sends.count == 2 && Set(sends.map(\.status)) == [.completed, .failed], "the failure stays listed")
+        // An expired invoice can't be tried again; an on-chain withdrawal keeps its address and amount.
+        clock.advance(601)
+        #expect(failed.retry(at: clock.read()) == .askForANewInvoice)
+        let withdrawal = Payment(id: "w", type: .send, status: .failed, amountMsat: 25_000_000, feeMsat: 0, timestamp: Date(), method: "bitcoin", backend: "devnet",
+                             details: Payment.Details(address: "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080"))
+        #expect(withdrawal.retry(at: clock.read()) == .payAgain(to: "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080", amount: 25_000))
+        #expect(samplePayment(10, type: .receive, status: .failed).retry(at: clock.read()) == nil)
+    }
+
     /// A payment whose answer is lost stays pending (never failed), is not sent again under its
     /// key, and a sync settles it from the backend.
     @Test func pendingIsNotFinalAndSyncSettlesIt() async throws {

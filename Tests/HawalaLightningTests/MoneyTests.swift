@@ -79,4 +79,33 @@ struct MoneyTests {
         let allButOne = try Sats.supply - 1
         #expect(everything.options[0].amountSat == .zero && everything.options[1].amountSat == allButOne)
     }
+    /// BTC beside sat: shown with eight decimals at most, typed with a point; a unit typed wins
+    /// over the one chosen; "0,001" is refused (a decimal comma, or 1?), and so is less than a sat.
+    @Test func bitcoinAsAUnit() throws {
+        #expect(AmountText.btc(2_500) == "0.000025 BTC" && AmountText.btc(100_000_000) == "1 BTC" && AmountText.btc(.zero) == "0 BTC")
+        #expect(AmountText.btc(.supply) == "20,999,999.9769 BTC" && AmountText.btc(150_000_001) == "1.50000001 BTC")
+        #expect(AmountText.sats(2_500) == "2,500 sat")
+        AmountText.$unit.withValue(.btc) {
+            #expect(AmountText.sats(2_500) == "0.000025 BTC" && AmountText.field(2_500) == "0.000025")
+            #expect(AmountText.exactSats(Msat(clamping: 2_500_000)) == "0.000025 BTC" && AmountText.exactSats(Msat(clamping: 2_500_500)) == "2,500.5 sat",
+                    "a fraction of a sat stays exact, in sat")
+        }
+        let cases: [(String, AmountUnit, Result<Sats, AmountInputError>)] = [
+            ("0.001", .btc, .success(100_000)), (".5", .btc, .success(50_000_000)), ("1.", .btc, .success(100_000_000)),
+            ("1,000.5", .btc, .success(100_050_000_000)), ("0.001 BTC", .sat, .success(100_000)), ("2,500 sat", .btc, .success(2_500)),
+            ("0.00000001", .btc, .success(1)), ("0.000000001", .btc, .failure(.tooPrecise)), ("0,001", .btc, .failure(.misgrouped)),
+            ("0,001", .sat, .failure(.misgrouped)), ("21000000", .btc, .failure(.tooLarge)), ("184467440737.09551616 btc", .sat, .failure(.tooLarge)),
+            ("99999999999999999999", .btc, .failure(.tooLarge)), ("1.5.3", .btc, .failure(.notANumber)), ("-0.1", .btc, .failure(.negative)),
+            (" btc", .sat, .failure(.empty)), ("0.5", .sat, .failure(.notWholeSats)), ("20999999.9769", .btc, .success(.supply)),
+        ]
+        for (typed, unit, expected) in cases {
+            let got = Result { () throws(AmountInputError) -> Sats in try AmountText.parse(typed, unit: unit) }
+            #expect(got == expected, "\(typed) in \(unit)")
+        }
+        // What the app shows in a field reads back as the same amount.
+        for sats: Sats in [1, 2_500, 100_000_000, 123_456_789, .supply] {
+            let shown = AmountText.$unit.withValue(.btc) { AmountText.field(sats) }
+            #expect(try AmountText.parse(shown, unit: .btc) == sats && AmountText.parse(AmountText.field(sats), unit: .sat) == sats)
+        }
+    }
 }

@@ -42,6 +42,21 @@ document.addEventListener("DOMContentLoaded", () => {
       }
     });
   }
+  // Share buttons: where the browser has the Web Share API (phones), the system's share sheet
+  // with the text of the element they name; hidden elsewhere (copy is beside them).
+  for (const button of document.querySelectorAll("button[data-share]")) {
+    const source = document.getElementById(button.dataset.share);
+    if (!source || typeof navigator.share !== "function") continue;
+    button.hidden = false;
+    button.addEventListener("click", async () => {
+      try {
+        await navigator.share({ title: button.dataset.shareTitle || document.title, text: source.textContent.trim() });
+      } catch (error) {
+        // Closing the share sheet is no error to show; anything else says copy works.
+        if (error && error.name !== "AbortError") button.textContent = "Sharing failed: copy it instead";
+      }
+    });
+  }
   // Print buttons (the browser's own print works without them).
   for (const button of document.querySelectorAll("button[data-print]")) {
     button.hidden = false;
@@ -238,7 +253,7 @@ document.addEventListener("DOMContentLoaded", () => {
       };
       line.textContent = words[status.status] || status.status;
       line.className = "status-line " + (status.status === "paid" ? "paid" : "problem");
-      if (status.status !== "locked") for (const hidden of document.querySelectorAll("figure.qr, button[data-copy=invoice-text]")) hidden.hidden = true;
+      if (status.status !== "locked") for (const hidden of document.querySelectorAll("figure.qr, button[data-copy=invoice-text], button[data-share=invoice-text]")) hidden.hidden = true;
     };
     const poll = () => {
       const timer = setInterval(async () => {

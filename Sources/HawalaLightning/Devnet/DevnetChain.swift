@@ -106,7 +106,7 @@ extension DevnetLedger {
             case "belowDust": state = .notClaimed(.belowDust)
             case "feeAboveAmount":
                 let fee = DevnetLedger.sats(row["requiredFeeSat"])
-                state = .notClaimed(.other("claiming costs \(AmountText.grouped(fee)) sat, as much as the deposit or more: claim it when fees fall, or send it elsewhere"))
+                state = .notClaimed(.other("claiming costs \(AmountText.sats(fee)), as much as the deposit or more: claim it when fees fall, or send it elsewhere"))
             default: state = .notClaimed(.feeAboveCap(requiredSat: DevnetLedger.sats(row["requiredFeeSat"]), capSat: (row["capSat"] as Int64?).map { DevnetLedger.sats($0) }))
             }
         default:

@@ -142,7 +142,7 @@ extension DevnetBackend {
             if let current, current.id != leaf.id {
                 skipped.append(.init(id: leaf.id, reason: "spent since this state was kept"))
             } else if leaf.valueSat <= (try? fee + OnChainQuote.dustSat) ?? .supply {
-                skipped.append(.init(id: leaf.id, reason: "worth less than its exit fee (\(AmountText.grouped(fee)) sat)"))
+                skipped.append(.init(id: leaf.id, reason: "worth less than its exit fee (\(AmountText.sats(fee)))"))
             } else {
                 leaves.append(.init(id: leaf.id, valueSat: leaf.valueSat, method: "unilateral"))
             }
