@@ -14,7 +14,7 @@ struct VaultHandler: APIProtocol {
     let health: StorageHealth
     let recoveries: RateLimiter
     let transfers: TransferLimiter
-    /// Challenges asked and logins with the words failed, per address.
+    /// Challenges asked and logins with the words failed, per address (and wrong answers per account).
     let logins: RateLimiter
 
     func caller() throws -> VaultUser {

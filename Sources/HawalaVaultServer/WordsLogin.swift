@@ -8,8 +8,8 @@ import OpenAPIRuntime
 /// wallet makes from its words for this vault alone —, and a device holding only the words
 /// signs a challenge for a new token. The server stores public keys only; a challenge is
 /// answered once, within `VaultLimits.challengeLifetime`; asking is rate-limited per address,
-/// and a wrong answer counts too. Not per key: whoever learned a key could then lock its owner
-/// out, and guessing a signature is hopeless however often one tries.
+/// and a wrong answer counts too. An account (its key) is limited on wrong answers to its own
+/// challenges only: asking for challenges never locks its owner out.
 extension VaultHandler {
     func bindLoginKey(_ input: Operations.bindLoginKey.Input) async throws -> Operations.bindLoginKey.Output {
         guard let user = try destroyingCaller() else { return .forbidden(Self.forbidden) }
@@ -63,23 +63,41 @@ extension VaultHandler {
               let challenge = Self.bytes(hex: body.challenge, count: 32), let signature = Self.bytes(hex: body.signature, count: 64) else {
             return .badRequest(.init(body: .json(Self.error("publicKey and challenge are 64 hex digits, signature 128", field: "body"))))
         }
-        if let retry = limited() {
-            return .tooManyRequests(.init(headers: .init(Retry_hyphen_After: retry), body: .json(Self.error("too many logins; retry in \(retry) s"))))
-        }
+        let account = "key:" + VaultStorageSupport.hex(key)
+        if let retry = limited() { return Self.tooManyLogins(retry) }
+        if let retry = logins.retryAfter(account) { return Self.tooManyLogins(retry) }
         // The challenge is used up whatever follows: each one is answered once.
         let now = Date()
-        let refused = Operations.loginWithWords.Output.unauthorized(.init(body: .json(Self.error("the words prove no account here (or the challenge expired)"))))
-        guard try await storage.takeLoginChallenge(challenge, publicKey: key, now: now),
-              VaultStorageSupport.isLoginSignature(signature, publicKey: key, message: WordsLogin.message(challengeHex: body.challenge)) else {
+        switch try await answer(challenge: challenge, hex: body.challenge, key: key, signature: signature, now: now) {
+        case .token(let token): return .ok(.init(body: .json(.init(token: token))))
+        case .wrongAnswer:
             count()
-            return refused
+            logins.recordFailure(account)  // a challenge of this bound key answered wrong: the account counts it too
+        case .noSuchChallenge, .noAccount:
+            count()
         }
+        return Self.wordsRefused
+    }
+
+    private enum Answer { case token(String), noSuchChallenge, wrongAnswer, noAccount }
+
+    /// The challenge taken (used up whatever follows), the signature checked, then the token.
+    private func answer(challenge: Data, hex: String, key: Data, signature: Data, now: Date) async throws(VaultError) -> Answer {
+        guard try await storage.takeLoginChallenge(challenge, publicKey: key, now: now) else { return .noSuchChallenge }
+        guard VaultStorageSupport.isLoginSignature(signature, publicKey: key, message: WordsLogin.message(challengeHex: hex)) else { return .wrongAnswer }
         do {
-            return .ok(.init(body: .json(.init(token: try await storage.tokenForLoginKey(key, now: now)))))
-        } catch VaultError.unauthorized {
-            count()
-            return refused
+            return .token(try await storage.tokenForLoginKey(key, now: now))
+        } catch .unauthorized {
+            return .noAccount
         }
+    }
+
+    private static var wordsRefused: Operations.loginWithWords.Output {
+        .unauthorized(.init(body: .json(error("the words prove no account here (or the challenge expired)"))))
+    }
+
+    private static func tooManyLogins(_ retry: Int) -> Operations.loginWithWords.Output {
+        .tooManyRequests(.init(headers: .init(Retry_hyphen_After: retry), body: .json(error("too many logins; retry in \(retry) s"))))
     }
 
     private static var wordsLoginOff: Components.Schemas._Error { error("this vault does not take logins with the words; ask its operator for a token") }
