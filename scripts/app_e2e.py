@@ -267,6 +267,7 @@ def create_and_pass_the_quiz(s: Scenario, app: App):
     s.wait_for("form.setup")  # the home: the wallet is ready, Lightning to choose
     body = s.body()
     s.check("“Savings” is ready" in body and "Back up “Savings”" not in body, "backed up: no reminder left")
+    app.words = words
     return words
 
 
@@ -304,6 +305,7 @@ def vault_shares_and_paper(s: Scenario, app: App):
         s.click("Log in")
         s.wait_text("Logged in to " + vault.url)
         s.check(vault.token not in d.page_source, "the token is never shown")
+        s.check("now log in to this vault too" in s.body() and "Your words log in to this vault too" in s.body(), "the login binds the words")
         d.find_element(By.XPATH, "//summary[text()='Back up now…']").click()
         s.fill("vault-backup-password", BACKUP_PASSWORD)
         s.fill("vault-backup-repeat", BACKUP_PASSWORD)
@@ -315,6 +317,7 @@ def vault_shares_and_paper(s: Scenario, app: App):
         s.click("Save the schedule")
         s.wait_text("The schedule is saved.")
         s.check(d.find_element(By.NAME, "autoBackupEnabled").is_selected(), "automatic backups on")
+        lose_the_device_keep_the_words(s, app, vault)
     finally:
         vault.stop()
 
@@ -338,6 +341,52 @@ def vault_shares_and_paper(s: Scenario, app: App):
     text = subprocess.run(["pdftotext", os.path.join(DOWNLOADS, "hawala-paper-lines.pdf"), "-"], capture_output=True,
                           text=True, timeout=30).stdout
     s.check("Savings" in text and "12." in text, "the sheet names the wallet and has 12 lines")
+
+
+def lose_the_device_keep_the_words(s: Scenario, app: App, vault):
+    """The phone is lost with its vault token; a new one has only the words: restored from them,
+    they log in to the vault (the lost phone logged out) and bring its backup back."""
+    d = s.driver
+    old_cookies = d.get_cookies()
+    fresh = App(s.binary, "lost")
+    try:
+        d.delete_all_cookies()
+        d.get(fresh.link)
+        s.click("From its 12 or 24 words")
+        s.wait_for("#network")
+        d.find_element(By.CSS_SELECTOR, "#network option[value=testnet]").click()  # as "Savings" was made
+        s.click("Next")
+        s.wait_for("#phrase").send_keys(" ".join(app.words))
+        s.click("Use these words")
+        s.wait_for("#passphrase").send_keys(Keys.ENTER)
+        s.wait_text("Are these the first addresses of your wallet?")
+        s.click("They match")
+        s.wait_for("#name").send_keys("Savings")
+        s.fill("password", PASSWORD)
+        s.fill("repeat", PASSWORD)
+        s.click("Save the wallet")
+        s.wait_text("“Savings” is ready")
+        d.get(fresh.base + "/vault")
+        s.check(d.find_element(By.XPATH, "//summary[contains(., 'Log in with your words')]").is_displayed(), "the words login is offered")
+        s.fill("words-vault-url", vault.url)
+        s.check(d.find_element(By.NAME, "revokeOthers").is_selected(), "logging the lost device out is the default")
+        s.click("Log in with my words")
+        s.wait_text("with the words of")
+        s.check("1 other login stopped working" in s.body(), "the lost phone's login stopped")
+        s.no_sideways_scroll("the vault after a login with the words")
+        s.axe("the vault after a login with the words")
+        s.fill("restore-password", BACKUP_PASSWORD)
+        s.click("Open the backup")
+        s.wait_text("Import 1 wallet?")
+        s.check('already here as "Savings"' in s.body(), "the backup's wallet is the one restored from the words")
+    finally:
+        fresh.stop()
+    d.delete_all_cookies()
+    d.get(app.base + "/")
+    for cookie in old_cookies:
+        d.add_cookie(cookie)
+    d.get(app.base + "/vault")
+    s.wait_text("does not accept this token")
 
 
 def restore_word_by_word_with_a_typo(s: Scenario, app: App):
@@ -544,6 +593,7 @@ def pay_an_invoice_between_two_wallets(receiver: Scenario, r_app: App, payer: Sc
     payer.shot("send-preview-390")
     payer.active().send_keys("wrong password" + Keys.ENTER)
     payer.wait_text("Wrong password.")
+    payer.check(re.search(r"\d more tr(y|ies) before a wait", payer.body()), "a wrong password says how many tries are left")
     payer.check("Confirm the payment" in payer.body(), "a wrong password keeps the preview")
     payer.fill("pay-password", PASSWORD)
     payer.active().send_keys(Keys.ENTER)
@@ -557,6 +607,61 @@ def pay_an_invoice_between_two_wallets(receiver: Scenario, r_app: App, payer: Sc
     receiver.check("1,234 sat" in r.find_element(By.ID, "invoice-status").text, "the amount received")
     receiver.axe("the invoice, paid")
     receiver.shot("invoice-paid-390")
+
+    # The receipt is a page of its own (POST, then redirect, then GET): a reload shows it again
+    # and pays nothing; a form's address opened as a page gets a styled page with the way home.
+    receipt = p.current_url
+    p.refresh()
+    payer.wait(lambda d: d.find_element(By.ID, "payment-headline").text == "Paid", 10)
+    payer.check(p.current_url == receipt and "/answer/" in receipt, f"the receipt has an address: {receipt}")
+    p.get(p_app.base + "/lightning/pay")
+    payer.wait_text("This address is where a form is sent, not a page to open.")
+    payer.check(p.find_elements(By.CSS_SELECTOR, "link[rel=stylesheet]") and p.find_elements(By.XPATH, "//a[@href='/']"), "styled, with the way home")
+
+    # The home updates itself when money arrives: the receiver's home is open while the payer
+    # pays a second invoice; the balance and the latest payments change without a reload.
+    r.get(r_app.base + "/receive")
+    receiver.fill("invoice-amount", "2,000")
+    receiver.fill("invoice-description", "second round")
+    receiver.click("Create the invoice")
+    receiver.wait_text("Waiting for the payment")
+    second = receiver.text_of("invoice-text")
+    r.get(r_app.base + "/")
+    receiver.wait_for("#balance")
+    before = r.find_element(By.ID, "balance").text
+    r.execute_script("window.hawalaSamePage = true")
+    time.sleep(1)  # the page's event stream is open
+    p.get(p_app.base + "/send")
+    payer.wait_for("#send-input").send_keys(second)
+    payer.click("Review the payment")
+    payer.wait_for("#pay-password").send_keys(PASSWORD + Keys.ENTER)
+    payer.wait(lambda d: d.find_element(By.ID, "payment-headline").text == "Paid", 20)
+    receiver.wait(lambda d: d.find_element(By.ID, "balance").text != before, 20)
+    receiver.check(r.execute_script("return window.hawalaSamePage === true"), "the home updated in place")
+    receiver.check(r.find_element(By.ID, "balance").text == "3,234 sat", f"the new balance: {r.find_element(By.ID, 'balance').text}")
+    receiver.wait_text("second round")
+
+    # The largest amounts into an any-amount invoice: a sentence by the field, the app alive.
+    r.get(r_app.base + "/receive")
+    receiver.click("Create the invoice")
+    receiver.wait_text("Waiting for the payment")
+    any_amount = receiver.text_of("invoice-text")
+    for huge in ("99,999,999,999,999", "18446744073709551615", "9007199254740993"):
+        p.get(p_app.base + "/send")
+        payer.wait_for("#send-input").send_keys(any_amount)
+        payer.fill("send-amount", huge)
+        payer.click("Review the payment")
+        problem = payer.wait_for("#send-amount-problem").text
+        payer.check(problem and "Confirm the payment" not in payer.body(), f"{huge}: said by the amount ({problem})")
+    p.get(p_app.base + "/")
+    payer.wait_for("#balance")
+
+    # The Lock button keeps what was typed: unlocked again, the send form holds it.
+    p.get(p_app.base + "/send")
+    payer.wait_for("#send-input").send_keys("half typed")
+    payer.click("Lock")
+    payer.wait_for("#password").send_keys(PASSWORD + Keys.ENTER)
+    payer.wait(lambda d: d.find_element(By.ID, "send-input").get_attribute("value") == "half typed", 20)
 
     # The history: both sides, a filter, a search, the detail and the CSV download.
     p.get(p_app.base + "/history?type=send")
@@ -712,7 +817,7 @@ def main():
         sys.exit(f"{AXE} is missing: run scripts/install-axe.sh (make test does)")
     driver = browser(PHONE)
     try:
-        scenarios = [("create a wallet and pass the quiz (keyboard only); vault, shares, paper", "create",
+        scenarios = [("create a wallet and pass the quiz (keyboard only); vault, then the device lost: the words alone bring it back; shares, paper", "create",
                       [create_and_pass_the_quiz, vault_shares_and_paper]),
                      ("restore word by word with a typo, receive with a QR, export and import a .hawala", "restore",
                       [restore_word_by_word_with_a_typo, receive_shows_a_readable_qr, export_then_import_into_a_fresh_home])]
@@ -733,7 +838,8 @@ def main():
                 print("      app log:", app.log.read()[-2000:])
             finally:
                 failed += stopped(app, title)
-        failed += two_app_scenario("devnet: one wallet pays the other's invoice; Paid appears live", pay_an_invoice_between_two_wallets,
+        failed += two_app_scenario("devnet: one wallet pays the other's invoice; Paid and the home update live; reload, huge amounts, Lock keeps the form",
+                                   pay_an_invoice_between_two_wallets,
                                    driver, args)
         failed += two_browser_scenario("every page at 390 and 1280 px: no sideways scrolling, axe clean in light and dark",
                                        every_page_at_both_sizes, driver, args)
