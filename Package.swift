@@ -278,7 +278,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "hawala-bench",
-            dependencies: ["HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaLightning", .target(name: "CMalloc", condition: .when(platforms: [.linux]))],
+            dependencies: ["HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaLightning", .target(name: "CMalloc", condition: .when(platforms: [.linux]))]
+                + (sparkAvailable ? ["HawalaSpark"] : []),
             swiftSettings: swiftSettings
         ),
         .target(
