@@ -355,7 +355,7 @@ if sparkAvailable {
         // generated types.
         .target(
             name: "HawalaSpark",
-            dependencies: ["BreezSdkSpark", "breez_sdk_sparkFFI", "HawalaCrypto", "HawalaLightning", "HawalaKeys", "HawalaWallet"],
+            dependencies: ["BreezSdkSpark", "breez_sdk_sparkFFI", "HawalaCrypto", "HawalaFormat", "HawalaLightning", "HawalaKeys", "HawalaWallet"],
             swiftSettings: swiftSettings
         ),
         // Its tests also call the SDK directly: to check the adapter against the SDK's own
