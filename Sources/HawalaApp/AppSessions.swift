@@ -105,6 +105,8 @@ actor AppSessions {
     struct ReadyFile: Sendable {
         let name: String
         let bytes: Data
+        /// The wallets it holds (nil: every wallet), recorded as backed up to a file once downloaded.
+        var wallets: [String]? = nil
     }
 
     /// A decrypted backup's import plan and the uploaded file's name.

@@ -70,15 +70,14 @@ extension AppRoutes {
             sealed = try await NIOThreadPool.singleton.runIfActive {
                 let (payload, _) = try BackupExporter.payload(store: store, keyring: keyring, names: choice.isEmpty ? nil : [choice],
                                                               app: producer)
-                let sealed = try BackupExporter.sealedBytes(payload, password: backupPassword)
-                store.noteBackup(.file, wallets: choice.isEmpty ? nil : [choice])
-                return sealed
+                return try BackupExporter.sealedBytes(payload, password: backupPassword)
             }
         } catch let error as WalletError {
             return try await backups(session, status: .badRequest) { $0.exportWallet = choice; $0.exportProblem = error.description.sentence }
         }
         // Made: its confirmation page (the form and its passwords gone), which downloads it.
-        let ready = AppSessions.ReadyFile(name: BackupExporter.suggestedName(await app.sessions.time()), bytes: sealed)
+        let ready = AppSessions.ReadyFile(name: BackupExporter.suggestedName(await app.sessions.time()), bytes: sealed,
+                                          wallets: choice.isEmpty ? nil : [choice])
         await app.sessions.update(session.id) { $0.download = ready }
         return AppResponse.redirect("/backups/exported")
     }
@@ -99,6 +98,8 @@ extension AppRoutes {
         guard let session = await session(of: request) else { return try noSession() }
         guard session.isUnlocked else { return AppResponse.toUnlock() }
         guard let ready = session.download else { return AppResponse.redirect("/backups") }
+        // Handed to the browser: the wallets are kept in a file now (as the CLI records it once written).
+        try await app.store.get().noteBackup(.file, wallets: ready.wallets)
         // The suggested name holds only a date: safe in a header.
         return Response(status: .ok, headers: [
             .contentType: "application/octet-stream",

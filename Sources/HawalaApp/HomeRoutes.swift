@@ -131,8 +131,9 @@ extension AppRoutes {
         guard let wallet, try LightningSettings.load(store: store, walletID: wallet.id).backend != nil else { return Self.endedStream() }
         let end = await sessions.time().addingTimeInterval(Self.eventStreamLimit)
         let opener: @Sendable () async throws -> LightningSession = { [self] in try await lightningSession(session, store, wallet, keyring: keyring) }
+        // The body is written after the request's handler returned: its unit, kept.
         let unit = AmountText.unit
-        let body = ResponseBody { writer in
+        let body = ResponseBody { writer in try await AmountText.$unit.withValue(unit) {
             let lightning = try await opener()
             enum Item: Sendable { case event(PaymentEvent), tick }
             let (items, input) = AsyncStream<Item>.makeStream()
@@ -164,10 +165,7 @@ extension AppRoutes {
                     do { try await lightning.lightning.record([payment]) } catch {
                         Self.logger.error("a received payment was not recorded: \(error)")
                     }
-                    // The body is written after the request's handler returned: its unit, kept.
-                    let note = AmountText.$unit.withValue(unit) {
-                        ReceivedNote(amount: satsText(payment.amountMsat, .down), what: payment.plainTitle, hash: payment.details.paymentHash ?? "")
-                    }
+                    let note = ReceivedNote(amount: satsText(payment.amountMsat, .down), what: payment.plainTitle, hash: payment.details.paymentHash ?? "")
                     try await writer.write(ByteBuffer(string: "event: received\ndata: \(note.json)\n\n"))
                 case .event(let event) where event.payment != nil:
                     // A payment sent settled, failed, or is pending: the page brings itself up to date.
@@ -184,7 +182,7 @@ extension AppRoutes {
             }
             try await writer.write(ByteBuffer(string: "event: end\ndata: {}\n\n"))
             try await writer.finish(nil)
-        }
+        } }
         return Response(status: .ok, headers: [.contentType: "text/event-stream; charset=utf-8"], body: body)
     }
 

@@ -82,6 +82,8 @@ extension AppRoutes {
                               status: HTTPResponse.Status = .ok, amountProblem: String? = nil) async throws -> Response {
         var view = LNURLConfirmView(title: "Receive", question: offer.summary, action: "/lightning/withdraw", lnurl: lnurl, button: "Receive")
         view.amount = amount
+        // Not shown (a fixed amount): kept in sat, so a unit changed meanwhile can't change it.
+        view.fixedAmount = offer.minWithdrawableMsat.sats(.down).value.description + " sat"
         view.note = note.map { "If you take less: \($0)." }
         view.askAmount = offer.minWithdrawableMsat.sats(.down) != offer.maxWithdrawableMsat.sats(.down) || amountProblem != nil
         view.amountProblem = amountProblem
@@ -154,6 +156,7 @@ struct LNURLConfirmView {
     let button: String
     var note: String?
     var amount = ""
+    var fixedAmount = ""
     var askAmount = false
     var amountProblem: String?
 

@@ -221,7 +221,9 @@ extension AppRoutes {
         let end = min(expiry, now.addingTimeInterval(Self.eventStreamLimit))
         let hash = invoice.details.paymentHash ?? ""
         let opener: @Sendable () async throws -> LightningSession = { [self] in try await lightningSession(session, store, wallet, keyring: keyring) }
-        let body = ResponseBody { writer in
+        // The body is written after the request's handler returned: its unit, kept.
+        let unit = AmountText.unit
+        let body = ResponseBody { writer in try await AmountText.$unit.withValue(unit) {
             var status = InvoiceStatus(invoice, now: now)
             if status.status == "waiting" {
                 let lightning = try await opener()
@@ -254,7 +256,7 @@ extension AppRoutes {
                 try await writer.write(ByteBuffer(string: "event: \(status.status)\ndata: \(status.json)\n\n"))
             }
             try await writer.finish(nil)
-        }
+        } }
         return Response(status: .ok, headers: [.contentType: "text/event-stream; charset=utf-8"], body: body)
     }
 
@@ -469,7 +471,7 @@ extension AppRoutes {
         case LightningSessionError.noBackend:
             "This wallet does not use Lightning yet: choose a network on the Lightning page."
         case LightningError.amountRequired:
-            "This payment needs an amount: type it in sat."
+            "This payment needs an amount: type how much to send."
         case LightningError.commentNotAccepted:
             "A comment is for Lightning addresses and LNURL-pay only."
         case LightningSettingsError.invalidCurrencyCode:

@@ -51,9 +51,9 @@ extension AppRoutes {
                 async let backups = client.backups()
                 async let settings = client.settings()
                 async let credential = client.credentialBackupStatus()
-                async let wordsBound = try? client.hasLoginKey()
+                async let words = try? client.loginKeyStatus()
                 let (list, schedule, kept) = try await (backups, settings, credential)
-                view.wordsBound = await wordsBound
+                view.wordsBound = await words.flatMap { $0.offered ? $0.bound : nil }
                 view.show(backups: list, settings: schedule, agent: try VaultAgentStatus(store: store, settings: schedule), now: await app.sessions.time(),
                           timeZone: session.timeZone)
                 view.credential = VaultView.Credential(kept, timeZone: session.timeZone)
@@ -263,7 +263,10 @@ extension AppRoutes {
     func bindWords(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         guard let keyring = session.keyring, let (client, store) = try await savedVault(session) else { return AppResponse.redirect("/vault") }
         let outcome = await VaultWordsLogin.bind(client: client, store: store, keyring: keyring, replace: true)
-        if case .notOffered(let why) = outcome { return try await vault(session, status: .badGateway, problem: why.sentence) }
+        switch outcome {
+        case .notOffered(let why), .failed(let why): return try await vault(session, status: .badGateway, problem: why.sentence)
+        default: break
+        }
         return try await vault(session, message: Self.bindingWords(outcome).trimmed)
     }
 
@@ -283,6 +286,7 @@ extension AppRoutes {
         case .bound(let wallet): " The words of \u{201C}\(wallet)\u{201D} now log in to this vault too."
         case .alreadyBound, .noWallet: ""
         case .notOffered: " This vault does not take logins with your words: keep the token."
+        case .failed(let why): " Your words could not be bound to it (\(why)): try “Let my words log in here” below."
         }
     }
 

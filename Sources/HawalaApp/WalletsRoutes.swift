@@ -27,7 +27,7 @@ extension AppRoutes {
         if try await mustUnlock(session, overview: overview) { return AppResponse.toUnlock() }
         var page = Page(title: "Wallets", session: session, overview: overview, message: message)
         page.wide = true
-        var view = WalletsView(current: overview.current?.name)
+        var view = WalletsView(current: overview.current)
         adjust(&view)
         page.walletsView = view
         return try render(status, "wallets", page)
@@ -45,6 +45,10 @@ extension AppRoutes {
         let store = try await app.store.get()
         do {
             guard let wallet = try store.current() else { return AppResponse.redirect("/") }
+            // Into the wallet the page named: another tab may have switched wallets meanwhile.
+            guard form.text("wallet") == wallet.id else {
+                return try await wallets(session, status: .conflict) { keep(&$0); $0.keyProblem = "The wallet in use changed since this page was shown: nothing was imported. Check the wallet, then import again." }
+            }
             let key = try ImportedPrivateKey(text: form.secret("key") ?? SecretBytes([]), chain: chain)
             let account = try store.importKey(key, into: wallet, label: label, keyring: keyring)
             return try await wallets(session, message: "Imported \(account.address) (\(chain.name)) into \u{201C}\(wallet.name)\u{201D}.")
@@ -89,7 +93,9 @@ struct WalletsView {
 
     struct ChainChoice { let name: String, label: String, selected: Bool }
 
+    /// The wallet in use: its name, and its id (the key import names it).
     let current: String?
+    let currentID: String?
     var switching: Switching?
     var keyChains: [ChainChoice]
     var keyLabel = ""
@@ -97,8 +103,9 @@ struct WalletsView {
     var labelProblem: String?
     var keyFormOpen: Bool { keyProblem != nil || labelProblem != nil }
 
-    init(current: String?) {
-        self.current = current
+    init(current wallet: WalletSummary?) {
+        current = wallet?.name
+        currentID = wallet?.id
         keyChains = ImportedPrivateKey.chains.map { ChainChoice(name: $0.name, label: $0.name, selected: false) }
     }
 

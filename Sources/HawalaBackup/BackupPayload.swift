@@ -165,7 +165,7 @@ public struct BackupPayload: Sendable {
         let wallets = try json.wallets.map { w -> WalletExport in
             // A name is printed in the import preview and kept in the store: the store's rule
             // applies, so no escape sequence from a file ever reaches a screen.
-            guard (try? WalletStore.validName(w.name)) == w.name else {
+            guard (try? WalletStore.validKeptName(w.name)) == w.name else {
                 throw HawalaFileError.invalidPayload("a wallet name is empty, longer than 64 characters, padded or holds control characters")
             }
             guard let network = Network(rawValue: w.network) else { throw HawalaFileError.invalidPayload("unknown network \(w.network)") }

@@ -19,9 +19,10 @@ public enum AmountText {
     /// "1,216,045 sat" (or "0.01216045 BTC" in `unit`).
     public static func sats(_ sats: Sats) -> String { unit == .btc ? btc(sats) : grouped(sats.value) + " sat" }
 
-    /// What a form's amount field holds in `unit`, without it: "2,500", or "0.000025".
+    /// What a form's amount field holds in `unit`, without it: "2,500", or "0.000025" (no
+    /// separators in BTC: a comma there reads as a decimal comma).
     public static func field(_ sats: Sats) -> String {
-        unit == .btc ? String(btc(sats).dropLast(" BTC".count)) : grouped(sats.value)
+        unit == .btc ? String(btc(sats).dropLast(" BTC".count)).replacingOccurrences(of: ",", with: "") : grouped(sats.value)
     }
 
     /// "0.01216045 BTC", "1.5 BTC", "21 BTC": eight decimals at most, trailing zeros dropped.
@@ -114,6 +115,8 @@ public enum AmountText {
             throw text.dropFirst().contains(where: \.isNumber) ? .negative : .notANumber
         }
         var fraction = Substring("")
+        // "1,500 BTC": a thousand and five hundred, or one and a half? Never guessed.
+        if unit == .btc, text.contains(",") { throw .commaInBitcoin }
         if unit == .btc, let point = text.firstIndex(of: ".") {
             fraction = text[text.index(after: point)...]
             text = String(text[..<point])
@@ -177,16 +180,19 @@ public enum AmountInputError: Error, Equatable, Sendable, CustomStringConvertibl
     case tooLarge
     /// More than eight decimals of a bitcoin (less than a sat).
     case tooPrecise
+    /// A comma in an amount of bitcoin: a decimal comma or a thousands separator?
+    case commaInBitcoin
 
     public var description: String {
         switch self {
         case .empty: "type an amount"
-        case .notANumber: "an amount is a whole number of sat, like 2,500"
+        case .notANumber: "an amount is a number, like 2,500 (sat) or 0.001 BTC"
         case .notWholeSats: "sats are whole: no decimal point (1 BTC is 100,000,000 sat)"
         case .misgrouped: "the digits are grouped by three, like 2,500 or 1 000 000"
         case .negative: "that is a negative amount: type how many sat, like 2,500"
         case .tooLarge: AmountError.aboveSupply.description
         case .tooPrecise: "a bitcoin amount has at most 8 decimals (1 sat is 0.00000001 BTC)"
+        case .commaInBitcoin: "in BTC, write the decimals after a point and no commas: 1.5 or 0.001"
         }
     }
 }

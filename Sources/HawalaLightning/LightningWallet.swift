@@ -205,6 +205,7 @@ public final class LightningWallet: Sendable {
     /// Refuses a key outside `idempotencyKeyBytes`: checked before anything is prepared or paid.
     public static func checkIdempotencyKey(_ key: String) throws(LightningError) {
         guard idempotencyKeyBytes.contains(key.utf8.count) else { throw .invalidIdempotencyKey(bytes: key.utf8.count) }
+        guard !key.contains("#") else { throw .idempotencyKeyWithHash }
     }
 
     private func pay(_ invoice: Bolt11Invoice, amountMsat: Msat, feeMsat: Msat, idempotencyKey key: String, comment: String? = nil,

@@ -525,6 +525,8 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
 
     /// An idempotency key of `bytes` bytes, outside `LightningWallet.idempotencyKeyBytes`.
     case invalidIdempotencyKey(bytes: Int)
+    /// A key chosen with a "#" in it: the attempts after a failure are numbered with one.
+    case idempotencyKeyWithHash
 
     public var description: String {
         switch self {
@@ -585,6 +587,7 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case .backendUnavailable(let why): why
         case .invalidIdempotencyKey(let bytes):
             "an idempotency key has \(LightningWallet.idempotencyKeyBytes.lowerBound) to \(LightningWallet.idempotencyKeyBytes.upperBound) bytes, not \(bytes)"
+        case .idempotencyKeyWithHash: "an idempotency key can't contain \"#\" (Hawala numbers the attempts after a failure with it)"
         }
     }
 }

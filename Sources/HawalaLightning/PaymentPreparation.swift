@@ -100,7 +100,7 @@ public enum EarlierPayment: Sendable, Equatable {
     public var headline: String {
         switch self {
         case .paid: "already paid: nothing was sent again"
-        case .failed: "this payment failed earlier: nothing was sent again (a new invoice pays anew)"
+        case .failed: "this withdrawal failed earlier: nothing was sent again (another idempotency key sends anew)"
         case .pending: "this payment is still pending: nothing was sent again; it settles by itself"
         }
     }

@@ -95,7 +95,8 @@ public struct VaultAgent: Sendable {
                 log("warning: the snapshot has not been refreshed since \(stale.iso8601) (\(state.snapshotProblem ?? "?")); uploading the last one written")
             }
             let backup = try await client.upload(data, kind: .auto)
-            store?.noteBackup(.vault, wallets: nil)
+            // A fresh snapshot holds every wallet; a stale one may miss the newest: not recorded.
+            if state.snapshotStaleSince == nil { store?.noteBackup(.vault, wallets: nil) }
             state = VaultAgentState(since: now, lastUpload: now, lastUploadSHA256: sha, lastBackupID: backup.id, failures: 0, retryAt: nil,
                                     snapshotStaleSince: state.snapshotStaleSince, snapshotProblem: state.snapshotProblem)
             try state.save(to: stateFile)

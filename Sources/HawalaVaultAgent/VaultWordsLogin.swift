@@ -24,18 +24,30 @@ public enum VaultWordsLogin {
         case noWallet
         /// The vault does not take it (an older vault, logins with the words off): said, not fatal.
         case notOffered(String)
+        /// The vault takes it, but binding failed (the words bound to another account here, an
+        /// append-only token, the network): said, not fatal — the login stands.
+        case failed(String)
     }
 
     /// Binds the current wallet's words to the account of `client` when it has no login key yet
     /// (`replace`: even when it has one). Never fails a login: what happened is returned.
     public static func bind(client: VaultClient, store: WalletStore, keyring: Keyring, replace: Bool = false) async -> Binding {
         guard let wallet = try? store.wallet(named: nil) else { return .noWallet }
+        let status: (bound: Bool, offered: Bool)
         do {
-            if !replace, try await client.hasLoginKey() { return .alreadyBound }
+            status = try await client.loginKeyStatus()
+        } catch .refused(let refusal) where refusal.status == 404 {
+            return .notOffered("the vault is older than logins with the words")
+        } catch {
+            return .failed("\(error)")
+        }
+        guard status.offered else { return .notOffered("its operator turned logins with the words off") }
+        if !replace, status.bound { return .alreadyBound }
+        do {
             try await client.bindLoginKey(try key(store: store, wallet: wallet, keyring: keyring, vault: client.url))
             return .bound(wallet: wallet.name)
         } catch {
-            return .notOffered("\(error)")
+            return .failed("\(error)")
         }
     }
 

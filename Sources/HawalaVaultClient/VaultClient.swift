@@ -166,8 +166,14 @@ public struct VaultClient: Sendable {
     }
 
     /// Whether the account has a login key.
-    public func hasLoginKey() async throws(VaultClientError) -> Bool {
-        try await call { try await client.getLoginKey().ok.body.json.bound }
+    public func hasLoginKey() async throws(VaultClientError) -> Bool { try await loginKeyStatus().bound }
+
+    /// Whether the account has a login key, and whether the vault takes logins with the words.
+    public func loginKeyStatus() async throws(VaultClientError) -> (bound: Bool, offered: Bool) {
+        try await call {
+            let status = try await client.getLoginKey().ok.body.json
+            return (status.bound, status.offered)
+        }
     }
 
     /// Revokes every other token of the account (a lost device's, an agent's); how many.

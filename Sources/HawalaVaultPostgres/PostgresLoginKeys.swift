@@ -64,14 +64,17 @@ extension PostgresVaultStorage {
         let logger = self.logger
         let token = VaultStorageSupport.newToken()
         try await transaction { db in
+            // The user's row locked as `revokeUser` locks it: a revocation committed meanwhile is
+            // seen (read committed would otherwise let this insert follow it).
             let users = try await db.query("""
-                SELECT k.user_id FROM vault_login_key k WHERE k.public_key = \(publicKey)
-                    AND EXISTS (SELECT 1 FROM vault_token t WHERE t.user_id = k.user_id)
+                SELECT u.id FROM vault_user u JOIN vault_login_key k ON k.user_id = u.id WHERE k.public_key = \(publicKey) FOR UPDATE OF u
                 """, logger: logger).decode(Int64.self).collect()
             guard let user = users.first else { throw VaultError.unauthorized }
+            let scopes = try await db.query("SELECT DISTINCT scope FROM vault_token WHERE user_id = \(user)", logger: logger).decode(String.self).collect()
+            guard let scope = VaultStorageSupport.wordsLoginScope(scopes.compactMap(VaultScope.init(rawValue:))) else { throw VaultError.unauthorized }
             try await db.query("""
                 INSERT INTO vault_token (hash, user_id, scope, created_at)
-                VALUES (\(VaultStorageSupport.tokenHash(token)), \(user), 'full', \(now.timeIntervalSince1970))
+                VALUES (\(VaultStorageSupport.tokenHash(token)), \(user), \(scope.rawValue), \(now.timeIntervalSince1970))
                 """, logger: logger)
         }
         return token

@@ -12,6 +12,7 @@ import OpenAPIRuntime
 /// challenges only: asking for challenges never locks its owner out.
 extension VaultHandler {
     func bindLoginKey(_ input: Operations.bindLoginKey.Input) async throws -> Operations.bindLoginKey.Output {
+        guard limits.wordsLogin else { return .forbidden(.init(body: .json(Self.wordsLoginOff))) }
         guard let user = try destroyingCaller() else { return .forbidden(Self.forbidden) }
         guard case .json(let body) = input.body, let key = Self.bytes(hex: body.publicKey, count: 32) else {
             return .badRequest(.init(body: .json(Self.error("a public key is 64 hex digits", field: "publicKey"))))
@@ -26,7 +27,7 @@ extension VaultHandler {
 
     func getLoginKey(_ input: Operations.getLoginKey.Input) async throws -> Operations.getLoginKey.Output {
         let bound = try await storage.loginKey(user: try caller())
-        return .ok(.init(body: .json(.init(bound: bound != nil, boundAt: bound?.boundAt))))
+        return .ok(.init(body: .json(.init(bound: bound != nil, offered: limits.wordsLogin, boundAt: bound?.boundAt))))
     }
 
     func unbindLoginKey(_ input: Operations.unbindLoginKey.Input) async throws -> Operations.unbindLoginKey.Output {

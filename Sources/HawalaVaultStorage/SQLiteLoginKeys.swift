@@ -53,11 +53,12 @@ extension SQLiteVaultStorage {
         let token = VaultStorageSupport.newToken()
         try await write { db in
             guard let user = try Int64.fetchOne(db, sql: "SELECT userId FROM loginKey WHERE publicKey = ?", arguments: [publicKey]),
-                  try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM token WHERE userId = ?", arguments: [user]) ?? 0 > 0 else {
+                  let scope = VaultStorageSupport.wordsLoginScope(try String.fetchAll(db, sql: "SELECT DISTINCT scope FROM token WHERE userId = ?", arguments: [user])
+                    .compactMap(VaultScope.init(rawValue:))) else {
                 throw VaultError.unauthorized
             }
-            try db.execute(sql: "INSERT INTO token (hash, userId, scope, createdAt) VALUES (?, ?, 'full', ?)",
-                           arguments: [VaultStorageSupport.tokenHash(token), user, now.timeIntervalSince1970])
+            try db.execute(sql: "INSERT INTO token (hash, userId, scope, createdAt) VALUES (?, ?, ?, ?)",
+                           arguments: [VaultStorageSupport.tokenHash(token), user, scope.rawValue, now.timeIntervalSince1970])
         }
         return token
     }

@@ -82,8 +82,9 @@ public protocol VaultStorage: Sendable {
     /// Takes `challenge` (it is removed, whatever follows): whether it was issued for
     /// `publicKey` and has not expired.
     func takeLoginChallenge(_ challenge: Data, publicKey: Data, now: Date) async throws(VaultError) -> Bool
-    /// A new full token for the user bound to `publicKey` — `unauthorized` when no user is, or
-    /// when the user holds no token at all (revoked by the operator: the words don't undo that).
+    /// A new token for the user bound to `publicKey`, as strong as the strongest it holds
+    /// (`VaultStorageSupport.wordsLoginScope`) — `unauthorized` when no user is, or when the
+    /// user holds no token at all (revoked by the operator: the words don't undo that).
     func tokenForLoginKey(_ publicKey: Data, now: Date) async throws(VaultError) -> String
     /// Revokes every token of `user` but `keeping` (the caller's own); returns how many.
     func revokeOtherTokens(user: VaultUser, keeping token: String) async throws(VaultError) -> Int
@@ -218,6 +219,13 @@ public enum VaultStorageSupport {
     }
 
     /// Whether `signature` is `publicKey`'s Ed25519 signature of `message` (a words login).
+    /// The scope a login with the words gets: full when the user holds a full token, else
+    /// append-only when it holds only those (the words never raise what the operator gave), nil
+    /// when it holds none (revoked).
+    public static func wordsLoginScope(_ held: [VaultScope]) -> VaultScope? {
+        held.contains(.full) ? .full : held.isEmpty ? nil : .appendOnly
+    }
+
     public static func isLoginSignature(_ signature: Data, publicKey: Data, message: Data) -> Bool {
         guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey) else { return false }
         return key.isValidSignature(signature, for: message)

@@ -811,6 +811,20 @@ public final class WalletStore: Sendable {
         try validText(name, what: "a wallet name")
     }
 
+    /// A name made before names were counted in Unicode scalars (a backup of an older version,
+    /// a name already stored): 64 characters then counted grapheme clusters, so it is taken as
+    /// it is within 1,024 bytes — a file this version wrote itself always opens again.
+    public static func validKeptName(_ name: String) throws -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed.unicodeScalars.count <= 64 || (trimmed.count <= 64 && trimmed.utf8.count <= 1_024) else {
+            throw WalletError.invalidName("a wallet name has 1 to 64 characters")
+        }
+        guard !trimmed.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) else {
+            throw WalletError.invalidName("a wallet name cannot contain control characters")
+        }
+        return trimmed
+    }
+
     /// An imported key's label, trimmed; nil when there is none. The rules of a wallet name.
     public static func validLabel(_ label: String?) throws -> String? {
         guard let label, !label.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }

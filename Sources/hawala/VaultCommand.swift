@@ -136,7 +136,10 @@ struct VaultBindWords: AsyncParsableCommand {
         let session = try VaultSession.open(passwordFile: password.passwordFile)
         let outcome = await VaultWordsLogin.bind(client: session.client, store: session.store, keyring: session.keyring, replace: true)
         VaultBindWords.say(outcome)
-        if case .notOffered = outcome { throw ExitCode(1) }
+        switch outcome {
+        case .notOffered, .failed: throw ExitCode(1)
+        default: break
+        }
         if case .noWallet = outcome { throw CLIError("no wallet here: its words are what would log in") }
     }
 
@@ -146,6 +149,7 @@ struct VaultBindWords: AsyncParsableCommand {
         case .bound(let wallet): print("the words of \"\(wallet)\" now log in to this vault too: `hawala vault login --url URL --with-words`")
         case .alreadyBound, .noWallet: break
         case .notOffered(let why): Output.error("note: your words can't log in to this vault (\(why))")
+        case .failed(let why): Output.error("note: your words were not bound to this vault (\(why)); `hawala vault bind-words` tries again")
         }
     }
 }

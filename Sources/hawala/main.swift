@@ -77,11 +77,12 @@ func refreshVaultAgentSnapshot(after command: ParsableCommand, _ unlocked: Unloc
 
 /// Runs a parsed command, awaiting the ones that are async, with `unlocked` hearing of the
 /// keyrings its wallet stores hand out.
-func runCommand(_ command: ParsableCommand, unlocked: UnlockedKeyring) async throws {
+func runCommand(_ command: ParsableCommand, unlocked: UnlockedKeyring, json: Bool) async throws {
     var command = command
-    // Amounts in the unit chosen for this machine (`wallet unit`); sat without a wallet store.
+    // Amounts in the unit chosen for this machine (`wallet unit`); sat without a wallet store,
+    // and always in JSON (what scripts read never changes with a setting).
     let home = WalletHome.fromEnvironment()
-    let unit = home.exists ? ((try? WalletStore(home: home, create: false).displayUnit()) ?? .sat) : .sat
+    let unit = !json && home.exists ? ((try? WalletStore(home: home, create: false).displayUnit()) ?? .sat) : .sat
     guard var asyncCommand = command as? AsyncParsableCommand else {
         return try AmountText.$unit.withValue(unit) { try WalletSession.$unlocked.withValue(unlocked) { try command.run() } }
     }
@@ -101,7 +102,7 @@ do {
     }
     let command = try Hawala.parseAsRoot(arguments)
     remindAboutBackup(command)
-    try await runCommand(command, unlocked: unlocked)
+    try await runCommand(command, unlocked: unlocked, json: arguments.contains("--json"))
     refreshVaultAgentSnapshot(after: command, unlocked)
 } catch let error as ExitCode {
     exit(error.rawValue)

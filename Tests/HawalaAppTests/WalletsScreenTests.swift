@@ -38,18 +38,21 @@ extension AppSecurityTests {
 
             // A key: refused by its field (kept: the chain and label, never the key), then imported.
             let key = "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
-            let malformed = try await browser.send(.post, "/wallets/import-key", form: ["csrf": csrf, "chain": "ethereum", "key": "0x1234abcd", "label": "hot"])
+            let spare = try store.wallet(named: "Spare").id
+            let elsewhere = try await browser.send(.post, "/wallets/import-key", form: ["csrf": csrf, "wallet": first.id, "chain": "ethereum", "key": key])
+            #expect(elsewhere.status == 409 && elsewhere.body.contains("changed since this page was shown"), "another tab switched wallets")
+            let malformed = try await browser.send(.post, "/wallets/import-key", form: ["csrf": csrf, "wallet": spare, "chain": "ethereum", "key": "0x1234abcd", "label": "hot"])
             #expect(malformed.status == 400 && malformed.body.contains(#"id="key-problem""#) && malformed.body.contains("64 hex digits"))
             #expect(malformed.body.contains(#"<option value="ethereum" selected>"#) && malformed.body.contains(#"value="hot""#) && !malformed.body.contains("0x1234abcd"))
             let longLabel = String(repeating: "é", count: 65)
-            let long = try await browser.send(.post, "/wallets/import-key", form: ["csrf": csrf, "chain": "ethereum", "key": key, "label": longLabel])
+            let long = try await browser.send(.post, "/wallets/import-key", form: ["csrf": csrf, "wallet": spare, "chain": "ethereum", "key": key, "label": longLabel])
             #expect(long.status == 400 && long.body.contains(#"id="label-problem""#) && !long.body.contains(key))
-            #expect(try await browser.send(.post, "/wallets/import-key", form: ["csrf": csrf, "chain": "cardano", "key": key]).status == 400)
-            let imported = try await browser.send(.post, "/wallets/import-key", form: ["csrf": csrf, "chain": "ethereum", "key": key, "label": "hot"])
+            #expect(try await browser.send(.post, "/wallets/import-key", form: ["csrf": csrf, "wallet": spare, "chain": "cardano", "key": key]).status == 400)
+            let imported = try await browser.send(.post, "/wallets/import-key", form: ["csrf": csrf, "wallet": spare, "chain": "ethereum", "key": key, "label": "hot"])
             #expect(imported.status == 200 && imported.body.contains("Imported 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23 (ethereum) into “Spare”"), "\(imported.body)")
             #expect(!imported.body.contains(key))
             #expect(try store.wallet(named: "Spare").importedAccounts.map(\.label) == ["hot"])
-            let again = try await browser.send(.post, "/wallets/import-key", form: ["csrf": csrf, "chain": "ethereum", "key": key])
+            let again = try await browser.send(.post, "/wallets/import-key", form: ["csrf": csrf, "wallet": spare, "chain": "ethereum", "key": key])
             #expect(again.status == 400 && again.body.contains("already"))
             page = try await browser.send(.get, "/wallets")
             #expect(page.body.contains("1 account, 1 imported key"), "a testnet wallet: one account, and the key")

@@ -393,3 +393,12 @@ struct PaymentPreparationTests {
         #expect(try LightningWallet.fiat(store: store, wallet: wallet, currency: "EUR")?.currency == "EUR")
     }
 }
+
+extension LightningWalletTests {
+    /// A key chosen with "#" is refused: the attempts after a failure are numbered with it, and
+    /// a key of one's own must never collide with them.
+    @Test func idempotencyKeysHaveNoHash() async throws {
+        #expect(throws: LightningError.idempotencyKeyWithHash) { try LightningWallet.checkIdempotencyKey("order-7#2") }
+        try LightningWallet.checkIdempotencyKey("order-7")
+    }
+}

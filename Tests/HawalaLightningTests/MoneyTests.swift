@@ -92,8 +92,8 @@ struct MoneyTests {
         }
         let cases: [(String, AmountUnit, Result<Sats, AmountInputError>)] = [
             ("0.001", .btc, .success(100_000)), (".5", .btc, .success(50_000_000)), ("1.", .btc, .success(100_000_000)),
-            ("1,000.5", .btc, .success(100_050_000_000)), ("0.001 BTC", .sat, .success(100_000)), ("2,500 sat", .btc, .success(2_500)),
-            ("0.00000001", .btc, .success(1)), ("0.000000001", .btc, .failure(.tooPrecise)), ("0,001", .btc, .failure(.misgrouped)),
+            ("1000.5", .btc, .success(100_050_000_000)), ("1,500", .btc, .failure(.commaInBitcoin)), ("1,000.5 btc", .sat, .failure(.commaInBitcoin)), ("0.001 BTC", .sat, .success(100_000)), ("2,500 sat", .btc, .success(2_500)),
+            ("0.00000001", .btc, .success(1)), ("0.000000001", .btc, .failure(.tooPrecise)), ("0,001", .btc, .failure(.commaInBitcoin)),
             ("0,001", .sat, .failure(.misgrouped)), ("21000000", .btc, .failure(.tooLarge)), ("184467440737.09551616 btc", .sat, .failure(.tooLarge)),
             ("99999999999999999999", .btc, .failure(.tooLarge)), ("1.5.3", .btc, .failure(.notANumber)), ("-0.1", .btc, .failure(.negative)),
             (" btc", .sat, .failure(.empty)), ("0.5", .sat, .failure(.notWholeSats)), ("20999999.9769", .btc, .success(.supply)),

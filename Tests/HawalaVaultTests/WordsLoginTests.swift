@@ -76,6 +76,11 @@ struct WordsLoginTests {
         await #expect(throws: VaultError.unauthorized, "the operator's revocation holds") { _ = try await storage.tokenForLoginKey(key, now: now) }
         try await storage.unbindLoginKey(user: bob)
         #expect(try await storage.loginKey(user: bob) == nil)
+        // The words never raise what the operator gave: an agent-only account gets append-only.
+        let agentOnly = try await storage.addUser("agent-only", scope: .appendOnly, now: now)
+        let third = Data(repeating: 9, count: 32)
+        try await storage.bindLoginKey(third, user: try await storage.user(token: agentOnly), now: now)
+        #expect(try await storage.user(token: try await storage.tokenForLoginKey(third, now: now)).scope == .appendOnly)
     }
 
     @Test(arguments: StorageKind.enabled) func throughTheServer(kind: StorageKind) async throws {
@@ -90,7 +95,16 @@ struct WordsLoginTests {
         let client = VaultClient(url: url, token: SecretBytes(utf8: token))
         // Before any binding: no login; an append-only token may not bind.
         await #expect(throws: VaultClientError.wordsLoginRefused(url: url.absoluteString)) { _ = try await VaultClient.logIn(url: url, key: key) }
-        await #expect(throws: VaultClientError.self) { try await VaultClient(url: url, token: SecretBytes(utf8: agent)).bindLoginKey(key) }
+        do {
+            try await VaultClient(url: url, token: SecretBytes(utf8: agent)).bindLoginKey(key)
+            Issue.record("an append-only token bound a login key")
+        } catch .refused(let refusal) {
+            #expect(refusal.status == 403)
+        } catch {
+            Issue.record("\(error)")
+        }
+        let before = try await client.loginKeyStatus()
+        #expect(!before.bound && before.offered)
         #expect(try await client.hasLoginKey() == false)
         try await client.bindLoginKey(key)
         #expect(try await client.hasLoginKey())
@@ -133,6 +147,18 @@ struct WordsLoginTests {
         let url = URL(string: "http://127.0.0.1:\(vault.port)")!
         let api = vault.client(token: nil)
         #expect(try await api.loginChallenge(body: .json(.init(publicKey: String(repeating: "ab", count: 32)))).forbidden != nil)
-        await #expect(throws: VaultClientError.self) { _ = try await VaultClient.logIn(url: url, key: VaultLoginKey(seed: Self.seed, vault: url)) }
+        do {
+            _ = try await VaultClient.logIn(url: url, key: VaultLoginKey(seed: Self.seed, vault: url))
+            Issue.record("a login with the words where they are off")
+        } catch .refused(let refusal) {
+            #expect(refusal.status == 403 && refusal.reason?.contains("does not take logins with the words") == true, "\(refusal)")
+        } catch {
+            Issue.record("\(error)")
+        }
+        // A token login there binds nothing and says why; the status says it is off.
+        let token = try await vault.storage.addUser("dora", now: Date())
+        let client = VaultClient(url: url, token: SecretBytes(utf8: token))
+        let status = try await client.loginKeyStatus()
+        #expect(!status.offered && !status.bound)
     }
 }
