@@ -54,6 +54,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
         .systemLibrary(
@@ -124,6 +125,31 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Nostr as NIP-47 needs it: events (NIP-01), NIP-44 v2 and NIP-04 encryption, relay
+        // sessions over WebSocket (Hummingbird's client), Wallet Connect URIs. No wallet code.
+        .target(
+            name: "HawalaNostr",
+            dependencies: [
+                "HawalaCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // App connections at work: the one rule by which a program pays (ConnectionPayer), NIP-47's
+        // methods over it (NWCHandler), and the wallet service on Nostr relays (NWCService).
+        .target(
+            name: "HawalaConnect",
+            dependencies: [
+                "HawalaCrypto", "HawalaFormat", "HawalaLightning", "HawalaNostr", "HawalaWallet",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -255,7 +281,7 @@ let package = Package(
             name: "hawala",
             dependencies: [
                 .target(name: "CMalloc", condition: .when(platforms: [.linux])), "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet", "HawalaBackup",
-                "HawalaPaper", "HawalaLightning", "HawalaApp",
+                "HawalaPaper", "HawalaLightning", "HawalaApp", "HawalaConnect", "HawalaNostr",
                 // The vault's client side only: the server is hawala-vault.
                 "HawalaVault", "HawalaVaultClient", "HawalaVaultAgent",
                 .product(name: "Logging", package: "swift-log"),
@@ -286,6 +312,17 @@ let package = Package(
             name: "HawalaTestSupport",
             dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaWallet"],
             path: "Tests/HawalaTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HawalaConnectTests",
+            dependencies: ["HawalaConnect", "HawalaNostr", "HawalaLightning", "HawalaWallet", "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HawalaNostrTests",
+            dependencies: ["HawalaNostr", "HawalaCrypto"],
+            resources: [.copy("Vectors")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -11,12 +11,15 @@ public enum Secp256k1 {
         case invalidPublicKey
         /// A tweak produced an invalid key (probability about 2^-127): derive the next index.
         case invalidTweak
+        /// What is signed here is a 32-byte digest.
+        case invalidMessage
 
         public var description: String {
             switch self {
             case .invalidPrivateKey: "invalid secp256k1 private key"
             case .invalidPublicKey: "invalid secp256k1 public key"
             case .invalidTweak: "key tweak produced an invalid key"
+            case .invalidMessage: "a signed message here is a 32-byte digest"
             }
         }
     }

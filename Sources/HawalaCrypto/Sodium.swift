@@ -74,4 +74,18 @@ public enum Sodium {
         guard rc == 0 else { throw Error.invalidScalar }
         return point
     }
+
+    /// ChaCha20 (RFC 8439: 32-byte key, 12-byte nonce, the block counter from `counter`) over
+    /// `data`: encryption and decryption alike. NIP-44 v2's cipher.
+    /// - Throws: `Sodium.Error.invalidParameters` for a key or nonce of another size.
+    public static func chacha20(_ data: [UInt8], key: SecretBytes, nonce: [UInt8], counter: UInt32 = 0) throws(Sodium.Error) -> [UInt8] {
+        precondition(ready)
+        guard key.count == 32, nonce.count == 12 else { throw .invalidParameters }
+        var out = [UInt8](repeating: 0, count: data.count)
+        guard !data.isEmpty else { return out }
+        key.withUnsafeBytes { k in
+            _ = crypto_stream_chacha20_ietf_xor_ic(&out, data, UInt64(data.count), nonce, counter, k.bindMemory(to: UInt8.self).baseAddress!)
+        }
+        return out
+    }
 }

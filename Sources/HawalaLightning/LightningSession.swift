@@ -169,10 +169,11 @@ public struct LightningSession: Sendable {
         }
     }
 
-    /// Creates an invoice and records it as a pending receive.
-    public func receive(_ request: ReceiveRequest) async throws -> CreatedInvoice {
+    /// Creates an invoice and records it as a pending receive (`connection`: the app
+    /// connection that asked for it).
+    public func receive(_ request: ReceiveRequest, connection: String? = nil) async throws -> CreatedInvoice {
         let response = try await backend.receivePayment(request)
-        try lightning.recordInvoice(response, amountSats: request.amountSats, description: request.description)
+        try lightning.recordInvoice(response, amountSats: request.amountSats, description: request.description, connection: connection)
         return CreatedInvoice(response: response, amountSats: request.amountSats, description: request.description, backend: backend.name)
     }
 

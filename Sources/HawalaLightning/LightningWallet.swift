@@ -177,18 +177,20 @@ public final class LightningWallet: Sendable {
 
     /// Pays `prepared` once per `idempotencyKey`: a key already used returns that payment
     /// (settled or still pending) and sends nothing; after a failure (which paid nothing) it is
-    /// a new attempt, recorded beside the failed one.
-    public func pay(_ prepared: PrepareSendResponse, idempotencyKey: String) async throws -> Payment {
-        try await pay(prepared.invoice, amountMsat: prepared.amountMsat, feeMsat: prepared.feeMsat, idempotencyKey: idempotencyKey) { key in
+    /// a new attempt, recorded beside the failed one. `connection`: the app connection paying
+    /// (its name is kept with the payment: "paid by …").
+    public func pay(_ prepared: PrepareSendResponse, idempotencyKey: String, connection: String? = nil) async throws -> Payment {
+        try await pay(prepared.invoice, amountMsat: prepared.amountMsat, feeMsat: prepared.feeMsat, idempotencyKey: idempotencyKey,
+                      connection: connection) { key in
             try await self.backend.sendPayment(prepared, idempotencyKey: key)
         }
     }
 
     /// `pay` for a prepared LNURL-pay.
     /// The payer's history keeps the comment sent and the payee's message once paid.
-    public func pay(_ prepared: PrepareLnurlPayResponse, idempotencyKey: String) async throws -> Payment {
+    public func pay(_ prepared: PrepareLnurlPayResponse, idempotencyKey: String, connection: String? = nil) async throws -> Payment {
         try await pay(prepared.prepared.invoice, amountMsat: prepared.prepared.amountMsat, feeMsat: prepared.prepared.feeMsat, idempotencyKey: idempotencyKey,
-                      comment: prepared.comment) { key in
+                      comment: prepared.comment, connection: connection) { key in
             var paid = try await self.backend.lnurlPay(prepared, idempotencyKey: key)
             if paid.details.comment == nil { paid.details.comment = prepared.comment }
             if paid.details.successAction == nil, paid.status == .completed, let action = prepared.successAction,
@@ -209,7 +211,7 @@ public final class LightningWallet: Sendable {
     }
 
     private func pay(_ invoice: Bolt11Invoice, amountMsat: Msat, feeMsat: Msat, idempotencyKey key: String, comment: String? = nil,
-                     send: (_ idempotencyKey: String) async throws -> Payment) async throws -> Payment {
+                     connection: String? = nil, send: (_ idempotencyKey: String) async throws -> Payment) async throws -> Payment {
         try Self.checkIdempotencyKey(key)
         // Never twice under one key: a pending payment may still settle (a sync says how), a
         // completed one is paid. A failed one paid nothing: asking again is a new attempt,
@@ -223,7 +225,7 @@ public final class LightningWallet: Sendable {
             amountMsat: amountMsat, feeMsat: feeMsat, timestamp: clock(), backend: backend.name,
             details: Payment.Details(invoice: invoice.text, description: invoice.description, paymentHash: hexString(invoice.paymentHash),
                                      destination: hexString(invoice.payee), comment: comment),
-            idempotencyKey: idempotencyKey, network: network)
+            idempotencyKey: idempotencyKey, network: network, connection: connection)
         try store.savePayment(placeholder, walletID: wallet.id)
         let result: Payment
         do {
@@ -278,14 +280,14 @@ public final class LightningWallet: Sendable {
 
     /// Keeps a new invoice in the history as a pending receive, so unpaid invoices are listed
     /// (with their expiry, in the invoice) until a payment for them is recorded.
-    public func recordInvoice(_ response: ReceiveResponse, amountSats: Sats?, description: String) throws {
+    public func recordInvoice(_ response: ReceiveResponse, amountSats: Sats?, description: String, connection: String? = nil) throws {
         let key = LightningWallet.invoiceKey(paymentHash: response.paymentHash)
         let invoice = Payment(
             id: "invoice-" + response.paymentHash.prefix(24), type: .receive, status: .pending,
             amountMsat: (amountSats ?? .zero).msat, feeMsat: .zero, timestamp: clock(),
             backend: backend.name, details: Payment.Details(invoice: response.invoice, description: description.isEmpty ? nil : description,
                                                             paymentHash: response.paymentHash),
-            idempotencyKey: key, network: network)
+            idempotencyKey: key, network: network, connection: connection)
         try store.savePayments([invoice], walletID: wallet.id)
     }
 

@@ -149,11 +149,11 @@ extension LightningWallet {
     }
 
     /// Pays a prepared payment once per key (the invoice's payment hash when nil).
-    public func pay(_ payment: PreparedPayment, idempotencyKey: String?) async throws -> Payment {
+    public func pay(_ payment: PreparedPayment, idempotencyKey: String?, connection: String? = nil) async throws -> Payment {
         let key = idempotencyKey ?? payment.defaultIdempotencyKey
         switch payment {
-        case .invoice(let prepared): return try await pay(prepared, idempotencyKey: key)
-        case .lnurl(let response): return try await pay(response, idempotencyKey: key)
+        case .invoice(let prepared): return try await pay(prepared, idempotencyKey: key, connection: connection)
+        case .lnurl(let response): return try await pay(response, idempotencyKey: key, connection: connection)
         }
     }
 

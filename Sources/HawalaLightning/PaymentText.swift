@@ -85,13 +85,14 @@ extension Payment {
             if let confirmations = details.confirmations { rows.append(("confirmations", AmountText.grouped(UInt64(max(0, confirmations))))) }
         }
         if let m = details.successAction, !m.isEmpty { rows.append(("message from the payee", DisplayText.safe(m))) }
+        if let connection { rows.append((type == .send ? "paid by" : "asked by", DisplayText.safe(connection))) }
         if let reason = failureReason { rows.append(("why", DisplayText.safe(reason))) }
         return rows
     }
 
     /// The details behind the disclosure: exact amounts, the UTC date, hashes, keys, the invoice.
     public func technicalRows(now: Date = Date()) -> [(label: String, value: String)] {
-        detailRows(now: now).filter { !["description", "failure", "comment", "message from the payee"].contains($0.label) }
+        detailRows(now: now).filter { !["description", "failure", "comment", "message from the payee", "paid by", "asked by"].contains($0.label) }
     }
 
     /// One line of a history: date, signed amount (with the fee of a send), status, id,
@@ -103,6 +104,7 @@ extension Payment {
         if let d = details.description, !d.isEmpty { text += "  \(DisplayText.safe(TextLimit.prefix(d, scalars: 60)))" }
         if let c = details.comment, !c.isEmpty { text += "  “\(DisplayText.safe(TextLimit.prefix(c, scalars: 60)))”" }
         if let reason = failureReason { text += "  [\(DisplayText.safe(reason))]" }
+        if let connection { text += type == .send ? "  paid by \(DisplayText.safe(connection))" : "  asked by \(DisplayText.safe(connection))" }
         if isOnChain, let txid = details.txid {
             if let address = details.address { text += type == .send ? "  to \(address)" : "  at \(address)" }
             if type == .receive, feeMsat > .zero { text += "  (claim fee \(satsText(feeMsat, .up)))" }
@@ -127,6 +129,7 @@ extension Payment {
             ("description", details.description.map(DisplayText.safe)),
             ("comment", details.comment.map(DisplayText.safe)),
             ("message from the payee", details.successAction.map(DisplayText.safe)),
+            (type == .send ? "paid by" : "asked by", connection.map(DisplayText.safe)),
             ("payment hash", details.paymentHash),
             ("preimage", details.preimage),
             ("node", details.destination),

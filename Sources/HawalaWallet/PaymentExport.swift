@@ -3,7 +3,7 @@ import GRDB
 import HawalaFormat
 
 /// The history as CSV or JSON, newest first, streamed to `write` in 256 KiB blocks. Columns
-/// (docs/reference.md): `date,type,status,amount_sats,fee_sats,fiat_value,fiat_currency,description,payment_hash,invoice,id,txid,address`.
+/// (docs/reference.md): `date,type,status,amount_sats,fee_sats,fiat_value,fiat_currency,description,payment_hash,invoice,id,txid,address,connection`.
 /// CSV amounts are whole sats as every face shows them (`WholeSatsSent`: a send's amount and
 /// total rounded up, the fee their difference; a receive rounded down); JSON adds the exact
 /// millisatoshis. Dates are UTC ISO 8601.
@@ -11,10 +11,10 @@ import HawalaFormat
 public enum PaymentExport {
     public enum Format: String, Sendable, CaseIterable { case csv, json }
 
-    public static let csvHeader = "date,type,status,amount_sats,fee_sats,fiat_value,fiat_currency,description,payment_hash,invoice,id,txid,address"
+    public static let csvHeader = "date,type,status,amount_sats,fee_sats,fiat_value,fiat_currency,description,payment_hash,invoice,id,txid,address,connection"
 
     /// Column order of the export query (read by index, not by name).
-    private static let columns = "id, type, status, amountMsat, feeMsat, timestamp, fiatValue, fiatCurrency, description, paymentHash, invoice, preimage, destination, failureReason, backend, network, comment, successAction, txid, onChainAddress, confirmations"
+    private static let columns = "id, type, status, amountMsat, feeMsat, timestamp, fiatValue, fiatCurrency, description, paymentHash, invoice, preimage, destination, failureReason, backend, network, comment, successAction, txid, onChainAddress, confirmations, connection"
     private static let blockSize = 1 << 18
 
     /// Writes the wallet's payments matching `filter` (all of them, newest first, when its
@@ -65,7 +65,7 @@ public enum PaymentExport {
         out += String(amount.value).utf8
         out.append(UInt8(ascii: ","))
         out += String(fee.value).utf8
-        for (index, neutralize) in [(6, false), (7, false), (8, true), (9, false), (10, false), (0, false), (18, false), (19, true)] {
+        for (index, neutralize) in [(6, false), (7, false), (8, true), (9, false), (10, false), (0, false), (18, false), (19, true), (21, true)] {
             out.append(UInt8(ascii: ","))
             if let text = row[index] as String? { csvField(text, neutralize: neutralize, into: &out) }
         }
@@ -107,6 +107,7 @@ public enum PaymentExport {
         key("txid"); string(18)
         key("address"); string(19)
         key("confirmations"); if let n = row[20] as Int? { out += String(n).utf8 } else { out += Array("null".utf8) }
+        key("connection"); string(21)
         out.append(UInt8(ascii: "}"))
     }
 

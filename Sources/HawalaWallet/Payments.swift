@@ -73,11 +73,14 @@ public struct Payment: Sendable, Codable, Equatable {
     public var idempotencyKey: String?
     public var failureReason: String?
     public var fiat: FiatValue?
+    /// The app connection that made this payment ("paid by agent-1"), nil for a person's.
+    public var connection: String?
 
     public init(id: String, type: Kind, status: Status, amountMsat: Msat, feeMsat: Msat, timestamp: Date,
                 method: String = "lightning", backend: String, details: Details, idempotencyKey: String? = nil,
-                failureReason: String? = nil, fiat: FiatValue? = nil, network: String? = nil) {
+                failureReason: String? = nil, fiat: FiatValue? = nil, network: String? = nil, connection: String? = nil) {
         self.network = network
+        self.connection = connection
         self.id = id
         self.type = type
         self.status = status
@@ -123,15 +126,18 @@ public struct PaymentFilter: Sendable, Equatable {
     public var search: String?
     /// Only the payments of this network (`Payment.network`); nil: every network.
     public var network: String?
+    /// Only the payments and invoices of this app connection (`Payment.connection`).
+    public var connection: String?
     /// Whether invoices not paid yet are listed (`Payment.isOpenInvoice`): they are not payments.
     public var openInvoices: Bool
     public var offset: Int
     public var limit: Int?
 
     public init(type: Payment.Kind? = nil, status: Payment.Status? = nil, from: Date? = nil, to: Date? = nil,
-                paymentHash: String? = nil, search: String? = nil, network: String? = nil, openInvoices: Bool = true,
+                paymentHash: String? = nil, search: String? = nil, network: String? = nil, connection: String? = nil, openInvoices: Bool = true,
                 offset: Int = 0, limit: Int? = nil) {
         self.network = network
+        self.connection = connection
         self.openInvoices = openInvoices
         self.paymentHash = paymentHash
         self.search = search
@@ -159,14 +165,14 @@ extension WalletStore {
         try writeTransaction { db in
             // Cached statements: a backup import or a sync may bring 100,000 payments.
             let existing = try db.cachedStatement(sql: """
-                SELECT status, comment, successAction, fiatCurrency, fiatValue, network, txid, onChainAddress, confirmations, idempotencyKey
+                SELECT status, comment, successAction, fiatCurrency, fiatValue, network, txid, onChainAddress, confirmations, idempotencyKey, connection
                 FROM payment WHERE walletId = ? AND id = ?
                 """)
             let dropPlaceholder = try db.cachedStatement(sql: "DELETE FROM payment WHERE walletId = ? AND idempotencyKey = ? AND id != ? AND status = 'pending'")
             let keyTaken = try db.cachedStatement(sql: "SELECT 1 FROM payment WHERE walletId = ? AND idempotencyKey = ? AND id != ?")
             let walletBackend = try String.fetchOne(db, sql: "SELECT value FROM walletSetting WHERE walletId = ? AND key = 'ln.backend'", arguments: [walletID])
             let placeholder = try db.cachedStatement(sql: """
-                SELECT comment, successAction, network FROM payment WHERE walletId = ? AND idempotencyKey = ? AND id != ? AND status = 'pending'
+                SELECT comment, successAction, network, connection FROM payment WHERE walletId = ? AND idempotencyKey = ? AND id != ? AND status = 'pending'
                 """)
             for var payment in payments {
                 if let old = try Row.fetchOne(existing, arguments: [walletID, payment.id]) {
@@ -186,6 +192,7 @@ extension WalletStore {
                     payment.details.confirmations = payment.details.confirmations ?? old["confirmations"]
                     // The key it was sent under still guards it (a backend's report carries none).
                     payment.idempotencyKey = payment.idempotencyKey ?? old["idempotencyKey"]
+                    payment.connection = payment.connection ?? old["connection"]
                 }
                 if let key = payment.idempotencyKey {
                     // The backend's record replaces the placeholder written before sending (and
@@ -194,6 +201,7 @@ extension WalletStore {
                         payment.details.comment = payment.details.comment ?? old["comment"]
                         payment.details.successAction = payment.details.successAction ?? old["successAction"]
                         payment.network = payment.network ?? old["network"]
+                        payment.connection = payment.connection ?? old["connection"]
                     }
                     try dropPlaceholder.execute(arguments: [walletID, key, payment.id])
                     if try Bool.fetchOne(keyTaken, arguments: [walletID, key, payment.id]) == true { continue }
@@ -240,14 +248,14 @@ extension WalletStore {
         try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO payment (walletId, id, type, status, amountMsat, feeMsat, timestamp, method, backend,
                 invoice, description, paymentHash, preimage, destination, idempotencyKey, failureReason, fiatCurrency, fiatValue, network, comment, successAction,
-                txid, onChainAddress, confirmations)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                txid, onChainAddress, confirmations, connection)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
                 walletID, p.id, p.type.rawValue, p.status.rawValue, p.amountMsat.int64, p.feeMsat.int64,
                 p.timestamp.timeIntervalSince1970, p.method, p.backend, p.details.invoice, p.details.description,
                 p.details.paymentHash, p.status == .completed ? p.details.preimage : nil, p.details.destination,
                 p.idempotencyKey, p.failureReason, p.fiat?.currency, p.fiat.map { "\($0.value)" }, p.network, p.details.comment, p.details.successAction,
-                p.details.txid, p.details.address, p.details.confirmations,
+                p.details.txid, p.details.address, p.details.confirmations, p.connection,
             ])
     }
 
@@ -284,6 +292,7 @@ extension WalletStore {
         if let to = filter.to { sql += " AND timestamp < ?"; arguments += [to.timeIntervalSince1970] }
         if let hash = filter.paymentHash { sql += " AND paymentHash = ?"; arguments += [hash] }
         if let network = filter.network { sql += " AND network = ?"; arguments += [network] }
+        if let connection = filter.connection { sql += " AND connection = ?"; arguments += [connection] }
         if !filter.openInvoices {
             sql += " AND NOT (type = 'receive' AND status = 'pending' AND COALESCE(idempotencyKey, '') LIKE ? ESCAPE '\\')"
             arguments += [WalletStore.likePrefix(Payment.invoiceKeyPrefix)]
@@ -346,7 +355,8 @@ extension WalletStore {
                                      preimage: row["preimage"], destination: row["destination"], comment: row["comment"],
                                      successAction: row["successAction"], txid: row["txid"], address: row["onChainAddress"],
                                      confirmations: row["confirmations"]),
-            idempotencyKey: row["idempotencyKey"], failureReason: row["failureReason"], fiat: fiat, network: row["network"])
+            idempotencyKey: row["idempotencyKey"], failureReason: row["failureReason"], fiat: fiat, network: row["network"],
+            connection: row["connection"])
     }
 
     /// The networks `walletID` has payments on, most payments first.

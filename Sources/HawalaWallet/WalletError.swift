@@ -60,6 +60,9 @@ public enum WalletError: Error, Equatable, CustomStringConvertible {
     case damagedDatabase(String)
     /// A new wallet of this many words is not offered (`offered` are).
     case wordCountNotOffered(Int, offered: [Int])
+    /// An app connection of this name exists in the wallet.
+    case connectionNameTaken(String)
+    case noSuchConnection(String)
 
     public var description: String {
         switch self {
@@ -96,6 +99,8 @@ public enum WalletError: Error, Equatable, CustomStringConvertible {
         case let .wordCountNotOffered(n, offered):
             "a new wallet has \(offered.map(String.init).joined(separator: " or ")) words, not \(n)"
         case .noWords(let name): "wallet \"\(name)\" was recovered from SLIP-39 shares and has no BIP39 words; back it up as shares or as a backup file"
+        case .connectionNameTaken(let name): "a connection named \"\(name)\" already exists in this wallet"
+        case .noSuchConnection(let name): "no connection named \"\(name)\""
         }
     }
 }
@@ -111,5 +116,6 @@ extension WalletError {
         case language = "an unknown word-list language"
         case walletKind = "an unknown wallet kind"
         case payment = "a payment of unknown type or status"
+        case connection = "an app connection of unknown renewal"
     }
 }

@@ -86,6 +86,7 @@ extension Payment: JSONRepresentable {
             ("txid", .nullable(details.txid)), ("address", .nullable(details.address)),
             ("confirmations", details.confirmations.map { .int($0) } ?? .null),
             ("fiat", fiat.map { .object([("currency", .string($0.currency)), ("value", .string("\($0.value)"))]) } ?? .null),
+            ("connection", .nullable(connection)),
         ])
     }
 }

@@ -261,6 +261,46 @@ public final class WalletStore: Sendable {
                     PRIMARY KEY (walletId, method));
                 """)
         }
+        // v12: app connections (`AppConnections.swift`): programs that pay within limits, each
+        // with its own keys; what each spends, reserved before a payment and settled after; the
+        // answers given to requests (a request delivered again gets the same); and which
+        // connection made a payment or an invoice.
+        migrator.registerMigration("v12") { db in
+            try db.execute(sql: """
+                CREATE TABLE appConnection (
+                    id TEXT PRIMARY KEY,
+                    walletId TEXT NOT NULL REFERENCES wallet(id) ON DELETE CASCADE,
+                    name TEXT NOT NULL,
+                    permissions TEXT NOT NULL,
+                    budgetSat INTEGER,
+                    renewal TEXT NOT NULL,
+                    maxPaymentSat INTEGER,
+                    expiresAt REAL,
+                    createdAt REAL NOT NULL,
+                    lastUsedAt REAL,
+                    revokedAt REAL,
+                    servicePublicKey TEXT NOT NULL UNIQUE,
+                    sealedServiceKey BLOB NOT NULL,
+                    clientPublicKey TEXT NOT NULL UNIQUE,
+                    relays TEXT NOT NULL,
+                    UNIQUE (walletId, name));
+                CREATE TABLE connectionSpend (
+                    connectionId TEXT NOT NULL REFERENCES appConnection(id) ON DELETE CASCADE,
+                    paymentKey TEXT NOT NULL,
+                    msat INTEGER NOT NULL,
+                    state TEXT NOT NULL CHECK (state IN ('reserved', 'settled', 'released')),
+                    at REAL NOT NULL,
+                    PRIMARY KEY (connectionId, paymentKey));
+                CREATE INDEX connectionSpend_by_time ON connectionSpend (connectionId, at);
+                CREATE TABLE connectionAnswer (
+                    connectionId TEXT NOT NULL REFERENCES appConnection(id) ON DELETE CASCADE,
+                    requestId TEXT NOT NULL,
+                    answer TEXT NOT NULL,
+                    at REAL NOT NULL,
+                    PRIMARY KEY (connectionId, requestId));
+                ALTER TABLE payment ADD COLUMN connection TEXT;
+                """)
+        }
         return migrator
     }
 
@@ -636,6 +676,7 @@ public final class WalletStore: Sendable {
                                arguments: [Data(try newKeyring.seal(key, context: WalletStore.context(imported: id))), id])
             }
             try WalletStore.resealExitStates(from: keyring, to: newKeyring, db: db)
+            try WalletStore.resealConnectionKeys(from: keyring, to: newKeyring, db: db)
             // Sealed store-wide settings (the vault token, the vault agent's key).
             for row in try Row.fetchAll(db, sql: "SELECT key, value FROM setting WHERE key LIKE 's.%'") {
                 let key: String = row["key"], value: String = row["value"]
@@ -760,7 +801,7 @@ public final class WalletStore: Sendable {
     }
 
     /// The keyring must match the stored one (the password may have changed in another process).
-    private func checkKeyringIsCurrent(_ keyring: Keyring, db: Database) throws {
+    func checkKeyringIsCurrent(_ keyring: Keyring, db: Database) throws {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM keyring WHERE id = 1"),
               WalletStore.bytes(row, "salt") == keyring.parameters.salt else { throw WalletError.wrongPassword }
         try keyring.check(verifier: WalletStore.bytes(row, "verifier"))

@@ -300,7 +300,7 @@ struct LightningWalletCLITests {
         let export = try alice.run(["ln", "export", "--format", "csv", "--out", out])
         #expect(export.status == 0 && export.stderr.contains("exported 2 payments"))
         let csv = try String(contentsOfFile: out, encoding: .utf8)
-        #expect(csv.hasPrefix("date,type,status,amount_sats,fee_sats,fiat_value,fiat_currency,description,payment_hash,invoice,id,txid,address\r\n"))
+        #expect(csv.hasPrefix("date,type,status,amount_sats,fee_sats,fiat_value,fiat_currency,description,payment_hash,invoice,id,txid,address,connection\r\n"))
         // Whole sats as the app shows them: 2,500 + 4 = 2,504 (the fee 3.5 sat rounded as the total is).
         #expect(csv.contains(",sent,completed,2500,4,,,coffee,"), "\(csv)")
         let exists = try alice.run(["ln", "export", "--format", "json", "--out", out])

@@ -286,7 +286,7 @@ struct LightningWalletTests {
                     backend: "devnet", details: Payment.Details(description: "=HYPERLINK(\"http://evil\")", paymentHash: String(repeating: "01", count: 32)),
                     failureReason: "invoice expired"),
             Payment(id: "d4", type: .send, status: .pending, amountMsat: 7_000, feeMsat: 1_007, timestamp: Date(timeIntervalSince1970: base + 7_200),
-                    backend: "devnet", details: Payment.Details(description: "ünïcødé ⚡ \u{1}")),
+                    backend: "devnet", details: Payment.Details(description: "ünïcødé ⚡ \u{1}"), connection: "=cmd|agent"),
         ]
     }
 
@@ -306,7 +306,7 @@ struct LightningWalletTests {
     @Test func csvMatchesGoldenFile() throws {
         let csv = try LightningWalletTests.export(.csv)
         #expect(csv == (try LightningWalletTests.golden("history.csv")))
-        #expect(csv.hasPrefix("date,type,status,amount_sats,fee_sats,fiat_value,fiat_currency,description,payment_hash,invoice,id,txid,address\r\n"))
+        #expect(csv.hasPrefix("date,type,status,amount_sats,fee_sats,fiat_value,fiat_currency,description,payment_hash,invoice,id,txid,address,connection\r\n"))
     }
 
     @Test func jsonMatchesGoldenFileAndParses() throws {

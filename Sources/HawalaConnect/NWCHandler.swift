@@ -1,0 +1,222 @@
+import Foundation
+import HawalaFormat
+import HawalaLightning
+import HawalaWallet
+
+/// NIP-47's methods over one app connection, whatever carries them: a request's JSON in, the
+/// answer's JSON out. What a connection may do and spend is the library's rule
+/// (`AppConnection`, `ConnectionPayer`); this only speaks NWC.
+public struct NWCHandler: Sendable {
+    /// NIP-47's error codes.
+    public enum Code: String, Sendable {
+        case rateLimited = "RATE_LIMITED", notImplemented = "NOT_IMPLEMENTED", insufficientBalance = "INSUFFICIENT_BALANCE"
+        case quotaExceeded = "QUOTA_EXCEEDED", restricted = "RESTRICTED", unauthorized = "UNAUTHORIZED", `internal` = "INTERNAL"
+        case unsupportedEncryption = "UNSUPPORTED_ENCRYPTION", paymentFailed = "PAYMENT_FAILED", notFound = "NOT_FOUND", other = "OTHER"
+    }
+
+    /// An answer: a result, or an error in NIP-47's words.
+    public struct Answer: Sendable {
+        public let method: String
+        public let result: JSONValue?
+        public let error: (code: Code, message: String)?
+
+        /// `{"result_type", "error": {code, message} | null, "result": … | null}`.
+        public var json: String {
+            JSONValue.object([
+                ("result_type", .string(method)),
+                ("error", error.map { .object([("code", .string($0.code.rawValue)), ("message", .string($0.message))]) } ?? .null),
+                ("result", result ?? .null),
+            ]).compact
+        }
+
+        public static func failed(_ method: String, _ code: Code, _ message: String) -> Answer { Answer(method: method, result: nil, error: (code, message)) }
+    }
+
+    /// The methods a connection may call: what its permissions allow, and always its info and budget.
+    public static func methods(for connection: AppConnection) -> [String] {
+        var methods = ["get_info", "get_budget"]
+        if connection.allows(.pay) { methods.append("pay_invoice") }
+        if connection.allows(.balance) { methods.append("get_balance") }
+        if connection.allows(.receive) { methods += ["make_invoice", "lookup_invoice"] }
+        if connection.allows(.history) || connection.allows(.pay) || connection.allows(.receive) { methods.append("list_transactions") }
+        if connection.allows(.history), !methods.contains("lookup_invoice") { methods.append("lookup_invoice") }
+        return methods
+    }
+
+    /// The notifications a connection hears.
+    public static func notifications(for connection: AppConnection) -> [String] {
+        var types: [String] = []
+        if connection.allows(.receive) || connection.allows(.history) { types.append("payment_received") }
+        if connection.allows(.pay) || connection.allows(.history) { types.append("payment_sent") }
+        return types
+    }
+
+    public let session: LightningSession
+    public init(session: LightningSession) { self.session = session }
+
+    /// Answers the request `json` from `connection` (its id: `requestID`, the payment's key).
+    public func answer(_ json: String, connection: AppConnection, requestID: String, now: Date = Date()) async -> Answer {
+        guard json.utf8.count <= 64 * 1024, let data = json.data(using: .utf8),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let method = object["method"] as? String,
+              method.utf8.count <= 64 else {
+            return .failed("", .other, "the request is not NIP-47 JSON")
+        }
+        let params = object["params"] as? [String: Any] ?? [:]
+        guard Self.methods(for: connection).contains(method) else {
+            let known = ["pay_invoice", "get_balance", "make_invoice", "lookup_invoice", "list_transactions"]
+            return known.contains(method)
+                ? .failed(method, .restricted, "this connection may not use \(method)")
+                : .failed(method, .notImplemented, "\(method) is not offered")
+        }
+        switch method {
+        case "get_info": return await info(connection)
+        case "get_budget": return budget(connection, now: now)
+        case "get_balance": return await balance()
+        case "pay_invoice": return await pay(params, connection: connection, requestID: requestID, now: now)
+        case "make_invoice": return await makeInvoice(params, connection: connection)
+        case "lookup_invoice": return lookup(params, connection: connection, now: now)
+        case "list_transactions": return list(params, connection: connection, now: now)
+        default: return .failed(method, .notImplemented, "\(method) is not offered")
+        }
+    }
+
+    func info(_ connection: AppConnection) async -> Answer {
+        let node = try? await session.backend.getInfo()
+        let network: String = switch session.spec {
+        case .spark(.mainnet): "mainnet"
+        case .spark(.regtest), .devnet: "regtest"
+        }
+        var fields: [(String, JSONValue)] = [("alias", .string("Hawala")), ("color", .string("0b6e4f")), ("network", .string(network))]
+        if let node { fields.append(("pubkey", .string(node.nodeID))) }
+        fields.append(("methods", .array(Self.methods(for: connection).map { .string($0) })))
+        fields.append(("notifications", .array(Self.notifications(for: connection).map { .string($0) })))
+        return Answer(method: "get_info", result: .object(fields), error: nil)
+    }
+
+    /// The NWC budget extension: `{used_budget, total_budget, renews_at, renewal_period}` in
+    /// msat and seconds; `{}` for a connection without a budget.
+    func budget(_ connection: AppConnection, now: Date) -> Answer {
+        guard let spending = try? session.store.spending(of: connection, now: now) else { return .failed("get_budget", .internal, "the budget can't be read now") }
+        guard let budget = spending.budget else { return Answer(method: "get_budget", result: .object([]), error: nil) }
+        var fields: [(String, JSONValue)] = [("used_budget", .amount(spending.spent)), ("total_budget", .amount(budget.msat))]
+        if let renews = spending.renewsAt { fields.append(("renews_at", .int(Int(renews.timeIntervalSince1970)))) }
+        fields.append(("renewal_period", .string(connection.renewal.rawValue)))
+        return Answer(method: "get_budget", result: .object(fields), error: nil)
+    }
+
+    func balance() async -> Answer {
+        do {
+            let balance = try await session.balance()
+            return Answer(method: "get_balance", result: .object([("balance", .amount(balance.info.balanceMsat))]), error: nil)
+        } catch {
+            return .failed("get_balance", .internal, "the balance can't be read now")
+        }
+    }
+
+    func pay(_ params: [String: Any], connection: AppConnection, requestID: String, now: Date) async -> Answer {
+        guard let invoice = params["invoice"] as? String else { return .failed("pay_invoice", .other, "params.invoice is required") }
+        var amount: Msat?
+        if let value = params["amount"] {
+            guard let number = value as? NSNumber, let msat = try? Msat(number.int64Value), number.int64Value >= 0 else {
+                return .failed("pay_invoice", .other, "params.amount is a number of msat")
+            }
+            amount = msat
+        }
+        do {
+            let payment = try await ConnectionPayer.pay(invoice: invoice, amountMsat: amount, requestID: requestID, connection: connection, session: session, now: now)
+            switch payment.status {
+            case .completed:
+                return Answer(method: "pay_invoice", result: .object([("preimage", .string(payment.details.preimage ?? "")), ("fees_paid", .amount(payment.feeMsat))]), error: nil)
+            case .pending:
+                return .failed("pay_invoice", .other, "the payment is pending: it may still settle (lookup_invoice says how it ends)")
+            case .failed:
+                return .failed("pay_invoice", .paymentFailed, payment.failureReason ?? "the payment failed")
+            }
+        } catch {
+            return Self.answer(for: error, method: "pay_invoice")
+        }
+    }
+
+    static func answer(for failure: ConnectionPayer.Failure, method: String) -> Answer {
+        switch failure {
+        case .refused(.revoked), .refused(.expired): .failed(method, .unauthorized, failure.description)
+        case .refused(.notAllowed): .failed(method, .restricted, failure.description)
+        case .refused(.aboveMaximum), .refused(.overBudget): .failed(method, .quotaExceeded, failure.description)
+        case .insufficientBalance: .failed(method, .insufficientBalance, failure.description)
+        case .paymentFailed: .failed(method, .paymentFailed, failure.description)
+        case .invalidInvoice, .invalidAmount: .failed(method, .other, failure.description)
+        }
+    }
+
+    func makeInvoice(_ params: [String: Any], connection: AppConnection) async -> Answer {
+        guard let number = params["amount"] as? NSNumber, number.int64Value >= 0, let msat = try? Msat(number.int64Value) else {
+            return .failed("make_invoice", .other, "params.amount is a number of msat")
+        }
+        guard msat.isWholeSats else { return .failed("make_invoice", .other, "an amount is whole sats (a multiple of 1,000 msat)") }
+        let description = params["description"] as? String ?? ""
+        let expiry = (params["expiry"] as? NSNumber).map { UInt64(clamping: max(60, min($0.int64Value, 7 * 86_400))) } ?? Bolt11Invoice.defaultExpiry
+        do {
+            let created = try await session.receive(ReceiveRequest(amountSats: msat == .zero ? nil : msat.sats(.down), description: description, expirySeconds: expiry),
+                                                    connection: connection.name)
+            try? session.store.touchConnection(connection)
+            guard let payment = try session.store.payment(walletID: connection.walletID, idempotencyKey: LightningWallet.invoiceKey(paymentHash: created.response.paymentHash)) else {
+                return .failed("make_invoice", .internal, "the invoice was made but not recorded")
+            }
+            return Answer(method: "make_invoice", result: Self.transaction(payment, now: Date()), error: nil)
+        } catch {
+            return .failed("make_invoice", .other, "\(error)")
+        }
+    }
+
+    func lookup(_ params: [String: Any], connection: AppConnection, now: Date) -> Answer {
+        var hash = params["payment_hash"] as? String
+        if hash == nil, let text = params["invoice"] as? String, text.utf8.count <= Bolt11Invoice.maximumLength, let invoice = try? Bolt11Invoice(text) {
+            hash = invoice.paymentHash.map { String(format: "%02x", $0) }.joined()
+        }
+        guard let hash, hash.utf8.count == 64 else { return .failed("lookup_invoice", .other, "params.payment_hash or params.invoice is required") }
+        let filter = PaymentFilter(paymentHash: hash.lowercased(), connection: connection.allows(.history) ? nil : connection.name, limit: 1)
+        guard let payment = try? session.store.payments(walletID: connection.walletID, filter: filter).first else {
+            return .failed("lookup_invoice", .notFound, "no invoice or payment with this payment hash")
+        }
+        return Answer(method: "lookup_invoice", result: Self.transaction(payment, now: now), error: nil)
+    }
+
+    func list(_ params: [String: Any], connection: AppConnection, now: Date) -> Answer {
+        let limit = (params["limit"] as? NSNumber).map { max(1, min($0.intValue, 100)) } ?? 20
+        let offset = (params["offset"] as? NSNumber).map { max(0, min($0.intValue, 1_000_000)) } ?? 0
+        var filter = PaymentFilter(connection: connection.allows(.history) ? nil : connection.name, openInvoices: params["unpaid"] as? Bool ?? false,
+                                   offset: offset, limit: limit)
+        if let from = params["from"] as? NSNumber { filter.from = Date(timeIntervalSince1970: from.doubleValue) }
+        if let until = params["until"] as? NSNumber { filter.to = Date(timeIntervalSince1970: until.doubleValue + 1) }
+        switch params["type"] as? String {
+        case "incoming": filter.type = .receive
+        case "outgoing": filter.type = .send
+        default: break
+        }
+        guard let payments = try? session.store.payments(walletID: connection.walletID, filter: filter) else {
+            return .failed("list_transactions", .internal, "the history can't be read now")
+        }
+        return Answer(method: "list_transactions", result: .object([("transactions", .array(payments.map { Self.transaction($0, now: now) }))]), error: nil)
+    }
+
+    /// A payment or invoice as NIP-47 writes one (amounts in msat, times in seconds).
+    public static func transaction(_ payment: Payment, now: Date) -> JSONValue {
+        let state: String
+        switch payment.status {
+        case .completed: state = "settled"
+        case .failed: state = "failed"
+        case .pending: state = payment.isOpenInvoice && payment.receiveState(at: now) == .expired ? "expired" : "pending"
+        }
+        var fields: [(String, JSONValue)] = [("type", .string(payment.type == .receive ? "incoming" : "outgoing")), ("state", .string(state))]
+        if let invoice = payment.details.invoice { fields.append(("invoice", .string(invoice))) }
+        if let description = payment.details.description { fields.append(("description", .string(description))) }
+        if let preimage = payment.details.preimage, payment.status == .completed { fields.append(("preimage", .string(preimage))) }
+        fields.append(("payment_hash", .string(payment.details.paymentHash ?? "")))
+        fields.append(("amount", .amount(payment.amountMsat)))
+        fields.append(("fees_paid", .amount(payment.feeMsat)))
+        fields.append(("created_at", .int(Int(payment.timestamp.timeIntervalSince1970))))
+        if let text = payment.details.invoice, let invoice = try? Bolt11Invoice(text) { fields.append(("expires_at", .int(Int(invoice.expiresAt.timeIntervalSince1970)))) }
+        if payment.status == .completed { fields.append(("settled_at", .int(Int(payment.timestamp.timeIntervalSince1970)))) }
+        return .object(fields)
+    }
+}

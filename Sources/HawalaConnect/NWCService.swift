@@ -1,0 +1,335 @@
+import Foundation
+import HawalaCrypto
+import HawalaFormat
+import HawalaLightning
+import HawalaNostr
+import HawalaWallet
+import Logging
+import Synchronization
+
+/// The NIP-47 wallet service: every live app connection of every wallet in a store, served on
+/// its relays until cancelled. It answers a request only from the connection's client key,
+/// addressed to the connection's service key; answers in the scheme the request came in
+/// (NIP-44 v2, or NIP-04 for older clients); gives a request delivered again its first answer;
+/// limits each connection's rate; publishes each connection's info event and its payment
+/// notifications; reconnects to a relay that drops, with backoff. One log line a request:
+/// connection, method, outcome, amount — never content or keys.
+public final class NWCService: Sendable {
+    public struct Options: Sendable {
+        /// Requests a connection may make a minute before `RATE_LIMITED`.
+        public var requestsPerMinute = 120
+        /// How often the connections are read again (new ones served, revoked ones dropped).
+        public var reload: Duration = .seconds(5)
+        /// Waits between reconnections to a relay: from `firstBackoff`, doubling, at most `maxBackoff`.
+        public var firstBackoff: Duration = .seconds(1)
+        public var maxBackoff: Duration = .seconds(60)
+        public var now: @Sendable () -> Date = { Date() }
+        public init() {}
+    }
+
+    let store: WalletStore
+    let keyring: Keyring
+    let spark: SparkOpener?
+    let options: Options
+    let logger: Logger
+    private let state = Mutex(State())
+
+    private struct State {
+        var sessions: [String: LightningSession] = [:]
+        var served: [String: Served] = [:]
+        var relays: [String: RelaySession] = [:]
+        var seen: [String: Date] = [:]
+        var inFlight: Set<String> = []
+        var requests: [String: [Date]] = [:]
+        var listeners: [String: String] = [:]
+    }
+
+    /// A connection being served: its keys, opened once.
+    struct Served: Sendable {
+        let connection: AppConnection
+        let keys: NostrKeys
+        let clientKey: [UInt8]
+        let conversationKey: SecretBytes
+    }
+
+    public init(store: WalletStore, keyring: Keyring, spark: SparkOpener?, options: Options = Options(), logger: Logger = Logger(label: "hawala.connect")) {
+        self.store = store
+        self.keyring = keyring
+        self.spark = spark
+        self.options = options
+        self.logger = logger
+    }
+
+    /// How many connections are served now.
+    public var servedCount: Int { state.withLock { $0.served.count } }
+
+    /// Serves until cancelled (SIGINT/SIGTERM in `hawala connect serve`).
+    public func run() async throws {
+        await withTaskGroup(of: Void.self) { group in
+            var relayTasks: [String: Task<Void, Never>] = [:]
+            while !Task.isCancelled {
+                await reload()
+                let wanted = Set(state.withLock { $0.served.values.flatMap(\.connection.relays) })
+                for url in wanted where relayTasks[url] == nil {
+                    relayTasks[url] = Task { await self.keepRelay(url) }
+                }
+                for (url, task) in relayTasks where !wanted.contains(url) {
+                    task.cancel()
+                    relayTasks[url] = nil
+                }
+                // A new connection on a relay already connected: subscribe again (same id: replaces it).
+                for url in wanted { resubscribe(url) }
+                try? await Task.sleep(for: options.reload)
+            }
+            for task in relayTasks.values { task.cancel() }
+        }
+        await shutdown()
+    }
+
+    /// Reads the connections again: live ones served (their keys opened once), the others dropped.
+    func reload() async {
+        let now = options.now()
+        guard let all = try? store.allConnections() else { return }
+        let live = all.filter { $0.state(at: now) == .live }
+        var served: [String: Served] = [:]
+        for connection in live {
+            if let kept = state.withLock({ $0.served[connection.id] }) {
+                served[connection.id] = Served(connection: connection, keys: kept.keys, clientKey: kept.clientKey, conversationKey: kept.conversationKey)
+                continue
+            }
+            guard let secret = try? store.connectionServiceKey(connection, keyring: keyring), let keys = try? NostrKeys(secret: secret),
+                  let client = NostrHex.decode(connection.clientPublicKey, count: 32),
+                  let conversation = try? NIP44.conversationKey(privateKey: keys.secret, publicKey: client) else {
+                logger.error("a connection's key could not be opened", metadata: ["connection": .string(connection.name)])
+                continue
+            }
+            served[connection.id] = Served(connection: connection, keys: keys, clientKey: client, conversationKey: conversation)
+        }
+        let added = state.withLock { state -> [Served] in
+            let new = served.values.filter { state.served[$0.connection.id] == nil }
+            state.served = served
+            return new
+        }
+        for s in added {
+            logger.info("serving connection", metadata: ["connection": .string(s.connection.name), "relays": .string(s.connection.relays.joined(separator: " "))])
+            await listen(walletID: s.connection.walletID)
+        }
+    }
+
+    /// One relay, connected again and again until cancelled, with backoff between tries.
+    func keepRelay(_ url: String) async {
+        var backoff = options.firstBackoff
+        while !Task.isCancelled {
+            do {
+                let session = try RelaySession(url: url, logger: logger)
+                state.withLock { $0.relays[url] = session }
+                let started = ContinuousClock.now
+                try await withTaskCancellationHandler {
+                    try await session.run(onOpen: { [weak self] in
+                        self?.resubscribe(url)
+                        self?.publishInfo(on: url)
+                    }, onEvent: { [weak self] _, event in
+                        await self?.received(event, from: url)
+                    })
+                } onCancel: {
+                    session.close()
+                }
+                if ContinuousClock.now - started > .seconds(30) { backoff = options.firstBackoff }
+                logger.warning("relay connection closed; reconnecting", metadata: ["relay": .string(url)])
+            } catch {
+                logger.warning("relay unreachable; retrying", metadata: ["relay": .string(url), "reason": .string(String("\(error)".prefix(200)))])
+            }
+            state.withLock { $0.relays[url] = nil }
+            try? await Task.sleep(for: backoff)
+            backoff = min(backoff * 2, options.maxBackoff)
+        }
+    }
+
+    func resubscribe(_ url: String) {
+        let (session, keys) = state.withLock { state in
+            (state.relays[url], state.served.values.filter { $0.connection.relays.contains(url) }.map(\.keys.publicKeyHex).sorted())
+        }
+        guard let session, !keys.isEmpty else { return }
+        let since = Int64(options.now().timeIntervalSince1970) - 60
+        session.subscribe("hawala-nwc", filters: [NostrFilter(kinds: [NostrEvent.Kind.walletRequest], pTags: keys, since: since)])
+    }
+
+    /// Each connection's info event (kind 13194): its methods, encryptions and notifications.
+    func publishInfo(on url: String) {
+        let (session, served) = state.withLock { ($0.relays[url], $0.served.values.filter { $0.connection.relays.contains(url) }) }
+        guard let session else { return }
+        for s in served {
+            let methods = NWCHandler.methods(for: s.connection) + (NWCHandler.notifications(for: s.connection).isEmpty ? [] : ["notifications"])
+            guard let event = try? NostrEvent.signed(kind: NostrEvent.Kind.walletInfo,
+                                                     tags: [["encryption", "nip44_v2 nip04"], ["notifications", NWCHandler.notifications(for: s.connection).joined(separator: " ")]],
+                                                     content: methods.joined(separator: " "), by: s.keys, at: options.now()) else { continue }
+            session.send(event)
+        }
+    }
+
+    /// A request from a relay: checked, answered once, the answer sent on every relay of its connection.
+    func received(_ event: NostrEvent, from url: String) async {
+        let now = options.now()
+        guard event.kind == NostrEvent.Kind.walletRequest, event.content.utf8.count <= 128 * 1024 else { return }
+        // The same request from two relays, or sent twice: handled once at a time.
+        let first = state.withLock { state -> Bool in
+            if state.inFlight.contains(event.id) { return false }
+            state.inFlight.insert(event.id)
+            return true
+        }
+        guard first else { return }
+        defer { _ = state.withLock { $0.inFlight.remove(event.id) } }
+        guard let target = event.tag("p"), let served = state.withLock({ $0.served.values.first { $0.keys.publicKeyHex == target } }),
+              served.connection.clientPublicKey == event.pubkey.lowercased(), event.isValid else {
+            return  // not for a connection served here, or not from its client: no answer
+        }
+        // Fresh from the store: a revocation or an expiry counts at once.
+        guard let connection = try? store.connection(id: served.connection.id), connection.state(at: now) == .live else {
+            logger.info("nwc request refused", metadata: ["connection": .string(served.connection.name), "outcome": "not live"])
+            return
+        }
+        if let expiration = event.tag("expiration").flatMap(Int64.init), expiration < Int64(now.timeIntervalSince1970) {
+            logger.info("nwc request refused", metadata: ["connection": .string(connection.name), "outcome": "expired request"])
+            return
+        }
+        let scheme = event.tag("encryption") ?? "nip04"
+        let answer: NWCHandler.Answer
+        var method = ""
+        if let cached = try? store.connectionAnswer(connection, requestID: event.id) {
+            await send(cached, to: served, replyingTo: event, scheme: scheme == "nip44_v2" ? "nip44_v2" : "nip04")
+            logger.info("nwc request answered again", metadata: ["connection": .string(connection.name)])
+            return
+        }
+        switch scheme {
+        case "nip44_v2", "nip04":
+            guard let plaintext = decrypt(event.content, scheme: scheme, served: served) else {
+                answer = .failed("", .other, "the request could not be decrypted")
+                break
+            }
+            method = Self.method(of: plaintext)
+            guard allow(connection, now: now) else {
+                answer = .failed(method, .rateLimited, "too many requests; retry in a few seconds")
+                break
+            }
+            guard let session = await lightning(walletID: connection.walletID) else {
+                answer = .failed(method, .internal, "the wallet's Lightning can't be reached now; try again")
+                break
+            }
+            answer = await NWCHandler(session: session).answer(plaintext, connection: connection, requestID: event.id, now: now)
+        default:
+            answer = .failed("", .unsupportedEncryption, "this wallet service speaks nip44_v2 and nip04")
+        }
+        let json = answer.json
+        if answer.error?.code != .rateLimited { try? store.saveConnectionAnswer(connection, requestID: event.id, answer: json, now: now) }
+        await send(json, to: served, replyingTo: event, scheme: scheme == "nip44_v2" ? "nip44_v2" : "nip04")
+        var metadata: Logger.Metadata = ["connection": .string(connection.name), "method": .string(answer.method.isEmpty ? method : answer.method),
+                                         "outcome": .string(answer.error?.code.rawValue ?? "ok")]
+        if case .object(let fields)? = answer.result, let fee = fields.first(where: { $0.0 == "fees_paid" }) { metadata["fees_paid_msat"] = .string("\(fee.1.compact)") }
+        logger.info("nwc request", metadata: metadata)
+    }
+
+    static func method(of plaintext: String) -> String {
+        guard let data = plaintext.data(using: .utf8), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let method = object["method"] as? String, method.utf8.count <= 64 else { return "" }
+        return method
+    }
+
+    func decrypt(_ content: String, scheme: String, served: Served) -> String? {
+        switch scheme {
+        case "nip44_v2": try? NIP44.decrypt(content, conversationKey: served.conversationKey)
+        default: try? NIP04.decrypt(content, privateKey: served.keys.secret, publicKey: served.clientKey)
+        }
+    }
+
+    func encrypt(_ json: String, scheme: String, served: Served) -> String? {
+        switch scheme {
+        case "nip44_v2": try? NIP44.encrypt(json, conversationKey: served.conversationKey)
+        default: try? NIP04.encrypt(json, privateKey: served.keys.secret, publicKey: served.clientKey)
+        }
+    }
+
+    /// The answer (kind 23195), signed by the connection's service key, on each of its relays.
+    func send(_ json: String, to served: Served, replyingTo request: NostrEvent, scheme: String) async {
+        guard let content = encrypt(json, scheme: scheme, served: served),
+              let event = try? NostrEvent.signed(kind: NostrEvent.Kind.walletResponse, tags: [["p", request.pubkey], ["e", request.id], ["encryption", scheme]],
+                                                 content: content, by: served.keys, at: options.now()) else { return }
+        let sessions = state.withLock { state in served.connection.relays.compactMap { state.relays[$0] } }
+        for session in sessions { session.send(event) }
+    }
+
+    /// A connection's rate: `requestsPerMinute` in any minute.
+    func allow(_ connection: AppConnection, now: Date) -> Bool {
+        state.withLock { state in
+            var times = (state.requests[connection.id] ?? []).filter { now.timeIntervalSince($0) < 60 }
+            guard times.count < options.requestsPerMinute else { state.requests[connection.id] = times; return false }
+            times.append(now)
+            state.requests[connection.id] = times
+            return true
+        }
+    }
+
+    /// The wallet's Lightning session, opened once (signing) and kept; nil when it can't be opened now.
+    func lightning(walletID: String) async -> LightningSession? {
+        if let session = state.withLock({ $0.sessions[walletID] }) { return session }
+        do {
+            guard let wallet = try store.list().first(where: { $0.id == walletID }) else { throw WalletError.noSuchWallet(walletID) }
+            let session = try await LightningSession.open(store: store, wallet: wallet, signing: true, spark: spark) { keyring }
+            let (kept, raced) = state.withLock { state -> (LightningSession, Bool) in
+                if let other = state.sessions[walletID] { return (other, true) }
+                state.sessions[walletID] = session
+                return (session, false)
+            }
+            if raced { await session.close() }
+            return kept
+        } catch {
+            logger.error("a wallet's Lightning could not be opened", metadata: ["reason": .string(String("\(error)".prefix(200)))])
+            return nil
+        }
+    }
+
+    /// Notifications for a wallet's payments (once its Lightning session is open).
+    func listen(walletID: String) async {
+        guard state.withLock({ $0.listeners[walletID] == nil }), let session = await lightning(walletID: walletID) else { return }
+        let id = session.backend.addEventListener { [weak self] event in
+            guard case .paymentSucceeded(let payment) = event else { return }
+            Task { await self?.notify(payment, walletID: walletID, session: session) }
+        }
+        let duplicate = state.withLock { state -> Bool in
+            if state.listeners[walletID] != nil { return true }
+            state.listeners[walletID] = id
+            return false
+        }
+        if duplicate { session.backend.removeEventListener(id) }
+    }
+
+    /// `payment_received` / `payment_sent` to each connection that may see it, in NIP-44 (23197)
+    /// and NIP-04 (23196).
+    func notify(_ payment: Payment, walletID: String, session: LightningSession) async {
+        try? await session.lightning.record([payment])
+        let recorded = (try? store.payment(walletID: walletID, id: payment.id)) ?? payment
+        let type = recorded.type == .receive ? "payment_received" : "payment_sent"
+        let served = state.withLock { $0.served.values.filter { $0.connection.walletID == walletID } }
+        for s in served where NWCHandler.notifications(for: s.connection).contains(type) {
+            guard s.connection.allows(.history) || recorded.connection == s.connection.name else { continue }
+            let json = JSONValue.object([("notification_type", .string(type)), ("notification", NWCHandler.transaction(recorded, now: options.now()))]).compact
+            let sessions = state.withLock { state in s.connection.relays.compactMap { state.relays[$0] } }
+            for (kind, scheme) in [(NostrEvent.Kind.walletNotification, "nip44_v2"), (NostrEvent.Kind.walletNotificationNIP04, "nip04")] {
+                guard let content = encrypt(json, scheme: scheme, served: s),
+                      let event = try? NostrEvent.signed(kind: kind, tags: [["p", s.connection.clientPublicKey]], content: content, by: s.keys, at: options.now()) else { continue }
+                for relay in sessions { relay.send(event) }
+            }
+        }
+    }
+
+    func shutdown() async {
+        let (sessions, listeners, relays) = state.withLock { state in
+            defer { state.sessions = [:]; state.listeners = [:]; state.relays = [:] }
+            return (state.sessions, state.listeners, Array(state.relays.values))
+        }
+        for relay in relays { relay.close() }
+        for (walletID, session) in sessions {
+            if let id = listeners[walletID] { session.backend.removeEventListener(id) }
+            await session.close()
+        }
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+import HummingbirdWSClient
+import Logging
+import NIOCore
+import NIOSSL
+import Synchronization
+
+/// One connection to one relay (NIP-01): subscriptions, publishing with the relay's `OK`, and
+/// the events the subscriptions bring. It runs until the relay closes or `close()`; a service
+/// reconnects with a new session. Every message is capped in size, every wait bounded.
+public final class RelaySession: Sendable {
+    /// What a relay said about an event published.
+    public struct Acceptance: Sendable, Equatable {
+        public let accepted: Bool
+        public let message: String
+    }
+
+    public enum Error: Swift.Error, Equatable, CustomStringConvertible {
+        /// ws:// is for this machine only; anything else must be wss://.
+        case plainWebSocket(String)
+        case invalidURL(String)
+        /// The relay did not answer within the time.
+        case timeout
+        /// The connection ended before the answer.
+        case closed
+
+        public var description: String {
+            switch self {
+            case .plainWebSocket(let url): "\(url): ws:// is for a relay on this machine only; use wss://"
+            case .invalidURL(let url): "\(url) is not a relay address (wss://…)"
+            case .timeout: "the relay did not answer in time"
+            case .closed: "the relay connection closed"
+            }
+        }
+    }
+
+    /// The largest message taken from a relay.
+    public static let maximumMessageBytes = 256 * 1024
+
+    public let url: String
+    private let logger: Logger
+    private let outgoing: AsyncStream<String>
+    private let queue: AsyncStream<String>.Continuation
+    private let state = Mutex(State())
+
+    private struct State {
+        var waiting: [String: CheckedContinuation<Acceptance, any Swift.Error>] = [:]
+        var closed = false
+    }
+
+    /// - Throws: `RelaySession.Error` for an address that is no relay, or plain ws:// to another machine.
+    public init(url: String, logger: Logger) throws(Error) {
+        try Self.check(url)
+        self.url = url
+        self.logger = logger
+        (outgoing, queue) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(1_024))
+    }
+
+    /// A relay address: wss://, or ws:// on loopback.
+    public static func check(_ url: String) throws(Error) {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(), let host = components.host, !host.isEmpty else {
+            throw .invalidURL(url)
+        }
+        switch scheme {
+        case "wss": return
+        case "ws": guard ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased()) else { throw .plainWebSocket(url) }
+        default: throw .invalidURL(url)
+        }
+    }
+
+    /// Connects and runs until the relay or `close()` ends it; `onOpen` runs once connected
+    /// (subscribe there), `onEvent` for each event a subscription brings.
+    public func run(onOpen: @escaping @Sendable () -> Void, onEvent: @escaping @Sendable (_ subscription: String, NostrEvent) async -> Void) async throws {
+        var configuration = WebSocketClientConfiguration(maxFrameSize: Self.maximumMessageBytes, autoPing: .enabled(timePeriod: .seconds(30)), validateUTF8: true)
+        configuration.closeTimeout = .seconds(5)
+        let tls = url.lowercased().hasPrefix("wss:") ? TLSConfiguration.makeClientConfiguration() : nil
+        let outgoing = self.outgoing, logger = self.logger
+        defer { fail(with: Error.closed) }
+        try await WebSocketClient.connect(url: url, configuration: configuration, tlsConfiguration: tls, logger: logger) { inbound, outbound, _ in
+            onOpen()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await text in outgoing { try await outbound.write(.text(text)) }
+                }
+                for try await message in inbound.messages(maxSize: Self.maximumMessageBytes) {
+                    guard case .text(let text) = message else { continue }
+                    await self.handle(text, onEvent: onEvent)
+                }
+                group.cancelAll()
+            }
+        }
+    }
+
+    /// Asks the relay for events matching `filters` under `id` (NIP-01 `REQ`).
+    public func subscribe(_ id: String, filters: [NostrFilter]) {
+        queue.yield("[\"REQ\",\(NostrEvent.quote(id, wire: true)),\(filters.map(\.json).joined(separator: ","))]")
+    }
+
+    /// Publishes `event` and waits for the relay's `OK` within `timeout`.
+    public func publish(_ event: NostrEvent, timeout: Duration = .seconds(10)) async throws -> Acceptance {
+        try await withThrowingTaskGroup(of: Acceptance.self) { group in
+            group.addTask {
+                try await withCheckedThrowingContinuation { continuation in
+                    let closed = self.state.withLock { state -> Bool in
+                        if state.closed { return true }
+                        state.waiting[event.id] = continuation
+                        return false
+                    }
+                    if closed { continuation.resume(throwing: Error.closed); return }
+                    self.queue.yield("[\"EVENT\",\(event.json)]")
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw Error.timeout
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw Error.closed }
+            return first
+        }
+    }
+
+    /// Publishes without waiting for the relay's answer (notifications, info events).
+    public func send(_ event: NostrEvent) {
+        queue.yield("[\"EVENT\",\(event.json)]")
+    }
+
+    /// Ends the connection: every wait for an answer ends with `closed`.
+    public func close() {
+        queue.finish()
+        fail(with: Error.closed)
+    }
+
+    private func fail(with error: Error) {
+        let waiting = state.withLock { state -> [CheckedContinuation<Acceptance, any Swift.Error>] in
+            state.closed = true
+            defer { state.waiting = [:] }
+            return Array(state.waiting.values)
+        }
+        for continuation in waiting { continuation.resume(throwing: error) }
+    }
+
+    /// One message from the relay: events for the subscriptions, answers to publications.
+    private func handle(_ text: String, onEvent: @Sendable (String, NostrEvent) async -> Void) async {
+        switch RelayMessage(text) {
+        case .event(let subscription, let event)?:
+            await onEvent(subscription, event)
+        case .ok(let id, let accepted, let message)?:
+            let continuation = state.withLock { $0.waiting.removeValue(forKey: id) }
+            continuation?.resume(returning: Acceptance(accepted: accepted, message: message))
+        case .notice(let message)?:
+            logger.debug("relay notice", metadata: ["relay": .string(url), "notice": .string(String(message.prefix(200)))])
+        case .closed(let subscription, let message)?:
+            logger.warning("relay closed a subscription", metadata: ["relay": .string(url), "subscription": .string(subscription), "reason": .string(String(message.prefix(200)))])
+        case .endOfStoredEvents?, nil:
+            break
+        }
+    }
+}
+
+/// What a relay sends (NIP-01).
+public enum RelayMessage: Sendable, Equatable {
+    case event(subscription: String, NostrEvent)
+    case ok(eventID: String, accepted: Bool, message: String)
+    case endOfStoredEvents(subscription: String)
+    case closed(subscription: String, message: String)
+    case notice(String)
+
+    /// nil for anything else (a malformed or unknown message is ignored, never fatal).
+    public init?(_ text: String) {
+        guard let data = text.data(using: .utf8), let array = try? JSONSerialization.jsonObject(with: data) as? [Any],
+              let type = array.first as? String else { return nil }
+        switch (type, array.count) {
+        case ("EVENT", 3):
+            guard let subscription = array[1] as? String, let object = array[2] as? [String: Any],
+                  let eventData = try? JSONSerialization.data(withJSONObject: object),
+                  let event = try? JSONDecoder().decode(NostrEvent.self, from: eventData) else { return nil }
+            self = .event(subscription: subscription, event)
+        case ("OK", 4):
+            guard let id = array[1] as? String, let accepted = array[2] as? Bool else { return nil }
+            self = .ok(eventID: id, accepted: accepted, message: array[3] as? String ?? "")
+        case ("EOSE", 2):
+            guard let subscription = array[1] as? String else { return nil }
+            self = .endOfStoredEvents(subscription: subscription)
+        case ("CLOSED", 3):
+            guard let subscription = array[1] as? String else { return nil }
+            self = .closed(subscription: subscription, message: array[2] as? String ?? "")
+        case ("NOTICE", 2):
+            self = .notice(array[1] as? String ?? "")
+        default:
+            return nil
+        }
+    }
+}
+
+/// A subscription filter (NIP-01): the kinds, authors and `#p` tags wanted, and since when.
+public struct NostrFilter: Sendable, Equatable {
+    public var kinds: [Int]
+    public var authors: [String]?
+    public var pTags: [String]?
+    public var since: Int64?
+    public var limit: Int?
+
+    public init(kinds: [Int], authors: [String]? = nil, pTags: [String]? = nil, since: Int64? = nil, limit: Int? = nil) {
+        self.kinds = kinds
+        self.authors = authors
+        self.pTags = pTags
+        self.since = since
+        self.limit = limit
+    }
+
+    var json: String {
+        var fields = ["\"kinds\":[" + kinds.map(String.init).joined(separator: ",") + "]"]
+        if let authors { fields.append("\"authors\":[" + authors.map { NostrEvent.quote($0, wire: true) }.joined(separator: ",") + "]") }
+        if let pTags { fields.append("\"#p\":[" + pTags.map { NostrEvent.quote($0, wire: true) }.joined(separator: ",") + "]") }
+        if let since { fields.append("\"since\":\(since)") }
+        if let limit { fields.append("\"limit\":\(limit)") }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+}

@@ -1,0 +1,459 @@
+import Foundation
+import GRDB
+import HawalaCrypto
+import HawalaFormat
+
+/// What an app connection may do. `pay` never implies reading: a program that pays sees only
+/// what it paid (and the invoices it made) unless it may read the history too.
+public enum ConnectionPermission: String, Sendable, CaseIterable, Codable {
+    /// Pay invoices (NIP-47 `pay_invoice`).
+    case pay
+    /// Make invoices and look them up (`make_invoice`, `lookup_invoice`).
+    case receive
+    /// Read the balance (`get_balance`).
+    case balance
+    /// Read the whole history (`list_transactions`, `lookup_invoice` of any payment).
+    case history
+
+    /// "pay,receive" → [.pay, .receive]; nil when a word is none of them.
+    public static func parse(_ text: String) -> Set<ConnectionPermission>? {
+        let words = text.split(whereSeparator: { $0 == "," || $0 == " " }).map { $0.lowercased() }
+        let parsed = words.compactMap(ConnectionPermission.init(rawValue:))
+        return parsed.count == words.count && !parsed.isEmpty ? Set(parsed) : nil
+    }
+
+    /// In this order, for people.
+    public static func sorted(_ set: Set<ConnectionPermission>) -> [ConnectionPermission] { allCases.filter(set.contains) }
+}
+
+/// When a connection's budget starts again: calendar periods in this machine's time zone
+/// (weeks start on Monday, as ISO 8601 has them), or never.
+public enum BudgetRenewal: String, Sendable, CaseIterable, Codable {
+    case daily, weekly, monthly, yearly, never
+
+    /// The calendar this machine counts periods in: its time zone, weeks from Monday.
+    public static var calendar: Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .current
+        calendar.firstWeekday = 2
+        calendar.minimumDaysInFirstWeek = 4
+        return calendar
+    }
+
+    /// The start of the period holding `date` (`never`: the beginning of time).
+    public func periodStart(containing date: Date, calendar: Calendar = BudgetRenewal.calendar) -> Date {
+        let component: Calendar.Component
+        switch self {
+        case .daily: component = .day
+        case .weekly: component = .weekOfYear
+        case .monthly: component = .month
+        case .yearly: component = .year
+        case .never: return .distantPast
+        }
+        return calendar.dateInterval(of: component, for: date)?.start ?? date
+    }
+
+    /// When the budget starts again after `date` (nil: never).
+    public func renewal(after date: Date, calendar: Calendar = BudgetRenewal.calendar) -> Date? {
+        let component: Calendar.Component
+        switch self {
+        case .daily: component = .day
+        case .weekly: component = .weekOfYear
+        case .monthly: component = .month
+        case .yearly: component = .year
+        case .never: return nil
+        }
+        return calendar.dateInterval(of: component, for: date)?.end
+    }
+}
+
+/// A program's permission to use one wallet, within limits a person set. Its client key is
+/// the program's (the secret shown once, never kept); its service key is the wallet's side,
+/// sealed under the wallet password.
+public struct AppConnection: Sendable, Equatable {
+    public let id: String
+    public let walletID: String
+    public let name: String
+    public let permissions: Set<ConnectionPermission>
+    /// The most it may spend in a period (amount + fees); nil: no budget of its own.
+    public let budget: Sats?
+    public let renewal: BudgetRenewal
+    /// The largest single payment it may make (the amount); nil: only the budget limits it.
+    public let maxPayment: Sats?
+    public let expiresAt: Date?
+    public let createdAt: Date
+    public let lastUsedAt: Date?
+    public let revokedAt: Date?
+    /// Hex x-only keys (NIP-47: the wallet service's and the client's).
+    public let servicePublicKey: String
+    public let clientPublicKey: String
+    public let relays: [String]
+
+    public enum State: String, Sendable, Equatable { case live, revoked, expired }
+
+    public func state(at now: Date) -> State {
+        if revokedAt != nil { return .revoked }
+        if let expiresAt, expiresAt <= now { return .expired }
+        return .live
+    }
+
+    public func allows(_ permission: ConnectionPermission) -> Bool { permissions.contains(permission) }
+}
+
+/// What a connection has spent in its current period, and what is left.
+public struct ConnectionSpending: Sendable, Equatable {
+    /// Settled payments and those still reserved (amount + fees), in this period.
+    public let spent: Msat
+    public let budget: Sats?
+    public let periodStart: Date
+    /// When the budget starts again (nil: never).
+    public let renewsAt: Date?
+
+    /// What may still be spent this period (nil: no budget).
+    public var left: Msat? { budget.map { $0.msat.minusOrZero(spent) } }
+}
+
+/// Why a connection may not do what it asked — in the protocols' words by each face.
+public enum ConnectionRefusal: Error, Equatable, Sendable, CustomStringConvertible {
+    case revoked
+    case expired
+    /// It may not do this (`RESTRICTED`).
+    case notAllowed(ConnectionPermission)
+    /// Above its maximum per payment (`QUOTA_EXCEEDED`).
+    case aboveMaximum(maximum: Sats)
+    /// Above what is left of its budget this period (`QUOTA_EXCEEDED`).
+    case overBudget(left: Msat, renewsAt: Date?)
+
+    public var description: String {
+        switch self {
+        case .revoked: "this connection was revoked"
+        case .expired: "this connection has expired"
+        case .notAllowed(let permission): "this connection may not \(permission.verb)"
+        case .aboveMaximum(let maximum): "above this connection's maximum of \(AmountText.sats(maximum)) a payment"
+        case .overBudget(let left, let renewsAt):
+            "above this connection's budget: \(AmountText.sats(left, rounding: .down)) left" + (renewsAt.map { " until \($0.iso8601)" } ?? "")
+        }
+    }
+}
+
+extension ConnectionPermission {
+    /// "pay", "make invoices", "read the balance", "read the history".
+    public var verb: String {
+        switch self {
+        case .pay: "pay"
+        case .receive: "make invoices"
+        case .balance: "read the balance"
+        case .history: "read the history"
+        }
+    }
+}
+
+/// A new connection as a person asks for it.
+public struct NewConnection: Sendable {
+    public var name: String
+    public var permissions: Set<ConnectionPermission>
+    public var budget: Sats?
+    public var renewal: BudgetRenewal
+    public var maxPayment: Sats?
+    public var expiresAt: Date?
+    public var relays: [String]
+
+    public init(name: String, permissions: Set<ConnectionPermission>, budget: Sats?, renewal: BudgetRenewal, maxPayment: Sats? = nil,
+                expiresAt: Date? = nil, relays: [String]) {
+        self.name = name
+        self.permissions = permissions
+        self.budget = budget
+        self.renewal = renewal
+        self.maxPayment = maxPayment
+        self.expiresAt = expiresAt
+        self.relays = relays
+    }
+}
+
+/// What reserving a payment's spending gave.
+public enum SpendReservation: Sendable, Equatable {
+    /// Reserved now: pay, then settle or release.
+    case reserved
+    /// The same payment was reserved before (a request delivered again): never a second time.
+    case alreadyReserved(state: String)
+}
+
+extension WalletStore {
+    static func context(connection id: String) -> [UInt8] { Array("hawala/connection/v1/\(id)/service".utf8) }
+
+    /// Makes a connection for `wallet`: its service key (sealed) and the program's client key,
+    /// returned once and kept nowhere.
+    /// - Throws: `WalletError.invalidName`, `.nameTaken` (a connection of that name exists).
+    public func addConnection(_ request: NewConnection, wallet: WalletSummary, keyring: Keyring, now: Date = Date()) throws -> (AppConnection, clientSecret: SecretBytes) {
+        let name = try WalletStore.validConnectionName(request.name)
+        guard !request.permissions.isEmpty else { throw WalletError.invalidName("a connection may do at least one thing: pay, receive, balance or history") }
+        guard !request.relays.isEmpty else { throw WalletError.invalidName("a connection needs at least one relay") }
+        let id = UUID().uuidString.lowercased()
+        let service = WalletStore.newNostrSecret(), client = WalletStore.newNostrSecret()
+        let servicePublic = NostrHexText.encode(try Schnorr.xOnlyPublicKey(privateKey: service))
+        let clientPublic = NostrHexText.encode(try Schnorr.xOnlyPublicKey(privateKey: client))
+        let sealed = try keyring.seal(service, context: WalletStore.context(connection: id))
+        try writeTransaction { db in
+            try self.checkKeyringIsCurrent(keyring, db: db)
+            guard try String.fetchOne(db, sql: "SELECT id FROM wallet WHERE id = ?", arguments: [wallet.id]) != nil else { throw WalletError.noSuchWallet(wallet.name) }
+            if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM appConnection WHERE walletId = ? AND name = ?", arguments: [wallet.id, name])! > 0 {
+                throw WalletError.connectionNameTaken(name)
+            }
+            try db.execute(sql: """
+                INSERT INTO appConnection (id, walletId, name, permissions, budgetSat, renewal, maxPaymentSat, expiresAt, createdAt,
+                    servicePublicKey, sealedServiceKey, clientPublicKey, relays)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [id, wallet.id, name, ConnectionPermission.sorted(request.permissions).map(\.rawValue).joined(separator: " "),
+                                 request.budget?.int64, request.renewal.rawValue, request.maxPayment?.int64, request.expiresAt?.timeIntervalSince1970,
+                                 now.timeIntervalSince1970, servicePublic, Data(sealed), clientPublic, request.relays.joined(separator: " ")])
+        }
+        guard let connection = try connection(id: id) else { throw WalletError.noSuchConnection(name) }
+        return (connection, client)
+    }
+
+    /// The wallet's connections, oldest first (revoked and expired ones too).
+    public func connections(walletID: String) throws -> [AppConnection] {
+        try read { db in try Row.fetchAll(db, sql: "SELECT * FROM appConnection WHERE walletId = ? ORDER BY createdAt, name", arguments: [walletID]).map(WalletStore.connection) }
+    }
+
+    /// Every connection of every wallet in the store (what a service serves).
+    public func allConnections() throws -> [AppConnection] {
+        try read { db in try Row.fetchAll(db, sql: "SELECT * FROM appConnection ORDER BY createdAt").map(WalletStore.connection) }
+    }
+
+    public func connection(id: String) throws -> AppConnection? {
+        try read { db in try Row.fetchOne(db, sql: "SELECT * FROM appConnection WHERE id = ?", arguments: [id]).map(WalletStore.connection) }
+    }
+
+    /// - Throws: `WalletError.noSuchConnection`.
+    public func connection(named name: String, walletID: String) throws -> AppConnection {
+        guard let found = try read({ db in
+            try Row.fetchOne(db, sql: "SELECT * FROM appConnection WHERE walletId = ? AND name = ?", arguments: [walletID, name]).map(WalletStore.connection)
+        }) else { throw WalletError.noSuchConnection(name) }
+        return found
+    }
+
+    /// The connection whose client signs with `clientPublicKey` (hex), if any.
+    public func connection(clientPublicKey: String) throws -> AppConnection? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM appConnection WHERE clientPublicKey = ?", arguments: [clientPublicKey.lowercased()]).map(WalletStore.connection)
+        }
+    }
+
+    /// The wallet's side of `connection`: its service key, opened with the keyring.
+    public func connectionServiceKey(_ connection: AppConnection, keyring: Keyring) throws -> SecretBytes {
+        guard let sealed = try read({ try Data.fetchOne($0, sql: "SELECT sealedServiceKey FROM appConnection WHERE id = ?", arguments: [connection.id]) }) else {
+            throw WalletError.noSuchConnection(connection.name)
+        }
+        return try WalletStore.open(keyring, Array(sealed), WalletStore.context(connection: connection.id), what: "the key of the connection \u{201C}\(connection.name)\u{201D}")
+    }
+
+    /// Revokes `connection` now: its next request is refused. Its history stays.
+    public func revokeConnection(_ connection: AppConnection, now: Date = Date()) throws {
+        try writeTransaction { db in
+            try db.execute(sql: "UPDATE appConnection SET revokedAt = COALESCE(revokedAt, ?) WHERE id = ?", arguments: [now.timeIntervalSince1970, connection.id])
+        }
+    }
+
+    /// Records that `connection` was just used.
+    public func touchConnection(_ connection: AppConnection, now: Date = Date()) throws {
+        try writeTransaction { db in
+            try db.execute(sql: "UPDATE appConnection SET lastUsedAt = ? WHERE id = ?", arguments: [now.timeIntervalSince1970, connection.id])
+        }
+    }
+
+    /// What `connection` spent in the period holding `now`.
+    public func spending(of connection: AppConnection, now: Date = Date(), calendar: Calendar = BudgetRenewal.calendar) throws -> ConnectionSpending {
+        let start = connection.renewal.periodStart(containing: now, calendar: calendar)
+        let spent = try read { db in try WalletStore.spent(connectionID: connection.id, since: start, db: db) }
+        return ConnectionSpending(spent: spent, budget: connection.budget, periodStart: start, renewsAt: connection.renewal.renewal(after: now, calendar: calendar))
+    }
+
+    /// Reserves `msat` (the amount and the most its fees may be) of `connection`'s budget for
+    /// the payment keyed `paymentKey`, after every check — live, allowed to pay, within its
+    /// maximum a payment (`amount`), within what is left this period — in one transaction:
+    /// concurrent requests can never together spend more than the budget.
+    /// - Throws: `ConnectionRefusal`, `WalletError.noSuchConnection`.
+    public func reserveSpending(_ connection: AppConnection, paymentKey: String, amount: Msat, total msat: Msat, now: Date = Date(),
+                                calendar: Calendar = BudgetRenewal.calendar) throws -> SpendReservation {
+        var outcome = SpendReservation.reserved
+        var refusal: ConnectionRefusal?
+        try writeTransaction { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM appConnection WHERE id = ?", arguments: [connection.id]) else {
+                throw WalletError.noSuchConnection(connection.name)
+            }
+            let current = try WalletStore.connection(row)
+            if let state = try String.fetchOne(db, sql: "SELECT state FROM connectionSpend WHERE connectionId = ? AND paymentKey = ?",
+                                               arguments: [connection.id, paymentKey]) {
+                outcome = .alreadyReserved(state: state)
+                return
+            }
+            switch current.state(at: now) {
+            case .revoked: refusal = .revoked; return
+            case .expired: refusal = .expired; return
+            case .live: break
+            }
+            guard current.allows(.pay) else { refusal = .notAllowed(.pay); return }
+            if let maximum = current.maxPayment, amount > maximum.msat { refusal = .aboveMaximum(maximum: maximum); return }
+            if let budget = current.budget {
+                let start = current.renewal.periodStart(containing: now, calendar: calendar)
+                let spent = try WalletStore.spent(connectionID: connection.id, since: start, db: db)
+                let left = budget.msat.minusOrZero(spent)
+                guard msat <= left else { refusal = .overBudget(left: left, renewsAt: current.renewal.renewal(after: now, calendar: calendar)); return }
+            }
+            try db.execute(sql: "INSERT INTO connectionSpend (connectionId, paymentKey, msat, state, at) VALUES (?, ?, ?, 'reserved', ?)",
+                           arguments: [connection.id, paymentKey, msat.int64, now.timeIntervalSince1970])
+        }
+        if let refusal { throw refusal }
+        return outcome
+    }
+
+    /// The payment was made (or is still pending): what it really cost counts from now on.
+    public func settleSpending(_ connection: AppConnection, paymentKey: String, total msat: Msat) throws {
+        try writeTransaction { db in
+            try db.execute(sql: "UPDATE connectionSpend SET msat = ?, state = 'settled' WHERE connectionId = ? AND paymentKey = ?",
+                           arguments: [msat.int64, connection.id, paymentKey])
+        }
+    }
+
+    /// The payment failed (or was never sent): its reservation is given back.
+    public func releaseSpending(_ connection: AppConnection, paymentKey: String) throws {
+        try writeTransaction { db in
+            try db.execute(sql: "UPDATE connectionSpend SET msat = 0, state = 'released' WHERE connectionId = ? AND paymentKey = ?",
+                           arguments: [connection.id, paymentKey])
+        }
+    }
+
+    /// The answer given to `requestID` before, if any: a request delivered again gets it again.
+    public func connectionAnswer(_ connection: AppConnection, requestID: String) throws -> String? {
+        try read { db in
+            try String.fetchOne(db, sql: "SELECT answer FROM connectionAnswer WHERE connectionId = ? AND requestId = ?", arguments: [connection.id, requestID])
+        }
+    }
+
+    /// Keeps the answer to `requestID` (the first one written stays).
+    public func saveConnectionAnswer(_ connection: AppConnection, requestID: String, answer: String, now: Date = Date()) throws {
+        try writeTransaction { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO connectionAnswer (connectionId, requestId, answer, at) VALUES (?, ?, ?, ?)",
+                           arguments: [connection.id, requestID, answer, now.timeIntervalSince1970])
+        }
+    }
+
+    /// A connection's name: the rules of a wallet name.
+    public static func validConnectionName(_ name: String) throws -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed.unicodeScalars.count <= 64 else { throw WalletError.invalidName("a connection's name has 1 to 64 characters") }
+        guard !trimmed.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) else {
+            throw WalletError.invalidName("a connection's name cannot contain control characters")
+        }
+        return trimmed
+    }
+
+    static func spent(connectionID: String, since start: Date, db: Database) throws -> Msat {
+        let total = try Int64.fetchOne(db, sql: "SELECT COALESCE(SUM(msat), 0) FROM connectionSpend WHERE connectionId = ? AND state != 'released' AND at >= ?",
+                                       arguments: [connectionID, start.timeIntervalSince1970]) ?? 0
+        return Msat(clamping: UInt64(max(0, total)))
+    }
+
+    static func connection(_ row: Row) throws -> AppConnection {
+        guard let renewal = BudgetRenewal(rawValue: row["renewal"]) else { throw WalletError.unreadableRecord(.connection) }
+        let permissions = Set((row["permissions"] as String).split(separator: " ").compactMap { ConnectionPermission(rawValue: String($0)) })
+        return AppConnection(
+            id: row["id"], walletID: row["walletId"], name: row["name"], permissions: permissions,
+            budget: (row["budgetSat"] as Int64?).flatMap { try? Sats($0) }, renewal: renewal,
+            maxPayment: (row["maxPaymentSat"] as Int64?).flatMap { try? Sats($0) },
+            expiresAt: (row["expiresAt"] as Double?).map(Date.init(timeIntervalSince1970:)), createdAt: Date(timeIntervalSince1970: row["createdAt"]),
+            lastUsedAt: (row["lastUsedAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            revokedAt: (row["revokedAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            servicePublicKey: row["servicePublicKey"], clientPublicKey: row["clientPublicKey"],
+            relays: (row["relays"] as String).split(separator: " ").map(String.init))
+    }
+
+    static func resealConnectionKeys(from keyring: Keyring, to newKeyring: Keyring, db: Database) throws {
+        for row in try Row.fetchAll(db, sql: "SELECT id, sealedServiceKey FROM appConnection") {
+            let id: String = row["id"]
+            let key = try WalletStore.open(keyring, WalletStore.bytes(row, "sealedServiceKey"), WalletStore.context(connection: id), what: "a connection's key")
+            try db.execute(sql: "UPDATE appConnection SET sealedServiceKey = ? WHERE id = ?",
+                           arguments: [Data(try newKeyring.seal(key, context: WalletStore.context(connection: id))), id])
+        }
+    }
+
+    static func newNostrSecret() -> SecretBytes {
+        while true {
+            let candidate = SecretBytes(SystemRandom.bytes(32))
+            if candidate.withUnsafeBytes({ Secp256k1.isValidPrivateKey($0) }) { return candidate }
+        }
+    }
+}
+
+/// Lower-case hex for the keys this store keeps.
+enum NostrHexText {
+    static func encode(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+}
+
+/// What a person types for a connection's limits, read once for every face.
+public enum ConnectionInput {
+    /// Why typed limits are not ones.
+    public enum Error: Swift.Error, Equatable, Sendable, CustomStringConvertible {
+        case budget(String)
+        case expiry(String)
+        case permissions(String)
+
+        public var description: String {
+            switch self {
+            case .budget(let typed): "a budget is sats and a renewal, like 10000/daily (daily, weekly, monthly, yearly, never), or \"none\"; not \"\(typed.prefix(40))\""
+            case .expiry(let typed): "an expiry is a number and a unit, like 30d, 12h, 2w or 90m, or \"never\"; not \"\(typed.prefix(40))\""
+            case .permissions(let typed): "what a connection may do is a list of pay, receive, balance and history; not \"\(typed.prefix(40))\""
+            }
+        }
+    }
+
+    /// "10000/daily", "10,000 / weekly", "5000" (daily), "none" (no budget of its own).
+    public static func budget(_ typed: String) throws(Error) -> (Sats?, BudgetRenewal) {
+        let text = typed.trimmingCharacters(in: .whitespaces).lowercased()
+        if ["none", "unlimited", "no"].contains(text) { return (nil, .never) }
+        let parts = text.split(separator: "/", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let first = parts.first, let sats = try? AmountText.parseSats(first), sats > .zero else { throw .budget(typed) }
+        guard parts.count == 2 else { return (sats, .daily) }
+        guard let renewal = BudgetRenewal(rawValue: parts[1]) else { throw .budget(typed) }
+        return (sats, renewal)
+    }
+
+    /// "30d", "12h", "2w", "90m" from `now`; "never" → nil.
+    public static func expiry(_ typed: String, now: Date) throws(Error) -> Date? {
+        let text = typed.trimmingCharacters(in: .whitespaces).lowercased()
+        if text == "never" { return nil }
+        guard let unit = text.last, let number = Int(text.dropLast()), number > 0, number <= 100_000 else { throw .expiry(typed) }
+        let seconds: Int
+        switch unit {
+        case "m": seconds = number * 60
+        case "h": seconds = number * 3_600
+        case "d": seconds = number * 86_400
+        case "w": seconds = number * 7 * 86_400
+        default: throw .expiry(typed)
+        }
+        return now.addingTimeInterval(TimeInterval(seconds))
+    }
+
+    /// "pay,receive" → the permissions.
+    public static func permissions(_ typed: String) throws(Error) -> Set<ConnectionPermission> {
+        guard let parsed = ConnectionPermission.parse(typed) else { throw .permissions(typed) }
+        return parsed
+    }
+}
+
+extension ConnectionSpending {
+    /// "spent 3,200 of 10,000 sat, renews tomorrow 00:00", "spent 3,200 sat (no budget)": one
+    /// line for every face.
+    public func summary(now: Date, timeZone: TimeZone = .current) -> String {
+        guard let budget else { return "spent \(AmountText.sats(spent, rounding: .up)) (no budget)" }
+        var text = "spent \(AmountText.sats(spent, rounding: .up).replacingOccurrences(of: " sat", with: "").replacingOccurrences(of: " BTC", with: "")) of \(AmountText.sats(budget))"
+        if let renewsAt { text += ", renews \(renewsAt.relative(now: now, timeZone: timeZone))" }
+        return text
+    }
+}
+
+extension AppConnection {
+    /// "pay, receive", "read the balance" and so on, for people.
+    public var permissionsText: String { ConnectionPermission.sorted(permissions).map(\.rawValue).joined(separator: ", ") }
+}
