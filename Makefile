@@ -3,7 +3,7 @@ SHELL := /bin/bash
 ## What building and running need; what the tests need besides (a PostgreSQL for the vault's
 ## storage tests, Chromium and Selenium for the app's, PDF and QR readers, curl).
 APT_PACKAGES := libsecp256k1-dev libsodium-dev libsqlite3-dev libcairo2-dev libqrencode-dev fonts-dejavu-core pkg-config
-TEST_PACKAGES := poppler-utils zbar-tools curl postgresql chromium chromium-driver python3-selenium python3-cryptography
+TEST_PACKAGES := poppler-utils zbar-tools curl postgresql chromium chromium-driver python3-selenium python3-cryptography python3-venv
 PYTHON ?= python3
 ## `make run` starts the app; ARGS="wallet list" runs another command.
 ARGS ?= app
@@ -19,10 +19,12 @@ deps:
 	@./scripts/install-deps.sh $(APT_PACKAGES)
 	@./scripts/install-spark.sh
 
-## What the tests need besides: the packages above and axe-core (scripts/install-axe.sh).
+## What the tests need besides: the packages above, axe-core (scripts/install-axe.sh), and the
+## NWC tests' peers — a Nostr relay and rust-nostr's client — in .build/nostr-venv.
 test-deps: deps
 	@./scripts/install-deps.sh $(TEST_PACKAGES)
 	@./scripts/install-axe.sh
+	@./scripts/install-nostr.sh
 
 build: deps
 	swift build --product hawala $(IMPORT_CHECK)
@@ -42,7 +44,8 @@ run: deps
 ## Every test: unit tests, official and cross-implementation vectors, CLI tests, the vault
 ## storage and server on SQLite and on a throwaway PostgreSQL, the vault torture (attacks and
 ## faults against the real server, both storages), schemathesis against the vault server,
-## `hawala app` in headless Chromium; then the library tests again under AddressSanitizer. A
+## `hawala app` in headless Chromium, Nostr Wallet Connect through a real relay with rust-nostr's
+## client; then the library tests again under AddressSanitizer. A
 ## failing run ends by repeating its ✘ lines.
 test: test-deps
 	$(PYTHON) scripts/check-imports.py
@@ -50,6 +53,7 @@ test: test-deps
 	./scripts/with-postgres.sh swift test --skip-build --parallel --num-workers 2 2>&1 | tee .build/test.log; \
 	  status=$${PIPESTATUS[0]}; [ $$status -eq 0 ] || { echo "== failed (from .build/test.log):"; grep '✘' .build/test.log | tail -20; exit $$status; }
 	/usr/bin/python3 scripts/app_e2e.py
+	.build/nostr-venv/bin/python scripts/nwc_e2e.py
 	./scripts/with-postgres.sh ./scripts/vault-torture.sh
 	./scripts/schemathesis.sh
 	$(MAKE) --no-print-directory test-asan

@@ -42,6 +42,8 @@ public final class NWCService: Sendable {
         var inFlight: Set<String> = []
         var requests: [String: [Date]] = [:]
         var listeners: [String: String] = [:]
+        /// The service keys each relay was last asked for (a new REQ only when they change).
+        var subscribed: [String: [String]] = [:]
     }
 
     /// A connection being served: its keys, opened once.
@@ -78,7 +80,7 @@ public final class NWCService: Sendable {
                     relayTasks[url] = nil
                 }
                 // A new connection on a relay already connected: subscribe again (same id: replaces it).
-                for url in wanted { resubscribe(url) }
+                for url in wanted { resubscribe(url, onlyIfChanged: true) }
                 try? await Task.sleep(for: options.reload)
             }
             for task in relayTasks.values { task.cancel() }
@@ -126,7 +128,7 @@ public final class NWCService: Sendable {
                 let started = ContinuousClock.now
                 try await withTaskCancellationHandler {
                     try await session.run(onOpen: { [weak self] in
-                        self?.resubscribe(url)
+                        self?.resubscribe(url, onlyIfChanged: false)
                         self?.publishInfo(on: url)
                     }, onEvent: { [weak self] _, event in
                         await self?.received(event, from: url)
@@ -145,11 +147,14 @@ public final class NWCService: Sendable {
         }
     }
 
-    func resubscribe(_ url: String) {
-        let (session, keys) = state.withLock { state in
-            (state.relays[url], state.served.values.filter { $0.connection.relays.contains(url) }.map(\.keys.publicKeyHex).sorted())
+    func resubscribe(_ url: String, onlyIfChanged: Bool) {
+        let (session, keys, changed) = state.withLock { state in
+            let keys = state.served.values.filter { $0.connection.relays.contains(url) }.map(\.keys.publicKeyHex).sorted()
+            let changed = state.subscribed[url] != keys
+            if state.relays[url] != nil { state.subscribed[url] = keys }
+            return (state.relays[url], keys, changed)
         }
-        guard let session, !keys.isEmpty else { return }
+        guard let session, !keys.isEmpty, changed || !onlyIfChanged else { return }
         let since = Int64(options.now().timeIntervalSince1970) - 60
         session.subscribe("hawala-nwc", filters: [NostrFilter(kinds: [NostrEvent.Kind.walletRequest], pTags: keys, since: since)])
     }

@@ -1,0 +1,339 @@
+#!/usr/bin/env python3
+"""Nostr Wallet Connect end to end (issue 40): `hawala connect serve` on devnet, a real relay
+(PyPI nostr-relay, SQLite) on loopback, and rust-nostr's NWC client (PyPI nostr-sdk) plus
+requests built by hand (NIP-44 v2 and NIP-04) over a raw WebSocket. Run by `make test` with
+.build/nostr-venv/bin/python (scripts/install-nostr.sh). Never needs the network.
+
+Each scenario prints one ok/FAIL line; exit 1 when any failed.
+"""
+import asyncio, hashlib, json, os, shutil, socket, subprocess, sys, tempfile, time, traceback
+from datetime import timedelta
+
+import nostr_sdk as n
+import websockets
+
+HAWALA = os.path.abspath(os.environ.get("HAWALA_BIN", ".build/debug/hawala"))
+RELAY = os.path.join(os.path.dirname(sys.executable), "nostr-relay")
+PASSWORD = "correct horse battery"
+ABANDON = "abandon " * 11 + "about"
+LEGAL = "legal winner thank year wave sausage worth useful legal winner thank yellow"
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        raise AssertionError(what)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Relay:
+    """nostr-relay on a free loopback port, its database in a temporary folder."""
+
+    def __init__(self, root):
+        self.port = free_port()
+        config = os.path.join(root, "relay.yaml")
+        with open(config, "w") as f:
+            f.write(f"DEBUG: false\nrelay_name: hawala-test\ngunicorn:\n  bind: 127.0.0.1:{self.port}\n"
+                    f"storage:\n  sqlalchemy.url: sqlite+aiosqlite:///{root}/relay.sqlite3\n")
+        self.log = open(os.path.join(root, "relay.log"), "w")
+        self.process = subprocess.Popen([RELAY, "-c", config, "serve", "--use-uvicorn"], stdout=self.log, stderr=subprocess.STDOUT)
+        self.url = f"ws://127.0.0.1:{self.port}"
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return
+            except OSError:
+                time.sleep(0.2)
+        raise RuntimeError("the relay did not start")
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+class Home:
+    """A wallet home run through the hawala binary."""
+
+    def __init__(self, root, name, words, ledger):
+        self.dir = os.path.join(root, name)
+        os.makedirs(self.dir)
+        self.env = dict(os.environ, HAWALA_HOME=os.path.join(self.dir, "data"), NO_COLOR="1")
+        self.password = os.path.join(self.dir, "password")
+        open(self.password, "w").write(PASSWORD + "\n")
+        words_file = os.path.join(self.dir, "words")
+        open(words_file, "w").write(words + "\n")
+        self.run("wallet", "restore", "--name", name, "--network", "testnet", "--mnemonic-file", words_file, "--password-file", self.password, "--yes")
+        self.run("ln", "config", "--backend", "devnet:" + ledger)
+
+    def run(self, *args, check_status=True):
+        result = subprocess.run([HAWALA, *args], env=self.env, capture_output=True, text=True, timeout=120)
+        if check_status and result.returncode != 0:
+            raise AssertionError(f"hawala {' '.join(args[:3])}: {result.stderr.strip()[:300]}")
+        return result
+
+    def connection(self, name, *options):
+        out = self.run("connect", "new", name, *options, "--json", "--password-file", self.password).stdout
+        return json.loads(out)
+
+    def serve(self):
+        log = open(os.path.join(self.dir, "serve.log"), "w")
+        process = subprocess.Popen([HAWALA, "connect", "serve", "--password-file", self.password], env=self.env, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            if "serving" in open(log.name).read():
+                time.sleep(1.5)  # subscribed on the relay
+                return process, log.name
+            if process.poll() is not None:
+                raise AssertionError("connect serve exited: " + open(log.name).read()[-500:])
+            time.sleep(0.2)
+        raise AssertionError("connect serve did not start")
+
+    def invoice(self, sats, description):
+        out = self.run("ln", "invoice", "--amount", str(sats), "--description", description, "--json", "--password-file", self.password).stdout
+        return json.loads(out)["invoice"]
+
+    def history(self):
+        return json.loads(self.run("ln", "history", "--json").stdout)
+
+
+def nwc(uri, seconds=15):
+    return n.NostrWalletConnectBuilder(n.NostrWalletConnectUri.parse(uri)).timeout(timedelta(seconds=seconds)).build()
+
+
+class Raw:
+    """Requests built by hand: signed by the connection's client key, encrypted with NIP-44 v2
+    or NIP-04 (nostr-sdk's own functions), sent over a plain WebSocket; answers read the same way."""
+
+    def __init__(self, relay_url, uri):
+        parsed = n.NostrWalletConnectUri.parse(uri)
+        self.relay, self.secret = relay_url, parsed.secret()
+        self.keys = n.Keys(self.secret)
+        self.service = parsed.public_key()
+
+    def event(self, payload, scheme="nip44_v2", tags=(), keys=None):
+        keys = keys or self.keys
+        text = json.dumps(payload)
+        content = n.nip44_encrypt(keys.secret_key(), self.service, text, n.Nip44Version.V2) if scheme == "nip44_v2" else n.nip04_encrypt(keys.secret_key(), self.service, text)
+        all_tags = [n.Tag.parse(["p", self.service.to_hex()])] + ([n.Tag.parse(["encryption", scheme])] if scheme != "nip04-untagged" and scheme else [])
+        all_tags += [n.Tag.parse(list(t)) for t in tags]
+        return n.EventBuilder(n.Kind(23194), content).tags(all_tags).finalize(keys)
+
+    async def send(self, events, wait=10.0, expect=None):
+        """Publishes `events` (JSON texts may repeat), returns the answers {request id: payload} seen within `wait`."""
+        answers = {}
+        async with websockets.connect(self.relay, max_size=1 << 20) as ws:
+            ids = [e.id().to_hex() for e in events]
+            await ws.send(json.dumps(["REQ", "answers", {"kinds": [23195], "#e": ids}]))
+            for e in events:
+                await ws.send(json.dumps(["EVENT", json.loads(e.as_json())]))
+            deadline = time.time() + wait
+            while time.time() < deadline and (expect is None or len(answers) < expect):
+                try:
+                    message = json.loads(await asyncio.wait_for(ws.recv(), timeout=max(0.1, deadline - time.time())))
+                except asyncio.TimeoutError:
+                    break
+                if message[0] == "EVENT":
+                    event = message[2]
+                    request = next(t[1] for t in event["tags"] if t[0] == "e")
+                    scheme = next((t[1] for t in event["tags"] if t[0] == "encryption"), "nip04")
+                    author = n.PublicKey.parse(event["pubkey"])
+                    text = n.nip44_decrypt(self.secret, author, event["content"]) if scheme == "nip44_v2" else n.nip04_decrypt(self.secret, author, event["content"])
+                    answers.setdefault(request, []).append(json.loads(text))
+        return answers
+
+
+def scenario(title):
+    def wrap(function):
+        def run(*args):
+            started = time.time()
+            try:
+                asyncio.run(function(*args))
+                print(f"ok    {title} ({time.time() - started:.1f} s)", flush=True)
+            except Exception as error:
+                failures.append(title)
+                print(f"FAIL  {title}: {error}", flush=True)
+                traceback.print_exc(limit=12, file=sys.stdout)
+        return run
+    return wrap
+
+
+@scenario("rust-nostr's NWC client (NIP-04): get_info, get_balance, make_invoice + lookup_invoice, pay_invoice (preimage, fees), list_transactions")
+async def client_flows(relay, buyer, provider, uri):
+    client = nwc(uri)
+    info = await client.get_info()
+    check(any(m.is_pay_invoice() for m in info.methods) and any(m.is_make_invoice() for m in info.methods) and info.network == "regtest",
+          f"methods {info.methods}, network {info.network}")
+    balance = (await client.get_balance()).balance
+    check(balance == 100_000_000, f"balance {balance} msat")
+    made = await client.make_invoice(n.MakeInvoiceRequest(amount=21_000, description="made through NWC", description_hash=None, expiry=None))
+    check(made.invoice.startswith("lnbcrt21"), f"invoice {made.invoice[:20]}")
+    found = await client.lookup_invoice(n.LookupInvoiceRequest(payment_hash=made.payment_hash, invoice=None))
+    check(found.payment_hash == made.payment_hash and found.amount == 21_000, "the invoice looked up")
+    invoice = provider.invoice(1_000, "first job")
+    paid = await client.pay_invoice(n.PayInvoiceRequest(id=None, invoice=invoice, amount=None))
+    payment_hash = n.Bolt11Invoice.parse(invoice).payment_hash() if hasattr(n, "Bolt11Invoice") else None
+    decoded = json.loads(buyer.run("ln", "decode", invoice, "--json").stdout)
+    check(hashlib.sha256(bytes.fromhex(paid.preimage)).hexdigest() == decoded["paymentHash"], "the preimage is the payment hash's")
+    check(paid.fees_paid is not None and paid.fees_paid > 0, f"fees_paid {paid.fees_paid}")
+    received = [p for p in provider.history() if p["type"] == "received" and p["description"] == "first job"]
+    check(received and received[0]["status"] == "completed", "the provider's history shows it")
+    sent = [p for p in buyer.history() if p["type"] == "sent"]
+    check(sent and sent[0]["connection"] == "agent-1", "the buyer's says who paid")
+    listed = await client.list_transactions(n.ListTransactionsRequest(_from=None, until=None, limit=10, offset=None, unpaid=None, transaction_type=None))
+    check(any(t.payment_hash == decoded["paymentHash"] for t in listed), "list_transactions has the payment")
+
+
+@scenario("by hand (NIP-44 v2 and NIP-04): the same answer in the same scheme; a request sent twice pays once; over the maximum and the budget QUOTA_EXCEEDED; no answer to a stranger or an expired request")
+async def hand_built(relay, buyer, provider, uri):
+    raw = Raw(relay.url, uri)
+    answers = await raw.send([raw.event({"method": "get_balance", "params": {}}, "nip44_v2"),
+                              raw.event({"method": "get_budget", "params": {}}, "nip04")], expect=2)
+    check(len(answers) == 2 and all(a[0]["error"] is None for a in answers.values()), f"{answers}")
+    budget = next(a[0]["result"] for a in answers.values() if a[0]["result_type"] == "get_budget")
+    check(budget["total_budget"] == 20_000_000 and budget["renewal_period"] == "daily" and budget["used_budget"] > 0, f"budget {budget}")
+    # The same request event twice: paid once, the same answer both times.
+    invoice = provider.invoice(500, "twice")
+    twice = raw.event({"method": "pay_invoice", "params": {"invoice": invoice}})
+    answers = await raw.send([twice, twice], expect=1)
+    answers2 = await raw.send([twice], expect=1)
+    first, again = answers[twice.id().to_hex()][0], answers2[twice.id().to_hex()][0]
+    check(first["error"] is None and first == again, f"{first} then {again}")
+    check(len([p for p in provider.history() if p["description"] == "twice" and p["status"] == "completed"]) == 1, "paid once")
+    # Over the maximum a payment (5,000 sat), then above what is left of the budget.
+    over = raw.event({"method": "pay_invoice", "params": {"invoice": provider.invoice(6_000, "too big")}})
+    answers = await raw.send([over], expect=1)
+    check(answers[over.id().to_hex()][0]["error"]["code"] == "QUOTA_EXCEEDED", f"{answers}")
+    # A stranger's key, an expired request: no answer at all.
+    stranger = n.Keys.generate()
+    alien = raw.event({"method": "get_balance", "params": {}}, keys=stranger)
+    old = raw.event({"method": "get_balance", "params": {}}, tags=[("expiration", str(int(time.time()) - 60))])
+    answers = await raw.send([alien, old], wait=4)
+    check(not answers, f"answered {list(answers)}")
+    # An encryption it does not speak: UNSUPPORTED_ENCRYPTION.
+    odd = raw.event({"method": "get_balance", "params": {}}, tags=[])
+    odd = n.EventBuilder(n.Kind(23194), n.nip04_encrypt(raw.secret, raw.service, "{}")).tags(
+        [n.Tag.parse(["p", raw.service.to_hex()]), n.Tag.parse(["encryption", "nip99"])]).finalize(raw.keys)
+    answers = await raw.send([odd], expect=1)
+    check(answers[odd.id().to_hex()][0]["error"]["code"] == "UNSUPPORTED_ENCRYPTION", f"{answers}")
+
+
+@scenario("20 requests at once against a budget that covers exactly 5 with their fees: exactly 5 paid, never 6")
+async def twenty_at_once(relay, buyer, provider, uri):
+    raw = Raw(relay.url, uri)
+    events = [raw.event({"method": "pay_invoice", "params": {"invoice": provider.invoice(1_000, f"parallel {i}")}}) for i in range(20)]
+    answers = await raw.send(events, wait=30, expect=20)
+    results = [a[0] for a in answers.values()]
+    paid = [r for r in results if r["error"] is None]
+    refused = [r for r in results if r["error"] and r["error"]["code"] == "QUOTA_EXCEEDED"]
+    check(len(answers) == 20, f"{len(answers)} answers")
+    check(len(paid) == 5 and len(refused) == 15, f"{len(paid)} paid, {len(refused)} refused")
+    received = [p for p in provider.history() if (p["description"] or "").startswith("parallel") and p["status"] == "completed"]
+    check(len(received) == 5, f"the provider received {len(received)}")
+
+
+@scenario("the seed's scenario: ten job invoices, a daily budget for five with fees; five paid through NWC, the sixth QUOTA_EXCEEDED; both histories agree")
+async def seed_scenario(relay, buyer, provider, uri):
+    client = nwc(uri)
+    invoices = [provider.invoice(1_000, f"job {i}") for i in range(1, 11)]
+    outcomes = []
+    for invoice in invoices[:6]:
+        try:
+            await client.pay_invoice(n.PayInvoiceRequest(id=None, invoice=invoice, amount=None))
+            outcomes.append("paid")
+        except Exception as error:
+            outcomes.append(str(error))
+    check(outcomes[:5] == ["paid"] * 5, f"{outcomes}")
+    check("QUOTA_EXCEEDED" in outcomes[5] or "quota" in outcomes[5].lower() or "budget" in outcomes[5].lower(), f"the sixth: {outcomes[5]}")
+    jobs = [p for p in provider.history() if p["description"].startswith("job ") and p["status"] == "completed"]
+    check(len(jobs) == 5, f"the provider received {len(jobs)}")
+    mine = [p for p in buyer.history() if p["type"] == "sent" and (p["description"] or "").startswith("job ")]
+    check(len(mine) == 5 and all(p["connection"] == "buyer-agent" for p in mine), "five, each paid by the connection")
+
+
+@scenario("revoked and expired connections get no answer; notifications reach a subscriber")
+async def revocation_and_notifications(relay, buyer, provider, uris):
+    uri, short_uri = uris
+    raw = Raw(relay.url, uri)
+    # A payment received by a connection's invoice: payment_received, in NIP-44 (23197).
+    async with websockets.connect(relay.url) as ws:
+        await ws.send(json.dumps(["REQ", "notes", {"kinds": [23197, 23196], "#p": [raw.keys.public_key().to_hex()]}]))
+        answers = await raw.send([raw.event({"method": "make_invoice", "params": {"amount": 3_000_000, "description": "to be notified"}})], expect=1)
+        made = next(iter(answers.values()))[0]["result"]
+        provider.run("ln", "pay", made["invoice"], "--yes", "--password-file", provider.password)
+        kinds = set()
+        deadline = time.time() + 15
+        while time.time() < deadline and kinds != {23196, 23197}:
+            try:
+                message = json.loads(await asyncio.wait_for(ws.recv(), timeout=1))
+            except asyncio.TimeoutError:
+                continue
+            if message[0] == "EVENT":
+                event = message[2]
+                author = n.PublicKey.parse(event["pubkey"])
+                text = n.nip44_decrypt(raw.secret, author, event["content"]) if event["kind"] == 23197 else n.nip04_decrypt(raw.secret, author, event["content"])
+                note = json.loads(text)
+                if note["notification"]["payment_hash"] != made["payment_hash"]:
+                    continue  # another payment this connection may see (it reads the history)
+                check(note["notification_type"] == "payment_received", f"{note}")
+                kinds.add(event["kind"])
+        check(kinds == {23196, 23197}, f"notifications {kinds}")
+    # Revoked: the next request gets nothing; expired likewise.
+    buyer.run("connect", "revoke", "agent-1")
+    answers = await raw.send([raw.event({"method": "get_balance", "params": {}})], wait=4)
+    check(not answers, f"a revoked connection was answered: {answers}")
+    short = Raw(relay.url, short_uri)
+    answers = await short.send([short.event({"method": "get_balance", "params": {}})], wait=6, expect=1)
+    check(answers, "the short-lived connection answered while live")
+    # Time passes (its expiry moved into the past, as a clock would): no answer any more.
+    import sqlite3
+    database = sqlite3.connect(os.path.join(buyer.env["HAWALA_HOME"], "wallets.sqlite"))
+    database.execute("UPDATE appConnection SET expiresAt = ? WHERE name = 'short'", (time.time() - 1,))
+    database.commit()
+    database.close()
+    answers = await short.send([short.event({"method": "get_balance", "params": {}})], wait=4)
+    check(not answers, f"an expired connection was answered: {answers}")
+
+
+def main():
+    root = tempfile.mkdtemp(prefix="hawala-nwc-")
+    relay = serve = None
+    try:
+        relay = Relay(root)
+        ledger = os.path.join(root, "ledger.sqlite")
+        buyer = Home(root, "buyer", ABANDON, ledger)
+        provider = Home(root, "provider", LEGAL, ledger)
+        buyer.run("ln", "devnet", "fund", "100000", "--password-file", buyer.password)
+        agent = buyer.connection("agent-1", "--budget", "20000/daily", "--max-payment", "5000", "--methods", "pay,receive,balance,history", "--relay", relay.url)
+        seed = buyer.connection("buyer-agent", "--budget", "5010/daily", "--methods", "pay", "--relay", relay.url)
+        parallel = buyer.connection("parallel", "--budget", "5010/daily", "--methods", "pay", "--relay", relay.url)
+        short = buyer.connection("short", "--budget", "1000/daily", "--methods", "balance", "--expires-in", "10m", "--relay", relay.url)
+        serve, serve_log = buyer.serve()
+        client_flows(relay, buyer, provider, agent["uri"])
+        hand_built(relay, buyer, provider, agent["uri"])
+        twenty_at_once(relay, buyer, provider, parallel["uri"])
+        seed_scenario(relay, buyer, provider, seed["uri"])
+        revocation_and_notifications(relay, buyer, provider, (agent["uri"], short["uri"]))
+        if failures:
+            print("      connect serve log:", open(serve_log).read()[-3000:])
+    finally:
+        if serve:
+            serve.terminate()
+            try:
+                serve.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                serve.kill()
+                failures.append("connect serve did not stop on SIGTERM")
+        if relay:
+            relay.stop()
+        shutil.rmtree(root, ignore_errors=True)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
