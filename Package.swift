@@ -249,8 +249,8 @@ let package = Package(
         .target(
             name: "HawalaApp",
             dependencies: [
-                "HawalaBackup", "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaLightning", "HawalaPaper", "HawalaVault", "HawalaVaultClient",
-                "HawalaVaultAgent", "HawalaWallet",
+                "HawalaBackup", "HawalaConnect", "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaLightning", "HawalaNostr", "HawalaPaper",
+                "HawalaVault", "HawalaVaultClient", "HawalaVaultAgent", "HawalaWallet",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -265,7 +265,7 @@ let package = Package(
         .testTarget(
             name: "HawalaAppTests",
             dependencies: [
-                "HawalaApp", "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaLightning", "HawalaWallet", "HawalaTestSupport",
+                "HawalaApp", "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaLightning", "HawalaNostr", "HawalaWallet", "HawalaTestSupport",
                 "HawalaBackup", "HawalaVault", "HawalaVaultStorage", "HawalaVaultClient", "HawalaVaultAgent", "HawalaVaultServer",
                 // The CLI, run beside the app on the same inputs (FacesAgreeTests).
                 "hawala",

@@ -13,6 +13,7 @@ Usage: scripts/app_e2e.py [--binary .build/debug/hawala] [--screens DIR]
 Exit 0 when every scenario passed; one line per scenario.
 """
 import argparse
+import json
 import os
 import re
 import shutil
@@ -684,7 +685,8 @@ def pay_an_invoice_between_two_wallets(receiver: Scenario, r_app: App, payer: Sc
 
 SWEPT = [("home", "/"), ("send", "/send"), ("receive", "/receive"), ("receive-address", "/receive?chain=bitcoin"),
          ("history", "/history"), ("wallets", "/wallets"), ("backups", "/backups"), ("vault", "/vault"), ("settings", "/settings"),
-         ("lightning", "/lightning"), ("exit", "/lightning/exit"), ("create", "/create"), ("restore", "/restore"), ("restore-shares", "/restore/shares")]
+         ("lightning", "/lightning"), ("exit", "/lightning/exit"), ("create", "/create"), ("restore", "/restore"), ("restore-shares", "/restore/shares"),
+         ("connections", "/connections")]
 
 
 def sweep(s: Scenario, name, size):
@@ -763,6 +765,7 @@ def every_page_at_both_sizes(phone: Scenario, app: App, laptop: Scenario):
     phone.click("Create the invoice")
     phone.wait_text("Waiting for the payment")
     invoice_path = p.current_url.split(app.base, 1)[1]
+    connection_made_and_revoked(phone, app)
     for scenario, size in ((phone, PHONE), (laptop, LAPTOP)):
         d = scenario.driver
         for name, path in SWEPT + [("invoice", invoice_path)]:
@@ -792,6 +795,47 @@ def every_page_at_both_sizes(phone: Scenario, app: App, laptop: Scenario):
     phone.wait_for("#balance")
     phone.shot("home-dark-390")
     phone.theme(False)
+
+
+def connection_made_and_revoked(s: Scenario, app: App):
+    """A program's connection on the phone: a wrong budget sent back with what was typed, then
+    made (the password again); its URI shown once as text and as a QR code zbarimg reads; the
+    CLI lists it; revoked from its card, the CLI says so too."""
+    d = s.driver
+    d.get(app.base + "/connections")
+    s.wait_text("Service: Not running")
+    s.fill("connection-name", "compute-agent")
+    s.fill("connection-budget", "lots")
+    s.fill("connection-relays", "ws://127.0.0.1:7447")
+    s.fill("connection-password", PASSWORD)
+    s.click("Make the connection")
+    s.wait_text("budget is sats and a renewal")
+    s.check(d.find_element(By.ID, "connection-name").get_attribute("value") == "compute-agent", "the name typed is kept")
+    s.fill("connection-budget", "5 000")
+    s.fill("connection-max", "2000")
+    s.fill("connection-password", PASSWORD)
+    s.click("Make the connection")
+    s.wait_text("“compute-agent” is ready")
+    sweep(s, "connection-new", PHONE)
+    uri = d.find_element(By.ID, "connection-uri").get_attribute("textContent")
+    s.check(uri.startswith("nostr+walletconnect://") and "secret=" in uri and "relay=ws%3A%2F%2F127.0.0.1%3A7447" in uri, f"the URI: {uri[:40]}…")
+    path = os.path.join(app.folder, "connection-qr.png")
+    d.find_element(By.CSS_SELECTOR, "figure.qr svg").screenshot(path)
+    decoded = subprocess.run(["zbarimg", "--quiet", "--raw", path], capture_output=True, text=True, timeout=30).stdout.strip()
+    s.check(decoded == uri, f"the QR holds the URI (zbarimg read {decoded[:30]!r}…)")
+    home = dict(os.environ, HAWALA_HOME=os.path.join(app.folder, "home"))
+    listed = json.loads(subprocess.run([s.binary, "connect", "list", "--json"], env=home, capture_output=True, text=True, check=True).stdout)
+    s.check([(c["name"], c["state"], c["budgetSats"], c["maxPaymentSats"]) for c in listed] == [("compute-agent", "live", 5000, 2000)], f"the CLI lists it: {listed}")
+    s.check(uri.split("secret=")[1][:64] not in json.dumps(listed), "the secret is not kept")
+    s.click("Done")
+    s.wait_text("Spent 0 of 5,000 sat, renews")
+    s.check(d.find_elements(By.CSS_SELECTOR, ".connection meter"), "the spent/budget bar")
+    s.check("nostr+walletconnect" not in d.page_source, "the URI is not on the list")
+    d.find_element(By.XPATH, "//summary[text()='Revoke…']").click()
+    s.click("Revoke “compute-agent”")
+    s.wait_text("Revoked “compute-agent”: its next request is refused.")
+    listed = json.loads(subprocess.run([s.binary, "connect", "list", "--json"], env=home, capture_output=True, text=True, check=True).stdout)
+    s.check(listed[0]["state"] == "revoked", "revoked for the CLI too")
 
 
 def new_wallet_here(s: Scenario, app: App, name):

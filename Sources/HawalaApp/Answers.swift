@@ -34,7 +34,7 @@ extension AppRoutes {
     /// How long an answer is kept for reloads: a quarter of an hour; pages that show secrets
     /// (SLIP-39 shares to print) no longer than the words are shown.
     static func keptFor(_ template: String) -> TimeInterval {
-        template == "shares" ? wordsShownFor : 900
+        ["shares", "connection-new"].contains(template) ? wordsShownFor : 900
     }
 
     /// The POST's response: a page it rendered becomes an answer to redirect to; anything else

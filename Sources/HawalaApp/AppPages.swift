@@ -89,6 +89,9 @@ struct Page {
     /// SLIP-39 shares to print.
     var shares: SharesView?
     var sharesEntry: SharesEntryView?
+    var connections: ConnectionsView?
+    /// A connection just made: its URI, shown once.
+    var newConnection: NewConnectionView?
 
     init(title: String, message: String? = nil) {
         self.title = title
@@ -126,7 +129,8 @@ extension Page {
     /// The menu's screens, in order: its words are the pages' titles.
     static let menu: [(label: String, path: String, section: String)] = [
         ("Home", "/", "home"), ("Send", "/send", "send"), ("Receive", "/receive", "receive"), ("History", "/history", "history"),
-        ("Wallets", "/wallets", "wallets"), ("Backups", "/backups", "backups"), ("Vault", "/vault", "vault"), ("Settings", "/settings", "settings"),
+        ("Wallets", "/wallets", "wallets"), ("Backups", "/backups", "backups"), ("Vault", "/vault", "vault"),
+        ("Connections", "/connections", "connections"), ("Settings", "/settings", "settings"),
     ]
 
     /// Which menu screen a template belongs to.
@@ -136,7 +140,7 @@ extension Page {
         "history": "history", "payment-detail": "history",
         "wallets": "wallets", "create": "wallets", "restore": "wallets", "restore-shares": "wallets", "words-password": "wallets", "backup": "wallets",
         "backups": "backups", "exported": "backups", "import": "backups", "imported": "backups", "shares": "backups",
-        "vault": "vault", "settings": "settings", "lightning": "settings",
+        "vault": "vault", "settings": "settings", "lightning": "settings", "connections": "connections", "connection-new": "connections",
     ]
 
     /// The menu with `template`'s screen marked, and no backup banner where the page is itself

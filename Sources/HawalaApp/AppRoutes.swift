@@ -45,6 +45,7 @@ struct AppRoutes: Sendable {
         registerSettings(on: router)
         registerVault(on: router)
         registerShamir(on: router)
+        registerConnections(on: router)
     }
 
     // MARK: - Sessions

@@ -96,7 +96,8 @@ actor AppSessions {
         let fields: [String: String]
 
         /// The fields worth keeping across a lock, none of them secret.
-        static let kept: Set<String> = ["input", "amount", "comment", "description", "name", "words", "network", "all"]
+        static let kept: Set<String> = ["input", "amount", "comment", "description", "name", "words", "network", "all",
+                                         "budget", "renewal", "maxPayment", "expiry", "relays", "may-pay", "may-receive", "may-balance", "may-history"]
 
         func value(_ name: String) -> String { fields[name] ?? "" }
     }

@@ -22,7 +22,7 @@ enum ReturnPath {
     }
 
     /// The pages that show a form refilled after the unlock (`AppSessions.takeInterrupted`).
-    static let refilled: Set<String> = ["/send", "/receive", "/create"]
+    static let refilled: Set<String> = ["/send", "/receive", "/create", "/connections"]
 
     /// The page a form posted to `action` lives on.
     static func page(forAction action: String) -> String {
@@ -34,7 +34,7 @@ enum ReturnPath {
         case "/create": return "/create"
         case "/backup", "/words", "/wallets/use", "/wallets/import-key", "/wallets/rename", "/wallets/delete": return "/wallets"
         default:
-            for prefix in ["/settings", "/backups", "/vault", "/restore"] where action.hasPrefix(prefix) { return prefix }
+            for prefix in ["/settings", "/backups", "/vault", "/restore", "/connections"] where action.hasPrefix(prefix) { return prefix }
             return "/"
         }
     }

@@ -386,6 +386,25 @@ extension WalletStore {
     }
 }
 
+/// The relays new connections listen on unless told: a setting of the store, Alby's public NWC
+/// relay (the one most NWC clients know) until someone sets others.
+extension WalletStore {
+    public static let defaultConnectionRelays = ["wss://relay.getalby.com/v1"]
+    static let connectionRelaysSetting = "connect.relays"
+
+    /// The relays set, or the default.
+    public func connectionRelays() -> [String] {
+        let set = (try? globalSetting(Self.connectionRelaysSetting))?.flatMap { $0.split(separator: " ").map(String.init) }
+        return set.flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultConnectionRelays
+    }
+
+    /// Sets the relays new connections use (nil or empty: back to the default). The faces check
+    /// each URL (`RelaySession.check`) first.
+    public func setConnectionRelays(_ relays: [String]?) throws {
+        try setGlobalSetting(Self.connectionRelaysSetting, to: relays.flatMap { $0.isEmpty ? nil : $0.joined(separator: " ") })
+    }
+}
+
 /// Lower-case hex for the keys this store keeps.
 enum NostrHexText {
     static func encode(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }

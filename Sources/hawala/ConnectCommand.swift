@@ -28,17 +28,6 @@ struct ConnectCommand: ParsableCommand {
         subcommands: [ConnectNew.self, ConnectList.self, ConnectShow.self, ConnectRevoke.self, ConnectServe.self, ConnectRelays.self])
 }
 
-/// Where connections listen unless told: a store setting (`connect relays --set`).
-enum ConnectDefaults {
-    static let relaysKey = "connect.relays"
-    /// Alby's public NWC relay, the one most NWC clients know.
-    static let relays = ["wss://relay.getalby.com/v1"]
-
-    static func relays(_ store: WalletStore) -> [String] {
-        (try? store.globalSetting(relaysKey))?.flatMap { $0.split(separator: " ").map(String.init) } ?? relays
-    }
-}
-
 struct ConnectNew: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "new", abstract: "Make a connection and print its URI, once (and a QR code at a terminal).",
@@ -62,7 +51,7 @@ struct ConnectNew: ParsableCommand {
         let permissions = try ConnectionInput.permissions(methods)
         let expiresAt = try ConnectionInput.expiry(expiresIn, now: now)
         let maximum = try maxPayment.map { try AmountText.parseSats($0) }
-        let relays = relay.isEmpty ? ConnectDefaults.relays(store) : relay
+        let relays = relay.isEmpty ? store.connectionRelays() : relay
         for url in relays { try RelaySession.check(url) }
         let keyring = try WalletSession.unlock(store, file: password.passwordFile)
         let (connection, secret) = try store.addConnection(
@@ -175,10 +164,10 @@ struct ConnectRelays: ParsableCommand {
     func run() throws {
         if reset || !set.isEmpty {
             for url in set { try RelaySession.check(url) }
-            try WalletSession.store(create: true).setGlobalSetting(ConnectDefaults.relaysKey, to: reset ? nil : set.joined(separator: " "))
+            try WalletSession.store(create: true).setConnectionRelays(reset ? nil : set)
         }
         let home = WalletHome.fromEnvironment()
-        let relays = home.exists ? ConnectDefaults.relays(try WalletStore(home: home, create: false)) : ConnectDefaults.relays
+        let relays = home.exists ? try WalletStore(home: home, create: false).connectionRelays() : WalletStore.defaultConnectionRelays
         for url in relays { print(url) }
     }
 }

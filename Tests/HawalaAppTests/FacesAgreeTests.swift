@@ -4,6 +4,7 @@ import HawalaBackup
 import HawalaCrypto
 import HawalaKeys
 import HawalaLightning
+import HawalaNostr
 import HawalaTestSupport
 import HawalaWallet
 import Testing
@@ -220,6 +221,48 @@ extension AppSecurityTests {
             let appNothing = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": elsewhere, "all": "on"])
             #expect(nothing.status == 1 && nothing.stderr.contains("not possible: what would arrive is below 546 sat")
                     && appNothing.body.contains("not possible: what would arrive is below 546 sat"), "\(nothing.stderr)")
+        }
+    }
+
+    /// A program's connection: the same limits read alike (`ConnectionInput`), the same relays
+    /// refused, the same name refused twice; what each made lists the same.
+    @Test func facesAgreeOnConnections() async throws {
+        let cli = try CLIHome()
+        let pw = ["--password-file", cli.path("password")]
+        try await withApp { app, browser, _ in
+            var browser = browser
+            try await logIn(app, &browser)
+            let csrf = try #require(Browser.csrf(try await browser.send(.get, "/connections").body))
+            let relay = "ws://127.0.0.1:7447"
+            let cases: [(label: String, budget: String, renewal: String, max: String, relay: String, words: String?)] = [
+                ("no budget", "lots", "daily", "", relay, "a budget is sats and a renewal"),
+                ("remote ws", "5000", "daily", "", "ws://relay.example.com", RelaySession.Error.plainWebSocket("ws://relay.example.com").description),
+                ("not a relay", "5000", "daily", "", "https://relay.example.com", RelaySession.Error.invalidURL("https://relay.example.com").description),
+                ("made", "5,000", "weekly", "2000", relay, nil),
+                ("taken", "5000", "weekly", "", relay, WalletError.connectionNameTaken("agent").description),
+            ]
+            for c in cases {
+                let byCLI = try cli.run(["connect", "new", "agent", "--budget", c.budget + "/" + c.renewal, "--relay", c.relay, "--json"]
+                                        + (c.max.isEmpty ? [] : ["--max-payment", c.max]) + pw)
+                let byApp = try await browser.send(.post, "/connections/new", form: [
+                    "csrf": csrf, "name": "agent", "may-pay": "on", "may-receive": "on", "may-balance": "on", "budget": c.budget, "renewal": c.renewal,
+                    "maxPayment": c.max, "expiry": "never", "relays": c.relay, "password": "correct horse"])
+                if let words = c.words {
+                    #expect(byCLI.status != 0 && byCLI.stderr.contains(words), "\(c.label): CLI \(byCLI.status) \(byCLI.stderr)")
+                    #expect(byApp.status == 400 && byApp.body.contains(Self.html(words.capitalizedFirst)), "\(c.label): app \(byApp.status)")
+                } else {
+                    #expect(byCLI.status == 0 && byCLI.stdout.contains("nostr+walletconnect://"), "\(c.label): \(byCLI.stderr)")
+                    #expect(byApp.status == 200 && byApp.body.contains("nostr+walletconnect://") && byApp.body.contains("is ready"), "\(c.label)")
+                }
+            }
+            let appStore = try await app.store.get()
+            let mine = try #require(try appStore.current())
+            let appMade = try appStore.connection(named: "agent", walletID: mine.id)
+            let cliStore = try WalletStore(home: cli.home, create: false)
+            let cliMade = try cliStore.connection(named: "agent", walletID: try #require(try cliStore.current()).id)
+            #expect(appMade.budget == cliMade.budget && appMade.renewal == .weekly && cliMade.renewal == .weekly)
+            #expect(appMade.maxPayment == cliMade.maxPayment && appMade.maxPayment == 2000 && appMade.permissions == cliMade.permissions)
+            #expect(appMade.relays == [relay] && cliMade.relays == [relay])
         }
     }
 

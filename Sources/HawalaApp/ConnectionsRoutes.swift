@@ -1,0 +1,282 @@
+import Foundation
+import HawalaConnect
+import HawalaCrypto
+import HawalaFormat
+import HawalaLightning
+import HawalaNostr
+import HawalaWallet
+import HTTPTypes
+import Hummingbird
+import NIOPosix
+
+/// App connections: programs that pay within limits (`AppConnections.swift` holds every rule).
+/// The list with what each spent of its budget and its payments, a new connection (the wallet
+/// password again: it hands out the right to spend) whose URI is shown once, and revocation.
+extension AppRoutes {
+    func registerConnections(on router: Router<BasicRequestContext>) {
+        router.get("/connections") { request, _ in try await connectionsPage(request) }
+        router.post("/connections/new") { request, _ in try await posted(request, newConnection) }
+        router.post("/connections/revoke") { request, _ in try await posted(request, revokeConnection) }
+    }
+
+    func connectionsPage(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return try noSession() }
+        guard session.isUnlocked else { return AppResponse.toUnlock() }
+        var form = ConnectionFormView.fresh
+        if let refill = await app.sessions.takeInterrupted(session.id, page: "/connections") {
+            form = ConnectionFormView { refill.value($0) }
+            form.restored = true
+        }
+        return try await connections(session, form: form)
+    }
+
+    /// The page, with `form` as typed (or fresh) and a problem or a message on top.
+    func connections(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, form: ConnectionFormView = .fresh,
+                     problem: String? = nil, message: String? = nil) async throws -> Response {
+        let (store, wallet) = try await currentWallet()
+        guard let wallet else { return AppResponse.redirect("/") }
+        let now = await app.sessions.time()
+        var form = form
+        if form.relays.isEmpty { form.relays = store.connectionRelays().joined(separator: " ") }
+        let rows = try store.connections(walletID: wallet.id).enumerated().map { index, connection in
+            ConnectionRow(connection, index: index, spending: try store.spending(of: connection, now: now),
+                          payments: try store.payments(walletID: wallet.id, filter: PaymentFilter(connection: connection.name, limit: 5)),
+                          now: now, timeZone: session.timeZone)
+        }
+        var page = Page(title: "Connections", session: session, overview: try await app.store.overview(), problem: problem, message: message)
+        page.connections = ConnectionsView(
+            wallet: wallet.name, rows: rows, form: form,
+            lightningReady: (try? LightningSettings.load(store: store, walletID: wallet.id).backend) != nil,
+            service: ConnectServiceStatus.running(home: store.home.directory), now: now, timeZone: session.timeZone)
+        return try render(status, "connections", page)
+    }
+
+    /// A new connection: the limits read as the CLI reads them (`ConnectionInput`), the relays
+    /// checked, the password asked again; the answer shows the URI and its QR code once.
+    func newConnection(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        let typed = ConnectionFormView(form.text)
+        let now = await app.sessions.time()
+        let request: NewConnection
+        switch typed.request(now: now) {
+        case .success(let read): request = read
+        case .failure(let problem):
+            return try await connections(session, status: .badRequest, form: typed, problem: problem.description.sentence)
+        }
+        let (store, wallet) = try await currentWallet()
+        guard let wallet else { return AppResponse.redirect("/") }
+        let keyring: Keyring
+        switch try await checkPassword(form, session) {
+        case .opened(let opened): keyring = opened
+        case .refused(let status, let problem): return try await connections(session, status: status, form: typed, problem: problem)
+        }
+        let made: (AppConnection, clientSecret: SecretBytes)
+        do {
+            made = try await NIOThreadPool.singleton.runIfActive { try store.addConnection(request, wallet: wallet, keyring: keyring, now: now) }
+        } catch let error as WalletError {
+            return try await connections(session, status: .badRequest, form: typed, problem: error.description.sentence)
+        }
+        let (connection, secret) = made
+        let uri = WalletConnectURI(walletPublicKey: connection.servicePublicKey, relays: connection.relays, secret: secret).text()
+        var page = Page(title: "New connection", session: session, overview: try await app.store.overview())
+        page.newConnection = try NewConnectionView(connection, uri: uri, spending: try store.spending(of: connection, now: now), now: now,
+                                                   timeZone: session.timeZone, serviceRunning: ConnectServiceStatus.running(home: store.home.directory) != nil)
+        return try render(.ok, "connection-new", page)
+    }
+
+    func revokeConnection(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        let (store, wallet) = try await currentWallet()
+        guard let wallet else { return AppResponse.redirect("/") }
+        do {
+            let connection = try store.connection(named: form.text("name") ?? "", walletID: wallet.id)
+            try store.revokeConnection(connection, now: await app.sessions.time())
+            return try await connections(session, message: "Revoked “\(connection.name)”: its next request is refused. Its payments stay in the history.")
+        } catch let error as WalletError {
+            return try await connections(session, status: .badRequest, problem: error.description.sentence)
+        }
+    }
+}
+
+/// The new-connection form as typed (kept when a problem or the lock sends it back).
+struct ConnectionFormView {
+    struct Choice { let value: String, label: String, selected: Bool }
+    struct Permission { let value: String, label: String, checked: Bool }
+
+    var name = ""
+    var permissions: Set<ConnectionPermission> = [.pay, .receive, .balance]
+    var budget = "10,000"
+    var renewal = BudgetRenewal.daily.rawValue
+    var maxPayment = ""
+    var expiry = "never"
+    var relays = ""
+    var restored = false
+
+    static let fresh = ConnectionFormView()
+
+    /// The form's fields by name (a posted form, or one kept across the lock).
+    init(_ field: (String) -> String?) {
+        name = field("name") ?? ""
+        permissions = Set(ConnectionPermission.allCases.filter { field("may-" + $0.rawValue) == "on" })
+        budget = field("budget") ?? ""
+        renewal = field("renewal") ?? BudgetRenewal.daily.rawValue
+        maxPayment = field("maxPayment") ?? ""
+        expiry = field("expiry") ?? "never"
+        relays = field("relays") ?? ""
+    }
+
+    init() {}
+
+    /// The connection asked for, read by the library's rules, or why not.
+    func request(now: Date) -> Result<NewConnection, ConnectionFormProblem> {
+        guard !permissions.isEmpty else { return .failure(.noPermission) }
+        do {
+            let (budgetSats, renewal) = try ConnectionInput.budget(budget.trimmed.isEmpty ? "none" : budget + "/" + renewal)
+            let expiresAt = try ConnectionInput.expiry(expiry, now: now)
+            let maximum = maxPayment.trimmed.isEmpty ? nil : try AmountText.parseSats(maxPayment)
+            let relays = relays.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "," }).map(String.init)
+            for url in relays { try RelaySession.check(url) }
+            return .success(NewConnection(name: name, permissions: permissions, budget: budgetSats, renewal: renewal, maxPayment: maximum,
+                                          expiresAt: expiresAt, relays: relays))
+        } catch let error as CustomStringConvertible & Error {
+            return .failure(.library(error.description))
+        } catch {
+            return .failure(.library("\(error)"))
+        }
+    }
+
+    func permissionChoices() -> [Permission] {
+        ConnectionPermission.allCases.map { Permission(value: $0.rawValue, label: ConnectionRow.words($0), checked: permissions.contains($0)) }
+    }
+
+    func renewalChoices() -> [Choice] {
+        BudgetRenewal.allCases.map { Choice(value: $0.rawValue, label: $0 == .never ? "never renews" : "a " + ConnectionRow.period($0), selected: $0.rawValue == renewal) }
+    }
+
+    func expiryChoices() -> [Choice] {
+        [("never", "Never"), ("1d", "In a day"), ("1w", "In a week"), ("30d", "In 30 days"), ("365d", "In a year")].map {
+            Choice(value: $0.0, label: $0.1, selected: $0.0 == expiry)
+        }
+    }
+}
+
+/// Why the form was not taken.
+enum ConnectionFormProblem: Error, CustomStringConvertible {
+    case noPermission
+    case library(String)
+
+    var description: String {
+        switch self {
+        case .noPermission: "choose at least one thing the program may do"
+        case .library(let words): words
+        }
+    }
+}
+
+/// The Connections screen.
+struct ConnectionsView {
+    let wallet: String
+    let rows: [ConnectionRow]
+    let anyRows: Bool
+    let form: ConnectionFormView
+    // Stored, not computed: templates see stored properties only.
+    let permissionChoices: [ConnectionFormView.Permission]
+    let renewalChoices: [ConnectionFormView.Choice]
+    let expiryChoices: [ConnectionFormView.Choice]
+    let lightningReady: Bool
+    let serviceRunning: Bool
+    let service: String
+
+    init(wallet: String, rows: [ConnectionRow], form: ConnectionFormView, lightningReady: Bool, service: ConnectServiceStatus.Running?,
+         now: Date, timeZone: TimeZone) {
+        self.wallet = wallet
+        self.rows = rows
+        anyRows = !rows.isEmpty
+        self.form = form
+        permissionChoices = form.permissionChoices()
+        renewalChoices = form.renewalChoices()
+        expiryChoices = form.expiryChoices()
+        self.lightningReady = lightningReady
+        serviceRunning = service != nil
+        self.service = service.map { "Running since \($0.startedAt.relative(now: now, timeZone: timeZone)): programs' requests are answered." } ?? ""
+    }
+}
+
+/// One connection: what it may do, spent of its budget, its limits and its last payments.
+struct ConnectionRow {
+    let index: Int
+    let name: String
+    let live: Bool
+    let state: String
+    let may: String
+    let spent: String
+    /// The bar: sats spent (rounded up) of the budget; no bar without a budget.
+    let hasBudget: Bool
+    let spentValue: Int64
+    let budgetValue: Int64
+    let limits: [String]
+    let payments: [PaymentRow]
+    let anyPayments: Bool
+
+    init(_ c: AppConnection, index: Int, spending: ConnectionSpending, payments: [Payment], now: Date, timeZone: TimeZone) {
+        self.index = index
+        name = c.name
+        let current = c.state(at: now)
+        live = current == .live
+        state = switch current {
+        case .live: "Live"
+        case .revoked: "Revoked " + (c.revokedAt?.relative(now: now, timeZone: timeZone) ?? "")
+        case .expired: "Expired " + (c.expiresAt?.relative(now: now, timeZone: timeZone) ?? "")
+        }
+        may = ConnectionPermission.sorted(c.permissions).map(Self.words).joined(separator: ", ") + "."
+        spent = spending.summary(now: now, timeZone: timeZone).sentence
+        hasBudget = c.budget != nil
+        spentValue = Int64(clamping: spending.spent.sats(.up).value)
+        budgetValue = Int64(clamping: c.budget?.value ?? 0)
+        var limits: [String] = []
+        if let maximum = c.maxPayment { limits.append("At most \(AmountText.sats(maximum)) a payment.") }
+        limits.append(c.expiresAt.map { (current == .expired ? "Expired " : "Expires ") + $0.relative(now: now, timeZone: timeZone) + "." } ?? "Does not expire.")
+        limits.append("Last used " + (c.lastUsedAt.map { $0.relative(now: now, timeZone: timeZone) } ?? "never") + ".")
+        limits.append("Made " + c.createdAt.relative(now: now, timeZone: timeZone) + ", on " + c.relays.joined(separator: ", ") + ".")
+        self.limits = limits
+        self.payments = payments.map { PaymentRow($0, now: now, timeZone: timeZone) }
+        anyPayments = !payments.isEmpty
+    }
+
+    static func words(_ permission: ConnectionPermission) -> String {
+        switch permission {
+        case .pay: "pay invoices"
+        case .receive: "make invoices"
+        case .balance: "see the balance"
+        case .history: "see the whole history"
+        }
+    }
+
+    static func period(_ renewal: BudgetRenewal) -> String {
+        switch renewal {
+        case .daily: "day"
+        case .weekly: "week (from Monday)"
+        case .monthly: "month"
+        case .yearly: "year"
+        case .never: "never"
+        }
+    }
+}
+
+/// The answer to a new connection: its URI and QR code, shown this once.
+struct NewConnectionView {
+    let name: String
+    let uri: String
+    let qrPath: String
+    let qrSize: Int
+    let may: String
+    let spent: String
+    let serviceRunning: Bool
+
+    init(_ c: AppConnection, uri: String, spending: ConnectionSpending, now: Date, timeZone: TimeZone, serviceRunning: Bool) throws {
+        name = c.name
+        self.uri = uri
+        (qrPath, qrSize) = try svgQRCode(uri)
+        may = ConnectionPermission.sorted(c.permissions).map(ConnectionRow.words).joined(separator: ", ").sentence
+        spent = spending.summary(now: now, timeZone: timeZone).sentence
+        self.serviceRunning = serviceRunning
+    }
+}
