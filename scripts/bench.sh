@@ -102,7 +102,8 @@ PY
 
 echo "== seed 003's figures: wallet initialization < 2 s, payment preview < 1 s, execution < 5 s =="
 echo "-- in process, as the app meets them (Argon2id alone is the reference) --"
-.build/release/hawala-bench seed-figures
+SEED_FIGURES=$(.build/release/hawala-bench seed-figures)
+echo "$SEED_FIGURES"
 echo "-- a fresh hawala process each (what a CLI user waits: start, unlock, connect, then the work) --"
 SEED_DIR="$HOME_DIR/seed" python3 - <<'PY'
 import json, os, statistics, subprocess, time
@@ -135,3 +136,11 @@ print(f"{'reference: hawala --version (process start)':64} {version * 1000:8.1f}
 print(f"{'ln invoice --amount N (start, unlock, connect, an invoice), median of 5':64} {statistics.median(invoices) * 1000:8.1f} ms  (init < 2 s)")
 print(f"{'ln pay INVOICE --yes (start, unlock, connect, preview, pay), average of 5':64} {statistics.mean(payments) * 1000:8.1f} ms  (< 5 s)")
 PY
+
+echo "== Nostr Wallet Connect: pay_invoice through a loopback relay on devnet vs the relay's own echo =="
+DEVNET_PAYMENT_MS=$(echo "$SEED_FIGURES" | sed -n 's/.*devnet: payment execution, average of [0-9]* *\([0-9.]*\) ms.*/\1/p')
+if [ -x .build/nostr-venv/bin/python ] || ./scripts/install-nostr.sh; then
+    HAWALA_BIN=.build/release/hawala .build/nostr-venv/bin/python scripts/bench_nwc.py ${DEVNET_PAYMENT_MS:+--devnet-payment-ms "$DEVNET_PAYMENT_MS"}
+else
+    echo "(the Nostr peers could not be installed: skipped)"
+fi

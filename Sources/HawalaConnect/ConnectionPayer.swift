@@ -84,13 +84,12 @@ public enum ConnectionPayer {
         }
         switch payment.status {
         case .failed:
-            try? store.releaseSpending(connection, paymentKey: key)
+            try? store.releaseSpending(connection, paymentKey: key, now: now)
         case .completed, .pending:
             // What it cost (pending: the reservation, the most it may cost, stays counted).
             let spent = payment.status == .completed ? (try? payment.amountMsat + payment.feeMsat) ?? total : total
-            try? store.settleSpending(connection, paymentKey: key, total: spent)
+            try? store.settleSpending(connection, paymentKey: key, total: spent, now: now)
         }
-        try? store.touchConnection(connection, now: now)
         return payment
     }
 

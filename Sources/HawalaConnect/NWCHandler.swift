@@ -158,7 +158,6 @@ public struct NWCHandler: Sendable {
         do {
             let created = try await session.receive(ReceiveRequest(amountSats: msat == .zero ? nil : msat.sats(.down), description: description, expirySeconds: expiry),
                                                     connection: connection.name)
-            try? session.store.touchConnection(connection)
             guard let payment = try session.store.payment(walletID: connection.walletID, idempotencyKey: LightningWallet.invoiceKey(paymentHash: created.response.paymentHash)) else {
                 return .failed("make_invoice", .internal, "the invoice was made but not recorded")
             }

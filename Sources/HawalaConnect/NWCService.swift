@@ -225,8 +225,10 @@ public final class NWCService: Sendable {
             answer = .failed("", .unsupportedEncryption, "this wallet service speaks nip44_v2 and nip04")
         }
         let json = answer.json
-        if answer.error?.code != .rateLimited { try? store.saveConnectionAnswer(connection, requestID: event.id, answer: json, now: now) }
+        // The answer goes first, then is kept: a payment is already once per request (its
+        // idempotency key), and a copy delivered meanwhile is dropped while this one is in flight.
         await send(json, to: served, replyingTo: event, scheme: scheme == "nip44_v2" ? "nip44_v2" : "nip04")
+        if answer.error?.code != .rateLimited { try? store.saveConnectionAnswer(connection, requestID: event.id, answer: json, now: now) }
         var metadata: Logger.Metadata = ["connection": .string(connection.name), "method": .string(answer.method.isEmpty ? method : answer.method),
                                          "outcome": .string(answer.error?.code.rawValue ?? "ok")]
         if case .object(let fields)? = answer.result, let fee = fields.first(where: { $0.0 == "fees_paid" }) { metadata["fees_paid_msat"] = .string("\(fee.1.compact)") }

@@ -70,6 +70,9 @@ public final class RelaySession: Sendable {
 
     /// Connects and runs until the relay or `close()` ends it; `onOpen` runs once connected
     /// (subscribe there), `onEvent` for each event a subscription brings.
+    /// Messages handled at once on one connection.
+    public static let concurrentHandlers = 32
+
     public func run(onOpen: @escaping @Sendable () -> Void, onEvent: @escaping @Sendable (_ subscription: String, NostrEvent) async -> Void) async throws {
         var configuration = WebSocketClientConfiguration(maxFrameSize: Self.maximumMessageBytes, autoPing: .enabled(timePeriod: .seconds(30)), validateUTF8: true)
         configuration.closeTimeout = .seconds(5)
@@ -82,9 +85,17 @@ public final class RelaySession: Sendable {
                 group.addTask {
                     for await text in outgoing { try await outbound.write(.text(text)) }
                 }
+                // Each message handled in a task of its own, at most `concurrentHandlers` at once:
+                // a slow one (a payment waiting on the network) never holds up the others.
+                var running = 0
                 for try await message in inbound.messages(maxSize: Self.maximumMessageBytes) {
                     guard case .text(let text) = message else { continue }
-                    await self.handle(text, onEvent: onEvent)
+                    if running >= Self.concurrentHandlers {
+                        try await group.next()
+                        running -= 1
+                    }
+                    running += 1
+                    group.addTask { await self.handle(text, onEvent: onEvent) }
                 }
                 group.cancelAll()
             }

@@ -255,13 +255,6 @@ extension WalletStore {
         }
     }
 
-    /// Records that `connection` was just used.
-    public func touchConnection(_ connection: AppConnection, now: Date = Date()) throws {
-        try writeTransaction { db in
-            try db.execute(sql: "UPDATE appConnection SET lastUsedAt = ? WHERE id = ?", arguments: [now.timeIntervalSince1970, connection.id])
-        }
-    }
-
     /// What `connection` spent in the period holding `now`.
     public func spending(of connection: AppConnection, now: Date = Date(), calendar: Calendar = BudgetRenewal.calendar) throws -> ConnectionSpending {
         let start = connection.renewal.periodStart(containing: now, calendar: calendar)
@@ -309,19 +302,27 @@ extension WalletStore {
     }
 
     /// The payment was made (or is still pending): what it really cost counts from now on.
-    public func settleSpending(_ connection: AppConnection, paymentKey: String, total msat: Msat) throws {
+    /// The connection counts as used now, in the same transaction.
+    public func settleSpending(_ connection: AppConnection, paymentKey: String, total msat: Msat, now: Date = Date()) throws {
         try writeTransaction { db in
             try db.execute(sql: "UPDATE connectionSpend SET msat = ?, state = 'settled' WHERE connectionId = ? AND paymentKey = ?",
                            arguments: [msat.int64, connection.id, paymentKey])
+            try Self.markUsed(connection, now: now, db: db)
         }
     }
 
-    /// The payment failed (or was never sent): its reservation is given back.
-    public func releaseSpending(_ connection: AppConnection, paymentKey: String) throws {
+    /// The payment failed (or was never sent): its reservation is given back. The connection
+    /// counts as used now, in the same transaction.
+    public func releaseSpending(_ connection: AppConnection, paymentKey: String, now: Date = Date()) throws {
         try writeTransaction { db in
             try db.execute(sql: "UPDATE connectionSpend SET msat = 0, state = 'released' WHERE connectionId = ? AND paymentKey = ?",
                            arguments: [connection.id, paymentKey])
+            try Self.markUsed(connection, now: now, db: db)
         }
+    }
+
+    static func markUsed(_ connection: AppConnection, now: Date, db: Database) throws {
+        try db.execute(sql: "UPDATE appConnection SET lastUsedAt = ? WHERE id = ?", arguments: [now.timeIntervalSince1970, connection.id])
     }
 
     /// The answer given to `requestID` before, if any: a request delivered again gets it again.
@@ -331,11 +332,13 @@ extension WalletStore {
         }
     }
 
-    /// Keeps the answer to `requestID` (the first one written stays).
+    /// Keeps the answer to `requestID` (the first one written stays); the connection counts as
+    /// used now, in the same transaction.
     public func saveConnectionAnswer(_ connection: AppConnection, requestID: String, answer: String, now: Date = Date()) throws {
         try writeTransaction { db in
             try db.execute(sql: "INSERT OR IGNORE INTO connectionAnswer (connectionId, requestId, answer, at) VALUES (?, ?, ?, ?)",
                            arguments: [connection.id, requestID, answer, now.timeIntervalSince1970])
+            try Self.markUsed(connection, now: now, db: db)
         }
     }
 

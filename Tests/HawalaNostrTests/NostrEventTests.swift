@@ -53,6 +53,20 @@ struct NostrEventTests {
         #expect(throws: NIP04.Error.self) { try NIP04.decrypt(payload, privateKey: stranger.secret, publicKey: a.publicKey) }
     }
 
+    /// NIP-04 against an independent implementation: a payload rust-nostr made (PyPI nostr-sdk
+    /// 0.45.1, `nip04_encrypt` from key 1 to key 2) decrypts here, and encrypting the same text
+    /// with its IV gives the same payload.
+    @Test func nip04AgreesWithRustNostr() throws {
+        let one = try NostrKeys(secret: SecretBytes([UInt8](repeating: 0, count: 31) + [1]))
+        let two = try NostrKeys(secret: SecretBytes([UInt8](repeating: 0, count: 31) + [2]))
+        #expect(one.publicKeyHex == "79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798")
+        let theirs = "ttPweUZU1S3YVu0dK38lj/7QxJHwbIGxyqXkLKOxSRE7UrdVvtqkmyb0MXvBmxaCS20RQZGg0AvM0UekybEj461/j9ZRMhMu6+3h1iekGYA=?iv=L4ceC3mYJ6E8KVJ1W5MK5Q=="
+        let text = "{\"method\":\"pay_invoice\",\"params\":{\"invoice\":\"lnbc1…\"}} ünïcödé"
+        #expect(try NIP04.decrypt(theirs, privateKey: two.secret, publicKey: one.publicKey) == text)
+        let iv = try #require(Data(base64Encoded: "L4ceC3mYJ6E8KVJ1W5MK5Q=="))
+        #expect(try NIP04.encrypt(text, privateKey: one.secret, publicKey: two.publicKey, iv: [UInt8](iv)) == theirs)
+    }
+
     @Test func walletConnectURIs() throws {
         let service = NostrKeys.generate(), client = NostrKeys.generate()
         let uri = WalletConnectURI(walletPublicKey: service.publicKeyHex, relays: ["wss://relay.example.com/nwc", "ws://127.0.0.1:7777"], secret: client.secret)
