@@ -81,9 +81,9 @@ class Home:
         out = self.run("connect", "new", name, *options, "--json", "--password-file", self.password).stdout
         return json.loads(out)
 
-    def serve(self):
+    def serve(self, *options):
         log = open(os.path.join(self.dir, "serve.log"), "w")
-        process = subprocess.Popen([HAWALA, "connect", "serve", "--password-file", self.password], env=self.env, stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen([HAWALA, "connect", "serve", "--password-file", self.password, *options], env=self.env, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.time() + 30
         while time.time() < deadline:
             if "serving" in open(log.name).read():

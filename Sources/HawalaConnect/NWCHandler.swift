@@ -104,10 +104,15 @@ public struct NWCHandler: Sendable {
         return Answer(method: "get_budget", result: .object(fields), error: nil)
     }
 
+    /// The backend's balance as it stands: no history sync, no fiat, nothing written (a
+    /// program may ask often; the history is kept by the service's event listener).
     func balance() async -> Answer {
         do {
-            let balance = try await session.balance()
-            return Answer(method: "get_balance", result: .object([("balance", .amount(balance.info.balanceMsat))]), error: nil)
+            let backend = session.backend
+            let info = try await Deadline.run(.seconds(10), timedOut: { LightningError.timeout(waitingFor: .answer, after: .seconds(10)) }) {
+                try await backend.getInfo()
+            }
+            return Answer(method: "get_balance", result: .object([("balance", .amount(info.balanceMsat))]), error: nil)
         } catch {
             return .failed("get_balance", .internal, "the balance can't be read now")
         }

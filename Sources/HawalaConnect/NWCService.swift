@@ -175,6 +175,7 @@ public final class NWCService: Sendable {
     /// A request from a relay: checked, answered once, the answer sent on every relay of its connection.
     func received(_ event: NostrEvent, from url: String) async {
         let now = options.now()
+        let started = ContinuousClock.now
         guard event.kind == NostrEvent.Kind.walletRequest, event.content.utf8.count <= 128 * 1024 else { return }
         // The same request from two relays, or sent twice: handled once at a time.
         let first = state.withLock { state -> Bool in
@@ -232,6 +233,8 @@ public final class NWCService: Sendable {
         var metadata: Logger.Metadata = ["connection": .string(connection.name), "method": .string(answer.method.isEmpty ? method : answer.method),
                                          "outcome": .string(answer.error?.code.rawValue ?? "ok")]
         if case .object(let fields)? = answer.result, let fee = fields.first(where: { $0.0 == "fees_paid" }) { metadata["fees_paid_msat"] = .string("\(fee.1.compact)") }
+        let elapsed = ContinuousClock.now - started
+        metadata["ms"] = .string(String(format: "%.2f", Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15))
         logger.info("nwc request", metadata: metadata)
     }
 

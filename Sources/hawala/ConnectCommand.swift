@@ -176,7 +176,13 @@ struct ConnectServe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve", abstract: "Answer the programs' requests: every live connection of every wallet here, until Ctrl-C (SIGINT) or SIGTERM.",
         discussion: "Unlocks the wallets once. One log line a request on stderr (connection, method, outcome), never its content. A systemd user unit: contrib/hawala-connect.service.")
+    @Option(name: .customLong("requests-per-minute"), help: ArgumentHelp("A connection's requests a minute before RATE_LIMITED.", valueName: "n"))
+    var requestsPerMinute = NWCService.Options().requestsPerMinute
     @OptionGroup var password: PasswordOptions
+
+    func validate() throws {
+        guard (1...100_000).contains(requestsPerMinute) else { throw ValidationError("--requests-per-minute must be between 1 and 100000") }
+    }
 
     func run() async throws {
         let store = try WalletSession.store(create: false)
@@ -190,7 +196,9 @@ struct ConnectServe: AsyncParsableCommand {
         #endif
         var logger = Logger(label: "hawala.connect")
         logger.logLevel = min(logLevel, .info)
-        let service = NWCService(store: store, keyring: keyring, spark: spark, logger: logger)
+        var options = NWCService.Options()
+        options.requestsPerMinute = requestsPerMinute
+        let service = NWCService(store: store, keyring: keyring, spark: spark, options: options, logger: logger)
         let started = Date()
         let task = Task { try await service.run() }
         let heartbeat = Task {
