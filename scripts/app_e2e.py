@@ -366,7 +366,7 @@ def lose_the_device_keep_the_words(s: Scenario, app: App, vault):
         s.fill("password", PASSWORD)
         s.fill("repeat", PASSWORD)
         s.click("Save the wallet")
-        s.wait_text("“Savings” is ready")
+        s.wait_text("“Savings” is ready", timeout=60)
         d.get(fresh.base + "/vault")
         offered = d.find_element(By.XPATH, "//summary[contains(., 'Log in with your words')]")
         s.check(offered.is_displayed(), "the words login is offered")
@@ -879,7 +879,7 @@ def main():
                 failed += 1
                 print(f"FAIL  {title}: {error}")
                 traceback.print_exc(limit=3, file=sys.stdout)
-                print(f"      at {driver.current_url}: {driver.page_source[:1500]!r}")
+                print(f"      at {driver.current_url}: {driver.find_element(By.TAG_NAME, 'body').text[-1500:]!r}")
                 app.log.seek(0)
                 print("      app log:", app.log.read()[-2000:])
             finally:
@@ -921,7 +921,7 @@ def two_browser_scenario(title, step, driver, args):
         traceback.print_exc(limit=3, file=sys.stdout)
         for d in (driver, laptop):
             if d:
-                print(f"      at {d.current_url}: {d.page_source[:1500]!r}")
+                print(f"      at {d.current_url}: {d.find_element(By.TAG_NAME, 'body').text[-1500:]!r}")
         if app:
             app.log.seek(0)
             print("      app log:", app.log.read()[-2000:])
@@ -950,7 +950,7 @@ def two_app_scenario(title, step, driver, args):
         traceback.print_exc(limit=3, file=sys.stdout)
         for d in (driver, second):
             if d:
-                print(f"      at {d.current_url}: {d.page_source[:1500]!r}")
+                print(f"      at {d.current_url}: {d.find_element(By.TAG_NAME, 'body').text[-1500:]!r}")
         for app in apps:
             app.log.seek(0)
             print("      app log:", app.log.read()[-2000:])
