@@ -45,7 +45,7 @@ run: deps
 ## storage and server on SQLite and on a throwaway PostgreSQL, the vault torture (attacks and
 ## faults against the real server, both storages), schemathesis against the vault server,
 ## `hawala app` in headless Chromium, Nostr Wallet Connect through a real relay with rust-nostr's
-## client; then the library tests again under AddressSanitizer. A
+## client, `hawala mcp` with the official MCP client and L402 on devnet; then the library tests again under AddressSanitizer. A
 ## failing run ends by repeating its ✘ lines.
 test: test-deps
 	$(PYTHON) scripts/check-imports.py
@@ -54,6 +54,7 @@ test: test-deps
 	  status=$${PIPESTATUS[0]}; [ $$status -eq 0 ] || { echo "== failed (from .build/test.log):"; grep '✘' .build/test.log | tail -20; exit $$status; }
 	/usr/bin/python3 scripts/app_e2e.py
 	.build/nostr-venv/bin/python scripts/nwc_e2e.py
+	.build/nostr-venv/bin/python scripts/mcp_e2e.py
 	./scripts/with-postgres.sh ./scripts/vault-torture.sh
 	./scripts/schemathesis.sh
 	$(MAKE) --no-print-directory test-asan

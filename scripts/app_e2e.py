@@ -836,6 +836,17 @@ def connection_made_and_revoked(s: Scenario, app: App):
     s.wait_text("Revoked “compute-agent”: its next request is refused.")
     listed = json.loads(subprocess.run([s.binary, "connect", "list", "--json"], env=home, capture_output=True, text=True, check=True).stdout)
     s.check(listed[0]["state"] == "revoked", "revoked for the CLI too")
+    # For an AI agent: MCP only — no URI, no relay, the MCP client's configuration instead.
+    d.find_element(By.XPATH, "//summary[text()='New connection']").click()
+    s.fill("connection-name", "gpu-agent")
+    d.find_element(By.NAME, "for-nwc").click()
+    d.find_element(By.NAME, "for-mcp").click()
+    s.fill("connection-password", PASSWORD)
+    s.click("Make the connection")
+    s.wait_text("For an AI agent (MCP)")
+    configuration = d.find_element(By.ID, "mcp-configuration").text
+    s.check('"args":["mcp","--connection","gpu-agent"' in configuration and not d.find_elements(By.ID, "connection-uri"), f"MCP only: {configuration}")
+    sweep(s, "connection-mcp", PHONE)
 
 
 def new_wallet_here(s: Scenario, app: App, name):

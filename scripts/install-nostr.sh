@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The NWC tests' peers, in .build/nostr-venv: PyPI nostr-relay (a real relay, SQLite) and
-# rust-nostr's nostr-sdk (its NostrWalletConnect client), pinned with their hashes in
+# The peers of the tests of programs that pay, in .build/nostr-venv: PyPI nostr-relay (a real relay, SQLite),
+# rust-nostr's nostr-sdk (its NostrWalletConnect client) and mcp (the official MCP client), pinned with their hashes in
 # scripts/nostr/requirements.txt. Quiet when they are there. Debian's python3-venv if missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,4 +15,4 @@ rm -rf "$VENV"
 /usr/bin/python3 -m venv "$VENV"
 "$VENV/bin/pip" install -q --no-deps --require-hashes -r scripts/nostr/requirements.txt
 echo "$WANT" > "$STAMP"
-echo "nostr peers: $("$VENV/bin/pip" list 2>/dev/null | grep -E '^(nostr-relay|nostr_relay|nostr-sdk|nostr_sdk) ' | tr -s ' ' | paste -sd' ')" >&2
+echo "nostr peers: $("$VENV/bin/pip" list 2>/dev/null | grep -E '^(nostr-relay|nostr_relay|nostr-sdk|nostr_sdk|mcp) ' | tr -s ' ' | paste -sd' ')" >&2

@@ -97,7 +97,7 @@ actor AppSessions {
 
         /// The fields worth keeping across a lock, none of them secret.
         static let kept: Set<String> = ["input", "amount", "comment", "description", "name", "words", "network", "all",
-                                         "budget", "renewal", "maxPayment", "expiry", "relays", "may-pay", "may-receive", "may-balance", "may-history"]
+                                         "budget", "renewal", "maxPayment", "expiry", "relays", "may-pay", "may-receive", "may-balance", "may-history", "for-nwc", "for-mcp"]
 
         func value(_ name: String) -> String { fields[name] ?? "" }
     }

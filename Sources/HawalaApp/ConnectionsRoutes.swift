@@ -76,7 +76,7 @@ extension AppRoutes {
             return try await connections(session, status: .badRequest, form: typed, problem: error.description.sentence)
         }
         let (connection, secret) = made
-        let uri = WalletConnectURI(walletPublicKey: connection.servicePublicKey, relays: connection.relays, secret: secret).text()
+        let uri = connection.wires.contains(.nwc) ? WalletConnectURI(walletPublicKey: connection.servicePublicKey, relays: connection.relays, secret: secret).text() : nil
         var page = Page(title: "New connection", session: session, overview: try await app.store.overview())
         page.newConnection = try NewConnectionView(connection, uri: uri, spending: try store.spending(of: connection, now: now), now: now,
                                                    timeZone: session.timeZone, serviceRunning: ConnectServiceStatus.running(home: store.home.directory) != nil)
@@ -108,6 +108,7 @@ struct ConnectionFormView {
     var maxPayment = ""
     var expiry = "never"
     var relays = ""
+    var wires: Set<ConnectionWire> = [.nwc]
     var restored = false
 
     static let fresh = ConnectionFormView()
@@ -121,6 +122,7 @@ struct ConnectionFormView {
         maxPayment = field("maxPayment") ?? ""
         expiry = field("expiry") ?? "never"
         relays = field("relays") ?? ""
+        wires = Set(ConnectionWire.allCases.filter { field("for-" + $0.rawValue) == "on" })
     }
 
     init() {}
@@ -128,14 +130,15 @@ struct ConnectionFormView {
     /// The connection asked for, read by the library's rules, or why not.
     func request(now: Date) -> Result<NewConnection, ConnectionFormProblem> {
         guard !permissions.isEmpty else { return .failure(.noPermission) }
+        guard !wires.isEmpty else { return .failure(.noWire) }
         do {
             let (budgetSats, renewal) = try ConnectionInput.budget(budget.trimmed.isEmpty ? "none" : budget + "/" + renewal)
             let expiresAt = try ConnectionInput.expiry(expiry, now: now)
             let maximum = maxPayment.trimmed.isEmpty ? nil : try AmountText.parseSats(maxPayment)
-            let relays = relays.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "," }).map(String.init)
+            let relays = wires.contains(.nwc) ? relays.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "," }).map(String.init) : []
             for url in relays { try RelaySession.check(url) }
             return .success(NewConnection(name: name, permissions: permissions, budget: budgetSats, renewal: renewal, maxPayment: maximum,
-                                          expiresAt: expiresAt, relays: relays))
+                                          expiresAt: expiresAt, relays: relays, wires: wires))
         } catch let error as CustomStringConvertible & Error {
             return .failure(.library(error.description))
         } catch {
@@ -151,6 +154,11 @@ struct ConnectionFormView {
         BudgetRenewal.allCases.map { Choice(value: $0.rawValue, label: $0 == .never ? "never renews" : "a " + ConnectionRow.period($0), selected: $0.rawValue == renewal) }
     }
 
+    func wireChoices() -> [Permission] {
+        [Permission(value: "nwc", label: "Nostr Wallet Connect (apps, over relays)", checked: wires.contains(.nwc)),
+         Permission(value: "mcp", label: "MCP (an AI agent on this machine)", checked: wires.contains(.mcp))]
+    }
+
     func expiryChoices() -> [Choice] {
         [("never", "Never"), ("1d", "In a day"), ("1w", "In a week"), ("30d", "In 30 days"), ("365d", "In a year")].map {
             Choice(value: $0.0, label: $0.1, selected: $0.0 == expiry)
@@ -161,11 +169,13 @@ struct ConnectionFormView {
 /// Why the form was not taken.
 enum ConnectionFormProblem: Error, CustomStringConvertible {
     case noPermission
+    case noWire
     case library(String)
 
     var description: String {
         switch self {
         case .noPermission: "choose at least one thing the program may do"
+        case .noWire: "choose how the program reaches the wallet: Nostr Wallet Connect, MCP or both"
         case .library(let words): words
         }
     }
@@ -181,6 +191,7 @@ struct ConnectionsView {
     let permissionChoices: [ConnectionFormView.Permission]
     let renewalChoices: [ConnectionFormView.Choice]
     let expiryChoices: [ConnectionFormView.Choice]
+    let wireChoices: [ConnectionFormView.Permission]
     let lightningReady: Bool
     let serviceRunning: Bool
     let service: String
@@ -194,6 +205,7 @@ struct ConnectionsView {
         permissionChoices = form.permissionChoices()
         renewalChoices = form.renewalChoices()
         expiryChoices = form.expiryChoices()
+        wireChoices = form.wireChoices()
         self.lightningReady = lightningReady
         serviceRunning = service != nil
         self.service = service.map { "Running since \($0.startedAt.relative(now: now, timeZone: timeZone)): programs' requests are answered." } ?? ""
@@ -213,6 +225,10 @@ struct ConnectionRow {
     let spentValue: Int64
     let budgetValue: Int64
     let limits: [String]
+    /// "Nostr Wallet Connect", "MCP", "Nostr Wallet Connect and MCP".
+    let reachedBy: String
+    /// What an MCP client's configuration holds for it (nil: not for MCP).
+    let mcpConfiguration: String?
     let payments: [PaymentRow]
     let anyPayments: Bool
 
@@ -237,6 +253,8 @@ struct ConnectionRow {
         limits.append("Last used " + (c.lastUsedAt.map { $0.relative(now: now, timeZone: timeZone) } ?? "never") + ".")
         limits.append("Made " + c.createdAt.relative(now: now, timeZone: timeZone) + ", on " + c.relays.joined(separator: ", ") + ".")
         self.limits = limits
+        reachedBy = ConnectionWire.sorted(c.wires).map(Self.words).joined(separator: " and ")
+        mcpConfiguration = c.wires.contains(.mcp) ? MCPWallet.clientConfiguration(c) : nil
         self.payments = payments.map { PaymentRow($0, now: now, timeZone: timeZone) }
         anyPayments = !payments.isEmpty
     }
@@ -247,6 +265,13 @@ struct ConnectionRow {
         case .receive: "make invoices"
         case .balance: "see the balance"
         case .history: "see the whole history"
+        }
+    }
+
+    static func words(_ wire: ConnectionWire) -> String {
+        switch wire {
+        case .nwc: "Nostr Wallet Connect"
+        case .mcp: "MCP"
         }
     }
 
@@ -264,17 +289,19 @@ struct ConnectionRow {
 /// The answer to a new connection: its URI and QR code, shown this once.
 struct NewConnectionView {
     let name: String
-    let uri: String
+    let uri: String?
     let qrPath: String
     let qrSize: Int
+    let mcpConfiguration: String?
     let may: String
     let spent: String
     let serviceRunning: Bool
 
-    init(_ c: AppConnection, uri: String, spending: ConnectionSpending, now: Date, timeZone: TimeZone, serviceRunning: Bool) throws {
+    init(_ c: AppConnection, uri: String?, spending: ConnectionSpending, now: Date, timeZone: TimeZone, serviceRunning: Bool) throws {
         name = c.name
         self.uri = uri
-        (qrPath, qrSize) = try svgQRCode(uri)
+        (qrPath, qrSize) = try uri.map { try svgQRCode($0) } ?? ("", 0)
+        mcpConfiguration = c.wires.contains(.mcp) ? MCPWallet.clientConfiguration(c) : nil
         may = ConnectionPermission.sorted(c.permissions).map(ConnectionRow.words).joined(separator: ", ").sentence
         spent = spending.summary(now: now, timeZone: timeZone).sentence
         self.serviceRunning = serviceRunning

@@ -38,8 +38,6 @@ public enum ConnectionPayer {
     /// - Throws: `Failure`.
     public static func pay(invoice text: String, amountMsat: Msat?, requestID: String, connection: AppConnection,
                            session: LightningSession, now: Date = Date()) async throws(Failure) -> Payment {
-        let store = session.store
-        let key = paymentKey(connection: connection, requestID: requestID)
         guard text.utf8.count <= Bolt11Invoice.maximumLength, case .bolt11(let invoice)? = try? PaymentInput.parse(text) else {
             throw .invalidInvoice("not a BOLT11 invoice")
         }
@@ -49,11 +47,29 @@ public enum ConnectionPayer {
             guard amountMsat.isWholeSats, amountMsat > .zero else { throw .invalidAmount("an amount is whole sats (a multiple of 1,000 msat)") }
             amountSats = amountMsat.sats(.down)
         }
+        return try await pay(.bolt11(invoice), text: text, amountSats: amountSats, comment: nil, requestID: requestID, connection: connection, session: session, now: now)
+    }
+
+    /// Pays a BOLT11 invoice, or a Lightning address or LNURL-pay (`amountSats` and an optional
+    /// comment), for `connection`, once per `requestID` — the rule above. A connection that may
+    /// not pay, or not this much, is refused before any service is asked for an invoice.
+    /// - Throws: `Failure`.
+    public static func pay(_ input: PaymentInput, text: String, amountSats: Sats?, comment: String?, requestID: String, connection: AppConnection,
+                           session: LightningSession, now: Date = Date()) async throws(Failure) -> Payment {
+        let store = session.store
+        let key = paymentKey(connection: connection, requestID: requestID)
         // A request delivered again: the payment made for it, never a second one.
         if let earlier = try? store.payment(walletID: connection.walletID, idempotencyKey: key) { return earlier }
+        switch connection.state(at: now) {
+        case .live: break
+        case .revoked: throw .refused(.revoked)
+        case .expired: throw .refused(.expired)
+        }
+        guard connection.allows(.pay) else { throw .refused(.notAllowed(.pay)) }
+        if let maximum = connection.maxPayment, let amountSats, amountSats > maximum { throw .refused(.aboveMaximum(maximum: maximum)) }
         let prepared: PreparedPayment
         do {
-            prepared = try await session.prepare(.bolt11(invoice), text: text, amountSats: amountSats, comment: nil, maxFeeSats: nil)
+            prepared = try await session.prepare(input, text: text, amountSats: amountSats, comment: comment, maxFeeSats: nil)
         } catch let error as LightningError {
             throw failure(error)
         } catch {

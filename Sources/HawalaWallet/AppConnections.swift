@@ -26,6 +26,24 @@ public enum ConnectionPermission: String, Sendable, CaseIterable, Codable {
     public static func sorted(_ set: Set<ConnectionPermission>) -> [ConnectionPermission] { allCases.filter(set.contains) }
 }
 
+/// How a program reaches its connection.
+public enum ConnectionWire: String, Sendable, CaseIterable, Codable {
+    /// Nostr Wallet Connect (NIP-47) over relays, answered by `connect serve`.
+    case nwc
+    /// MCP over stdio: the program starts `hawala mcp --connection NAME`.
+    case mcp
+
+    /// "nwc,mcp" → [.nwc, .mcp]; nil when a word is neither.
+    public static func parse(_ text: String) -> Set<ConnectionWire>? {
+        let words = text.split(whereSeparator: { $0 == "," || $0 == " " }).map { $0.lowercased() }
+        let parsed = words.compactMap(ConnectionWire.init(rawValue:))
+        return parsed.count == words.count && !parsed.isEmpty ? Set(parsed) : nil
+    }
+
+    /// In this order, for people.
+    public static func sorted(_ set: Set<ConnectionWire>) -> [ConnectionWire] { allCases.filter(set.contains) }
+}
+
 /// When a connection's budget starts again: calendar periods in this machine's time zone
 /// (weeks start on Monday, as ISO 8601 has them), or never.
 public enum BudgetRenewal: String, Sendable, CaseIterable, Codable {
@@ -88,6 +106,8 @@ public struct AppConnection: Sendable, Equatable {
     public let servicePublicKey: String
     public let clientPublicKey: String
     public let relays: [String]
+    /// How its program reaches it: NWC (served by `connect serve`), MCP, or both.
+    public let wires: Set<ConnectionWire>
 
     public enum State: String, Sendable, Equatable { case live, revoked, expired }
 
@@ -157,9 +177,11 @@ public struct NewConnection: Sendable {
     public var maxPayment: Sats?
     public var expiresAt: Date?
     public var relays: [String]
+    public var wires: Set<ConnectionWire>
 
     public init(name: String, permissions: Set<ConnectionPermission>, budget: Sats?, renewal: BudgetRenewal, maxPayment: Sats? = nil,
-                expiresAt: Date? = nil, relays: [String]) {
+                expiresAt: Date? = nil, relays: [String], wires: Set<ConnectionWire> = [.nwc]) {
+        self.wires = wires
         self.name = name
         self.permissions = permissions
         self.budget = budget
@@ -187,7 +209,8 @@ extension WalletStore {
     public func addConnection(_ request: NewConnection, wallet: WalletSummary, keyring: Keyring, now: Date = Date()) throws -> (AppConnection, clientSecret: SecretBytes) {
         let name = try WalletStore.validConnectionName(request.name)
         guard !request.permissions.isEmpty else { throw WalletError.invalidName("a connection may do at least one thing: pay, receive, balance or history") }
-        guard !request.relays.isEmpty else { throw WalletError.invalidName("a connection needs at least one relay") }
+        guard !request.wires.isEmpty else { throw WalletError.invalidName("a connection is reached by NWC, MCP or both") }
+        guard !request.relays.isEmpty || !request.wires.contains(.nwc) else { throw WalletError.invalidName("a connection for NWC needs at least one relay") }
         let id = UUID().uuidString.lowercased()
         let service = WalletStore.newNostrSecret(), client = WalletStore.newNostrSecret()
         let servicePublic = NostrHexText.encode(try Schnorr.xOnlyPublicKey(privateKey: service))
@@ -201,11 +224,12 @@ extension WalletStore {
             }
             try db.execute(sql: """
                 INSERT INTO appConnection (id, walletId, name, permissions, budgetSat, renewal, maxPaymentSat, expiresAt, createdAt,
-                    servicePublicKey, sealedServiceKey, clientPublicKey, relays)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    servicePublicKey, sealedServiceKey, clientPublicKey, relays, wires)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [id, wallet.id, name, ConnectionPermission.sorted(request.permissions).map(\.rawValue).joined(separator: " "),
                                  request.budget?.int64, request.renewal.rawValue, request.maxPayment?.int64, request.expiresAt?.timeIntervalSince1970,
-                                 now.timeIntervalSince1970, servicePublic, Data(sealed), clientPublic, request.relays.joined(separator: " ")])
+                                 now.timeIntervalSince1970, servicePublic, Data(sealed), clientPublic, request.relays.joined(separator: " "),
+                                 ConnectionWire.sorted(request.wires).map(\.rawValue).joined(separator: " ")])
         }
         guard let connection = try connection(id: id) else { throw WalletError.noSuchConnection(name) }
         return (connection, client)
@@ -369,7 +393,8 @@ extension WalletStore {
             lastUsedAt: (row["lastUsedAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
             revokedAt: (row["revokedAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
             servicePublicKey: row["servicePublicKey"], clientPublicKey: row["clientPublicKey"],
-            relays: (row["relays"] as String).split(separator: " ").map(String.init))
+            relays: (row["relays"] as String).split(separator: " ").map(String.init),
+            wires: Set((row["wires"] as String).split(separator: " ").compactMap { ConnectionWire(rawValue: String($0)) }))
     }
 
     static func resealConnectionKeys(from keyring: Keyring, to newKeyring: Keyring, db: Database) throws {

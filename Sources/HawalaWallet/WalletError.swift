@@ -117,5 +117,6 @@ extension WalletError {
         case walletKind = "an unknown wallet kind"
         case payment = "a payment of unknown type or status"
         case connection = "an app connection of unknown renewal"
+        case l402Token = "an L402 credential it cannot read"
     }
 }

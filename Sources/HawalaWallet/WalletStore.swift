@@ -301,6 +301,23 @@ public final class WalletStore: Sendable {
                 ALTER TABLE payment ADD COLUMN connection TEXT;
                 """)
         }
+        // v13: L402 credentials (`L402Tokens.swift`): bought for an origin and a folder of its
+        // paths, sealed, used again until the service refuses them; how a connection's program
+        // reaches it (NWC, MCP).
+        migrator.registerMigration("v13") { db in
+            try db.execute(sql: """
+                CREATE TABLE l402Token (
+                    walletId TEXT NOT NULL REFERENCES wallet(id) ON DELETE CASCADE,
+                    origin TEXT NOT NULL,
+                    path TEXT NOT NULL,
+                    scheme TEXT NOT NULL,
+                    sealed BLOB NOT NULL,
+                    paymentId TEXT NOT NULL,
+                    createdAt REAL NOT NULL,
+                    PRIMARY KEY (walletId, origin, path));
+                ALTER TABLE appConnection ADD COLUMN wires TEXT NOT NULL DEFAULT 'nwc';
+                """)
+        }
         return migrator
     }
 
@@ -677,6 +694,7 @@ public final class WalletStore: Sendable {
             }
             try WalletStore.resealExitStates(from: keyring, to: newKeyring, db: db)
             try WalletStore.resealConnectionKeys(from: keyring, to: newKeyring, db: db)
+            try WalletStore.resealL402Tokens(from: keyring, to: newKeyring, db: db)
             // Sealed store-wide settings (the vault token, the vault agent's key).
             for row in try Row.fetchAll(db, sql: "SELECT key, value FROM setting WHERE key LIKE 's.%'") {
                 let key: String = row["key"], value: String = row["value"]

@@ -39,6 +39,8 @@ struct ConnectNew: ParsableCommand {
     @Option(help: ArgumentHelp("What it may do: pay, receive, balance, history (comma-separated).", valueName: "list")) var methods = "pay,receive,balance"
     @Option(help: ArgumentHelp("A relay it listens on (wss://, or ws:// on this machine); again for more. Default: `hawala connect relays`.", valueName: "url"))
     var relay: [String] = []
+    @Option(name: .customLong("for"), help: ArgumentHelp("How the program reaches it: nwc (Nostr Wallet Connect), mcp (`hawala mcp`), or both: nwc,mcp.", valueName: "wires"))
+    var wires = "nwc"
     @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
     @Flag(help: "JSON output: {name, uri, …} (the URI holds a secret).") var json = false
     @OptionGroup var password: PasswordOptions
@@ -51,16 +53,18 @@ struct ConnectNew: ParsableCommand {
         let permissions = try ConnectionInput.permissions(methods)
         let expiresAt = try ConnectionInput.expiry(expiresIn, now: now)
         let maximum = try maxPayment.map { try AmountText.parseSats($0) }
-        let relays = relay.isEmpty ? store.connectionRelays() : relay
+        guard let reachedBy = ConnectionWire.parse(wires) else { throw CLIError("--for is nwc, mcp or nwc,mcp; not \"\(wires.prefix(40))\"") }
+        let relays = reachedBy.contains(.nwc) ? (relay.isEmpty ? store.connectionRelays() : relay) : []
         for url in relays { try RelaySession.check(url) }
         let keyring = try WalletSession.unlock(store, file: password.passwordFile)
         let (connection, secret) = try store.addConnection(
-            NewConnection(name: name, permissions: permissions, budget: budgetSats, renewal: renewal, maxPayment: maximum, expiresAt: expiresAt, relays: relays),
+            NewConnection(name: name, permissions: permissions, budget: budgetSats, renewal: renewal, maxPayment: maximum, expiresAt: expiresAt, relays: relays,
+                          wires: reachedBy),
             wallet: summary, keyring: keyring, now: now)
-        let uri = WalletConnectURI(walletPublicKey: connection.servicePublicKey, relays: connection.relays, secret: secret).text()
+        let uri = connection.wires.contains(.nwc) ? WalletConnectURI(walletPublicKey: connection.servicePublicKey, relays: connection.relays, secret: secret).text() : nil
         if json {
             var object = ConnectionJSON.object(connection, spending: try store.spending(of: connection, now: now), now: now)
-            object.insert(("uri", .string(uri)), at: 1)
+            if let uri { object.insert(("uri", .string(uri)), at: 1) }
             JSONValue.object(object).print()
             return
         }
@@ -68,6 +72,12 @@ struct ConnectNew: ParsableCommand {
         print("  " + (try store.spending(of: connection, now: now)).summary(now: now))
         if let maximum = connection.maxPayment { print("  at most \(AmountText.sats(maximum)) a payment") }
         print("  " + (connection.expiresAt.map { "expires \($0.relative(now: now))" } ?? "does not expire"))
+        if connection.wires.contains(.mcp) {
+            print("")
+            print("For an AI agent (MCP), put this in its client's configuration (the password file is yours to choose):")
+            print(MCPWallet.clientConfiguration(connection))
+        }
+        guard let uri else { return }
         print("")
         print("Paste this into the program, once (it holds the program's key; it is shown only now):")
         print(uri)
@@ -133,11 +143,13 @@ struct ConnectShow: ParsableCommand {
         rows.append(("created", connection.createdAt.relative(now: now)))
         rows.append(("last used", connection.lastUsedAt.map { $0.relative(now: now) } ?? "never"))
         if let revoked = connection.revokedAt { rows.append(("revoked", revoked.relative(now: now))) }
-        rows.append(("relays", connection.relays.joined(separator: " ")))
+        rows.append(("for", ConnectionWire.sorted(connection.wires).map(\.rawValue).joined(separator: ", ")))
+        if connection.wires.contains(.nwc) { rows.append(("relays", connection.relays.joined(separator: " "))) }
         rows.append(("service key", connection.servicePublicKey))
         print((["connection \"\(connection.name)\""] + alignedRows(rows)).joined(separator: "\n"))
         print(payments.isEmpty ? "no payments yet" : "payments:")
         for p in payments { print("  " + p.historyLine()) }
+        if connection.wires.contains(.mcp) { print("MCP client configuration: " + MCPWallet.clientConfiguration(connection)) }
     }
 }
 
@@ -207,7 +219,7 @@ struct ConnectServe: AsyncParsableCommand {
                 try? await Task.sleep(for: .seconds(10))
             }
         }
-        let live = try store.allConnections().filter { $0.state(at: started) == .live }.count
+        let live = try store.allConnections().filter { $0.state(at: started) == .live && $0.wires.contains(.nwc) }.count
         Output.error("serving \(live) connection\(live == 1 ? "" : "s"); Ctrl-C stops")
         await Signals.wait([SIGINT, SIGTERM])
         heartbeat.cancel()
@@ -260,6 +272,7 @@ enum ConnectionJSON {
         [
             ("name", .string(c.name)), ("state", .string(c.state(at: now).rawValue)),
             ("methods", .array(ConnectionPermission.sorted(c.permissions).map { .string($0.rawValue) })),
+            ("for", .array(ConnectionWire.sorted(c.wires).map { .string($0.rawValue) })),
             ("budgetSats", c.budget.map { .amount($0) } ?? .null), ("renewal", .string(c.renewal.rawValue)),
             ("spentMsat", .amount(spending.spent)), ("renewsAt", .date(spending.renewsAt)),
             ("maxPaymentSats", c.maxPayment.map { .amount($0) } ?? .null), ("expiresAt", .date(c.expiresAt)),

@@ -245,7 +245,7 @@ extension AppSecurityTests {
                 let byCLI = try cli.run(["connect", "new", "agent", "--budget", c.budget + "/" + c.renewal, "--relay", c.relay, "--json"]
                                         + (c.max.isEmpty ? [] : ["--max-payment", c.max]) + pw)
                 let byApp = try await browser.send(.post, "/connections/new", form: [
-                    "csrf": csrf, "name": "agent", "may-pay": "on", "may-receive": "on", "may-balance": "on", "budget": c.budget, "renewal": c.renewal,
+                    "csrf": csrf, "name": "agent", "for-nwc": "on", "may-pay": "on", "may-receive": "on", "may-balance": "on", "budget": c.budget, "renewal": c.renewal,
                     "maxPayment": c.max, "expiry": "never", "relays": c.relay, "password": "correct horse"])
                 if let words = c.words {
                     #expect(byCLI.status != 0 && byCLI.stderr.contains(words), "\(c.label): CLI \(byCLI.status) \(byCLI.stderr)")

@@ -79,6 +79,32 @@ struct ConnectCLITests {
         #expect(try wallet.run(["connect", "relays", "--reset"]).stdout == "wss://relay.getalby.com/v1\n")
     }
 
+    /// A connection for MCP needs no relay and has no URI; `hawala mcp` takes only one that
+    /// is for MCP (and live), and `connect serve` serves only those for NWC.
+    @Test func reachedByNWCOrMCP() throws {
+        let pw = ["--password-file", wallet.path("password")]
+        let made = try json(try wallet.run(["connect", "new", "agent", "--for", "mcp", "--json"] + pw)) as? [String: Any]
+        #expect(made?["for"] as? [String] == ["mcp"] && made?["uri"] == nil && made?["relays"] as? [String] == [], "\(String(describing: made))")
+        let both = try wallet.run(["connect", "new", "both", "--for", "nwc,mcp", "--relay", "ws://127.0.0.1:1"] + pw)
+        #expect(both.stdout.contains("nostr+walletconnect://") && both.stdout.contains(#"{"mcpServers":{"hawala-both":{"command":"hawala","args":["mcp","--connection","both""#),
+                "\(both.stdout)")
+        #expect(try wallet.run(["connect", "new", "x", "--for", "smoke-signals"] + pw).stderr.contains("--for is nwc, mcp or nwc,mcp"))
+        #expect(try wallet.run(["connect", "new", "plain", "--relay", "ws://127.0.0.1:1"] + pw).status == 0)
+        let refused = try wallet.run(["mcp", "--connection", "plain"] + pw)
+        #expect(refused.status == 1 && refused.stderr.contains("connection \"plain\" is not for MCP"), "\(refused.stderr)")
+        #expect(try wallet.run(["connect", "revoke", "agent"]).status == 0)
+        let revoked = try wallet.run(["mcp", "--connection", "agent"] + pw)
+        #expect(revoked.status == 1 && revoked.stderr.contains("connection \"agent\" is revoked"), "\(revoked.stderr)")
+        let serve = try RunningCLI(["connect", "serve"] + pw, environment: wallet.environment)
+        defer { if serve.process.isRunning { serve.process.interrupt() }; _ = serve.finish() }
+        var said: [String] = []
+        while let line = serve.nextErrorLine(), said.count < 20 {
+            said.append(line)
+            if line.hasPrefix("serving ") { break }
+        }
+        #expect(said.last == "serving 2 connections; Ctrl-C stops", "both and plain, not the MCP one: \(said)")
+    }
+
     /// One service per home: a second `serve` says the first runs and stops.
     @Test func oneServiceAtATime() throws {
         let first = try RunningCLI(["connect", "serve", "--password-file", wallet.path("password")], environment: wallet.environment)

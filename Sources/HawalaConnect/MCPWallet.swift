@@ -1,0 +1,285 @@
+import Foundation
+import HawalaFormat
+import HawalaLightning
+import HawalaWallet
+import MCP
+
+/// The wallet as an MCP server's tools, every one bounded by one app connection: what it may
+/// do, its budget and limits (`ConnectionPayer` for every payment), its expiry and revocation
+/// (read again at each call). A payment above `confirmAbove` is made only after the person
+/// accepts an elicitation; a client without elicitation gets a refusal and nothing is paid.
+public struct MCPWallet: Sendable {
+    let session: LightningSession
+    let keyring: Keyring
+    let connectionID: String
+    let confirmAbove: Sats?
+
+    public init(session: LightningSession, keyring: Keyring, connection: AppConnection, confirmAbove: Sats?) {
+        self.session = session
+        self.keyring = keyring
+        connectionID = connection.id
+        self.confirmAbove = confirmAbove
+    }
+
+    /// What an MCP client's configuration holds to start this server for `connection` (JSON,
+    /// the `mcpServers` entry most clients read).
+    public static func clientConfiguration(_ connection: AppConnection, passwordFile: String = "/path/to/password-file") -> String {
+        let arguments = ["mcp", "--connection", connection.name, "--password-file", passwordFile].map { JSONValue.string($0) }
+        let server = JSONValue.object([("command", .string("hawala")), ("args", .array(arguments))])
+        return JSONValue.object([("mcpServers", .object([("hawala-" + connection.name.lowercased().filter { $0.isLetter || $0.isNumber || $0 == "-" }, server)]))]).compact
+    }
+
+    /// A tool's failure: its words for the model, and nothing done.
+    struct Refusal: Error, CustomStringConvertible {
+        let words: String
+        var description: String { words }
+    }
+
+    /// Serves on `transport` until the client leaves.
+    public func serve(transport: any Transport, version: String) async throws {
+        let server = Server(name: "hawala", version: version, title: "Hawala wallet",
+                            instructions: "A Lightning wallet bounded by an app connection: pay invoices, Lightning addresses and paid (L402) URLs within its budget; make and look up invoices. Amounts are in sats.",
+                            capabilities: .init(tools: .init(listChanged: false)))
+        await server.withMethodHandler(ListTools.self) { _ in ListTools.Result(tools: MCPWallet.tools) }
+        await server.withMethodHandler(CallTool.self) { [self] call in
+            await self.call(call.name, call.arguments ?? [:], server: server)
+        }
+        try await server.start(transport: transport)
+        await server.waitUntilCompleted()
+    }
+
+    // MARK: - Tools
+
+    static func schema(_ properties: [String: Value], required: [String] = []) -> Value {
+        .object(["type": "object", "properties": .object(properties), "required": .array(required.map { .string($0) }), "additionalProperties": false])
+    }
+
+    static let tools: [Tool] = [
+        Tool(name: "get_balance", description: "The wallet's Lightning balance in sats (needs the connection's 'balance' permission).",
+             inputSchema: schema([:]), annotations: .init(readOnlyHint: true)),
+        Tool(name: "get_budget", description: "What this connection may still spend: used and total sats this period, when it renews, the most a single payment may be.",
+             inputSchema: schema([:]), annotations: .init(readOnlyHint: true)),
+        Tool(name: "make_invoice", description: "Make a BOLT11 invoice to be paid (needs 'receive').",
+             inputSchema: schema(["amount_sats": .object(["type": "integer", "minimum": 1, "description": "The amount in sats."]),
+                                  "description": .object(["type": "string", "description": "What it is for; the payer sees it."])],
+                                 required: ["amount_sats"])),
+        Tool(name: "lookup_invoice", description: "An invoice or payment by its payment hash or its invoice: state, amount, fees, preimage once paid.",
+             inputSchema: schema(["payment_hash": .object(["type": "string", "description": "64 hex characters."]),
+                                  "invoice": .object(["type": "string", "description": "The BOLT11 invoice."])]),
+             annotations: .init(readOnlyHint: true)),
+        Tool(name: "list_payments", description: "Recent payments, newest first (without 'history', only this connection's own).",
+             inputSchema: schema(["limit": .object(["type": "integer", "minimum": 1, "maximum": 100, "description": "How many (default 20)."]),
+                                  "type": .object(["type": "string", "enum": ["sent", "received"], "description": "Only sent or only received."])]),
+             annotations: .init(readOnlyHint: true)),
+        Tool(name: "pay_invoice", description: "Pay a BOLT11 invoice within the connection's budget. Returns the preimage (proof of payment) and the fee.",
+             inputSchema: schema(["invoice": .object(["type": "string", "description": "The BOLT11 invoice (lnbc…)."]),
+                                  "amount_sats": .object(["type": "integer", "minimum": 1, "description": "Only for an invoice without an amount."])],
+                                 required: ["invoice"]),
+             annotations: .init(destructiveHint: true, idempotentHint: false, openWorldHint: true)),
+        Tool(name: "pay_lightning_address", description: "Pay a Lightning address (name@domain) an amount in sats, with an optional comment, within the budget.",
+             inputSchema: schema(["address": .object(["type": "string", "description": "name@domain"]),
+                                  "amount_sats": .object(["type": "integer", "minimum": 1]),
+                                  "comment": .object(["type": "string", "description": "Sent to the payee when it accepts comments."])],
+                                 required: ["address", "amount_sats"]),
+             annotations: .init(destructiveHint: true, idempotentHint: false, openWorldHint: true)),
+        Tool(name: "fetch_paid_url", description: "Fetch an http(s) URL; if it asks for payment by L402, pay within the budget (and max_cost_sats) and fetch it again. Returns the status and the body.",
+             inputSchema: schema(["url": .object(["type": "string"]),
+                                  "method": .object(["type": "string", "description": "GET (default) or POST, PUT…"]),
+                                  "body": .object(["type": "string", "description": "The request body, as text."]),
+                                  "max_cost_sats": .object(["type": "integer", "minimum": 1, "description": "Refuse a price above this."])],
+                                 required: ["url"]),
+             annotations: .init(destructiveHint: true, idempotentHint: false, openWorldHint: true)),
+    ]
+
+    func call(_ name: String, _ arguments: [String: Value], server: Server) async -> CallTool.Result {
+        do {
+            let connection = try current()
+            let (line, structured) = try await run(name, arguments, connection: connection, server: server)
+            return CallTool.Result(content: [.text(text: line, annotations: nil, _meta: nil)], structuredContent: .object(structured))
+        } catch let refusal as Refusal {
+            return CallTool.Result(content: [.text(text: refusal.words.sentence, annotations: nil, _meta: nil)], isError: true)
+        } catch {
+            return CallTool.Result(content: [.text(text: "\(error)".sentence, annotations: nil, _meta: nil)], isError: true)
+        }
+    }
+
+    /// The connection as the store has it now: a revocation or an expiry counts at once.
+    func current() throws -> AppConnection {
+        guard let connection = try session.store.connection(id: connectionID) else { throw Refusal(words: "this connection no longer exists") }
+        switch connection.state(at: Date()) {
+        case .live: return connection
+        case .revoked: throw Refusal(words: ConnectionRefusal.revoked.description)
+        case .expired: throw Refusal(words: ConnectionRefusal.expired.description)
+        }
+    }
+
+    func require(_ permission: ConnectionPermission, _ connection: AppConnection) throws {
+        guard connection.allows(permission) else { throw Refusal(words: ConnectionRefusal.notAllowed(permission).description) }
+    }
+
+    func run(_ name: String, _ a: [String: Value], connection: AppConnection, server: Server) async throws -> (String, [String: Value]) {
+        switch name {
+        case "get_balance":
+            try require(.balance, connection)
+            let info = try await session.backend.getInfo()
+            return ("Balance: \(AmountText.sats(info.balanceMsat, rounding: .down))", ["balance_sats": .int(Int(info.balanceMsat.sats(.down).value))])
+        case "get_budget":
+            let spending = try session.store.spending(of: connection)
+            var fields: [String: Value] = ["used_sats": .int(Int(spending.spent.sats(.up).value)), "renewal": .string(connection.renewal.rawValue)]
+            fields["total_sats"] = connection.budget.map { .int(Int($0.value)) } ?? .null
+            fields["renews_at"] = spending.renewsAt.map { .string($0.iso8601) } ?? .null
+            fields["max_payment_sats"] = connection.maxPayment.map { .int(Int($0.value)) } ?? .null
+            return (spending.summary(now: Date()).sentence, fields)
+        case "make_invoice":
+            try require(.receive, connection)
+            let amount = try sats(a["amount_sats"], "amount_sats")
+            let description = a["description"]?.stringValue ?? ""
+            guard TextLimit.fits(description, scalars: 639) else { throw Refusal(words: "a description has at most 639 characters") }
+            let made = try await session.receive(ReceiveRequest(amountSats: amount, description: description), connection: connection.name)
+            return ("Invoice for \(AmountText.sats(amount)): \(made.response.invoice)",
+                    ["invoice": .string(made.response.invoice), "payment_hash": .string(made.response.paymentHash), "amount_sats": .int(Int(amount.value))])
+        case "lookup_invoice":
+            let payment = try lookup(a, connection: connection)
+            return (payment.historyLine(), Self.structured(payment))
+        case "list_payments":
+            let limit = max(1, min(a["limit"]?.intValue ?? 20, 100))
+            var filter = connection.visibleHistory(PaymentFilter(limit: limit))
+            switch a["type"]?.stringValue {
+            case "sent": filter.type = .send
+            case "received": filter.type = .receive
+            case nil: break
+            default: throw Refusal(words: "type is \"sent\" or \"received\"")
+            }
+            let payments = try session.store.payments(walletID: connection.walletID, filter: filter)
+            return ("\(payments.count) payment\(payments.count == 1 ? "" : "s")", ["payments": .array(payments.map { .object(Self.structured($0)) })])
+        case "pay_invoice":
+            guard let text = a["invoice"]?.stringValue else { throw Refusal(words: "invoice is required") }
+            let amount = try a["amount_sats"].map { try sats($0, "amount_sats") }
+            guard text.utf8.count <= Bolt11Invoice.maximumLength, let invoice = try? Bolt11Invoice(text) else { throw Refusal(words: "not a BOLT11 invoice") }
+            let price = invoice.amountMsat ?? amount?.msat ?? .zero
+            try await confirm(price, to: invoice.description.map { "“\(TextLimit.prefix($0, scalars: 80))”" } ?? "this invoice", server: server)
+            let payment = try await pay(text, amount: amount?.msat, connection: connection)
+            return (Self.paidLine(payment), Self.structured(payment))
+        case "pay_lightning_address":
+            try require(.pay, connection)
+            guard let address = a["address"]?.stringValue, address.contains("@"), address.utf8.count <= 320 else { throw Refusal(words: "address is name@domain") }
+            let amount = try sats(a["amount_sats"], "amount_sats")
+            let comment = a["comment"]?.stringValue
+            guard let lnurl = session.lnurl else { throw Refusal(words: "this wallet can't reach Lightning addresses now") }
+            guard let input = try? PaymentInput.parse(address, allowLoopbackHTTP: session.spec.allowsLoopbackHTTP), case .lightningAddress = input else {
+                throw Refusal(words: "address is a Lightning address: name@domain")
+            }
+            _ = lnurl
+            try await confirm(amount.msat, to: address, server: server)
+            do {
+                let payment = try await ConnectionPayer.pay(input, text: address, amountSats: amount, comment: comment, requestID: UUID().uuidString.lowercased(),
+                                                            connection: connection, session: session)
+                if payment.status == .failed { throw Refusal(words: payment.failureReason ?? "the payment failed") }
+                return (Self.paidLine(payment) + " to \(address)", Self.structured(payment))
+            } catch let failure as ConnectionPayer.Failure {
+                throw Refusal(words: failure.description)
+            }
+        case "fetch_paid_url":
+            guard let text = a["url"]?.stringValue, let url = URL(string: text), L402.scope(of: url) != nil else { throw Refusal(words: "url is an http:// or https:// address") }
+            var request = PaidFetch.Request(url: url, method: (a["method"]?.stringValue ?? "GET").uppercased())
+            if let body = a["body"]?.stringValue { request.body = Array(body.utf8) }
+            let maximum = try a["max_cost_sats"].map { try sats($0, "max_cost_sats") }
+            let fetcher = PaidFetch(session: session, keyring: keyring)
+            let fetched: PaidFetch.Response
+            do {
+                fetched = try await fetcher.fetch(request, payer: .connection(connection), maxCost: maximum) { price, host in
+                    try await self.confirm(price.msat, to: host, server: server)
+                }
+            } catch {
+                throw Refusal(words: error.description)
+            }
+            let body = String(decoding: fetched.body.prefix(256 * 1024), as: UTF8.self)
+            var fields: [String: Value] = ["status": .int(fetched.status), "body": .string(body)]
+            fields["cost_sats"] = .int(Int(fetched.payment?.amountMsat.sats(.up).value ?? 0))
+            fields["fee_sats"] = .int(Int(fetched.payment?.feeMsat.sats(.up).value ?? 0))
+            fields["payment_id"] = fetched.payment.map { .string($0.id) } ?? .null
+            let paid = fetched.payment.map { " (paid \(AmountText.sats($0.amountMsat, rounding: .up)))" } ?? ""
+            return ("HTTP \(fetched.status) from \(url.host ?? "the service")\(paid)", fields)
+        default:
+            throw Refusal(words: "no tool named \(name.prefix(64))")
+        }
+    }
+
+    func sats(_ value: Value?, _ name: String) throws -> Sats {
+        guard let number = value?.intValue ?? value?.doubleValue.flatMap({ $0 == $0.rounded() && abs($0) < 1e17 ? Int($0) : nil }), number > 0,
+              let sats = try? Sats(UInt64(number)) else { throw Refusal(words: "\(name) is a whole number of sats, at least 1") }
+        return sats
+    }
+
+    /// The person's yes above the threshold; a client that can't ask, or a no: nothing paid.
+    func confirm(_ amount: Msat, to whom: String, server: Server) async throws {
+        guard let confirmAbove, amount > confirmAbove.msat else { return }
+        let question = "Pay \(AmountText.sats(amount, rounding: .up)) to \(whom)?"
+        let answer: CreateElicitation.Result
+        do {
+            answer = try await server.requestElicitation(message: question, requestedSchema: .init(properties: [:]))
+        } catch {
+            throw Refusal(words: "a payment above \(AmountText.sats(confirmAbove)) needs the person's yes, and this MCP client can't ask (no elicitation); nothing was paid")
+        }
+        guard answer.action == .accept else { throw Refusal(words: "the person declined: nothing was paid") }
+    }
+
+    func pay(_ invoice: String, amount: Msat?, connection: AppConnection) async throws -> Payment {
+        let requestID = UUID().uuidString.lowercased()
+        do {
+            let payment = try await ConnectionPayer.pay(invoice: invoice, amountMsat: amount, requestID: requestID, connection: connection, session: session)
+            if payment.status == .failed { throw Refusal(words: payment.failureReason ?? "the payment failed") }
+            return payment
+        } catch let failure as ConnectionPayer.Failure {
+            throw Refusal(words: failure.description)
+        }
+    }
+
+    func lookup(_ a: [String: Value], connection: AppConnection) throws -> Payment {
+        var hash = a["payment_hash"]?.stringValue?.lowercased()
+        if hash == nil, let text = a["invoice"]?.stringValue, text.utf8.count <= Bolt11Invoice.maximumLength, let invoice = try? Bolt11Invoice(text) {
+            hash = invoice.paymentHash.map { String(format: "%02x", $0) }.joined()
+        }
+        guard let hash, hash.utf8.count == 64 else { throw Refusal(words: "give payment_hash (64 hex characters) or invoice") }
+        guard let payment = try session.store.payments(walletID: connection.walletID, filter: connection.visibleHistory(PaymentFilter(paymentHash: hash, limit: 1))).first else {
+            throw Refusal(words: "no invoice or payment with this payment hash")
+        }
+        return payment
+    }
+
+    static func paidLine(_ payment: Payment) -> String {
+        payment.status == .completed
+            ? "Paid \(AmountText.sats(payment.amountMsat, rounding: .up)) (fee \(AmountText.sats(payment.feeMsat, rounding: .up)))"
+            : "Pending: \(AmountText.sats(payment.amountMsat, rounding: .up)) may still settle (lookup_invoice says how it ends)"
+    }
+
+    static func structured(_ payment: Payment) -> [String: Value] {
+        var fields: [String: Value] = [
+            "id": .string(payment.id), "type": .string(payment.type == .send ? "sent" : "received"), "status": .string(payment.status.rawValue),
+            "amount_sats": .int(Int(payment.amountMsat.sats(payment.type == .send ? .up : .down).value)),
+            "fee_sats": .int(Int(payment.feeMsat.sats(.up).value)), "created_at": .string(payment.timestamp.iso8601),
+        ]
+        fields["payment_hash"] = payment.details.paymentHash.map { .string($0) } ?? .null
+        fields["description"] = payment.details.description.map { .string($0) } ?? .null
+        if payment.status == .completed, let preimage = payment.details.preimage { fields["preimage"] = .string(preimage) }
+        if let invoice = payment.details.invoice { fields["invoice"] = .string(invoice) }
+        return fields
+    }
+}
+
+extension AppConnection {
+    /// The history this connection may see: all of it with `history`, else only what it made.
+    public func visibleHistory(_ filter: PaymentFilter) -> PaymentFilter {
+        var filter = filter
+        if !allows(.history) { filter.connection = name }
+        return filter
+    }
+}
+
+extension String {
+    /// A library sentence for people: a capital first letter and a full stop.
+    var sentence: String {
+        guard let first else { return self }
+        return first.uppercased() + dropFirst() + (hasSuffix(".") || hasSuffix("?") ? "" : ".")
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import GRDB
+import HawalaCrypto
+
+/// An L402 credential bought for an origin and a folder of its paths: the token and the
+/// preimage that proves the payment, sealed under the wallet keyring (either one alone is
+/// worth nothing to a thief; together they are the paid access).
+public struct L402Token: Sendable, Equatable {
+    public let walletID: String
+    /// `https://api.example.com` (scheme, host, port when not the default).
+    public let origin: String
+    /// The folder it was bought for (`/api/jobs/`): paths under it use it too.
+    public let path: String
+    /// "L402" or "LSAT": the scheme the service asked with.
+    public let scheme: String
+    public let token: String
+    public let preimageHex: String
+    public let paymentID: String
+    public let createdAt: Date
+
+    public init(walletID: String, origin: String, path: String, scheme: String, token: String, preimageHex: String, paymentID: String, createdAt: Date) {
+        self.walletID = walletID
+        self.origin = origin
+        self.path = path
+        self.scheme = scheme
+        self.token = token
+        self.preimageHex = preimageHex
+        self.paymentID = paymentID
+        self.createdAt = createdAt
+    }
+
+    /// `Authorization`'s value.
+    public var authorization: String { "\(scheme) \(token):\(preimageHex.lowercased())" }
+}
+
+extension WalletStore {
+    static func context(l402 origin: String, path: String) -> [UInt8] { Array("hawala/l402/v1/\(origin)\(path)".utf8) }
+
+    /// Keeps `token` (one per origin and folder: a newer one replaces the older).
+    public func saveL402Token(_ token: L402Token, keyring: Keyring) throws {
+        let secret = try JSONSerialization.data(withJSONObject: ["token": token.token, "preimage": token.preimageHex])
+        let sealed = try keyring.seal(SecretBytes([UInt8](secret)), context: WalletStore.context(l402: token.origin, path: token.path))
+        try writeTransaction { db in
+            try self.checkKeyringIsCurrent(keyring, db: db)
+            try db.execute(sql: """
+                INSERT OR REPLACE INTO l402Token (walletId, origin, path, scheme, sealed, paymentId, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [token.walletID, token.origin, token.path, token.scheme, Data(sealed), token.paymentID, token.createdAt.timeIntervalSince1970])
+        }
+    }
+
+    /// The token kept for `url`: the same origin, the longest folder holding its path.
+    public func l402Token(walletID: String, url: URL, keyring: Keyring) throws -> L402Token? {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
+        let port = url.port.map { ($0 == 443 && scheme == "https") || ($0 == 80 && scheme == "http") ? "" : ":\($0)" } ?? ""
+        let origin = "\(scheme)://\(host)\(port)"
+        let path = url.path.isEmpty ? "/" : url.path
+        let rows = try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM l402Token WHERE walletId = ? AND origin = ?", arguments: [walletID, origin])
+        }
+        guard let row = rows.filter({ path.hasPrefix($0["path"] as String) }).max(by: { ($0["path"] as String).count < ($1["path"] as String).count }) else { return nil }
+        let folder: String = row["path"]
+        let opened = try WalletStore.open(keyring, WalletStore.bytes(row, "sealed"), WalletStore.context(l402: origin, path: folder), what: "an L402 token")
+        guard let fields = opened.withUnsafeBytes({ try? JSONSerialization.jsonObject(with: Data($0)) }) as? [String: String],
+              let token = fields["token"], let preimage = fields["preimage"] else { throw WalletError.unreadableRecord(.l402Token) }
+        return L402Token(walletID: walletID, origin: origin, path: folder, scheme: row["scheme"], token: token, preimageHex: preimage,
+                         paymentID: row["paymentId"], createdAt: Date(timeIntervalSince1970: row["createdAt"]))
+    }
+
+    /// Forgets `token` (the service refused it).
+    public func forgetL402Token(_ token: L402Token) throws {
+        try writeTransaction { db in
+            try db.execute(sql: "DELETE FROM l402Token WHERE walletId = ? AND origin = ? AND path = ?", arguments: [token.walletID, token.origin, token.path])
+        }
+    }
+
+    static func resealL402Tokens(from keyring: Keyring, to newKeyring: Keyring, db: Database) throws {
+        for row in try Row.fetchAll(db, sql: "SELECT walletId, origin, path, sealed FROM l402Token") {
+            let context = WalletStore.context(l402: row["origin"], path: row["path"])
+            let secret = try WalletStore.open(keyring, WalletStore.bytes(row, "sealed"), context, what: "an L402 token")
+            try db.execute(sql: "UPDATE l402Token SET sealed = ? WHERE walletId = ? AND origin = ? AND path = ?",
+                           arguments: [Data(try newKeyring.seal(secret, context: context)), row["walletId"], row["origin"], row["path"]])
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import ArgumentParser
+import Foundation
+import HawalaApp
+import HawalaConnect
+import HawalaFormat
+import HawalaLightning
+import HawalaWallet
+
+/// `hawala ln fetch URL`: a small curl for paid URLs (L402).
+struct LightningFetch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch", abstract: "Fetch a URL, paying its L402 price if it asks (needs the wallet password).",
+        discussion: """
+            On 402 Payment Required with an L402 (or LSAT) challenge, the price and the service's \
+            host are said, the invoice is paid within --max-cost (or the connection's limits) and \
+            the request is sent again with the credential; the body goes to stdout (or -o), the \
+            cost and the payment to stderr. The credential is kept (sealed in the wallet store) \
+            for the same origin and folder, and used again until the service refuses it. Other \
+            402s (x402…) are not paid. Redirects are followed for GET only, and a credential never \
+            goes to another origin. Exit 0 for a 2xx answer, 1 otherwise.
+            """)
+    @Argument(help: "The URL (http:// or https://).") var url: String
+    @Option(name: .customShort("X"), help: ArgumentHelp("The HTTP method.", valueName: "method")) var method = "GET"
+    @Option(name: .customShort("H"), help: ArgumentHelp("A header, 'Name: value' (again for more).", valueName: "header")) var header: [String] = []
+    @Option(name: .customShort("d"), help: ArgumentHelp("The body: TEXT, or @FILE.", valueName: "data")) var data: String?
+    @Option(name: .customShort("o"), help: ArgumentHelp("Write the body to FILE instead of stdout.", valueName: "file")) var output: String?
+    @Option(help: "Pay as this app connection: its methods, budget and limits.") var connection: String?
+    @Option(name: .customLong("max-cost"), help: ArgumentHelp("The most an invoice may ask, in sat (without --connection).", valueName: "sats"),
+            transform: SatsArgument.parse) var maxCost: Sats?
+    @Option(name: .customLong("max-fee"), help: ArgumentHelp("The most the payment's fee may be, in sat.", valueName: "sats"),
+            transform: SatsArgument.parse) var maxFee: Sats?
+    @Flag(help: "JSON on stdout: {status, headers, body, costSats, feeSats, paymentId, reusedToken} (the body as text).") var json = false
+    @OptionGroup var options: LightningOptions
+
+    static let defaultMaxCost: Sats = 1_000
+
+    func validate() throws {
+        if connection != nil, maxCost != nil { throw ValidationError("--max-cost is for paying yourself; a connection has its own limits") }
+        guard header.allSatisfy({ $0.contains(":") }) else { throw ValidationError("a header is 'Name: value'") }
+    }
+
+    func run() async throws {
+        guard let target = URL(string: url), L402.scope(of: target) != nil else { throw CLIError("\(url.prefix(200)) is not an http:// or https:// address") }
+        var body: [UInt8]?
+        if let data {
+            body = data.hasPrefix("@") ? [UInt8](try Data(contentsOf: URL(fileURLWithPath: String(data.dropFirst())))) : Array(data.utf8)
+        }
+        let headers = header.map { line -> (name: String, value: String) in
+            let parts = line.split(separator: ":", maxSplits: 1)
+            return (String(parts[0]).trimmingCharacters(in: .whitespaces), String(parts.count > 1 ? parts[1] : "").trimmingCharacters(in: .whitespaces))
+        }
+        try await options.open(signing: true).closing { session in
+            guard let keyring = session.keyring else { throw CLIError("the wallet is locked") }
+            let payer: PaidFetch.Payer
+            if let connection {
+                payer = .connection(try session.store.connection(named: connection, walletID: session.wallet.id))
+            } else {
+                payer = .person(maxCost: maxCost ?? Self.defaultMaxCost, maxFee: maxFee)
+            }
+            let fetched = try await PaidFetch(session: session, keyring: keyring)
+                .fetch(.init(url: target, method: method.uppercased(), headers: headers, body: body), payer: payer)
+            if let paid = fetched.payment {
+                Output.error("paid \(AmountText.sats(paid.amountMsat, rounding: .up)) (fee \(AmountText.sats(paid.feeMsat, rounding: .up))) to \(target.host ?? "the service"): payment \(paid.id)")
+            } else if fetched.reusedToken {
+                Output.error("used the credential bought before for \(target.host ?? "the service"): nothing paid")
+            }
+            if json {
+                JSONValue.object([
+                    ("status", .int(fetched.status)),
+                    ("headers", .object(fetched.headers.map { ($0.name.lowercased(), .string($0.value)) })),
+                    ("body", .string(String(decoding: fetched.body, as: UTF8.self))),
+                    ("costSats", fetched.payment.map { .amount($0.amountMsat.sats(.up)) } ?? .int(0)),
+                    ("feeSats", fetched.payment.map { .amount($0.feeMsat.sats(.up)) } ?? .int(0)),
+                    ("paymentId", fetched.payment.map { .string($0.id) } ?? .null),
+                    ("reusedToken", .bool(fetched.reusedToken)),
+                ]).print()
+            } else if let output {
+                try Data(fetched.body).write(to: URL(fileURLWithPath: output), options: .atomic)
+            } else {
+                FileHandle.standardOutput.write(Data(fetched.body))
+            }
+            guard (200...299).contains(fetched.status) else { throw CLIError("\(target.host ?? "the service") answered HTTP \(fetched.status)") }
+        }
+    }
+}
+
+/// `hawala ln devnet l402`: a paid test endpoint on this machine.
+struct LightningDevnetL402: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "l402", abstract: "Serve a paid test endpoint (L402) on 127.0.0.1, paid to the current wallet (until Ctrl-C).",
+        discussion: "A stand-in for a compute API: without a credential it answers 402 with an L402 challenge (an invoice of --price from this wallet); with one it answers a small JSON job result. Prints its URL once listening. The wallet must be on devnet.")
+    @Option(help: "The port (127.0.0.1; 0: any free one).") var port: Int = 0
+    @Option(help: "The price of a request, in sat.", transform: SatsArgument.parse) var price: Sats
+    @Option(help: "How many requests a credential pays for (default: any number).") var uses: Int?
+    @OptionGroup var options: LightningOptions
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        guard price > .zero else { throw ValidationError("--price must be at least 1 sat") }
+        if let uses, uses < 1 { throw ValidationError("--uses must be at least 1") }
+    }
+
+    func run() async throws {
+        try await options.open(signing: true).closing { session in
+            guard case .devnet = session.spec else { throw CLIError("the test endpoint takes test money only: the wallet's Lightning must be devnet") }
+            let server = DevnetL402Server(session: session, port: port, price: price, uses: uses)
+            do {
+                try await server.run { bound in
+                    print("devnet L402 endpoint on http://127.0.0.1:\(bound)/ (\(AmountText.sats(price)) a request)")
+                    flushOutput()
+                }
+            } catch {
+                if "\(error)".contains("Address already in use") { throw CLIError("port \(port) is in use; choose another") }
+                throw error
+            }
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import HawalaTestSupport
+import Testing
+
+/// `hawala ln fetch` against `hawala ln devnet l402`: two wallets on one ledger, the provider
+/// serving a paid endpoint, the buyer paying it — once for several requests, again when the
+/// credential is used up, never above its maximum or its connection's budget.
+@Suite("hawala ln fetch and the devnet L402 endpoint")
+struct FetchCLITests {
+    let buyer: WalletFixture
+    let provider: WalletFixture
+
+    init() throws {
+        buyer = try WalletFixture()
+        provider = try WalletFixture()
+        try provider.write("mnemonic", legalWinner + "\n")
+        let ledger = buyer.data.appendingPathComponent("devnet/ledger.sqlite").path
+        #expect(try buyer.restoreAbandon(name: "buyer").status == 0)
+        #expect(try provider.restoreAbandon(name: "provider").status == 0)
+        #expect(try buyer.run(["ln", "config", "--backend", "devnet:" + ledger]).status == 0)
+        #expect(try provider.run(["ln", "config", "--backend", "devnet:" + ledger]).status == 0)
+        #expect(try buyer.run(["ln", "devnet", "fund", "100000", "--password-file", buyer.path("password")]).status == 0)
+    }
+
+    func json(_ result: CLIResult) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout) \(result.stderr)")
+    }
+
+    /// The endpoint, running until `body` returns.
+    func withEndpoint(price: Int, uses: Int? = nil, _ body: (String) throws -> Void) throws {
+        let server = try RunningCLI(["ln", "devnet", "l402", "--price", String(price), "--password-file", provider.path("password")]
+                                    + (uses.map { ["--uses", String($0)] } ?? []), environment: provider.environment)
+        defer {
+            server.process.interrupt()
+            _ = server.finish()
+        }
+        let line = try #require(server.nextLine())
+        let url = try #require(line.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }.map(String.init), "\(line)")
+        try body(url + "jobs/run")
+    }
+
+    @Test func paysOnceUsesTheCredentialThenPaysAgain() throws {
+        try withEndpoint(price: 100, uses: 3) { url in
+            let pw = ["--password-file", buyer.path("password")]
+            let first = try buyer.run(["ln", "fetch", url, "--json"] + pw)
+            let answer = try json(first)
+            #expect(first.status == 0 && answer["status"] as? Int == 200 && answer["costSats"] as? Int == 100 && answer["paymentId"] is String, "\(first.stderr)")
+            #expect(first.stderr.contains("paid 100 sat") && (answer["body"] as? String)?.contains("\"job\":1") == true)
+            // The same credential, twice more: nothing paid (the endpoint sells three uses).
+            for job in 2...3 {
+                let again = try json(try buyer.run(["ln", "fetch", url, "-X", "POST", "-d", "input \(job)", "--json"] + pw))
+                #expect(again["costSats"] as? Int == 0 && again["reusedToken"] as? Bool == true && (again["body"] as? String)?.contains("\"job\":\(job)") == true)
+            }
+            // Used up: refused, a new challenge paid once, the answer given.
+            let renewed = try json(try buyer.run(["ln", "fetch", url, "--json"] + pw))
+            #expect(renewed["status"] as? Int == 200 && renewed["costSats"] as? Int == 100 && renewed["paymentId"] as? String != answer["paymentId"] as? String)
+            // Above --max-cost: one line, nothing paid.
+            let dear = try buyer.run(["ln", "fetch", url.replacingOccurrences(of: "/jobs/run", with: "/other/run"), "--max-cost", "99"] + pw)
+            #expect(dear.status == 1 && dear.errorLines.count == 1 && dear.stderr.contains("asks 100 sat, more than the 99 sat allowed; nothing was paid"), "\(dear.stderr)")
+            let received = try #require(try JSONSerialization.jsonObject(with: Data(try provider.run(["ln", "history", "--json"]).stdout.utf8)) as? [[String: Any]])
+            #expect(received.filter { $0["type"] as? String == "received" && $0["status"] as? String == "completed" }.count == 2)
+            let sent = try #require(try JSONSerialization.jsonObject(with: Data(try buyer.run(["ln", "history", "--json"]).stdout.utf8)) as? [[String: Any]])
+            #expect(sent.filter { $0["type"] as? String == "sent" }.allSatisfy { ($0["connection"] as? String)?.hasPrefix("L402: 127.0.0.1") == true })
+        }
+    }
+
+    @Test func withinAConnection() throws {
+        let pw = ["--password-file", buyer.path("password")]
+        #expect(try buyer.run(["connect", "new", "agent", "--budget", "250/daily", "--methods", "pay", "--relay", "ws://127.0.0.1:1"] + pw).status == 0)
+        try withEndpoint(price: 100, uses: 1) { url in
+            for _ in 0..<2 {
+                let paid = try buyer.run(["ln", "fetch", url, "--connection", "agent", "--json"] + pw)
+                let answer = try json(paid)
+                #expect(paid.status == 0 && answer["costSats"] as? Int == 100, "\(paid.stderr)")
+            }
+            let over = try buyer.run(["ln", "fetch", url, "--connection", "agent"] + pw)
+            #expect(over.status == 1 && over.stderr.contains("budget"), "\(over.stderr)")
+            let shown = try json(try buyer.run(["connect", "show", "agent", "--json"]))
+            #expect((shown["spentMsat"] as? Int ?? 0) >= 200_000 && (shown["payments"] as? [Any])?.count == 2)
+            #expect(try buyer.run(["connect", "revoke", "agent"]).status == 0)
+            let revoked = try buyer.run(["ln", "fetch", url, "--connection", "agent"] + pw)
+            #expect(revoked.status == 1 && revoked.stderr.contains("revoked"), "\(revoked.stderr)")
+        }
+    }
+
+    /// A paid service that redirects to another origin: the credential is sent to the service,
+    /// never to the other origin (a different port is another origin).
+    @Test func theCredentialStaysWithItsOrigin() throws {
+        try withEndpoint(price: 100) { paid in
+            let folder = temporaryFolder("fetch-origins")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let script = folder.appendingPathComponent("servers.py")
+            try Self.servers.write(to: script, atomically: true, encoding: .utf8)
+            let servers = try RunningCLI([script.path, paid, folder.path], environment: [:], binary: URL(fileURLWithPath: "/usr/bin/python3"))
+            defer {
+                // SIGKILL: a child may inherit the test runner's ignored SIGTERM.
+                kill(servers.process.processIdentifier, SIGKILL)
+                _ = servers.finish()
+            }
+            let service = try #require(servers.nextLine())
+            let fetched = try buyer.run(["ln", "fetch", service + "/paid", "--json", "--password-file", buyer.path("password")])
+            let answer = try json(fetched)
+            #expect(fetched.status == 0 && answer["body"] as? String == "elsewhere" && answer["costSats"] as? Int == 100, "\(fetched.stderr)")
+            let seenByService = try String(contentsOf: folder.appendingPathComponent("service.log"), encoding: .utf8)
+            let seenElsewhere = try String(contentsOf: folder.appendingPathComponent("elsewhere.log"), encoding: .utf8)
+            #expect(seenByService.contains("L402 ") && !seenElsewhere.contains("L402") && seenElsewhere.contains("none"), "\(seenElsewhere)")
+        }
+    }
+
+    /// Two HTTP servers on loopback: the service (its 402 is the devnet endpoint's; with a
+    /// credential it redirects to the other) and the other origin; each logs the Authorization
+    /// it was sent.
+    static let servers = #"""
+        import http.server, sys, threading, urllib.request, urllib.error
+        paid, folder = sys.argv[1], sys.argv[2]
+        def server(handler):
+            s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+            threading.Thread(target=s.serve_forever, daemon=True).start()
+            return s
+        class Elsewhere(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                open(folder + "/elsewhere.log", "a").write((self.headers.get("Authorization") or "none") + "\n")
+                self.send_response(200); self.send_header("Content-Length", "9"); self.end_headers(); self.wfile.write(b"elsewhere")
+            def log_message(self, *a): pass
+        other = server(Elsewhere)
+        class Service(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                credential = self.headers.get("Authorization")
+                open(folder + "/service.log", "a").write((credential or "none") + "\n")
+                if credential:
+                    self.send_response(302); self.send_header("Location", "http://127.0.0.1:%d/moved" % other.server_port)
+                    self.send_header("Content-Length", "0"); self.end_headers(); return
+                try:
+                    urllib.request.urlopen(paid)
+                except urllib.error.HTTPError as challenge:
+                    self.send_response(402); self.send_header("WWW-Authenticate", challenge.headers["WWW-Authenticate"])
+                    self.send_header("Content-Length", "0"); self.end_headers()
+            def log_message(self, *a): pass
+        service = server(Service)
+        print("http://127.0.0.1:%d" % service.server_port, flush=True)
+        threading.Event().wait()
+        """#
+
+    @Test func notAnL402Service() throws {
+        let bad = try buyer.run(["ln", "fetch", "ftp://example.com/x", "--password-file", buyer.path("password")])
+        #expect(bad.status != 0 && bad.errorLines.count == 1 && bad.stderr.contains("is not an http:// or https:// address"))
+    }
+}

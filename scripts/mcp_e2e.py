@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""Agents that pay (issue 41), end to end on devnet, offline: `hawala mcp` driven by an
+independent MCP client (PyPI `mcp`, the official Python SDK) over stdio, and `hawala ln devnet
+l402` as the paid compute endpoint. Run by `make test` with .build/nostr-venv/bin/python.
+
+Each scenario prints one ok/FAIL line; exit 1 when any failed.
+"""
+import asyncio, contextlib, hashlib, json, os, shutil, subprocess, sys, tempfile, time, traceback
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+import mcp.types as types
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nwc_e2e import ABANDON, LEGAL, HAWALA, Home, check, free_port  # noqa: E402
+
+failures = []
+TOOLS = {"get_balance", "get_budget", "make_invoice", "lookup_invoice", "list_payments", "pay_invoice", "pay_lightning_address", "fetch_paid_url"}
+
+
+def scenario(title):
+    def wrap(function):
+        def run(*args):
+            started = time.time()
+            try:
+                asyncio.run(asyncio.wait_for(function(*args), timeout=120))
+                print(f"ok    {title} ({time.time() - started:.1f} s)", flush=True)
+            except BaseException as error:  # noqa: B036 — a timeout or a task group's error, said in one line
+                failures.append(title)
+                print(f"FAIL  {title}: {error!r}", flush=True)
+                traceback.print_exc(limit=8, file=sys.stdout)
+        return run
+    return wrap
+
+
+class Agent:
+    """An MCP client session with `hawala mcp --connection NAME`; `answer` is what the person
+    says to an elicitation (None: this client can't ask)."""
+
+    def __init__(self, home, connection, *options, answer=None):
+        self.home, self.connection, self.options, self.answer = home, connection, options, answer
+        self.asked = []
+
+    async def __aenter__(self):
+        params = StdioServerParameters(command=HAWALA, args=["mcp", "--connection", self.connection, "--password-file", self.home.password, *self.options],
+                                       env=self.home.env)
+        self._stack = contextlib.AsyncExitStack()
+        read, write = await self._stack.enter_async_context(stdio_client(params))
+        callback = None
+        if self.answer is not None:
+            async def callback(context, params):
+                self.asked.append(params.message)
+                return types.ElicitResult(action=self.answer)
+        self.session = await self._stack.enter_async_context(ClientSession(read, write, elicitation_callback=callback))
+        await asyncio.wait_for(self.session.initialize(), 30)
+        return self
+
+    async def __aexit__(self, *exc):
+        await self._stack.aclose()
+
+    async def call(self, name, **arguments):
+        result = await self.session.call_tool(name, arguments)
+        text = " ".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+        return bool(result.is_error), result.structured_content or {}, text
+
+
+def endpoint(provider, price, *options):
+    process = subprocess.Popen([HAWALA, "ln", "devnet", "l402", "--price", str(price), "--password-file", provider.password, *options],
+                               env=provider.env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    line = process.stdout.readline()
+    check(line.startswith("devnet L402 endpoint on http://127.0.0.1:"), f"the endpoint: {line!r}")
+    return process, line.split()[4]
+
+
+def received(home, description="devnet compute job"):
+    return [p for p in home.history() if p["type"] == "received" and p["status"] == "completed" and p.get("description") == description]
+
+
+@scenario("the official MCP client: tools listed; get_balance, make_invoice, pay_invoice (preimage), fetch_paid_url; over the budget a tool error, nothing paid")
+async def tools_and_budget(buyer, provider, url):
+    async with Agent(buyer, "agent") as agent:
+        listed = await agent.session.list_tools()
+        check({t.name for t in listed.tools} == TOOLS, f"tools {[t.name for t in listed.tools]}")
+        check(all(t.input_schema.get("type") == "object" and t.description for t in listed.tools), "schemas and descriptions")
+        error, balance, _ = await agent.call("get_balance")
+        check(not error and balance["balance_sats"] == 100_000, f"balance {balance}")
+        error, made, text = await agent.call("make_invoice", amount_sats=500, description="tip")
+        check(not error and made["invoice"].startswith("lnbcrt5u"), f"{text}")
+        invoice = provider.invoice(300, "through MCP")
+        error, paid, text = await agent.call("pay_invoice", invoice=invoice)
+        decoded = json.loads(buyer.run("ln", "decode", invoice, "--json").stdout)
+        check(not error and hashlib.sha256(bytes.fromhex(paid["preimage"])).hexdigest() == decoded["paymentHash"], f"{text}")
+        check(any(p["description"] == "through MCP" for p in provider.history() if p["status"] == "completed"), "the payee has it")
+        before = len(received(provider))
+        error, fetched, text = await agent.call("fetch_paid_url", url=url)
+        check(not error and fetched["status"] == 200 and fetched["cost_sats"] == 1000 and '"job":' in fetched["body"], f"{text} {fetched}")
+        check(len(received(provider)) == before + 1, "the endpoint was paid once")
+        big = provider.invoice(6_000, "too big")
+        error, _, text = await agent.call("pay_invoice", invoice=big)
+        check(error and "budget" in text, f"over the budget: {text}")
+        check(not any(p["description"] == "too big" and p["status"] == "completed" for p in provider.history()), "nothing paid")
+        error, budget, _ = await agent.call("get_budget")
+        check(not error and budget["total_sats"] == 5_000 and budget["used_sats"] >= 1_300, f"budget {budget}")
+    sent = [p for p in buyer.history() if p["type"] == "sent"]
+    check(sent and all(p["connection"] == "agent" for p in sent), "the buyer's history says the connection paid")
+
+
+@scenario("above --confirm-above: declined then accepted through elicitation (paid only after yes); a client that can't ask: refused, nothing paid")
+async def elicitation(buyer, provider):
+    invoice = provider.invoice(2_500, "asks first")
+    async with Agent(buyer, "careful", "--confirm-above", "2000", answer="decline") as agent:
+        error, _, text = await agent.call("pay_invoice", invoice=invoice)
+        check(error and "declined" in text and agent.asked and "Pay 2,5" in agent.asked[0] and "asks first" in agent.asked[0], f"{text} {agent.asked}")
+    check(not any(p["description"] == "asks first" and p["status"] == "completed" for p in provider.history()), "not paid after no")
+    async with Agent(buyer, "careful", "--confirm-above", "2000") as agent:
+        error, _, text = await agent.call("pay_invoice", invoice=invoice)
+        check(error and "can't ask" in text, f"no elicitation: {text}")
+    async with Agent(buyer, "careful", "--confirm-above", "2000", answer="accept") as agent:
+        error, paid, text = await agent.call("pay_invoice", invoice=invoice)
+        check(not error and paid["status"] == "completed", f"{text}")
+        error, small, text = await agent.call("pay_invoice", invoice=provider.invoice(100, "small"))
+        check(not error and len(agent.asked) == 1, f"below the threshold nobody is asked: {agent.asked}")
+    check(any(p["description"] == "asks first" and p["status"] == "completed" for p in provider.history()), "paid after yes")
+
+
+@scenario("pay_lightning_address: LNURL-pay through devnet's LNURL server, with a comment, within the budget")
+async def lightning_address(buyer, provider):
+    port = str(free_port())
+    server = subprocess.Popen([HAWALA, "ln", "devnet", "serve", "--port", port], env=provider.env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        check(server.stdout.readline().startswith("devnet LNURL server on"), "the LNURL server runs")
+        address = provider.run("ln", "address", "register", "tips", "--password-file", provider.password).stdout.strip()
+        check(address == f"tips@127.0.0.1:{port}", f"address {address}")
+        async with Agent(buyer, "agent") as agent:
+            error, paid, text = await agent.call("pay_lightning_address", address=address, amount_sats=200, comment="for the GPU hour")
+            check(not error and paid["status"] == "completed", f"{text}")
+            error, _, text = await agent.call("pay_lightning_address", address=address, amount_sats=9_000)
+            check(error and "budget" in text, f"over the budget: {text}")
+        got = [p for p in provider.history() if p["type"] == "received" and p["status"] == "completed" and p.get("amountMsat") == 200_000]
+        check(got and got[0].get("comment") == "for the GPU hour", f"the payee has it, with its comment: {got[:1]}")
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+@scenario("the seed's scenario for agents: ten jobs from the L402 compute endpoint on a budget for five: five results, the sixth refused, the provider received five")
+async def ten_jobs(buyer, provider, url):
+    before = len(received(provider))
+    results, refusals = [], []
+    async with Agent(buyer, "buyer-agent") as agent:
+        for job in range(1, 11):
+            error, fetched, text = await agent.call("fetch_paid_url", url=url, method="POST", body=f"job {job}")
+            (refusals if error else results).append(text if error else fetched)
+    check(len(results) == 5 and all(r["status"] == 200 and r["cost_sats"] == 1000 for r in results), f"{len(results)} results")
+    check(len(refusals) == 5 and "budget" in refusals[0], f"refusals: {refusals[:1]}")
+    check(len(received(provider)) == before + 5, f"the provider received {len(received(provider)) - before}")
+    shown = json.loads(buyer.run("connect", "show", "buyer-agent", "--json").stdout)
+    check(len(shown["payments"]) == 5 and shown["spentMsat"] > 5_000_000, f"the connection shows {len(shown['payments'])} payments")
+
+
+@scenario("a revoked connection: the next call refused, nothing paid")
+async def revoked(buyer, provider):
+    async with Agent(buyer, "short") as agent:
+        error, balance, _ = await agent.call("get_budget")
+        check(not error, "live at first")
+        buyer.run("connect", "revoke", "short")
+        error, _, text = await agent.call("pay_invoice", invoice=provider.invoice(10, "after revocation"))
+        check(error and "revoked" in text, f"{text}")
+    check(not any(p["description"] == "after revocation" and p["status"] == "completed" for p in provider.history()), "nothing paid")
+
+
+def main():
+    root = tempfile.mkdtemp(prefix="hawala-mcp-")
+    server = None
+    try:
+        ledger = os.path.join(root, "ledger.sqlite")
+        buyer = Home(root, "buyer", ABANDON, ledger)
+        provider = Home(root, "provider", LEGAL, ledger)
+        buyer.run("ln", "devnet", "fund", "100000", "--password-file", buyer.password)
+        relay = ["--for", "mcp"]  # these programs speak MCP
+        buyer.connection("agent", "--budget", "5000/daily", "--methods", "pay,receive,balance", *relay)
+        buyer.connection("careful", "--budget", "10000/daily", "--methods", "pay", *relay)
+        buyer.connection("buyer-agent", "--budget", "5010/daily", "--methods", "pay", *relay)
+        buyer.connection("short", "--budget", "1000/daily", "--methods", "pay", *relay)
+        server, url = endpoint(provider, 1000, "--uses", "1")
+        url += "jobs/run"
+        tools_and_budget(buyer, provider, url)
+        elicitation(buyer, provider)
+        lightning_address(buyer, provider)
+        ten_jobs(buyer, provider, url)
+        revoked(buyer, provider)
+    finally:
+        if server:
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                failures.append("the L402 endpoint did not stop on SIGTERM")
+        shutil.rmtree(root, ignore_errors=True)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
