@@ -58,7 +58,9 @@ struct LightningFetch: AsyncParsableCommand {
                 payer = .person(maxCost: maxCost ?? Self.defaultMaxCost, maxFee: maxFee)
             }
             let fetched = try await PaidFetch(session: session, keyring: keyring)
-                .fetch(.init(url: target, method: method.uppercased(), headers: headers, body: body), payer: payer)
+                .fetch(.init(url: target, method: method.uppercased(), headers: headers, body: body), payer: payer) { price, host in
+                    Output.error("\(host) asks \(AmountText.sats(price)) (L402): paying")
+                }
             if let paid = fetched.payment {
                 Output.error("paid \(AmountText.sats(paid.amountMsat, rounding: .up)) (fee \(AmountText.sats(paid.feeMsat, rounding: .up))) to \(target.host ?? "the service"): payment \(paid.id)")
             } else if fetched.reusedToken {
