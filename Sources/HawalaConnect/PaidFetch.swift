@@ -201,6 +201,8 @@ public struct PaidFetch: Sendable {
         } catch is NIOTooManyBytesError {
             throw .tooLarge(maximumBytes)
         } catch {
+            // NIO's words for a closed port are long and odd; a person needs three.
+            if "\(error)".contains("Connection refused") { throw .http("cannot reach \(host): the connection was refused") }
             throw .http("cannot reach \(host): \(error)")
         }
     }

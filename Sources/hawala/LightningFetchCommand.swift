@@ -33,6 +33,19 @@ struct LightningFetch: AsyncParsableCommand {
     @OptionGroup var options: LightningOptions
 
     static let defaultMaxCost: Sats = 1_000
+    static let maximumBodyBytes = 16 * 1_048_576
+
+    /// The body from `path`: one line when it can't be read, or is too large to send.
+    static func read(_ path: String) throws -> [UInt8] {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw CLIError("cannot read \(path): " + String(cString: strerror(errno)).lowercased())
+        }
+        defer { try? handle.close() }
+        let bytes = (try? handle.read(upToCount: maximumBodyBytes + 1)) ?? nil
+        guard let bytes else { throw CLIError("cannot read \(path)") }
+        guard bytes.count <= maximumBodyBytes else { throw CLIError("\(path) is larger than \(maximumBodyBytes / 1_048_576) MiB; not sent") }
+        return [UInt8](bytes)
+    }
 
     func validate() throws {
         if connection != nil, maxCost != nil { throw ValidationError("--max-cost is for paying yourself; a connection has its own limits") }
@@ -43,7 +56,7 @@ struct LightningFetch: AsyncParsableCommand {
         guard let target = URL(string: url), L402.scope(of: target) != nil else { throw CLIError("\(url.prefix(200)) is not an http:// or https:// address") }
         var body: [UInt8]?
         if let data {
-            body = data.hasPrefix("@") ? [UInt8](try Data(contentsOf: URL(fileURLWithPath: String(data.dropFirst())))) : Array(data.utf8)
+            body = data.hasPrefix("@") ? try Self.read(String(data.dropFirst())) : Array(data.utf8)
         }
         let headers = header.map { line -> (name: String, value: String) in
             let parts = line.split(separator: ":", maxSplits: 1)
