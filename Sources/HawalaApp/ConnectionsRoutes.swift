@@ -135,7 +135,7 @@ struct ConnectionFormView {
             let (budgetSats, renewal) = try ConnectionInput.budget(budget.trimmed.isEmpty ? "none" : budget + "/" + renewal)
             let expiresAt = try ConnectionInput.expiry(expiry, now: now)
             let maximum = maxPayment.trimmed.isEmpty ? nil : try AmountText.parseSats(maxPayment)
-            let relays = wires.contains(.nwc) ? relays.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "," }).map(String.init) : []
+            let relays = relays.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "," }).map(String.init)
             for url in relays { try RelaySession.check(url) }
             return .success(NewConnection(name: name, permissions: permissions, budget: budgetSats, renewal: renewal, maxPayment: maximum,
                                           expiresAt: expiresAt, relays: relays, wires: wires))

@@ -1,4 +1,5 @@
 import Foundation
+import HawalaWallet
 
 /// L402 (bLIP-26; formerly LSAT): a service's `402 Payment Required` carries a challenge —
 /// `WWW-Authenticate: L402 version="0", token="…", invoice="lnbc…"` (older servers: `macaroon=`,
@@ -76,13 +77,7 @@ public enum L402 {
 
     /// Where a token bought for `url` is used again: the same origin, paths under the URL's
     /// folder (`/api/jobs/run` → `/api/jobs/`).
-    public static func scope(of url: URL) -> (origin: String, path: String)? {
-        guard let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), let host = url.host?.lowercased(), !host.isEmpty else { return nil }
-        let port = url.port.map { ($0 == 443 && scheme == "https") || ($0 == 80 && scheme == "http") ? "" : ":\($0)" } ?? ""
-        let path = url.path.isEmpty ? "/" : url.path
-        let folder = path.hasSuffix("/") ? path : String(path[...path.lastIndex(of: "/")!])
-        return ("\(scheme)://\(host)\(port)", folder)
-    }
+    public static func scope(of url: URL) -> (origin: String, path: String)? { L402Token.scope(of: url) }
 }
 
 /// One challenge of an HTTP `WWW-Authenticate` value (RFC 9110 §11): a scheme and its

@@ -211,13 +211,21 @@ public struct MCPWallet: Sendable {
         return sats
     }
 
-    /// The person's yes above the threshold; a client that can't ask, or a no: nothing paid.
+    /// How long a person has to answer "Pay …?".
+    static let answerWithin: Duration = .seconds(300)
+
+    /// The person's yes above the threshold; a client that can't ask, a no, or no answer in
+    /// time: nothing paid.
     func confirm(_ amount: Msat, to whom: String, server: Server) async throws {
         guard let confirmAbove, amount > confirmAbove.msat else { return }
         let question = "Pay \(AmountText.sats(amount, rounding: .up)) to \(whom)?"
         let answer: CreateElicitation.Result
         do {
-            answer = try await server.requestElicitation(message: question, requestedSchema: .init(properties: [:]))
+            answer = try await Deadline.run(Self.answerWithin, timedOut: { Refusal(words: "no answer within \(Self.answerWithin.components.seconds / 60) minutes: nothing was paid") }) {
+                try await server.requestElicitation(message: question, requestedSchema: .init(properties: [:]))
+            }
+        } catch let refusal as Refusal {
+            throw refusal
         } catch {
             throw Refusal(words: "a payment above \(AmountText.sats(confirmAbove)) needs the person's yes, and this MCP client can't ask (no elicitation); nothing was paid")
         }

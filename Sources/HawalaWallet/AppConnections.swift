@@ -16,11 +16,7 @@ public enum ConnectionPermission: String, Sendable, CaseIterable, Codable {
     case history
 
     /// "pay,receive" → [.pay, .receive]; nil when a word is none of them.
-    public static func parse(_ text: String) -> Set<ConnectionPermission>? {
-        let words = text.split(whereSeparator: { $0 == "," || $0 == " " }).map { $0.lowercased() }
-        let parsed = words.compactMap(ConnectionPermission.init(rawValue:))
-        return parsed.count == words.count && !parsed.isEmpty ? Set(parsed) : nil
-    }
+    public static func parse(_ text: String) -> Set<ConnectionPermission>? { caseList(text) }
 
     /// In this order, for people.
     public static func sorted(_ set: Set<ConnectionPermission>) -> [ConnectionPermission] { allCases.filter(set.contains) }
@@ -34,14 +30,17 @@ public enum ConnectionWire: String, Sendable, CaseIterable, Codable {
     case mcp
 
     /// "nwc,mcp" → [.nwc, .mcp]; nil when a word is neither.
-    public static func parse(_ text: String) -> Set<ConnectionWire>? {
-        let words = text.split(whereSeparator: { $0 == "," || $0 == " " }).map { $0.lowercased() }
-        let parsed = words.compactMap(ConnectionWire.init(rawValue:))
-        return parsed.count == words.count && !parsed.isEmpty ? Set(parsed) : nil
-    }
+    public static func parse(_ text: String) -> Set<ConnectionWire>? { caseList(text) }
 
     /// In this order, for people.
     public static func sorted(_ set: Set<ConnectionWire>) -> [ConnectionWire] { allCases.filter(set.contains) }
+}
+
+/// "a, b" or "a b" → the cases named; nil when a word names none, or there is no word.
+func caseList<T: RawRepresentable & Hashable>(_ text: String) -> Set<T>? where T.RawValue == String {
+    let words = text.split(whereSeparator: { $0 == "," || $0 == " " }).map { $0.lowercased() }
+    let parsed = words.compactMap(T.init(rawValue:))
+    return parsed.count == words.count && !parsed.isEmpty ? Set(parsed) : nil
 }
 
 /// When a connection's budget starts again: calendar periods in this machine's time zone
@@ -210,7 +209,9 @@ extension WalletStore {
         let name = try WalletStore.validConnectionName(request.name)
         guard !request.permissions.isEmpty else { throw WalletError.invalidName("a connection may do at least one thing: pay, receive, balance or history") }
         guard !request.wires.isEmpty else { throw WalletError.invalidName("a connection is reached by NWC, MCP or both") }
-        guard !request.relays.isEmpty || !request.wires.contains(.nwc) else { throw WalletError.invalidName("a connection for NWC needs at least one relay") }
+        // Relays are where NWC requests arrive: a connection only for MCP keeps none.
+        let relays = request.wires.contains(.nwc) ? request.relays : []
+        guard !relays.isEmpty || !request.wires.contains(.nwc) else { throw WalletError.invalidName("a connection for NWC needs at least one relay") }
         let id = UUID().uuidString.lowercased()
         let service = WalletStore.newNostrSecret(), client = WalletStore.newNostrSecret()
         let servicePublic = NostrHexText.encode(try Schnorr.xOnlyPublicKey(privateKey: service))
@@ -228,7 +229,7 @@ extension WalletStore {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [id, wallet.id, name, ConnectionPermission.sorted(request.permissions).map(\.rawValue).joined(separator: " "),
                                  request.budget?.int64, request.renewal.rawValue, request.maxPayment?.int64, request.expiresAt?.timeIntervalSince1970,
-                                 now.timeIntervalSince1970, servicePublic, Data(sealed), clientPublic, request.relays.joined(separator: " "),
+                                 now.timeIntervalSince1970, servicePublic, Data(sealed), clientPublic, relays.joined(separator: " "),
                                  ConnectionWire.sorted(request.wires).map(\.rawValue).joined(separator: " ")])
         }
         guard let connection = try connection(id: id) else { throw WalletError.noSuchConnection(name) }

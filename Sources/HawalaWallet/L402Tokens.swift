@@ -29,6 +29,17 @@ public struct L402Token: Sendable, Equatable {
         self.createdAt = createdAt
     }
 
+    /// Where a credential bought for `url` is used again: its origin (scheme, host, the port
+    /// when not the default) and the folder of its path (`/api/jobs/run` → `/api/jobs/`); nil
+    /// for an address that is not http(s).
+    public static func scope(of url: URL) -> (origin: String, path: String)? {
+        guard let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), let host = url.host?.lowercased(), !host.isEmpty else { return nil }
+        let port = url.port.map { ($0 == 443 && scheme == "https") || ($0 == 80 && scheme == "http") ? "" : ":\($0)" } ?? ""
+        let path = url.path.isEmpty ? "/" : url.path
+        let folder = path.hasSuffix("/") ? path : String(path[...path.lastIndex(of: "/")!])
+        return ("\(scheme)://\(host)\(port)", folder)
+    }
+
     /// `Authorization`'s value.
     public var authorization: String { "\(scheme) \(token):\(preimageHex.lowercased())" }
 }
@@ -50,9 +61,7 @@ extension WalletStore {
 
     /// The token kept for `url`: the same origin, the longest folder holding its path.
     public func l402Token(walletID: String, url: URL, keyring: Keyring) throws -> L402Token? {
-        guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
-        let port = url.port.map { ($0 == 443 && scheme == "https") || ($0 == 80 && scheme == "http") ? "" : ":\($0)" } ?? ""
-        let origin = "\(scheme)://\(host)\(port)"
+        guard let origin = L402Token.scope(of: url)?.origin else { return nil }
         let path = url.path.isEmpty ? "/" : url.path
         let rows = try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM l402Token WHERE walletId = ? AND origin = ?", arguments: [walletID, origin])

@@ -54,7 +54,7 @@ struct ConnectNew: ParsableCommand {
         let expiresAt = try ConnectionInput.expiry(expiresIn, now: now)
         let maximum = try maxPayment.map { try AmountText.parseSats($0) }
         guard let reachedBy = ConnectionWire.parse(wires) else { throw CLIError("--for is nwc, mcp or nwc,mcp; not \"\(wires.prefix(40))\"") }
-        let relays = reachedBy.contains(.nwc) ? (relay.isEmpty ? store.connectionRelays() : relay) : []
+        let relays = relay.isEmpty ? store.connectionRelays() : relay
         for url in relays { try RelaySession.check(url) }
         let keyring = try WalletSession.unlock(store, file: password.passwordFile)
         let (connection, secret) = try store.addConnection(
