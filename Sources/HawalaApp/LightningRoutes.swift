@@ -336,26 +336,24 @@ extension AppRoutes {
             } catch {
                 return try await refuse { $0.amountProblem = error.description.sentence }
             }
-            if amount == 0 { return try await refuse { $0.amountProblem = "The amount must be at least 1 sat." } }
         }
         do {
             let onDevnet = (try? LightningSettings.load(store: store, walletID: wallet.id).backend.flatMap { try BackendSpec.parse($0) }?.allowsLoopbackHTTP) ?? false
             let input = try PaymentInput.parse(text, allowLoopbackHTTP: onDevnet == true)
-            // A Bitcoin address (or a bitcoin: link without an invoice): a withdrawal, priced at each speed.
-            if let target = input.onChainTarget {
-                guard let amountChosen = try OnChainAmount.chosen(all: typed.all, typed: amount, fromURI: target.amountSats) else {
-                    return try await refuse { $0.amountProblem = "Type how much to send in sat, or tick “Send everything”." }
-                }
-                if !(form.text("comment") ?? "").trimmed.isEmpty { return try await refuse { $0.commentProblem = "A comment is for Lightning addresses and LNURL-pay only." } }
+            let request = try SendRequest(input: input, amount: amount, everything: typed.all, comment: form.text("comment"))
+            let comment: String?
+            switch request.route {
+            case let .onChain(address, amountChosen, key):
+                // A Bitcoin address (or a bitcoin: link without an invoice): a withdrawal, priced at each speed.
                 let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
-                let quote = try await lightning.lightning.prepareOnChain(address: target.address, amount: amountChosen)
+                let quote = try await lightning.lightning.prepareOnChain(address: address, amount: amountChosen)
                 // The key is the preview's: a second click, or a retry after no answer, never sends twice.
-                let pending = AppSessions.PendingOnChain(walletID: wallet.id, quote: quote, key: "onchain:" + UUID().uuidString.lowercased())
+                let pending = AppSessions.PendingOnChain(walletID: wallet.id, quote: quote, key: key)
                 await app.sessions.update(session.id) { $0.onChain = pending }
                 return try await onChainPreview(session, quote)
+            case .lightning(let typedComment):
+                comment = typedComment
             }
-            if typed.all { return try await refuse { $0.amountProblem = "“Send everything” is for a Bitcoin address; type an amount, or leave both empty for an invoice's own." } }
-            let comment = try input.comment(form.text("comment"))
             if let earlier = try LightningWallet.earlier(for: input, key: nil, store: store, walletID: wallet.id) {
                 return try await paymentResult(session, earlier.payment, headline: earlier.headline.sentence)
             }
@@ -376,8 +374,10 @@ extension AppRoutes {
                     form.amountProblem = words
                 case LightningError.insufficientBalance where amount != nil:
                     form.amountProblem = words
-                case LightningError.commentNotAccepted, LNURLError.commentTooLong:
+                case LightningError.commentNotAccepted, LNURLError.commentTooLong, SendRequestError.commentNotAccepted:
                     form.commentProblem = words
+                case is SendRequestError:
+                    form.amountProblem = words
                 case is PaymentInputError, is Bolt11Error:
                     form.inputProblem = "Hawala can't read this as an invoice, a Lightning address, an LNURL or a bitcoin: link. Check it was copied whole."
                     form.detail = words
@@ -472,8 +472,16 @@ extension AppRoutes {
             "This wallet does not use Lightning yet: choose a network on the Lightning page."
         case LightningError.amountRequired:
             "This payment needs an amount: type how much to send."
-        case LightningError.commentNotAccepted:
+        case LightningError.commentNotAccepted, SendRequestError.commentNotAccepted:
             "A comment is for Lightning addresses and LNURL-pay only."
+        case SendRequestError.amountIsZero:
+            "The amount must be at least 1 sat."
+        case SendRequestError.amountMissing:
+            "Type how much to send in sat, or tick “Send everything”."
+        case SendRequestError.everythingNeedsAddress:
+            "“Send everything” is for a Bitcoin address; type an amount, or leave both empty for an invoice's own."
+        case SendRequestError.amountAndEverything:
+            "Type an amount or tick “Send everything”, not both."
         case LightningSettingsError.invalidCurrencyCode:
             "A currency is three letters, like USD."
         case LightningSettingsError.ratesNotHTTPS, LightningSettingsError.unrecognizedRatesSource:
@@ -491,6 +499,7 @@ extension AppRoutes {
         case let error as WalletError: error.description.sentence
         case let error as AmountError: error.description.sentence
         case let error as AmountInputError: error.description.sentence
+        case let error as SendRequestError: error.description.sentence
         default: nil
         }
     }

@@ -203,7 +203,7 @@ struct OnChainSendView {
             refusal = error.description.sentence
         }
         let rows = Dictionary(uniqueKeysWithValues: quote.previewRows().map { ($0.label, $0.value) })
-        let preferred = chosen ?? (quote.option(.medium)?.affordable == true ? .medium : quote.options.first { $0.affordable }?.speed)
+        let preferred = chosen ?? (anyAffordable ? quote.defaultSpeed : nil)
         speeds = quote.options.map { o in
             Speed(value: o.speed.rawValue, title: o.speed.rawValue.capitalized, detail: rows[o.speed.rawValue] ?? "",
                   checked: o.speed == preferred, disabled: !o.affordable)
@@ -264,7 +264,7 @@ struct ExitView {
         sent = transactions.map { !$0.isEmpty && $0.allSatisfy { $0.hex == nil } } ?? false
         self.network = network
         self.destination = destination.isEmpty ? (check.plan?.destination ?? "") : destination
-        canLeave = check.kept != nil && (check.plan?.recoverableSat ?? 0) > 0 && check.plan?.fundingSat == 0 && transactions == nil && review == nil
+        canLeave = check.canExit && transactions == nil && review == nil
         self.feeRate = feeRate
         self.transactions = (transactions ?? []).enumerated().map { n, tx in
             Transaction(number: n + 1, kind: tx.kind, txid: tx.txid, wait: tx.waitBlocks.map { $0 > 0 ? "after \($0) blocks" : "" } ?? "", hex: tx.hex)

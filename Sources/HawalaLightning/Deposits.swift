@@ -117,7 +117,7 @@ public enum ClaimFeePolicy: Sendable, Equatable, CustomStringConvertible {
         if t == "network" { self = .default; return }
         if t.hasPrefix("network+"), let leeway = UInt64(t.dropFirst("network+".count)), leeway <= 1000 { self = .network(leeway: leeway); return }
         for suffix in ["sat/vb", "/vb"] where t.hasSuffix(suffix) {
-            if let rate = UInt64(t.dropLast(suffix.count)), rate >= 1, rate <= 10_000 { self = .rate(satPerVbyte: rate); return }
+            if let rate = UInt64(t.dropLast(suffix.count)), PaymentLimits.feeRates.contains(rate) { self = .rate(satPerVbyte: rate); return }
         }
         if let sats = try? AmountText.parseSats(t), sats <= 100_000_000 as Sats { self = .fixed(sats: sats); return }
         throw .invalidClaimFeePolicy(text)

@@ -297,6 +297,14 @@ public enum PaymentLimits {
     /// The longest description a BOLT11 `d` field carries.
     public static let maximumDescriptionBytes = 639
 
+    /// The on-chain fee rates Hawala pays at, sat/vB: claims, refunds, exits.
+    public static let feeRates: ClosedRange<UInt64> = 1...10_000
+
+    /// Checks a fee rate typed by a person.
+    public static func check(feeRate: UInt64) throws(LightningError) {
+        guard feeRates.contains(feeRate) else { throw .outOfRange(.feeRate) }
+    }
+
     /// Checks an amount to send, receive or fund: at least 1 sat, less than all the bitcoin there is.
     public static func check(amount: Sats) throws(LightningError) {
         guard amount > .zero, amount < .supply else { throw .outOfRange(.amount) }

@@ -75,9 +75,6 @@ public struct ExitPlan: Sendable, JSONRepresentable {
         return nil
     }
 
-    /// The fee rates an exit may be planned at, sat/vB.
-    public static let feeRates: ClosedRange<UInt64> = 1...10_000
-
     /// What reaches the destination: the recoverable value less the fees it pays itself.
     public var receivedSat: Sats { recoverableSat.minusOrZero(feeSat) }
 
@@ -216,7 +213,7 @@ extension LightningSession {
     /// Plans leaving with the kept state (see `exitCheck`).
     /// - Throws: `LightningError.noExitState` when none is kept.
     public func prepareExit(satPerVbyte: UInt64? = nil, destination: String? = nil) async throws -> ExitPlan {
-        if let satPerVbyte, !ExitPlan.feeRates.contains(satPerVbyte) { throw LightningError.outOfRange(.feeRate) }
+        if let satPerVbyte { try PaymentLimits.check(feeRate: satPerVbyte) }
         await refreshExitState()
         guard let keyring else { throw LightningError.noExitState(network: spec.networkName) }
         guard let kept = try store.exitState(walletID: wallet.id, network: spec.description, keyring: keyring) else {

@@ -19,6 +19,8 @@ enum ErrorWords {
             return CLIError("wallet \"\(name)\" was recovered from SLIP-39 shares and has no BIP39 words; back it up with `hawala backup shamir split` or `hawala backup export`")
         case let error as VaultClientError:
             return VaultSession.words(error)
+        case let error as SendRequestError:
+            return sendWords(error)
         case LightningError.commentNotAccepted:
             return CLIError("--comment is for Lightning addresses and LNURL-pay only", code: .usage)
         case LightningError.amountRequired:
@@ -45,6 +47,20 @@ enum ErrorWords {
             return CLIError("port \(port) is in use; choose another with --port (0 picks a free one)")
         default:
             return nil
+        }
+    }
+
+    /// A send request's refusals name the options that fix them; all are usage errors but a
+    /// bitcoin: link's amount, which is the payee's.
+    static func sendWords(_ error: SendRequestError) -> CLIError {
+        switch error {
+        case .amountIsZero: CLIError("--amount must be at least 1 sat", code: .usage)
+        case .amountAndEverything: CLIError("give one of --amount or --all", code: .usage)
+        case .everythingNeedsAddress, .speedNeedsAddress: CLIError("--all and --speed are for a Bitcoin address (an on-chain withdrawal)", code: .usage)
+        case .commentNotAccepted: CLIError("--comment is for Lightning addresses and LNURL-pay only", code: .usage)
+        case .amountMissing: CLIError("how much? give --amount SATS, or --all to send the whole balance", code: .usage)
+        case .linkAmountMismatch: CLIError(error.description)
+        case .invalidIdempotencyKey(let why): CLIError("--idempotency-key: \(why)", code: .usage)
         }
     }
 }

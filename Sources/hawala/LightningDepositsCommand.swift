@@ -75,28 +75,23 @@ struct LightningDepositsRefund: AsyncParsableCommand {
 
     func validate() throws {
         if feeRate != nil && speed != nil { throw ValidationError("give one of --fee-rate or --speed") }
-        if let feeRate, !(1...10_000).contains(feeRate) { throw ValidationError("--fee-rate must be between 1 and 10000 sat/vB") }
+        if let feeRate, !PaymentLimits.feeRates.contains(feeRate) { throw ValidationError("--fee-rate: \(PaymentLimit.feeRate)") }
     }
 
     func run() async throws {
-        let (txid, vout) = try Deposit.outpoint(outpoint)
+        _ = try Deposit.outpoint(outpoint)
         if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm; pass --yes to send without asking", code: .usage) }
+        let fee: DepositRefund.Fee = feeRate.map { .rate(satPerVbyte: $0) } ?? speed.map { .speed($0) } ?? .default
         let deposit = try await options.open(signing: true).closing { session in
-            try session.backend.network.checkBitcoinAddress(to)
-            guard let known = try await session.backend.listDeposits().first(where: { $0.txid == txid && $0.vout == vout }) else {
-                throw LightningError.unknownDeposit("\(txid):\(vout)")
-            }
-            let fees = try await session.backend.recommendedFees()
-            let rate = feeRate ?? (speed ?? .medium).rate(fees)
-            let rows = known.refundRows(to: to, satPerVbyte: rate)
+            let refund = try await session.prepareRefund(outpoint: outpoint, to: to, fee: fee)
             if yes {
-                for line in alignedRows(rows) { Output.error(line) }
+                for line in alignedRows(refund.rows) { Output.error(line) }
             } else {
                 let terminal = try Terminal.required("pass --yes")
-                for line in alignedRows(rows) { terminal.line(line) }
+                for line in alignedRows(refund.rows) { terminal.line(line) }
                 guard try terminal.confirm("Send it to \(to)? It will not come into Lightning.") else { throw CLIError("not sent") }
             }
-            return try await session.backend.refundDeposit(txid: txid, vout: vout, to: to, satPerVbyte: rate)
+            return try await session.refund(refund)
         }
         if json { deposit.json.print() } else { print("\(deposit.outpoint)  \(deposit.stateText)") }
     }
@@ -139,7 +134,7 @@ struct LightningDevnetFees: ParsableCommand {
     func validate() throws {
         let given = [fast, medium, slow].compactMap { $0 }
         guard given.isEmpty || given.count == 3 else { throw ValidationError("give --fast, --medium and --slow together") }
-        guard given.allSatisfy({ (1...10_000).contains($0) }) else { throw ValidationError("rates are 1 to 10000 sat/vB") }
+        guard given.allSatisfy(PaymentLimits.feeRates.contains) else { throw ValidationError("\(PaymentLimit.feeRate)") }
         if let fast, let medium, let slow, !(fast >= medium && medium >= slow) { throw ValidationError("fast ≥ medium ≥ slow") }
     }
 

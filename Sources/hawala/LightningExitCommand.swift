@@ -29,7 +29,7 @@ struct ExitOptions: ParsableArguments {
     @Option(help: "The Bitcoin address the funds go to (default: the wallet's own first Bitcoin receive address).") var to: String?
 
     func validate() throws {
-        if let feeRate, !ExitPlan.feeRates.contains(feeRate) { throw ValidationError("--fee-rate: \(PaymentLimit.feeRate)") }
+        if let feeRate, !PaymentLimits.feeRates.contains(feeRate) { throw ValidationError("--fee-rate: \(PaymentLimit.feeRate)") }
     }
 }
 

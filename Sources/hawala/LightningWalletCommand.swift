@@ -118,18 +118,18 @@ struct LightningPay: AsyncParsableCommand {
     @Flag(help: "Pay without asking.") var yes = false
     @Flag(help: "JSON output of the final payment.") var json = false
 
-    func validate() throws {
-        if let key = idempotencyKey { do { try LightningWallet.checkIdempotencyKey(key) } catch { throw ValidationError("--idempotency-key: \(error)") } }
-        if let amount, amount == 0 { throw ValidationError("--amount must be at least 1 sat") }
-        if all && amount != nil { throw ValidationError("give one of --amount or --all") }
-    }
-
     func run() async throws {
         let parsed: PaymentInput
         do { parsed = try PaymentInput.parse(input, allowLoopbackHTTP: options.allowsLoopbackHTTP()) } catch { throw CLIError(String(describing: error)) }
-        if let target = parsed.onChainTarget { return try await payOnChain(target.address, uriAmount: target.amountSats) }
-        if all || speed != nil { throw CLIError("--all and --speed are for a Bitcoin address (an on-chain withdrawal)", code: .usage) }
-        let comment = try parsed.comment(comment)
+        let request = try SendRequest(input: parsed, amount: amount, everything: all, comment: comment, speed: speed, maxFee: maxFee,
+                                      idempotencyKey: idempotencyKey)
+        switch request.route {
+        case let .onChain(address, amount, key): try await payOnChain(request, address: address, amount: amount, key: key)
+        case .lightning(let comment): try await payLightning(parsed, comment: comment)
+        }
+    }
+
+    func payLightning(_ parsed: PaymentInput, comment: String?) async throws {
         // A key already used answers with its payment, before any password or network.
         if idempotencyKey ?? parsed.defaultIdempotencyKey != nil {
             let store = try WalletSession.store(create: false)
@@ -163,12 +163,8 @@ struct LightningPay: AsyncParsableCommand {
     }
 
     /// A withdrawal to `address`: priced at each speed, confirmed, sent once.
-    func payOnChain(_ address: String, uriAmount: Sats?) async throws {
-        if comment != nil { throw CLIError("a comment goes only to a Lightning address or an LNURL-pay service", code: .usage) }
-        guard let chosen = try OnChainAmount.chosen(all: all, typed: amount, fromURI: uriAmount) else {
-            throw CLIError("how much? give --amount SATS, or --all to send the whole balance", code: .usage)
-        }
-        if let key = idempotencyKey {
+    func payOnChain(_ request: SendRequest, address: String, amount chosen: OnChainAmount, key: String) async throws {
+        if let key = request.chosenKey {
             let store = try WalletSession.store(create: false)
             if let earlier = try store.payment(walletID: try store.wallet(named: options.wallet).id, idempotencyKey: key) {
                 Output.error(EarlierPayment(earlier).headline)
@@ -176,10 +172,10 @@ struct LightningPay: AsyncParsableCommand {
             }
         }
         if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm the withdrawal; pass --yes to send without asking", code: .usage) }
-        let speed = self.speed ?? .medium
         try await options.open(signing: true).closing { session in
             async let warning = session.networkWarning()
             let quote = try await session.lightning.prepareOnChain(address: address, amount: chosen)
+            let speed = request.speed ?? quote.defaultSpeed
             if let warning = await warning { Output.error("warning: \(warning)") }
             let preview = ["Send on-chain on \(session.backendLabel) to \(address)"] + alignedRows(quote.previewRows())
             if yes || quote.option(speed)?.affordable != true || (maxFee.map { quote.option(speed)?.feeSat ?? 0 > $0 } ?? false) {
@@ -190,7 +186,6 @@ struct LightningPay: AsyncParsableCommand {
                 for line in preview { terminal.line(line) }
                 guard try terminal.confirm(quote.confirmation(speed)) else { throw CLIError("not sent") }
             }
-            let key = idempotencyKey ?? "onchain:" + hexString(SystemRandom.bytes(16))
             try reportOnChain(try await session.lightning.sendOnChain(quote, speed: speed, idempotencyKey: key, maxFeeSats: maxFee))
         }
     }

@@ -224,6 +224,78 @@ extension AppSecurityTests {
         }
     }
 
+    /// The send rules live once (`SendRequest`, `OnChainQuote.defaultSpeed`, the withdrawal's key,
+    /// `PaymentLimits.feeRates`): the same input is refused by both faces, for the same reason
+    /// (each in its own words), and what both send is chosen alike.
+    @Test func facesAgreeOnSendRules() async throws {
+        let ledger = temporaryFolder("faces-rules").appendingPathComponent("ledger").path
+        let other = try OtherNode(ledger: ledger)
+        let payee = try await other.session()
+        let cli = try CLIHome()
+        let pw = ["--password-file", cli.path("password")]
+        let elsewhere = "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080"
+        #expect(try cli.run(["ln", "config", "--backend", "devnet:" + ledger]).status == 0)
+        #expect(try cli.run(["ln", "devnet", "fund", "30000"] + pw).status == 0)
+        try await withApp { app, browser, _ in
+            var browser = browser
+            let csrf = try await onDevnet(app, &browser, ledger: ledger)
+            let invoice = try await payee.receive(ReceiveRequest(amountSats: nil, description: "rules")).response.invoice
+            // (label, input, amount, everything, comment, the CLI's words, the app's words)
+            let refused: [(String, String, String?, Bool, String?, String, String)] = [
+                ("zero", invoice, "0", false, nil, "--amount must be at least 1 sat", "The amount must be at least 1 sat."),
+                ("everything on an invoice", invoice, nil, true, nil, "--all and --speed are for a Bitcoin address", "“Send everything” is for a Bitcoin address"),
+                ("a comment on-chain", elsewhere, "1000", false, "hi", "--comment is for Lightning addresses", "A comment is for Lightning addresses"),
+                ("a comment on an invoice", invoice, "1000", false, "hi", "--comment is for Lightning addresses", "A comment is for Lightning addresses"),
+                ("no amount on-chain", elsewhere, nil, false, nil, "how much? give --amount SATS", "Type how much to send in sat"),
+                ("an amount and everything", elsewhere, "1000", true, nil, "give one of --amount or --all", "Type an amount or tick “Send everything”, not both."),
+            ]
+            for (label, input, amount, everything, comment, cliWords, appWords) in refused {
+                var args = ["ln", "pay", input, "--yes"] + pw
+                if let amount { args += ["--amount", amount] }
+                if everything { args.append("--all") }
+                if let comment { args += ["--comment", comment] }
+                let byCLI = try cli.run(args)
+                var form = ["csrf": csrf, "input": input]
+                if let amount { form["amount"] = amount }
+                if everything { form["all"] = "on" }
+                if let comment { form["comment"] = comment }
+                let byApp = try await browser.send(.post, "/lightning/send", form: form)
+                #expect(byCLI.status == 2 && byCLI.stderr.contains(cliWords), "\(label): CLI \(byCLI.status) \(byCLI.stderr)")
+                #expect(byApp.status == 400 && byApp.body.contains(Self.html(appWords)), "\(label): app \(byApp.status)")
+            }
+
+            // A fee rate outside 1…10,000 sat/vB: refused by both, in the library's words.
+            let rateWords = PaymentLimit.feeRate.description
+            let cliRate = try cli.run(["ln", "exit", "check", "--fee-rate", "20000"])
+            let appRate = try await browser.send(.post, "/lightning/exit/review", form: ["csrf": csrf, "feeRate": "20000"])
+            #expect(cliRate.status != 0 && cliRate.stderr.contains(rateWords), "\(cliRate.stderr)")
+            #expect(appRate.status == 400 && appRate.body.contains(Self.html(rateWords.capitalizedFirst)), "app \(appRate.status)")
+
+            // Medium not covered, slow covered: both choose slow when no speed is given.
+            let balance = try #require(try JSONSerialization.jsonObject(with: Data(try cli.run(["ln", "balance", "--json"]).stdout.utf8)) as? [String: Any])
+            let balanceSat = try #require(balance["balanceMsat"] as? Int) / 1000
+            let amount = String(balanceSat - 400)
+            let preview = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": elsewhere, "amount": amount])
+            #expect(preview.body.contains(#"value="slow" checked"#) && preview.body.contains(#"value="medium" disabled"#), "\(preview.body.suffix(2000))")
+            let sent = try cli.run(["ln", "pay", elsewhere, "--amount", amount, "--yes", "--json"] + pw)
+            let cliPayment = try #require(try JSONSerialization.jsonObject(with: Data(sent.stdout.utf8)) as? [String: Any], "\(sent.stderr)")
+            #expect(sent.status == 0 && cliPayment["feeMsat"] as? Int == 282_000, "slow's fee: \(sent.stdout) \(sent.stderr)")
+
+            // A withdrawal's key is made alike: `onchain:` and 32 hex digits.
+            _ = try await browser.send(.post, "/lightning/fund", form: ["csrf": csrf, "amount": "5000"])
+            _ = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": elsewhere, "amount": "1000"])
+            let appSent = try await browser.send(.post, "/lightning/pay-onchain", form: ["csrf": csrf, "speed": "slow", "password": "correct horse"])
+            #expect(appSent.body.contains("Sent: waiting for confirmation"), "\(appSent.body.suffix(1500))")
+            func withdrawalKeys(_ store: WalletStore) throws -> [String] {
+                let wallet = try #require(try store.current())
+                return try store.payments(walletID: wallet.id).filter(\.isOnChain).compactMap(\.idempotencyKey)
+            }
+            let keys = try withdrawalKeys(try await app.store.get()) + withdrawalKeys(try WalletStore(home: cli.home, create: false))
+            #expect(keys.count == 2 && keys.allSatisfy { $0.hasPrefix("onchain:") && $0.count == 40 && $0.dropFirst(8).allSatisfy(\.isHexDigit) }, "\(keys)")
+        }
+        try await payee.close()
+    }
+
     /// A program's connection: the same limits read alike (`ConnectionInput`), the same relays
     /// refused, the same name refused twice; what each made lists the same.
     @Test func facesAgreeOnConnections() async throws {

@@ -26,7 +26,7 @@ extension DevnetLedger {
     }
 
     func setFees(fast: UInt64, medium: UInt64, slow: UInt64) throws {
-        guard [fast, medium, slow].allSatisfy(ExitPlan.feeRates.contains) else { throw LightningError.outOfRange(.feeRate) }
+        guard [fast, medium, slow].allSatisfy(PaymentLimits.feeRates.contains) else { throw LightningError.outOfRange(.feeRate) }
         try write { db in
             try db.execute(sql: "UPDATE chain SET fast = ?, medium = ?, slow = ? WHERE id = 1", arguments: [Int64(fast), Int64(medium), Int64(slow)])
         }
