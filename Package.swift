@@ -21,11 +21,13 @@ let package = Package(
     products: [
         .library(name: "HawalaCrypto", targets: ["HawalaCrypto"]),
         .library(name: "HawalaFormat", targets: ["HawalaFormat"]),
+        .library(name: "HawalaText", targets: ["HawalaText"]),
         .library(name: "HawalaKeys", targets: ["HawalaKeys"]),
         .library(name: "HawalaWallet", targets: ["HawalaWallet"]),
         .library(name: "HawalaBackup", targets: ["HawalaBackup"]),
         .library(name: "HawalaPaper", targets: ["HawalaPaper"]),
         .library(name: "HawalaLightning", targets: ["HawalaLightning"]),
+        .library(name: "HawalaDevnet", targets: ["HawalaDevnet"]),
         .library(name: "HawalaVault", targets: ["HawalaVault"]),
         .library(name: "HawalaVaultStorage", targets: ["HawalaVaultStorage"]),
         .library(name: "HawalaVaultAgent", targets: ["HawalaVaultAgent"]),
@@ -93,25 +95,28 @@ let package = Package(
         ),
         .target(
             name: "HawalaKeys",
-            dependencies: ["HawalaCrypto", "HawalaFormat"],
+            dependencies: ["HawalaCrypto", "HawalaText"],
             resources: [.copy("Resources/wordlists")],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "HawalaWallet",
-            dependencies: ["HawalaCrypto", "HawalaFormat", "HawalaHome", "HawalaKeys", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["HawalaCrypto", "HawalaText", "HawalaHome", "HawalaKeys", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Resources/password-dictionary.txt")],
             swiftSettings: swiftSettings
         ),
         // The .hawala file's identity (magic, version, sizes): key-free, shared by the backup
         // code and the vault server.
         .target(name: "HawalaFormat", swiftSettings: swiftSettings),
+        // Money and how it is written: Sats/Msat with checked arithmetic, amounts, dates and JSON
+        // as people and scripts read them, text limits in the units a spec counts.
+        .target(name: "HawalaText", swiftSettings: swiftSettings),
         // Where Hawala's data lives ($HAWALA_HOME, XDG): key-free, shared by the wallet and the
         // vault server's default database.
         .target(name: "HawalaHome", swiftSettings: swiftSettings),
         .target(
             name: "HawalaBackup",
-            dependencies: ["HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet"],
+            dependencies: ["HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaText", "HawalaWallet"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -122,10 +127,25 @@ let package = Package(
         .target(
             name: "HawalaLightning",
             dependencies: [
-                "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet",
+                "HawalaCrypto", "HawalaText", "HawalaKeys", "HawalaWallet",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The development network, devnet: Lightning between wallets of this machine on one SQLite
+        // ledger, its chain, LNURL and L402 servers. Test money; the payment library never imports it.
+        .target(
+            name: "HawalaDevnet",
+            dependencies: [
+                "HawalaCrypto", "HawalaText", "HawalaKeys", "HawalaLightning", "HawalaWallet",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -149,7 +169,7 @@ let package = Package(
         .target(
             name: "HawalaConnect",
             dependencies: [
-                "HawalaCrypto", "HawalaFormat", "HawalaLightning", "HawalaNostr", "HawalaWallet",
+                "HawalaCrypto", "HawalaText", "HawalaLightning", "HawalaNostr", "HawalaWallet",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MCP", package: "swift-sdk"),
@@ -190,7 +210,7 @@ let package = Package(
         .target(
             name: "HawalaVaultServer",
             dependencies: [
-                "HawalaFormat", "HawalaVault", "HawalaVaultStorage", "HawalaVaultAPI",
+                "HawalaFormat", "HawalaText", "HawalaVault", "HawalaVaultStorage", "HawalaVaultAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -211,7 +231,7 @@ let package = Package(
         .target(
             name: "HawalaVaultClient",
             dependencies: [
-                "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaVault", "HawalaVaultAPI",
+                "HawalaCrypto", "HawalaFormat", "HawalaText", "HawalaKeys", "HawalaVault", "HawalaVaultAPI",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -224,7 +244,7 @@ let package = Package(
         // uploads the wallets' snapshots on the user's schedule.
         .target(
             name: "HawalaVaultAgent",
-            dependencies: ["HawalaCrypto", "HawalaFormat", "HawalaWallet", "HawalaBackup", "HawalaVault", "HawalaVaultClient"],
+            dependencies: ["HawalaCrypto", "HawalaText", "HawalaWallet", "HawalaBackup", "HawalaVault", "HawalaVaultClient"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -246,7 +266,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HawalaLightningTests",
-            dependencies: ["HawalaLightning", "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet", "HawalaTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["HawalaLightning", "HawalaDevnet", "HawalaCrypto", "HawalaText", "HawalaKeys", "HawalaWallet", "HawalaTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Vectors")],
             swiftSettings: swiftSettings
         ),
@@ -254,7 +274,7 @@ let package = Package(
         .target(
             name: "HawalaApp",
             dependencies: [
-                "HawalaBackup", "HawalaConnect", "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaLightning", "HawalaNostr", "HawalaPaper",
+                "HawalaBackup", "HawalaConnect", "HawalaCrypto", "HawalaDevnet", "HawalaFormat", "HawalaText", "HawalaKeys", "HawalaLightning", "HawalaNostr", "HawalaPaper",
                 "HawalaVault", "HawalaVaultClient", "HawalaVaultAgent", "HawalaWallet",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
@@ -270,7 +290,7 @@ let package = Package(
         .testTarget(
             name: "HawalaAppTests",
             dependencies: [
-                "HawalaApp", "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaLightning", "HawalaNostr", "HawalaWallet", "HawalaTestSupport",
+                "HawalaApp", "HawalaCrypto", "HawalaDevnet", "HawalaText", "HawalaKeys", "HawalaLightning", "HawalaNostr", "HawalaWallet", "HawalaTestSupport",
                 "HawalaBackup", "HawalaVault", "HawalaVaultStorage", "HawalaVaultClient", "HawalaVaultAgent", "HawalaVaultServer",
                 // The CLI, run beside the app on the same inputs (FacesAgreeTests).
                 "hawala",
@@ -285,8 +305,8 @@ let package = Package(
         .executableTarget(
             name: "hawala",
             dependencies: [
-                .target(name: "CMalloc", condition: .when(platforms: [.linux])), "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet", "HawalaBackup",
-                "HawalaPaper", "HawalaLightning", "HawalaApp", "HawalaConnect", "HawalaNostr",
+                .target(name: "CMalloc", condition: .when(platforms: [.linux])), "HawalaCrypto", "HawalaText", "HawalaKeys", "HawalaWallet", "HawalaBackup",
+                "HawalaPaper", "HawalaLightning", "HawalaDevnet", "HawalaApp", "HawalaConnect", "HawalaNostr",
                 // The vault's client side only: the server is hawala-vault.
                 "HawalaVault", "HawalaVaultClient", "HawalaVaultAgent",
                 .product(name: "Logging", package: "swift-log"),
@@ -299,7 +319,7 @@ let package = Package(
         .executableTarget(
             name: "hawala-vault",
             dependencies: [
-                .target(name: "CMalloc", condition: .when(platforms: [.linux])), "HawalaFormat", "HawalaHome", "HawalaVault", "HawalaVaultStorage",
+                .target(name: "CMalloc", condition: .when(platforms: [.linux])), "HawalaText", "HawalaHome", "HawalaVault", "HawalaVaultStorage",
                 "HawalaVaultServer", "HawalaVaultPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -310,7 +330,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "hawala-bench",
-            dependencies: ["HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaLightning", .target(name: "CMalloc", condition: .when(platforms: [.linux]))]
+            dependencies: ["HawalaCrypto", "HawalaText", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaLightning", "HawalaDevnet",
+                           .target(name: "CMalloc", condition: .when(platforms: [.linux]))]
                 + (sparkAvailable ? ["HawalaSpark"] : []),
             swiftSettings: swiftSettings
         ),
@@ -322,7 +343,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HawalaConnectTests",
-            dependencies: ["HawalaConnect", "HawalaNostr", "HawalaLightning", "HawalaWallet", "HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaTestSupport"],
+            dependencies: ["HawalaConnect", "HawalaDevnet", "HawalaNostr", "HawalaLightning", "HawalaWallet", "HawalaCrypto", "HawalaText", "HawalaKeys", "HawalaTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -398,14 +419,14 @@ if sparkAvailable {
         // generated types.
         .target(
             name: "HawalaSpark",
-            dependencies: ["BreezSdkSpark", "breez_sdk_sparkFFI", "HawalaCrypto", "HawalaFormat", "HawalaLightning", "HawalaKeys", "HawalaWallet"],
+            dependencies: ["BreezSdkSpark", "breez_sdk_sparkFFI", "HawalaCrypto", "HawalaText", "HawalaLightning", "HawalaKeys", "HawalaWallet"],
             swiftSettings: swiftSettings
         ),
         // Its tests also call the SDK directly: to check the adapter against the SDK's own
         // parser and its words-based connect.
         .testTarget(
             name: "HawalaSparkTests",
-            dependencies: ["HawalaSpark", "BreezSdkSpark", "HawalaLightning", "HawalaFormat", "HawalaKeys", "HawalaWallet", "HawalaCrypto", "HawalaTestSupport"],
+            dependencies: ["HawalaSpark", "BreezSdkSpark", "HawalaLightning", "HawalaText", "HawalaKeys", "HawalaWallet", "HawalaCrypto", "HawalaTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -10,8 +10,13 @@ os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 manifest = open("Package.swift").read()
 system = {"Foundation", "FoundationEssentials", "Testing", "Dispatch", "Glibc", "Synchronization", "XCTest"}
 problems = []
-for m in re.finditer(r'\.(?:target|testTarget|executableTarget)\(\s*name:\s*"([^"]+)"(.*?)\n        \)', manifest, re.S):
-    name, body = m.group(1), m.group(2)
+# Each target's text runs to the next target (one-line targets included).
+starts = list(re.finditer(r'\n        \.(?:target|testTarget|executableTarget|systemLibrary)\(\s*name:\s*"([^"]+)"', manifest))
+for i, m in enumerate(starts):
+    if ".systemLibrary" in m.group(0):
+        continue
+    name = m.group(1)
+    body = manifest[m.end():starts[i + 1].start() if i + 1 < len(starts) else len(manifest)]
     declared = set(re.findall(r'"([A-Za-z_]+)"', body.split("swiftSettings")[0]))
     declared |= set(re.findall(r'\.product\(name:\s*"([^"]+)"', body))
     path = re.search(r'path:\s*"([^"]+)"', body)

@@ -1,5 +1,5 @@
 import Foundation
-import HawalaFormat
+import HawalaText
 import HawalaWallet
 
 /// What a template sees. Every value is text the template escapes (no triple braces anywhere).

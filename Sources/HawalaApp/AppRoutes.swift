@@ -1,8 +1,8 @@
 import Foundation
 import HawalaBackup
 import HawalaCrypto
-import HawalaFormat
 import HawalaLightning
+import HawalaText
 import HawalaVaultAgent
 import HawalaWallet
 import HTTPTypes

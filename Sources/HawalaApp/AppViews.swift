@@ -2,6 +2,7 @@ import Foundation
 import HawalaBackup
 import HawalaKeys
 import HawalaPaper
+import HawalaText
 import HawalaWallet
 
 // What the screens beyond the wallet list show, as plain values for the templates: stored
@@ -321,9 +322,6 @@ func svgQRCode(_ text: String, caseInsensitive: Bool = false) throws -> (path: S
 extension String {
     var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
     var nilIfEmpty: String? { isEmpty ? nil : self }
-    /// A library message as a sentence on a page: a capital first, a full stop last.
-    var sentence: String { capitalizedFirst + (hasSuffix(".") ? "" : ".") }
-    var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
 }
 
 /// A date as a page shows it, in the reader's time zone: "today 14:07", "3 Nov 2025".

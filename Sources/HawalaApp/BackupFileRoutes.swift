@@ -4,6 +4,7 @@ import HawalaCrypto
 import HawalaKeys
 import HawalaLightning
 import HawalaPaper
+import HawalaText
 import HawalaWallet
 import HTTPTypes
 import Hummingbird

@@ -1,9 +1,9 @@
 import Foundation
 import HawalaConnect
 import HawalaCrypto
-import HawalaFormat
 import HawalaLightning
 import HawalaNostr
+import HawalaText
 import HawalaWallet
 import HTTPTypes
 import Hummingbird

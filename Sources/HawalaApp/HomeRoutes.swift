@@ -1,6 +1,6 @@
 import Foundation
-import HawalaFormat
 import HawalaLightning
+import HawalaText
 import HawalaWallet
 import HTTPTypes
 import Hummingbird
@@ -36,7 +36,7 @@ extension AppRoutes {
                     LightningError.unreachable(network: spec?.networkName ?? "network", reason: "still connecting")
                 }) { try await lightningSession(session, store, wallet, keyring: keyring) }
                 view.networkName = lightning.spec.plainName
-                view.isDevnet = lightning.backend is DevnetBackend
+                view.isDevnet = lightning.backend is any TestFundedBackend
                 async let warning = try? await Deadline.run(Self.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: Self.networkWait) }) {
                     await lightning.networkWarning()
                 }
@@ -68,7 +68,7 @@ extension AppRoutes {
             let waiting = try LightningWallet.waitingInvoices(store: store, walletID: wallet.id, network: network, now: now)
             view.waitingInvoices = waiting == 0 ? nil : waiting == 1 ? "1 invoice" : "\(waiting) invoices"
         } else {
-            page.lightning = LightningView(wallet: wallet, settings: settings, sparkAvailable: app.options.spark != nil, home: app.store.home.directory)
+            page.lightning = LightningView(wallet: wallet, settings: settings, sparkAvailable: app.options.backends.spark != nil, home: app.store.home.directory)
         }
         page.home = view
         return try render(.ok, "home", page)
@@ -138,6 +138,8 @@ extension AppRoutes {
             enum Item: Sendable { case event(PaymentEvent), tick }
             let (items, input) = AsyncStream<Item>.makeStream()
             let listener = lightning.backend.addEventListener { input.yield(.event($0)) }
+            // An SSE comment (browsers skip it): the stream hears the wallet's news from now on.
+            try await writer.write(ByteBuffer(string: ": listening\n\n"))
             let ticker = Task {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(1))

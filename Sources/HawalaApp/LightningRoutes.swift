@@ -1,7 +1,7 @@
 import Foundation
-import HawalaFormat
 import HawalaKeys
 import HawalaLightning
+import HawalaText
 import HawalaWallet
 import HTTPTypes
 import Hummingbird
@@ -43,7 +43,7 @@ extension AppRoutes {
         guard let wallet else { return AppResponse.redirect("/") }
         var page = Page(title: "Lightning", session: session, overview: try await app.store.overview(), problem: problem, message: message)
         let settings = try LightningSettings.load(store: store, walletID: wallet.id)
-        var view = LightningView(wallet: wallet, settings: settings, sparkAvailable: app.options.spark != nil, home: app.store.home.directory)
+        var view = LightningView(wallet: wallet, settings: settings, sparkAvailable: app.options.backends.spark != nil, home: app.store.home.directory)
         view.maxClaimFee = settings.maxClaimFee.saved
         if let fund {
             (view.fundMessage, view.fundProblem, view.fundAmount) = (fund.message, fund.problem, fund.typed)
@@ -113,7 +113,7 @@ extension AppRoutes {
                 let policy = try ClaimFeePolicy(parsing: cap)
                 if policy != before.maxClaimFee { change.maxClaimFee = policy }
             }
-            let outcome = try await LightningSettings.apply(change, store: store, wallet: wallet, sparkAvailable: app.options.spark != nil) { keyring }
+            let outcome = try await LightningSettings.apply(change, store: store, wallet: wallet, backends: app.options.backends) { keyring }
             await app.lightningSessions.close(session.id)  // an API key or backend: opened again with it
             var said: [String] = []
             if let spec = change.backend, spec.description != before.backend { said.append("Lightning now uses \(spec.plainName).") }
@@ -452,14 +452,14 @@ extension AppRoutes {
     func lightningSession(_ session: AppSessions.Session, _ store: WalletStore, _ wallet: WalletSummary,
                           keyring: Keyring) async throws -> LightningSession {
         let key = LightningSessionCache.key(walletID: wallet.id, settings: try LightningSettings.load(store: store, walletID: wallet.id))
-        let spark = app.options.spark
+        let backends = app.options.backends
         let sessions = app.lightningSessions
         let network = (try? LightningSettings.load(store: store, walletID: wallet.id).backend.flatMap { try BackendSpec.parse($0) }?.networkName) ?? nil
         // Opening goes on in the background past the bound; the next request finds it open.
         return try await Deadline.run(.seconds(10), timedOut: { LightningError.unreachable(network: network ?? "network", reason: "no answer within 10 s") }) {
             try await sessions.session(for: session.id, key: key) {
                 // A page's action waits at most 10 s for Spark's network (then it fails, the form kept).
-                try await LightningSession.open(store: store, wallet: wallet, signing: true, spark: spark, networkTimeout: .seconds(10),
+                try await LightningSession.open(store: store, wallet: wallet, signing: true, backends: backends, networkTimeout: .seconds(10),
                                                 reachesLNURL: true) { keyring }
             }
         }

@@ -1,6 +1,6 @@
 import Foundation
-import HawalaFormat
 import HawalaLightning
+import HawalaText
 import HawalaWallet
 
 /// A label and its value (a payment's details, a payment's preview).

@@ -1,6 +1,6 @@
 import Foundation
 import HawalaCrypto
-import HawalaFormat
+import HawalaText
 import HawalaWallet
 import HTTPTypes
 import Hummingbird

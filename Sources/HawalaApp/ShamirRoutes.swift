@@ -2,6 +2,7 @@ import Foundation
 import HawalaCrypto
 import HawalaKeys
 import HawalaPaper
+import HawalaText
 import HawalaWallet
 import HTTPTypes
 import Hummingbird

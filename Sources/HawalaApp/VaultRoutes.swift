@@ -2,6 +2,7 @@ import Foundation
 import HawalaBackup
 import HawalaCrypto
 import HawalaKeys
+import HawalaText
 import HawalaVault
 import HawalaVaultAgent
 import HawalaVaultClient

@@ -1,7 +1,9 @@
 import Foundation
 import HawalaCrypto
+import HawalaDevnet
 import HawalaFormat
 import HawalaLightning
+import HawalaText
 import HawalaWallet
 import HTTPTypes
 import Hummingbird
@@ -23,8 +25,8 @@ public struct AppOptions: Sendable {
     public var idleLock: TimeInterval?
     /// The clock (tests move it).
     public var now: @Sendable () -> Date = { Date() }
-    /// Makes Spark backends when the binary links the Breez SDK (nil: devnet only).
-    public var spark: SparkOpener?
+    /// The payment backends the binary links: devnet always, Spark when it links the Breez SDK.
+    public var backends = BackendOpeners(devnet: .ledger)
     /// The program and its version, as a backup file records who made it.
     public var producer = "hawala"
     /// The largest `.hawala` file taken, uploaded or from the vault: the vault's default upload

@@ -2,6 +2,7 @@ import HawalaFormat
 import Foundation
 import HawalaCrypto
 import HawalaKeys
+import HawalaText
 import HawalaWallet
 
 /// The JSON inside a `.hawala` file (payload format 2, docs/hawala-format.md; format 1, without

@@ -1,6 +1,7 @@
 import Foundation
 import HawalaCrypto
 import HawalaFormat
+import HawalaText
 
 /// Errors reading or writing a `.hawala` file, each one line a person can act on.
 public enum HawalaFileError: Error, Equatable, CustomStringConvertible {

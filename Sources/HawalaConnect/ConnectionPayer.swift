@@ -1,6 +1,6 @@
 import Foundation
-import HawalaFormat
 import HawalaLightning
+import HawalaText
 import HawalaWallet
 
 /// The one rule by which a program pays through its app connection, whatever its wire (NWC

@@ -1,6 +1,6 @@
 import Foundation
-import HawalaFormat
 import HawalaLightning
+import HawalaText
 import HawalaWallet
 import MCP
 
@@ -284,10 +284,3 @@ extension AppConnection {
     }
 }
 
-extension String {
-    /// A library sentence for people: a capital first letter and a full stop.
-    var sentence: String {
-        guard let first else { return self }
-        return first.uppercased() + dropFirst() + (hasSuffix(".") || hasSuffix("?") ? "" : ".")
-    }
-}

@@ -1,6 +1,6 @@
 import Foundation
-import HawalaFormat
 import HawalaLightning
+import HawalaText
 import HawalaWallet
 
 /// NIP-47's methods over one app connection, whatever carries them: a request's JSON in, the

@@ -1,8 +1,8 @@
 import Foundation
 import HawalaCrypto
-import HawalaFormat
 import HawalaLightning
 import HawalaNostr
+import HawalaText
 import HawalaWallet
 import Logging
 import Synchronization
@@ -29,7 +29,7 @@ public final class NWCService: Sendable {
 
     let store: WalletStore
     let keyring: Keyring
-    let spark: SparkOpener?
+    let backends: BackendOpeners
     let options: Options
     let logger: Logger
     private let state = Mutex(State())
@@ -54,10 +54,10 @@ public final class NWCService: Sendable {
         let conversationKey: SecretBytes
     }
 
-    public init(store: WalletStore, keyring: Keyring, spark: SparkOpener?, options: Options = Options(), logger: Logger = Logger(label: "hawala.connect")) {
+    public init(store: WalletStore, keyring: Keyring, backends: BackendOpeners, options: Options = Options(), logger: Logger = Logger(label: "hawala.connect")) {
         self.store = store
         self.keyring = keyring
-        self.spark = spark
+        self.backends = backends
         self.options = options
         self.logger = logger
     }
@@ -283,7 +283,7 @@ public final class NWCService: Sendable {
         if let session = state.withLock({ $0.sessions[walletID] }) { return session }
         do {
             guard let wallet = try store.list().first(where: { $0.id == walletID }) else { throw WalletError.noSuchWallet(walletID) }
-            let session = try await LightningSession.open(store: store, wallet: wallet, signing: true, spark: spark) { keyring }
+            let session = try await LightningSession.open(store: store, wallet: wallet, signing: true, backends: backends) { keyring }
             let (kept, raced) = state.withLock { state -> (LightningSession, Bool) in
                 if let other = state.sessions[walletID] { return (other, true) }
                 state.sessions[walletID] = session

@@ -1,8 +1,8 @@
 import AsyncHTTPClient
 import Foundation
 import HawalaCrypto
-import HawalaFormat
 import HawalaLightning
+import HawalaText
 import HawalaWallet
 import NIOCore
 import NIOHTTP1

@@ -1,4 +1,4 @@
-import HawalaFormat
+import HawalaText
 
 extension DerivedAddress: JSONRepresentable {
     /// `{chain, path, address, publicKey}` (`hawala derive --json`).

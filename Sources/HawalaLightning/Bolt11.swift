@@ -1,6 +1,6 @@
 import Foundation
 import HawalaCrypto
-import HawalaFormat
+import HawalaText
 
 /// The chains a BOLT11 prefix names (`lnbc`, `lntb`, `lntbs`, `lnbcrt`, `lnsb`).
 public enum LightningNetwork: String, Sendable, CaseIterable, Codable {

@@ -1,7 +1,7 @@
 import Foundation
 import HawalaCrypto
-import HawalaFormat
 import HawalaKeys
+import HawalaText
 
 /// Bitcoin sent on-chain to the wallet's deposit address, on its way into Lightning: it waits
 /// for confirmations, then is claimed (an on-chain transaction whose fee the wallet pays, under

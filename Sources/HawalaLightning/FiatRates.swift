@@ -1,5 +1,5 @@
 import Foundation
-import HawalaFormat
+import HawalaText
 
 /// The price of one bitcoin in a fiat currency. Decimal, never floating point.
 public struct FiatRate: Sendable, Equatable, Codable {

@@ -1,5 +1,5 @@
 import Foundation
-import HawalaFormat
+import HawalaText
 
 /// The fuzzer's entry point over the Lightning parsers (`make fuzz`, Sources/hawala-fuzz):
 /// BOLT11 decoding, payment inputs, the LNURL-pay JSON checks, and typed amounts run through a
@@ -40,7 +40,6 @@ import HawalaFormat
         let msat = sats.msat
         _ = try? PrepareSendRequest.amountMsat(paying: amountless, amountSats: sats, network: .bitcoin, backendName: "fuzz", now: Date(timeIntervalSince1970: 1))
         _ = try? PaymentLimits.check(ReceiveRequest(amountSats: sats, description: ""))
-        _ = try? DevnetLedger.fee(amountMsat: msat)
         _ = try? msat.share(partsPerMillion: rate)
         _ = try? msat + fee.msat
         _ = SendFigures(amountMsat: msat, feeMsat: fee.msat)

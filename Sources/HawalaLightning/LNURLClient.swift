@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import HawalaFormat
+import HawalaText
 import NIOCore
 
 /// Fetches an LNURL service's JSON. A protocol so the pay flow can be tested without a network.

@@ -1,7 +1,7 @@
 import Foundation
 import HawalaCrypto
-import HawalaFormat
 import HawalaKeys
+import HawalaText
 
 /// Why an LNURL-pay exchange was refused. Each case is one line for the user.
 public enum LNURLError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,7 +1,7 @@
 import Foundation
 import HawalaCrypto
-import HawalaFormat
 import HawalaKeys
+import HawalaText
 
 /// An LNURL-withdraw request (LUD-03), checked: a service (a voucher, an ATM, a faucet) offers
 /// to pay an invoice of this wallet's, between `minWithdrawableMsat` and `maxWithdrawableMsat`.

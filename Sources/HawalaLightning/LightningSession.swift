@@ -1,24 +1,8 @@
 import Foundation
 import HawalaCrypto
-import HawalaFormat
 import HawalaKeys
+import HawalaText
 import HawalaWallet
-
-/// Makes Spark backends. HawalaSpark depends on this module, so the front end that links the
-/// SDK hands its opener in (`SparkOpener.sdk` there); without one, Spark is not in the build.
-public struct SparkOpener: Sendable {
-    /// The backend for a network, its API key (mainnet needs one), the network timeout and the
-    /// LNURL flow it pays through.
-    public let makeBackend: @Sendable (BackendSpec.SparkNetwork, SecretBytes?, Duration, LNURLPayFlow?) throws -> any PaymentBackend
-    /// Where a wallet's Spark state lives under the wallet home.
-    public let storageDirectory: @Sendable (_ home: URL, _ walletID: String, BackendSpec.SparkNetwork) throws -> URL
-
-    public init(makeBackend: @escaping @Sendable (BackendSpec.SparkNetwork, SecretBytes?, Duration, LNURLPayFlow?) throws -> any PaymentBackend,
-                storageDirectory: @escaping @Sendable (_ home: URL, _ walletID: String, BackendSpec.SparkNetwork) throws -> URL) {
-        self.makeBackend = makeBackend
-        self.storageDirectory = storageDirectory
-    }
-}
 
 /// Why a wallet's Lightning side can't be opened or used as asked.
 public enum LightningSessionError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -28,12 +12,15 @@ public enum LightningSessionError: Error, Equatable, Sendable, CustomStringConve
     case sparkNotBuilt
     /// The operation exists on the development network only.
     case devnetOnly(backend: String)
+    /// The development network is not part of this build (a front end that links no devnet).
+    case devnetNotBuilt
 
     public var description: String {
         switch self {
         case .noBackend(let wallet): "no Lightning backend is set for wallet \"\(wallet)\""
         case .sparkNotBuilt: "the spark backend is not available in this build: the Breez Spark SDK exists for Linux x86_64 (and Apple platforms) only"
         case .devnetOnly(let backend): "test funds exist on devnet only; this wallet's backend is \(backend)"
+        case .devnetNotBuilt: "the devnet backend is not available here"
         }
     }
 }
@@ -66,7 +53,7 @@ public struct LightningSession: Sendable {
     /// With `reachesLNURL`, the session makes an HTTP client for LNURL-pay services (Lightning
     /// addresses, LNURLs), which `close` ends.
     public static func open(store: WalletStore, wallet: WalletSummary, backend: String? = nil, signing: Bool,
-                            spark: SparkOpener?, networkTimeout: Duration = .seconds(30), reachesLNURL: Bool = false,
+                            backends: BackendOpeners, networkTimeout: Duration = .seconds(30), reachesLNURL: Bool = false,
                             unlock: () throws -> Keyring) async throws -> LightningSession {
         // An LNURL service answers within the network's time too (and never beyond 15 s an exchange).
         let fetcher = reachesLNURL ? HTTPFetcher(timeout: min(networkTimeout, HTTPFetcher.defaultTimeout)) : nil
@@ -75,7 +62,7 @@ public struct LightningSession: Sendable {
         let onDevnet = specText.flatMap { try? BackendSpec.parse($0, home: store.home.directory) }?.allowsLoopbackHTTP ?? false
         let flow = fetcher.map { LNURLPayFlow(fetcher: $0, allowLoopbackHTTP: onDevnet) }
         do {
-            return try await open(store: store, wallet: wallet, backend: backend, signing: signing, spark: spark,
+            return try await open(store: store, wallet: wallet, backend: backend, signing: signing, backends: backends,
                                   networkTimeout: networkTimeout, lnurl: flow, fetcher: fetcher, unlock: unlock)
         } catch {
             await fetcher?.shutdown()
@@ -83,7 +70,7 @@ public struct LightningSession: Sendable {
         }
     }
 
-    private static func open(store: WalletStore, wallet: WalletSummary, backend: String?, signing: Bool, spark: SparkOpener?,
+    private static func open(store: WalletStore, wallet: WalletSummary, backend: String?, signing: Bool, backends: BackendOpeners,
                              networkTimeout: Duration, lnurl: LNURLPayFlow?, fetcher: HTTPFetcher?,
                              unlock: () throws -> Keyring) async throws -> LightningSession {
         guard let specText = try backend ?? store.setting(LightningWallet.SettingKey.backend, walletID: wallet.id) else {
@@ -102,7 +89,8 @@ public struct LightningSession: Sendable {
         var keyring: Keyring?
         switch spec {
         case .devnet(let path):
-            let devnet = try DevnetBackend(ledgerPath: path, rates: savedRates, lnurl: lnurl)
+            guard let opener = backends.devnet else { throw LightningSessionError.devnetNotBuilt }
+            let devnet = try opener.makeBackend(path, savedRates, lnurl)
             devnet.setClaimFeePolicy(LightningWallet.claimFeePolicy(store: store, walletID: wallet.id))
             if !signing, let savedNode {
                 devnet.attach(nodeID: savedNode)
@@ -113,7 +101,7 @@ public struct LightningSession: Sendable {
             }
             opened = devnet
         case .spark(let network):
-            guard let spark else { throw LightningSessionError.sparkNotBuilt }
+            guard let spark = backends.spark else { throw LightningSessionError.sparkNotBuilt }
             let unlocked = try unlock()
             keyring = unlocked
             let apiKey = try store.sealedSetting(LightningWallet.SettingKey.sparkAPIKey(network), keyring: unlocked)
@@ -261,7 +249,7 @@ public struct LightningSession: Sendable {
 
     /// Adds test funds (devnet only) and records them.
     public func fund(sats: Sats) async throws -> NodeInfo {
-        guard let devnet = backend as? DevnetBackend else { throw LightningSessionError.devnetOnly(backend: backendLabel) }
+        guard let devnet = backend as? any TestFundedBackend else { throw LightningSessionError.devnetOnly(backend: backendLabel) }
         try await lightning.record([try await devnet.fund(sats: sats)])
         return try await devnet.getInfo()
     }
@@ -384,7 +372,7 @@ public enum HistorySync: Sendable, Equatable {
 
     /// Syncs the wallet's history with its backend when that needs no password and answers
     /// within `timeout`.
-    public static func run(store: WalletStore, wallet: WalletSummary, timeout: Duration) async -> HistorySync {
+    public static func run(store: WalletStore, wallet: WalletSummary, backends: BackendOpeners, timeout: Duration) async -> HistorySync {
         let spec = (try? store.setting(LightningWallet.SettingKey.backend, walletID: wallet.id))?.flatMap { try? BackendSpec.parse($0) }
         switch spec {
         case .spark?:
@@ -392,7 +380,7 @@ public enum HistorySync: Sendable, Equatable {
         case .devnet?:
             guard (try? store.setting(LightningWallet.SettingKey.nodeID, walletID: wallet.id)) != nil else { return .notAttempted }
             do {
-                let session = try await LightningSession.open(store: store, wallet: wallet, signing: false, spark: nil) { throw HistorySyncNeedsPassword() }
+                let session = try await LightningSession.open(store: store, wallet: wallet, signing: false, backends: backends) { throw HistorySyncNeedsPassword() }
                 let outcome = await session.lightning.sync(timeout: timeout)
                 await session.close()
                 if case .offline(let reason, let last) = outcome { return .offline(reason: reason, lastSyncedAt: last) }

@@ -1,6 +1,6 @@
 import Foundation
 import HawalaCrypto
-import HawalaFormat
+import HawalaText
 import HawalaWallet
 
 /// A wallet's Lightning settings as saved: its backend, fiat currency, rates source and node.
@@ -119,14 +119,16 @@ extension LightningSettings {
     /// network, the rates source knows the currency), then saves it. The API key is sealed by the
     /// wallet password (`unlock`); a new backend forgets the node id of the old one.
     public static func apply(_ change: LightningSettingsChange, store: WalletStore, wallet: WalletSummary,
-                             sparkAvailable: Bool, unlock: () throws -> Keyring) async throws -> LightningSettingsOutcome {
+                             backends: BackendOpeners, unlock: () throws -> Keyring) async throws -> LightningSettingsOutcome {
         typealias Key = LightningWallet.SettingKey
         if change.clearFiat, change.fiat != nil || change.rates != nil { throw LightningSettingsError.clearFiatWithValues }
         let fiat = try change.fiat.map { code throws(LightningSettingsError) in try LightningSettingsChange.currencyCode(code) }
         if case .url(let url)? = change.rates { _ = try RatesSource.web(url.absoluteString) }
         switch change.backend {
-        case .devnet(let path)?: _ = try DevnetBackend(ledgerPath: path)  // reachable and a ledger
-        case .spark? where !sparkAvailable: throw LightningSessionError.sparkNotBuilt
+        case .devnet(let path)?:
+            guard let devnet = backends.devnet else { throw LightningSessionError.devnetNotBuilt }
+            _ = try devnet.makeBackend(path, nil, nil)  // reachable and a ledger
+        case .spark? where backends.spark == nil: throw LightningSessionError.sparkNotBuilt
         default: break
         }
         var apiKey: (key: SecretBytes, network: BackendSpec.SparkNetwork)?

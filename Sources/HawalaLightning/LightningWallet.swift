@@ -1,7 +1,7 @@
 import Foundation
 import HawalaCrypto
-import HawalaFormat
 import HawalaKeys
+import HawalaText
 import HawalaWallet
 
 /// Which backend a wallet pays through, as written in `--backend` and the wallet's settings.

@@ -1,7 +1,7 @@
 import Foundation
 import HawalaCrypto
-import HawalaFormat
 import HawalaKeys
+import HawalaText
 
 /// A message signed with a wallet's Lightning identity key, as the Spark SDK signs one: ECDSA
 /// over SHA-256 of the message's UTF-8, the signature hex (DER, or 64-byte compact r ‖ s).

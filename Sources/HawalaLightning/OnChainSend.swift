@@ -1,5 +1,5 @@
 import Foundation
-import HawalaFormat
+import HawalaText
 import HawalaWallet
 
 /// How much an on-chain withdrawal sends: an amount (the fee comes on top), or everything (the

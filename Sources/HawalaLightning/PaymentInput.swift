@@ -1,7 +1,7 @@
 import Foundation
 import HawalaCrypto
-import HawalaFormat
 import HawalaKeys
+import HawalaText
 
 /// Why a payment input was refused.
 public enum PaymentInputError: Error, Equatable, Sendable, CustomStringConvertible {

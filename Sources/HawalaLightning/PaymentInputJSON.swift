@@ -1,6 +1,6 @@
 import Foundation
-import HawalaFormat
 import HawalaKeys
+import HawalaText
 
 // The documented `--json` shapes of what a payment input decodes to (docs/reference.md: ln decode).
 

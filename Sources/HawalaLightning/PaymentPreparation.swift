@@ -1,7 +1,7 @@
 import Foundation
 import HawalaCrypto
-import HawalaFormat
 import HawalaKeys
+import HawalaText
 import HawalaWallet
 
 /// A payment prepared and not yet sent: what a person confirms (amount, fee, payee, expiry).

@@ -1,6 +1,6 @@
 import Foundation
-import HawalaFormat
 import HawalaKeys
+import HawalaText
 import HawalaWallet
 
 // What a person reads about payments, the same in every front end: the amount formatter, a

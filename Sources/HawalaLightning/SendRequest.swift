@@ -1,6 +1,6 @@
 import HawalaCrypto
-import HawalaFormat
 import HawalaKeys
+import HawalaText
 
 /// What a person asked to send, checked once for both faces: what was pasted (read), the amount
 /// typed, "everything", a comment, an on-chain speed, a fee cap and a chosen key. The CLI and the

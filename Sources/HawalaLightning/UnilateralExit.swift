@@ -1,7 +1,7 @@
 import Foundation
 import HawalaCrypto
-import HawalaFormat
 import HawalaKeys
+import HawalaText
 import HawalaWallet
 
 // The way out that needs no operator: a Spark wallet's funds are leaves the operators co-sign;

@@ -1,9 +1,9 @@
 import BreezSdkSpark
 import Foundation
 import HawalaCrypto
-import HawalaFormat
 import HawalaKeys
 import HawalaLightning
+import HawalaText
 import HawalaWallet
 import Synchronization
 

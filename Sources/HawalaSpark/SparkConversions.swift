@@ -1,7 +1,7 @@
 import BreezSdkSpark
 import Foundation
-import HawalaFormat
 import HawalaLightning
+import HawalaText
 import HawalaWallet
 
 /// The SDK's errors as Hawala's typed Lightning errors: one line each, no Swift or Rust names.

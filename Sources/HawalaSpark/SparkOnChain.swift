@@ -1,8 +1,8 @@
 import BreezSdkSpark
 import Foundation
 import HawalaCrypto
-import HawalaFormat
 import HawalaLightning
+import HawalaText
 import HawalaWallet
 
 // Withdrawals to a Bitcoin address and the unilateral exit, through the SDK.

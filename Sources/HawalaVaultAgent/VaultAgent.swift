@@ -1,7 +1,7 @@
-import HawalaFormat
 import Foundation
 import HawalaBackup
 import HawalaCrypto
+import HawalaText
 import HawalaVaultClient
 import HawalaVault
 import HawalaWallet

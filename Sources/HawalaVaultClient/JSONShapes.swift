@@ -1,5 +1,5 @@
 import Foundation
-import HawalaFormat
+import HawalaText
 import HawalaVault
 
 // The documented `--json` shapes of the vault's objects (docs/reference.md: vault list, vault settings).

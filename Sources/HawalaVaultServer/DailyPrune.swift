@@ -1,5 +1,5 @@
 import Foundation
-import HawalaFormat
+import HawalaText
 import HawalaVault
 import HawalaVaultStorage
 import Logging

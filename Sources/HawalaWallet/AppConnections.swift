@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import HawalaCrypto
-import HawalaFormat
+import HawalaText
 
 /// What an app connection may do. `pay` never implies reading: a program that pays sees only
 /// what it paid (and the invoices it made) unless it may read the history too.

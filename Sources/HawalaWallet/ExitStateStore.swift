@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import HawalaCrypto
-import HawalaFormat
+import HawalaText
 
 /// What a wallet keeps of a Lightning network's unilateral-exit state, without the state
 /// itself: enough to say how old it is and what it covers, no password needed.

@@ -1,5 +1,5 @@
 import Foundation
-import HawalaFormat
+import HawalaText
 
 /// Wrong wallet passwords, counted one way by every face. Every place the password is typed —
 /// unlocking, confirming a payment, exporting a backup — is a guess at the same key, so every

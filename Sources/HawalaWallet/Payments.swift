@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import HawalaFormat
+import HawalaText
 
 /// One payment in a wallet's history, shaped like the Spark SDK's `Payment`.
 /// Amounts are millisatoshis; a pending payment is not final (it may still settle).

@@ -1,5 +1,5 @@
-import HawalaFormat
 import HawalaKeys
+import HawalaText
 
 /// What a wallet shows to receive on one chain: the address, where it was derived, and the
 /// BIP21 request (`bitcoin:…?amount=…`) on the chains that have one.

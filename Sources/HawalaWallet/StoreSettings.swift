@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import HawalaCrypto
-import HawalaFormat
+import HawalaText
 
 // MARK: - Store-wide settings (the vault login)
 

@@ -1,5 +1,5 @@
 import Foundation
-import HawalaFormat
+import HawalaText
 
 // The documented JSON shapes of wallets and payments (docs/reference.md), the same for every front end.
 

@@ -1,8 +1,9 @@
 import Foundation
 import HawalaCrypto
-import HawalaFormat
+import HawalaDevnet
 import HawalaKeys
 import HawalaLightning
+import HawalaText
 import HawalaWallet
 #if canImport(HawalaSpark)
 import HawalaSpark
@@ -34,15 +35,15 @@ enum SeedFigures {
         for _ in 0..<5 {
             opened.append(try await seconds {
                 let keyring = try alice.unlock(password: password)
-                let session = try await LightningSession.open(store: alice, wallet: aliceWallet, signing: true, spark: nil) { keyring }
+                let session = try await LightningSession.open(store: alice, wallet: aliceWallet, signing: true, backends: .devnet) { keyring }
                 _ = try await session.backend.getInfo()
                 await session.close()
             })
         }
         print(row("devnet: wallet initialization (unlock + connect + node info), median of 5", median(opened), target: 2))
 
-        let payer = try await LightningSession.open(store: alice, wallet: aliceWallet, signing: true, spark: nil) { try alice.unlock(password: password) }
-        let payee = try await LightningSession.open(store: bob, wallet: bobWallet, signing: true, spark: nil) { try bob.unlock(password: password) }
+        let payer = try await LightningSession.open(store: alice, wallet: aliceWallet, signing: true, backends: .devnet) { try alice.unlock(password: password) }
+        let payee = try await LightningSession.open(store: bob, wallet: bobWallet, signing: true, backends: .devnet) { try bob.unlock(password: password) }
         defer { Task { await payer.close(); await payee.close() } }
         guard let devnet = payer.backend as? DevnetBackend else { throw SeedFiguresError("the payer is not on devnet") }
         _ = try await devnet.fund(sats: 10_000_000)

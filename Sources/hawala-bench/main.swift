@@ -3,9 +3,9 @@ import CMalloc
 #endif
 import Foundation
 import HawalaCrypto
-import HawalaFormat
 import HawalaKeys
 import HawalaLightning
+import HawalaText
 import HawalaWallet
 import HawalaBackup
 
@@ -39,7 +39,7 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "make-backup-fi
 }
 
 #if os(Linux)
-mallopt(hawala_m_trim_threshold, 64 << 20)  // as the hawala executable does (see its main.swift)
+hawala_tune_malloc()  // as the executables measured do
 #endif
 
 // `hawala-bench stream MIB FILE`: .hawala export then import of MIB MiB (KDF excluded), with

@@ -1,6 +1,6 @@
-import HawalaFormat
 import ArgumentParser
 import Foundation
+import HawalaText
 import HawalaVault
 import HawalaVaultStorage
 

@@ -11,9 +11,7 @@ import NIOPosix
 // modules (no key code, no wallet store): it keeps ciphertext it cannot open.
 signal(SIGPIPE, SIG_IGN)
 #if os(Linux)
-// Large bodies are copied in 1 MiB buffers: keep glibc from returning and re-faulting them.
-mallopt(hawala_m_trim_threshold, 64 << 20)
-mallopt(hawala_m_mmap_threshold, 32 << 20)
+hawala_tune_malloc()
 #endif
 // Handlers run on NIO's event loops instead of Swift Concurrency's own pool, so a request does
 // not hop between two thread pools. Must happen before any task starts.

@@ -38,15 +38,21 @@ struct AppCommand: AsyncParsableCommand {
         options.port = port
         options.idleLock = idleLock.map { TimeInterval($0 * 60) }
         options.producer = "hawala \(HawalaVersion.string)"
-        #if canImport(HawalaSpark)
-        options.spark = .sdk(logFilter: SparkBackend.logFilter(logLevel.rawValue))
-        #endif
+        options.backends = .linked
         let app = try await WebApp(home: WalletHome.fromEnvironment(), options: options)
         if !options.isLoopback {
             Output.error("warning: listening on \(listen): other machines can reach the app and try the wallet password; there is no TLS")
         }
         let opener = noOpen ? nil : BrowserOpener()
         defer { opener?.removeFile() }
+        do {
+            try await serve(app, opener: opener)
+        } catch AppError.portInUse(let port) {
+            throw CLIError("port \(port) is in use; choose another with --port (0 picks a free one)")
+        }
+    }
+
+    func serve(_ app: WebApp, opener: BrowserOpener?) async throws {
         try await app.run { port in
             let url = app.startURL(port: port)
             if let opener, opener.open(url) {

@@ -1,9 +1,9 @@
-import HawalaFormat
 import ArgumentParser
 import Foundation
 import HawalaBackup
 import HawalaCrypto
 import HawalaKeys
+import HawalaText
 import HawalaWallet
 
 /// `hawala backup …`: encrypted backup files a user can hold.

@@ -1,10 +1,10 @@
 import ArgumentParser
 import Foundation
 import HawalaConnect
-import HawalaFormat
 import HawalaLightning
 import HawalaNostr
 import HawalaPaper
+import HawalaText
 import HawalaWallet
 import Logging
 #if canImport(HawalaSpark)
@@ -201,16 +201,11 @@ struct ConnectServe: AsyncParsableCommand {
         let home = store.home.directory
         let lock = try ConnectServiceStatus.acquire(home: home)
         let keyring = try WalletSession.unlock(store, file: password.passwordFile)
-        #if canImport(HawalaSpark)
-        let spark: SparkOpener? = .sdk(logFilter: SparkBackend.logFilter(logLevel.rawValue))
-        #else
-        let spark: SparkOpener? = nil
-        #endif
         var logger = Logger(label: "hawala.connect")
         logger.logLevel = min(logLevel, .info)
         var options = NWCService.Options()
         options.requestsPerMinute = requestsPerMinute
-        let service = NWCService(store: store, keyring: keyring, spark: spark, options: options, logger: logger)
+        let service = NWCService(store: store, keyring: keyring, backends: .linked, options: options, logger: logger)
         let started = Date()
         let task = Task { try await service.run() }
         let heartbeat = Task {

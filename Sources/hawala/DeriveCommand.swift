@@ -1,6 +1,6 @@
-import HawalaFormat
 import ArgumentParser
 import HawalaKeys
+import HawalaText
 import HawalaWallet
 
 struct DeriveCommand: ParsableCommand {

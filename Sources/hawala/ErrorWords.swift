@@ -1,4 +1,3 @@
-import HawalaApp
 import HawalaBackup
 import HawalaLightning
 import HawalaWallet
@@ -43,8 +42,6 @@ enum ErrorWords {
             return CLIError("the API key file must hold the key alone, on one line")
         case ImportChoiceError.unresolved(let names):
             return CLIError("\(names.count) wallet\(names.count == 1 ? " is" : "s are") already here; choose --on-conflict skip|keep-both|replace (nothing was imported)")
-        case AppError.portInUse(let port):
-            return CLIError("port \(port) is in use; choose another with --port (0 picks a free one)")
         default:
             return nil
         }

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
-import HawalaApp
-import HawalaFormat
+import HawalaDevnet
 import HawalaLightning
 import HawalaPaper
+import HawalaText
 import HawalaWallet
 
 // `hawala ln address`, `ln withdraw`, `ln devnet serve` and `ln devnet voucher`: a Lightning

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import HawalaFormat
 import HawalaKeys
 import HawalaLightning
+import HawalaText
 import HawalaWallet
 
 /// `hawala ln auth LNURL`: log in to a service with the wallet (LNURL-auth, LUD-04/05).

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
-import HawalaFormat
+import HawalaDevnet
 import HawalaLightning
+import HawalaText
 
 // `hawala ln deposits [claim|refund]`: bitcoin sent on-chain to the wallet's deposit addresses,
 // and `ln devnet deposit|mine|fees`, devnet's chain.

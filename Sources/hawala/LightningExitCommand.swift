@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import HawalaFormat
 import HawalaLightning
+import HawalaText
 import HawalaWallet
 
 // `hawala ln exit check|prepare|run`: leaving Spark without the operators, with the exit state

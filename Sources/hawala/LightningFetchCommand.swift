@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
-import HawalaApp
 import HawalaConnect
-import HawalaFormat
+import HawalaDevnet
 import HawalaLightning
+import HawalaText
 import HawalaWallet
 
 /// `hawala ln fetch URL`: a small curl for paid URLs (L402).

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import HawalaFormat
 import HawalaLightning
+import HawalaText
 
 // `hawala ln sign-message` and `ln verify-message`: a message signed with the wallet's Lightning
 // identity key (the Spark SDK's, or devnet's node key), checked by anyone with the public key.

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import HawalaConnect
-import HawalaFormat
 import HawalaLightning
+import HawalaText
 import HawalaWallet
 import MCP
 

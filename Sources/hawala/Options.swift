@@ -76,12 +76,7 @@ extension LightningOptions {
     func open(signing: Bool, reachesLNURL: Bool = false) async throws -> LightningSession {
         let store = try WalletSession.store(create: false)
         let wallet = try store.wallet(named: self.wallet)
-        #if canImport(HawalaSpark)
-        let spark: SparkOpener? = .sdk(logFilter: SparkBackend.logFilter(logLevel.rawValue))
-        #else
-        let spark: SparkOpener? = nil
-        #endif
-        return try await LightningSession.open(store: store, wallet: wallet, backend: backend, signing: signing, spark: spark,
+        return try await LightningSession.open(store: store, wallet: wallet, backend: backend, signing: signing, backends: .linked,
                                                networkTimeout: .seconds(networkTimeout), reachesLNURL: reachesLNURL) {
             try WalletSession.unlock(store, file: password.passwordFile)
         }

@@ -1,7 +1,7 @@
-import HawalaFormat
 import ArgumentParser
 import HawalaKeys
 import HawalaPaper
+import HawalaText
 import HawalaWallet
 
 /// `hawala wallet receive`: an address to receive on, as a payment request and a QR code.

@@ -1,8 +1,8 @@
-import HawalaFormat
 import ArgumentParser
 import Foundation
 import HawalaBackup
 import HawalaCrypto
+import HawalaText
 import HawalaVault
 import HawalaVaultAgent
 import HawalaVaultClient

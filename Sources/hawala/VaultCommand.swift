@@ -1,7 +1,7 @@
-import HawalaFormat
 import ArgumentParser
 import Foundation
 import HawalaBackup
+import HawalaText
 import HawalaVault
 import HawalaVaultAgent
 import HawalaVaultClient

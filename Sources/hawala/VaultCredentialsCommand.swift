@@ -1,9 +1,9 @@
-import HawalaFormat
 import ArgumentParser
 import Foundation
 import HawalaBackup
 import HawalaCrypto
 import HawalaKeys
+import HawalaText
 import HawalaVault
 import HawalaVaultClient
 

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 import HawalaCrypto
-import HawalaFormat
 import HawalaKeys
 import HawalaPaper
+import HawalaText
 import HawalaWallet
 import Logging
 

@@ -1,6 +1,6 @@
-import HawalaFormat
 import ArgumentParser
 import HawalaKeys
+import HawalaText
 import HawalaWallet
 
 /// `hawala wallet export-watch-only`: what another wallet needs to watch this one, from the

@@ -5,9 +5,9 @@ import CMalloc
 import Foundation
 import HawalaBackup
 import HawalaCrypto
-import HawalaFormat
 import HawalaKeys
 import HawalaLightning
+import HawalaText
 import HawalaWallet
 import Logging
 import HawalaVaultAgent
@@ -18,13 +18,7 @@ import HawalaVaultClient
 // trace.
 signal(SIGPIPE, SIG_IGN)
 #if os(Linux)
-// Backups stream 64 KiB chunks through swift-crypto, which allocates each result; without this
-// glibc returns the freed top of the heap to the kernel after every chunk and faults it back in,
-// halving import throughput.
-mallopt(hawala_m_trim_threshold, 64 << 20)
-// Setting the trim threshold freezes glibc's mmap threshold at 128 KiB, so every 1 MiB buffer
-// (a vault download is copied several times) would be a fresh mmap, faulted in page by page.
-mallopt(hawala_m_mmap_threshold, 32 << 20)
+hawala_tune_malloc()
 #endif
 
 /// `--log-level LEVEL` is accepted anywhere on the line; it only configures logging.

@@ -1,5 +1,6 @@
 import Foundation
 @testable import HawalaApp
+import HawalaDevnet
 import HawalaKeys
 import HawalaLightning
 import HawalaTestSupport
@@ -149,21 +150,21 @@ extension AppSecurityTests {
             let location = try #require(Browser.header("Location", made.headers))
             let invoice = try #require(try await browser.send(.get, location).body
                 .components(separatedBy: #"<code id="invoice-text" class="address">"#).dropFirst().first?.prefix { $0 != "<" })
-            let listening = Task { [browser] in try await browser.send(.get, "/events", fetchSite: "same-origin") }
-            try await Task.sleep(for: .milliseconds(300))
+            var stream = try await browser.stream("/events", fetchSite: "same-origin")
+            #expect(try await stream.read(until: ": listening\n\n"))
             let other = try OtherNode(ledger: ledger)
             _ = try await other.session().closing { session in
                 _ = try await session.fund(sats: 5_000)
                 let prepared = try await session.prepare(try PaymentInput.parse(String(invoice)), text: String(invoice), amountSats: nil, comment: nil, maxFeeSats: nil)
                 return try await session.lightning.pay(prepared, idempotencyKey: nil)
             }
-            try await Task.sleep(for: .seconds(2))
+            #expect(try await stream.read(until: "cake"))
             let started = Date()
             app.stopping.stop()
-            let streamed = try await listening.value
+            #expect(try await stream.read(until: "event: end\ndata: {}\n\n"))
             #expect(Date().timeIntervalSince(started) < 2.5, "the stream ends within a second or two of the app stopping")
-            #expect(streamed.body.contains("event: received\ndata: ") && streamed.body.contains(#""amount":"1,500 sat""#) && streamed.body.contains("cake"))
-            #expect(streamed.body.hasSuffix("event: end\ndata: {}\n\n"))
+            #expect(stream.text.contains("event: received\ndata: ") && stream.text.contains(#""amount":"1,500 sat""#) && stream.text.contains("cake"))
+            #expect(stream.text.hasSuffix("event: end\ndata: {}\n\n"))
         }
     }
 

@@ -76,6 +76,16 @@ struct AppSecurityTests {
             return (Int(response.status.code), response.headers.map { ($0.name, $0.value) } + cookieHeader, body.readBytes(length: body.readableBytes) ?? [])
         }
 
+        /// A GET whose body is read as it arrives (server-sent events), `until` a marker is seen.
+        func stream(_ path: String, fetchSite: String) async throws -> EventStream {
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+            request.headers.add(name: "Host", value: "127.0.0.1:\(port)")
+            if let cookie { request.headers.add(name: "Cookie", value: "hawala_sid=\(cookie)") }
+            request.headers.add(name: "Sec-Fetch-Site", value: fetchSite)
+            let response = try await client.execute(request, timeout: .seconds(30))
+            return EventStream(chunks: response.body.makeAsyncIterator())
+        }
+
         /// A request with a body as given (a multipart upload), the Origin of the app's page.
         func send(_ method: HTTPRequest.Method, _ path: String, raw: [UInt8], contentType: String) async throws -> (status: Int, headers: [(String, String)], body: String) {
             let answer = try await sendBytes(method, path, raw: raw, contentType: contentType)
@@ -405,5 +415,24 @@ struct AppSecurityTests {
             #expect(!inlineScript && !text.contains(" style=") && text.range(of: #" on[a-z]+="#, options: .regularExpression) == nil,
                     "\(name): no inline script, style or event handler")
         }
+    }
+}
+
+/// A streamed body read as it arrives: `read(until:)` waits for a marker (the server's event),
+/// never a fixed time.
+struct EventStream {
+    var chunks: HTTPClientResponse.Body.AsyncIterator
+    private(set) var text = ""
+
+    init(chunks: HTTPClientResponse.Body.AsyncIterator) { self.chunks = chunks }
+
+    /// Reads until `marker` has arrived or the body ends; whether it arrived.
+    @discardableResult
+    mutating func read(until marker: String) async throws -> Bool {
+        while !text.contains(marker) {
+            guard let chunk = try await chunks.next() else { return false }
+            text += String(buffer: chunk)
+        }
+        return true
     }
 }

@@ -6,6 +6,7 @@ import HawalaKeys
 import HawalaLightning
 import HawalaNostr
 import HawalaTestSupport
+import HawalaText
 import HawalaWallet
 import Testing
 

@@ -1,9 +1,9 @@
 import Foundation
 @testable import HawalaApp
 import HawalaKeys
-import HawalaFormat
 import HawalaLightning
 import HawalaTestSupport
+import HawalaText
 import HawalaWallet
 import Testing
 

@@ -1,8 +1,9 @@
 import Foundation
 @testable import HawalaApp
-import HawalaFormat
+import HawalaDevnet
 import HawalaLightning
 import HawalaTestSupport
+import HawalaText
 import Testing
 
 /// Issue 39, item 1: one request once took the whole app down (an amount whose fee overflowed).

@@ -1,10 +1,11 @@
 import Foundation
 @testable import HawalaApp
 import HawalaCrypto
-import HawalaFormat
+import HawalaDevnet
 import HawalaKeys
 import HawalaLightning
 import HawalaTestSupport
+import HawalaText
 import HawalaWallet
 import Testing
 
@@ -29,7 +30,7 @@ extension AppSecurityTests {
 
         func session() async throws -> LightningSession {
             let keyring = self.keyring
-            return try await LightningSession.open(store: store, wallet: wallet, backend: "devnet:" + ledger, signing: true, spark: nil) { keyring }
+            return try await LightningSession.open(store: store, wallet: wallet, backend: "devnet:" + ledger, signing: true, backends: .devnet) { keyring }
         }
     }
 
@@ -296,7 +297,7 @@ extension AppSecurityTests {
             let other = try OtherNode(ledger: ledger)
             let keyring = other.keyring
             let payer = try await LightningSession.open(store: other.store, wallet: other.wallet, backend: "devnet:" + ledger, signing: true,
-                                                        spark: nil, reachesLNURL: true) { keyring }
+                                                        backends: .devnet, reachesLNURL: true) { keyring }
             _ = try await payer.fund(sats: 5_000)
             let input = try PaymentInput.parse(name, allowLoopbackHTTP: true)
             let paid = try await payer.lightning.pay(try await payer.prepare(input, text: name, amountSats: 1_000, comment: "for lunch", maxFeeSats: nil),

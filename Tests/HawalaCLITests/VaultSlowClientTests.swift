@@ -233,7 +233,8 @@ struct VaultSlowClientTests {
             try p.run()
             return p
         }
-        usleep(300000)  // the uploads are waiting on the lock
+        // The uploads are waiting on the lock once the server holds their six connections.
+        #expect(Self.waitForConnections(toPort: vault.port, count: 6, within: 5), "the uploads never reached the server")
         for _ in 0..<3 {
             let asked = Date()
             #expect(try RawConnection.health(port: vault.port, within: 2) == "HTTP/1.1 200 OK")
@@ -460,4 +461,25 @@ struct VaultHostileBodyTests {
 func sha256Bytes(_ text: String) -> [UInt8] {
     let hex = hexDigest(Data(text.utf8))
     return stride(from: 0, to: hex.count, by: 2).map { UInt8(hex.dropFirst($0).prefix(2), radix: 16)! }
+}
+
+extension VaultSlowClientTests {
+    /// Waits until `count` connections to `port` are established on this machine (Linux's
+    /// /proc/net/tcp and tcp6, the server's side of each); whether they were within `within` seconds.
+    static func waitForConnections(toPort port: Int, count: Int, within: TimeInterval) -> Bool {
+        let local = String(format: ":%04X", port)
+        let deadline = Date().addingTimeInterval(within)
+        repeat {
+            // Read to the end: a /proc file's size is 0, which String(contentsOfFile:) believes.
+            let table = ["/proc/net/tcp", "/proc/net/tcp6"]
+                .map { String(decoding: FileHandle(forReadingAtPath: $0)?.readDataToEndOfFile() ?? Data(), as: UTF8.self) }.joined(separator: "\n")
+            let open = table.split(separator: "\n").filter { line in
+                let fields = line.split(separator: " ")
+                return fields.count > 3 && fields[1].hasSuffix(local) && fields[3] == "01"
+            }
+            if open.count >= count { return true }
+            usleep(10_000)
+        } while Date() < deadline
+        return false
+    }
 }

@@ -1,11 +1,12 @@
 import Foundation
 import HawalaConnect
 import HawalaCrypto
-import HawalaFormat
+import HawalaDevnet
 import HawalaKeys
 import HawalaLightning
 import HawalaNostr
 import HawalaTestSupport
+import HawalaText
 import HawalaWallet
 import Testing
 
@@ -23,7 +24,7 @@ struct DevnetPair {
             let (store, keyring) = try newStore()
             let wallet = try store.add(mnemonic: try Mnemonic(text: words), passphrase: SecretBytes([]), name: name, network: .testnet, keyring: keyring)
             try store.setSetting(LightningWallet.SettingKey.backend, to: "devnet:" + ledger, walletID: wallet.id)
-            let session = try await LightningSession.open(store: store, wallet: wallet, signing: true, spark: nil) { keyring }
+            let session = try await LightningSession.open(store: store, wallet: wallet, signing: true, backends: .devnet) { keyring }
             return (store, keyring, wallet, session)
         }
         let (store, keyring, wallet, session) = try await open(abandonAbout, name: "Buyer")

@@ -1,9 +1,9 @@
 import Foundation
 import HawalaConnect
 import HawalaCrypto
-import HawalaFormat
 import HawalaLightning
 import HawalaTestSupport
+import HawalaText
 import HawalaWallet
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
-import HawalaFormat
 import HawalaLightning
+import HawalaText
 import Testing
 
 /// The one formatter every face uses for amounts and dates (issue 32): whole sats grouped, what

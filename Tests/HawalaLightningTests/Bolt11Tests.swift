@@ -1,7 +1,7 @@
 import Foundation
 import HawalaCrypto
-import HawalaFormat
 import HawalaKeys
+import HawalaText
 import Testing
 @testable import HawalaLightning
 

@@ -1,7 +1,8 @@
 import Foundation
 import HawalaCrypto
-import HawalaFormat
+import HawalaDevnet
 import HawalaKeys
+import HawalaText
 import HawalaWallet
 import Testing
 @testable import HawalaLightning
@@ -12,7 +13,7 @@ struct DevnetDepositsTests {
     func wallet(ledger: String) async throws -> LightningSession {
         let (store, keyring) = try newStore()
         let wallet = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "W", network: .mainnet, keyring: keyring)
-        return try await LightningSession.open(store: store, wallet: wallet, backend: "devnet:" + ledger, signing: true, spark: nil) { keyring }
+        return try await LightningSession.open(store: store, wallet: wallet, backend: "devnet:" + ledger, signing: true, backends: .devnet) { keyring }
     }
 
     /// A deposit waits for three confirmations, then the sync claims it under the wallet's cap:

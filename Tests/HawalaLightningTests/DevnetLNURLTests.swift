@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaDevnet
 import HawalaKeys
 import HawalaWallet
 import Synchronization
@@ -37,7 +38,7 @@ struct DevnetLNURLTests {
     func wallet(_ words: String, ledger: String) async throws -> LightningSession {
         let (store, keyring) = try newStore()
         let wallet = try store.add(mnemonic: try Mnemonic(text: words), passphrase: SecretBytes([]), name: "W", network: .mainnet, keyring: keyring)
-        return try await LightningSession.open(store: store, wallet: wallet, backend: "devnet:" + ledger, signing: true, spark: nil,
+        return try await LightningSession.open(store: store, wallet: wallet, backend: "devnet:" + ledger, signing: true, backends: .devnet,
                                                reachesLNURL: true) { keyring }
     }
 

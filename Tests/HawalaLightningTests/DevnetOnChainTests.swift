@@ -1,7 +1,8 @@
 import Foundation
 import HawalaCrypto
-import HawalaFormat
+import HawalaDevnet
 import HawalaKeys
+import HawalaText
 import HawalaWallet
 import Synchronization
 import Testing
@@ -15,7 +16,7 @@ struct DevnetOnChainTests {
     func wallet(ledger: String, store: (WalletStore, Keyring)? = nil, words: String = abandonAbout) async throws -> LightningSession {
         let (store, keyring) = try store ?? newStore()
         let wallet = try store.wallet(named: nil, orAdd: words, keyring: keyring)
-        return try await LightningSession.open(store: store, wallet: wallet, backend: "devnet:" + ledger, signing: true, spark: nil) { keyring }
+        return try await LightningSession.open(store: store, wallet: wallet, backend: "devnet:" + ledger, signing: true, backends: .devnet) { keyring }
     }
 
     /// Each speed is priced from the fee table; one is sent; everything is sent with the fee

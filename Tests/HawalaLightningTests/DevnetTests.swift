@@ -1,7 +1,8 @@
 import Foundation
 import HawalaCrypto
-import HawalaFormat
+import HawalaDevnet
 import HawalaKeys
+import HawalaText
 import HawalaWallet
 import Testing
 @testable import HawalaLightning

@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaDevnet
 import HawalaKeys
 import HawalaLightning
 import HawalaWallet
@@ -25,19 +26,19 @@ struct LightningSessionTests {
         let (store, wallet) = try storeWithWallet()
         let password = try UnlockCounter(store)
         await #expect(throws: LightningSessionError.noBackend(wallet: "Main")) {
-            _ = try await LightningSession.open(store: store, wallet: wallet, signing: false, spark: nil) { password.unlock() }
+            _ = try await LightningSession.open(store: store, wallet: wallet, signing: false, backends: .devnet) { password.unlock() }
         }
         await #expect(throws: LightningSessionError.sparkNotBuilt) {
-            _ = try await LightningSession.open(store: store, wallet: wallet, backend: "spark:regtest", signing: false, spark: nil) { password.unlock() }
+            _ = try await LightningSession.open(store: store, wallet: wallet, backend: "spark:regtest", signing: false, backends: .devnet) { password.unlock() }
         }
         #expect(password.count == 0)
         let ledger = temporaryLedger()
         _ = try await LightningSettings.apply(LightningSettingsChange(backend: .devnet(path: ledger)), store: store, wallet: wallet,
-                                              sparkAvailable: false) { password.unlock() }
-        let funded = try await LightningSession.open(store: store, wallet: wallet, signing: false, spark: nil) { password.unlock() }
+                                              backends: .devnet) { password.unlock() }
+        let funded = try await LightningSession.open(store: store, wallet: wallet, signing: false, backends: .devnet) { password.unlock() }
             .closing { try await $0.fund(sats: 1_000) }
         #expect(funded.balanceMsat == 1_000_000 && password.count == 1)
-        let balance = try await LightningSession.open(store: store, wallet: wallet, signing: false, spark: nil) { password.unlock() }
+        let balance = try await LightningSession.open(store: store, wallet: wallet, signing: false, backends: .devnet) { password.unlock() }
             .closing { try await $0.balance() }
         #expect(balance.info.balanceSats == 1_000 && balance.fiat == nil && password.count == 1)
         #expect(try LightningSettings.load(store: store, walletID: wallet.id).nodeID == balance.info.nodeID)
@@ -54,7 +55,10 @@ struct LightningSessionTests {
         try Data("USD 65000.00\n".utf8).write(to: rates)
         let ledger = temporaryLedger()
         func apply(_ change: LightningSettingsChange, spark: Bool = false) async throws -> LightningSettingsOutcome {
-            try await LightningSettings.apply(change, store: store, wallet: wallet, sparkAvailable: spark) { password.unlock() }
+            var backends = BackendOpeners.devnet
+            // A Spark that is linked and never opened: settings are checked without the network.
+            if spark { backends.spark = SparkOpener(makeBackend: { _, _, _, _ in throw LightningSessionError.sparkNotBuilt }, storageDirectory: { home, _, _ in home }) }
+            return try await LightningSettings.apply(change, store: store, wallet: wallet, backends: backends) { password.unlock() }
         }
         await #expect(throws: LightningSettingsError.unknownCurrency("EUR")) {
             _ = try await apply(LightningSettingsChange(backend: .devnet(path: ledger), fiat: "eur", rates: .file(path: rates.path)))
@@ -142,24 +146,24 @@ struct LightningSessionTests {
     @Test func historySyncOutcomes() async throws {
         let (store, wallet) = try storeWithWallet()
         let password = try UnlockCounter(store)
-        #expect(await HistorySync.run(store: store, wallet: wallet, timeout: .seconds(5)) == .notAttempted)
+        #expect(await HistorySync.run(store: store, wallet: wallet, backends: .devnet, timeout: .seconds(5)) == .notAttempted)
         let ledger = temporaryLedger()
         _ = try await LightningSettings.apply(LightningSettingsChange(backend: .devnet(path: ledger)), store: store, wallet: wallet,
-                                              sparkAvailable: false) { password.unlock() }
-        #expect(await HistorySync.run(store: store, wallet: wallet, timeout: .seconds(5)) == .notAttempted)  // node not known yet
-        _ = try await LightningSession.open(store: store, wallet: wallet, signing: true, spark: nil) { password.unlock() }.closing { try await $0.fund(sats: 5) }
-        #expect(await HistorySync.run(store: store, wallet: wallet, timeout: .seconds(5)) == .synced)
+                                              backends: .devnet) { password.unlock() }
+        #expect(await HistorySync.run(store: store, wallet: wallet, backends: .devnet, timeout: .seconds(5)) == .notAttempted)  // node not known yet
+        _ = try await LightningSession.open(store: store, wallet: wallet, signing: true, backends: .devnet) { password.unlock() }.closing { try await $0.fund(sats: 5) }
+        #expect(await HistorySync.run(store: store, wallet: wallet, backends: .devnet, timeout: .seconds(5)) == .synced)
         let synced = try #require(LightningWallet.lastSyncedAt(store: store, walletID: wallet.id, network: "devnet:" + ledger))
         try FileManager.default.removeItem(atPath: ledger)
         try Data("not a ledger".utf8).write(to: URL(fileURLWithPath: ledger))
-        guard case .offline(_, let last) = await HistorySync.run(store: store, wallet: wallet, timeout: .seconds(5)) else {
+        guard case .offline(_, let last) = await HistorySync.run(store: store, wallet: wallet, backends: .devnet, timeout: .seconds(5)) else {
             Issue.record("an unreadable ledger is offline")
             return
         }
         #expect(last == synced)
         try store.setSetting(LightningWallet.SettingKey.backend, to: "spark:mainnet", walletID: wallet.id)
         // Devnet's sync time is not Spark's: Spark's history was never synced.
-        #expect(await HistorySync.run(store: store, wallet: wallet, timeout: .seconds(5)) == .needsPassword(lastSyncedAt: nil))
+        #expect(await HistorySync.run(store: store, wallet: wallet, backends: .devnet, timeout: .seconds(5)) == .needsPassword(lastSyncedAt: nil))
         #expect(password.count == 1)
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-import HawalaFormat
 import HawalaLightning
+import HawalaText
 import Testing
 
 /// Amounts are a type (issue 39): never negative, never above the bitcoin supply, and every

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HawalaCrypto
+import HawalaDevnet
 import HawalaKeys
 import Testing
 @testable import HawalaLightning
@@ -56,10 +57,10 @@ struct NetworkHistoryTests {
         let (ledgerA, ledgerB) = (temporaryLedger(), temporaryLedger())
         func use(_ ledger: String) async throws {
             _ = try await LightningSettings.apply(LightningSettingsChange(backend: .devnet(path: ledger)), store: store, wallet: wallet,
-                                                  sparkAvailable: false) { password.unlock() }
+                                                  backends: .devnet) { password.unlock() }
         }
         func session() async throws -> LightningSession {
-            try await LightningSession.open(store: store, wallet: wallet, signing: true, spark: nil) { password.unlock() }
+            try await LightningSession.open(store: store, wallet: wallet, signing: true, backends: .devnet) { password.unlock() }
         }
         try await use(ledgerA)
         _ = try await session().closing { try await $0.fund(sats: 1_000) }

@@ -1,9 +1,9 @@
 import BreezSdkSpark
 import Foundation
 import HawalaCrypto
-import HawalaFormat
 import HawalaKeys
 import HawalaLightning
+import HawalaText
 import Testing
 
 /// A second parser to check Hawala's: the SDK's `parse` and `Bolt11Invoice` must agree on every

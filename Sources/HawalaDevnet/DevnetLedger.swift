@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 import HawalaCrypto
-import HawalaFormat
 import HawalaKeys
+import HawalaLightning
+import HawalaText
 import HawalaWallet
 
 /// The shared SQLite file that settles devnet payments between Hawala wallets on this machine.

@@ -1,7 +1,8 @@
 import Foundation
 import HawalaCrypto
-import HawalaFormat
 import HawalaKeys
+import HawalaLightning
+import HawalaText
 import HawalaWallet
 import Synchronization
 

@@ -1,9 +1,9 @@
 import Foundation
 import HawalaCrypto
-import HawalaFormat
 import HawalaKeys
 import HawalaLightning
 import HTTPTypes
+import HawalaText
 import Hummingbird
 import Logging
 import NIOCore

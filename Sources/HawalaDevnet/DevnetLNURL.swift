@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 import HawalaCrypto
-import HawalaFormat
 import HawalaKeys
+import HawalaLightning
+import HawalaText
 import HawalaWallet
 
 // Devnet's LNURL server: the ledger's Lightning addresses served as LUD-16/LUD-06 and its

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 import HawalaCrypto
-import HawalaFormat
 import HawalaKeys
+import HawalaLightning
+import HawalaText
 import HawalaWallet
 
 // Devnet's withdrawals to an address and its way out without the operators. A node's balance

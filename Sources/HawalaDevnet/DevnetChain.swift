@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 import HawalaCrypto
-import HawalaFormat
 import HawalaKeys
+import HawalaLightning
+import HawalaText
 import HawalaWallet
 
 // Devnet's chain: deposit addresses (regtest bech32), deposits that wait for confirmations

@@ -1,0 +1,201 @@
+import Foundation
+import HawalaCrypto
+import HawalaKeys
+import HawalaText
+import HawalaWallet
+
+/// Everything the Lightning wallet layer refuses, as one line a person can act on.
+public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What a backend does not do.
+    public enum Unsupported: Equatable, Sendable {
+        /// It receives by BOLT11 invoice only.
+        case receiveMethod(ReceiveMethod)
+        /// It pays Lightning invoices only.
+        case onChainAddress
+        case uriWithoutInvoice
+        /// This is done through another call of `PaymentBackend` (a caller's mistake).
+        case otherCall(String)
+        /// The session was opened without LNURL access.
+        case lnurlWithoutClient
+        /// The payment was prepared by another backend (or another session).
+        case preparedElsewhere
+
+        func description(backend: String) -> String {
+            switch self {
+            case .receiveMethod(let method): "\(backend) receives by BOLT11 invoice only, not by a \(method.rawValue) address"
+            case .onChainAddress: "\(backend) pays Lightning invoices only, not on-chain addresses"
+            case .uriWithoutInvoice: "\(backend) pays Lightning invoices only; this bitcoin: URI has no lightning= invoice"
+            case .otherCall(let call): "\(backend): this is done with \(call)"
+            case .lnurlWithoutClient: "\(backend) was opened without access to LNURL services"
+            case .preparedElsewhere: "this payment was not prepared on \(backend)"
+            }
+        }
+    }
+
+    /// What a wait was for.
+    public enum Awaited: Equatable, Sendable {
+        case payment(hash: String)
+        case answer
+    }
+
+    case notConnected
+    /// Not a backend spec (the text as given).
+    case unknownBackend(String)
+    /// Not a network a history can be shown for (the text as given).
+    case unknownNetwork(String)
+    /// Not a Lightning address name (LUD-16: a-z, 0-9, -, _ and ., 1 to 64).
+    case invalidAddressName(String)
+    /// Another wallet holds this Lightning address name.
+    case addressTaken(String)
+    /// The wallet has no Lightning address.
+    case noAddress
+    /// Devnet: no LNURL server runs on this ledger (its Lightning addresses and vouchers need one).
+    case noLNURLServer(ledger: String)
+    /// Not TXID:VOUT.
+    case invalidOutpoint(String)
+    /// Not a claim fee policy (network, N/vB, N sats).
+    case invalidClaimFeePolicy(String)
+    /// Not a Bitcoin address of the backend's network.
+    case wrongAddress(String, network: LightningNetwork)
+    /// No deposit of the wallet's at this outpoint.
+    case unknownDeposit(String)
+    /// Devnet: not one of its deposit addresses.
+    case notADevnetAddress(String)
+    /// The deposit can't be claimed or refunded in its state (its words).
+    case depositNotAvailable(String, state: String)
+    /// The balance does not cover a withdrawal at this speed (amount + fee), or what it would
+    /// send is below dust.
+    case insufficientOnChainBalance(neededSat: Sats, balanceSat: Sats, speed: String)
+    /// The exit planned recovers nothing (why: a leaf's reason, or none kept with funds).
+    case nothingToRecover(String)
+    /// The exit needs `fundingSat` from an on-chain output of the wallet's own for its fees,
+    /// which Hawala cannot sign yet.
+    case exitNeedsFunding(fundingSat: Sats)
+    /// A bitcoin: link asks for `linkSats`; another amount (nil: everything) was asked.
+    case linkAmountMismatch(linkSats: Sats, givenSats: Sats?)
+    /// Everything was asked for, and the balance less the fee is below dust.
+    case nothingToSend(balanceSat: Sats, feeSat: Sats, speed: String)
+    /// The wallet keeps no exit state for this network yet (it is kept at each sync).
+    case noExitState(network: String)
+    /// An exit state that does not read (altered, or another backend's).
+    case invalidExitState(String)
+    /// The devnet ledger at `path` can't be opened or read (the system's or SQLite's reason).
+    case devnetLedger(path: String, reason: String)
+    case amountRequired
+    case amountMismatch(invoiceSats: Sats, givenSats: Sats)
+    /// A comment for the payee goes only through an LNURL service (LUD-12); this input has none.
+    case commentNotAccepted
+    /// A request outside a bound every backend keeps (`PaymentLimits`).
+    case outOfRange(PaymentLimit)
+    case wrongNetwork(invoice: LightningNetwork, backend: LightningNetwork, backendName: String)
+    case expired(Date)
+    case insufficientBalance(haveMsat: Msat, needMsat: Msat)
+    case ownInvoice
+    case alreadyPaid
+    case unknownDestination(String)
+    case feeAboveMaximum(feeMsat: Msat, maximumMsat: Msat)
+    /// Something the backend does not do, or was not set up for.
+    case unsupported(backend: String, Unsupported)
+    /// The backend, or a service it went through, refused: `reason` is its own words.
+    case refused(by: String, reason: String)
+    /// Nothing came within `after`: the payment awaited (a pending one may still settle), or
+    /// the backend's answer.
+    case timeout(waitingFor: Awaited, after: Duration)
+    /// The backend's network did not answer (or not in time); nothing is known to have failed.
+    case unreachable(network: String, reason: String)
+    /// The backend's network did not answer and this wallet has never synced with it: no
+    /// balance is known (never shown as 0).
+    case notSyncedYet(network: String, reason: String)
+    /// The backend needs an API key that is not configured.
+    case apiKeyRequired(backend: String)
+    /// The backend is not part of this build (or its library did not load).
+    case backendUnavailable(String)
+    /// The network did not answer: nothing is known to have failed, what was known stands.
+    public var isOffline: Bool {
+        switch self {
+        case .unreachable, .timeout(waitingFor: .answer, _), .notSyncedYet: true
+        default: false
+        }
+    }
+
+    /// An idempotency key of `bytes` bytes, outside `LightningWallet.idempotencyKeyBytes`.
+    case invalidIdempotencyKey(bytes: Int)
+    /// A key chosen with a "#" in it: the attempts after a failure are numbered with one.
+    case idempotencyKeyWithHash
+
+    public var description: String {
+        switch self {
+        case .notConnected: "the payment backend is not connected"
+        case .unknownBackend(let text) where text.hasPrefix("spark:"):
+            "unknown Spark network \"\(text.dropFirst(6))\": spark:mainnet or spark:regtest"
+        case .unknownBackend(let text):
+            "unknown backend \"\(text)\": spark:mainnet, spark:regtest, devnet (test money on this machine, its ledger under the wallets' home) or devnet:PATH (a ledger elsewhere)"
+        case .invalidAddressName(let text):
+            "\"\(text.prefix(80))\" can't be a Lightning address name: use 1 to 64 of a-z, 0-9, -, _ and ."
+        case .addressTaken(let name): "the name \"\(name)\" is taken: choose another"
+        case .noAddress: "this wallet has no Lightning address yet"
+        case .noLNURLServer(let ledger): "no devnet LNURL server is running on the ledger \(ledger)"
+        case .invalidOutpoint(let text): "\"\(text.prefix(80))\" is not a deposit: TXID:VOUT (64 hex digits, a colon, the output number)"
+        case .invalidClaimFeePolicy(let text):
+            "\"\(text.prefix(40))\" is not a claim fee cap: network (the recommended rate + 1 sat/vB), network+N, N/vB (a rate), or N (sats in all)"
+        case let .wrongAddress(text, network): "\"\(text.prefix(100))\" is not a valid Bitcoin address on \(network.displayName): check it was copied whole, and is for this network"
+        case .unknownDeposit(let outpoint): "no deposit \(outpoint) to this wallet"
+        case .notADevnetAddress(let text): "\"\(text.prefix(100))\" is not a devnet deposit address (a wallet's, from its receive with bitcoin)"
+        case let .depositNotAvailable(outpoint, state): "deposit \(outpoint) is \(state)"
+        case let .insufficientOnChainBalance(needed, balance, speed):
+            needed < OnChainQuote.dustSat
+                ? "an on-chain payment must send at least \(AmountText.sats(OnChainQuote.dustSat)) (less is dust, which no node relays)"
+                : "the balance (\(AmountText.sats(balance))) does not cover \(AmountText.sats(needed)) (the amount and the \(speed) fee)"
+        case .nothingToRecover(let why): "nothing to take out: \(why)"
+        case .exitNeedsFunding(let sats):
+            "this exit needs \(AmountText.sats(sats)) from an on-chain output of your own to pay its fees, which Hawala cannot sign yet"
+        case let .linkAmountMismatch(link, given):
+            "the bitcoin: link asks for \(AmountText.sats(link)), not " + (given.map { "\(AmountText.sats($0))" } ?? "everything") + ": the payee set it"
+        case let .nothingToSend(balance, fee, speed):
+            "nothing to send: the balance (\(AmountText.sats(balance))) less the \(speed) fee (\(AmountText.sats(fee))) is below \(AmountText.sats(OnChainQuote.dustSat))"
+        case .noExitState(let network):
+            "no exit state is kept for \(network) yet: it is kept at each sync (sync once while the network answers)"
+        case .invalidExitState(let why): "the exit state does not read: \(why)"
+        case .unknownNetwork(let text):
+            "unknown network \"\(text)\": current, all, spark:mainnet, spark:regtest, devnet or devnet:PATH"
+        case let .devnetLedger(path, reason): "cannot use the devnet ledger \(path): \(reason)"
+        case .amountRequired: "the invoice has no amount: an amount in sat must be given"
+        case let .amountMismatch(invoice, given): "the invoice asks for \(invoice) sat, not \(given)"
+        case .commentNotAccepted: "a comment goes only to a Lightning address or an LNURL-pay service"
+        case .outOfRange(let limit): limit.description
+        case let .wrongNetwork(invoice, backend, name):
+            "the invoice is for \(invoice.displayName), and this wallet's backend (\(name)) pays on \(backend.displayName) only"
+        case .expired(let date): "the invoice expired at \(ISO8601DateFormatter().string(from: date))"
+        case let .insufficientBalance(have, need): "insufficient balance: \(satsText(have, .down)) available, \(satsText(need, .up)) needed (amount + fee)"
+        case .ownInvoice: "this invoice is this wallet's own"
+        case .alreadyPaid: "the invoice has already been paid"
+        case .unknownDestination(let node): "unknown destination: no route to node \(node)"
+        case let .feeAboveMaximum(fee, maximum): "the fee (\(exactSatsText(fee))) is above the maximum (\(exactSatsText(maximum)))"
+        case let .unsupported(backend, what): what.description(backend: backend)
+        case let .refused(by, reason): "\(by): \(reason)"
+        case let .timeout(.payment(hash), after):
+            "no payment for \(hash.prefix(16))… within \(after.components.seconds) s; if one is pending it may still settle"
+        case let .timeout(.answer, after): "no answer within \(after.components.seconds) s"
+        case let .unreachable(network, reason): "cannot reach the \(network): \(reason)"
+        case let .notSyncedYet(network, reason): "not synced yet: cannot reach the \(network) (\(reason))"
+        case .apiKeyRequired(let backend): "\(backend) needs a Breez API key (free from Breez: https://breez.technology/request-api-key/)"
+        case .backendUnavailable(let why): why
+        case .invalidIdempotencyKey(let bytes):
+            "an idempotency key has \(LightningWallet.idempotencyKeyBytes.lowerBound) to \(LightningWallet.idempotencyKeyBytes.upperBound) bytes, not \(bytes)"
+        case .idempotencyKeyWithHash: "an idempotency key can't contain \"#\" (Hawala numbers the attempts after a failure with it)"
+        }
+    }
+}
+
+extension LightningNetwork {
+    /// How the network is named to a user.
+    public var displayName: String {
+        switch self {
+        case .bitcoin: "bitcoin mainnet"
+        case .testnet: "testnet"
+        case .regtest: "regtest"
+        case .signet: "signet"
+        case .simnet: "simnet"
+        }
+    }
+}
