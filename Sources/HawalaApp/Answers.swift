@@ -62,8 +62,7 @@ extension AppRoutes {
     }
 
     /// `GET /answer/ID`: the page that answered a form, as the session stands now.
-    func answerPage(_ request: Request, id: String) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
+    func answerPage(_ request: Request, _ session: AppSessions.Session, id: String) async throws -> Response {
         guard let answer = await app.sessions.answer(id, for: session.id) else {
             if try await mustUnlock(session) { return AppResponse.toUnlock() }
             return try render(.notFound, "message", Page(title: "Not kept", session: session, overview: try await app.store.overview(), message: """

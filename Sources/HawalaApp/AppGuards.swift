@@ -24,7 +24,7 @@ final class OneAtATime: Sendable {
 /// Answers only requests addressed to this machine's loopback names at the bound port: a web
 /// page elsewhere that points its own host name at 127.0.0.1 (DNS rebinding) gets 403.
 struct HostAllowlistMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = AppRequestContext
     let bound: BoundPort
     let extraHost: String?
 
@@ -46,7 +46,7 @@ struct HostAllowlistMiddleware: RouterMiddleware {
 /// An address the app does not have (or a form's address opened as a page) gets a styled page
 /// with the way home, never the server's bare "Not Found".
 struct NotFoundPageMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = AppRequestContext
     let routes: AppRoutes
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -62,7 +62,7 @@ struct NotFoundPageMiddleware: RouterMiddleware {
 /// framing, no referrer, nothing sniffed or cached (pages show balances and words). No CORS
 /// header is ever sent.
 struct SecurityHeadersMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = AppRequestContext
     static let contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -125,8 +125,9 @@ enum CrossSiteCheck {
 }
 
 /// An `application/x-www-form-urlencoded` body, read without turning a password into a String:
-/// each value stays bytes until asked for as text or as a secret.
-final class FormBody {
+/// each value stays bytes until asked for as text or as a secret. Its fields are written in
+/// `init` and wiped in `deinit` only, so it is read-only while shared (the request's context).
+final class FormBody: @unchecked Sendable {
     private var fields: [String: [UInt8]] = [:]
 
     static let maximumSize = 64 * 1024

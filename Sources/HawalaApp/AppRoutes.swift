@@ -18,34 +18,16 @@ struct AppRoutes: Sendable {
     static let cookie = "hawala_sid"
     static let logger = Logger(label: "hawala-app")
 
-    func register(on router: Router<BasicRequestContext>) {
-        for (name, type) in [("app.css", "text/css"), ("app.js", "text/javascript")] {
-            let body = app.staticFiles[name]!
-            router.get("/static/\(name)") { _, _ in
-                Response(status: .ok, headers: [.contentType: "\(type); charset=utf-8"], body: .init(byteBuffer: body))
-            }
-        }
-        router.get("/start") { request, _ in try await start(request) }
-        router.get("/unlock") { request, _ in try await unlockPage(request) }
-        router.get("/alive") { request, _ in try await alive(request) }
-        router.get("/answer/:id") { request, context in try await answerPage(request, id: context.parameters.get("id") ?? "") }
-        router.post("/unlock") { request, _ in try await posted(request, unlock) }
-        router.post("/lock") { request, _ in try await posted(request, lock) }
-        router.post("/strength") { request, _ in try await passwordStrength(request) }
-        registerHome(on: router)
-        registerWallets(on: router)
-        registerBackup(on: router)
-        registerRecovery(on: router)
-        registerReceive(on: router)
-        registerLightning(on: router)
-        registerLNURL(on: router)
-        registerOnChain(on: router)
-        registerHistory(on: router)
-        registerBackupFiles(on: router)
-        registerSettings(on: router)
-        registerVault(on: router)
-        registerShamir(on: router)
-        registerConnections(on: router)
+    /// The routes of every area, on groups behind the middleware chain (AppContext.swift).
+    func register(on router: Router<AppRequestContext>) {
+        let groups = AppRouter(router, routes: self)
+        let controllers: [any AppController] = [
+            SessionController(routes: self), HomeController(routes: self), WalletsController(routes: self), BackupController(routes: self),
+            RecoveryController(routes: self), ReceiveController(routes: self), LightningController(routes: self), LNURLController(routes: self),
+            OnChainController(routes: self), HistoryController(routes: self), BackupFilesController(routes: self),
+            SettingsController(routes: self), VaultController(routes: self), ShamirController(routes: self), ConnectionsController(routes: self),
+        ]
+        for controller in controllers { controller.addRoutes(to: groups) }
     }
 
     // MARK: - Sessions
@@ -62,8 +44,7 @@ struct AppRoutes: Sendable {
         return AppResponse.redirect("/", cookie: session.id)
     }
 
-    func unlockPage(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
+    func unlockPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         let next = ReturnPath.safe(request.uri.queryParameters["next"].map(String.init))
         if session.isUnlocked { return AppResponse.redirect(next ?? "/") }
         var page = Page(title: "Unlock", session: session, overview: try await app.store.overview())
@@ -133,27 +114,6 @@ struct AppRoutes: Sendable {
     }
 
     // MARK: - Helpers
-
-    /// A state change: the session, its form, and the cross-site check before `handle` runs.
-    /// A form sent while locked is kept (its plain fields) and shown again after the unlock.
-    func posted(_ request: Request, _ handle: (AppSessions.Session, FormBody) async throws -> Response) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
-        let form = try await formBody(request)
-        guard CrossSiteCheck.passes(request, form: form, csrf: session.csrf, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
-            return try crossSite()
-        }
-        let action = request.uri.path
-        if action != "/unlock", action != "/lock", try await mustUnlock(session) {
-            let page = ReturnPath.page(forAction: action)
-            let fields = ReturnPath.refilled.contains(page) ? form.plainFields(AppSessions.InterruptedForm.kept) : [:]
-            await app.sessions.update(session.id) { $0.interrupted = fields.isEmpty ? nil : .init(page: page, fields: fields) }
-            return AppResponse.redirect(ReturnPath.unlockPath(returningTo: page))
-        }
-        let rendered = RenderedPages()
-        let response = try await AppRoutes.$rendering.withValue(rendered) { try await handle(session, form) }
-        await refreshAgentSnapshot(session.id)
-        return try await answered(response, of: session, rendered: rendered)
-    }
 
     /// With the vault agent enabled, a change made in an unlocked session leaves a fresh snapshot
     /// for it to upload (as every CLI command that unlocks does). Cheap when nothing changed;
@@ -252,4 +212,26 @@ enum AppResponse {
 
     /// The session cookie: HttpOnly, SameSite=Strict, no Domain.
     static func cookie(_ id: String) -> String { "\(AppRoutes.cookie)=\(id); Path=/; HttpOnly; SameSite=Strict" }
+}
+
+/// Signing in and out: the start link, the unlock and the lock, keeping a session awake, a
+/// form's answer, the password meter; the static files.
+struct SessionController: AppController {
+    let routes: AppRoutes
+
+    func addRoutes(to router: AppRouter) {
+        for (name, type) in [("app.css", "text/css"), ("app.js", "text/javascript")] {
+            let body = routes.app.staticFiles[name]!
+            router.open.get("/static/\(name)") { _, _ in
+                Response(status: .ok, headers: [.contentType: "\(type); charset=utf-8"], body: .init(byteBuffer: body))
+            }
+        }
+        router.open.get("/start") { request, _ in try await routes.start(request) }
+        router.pages.get("/unlock") { request, context in try await routes.unlockPage(request, context.session) }
+        router.open.get("/alive") { request, _ in try await routes.alive(request) }
+        router.pages.get("/answer/:id") { request, context in try await routes.answerPage(request, context.session, id: context.parameters.get("id") ?? "") }
+        router.forms.post("/unlock") { _, context in try await routes.unlock(context.session, context.form) }
+        router.forms.post("/lock") { _, context in try await routes.lock(context.session, context.form) }
+        router.open.post("/strength") { request, _ in try await routes.passwordStrength(request) }
+    }
 }

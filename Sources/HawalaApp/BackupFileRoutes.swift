@@ -15,21 +15,25 @@ import NIOPosix
 /// checked for strength, then a download) and import (an upload and its password → the preview
 /// with each wallet's first addresses and conflicts, a choice per conflict → nothing is written
 /// before "Import"). `BackupExporter`, `BackupImportPlan` and `ConflictResolution` do the work.
-extension AppRoutes {
-    func registerBackupFiles(on router: Router<BasicRequestContext>) {
-        router.get("/backups") { request, _ in try await backupsPage(request) }
-        router.post("/backups/export") { request, _ in try await posted(request, exportBackup) }
-        router.get("/backups/exported") { request, _ in try await exportedPage(request) }
-        router.get("/backups/download") { request, _ in try await downloadExport(request) }
-        router.post("/backups/import") { request, _ in try await uploadBackup(request) }
-        router.get("/backups/import") { request, _ in try await importPage(request) }
-        router.post("/backups/import/confirm") { request, _ in try await posted(request, confirmImport) }
-        router.post("/backups/import/cancel") { request, _ in try await posted(request, cancelImport) }
-        router.post("/backups/paper") { request, _ in try await posted(request, paperSheet) }
-    }
+struct BackupFilesController: AppController {
+    let routes: AppRoutes
 
-    func backupsPage(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
+    func addRoutes(to router: AppRouter) {
+        router.pages.get("/backups") { request, context in try await routes.backupsPage(request, context.session) }
+        router.forms.post("/backups/export") { _, context in try await routes.exportBackup(context.session, context.form) }
+        router.pages.get("/backups/exported") { request, context in try await routes.exportedPage(request, context.session) }
+        router.pages.get("/backups/download") { request, context in try await routes.downloadExport(request, context.session) }
+        router.pages.post("/backups/import") { request, context in try await routes.uploadBackup(request, context.session) }
+        router.pages.get("/backups/import") { request, context in try await routes.importPage(request, context.session) }
+        router.forms.post("/backups/import/confirm") { _, context in try await routes.confirmImport(context.session, context.form) }
+        router.forms.post("/backups/import/cancel") { _, context in try await routes.cancelImport(context.session, context.form) }
+        router.forms.post("/backups/paper") { _, context in try await routes.paperSheet(context.session, context.form) }
+    }
+}
+
+/// The backupfiles area's handlers: each reads the request, asks the library and renders.
+extension AppRoutes {
+    func backupsPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         return try await backups(session)
     }
 
@@ -84,8 +88,7 @@ extension AppRoutes {
     }
 
     /// "Your backup is ready": its name and size; the download starts by itself.
-    func exportedPage(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
+    func exportedPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         guard session.isUnlocked else { return AppResponse.toUnlock() }
         guard let ready = session.download else { return AppResponse.redirect("/backups") }
         var page = Page(title: "Backup ready", session: session, overview: try await app.store.overview())
@@ -95,8 +98,7 @@ extension AppRoutes {
     }
 
     /// The sealed file, as long as the session is unlocked.
-    func downloadExport(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
+    func downloadExport(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         guard session.isUnlocked else { return AppResponse.toUnlock() }
         guard let ready = session.download else { return AppResponse.redirect("/backups") }
         // Handed to the browser: the wallets are kept in a file now (as the CLI records it once written).
@@ -219,8 +221,7 @@ extension AppRoutes {
 
     /// The upload (a multipart form: the file, its password; the form token in its address):
     /// decrypted and previewed, nothing written. One at a time.
-    func uploadBackup(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
+    func uploadBackup(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         if let refused = try await refusedOnItsHead(request, session: session) { return refused }
         guard app.imports.begin() else {
             return try await backups(session, status: .tooManyRequests, problem: "Another backup is being read. Try again when it is done.")
@@ -250,8 +251,7 @@ extension AppRoutes {
     }
 
     /// The preview of the backup being imported (none: the backups page).
-    func importPage(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
+    func importPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         guard let task = session.importing else { return AppResponse.redirect("/backups") }
         return try await importPreview(session, plan: task.plan, source: task.source)
     }

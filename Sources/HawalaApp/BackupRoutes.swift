@@ -9,21 +9,26 @@ import NIOPosix
 /// Creating a wallet and backing up its words: the create form, the seed backup flow
 /// (`SeedBackupFlow`: why → the words → the quiz → confirmed, or later), and the words shown or
 /// quizzed again after the password.
+struct BackupController: AppController {
+    let routes: AppRoutes
+
+    func addRoutes(to router: AppRouter) {
+        router.pages.get("/create") { request, context in try await routes.createPage(request, context.session) }
+        router.forms.post("/create") { _, context in try await routes.create(context.session, context.form) }
+        router.pages.get("/backup") { request, context in try await routes.backupPage(request, context.session) }
+        router.forms.post("/backup") { _, context in try await routes.backupStep(context.session, context.form) }
+        router.pages.get("/words") { request, context in try await routes.wordsPasswordPage(request, context.session) }
+        router.forms.post("/words") { _, context in try await routes.openWords(context.session, context.form) }
+    }
+}
+
+/// The backup area's handlers: each reads the request, asks the library and renders.
 extension AppRoutes {
     /// How long the words stay on screen before they hide (the password shows them again).
     static let wordsShownFor: TimeInterval = 300
 
-    func registerBackup(on router: Router<BasicRequestContext>) {
-        router.get("/create") { request, _ in try await createPage(request) }
-        router.post("/create") { request, _ in try await posted(request, create) }
-        router.get("/backup") { request, _ in try await backupPage(request) }
-        router.post("/backup") { request, _ in try await posted(request, backupStep) }
-        router.get("/words") { request, _ in try await wordsPasswordPage(request) }
-        router.post("/words") { request, _ in try await posted(request, openWords) }
-    }
 
-    func createPage(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
+    func createPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         let overview = try await app.store.overview()
         if try await mustUnlock(session, overview: overview) { return AppResponse.toUnlock() }
         var page = Page(title: "New wallet", session: session, overview: overview)
@@ -97,8 +102,7 @@ extension AppRoutes {
         return AppResponse.redirect("/backup", cookie: first ? current.id : nil)
     }
 
-    func backupPage(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
+    func backupPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         guard let task = session.backup else { return AppResponse.redirect("/") }
         let now = await app.sessions.time()
         if case .showingWords = task.flow.state, now >= task.wordsHideAt {
@@ -162,8 +166,7 @@ extension AppRoutes {
     }
 
     /// The password form before the words are shown or quizzed again.
-    func wordsPasswordPage(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
+    func wordsPasswordPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         guard session.isUnlocked else { return AppResponse.toUnlock() }
         let name = request.uri.queryParameters["wallet"].map(String.init) ?? ""
         let view = SecretWordsView(wallet: name, purpose: request.uri.queryParameters["purpose"].map(String.init) ?? "")

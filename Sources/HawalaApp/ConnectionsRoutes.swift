@@ -12,15 +12,19 @@ import NIOPosix
 /// App connections: programs that pay within limits (`AppConnections.swift` holds every rule).
 /// The list with what each spent of its budget and its payments, a new connection (the wallet
 /// password again: it hands out the right to spend) whose URI is shown once, and revocation.
-extension AppRoutes {
-    func registerConnections(on router: Router<BasicRequestContext>) {
-        router.get("/connections") { request, _ in try await connectionsPage(request) }
-        router.post("/connections/new") { request, _ in try await posted(request, newConnection) }
-        router.post("/connections/revoke") { request, _ in try await posted(request, revokeConnection) }
-    }
+struct ConnectionsController: AppController {
+    let routes: AppRoutes
 
-    func connectionsPage(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
+    func addRoutes(to router: AppRouter) {
+        router.pages.get("/connections") { request, context in try await routes.connectionsPage(request, context.session) }
+        router.forms.post("/connections/new") { _, context in try await routes.newConnection(context.session, context.form) }
+        router.forms.post("/connections/revoke") { _, context in try await routes.revokeConnection(context.session, context.form) }
+    }
+}
+
+/// The connections area's handlers: each reads the request, asks the library and renders.
+extension AppRoutes {
+    func connectionsPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         guard session.isUnlocked else { return AppResponse.toUnlock() }
         var form = ConnectionFormView.fresh
         if let refill = await app.sessions.takeInterrupted(session.id, page: "/connections") {

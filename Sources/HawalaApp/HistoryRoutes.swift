@@ -8,13 +8,18 @@ import NIOPosix
 
 /// The payment history of the current wallet: filters and search, one payment's details, and
 /// the whole history as a CSV or JSON download (`PaymentExport`, as `hawala ln export` writes it).
-extension AppRoutes {
-    func registerHistory(on router: Router<BasicRequestContext>) {
-        router.get("/history") { request, _ in try await historyPage(request) }
-        router.get("/history/payment") { request, _ in try await paymentPage(request) }
-        router.get("/history/export") { request, _ in try await exportHistory(request) }
-    }
+struct HistoryController: AppController {
+    let routes: AppRoutes
 
+    func addRoutes(to router: AppRouter) {
+        router.pages.get("/history") { request, context in try await routes.historyPage(request, context.session) }
+        router.pages.get("/history/payment") { request, context in try await routes.paymentPage(request, context.session) }
+        router.pages.get("/history/export") { request, context in try await routes.exportHistory(request, context.session) }
+    }
+}
+
+/// The history area's handlers: each reads the request, asks the library and renders.
+extension AppRoutes {
     /// What the history page's query asks for: the filter (type, status, search, network) that
     /// the page lists and its downloads write, and the network as asked.
     struct HistoryQuery {
@@ -37,8 +42,7 @@ extension AppRoutes {
         }
     }
 
-    func historyPage(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
+    func historyPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         guard session.isUnlocked else { return AppResponse.toUnlock() }
         let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
@@ -58,8 +62,7 @@ extension AppRoutes {
         return try render(.ok, "history", page)
     }
 
-    func paymentPage(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
+    func paymentPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         guard session.isUnlocked else { return AppResponse.toUnlock() }
         let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
@@ -82,8 +85,7 @@ extension AppRoutes {
 
     /// The payments the history page shows (its type, status, search and network; every page
     /// of them) as a file to save (`hawala-payments.csv` or `.json`).
-    func exportHistory(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
+    func exportHistory(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         guard session.isUnlocked else { return AppResponse.toUnlock() }
         guard let format = request.uri.queryParameters["format"].flatMap({ PaymentExport.Format(rawValue: String($0)) }) else {
             return AppResponse.plain(.badRequest, "format must be csv or json")

@@ -9,15 +9,19 @@ import NIOCore
 /// The home (the current wallet's balance, Send and Receive, the latest payments, the backup
 /// card), the wallets, the send form, and the session's event stream (payments received,
 /// announced on every page).
-extension AppRoutes {
-    func registerHome(on router: Router<BasicRequestContext>) {
-        router.get("/") { request, _ in try await home(request) }
-        router.get("/send") { request, _ in try await sendFormPage(request) }
-        router.get("/events") { request, _ in try await sessionEvents(request) }
-    }
+struct HomeController: AppController {
+    let routes: AppRoutes
 
-    func home(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
+    func addRoutes(to router: AppRouter) {
+        router.pages.get("/") { request, context in try await routes.home(request, context.session) }
+        router.pages.get("/send") { request, context in try await routes.sendFormPage(request, context.session) }
+        router.open.get("/events") { request, _ in try await routes.sessionEvents(request) }
+    }
+}
+
+/// The home area's handlers: each reads the request, asks the library and renders.
+extension AppRoutes {
+    func home(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         let overview = try await app.store.overview()
         if try await mustUnlock(session, overview: overview) { return AppResponse.toUnlock() }
         var page = Page(title: "Home", session: session, overview: overview)
@@ -85,8 +89,7 @@ extension AppRoutes {
 
     // MARK: - Sending: the form
 
-    func sendFormPage(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
+    func sendFormPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         guard session.isUnlocked else { return AppResponse.toUnlock() }
         let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }

@@ -8,14 +8,19 @@ import Hummingbird
 /// The wallet's Lightning address (on the Lightning page; its card on the receive page), and
 /// the LNURLs the send box recognizes that are not payments: a withdrawal (LUD-03: a voucher,
 /// an ATM) and a login (LUD-04/05).
-extension AppRoutes {
-    func registerLNURL(on router: Router<BasicRequestContext>) {
-        router.post("/lightning/address") { request, _ in try await posted(request, registerAddress) }
-        router.post("/lightning/address/delete") { request, _ in try await posted(request, deleteAddress) }
-        router.post("/lightning/withdraw") { request, _ in try await posted(request, withdraw) }
-        router.post("/lightning/auth") { request, _ in try await posted(request, logIn) }
-    }
+struct LNURLController: AppController {
+    let routes: AppRoutes
 
+    func addRoutes(to router: AppRouter) {
+        router.walletForms.post("/lightning/address") { _, context in try await routes.registerAddress(context.session, context.form, context.open) }
+        router.walletForms.post("/lightning/address/delete") { _, context in try await routes.deleteAddress(context.session, context.form, context.open) }
+        router.walletForms.post("/lightning/withdraw") { _, context in try await routes.withdraw(context.session, context.form, context.open) }
+        router.walletForms.post("/lightning/auth") { _, context in try await routes.logIn(context.session, context.form, context.open) }
+    }
+}
+
+/// The lnurl area's handlers: each reads the request, asks the library and renders.
+extension AppRoutes {
     /// The wallet's address, asked within a page's wait (nil offline, or without one).
     func lightningAddress(_ lightning: LightningSession) async -> LightningAddressInfo? {
         (try? await Deadline.run(Self.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: Self.networkWait) }) {
@@ -23,10 +28,8 @@ extension AppRoutes {
         }) ?? nil
     }
 
-    func registerAddress(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
-        let (store, wallet) = try await currentWallet()
-        guard let wallet else { return AppResponse.redirect("/") }
+    func registerAddress(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet) async throws -> Response {
+        let (keyring, store, wallet) = (open.keyring, open.store, open.wallet)
         let name = form.text("name") ?? ""
         do {
             let info = try await lightningSession(session, store, wallet, keyring: keyring)
@@ -38,10 +41,8 @@ extension AppRoutes {
         }
     }
 
-    func deleteAddress(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
-        let (store, wallet) = try await currentWallet()
-        guard let wallet else { return AppResponse.redirect("/") }
+    func deleteAddress(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet) async throws -> Response {
+        let (keyring, store, wallet) = (open.keyring, open.store, open.wallet)
         do {
             try await lightningSession(session, store, wallet, keyring: keyring).backend.deleteLightningAddress()
             return try await lightning(session, keyring: keyring, message: "The Lightning address was given up: payments to it no longer arrive.")
@@ -92,10 +93,8 @@ extension AppRoutes {
         return try render(status, "lnurl-confirm", page)
     }
 
-    func withdraw(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
-        let (store, wallet) = try await currentWallet()
-        guard let wallet else { return AppResponse.redirect("/") }
+    func withdraw(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet) async throws -> Response {
+        let (keyring, store, wallet) = (open.keyring, open.store, open.wallet)
         let text = form.text("lnurl") ?? ""
         do {
             let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
@@ -126,10 +125,8 @@ extension AppRoutes {
         }
     }
 
-    func logIn(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
-        let (store, wallet) = try await currentWallet()
-        guard let wallet else { return AppResponse.redirect("/") }
+    func logIn(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet) async throws -> Response {
+        let (keyring, store, wallet) = (open.keyring, open.store, open.wallet)
         let text = form.text("lnurl") ?? ""
         do {
             let lightning = try await lightningSession(session, store, wallet, keyring: keyring)

@@ -10,26 +10,30 @@ import NIOCore
 /// Lightning: the balance, receiving (an invoice whose "Paid" arrives by server-sent events,
 /// or by polling without them), sending (prepare → preview → the password → the result), the
 /// wallet's Lightning settings, and devnet's test funds. `LightningSession` does the work.
-extension AppRoutes {
-    func registerLightning(on router: Router<BasicRequestContext>) {
-        router.get("/lightning") { request, _ in try await lightningPage(request) }
-        router.post("/lightning/settings") { request, _ in try await posted(request, saveLightningSettings) }
-        router.post("/lightning/fund") { request, _ in try await posted(request, fund) }
-        router.post("/lightning/invoice") { request, _ in try await posted(request, createInvoice) }
-        router.get("/lightning/invoice") { request, _ in try await invoicePage(request) }
-        router.get("/lightning/invoice/events") { request, _ in try await invoiceEvents(request) }
-        router.get("/lightning/invoice/status") { request, _ in try await invoiceStatus(request) }
-        router.post("/lightning/send") { request, _ in try await posted(request, prepareSend) }
-        router.post("/lightning/pay") { request, _ in try await posted(request, confirmSend) }
-    }
+struct LightningController: AppController {
+    let routes: AppRoutes
 
+    func addRoutes(to router: AppRouter) {
+        router.pages.get("/lightning") { request, context in try await routes.lightningPage(request, context.session) }
+        router.walletForms.post("/lightning/settings") { _, context in try await routes.saveLightningSettings(context.session, context.form, context.open) }
+        router.walletForms.post("/lightning/fund") { _, context in try await routes.fund(context.session, context.form, context.open) }
+        router.walletForms.post("/lightning/invoice") { _, context in try await routes.createInvoice(context.session, context.form, context.open) }
+        router.pages.get("/lightning/invoice") { request, context in try await routes.invoicePage(request, context.session) }
+        router.open.get("/lightning/invoice/events") { request, _ in try await routes.invoiceEvents(request) }
+        router.open.get("/lightning/invoice/status") { request, _ in try await routes.invoiceStatus(request) }
+        router.walletForms.post("/lightning/send") { _, context in try await routes.prepareSend(context.session, context.form, context.open) }
+        router.forms.post("/lightning/pay") { _, context in try await routes.confirmSend(context.session, context.form) }
+    }
+}
+
+/// The lightning area's handlers: each reads the request, asks the library and renders.
+extension AppRoutes {
     /// How long one event stream stays open at most (the page opens another when it ends).
     static let eventStreamLimit: TimeInterval = 30 * 60
 
     // MARK: - The Lightning page
 
-    func lightningPage(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
+    func lightningPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         guard let keyring = session.keyring else { return AppResponse.toUnlock() }
         return try await lightning(session, keyring: keyring)
     }
@@ -88,10 +92,8 @@ extension AppRoutes {
 
     /// The choice saved: the network (a `LightningChoice`, devnet's ledger under the home unless
     /// another is given), the Breez API key for Spark with real bitcoin, the fiat currency.
-    func saveLightningSettings(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
-        let (store, wallet) = try await currentWallet()
-        guard let wallet else { return AppResponse.redirect("/") }
+    func saveLightningSettings(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet) async throws -> Response {
+        let (keyring, store, wallet) = (open.keyring, open.store, open.wallet)
         let before = try LightningSettings.load(store: store, walletID: wallet.id)
         var change = LightningSettingsChange()
         do {
@@ -134,10 +136,8 @@ extension AppRoutes {
     }
 
     /// Devnet only: test funds.
-    func fund(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
-        let (store, wallet) = try await currentWallet()
-        guard let wallet else { return AppResponse.redirect("/") }
+    func fund(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet) async throws -> Response {
+        let (keyring, store, wallet) = (open.keyring, open.store, open.wallet)
         let typed = form.text("amount") ?? ""
         let sats: Sats
         do {
@@ -156,10 +156,8 @@ extension AppRoutes {
 
     // MARK: - Receiving
 
-    func createInvoice(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
-        let (store, wallet) = try await currentWallet()
-        guard let wallet else { return AppResponse.redirect("/") }
+    func createInvoice(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet) async throws -> Response {
+        let (keyring, store, wallet) = (open.keyring, open.store, open.wallet)
         var typed = InvoiceFormView(amount: form.text("amount") ?? "", description: form.text("description") ?? "")
         var amount: Sats?
         if !typed.amount.trimmed.isEmpty {
@@ -188,8 +186,7 @@ extension AppRoutes {
         return AppResponse.redirect("/lightning/invoice?hash=\(created.response.paymentHash)")
     }
 
-    func invoicePage(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
+    func invoicePage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         guard session.isUnlocked else { return AppResponse.toUnlock() }
         let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
@@ -316,10 +313,8 @@ extension AppRoutes {
 
     /// Step 1: what was pasted, prepared (nothing sent) and shown with its fee; the password
     /// confirms it.
-    func prepareSend(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
-        let (store, wallet) = try await currentWallet()
-        guard let wallet else { return AppResponse.redirect("/") }
+    func prepareSend(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet) async throws -> Response {
+        let (keyring, store, wallet) = (open.keyring, open.store, open.wallet)
         var typed = SendFormView(input: form.text("input") ?? "", amount: form.text("amount") ?? "", comment: form.text("comment") ?? "")
         typed.all = form.text("all") == "on"
         func refuse(_ change: (inout SendFormView) -> Void) async throws -> Response {

@@ -9,15 +9,20 @@ import Hummingbird
 /// password), the deposits on the Lightning page (a stranded one claimed under the network's
 /// rate), and the way out without the operators (`/lightning/exit`). The library decides;
 /// these pages show its figures and words.
-extension AppRoutes {
-    func registerOnChain(on router: Router<BasicRequestContext>) {
-        router.post("/lightning/pay-onchain") { request, _ in try await posted(request, confirmOnChain) }
-        router.post("/lightning/deposits/claim") { request, _ in try await posted(request, claimDeposit) }
-        router.get("/lightning/exit") { request, _ in try await exitPage(request) }
-        router.post("/lightning/exit/review") { request, _ in try await posted(request, reviewExit) }
-        router.post("/lightning/exit") { request, _ in try await posted(request, runExit) }
-    }
+struct OnChainController: AppController {
+    let routes: AppRoutes
 
+    func addRoutes(to router: AppRouter) {
+        router.forms.post("/lightning/pay-onchain") { _, context in try await routes.confirmOnChain(context.session, context.form) }
+        router.walletForms.post("/lightning/deposits/claim") { _, context in try await routes.claimDeposit(context.session, context.form, context.open) }
+        router.pages.get("/lightning/exit") { request, context in try await routes.exitPage(request, context.session) }
+        router.walletForms.post("/lightning/exit/review") { _, context in try await routes.reviewExit(context.session, context.form, context.open) }
+        router.forms.post("/lightning/exit") { _, context in try await routes.runExit(context.session, context.form) }
+    }
+}
+
+/// The onchain area's handlers: each reads the request, asks the library and renders.
+extension AppRoutes {
     // MARK: - A withdrawal
 
     func onChainPreview(_ session: AppSessions.Session, _ quote: OnChainQuote, chosen: OnChainSpeed? = nil,
@@ -80,13 +85,11 @@ extension AppRoutes {
     }
 
     /// Claims a deposit left unclaimed, under the network's rate (+1 sat/vB) this once.
-    func claimDeposit(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
-        let (store, wallet) = try await currentWallet()
-        guard wallet != nil else { return AppResponse.redirect("/") }
+    func claimDeposit(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet) async throws -> Response {
+        let keyring = open.keyring
         do {
             let (txid, vout) = try Deposit.outpoint(form.text("outpoint") ?? "")
-            let opened = try await lightningSession(session, store, wallet!, keyring: keyring)
+            let opened = try await lightningSession(session, open.store, open.wallet, keyring: keyring)
             let deposit = try await opened.backend.claimDeposit(txid: txid, vout: vout, policy: .default)
             if case .claimed = deposit.state {
                 return try await lightning(session, keyring: keyring, message: "The deposit of \(AmountText.sats(deposit.amountSat)) is \(deposit.stateText).")
@@ -100,8 +103,7 @@ extension AppRoutes {
 
     // MARK: - Leaving without the operators
 
-    func exitPage(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
+    func exitPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         guard let keyring = session.keyring else { return AppResponse.toUnlock() }
         return try await exitView(session, keyring: keyring)
     }
@@ -125,8 +127,8 @@ extension AppRoutes {
 
     /// Step 1: the exit planned at the rate and to the address typed (nothing is done); the
     /// password then leaves with exactly this plan.
-    func reviewExit(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
+    func reviewExit(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet) async throws -> Response {
+        let (keyring, store, wallet) = (open.keyring, open.store, open.wallet)
         let destination = (form.text("to") ?? "").trimmed, feeText = (form.text("feeRate") ?? "").trimmed
         func refuse(_ status: HTTPResponse.Status, _ problem: String) async throws -> Response {
             try await exitView(session, keyring: keyring, destination: destination, feeRate: feeText, status: status, problem: problem)
@@ -136,8 +138,6 @@ extension AppRoutes {
             guard let rate = UInt64(feeText) else { return try await refuse(.badRequest, PaymentLimit.feeRate.description.sentence) }
             feeRate = rate
         }
-        let (store, wallet) = try await currentWallet()
-        guard let wallet else { return AppResponse.redirect("/") }
         do {
             let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
             let plan = try await lightning.prepareExit(satPerVbyte: feeRate, destination: destination.isEmpty ? nil : destination)

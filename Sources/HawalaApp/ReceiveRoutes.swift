@@ -8,14 +8,18 @@ import Hummingbird
 /// Receiving: with Lightning, an invoice (the form; its page is in LightningRoutes); on a chain,
 /// the current wallet's address with its QR code (inline SVG), and a new address on request.
 /// The same address is shown until a new one is asked for.
-extension AppRoutes {
-    func registerReceive(on router: Router<BasicRequestContext>) {
-        router.get("/receive") { request, _ in try await receivePage(request) }
-        router.post("/receive/new") { request, _ in try await posted(request, newAddress) }
-    }
+struct ReceiveController: AppController {
+    let routes: AppRoutes
 
-    func receivePage(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
+    func addRoutes(to router: AppRouter) {
+        router.pages.get("/receive") { request, context in try await routes.receivePage(request, context.session) }
+        router.forms.post("/receive/new") { _, context in try await routes.newAddress(context.session, context.form) }
+    }
+}
+
+/// The receive area's handlers: each reads the request, asks the library and renders.
+extension AppRoutes {
+    func receivePage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         guard let keyring = session.keyring else { return AppResponse.toUnlock() }
         let chainName = request.uri.queryParameters["chain"].map(String.init)
         if chainName == nil {

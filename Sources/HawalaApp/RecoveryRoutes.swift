@@ -8,14 +8,18 @@ import NIOPosix
 /// Restoring a wallet from its words (`RecoveryFlow`): network → number of words → each word
 /// checked as it is typed (or the whole phrase pasted) → passphrase → the first addresses to
 /// compare → a name (and, for a first wallet, the wallet password) → saved.
-extension AppRoutes {
-    func registerRecovery(on router: Router<BasicRequestContext>) {
-        router.get("/restore") { request, _ in try await recoveryPage(request) }
-        router.post("/restore") { request, _ in try await posted(request, recoveryStep) }
-    }
+struct RecoveryController: AppController {
+    let routes: AppRoutes
 
-    func recoveryPage(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
+    func addRoutes(to router: AppRouter) {
+        router.pages.get("/restore") { request, context in try await routes.recoveryPage(request, context.session) }
+        router.forms.post("/restore") { _, context in try await routes.recoveryStep(context.session, context.form) }
+    }
+}
+
+/// The recovery area's handlers: each reads the request, asks the library and renders.
+extension AppRoutes {
+    func recoveryPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         let overview = try await app.store.overview()
         if try await mustUnlock(session, overview: overview) { return AppResponse.toUnlock() }
         let flow = await app.sessions.update(session.id) { session -> RecoveryFlow in

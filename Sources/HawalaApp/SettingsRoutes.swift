@@ -8,18 +8,22 @@ import NIOPosix
 
 /// Settings: the idle lock, the wallet password, and each wallet's name or deletion (the
 /// password and the name typed again; a wallet not backed up says so first).
-extension AppRoutes {
-    func registerSettings(on router: Router<BasicRequestContext>) {
-        router.get("/settings") { request, _ in try await settingsPage(request) }
-        router.post("/settings/lock") { request, _ in try await posted(request, saveIdleLock) }
-        router.post("/settings/unit") { request, _ in try await posted(request, saveUnit) }
-        router.post("/settings/password") { request, _ in try await posted(request, changePassword) }
-        router.post("/wallets/rename") { request, _ in try await posted(request, renameWallet) }
-        router.post("/wallets/delete") { request, _ in try await posted(request, deleteWallet) }
-    }
+struct SettingsController: AppController {
+    let routes: AppRoutes
 
-    func settingsPage(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
+    func addRoutes(to router: AppRouter) {
+        router.pages.get("/settings") { request, context in try await routes.settingsPage(request, context.session) }
+        router.forms.post("/settings/lock") { _, context in try await routes.saveIdleLock(context.session, context.form) }
+        router.forms.post("/settings/unit") { _, context in try await routes.saveUnit(context.session, context.form) }
+        router.forms.post("/settings/password") { _, context in try await routes.changePassword(context.session, context.form) }
+        router.forms.post("/wallets/rename") { _, context in try await routes.renameWallet(context.session, context.form) }
+        router.forms.post("/wallets/delete") { _, context in try await routes.deleteWallet(context.session, context.form) }
+    }
+}
+
+/// The settings area's handlers: each reads the request, asks the library and renders.
+extension AppRoutes {
+    func settingsPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         guard session.isUnlocked else { return AppResponse.toUnlock() }
         return try await settings(session)
     }

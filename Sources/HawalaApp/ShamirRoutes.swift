@@ -12,14 +12,19 @@ import NIOPosix
 /// sheet, or a PDF drawn in memory, one share a page; and a wallet recovered from pasted shares —
 /// each one checked as `ShareEntryFlow` checks typed ones — after its first addresses are shown,
 /// then saved with `WalletStore.recover`.
-extension AppRoutes {
-    func registerShamir(on router: Router<BasicRequestContext>) {
-        router.post("/backups/shamir") { request, _ in try await posted(request, splitIntoShares) }
-        router.get("/restore/shares") { request, _ in try await sharesPage(request) }
-        router.post("/restore/shares") { request, _ in try await posted(request, readShares) }
-        router.post("/restore/shares/save") { request, _ in try await posted(request, saveFromShares) }
-    }
+struct ShamirController: AppController {
+    let routes: AppRoutes
 
+    func addRoutes(to router: AppRouter) {
+        router.forms.post("/backups/shamir") { _, context in try await routes.splitIntoShares(context.session, context.form) }
+        router.pages.get("/restore/shares") { request, context in try await routes.sharesPage(request, context.session) }
+        router.forms.post("/restore/shares") { _, context in try await routes.readShares(context.session, context.form) }
+        router.forms.post("/restore/shares/save") { _, context in try await routes.saveFromShares(context.session, context.form) }
+    }
+}
+
+/// The shamir area's handlers: each reads the request, asks the library and renders.
+extension AppRoutes {
     // MARK: - Split
 
     /// The shares, shown once on a page made for printing (nothing is kept: a reload asks for
@@ -69,8 +74,7 @@ extension AppRoutes {
 
     // MARK: - Recover
 
-    func sharesPage(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
+    func sharesPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         return try await shares(session)
     }
 

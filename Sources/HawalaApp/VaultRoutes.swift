@@ -16,25 +16,29 @@ import NIOPosix
 /// be restored), back up now, the backups with restore and delete, the automatic-backup schedule
 /// and this machine's agent. `VaultClient`, `SavedVaultLogin`, `VaultAgent` and the import plan of
 /// the backups page do the work.
-extension AppRoutes {
-    func registerVault(on router: Router<BasicRequestContext>) {
-        router.get("/vault") { request, _ in try await vaultPage(request) }
-        router.post("/vault/login") { request, _ in try await posted(request, logInToVault) }
-        router.post("/vault/login-words") { request, _ in try await posted(request, logInWithWords) }
-        router.post("/vault/bind-words") { request, _ in try await posted(request, bindWords) }
-        router.post("/vault/revoke-others") { request, _ in try await posted(request, revokeOtherLogins) }
-        router.post("/vault/backup") { request, _ in try await posted(request, backUpToVault) }
-        router.post("/vault/restore") { request, _ in try await posted(request, restoreFromVault) }
-        router.get("/vault/delete") { request, _ in try await deletionPage(request) }
-        router.post("/vault/delete") { request, _ in try await posted(request, deleteFromVault) }
-        router.post("/vault/schedule") { request, _ in try await posted(request, saveSchedule) }
-        router.post("/vault/agent") { request, _ in try await posted(request, switchAgent) }
-        router.post("/vault/credential") { request, _ in try await posted(request, startCredentialBackup) }
-        router.post("/vault/credential/recover") { request, _ in try await posted(request, recoverCredential) }
-    }
+struct VaultController: AppController {
+    let routes: AppRoutes
 
-    func vaultPage(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
+    func addRoutes(to router: AppRouter) {
+        router.pages.get("/vault") { request, context in try await routes.vaultPage(request, context.session) }
+        router.forms.post("/vault/login") { _, context in try await routes.logInToVault(context.session, context.form) }
+        router.forms.post("/vault/login-words") { _, context in try await routes.logInWithWords(context.session, context.form) }
+        router.forms.post("/vault/bind-words") { _, context in try await routes.bindWords(context.session, context.form) }
+        router.forms.post("/vault/revoke-others") { _, context in try await routes.revokeOtherLogins(context.session, context.form) }
+        router.forms.post("/vault/backup") { _, context in try await routes.backUpToVault(context.session, context.form) }
+        router.forms.post("/vault/restore") { _, context in try await routes.restoreFromVault(context.session, context.form) }
+        router.pages.get("/vault/delete") { request, context in try await routes.deletionPage(request, context.session) }
+        router.forms.post("/vault/delete") { _, context in try await routes.deleteFromVault(context.session, context.form) }
+        router.forms.post("/vault/schedule") { _, context in try await routes.saveSchedule(context.session, context.form) }
+        router.forms.post("/vault/agent") { _, context in try await routes.switchAgent(context.session, context.form) }
+        router.forms.post("/vault/credential") { _, context in try await routes.startCredentialBackup(context.session, context.form) }
+        router.forms.post("/vault/credential/recover") { _, context in try await routes.recoverCredential(context.session, context.form) }
+    }
+}
+
+/// The vault area's handlers: each reads the request, asks the library and renders.
+extension AppRoutes {
+    func vaultPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         return try await vault(session)
     }
 
@@ -166,8 +170,7 @@ extension AppRoutes {
     }
 
     /// Deleting asks first, naming the backup and saying when it is the last one.
-    func deletionPage(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
+    func deletionPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         guard let client = try await savedVault(session)?.client else { return AppResponse.redirect("/vault") }
         do {
             let (backup, isLast) = try await client.deletionPreview(request.uri.queryParameters["id"].map(String.init) ?? "")

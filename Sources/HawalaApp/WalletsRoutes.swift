@@ -9,15 +9,19 @@ import Hummingbird
 /// The wallets page: every wallet with its dates, accounts and backups; switching (confirmed
 /// when the current wallet has payments pending: `WalletStore.switchWarning`), and a private key
 /// imported into the current wallet (`WalletStore.importKey`).
-extension AppRoutes {
-    func registerWallets(on router: Router<BasicRequestContext>) {
-        router.get("/wallets") { request, _ in try await walletsPage(request) }
-        router.post("/wallets/use") { request, _ in try await posted(request, useWallet) }
-        router.post("/wallets/import-key") { request, _ in try await posted(request, importKey) }
-    }
+struct WalletsController: AppController {
+    let routes: AppRoutes
 
-    func walletsPage(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return try noSession() }
+    func addRoutes(to router: AppRouter) {
+        router.pages.get("/wallets") { request, context in try await routes.walletsPage(request, context.session) }
+        router.forms.post("/wallets/use") { _, context in try await routes.useWallet(context.session, context.form) }
+        router.forms.post("/wallets/import-key") { _, context in try await routes.importKey(context.session, context.form) }
+    }
+}
+
+/// The wallets area's handlers: each reads the request, asks the library and renders.
+extension AppRoutes {
+    func walletsPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         return try await wallets(session)
     }
 

@@ -128,13 +128,15 @@ public struct WebApp: Sendable {
     /// The server; `onRunning` hears the bound port.
     public func application(logger: Logger = Logger(label: "hawala-app"),
                             onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
-        let router = Router()
+        let router = Router(context: AppRequestContext.self)
+        let routes = AppRoutes(app: self)
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: HostAllowlistMiddleware(bound: bound, extraHost: options.extraAllowedHost))
-        router.add(middleware: NotFoundPageMiddleware(routes: AppRoutes(app: self)))
+        router.add(middleware: NotFoundPageMiddleware(routes: routes))
+        router.add(middleware: RefusalMiddleware(routes: routes))
         router.add(middleware: ReturnPathMiddleware())
         router.add(middleware: AmountUnitMiddleware(store: store))
-        AppRoutes(app: self).register(on: router)
+        routes.register(on: router)
         let bound = self.bound
         return Application(router: router, configuration: .init(address: .hostname(options.host, port: options.port), serverName: "hawala-app"),
                            services: [IdleLockService(sessions: sessions, lightningSessions: lightningSessions, stopping: stopping)],

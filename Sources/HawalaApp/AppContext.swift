@@ -1,0 +1,198 @@
+import HawalaCrypto
+import HawalaWallet
+import Hummingbird
+
+/// What the middleware chain resolves once for a request, before any controller's handler:
+/// the browser's session (`SessionMiddleware`, or `FormMiddleware` for a form), a form checked against cross-site requests
+/// (`FormMiddleware`), and the unlocked wallet (`OpenWalletMiddleware`). Handlers read them
+/// from the child contexts below, where they are never missing.
+struct AppRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    /// The session the request's cookie names (nil: none, or unknown).
+    var session: AppSessions.Session?
+    /// The form sent (form routes only).
+    var form: FormBody?
+    /// The unlocked current wallet (wallet routes only).
+    var openWallet: OpenWallet?
+
+    init(source: Source) { coreContext = .init(source: source) }
+}
+
+/// The current wallet, unlocked: its store, its summary and the session's keyring.
+struct OpenWallet: Sendable {
+    let keyring: Keyring
+    let store: WalletStore
+    let wallet: WalletSummary
+}
+
+/// Why the chain answered before the handler; `RefusalMiddleware` answers each the same way
+/// for every route.
+enum AppRefusal: Error {
+    /// No session: the page that says how to sign in.
+    case noSession
+    /// A form from elsewhere than the app's page.
+    case crossSite
+    /// The session is locked: to the unlock page, back here afterwards.
+    case locked
+    /// No wallet yet: the home, which offers to make one.
+    case noWallet
+}
+
+/// A page for someone signed in (locked or not).
+struct SignedInContext: ChildRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let session: AppSessions.Session
+
+    init(context: AppRequestContext) throws {
+        guard let session = context.session else { throw AppRefusal.noSession }
+        coreContext = context.coreContext
+        self.session = session
+    }
+}
+
+/// A form from the app's own page, in a session that may send it (`FormMiddleware`).
+struct FormContext: ChildRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let session: AppSessions.Session
+    let form: FormBody
+
+    init(context: AppRequestContext) throws {
+        guard let session = context.session else { throw AppRefusal.noSession }
+        guard let form = context.form else { throw AppRefusal.crossSite }
+        coreContext = context.coreContext
+        self.session = session
+        self.form = form
+    }
+}
+
+/// A form acting on the unlocked current wallet (`FormMiddleware`, then `OpenWalletMiddleware`).
+struct WalletFormContext: ChildRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let session: AppSessions.Session
+    let form: FormBody
+    let open: OpenWallet
+
+    init(context: AppRequestContext) throws {
+        guard let session = context.session else { throw AppRefusal.noSession }
+        guard let form = context.form else { throw AppRefusal.crossSite }
+        guard let open = context.openWallet else { throw AppRefusal.locked }
+        coreContext = context.coreContext
+        self.session = session
+        self.form = form
+        self.open = open
+    }
+}
+
+/// Reads the session from the cookie, once, for the pages (it counts as use of the session:
+/// the reads that must not, like the event streams, are `open` routes that peek).
+struct SessionMiddleware: RouterMiddleware {
+    let routes: AppRoutes
+
+    func handle(_ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response) async throws -> Response {
+        var context = context
+        context.session = await routes.session(of: request)
+        return try await next(request, context)
+    }
+}
+
+/// A state change: the session's form, read once and checked against cross-site requests; a
+/// form sent while locked is kept (its plain fields) and shown again after the unlock. The
+/// handler's page becomes the form's answer (POST/redirect/GET, Answers.swift), and the vault
+/// agent's snapshot is refreshed after any change.
+struct FormMiddleware: RouterMiddleware {
+    let routes: AppRoutes
+
+    func handle(_ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response) async throws -> Response {
+        guard let session = await routes.session(of: request) else { throw AppRefusal.noSession }
+        let form = try await routes.formBody(request)
+        let app = routes.app
+        guard CrossSiteCheck.passes(request, form: form, csrf: session.csrf, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
+            throw AppRefusal.crossSite
+        }
+        let action = request.uri.path
+        if action != "/unlock", action != "/lock", try await routes.mustUnlock(session) {
+            let page = ReturnPath.page(forAction: action)
+            let fields = ReturnPath.refilled.contains(page) ? form.plainFields(AppSessions.InterruptedForm.kept) : [:]
+            await app.sessions.update(session.id) { $0.interrupted = fields.isEmpty ? nil : .init(page: page, fields: fields) }
+            return AppResponse.redirect(ReturnPath.unlockPath(returningTo: page))
+        }
+        var context = context
+        context.session = session
+        context.form = form
+        let rendered = AppRoutes.RenderedPages()
+        let response = try await AppRoutes.$rendering.withValue(rendered) {
+            do {
+                return try await next(request, context)
+            } catch let refusal as AppRefusal {
+                return try routes.answer(refusal)
+            }
+        }
+        await routes.refreshAgentSnapshot(session.id)
+        return try await routes.answered(response, of: session, rendered: rendered)
+    }
+}
+
+/// The unlocked current wallet, resolved once: a locked session goes to the unlock page, a home
+/// without a wallet to the home.
+struct OpenWalletMiddleware: RouterMiddleware {
+    let routes: AppRoutes
+
+    func handle(_ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response) async throws -> Response {
+        guard let keyring = context.session?.keyring else { throw AppRefusal.locked }
+        let (store, wallet) = try await routes.currentWallet()
+        guard let wallet else { throw AppRefusal.noWallet }
+        var context = context
+        context.openWallet = OpenWallet(keyring: keyring, store: store, wallet: wallet)
+        return try await next(request, context)
+    }
+}
+
+/// Answers the chain's refusals, the same way for every route.
+struct RefusalMiddleware: RouterMiddleware {
+    let routes: AppRoutes
+
+    func handle(_ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let refusal as AppRefusal {
+            return try routes.answer(refusal)
+        }
+    }
+}
+
+extension AppRoutes {
+    /// The answer to a refusal of the middleware chain.
+    func answer(_ refusal: AppRefusal) throws -> Response {
+        switch refusal {
+        case .noSession: try noSession()
+        case .crossSite: try crossSite()
+        case .locked: AppResponse.toUnlock()
+        case .noWallet: AppResponse.redirect("/")
+        }
+    }
+}
+
+/// One area of the app (home, send, wallets, vault…): its routes, added to the router's groups.
+protocol AppController {
+    var routes: AppRoutes { get }
+    func addRoutes(to router: AppRouter)
+}
+
+/// The router's groups, each behind its part of the middleware chain: `pages` for anyone
+/// signed in, `forms` for a checked form, `walletForms` for a form acting on the unlocked
+/// wallet, and `open` for what needs no session (start, static files, the event streams that
+/// answer for themselves).
+struct AppRouter {
+    let open: RouterGroup<AppRequestContext>
+    let pages: RouterGroup<SignedInContext>
+    let forms: RouterGroup<FormContext>
+    let walletForms: RouterGroup<WalletFormContext>
+
+    init(_ router: Router<AppRequestContext>, routes: AppRoutes) {
+        open = router.group()
+        pages = router.group().add(middleware: SessionMiddleware(routes: routes)).group(context: SignedInContext.self)
+        forms = router.group().add(middleware: FormMiddleware(routes: routes)).group(context: FormContext.self)
+        walletForms = router.group().add(middleware: FormMiddleware(routes: routes)).add(middleware: OpenWalletMiddleware(routes: routes))
+            .group(context: WalletFormContext.self)
+    }
+}
