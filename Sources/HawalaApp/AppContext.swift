@@ -1,5 +1,8 @@
+import Foundation
 import HawalaCrypto
+import HawalaLightning
 import HawalaWallet
+import HTTPTypes
 import Hummingbird
 
 /// What the middleware chain resolves once for a request, before any controller's handler:
@@ -173,7 +176,7 @@ extension AppRoutes {
 }
 
 /// One area of the app (home, send, wallets, vault…): its routes, added to the router's groups.
-protocol AppController {
+protocol AppController: Sendable {
     var routes: AppRoutes { get }
     func addRoutes(to router: AppRouter)
 }
@@ -195,4 +198,37 @@ struct AppRouter {
         walletForms = router.group().add(middleware: FormMiddleware(routes: routes)).add(middleware: OpenWalletMiddleware(routes: routes))
             .group(context: WalletFormContext.self)
     }
+}
+
+/// What every controller's handlers share: the app, rendering, the session and the wallet.
+extension AppController {
+    var app: WebApp { routes.app }
+
+    func render(_ status: HTTPResponse.Status, _ template: String, _ page: Page) throws -> Response {
+        try routes.render(status, template, page)
+    }
+
+    func mustUnlock(_ session: AppSessions.Session, overview: WalletOverview? = nil) async throws -> Bool {
+        try await routes.mustUnlock(session, overview: overview)
+    }
+
+    func currentWallet() async throws -> (WalletStore, WalletSummary?) { try await routes.currentWallet() }
+
+    func lightningSession(_ session: AppSessions.Session, _ store: WalletStore, _ wallet: WalletSummary, keyring: Keyring) async throws -> LightningSession {
+        try await routes.lightningSession(session, store, wallet, keyring: keyring)
+    }
+
+    func checkPassword(_ form: FormBody, _ session: AppSessions.Session) async throws -> AppRoutes.PasswordCheck {
+        try await routes.checkPassword(form, session)
+    }
+
+    func session(of request: Request) async -> AppSessions.Session? { await routes.session(of: request) }
+    func formBody(_ request: Request) async throws -> FormBody { try await routes.formBody(request) }
+    func noSession() throws -> Response { try routes.noSession() }
+    func crossSite() throws -> Response { try routes.crossSite() }
+}
+
+extension AppController {
+    /// Until when the words stay on a page once shown.
+    func wordsDeadline() async -> Date { await routes.wordsDeadline() }
 }

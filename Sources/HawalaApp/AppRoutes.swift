@@ -30,89 +30,6 @@ struct AppRoutes: Sendable {
         for controller in controllers { controller.addRoutes(to: groups) }
     }
 
-    // MARK: - Sessions
-
-    /// The token from `hawala app`, once: a locked session and the home page.
-    func start(_ request: Request) async throws -> Response {
-        guard let token = request.uri.queryParameters["token"].map(String.init),
-              let session = await app.sessions.exchange(token: token) else {
-            return try render(.forbidden, "message", Page(title: "Link expired", message: """
-                This sign-in link was used already (each link works once) or is not this app's. \
-                Press Enter in the terminal where Hawala runs for a new link.
-                """))
-        }
-        return AppResponse.redirect("/", cookie: session.id)
-    }
-
-    func unlockPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
-        let next = ReturnPath.safe(request.uri.queryParameters["next"].map(String.init))
-        if session.isUnlocked { return AppResponse.redirect(next ?? "/") }
-        var page = Page(title: "Unlock", session: session, overview: try await app.store.overview())
-        page.next = next ?? ""
-        page.interrupted = session.interrupted != nil
-        return try render(.ok, "unlock", page)
-    }
-
-    /// The login: the wallet password opens the store; the session gets a new id; back to the
-    /// page the lock interrupted.
-    func unlock(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        let overview = try await app.store.overview()
-        guard overview.hasPassword else { return AppResponse.redirect("/") }
-        let next = ReturnPath.safe(form.text("next")) ?? "/"
-        let keyring: Keyring
-        switch try await checkPassword(form, session) {
-        case .opened(let opened): keyring = opened
-        case .refused(let status, let problem):
-            var page = Page(title: "Unlock", session: session, overview: overview, problem: problem)
-            page.next = next
-            page.interrupted = session.interrupted != nil
-            return try render(status, "unlock", page)
-        }
-        guard let unlocked = await app.sessions.unlock(session.id, keyring: keyring) else { return try noSession() }
-        // The Lightning backend starts connecting now, in the background: the first page finds
-        // it open, or still opening (and shows what is known meanwhile).
-        if let (store, wallet) = try? await currentWallet(), let wallet,
-           (try? LightningSettings.load(store: store, walletID: wallet.id).backend) != nil {
-            Task { _ = try? await lightningSession(unlocked, store, wallet, keyring: keyring) }
-        }
-        return AppResponse.redirect(next, cookie: unlocked.id)
-    }
-
-    /// The lock: the keyring is dropped and the browser holds a new, locked session; the unlock
-    /// returns to the page that was open.
-    func lock(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        let locked = await app.sessions.lock(session.id)
-        await app.lightningSessions.close(session.id)
-        return AppResponse.redirect(ReturnPath.unlockPath(returningTo: form.text("next")), cookie: locked.id)
-    }
-
-    /// Keeps an unlocked session awake ("Stay unlocked"): 204, or 401 once it has locked. With
-    /// `?peek`, only says how many seconds are left (another tab may have kept it awake).
-    func alive(_ request: Request) async throws -> Response {
-        guard CrossSiteCheck.sameOriginRead(request, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
-            return AppResponse.plain(.forbidden, "refused: not the app's page")
-        }
-        if request.uri.queryParameters["peek"] != nil {
-            return AppResponse.plain(.ok, String(await app.sessions.secondsLeft(request.cookies[Self.cookie]?.value)))
-        }
-        guard let session = await session(of: request), session.isUnlocked else { return AppResponse.plain(.unauthorized, "locked") }
-        return Response(status: .noContent)
-    }
-
-    /// A new password's strength while it is typed (app.js): the library's verdict as JSON
-    /// `{acceptable, rating, words}`. The form token and the Origin as for any form; no session
-    /// state changes, and the password is in the body only.
-    func passwordStrength(_ request: Request) async throws -> Response {
-        guard let session = await session(of: request) else { return AppResponse.plain(.unauthorized, "not signed in") }
-        let form = try await formBody(request)
-        guard CrossSiteCheck.passes(request, form: form, csrf: session.csrf, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
-            return AppResponse.plain(.forbidden, "refused: not the app's page")
-        }
-        let meter = PasswordStrength.meter(form.secret("password") ?? SecretBytes([]), for: form.text("use") == "backup" ? .backup : .wallet)
-        let json = JSONValue.object([("acceptable", .bool(meter.acceptable)), ("rating", .string(meter.rating)), ("words", .string(meter.words))])
-        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json.render())))
-    }
-
     // MARK: - Helpers
 
     /// With the vault agent enabled, a change made in an unlocked session leaves a fresh snapshot
@@ -137,8 +54,8 @@ struct AppRoutes: Sendable {
     func session(of request: Request) async -> AppSessions.Session? {
         // A page bringing itself up to date after a payment (app.js) is no use of the session:
         // news arriving must never keep a wallet unlocked.
-        if request.headers[Self.liveHeader] != nil { return await app.sessions.peek(request.cookies[Self.cookie]?.value) }
-        return await app.sessions.session(request.cookies[Self.cookie]?.value, timeZone: Self.timeZone(request))
+        if request.headers[Self.liveHeader] != nil { return await app.sessions.peek(request.cookies[AppRoutes.cookie]?.value) }
+        return await app.sessions.session(request.cookies[AppRoutes.cookie]?.value, timeZone: Self.timeZone(request))
     }
 
     /// Sent by a page reading itself again for its live parts.
@@ -226,12 +143,96 @@ struct SessionController: AppController {
                 Response(status: .ok, headers: [.contentType: "\(type); charset=utf-8"], body: .init(byteBuffer: body))
             }
         }
-        router.open.get("/start") { request, _ in try await routes.start(request) }
-        router.pages.get("/unlock") { request, context in try await routes.unlockPage(request, context.session) }
-        router.open.get("/alive") { request, _ in try await routes.alive(request) }
+        router.open.get("/start") { request, _ in try await start(request) }
+        router.pages.get("/unlock") { request, context in try await unlockPage(request, context.session) }
+        router.open.get("/alive") { request, _ in try await alive(request) }
         router.pages.get("/answer/:id") { request, context in try await routes.answerPage(request, context.session, id: context.parameters.get("id") ?? "") }
-        router.forms.post("/unlock") { _, context in try await routes.unlock(context.session, context.form) }
-        router.forms.post("/lock") { _, context in try await routes.lock(context.session, context.form) }
-        router.open.post("/strength") { request, _ in try await routes.passwordStrength(request) }
+        router.forms.post("/unlock") { _, context in try await unlock(context.session, context.form) }
+        router.forms.post("/lock") { _, context in try await lock(context.session, context.form) }
+        router.open.post("/strength") { request, _ in try await passwordStrength(request) }
+    }
+}
+
+/// The session area's handlers.
+extension SessionController {
+    /// The token from `hawala app`, once: a locked session and the home page.
+    func start(_ request: Request) async throws -> Response {
+        guard let token = request.uri.queryParameters["token"].map(String.init),
+              let session = await app.sessions.exchange(token: token) else {
+            return try render(.forbidden, "message", Page(title: "Link expired", message: """
+                This sign-in link was used already (each link works once) or is not this app's. \
+                Press Enter in the terminal where Hawala runs for a new link.
+                """))
+        }
+        return AppResponse.redirect("/", cookie: session.id)
+    }
+
+    func unlockPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
+        let next = ReturnPath.safe(request.uri.queryParameters["next"].map(String.init))
+        if session.isUnlocked { return AppResponse.redirect(next ?? "/") }
+        var page = Page(title: "Unlock", session: session, overview: try await app.store.overview())
+        page.next = next ?? ""
+        page.interrupted = session.interrupted != nil
+        return try render(.ok, "unlock", page)
+    }
+
+    /// The login: the wallet password opens the store; the session gets a new id; back to the
+    /// page the lock interrupted.
+    func unlock(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        let overview = try await app.store.overview()
+        guard overview.hasPassword else { return AppResponse.redirect("/") }
+        let next = ReturnPath.safe(form.text("next")) ?? "/"
+        let keyring: Keyring
+        switch try await checkPassword(form, session) {
+        case .opened(let opened): keyring = opened
+        case .refused(let status, let problem):
+            var page = Page(title: "Unlock", session: session, overview: overview, problem: problem)
+            page.next = next
+            page.interrupted = session.interrupted != nil
+            return try render(status, "unlock", page)
+        }
+        guard let unlocked = await app.sessions.unlock(session.id, keyring: keyring) else { return try noSession() }
+        // The Lightning backend starts connecting now, in the background: the first page finds
+        // it open, or still opening (and shows what is known meanwhile).
+        if let (store, wallet) = try? await currentWallet(), let wallet,
+           (try? LightningSettings.load(store: store, walletID: wallet.id).backend) != nil {
+            Task { _ = try? await lightningSession(unlocked, store, wallet, keyring: keyring) }
+        }
+        return AppResponse.redirect(next, cookie: unlocked.id)
+    }
+
+    /// The lock: the keyring is dropped and the browser holds a new, locked session; the unlock
+    /// returns to the page that was open.
+    func lock(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+        let locked = await app.sessions.lock(session.id)
+        await app.lightningSessions.close(session.id)
+        return AppResponse.redirect(ReturnPath.unlockPath(returningTo: form.text("next")), cookie: locked.id)
+    }
+
+    /// Keeps an unlocked session awake ("Stay unlocked"): 204, or 401 once it has locked. With
+    /// `?peek`, only says how many seconds are left (another tab may have kept it awake).
+    func alive(_ request: Request) async throws -> Response {
+        guard CrossSiteCheck.sameOriginRead(request, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
+            return AppResponse.plain(.forbidden, "refused: not the app's page")
+        }
+        if request.uri.queryParameters["peek"] != nil {
+            return AppResponse.plain(.ok, String(await app.sessions.secondsLeft(request.cookies[AppRoutes.cookie]?.value)))
+        }
+        guard let session = await session(of: request), session.isUnlocked else { return AppResponse.plain(.unauthorized, "locked") }
+        return Response(status: .noContent)
+    }
+
+    /// A new password's strength while it is typed (app.js): the library's verdict as JSON
+    /// `{acceptable, rating, words}`. The form token and the Origin as for any form; no session
+    /// state changes, and the password is in the body only.
+    func passwordStrength(_ request: Request) async throws -> Response {
+        guard let session = await session(of: request) else { return AppResponse.plain(.unauthorized, "not signed in") }
+        let form = try await formBody(request)
+        guard CrossSiteCheck.passes(request, form: form, csrf: session.csrf, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
+            return AppResponse.plain(.forbidden, "refused: not the app's page")
+        }
+        let meter = PasswordStrength.meter(form.secret("password") ?? SecretBytes([]), for: form.text("use") == "backup" ? .backup : .wallet)
+        let json = JSONValue.object([("acceptable", .bool(meter.acceptable)), ("rating", .string(meter.rating)), ("words", .string(meter.words))])
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json.render())))
     }
 }

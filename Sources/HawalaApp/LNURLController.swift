@@ -12,18 +12,18 @@ struct LNURLController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.walletForms.post("/lightning/address") { _, context in try await routes.registerAddress(context.session, context.form, context.open) }
-        router.walletForms.post("/lightning/address/delete") { _, context in try await routes.deleteAddress(context.session, context.form, context.open) }
-        router.walletForms.post("/lightning/withdraw") { _, context in try await routes.withdraw(context.session, context.form, context.open) }
-        router.walletForms.post("/lightning/auth") { _, context in try await routes.logIn(context.session, context.form, context.open) }
+        router.walletForms.post("/lightning/address") { _, context in try await registerAddress(context.session, context.form, context.open) }
+        router.walletForms.post("/lightning/address/delete") { _, context in try await deleteAddress(context.session, context.form, context.open) }
+        router.walletForms.post("/lightning/withdraw") { _, context in try await withdraw(context.session, context.form, context.open) }
+        router.walletForms.post("/lightning/auth") { _, context in try await logIn(context.session, context.form, context.open) }
     }
 }
 
 /// The lnurl area's handlers: each reads the request, asks the library and renders.
-extension AppRoutes {
+extension LNURLController {
     /// The wallet's address, asked within a page's wait (nil offline, or without one).
     func lightningAddress(_ lightning: LightningSession) async -> LightningAddressInfo? {
-        (try? await Deadline.run(Self.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: Self.networkWait) }) {
+        (try? await Deadline.run(AppRoutes.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: AppRoutes.networkWait) }) {
             try await lightning.backend.lightningAddress()
         }) ?? nil
     }
@@ -34,10 +34,10 @@ extension AppRoutes {
         do {
             let info = try await lightningSession(session, store, wallet, keyring: keyring)
                 .registerAddress(name: name, description: form.text("description") ?? "")
-            return try await lightning(session, keyring: keyring, message: "Your Lightning address is \(info.address).")
+            return try await LightningController(routes: routes).lightning(session, keyring: keyring, message: "Your Lightning address is \(info.address).")
         } catch {
-            guard let words = Self.lightningWords(error) else { throw error }
-            return try await lightning(session, keyring: keyring, status: .badRequest, problem: words, addressName: name)
+            guard let words = AppRoutes.lightningWords(error) else { throw error }
+            return try await LightningController(routes: routes).lightning(session, keyring: keyring, status: .badRequest, problem: words, addressName: name)
         }
     }
 
@@ -45,10 +45,10 @@ extension AppRoutes {
         let (keyring, store, wallet) = (open.keyring, open.store, open.wallet)
         do {
             try await lightningSession(session, store, wallet, keyring: keyring).backend.deleteLightningAddress()
-            return try await lightning(session, keyring: keyring, message: "The Lightning address was given up: payments to it no longer arrive.")
+            return try await LightningController(routes: routes).lightning(session, keyring: keyring, message: "The Lightning address was given up: payments to it no longer arrive.")
         } catch {
-            guard let words = Self.lightningWords(error) else { throw error }
-            return try await lightning(session, keyring: keyring, status: .badRequest, problem: words)
+            guard let words = AppRoutes.lightningWords(error) else { throw error }
+            return try await LightningController(routes: routes).lightning(session, keyring: keyring, status: .badRequest, problem: words)
         }
     }
 
@@ -105,12 +105,12 @@ extension AppRoutes {
                 amount = typed.isEmpty ? nil : try AmountText.parse(typed, unit: AmountText.unit)
                 _ = try offer.amountSats(amount)
             } catch {
-                let words = (error as? AmountInputError)?.description ?? Self.lightningWords(error) ?? "\(error)"
+                let words = (error as? AmountInputError)?.description ?? AppRoutes.lightningWords(error) ?? "\(error)"
                 return try await withdrawConfirmation(session, offer: offer, lnurl: text, amount: typed, note: nil, status: .badRequest,
                                                       amountProblem: words.sentence)
             }
             let payment = try await lightning.withdraw(offer, amountSats: amount, timeout: .seconds(30))
-            return try await paymentResult(session, payment, headline: "Received \(satsText(payment.amountMsat, .down)).")
+            return try await LightningController(routes: routes).paymentResult(session, payment, headline: "Received \(satsText(payment.amountMsat, .down)).")
         } catch {
             let words: String
             if case LightningError.timeout = error {
@@ -118,7 +118,7 @@ extension AppRoutes {
             } else if let error = error as? AmountInputError {
                 words = error.description.sentence
             } else {
-                guard let known = Self.lightningWords(error) else { throw error }
+                guard let known = AppRoutes.lightningWords(error) else { throw error }
                 words = known
             }
             return try render(.badRequest, "message", Page(title: "Receive", session: session, overview: try await app.store.overview(), message: words))
@@ -138,7 +138,7 @@ extension AppRoutes {
             return try render(.ok, "message", Page(title: "Signed in", session: session, overview: try await app.store.overview(),
                                                    message: "Signed in to \(request.domain)."))
         } catch {
-            guard let words = Self.lightningWords(error) else { throw error }
+            guard let words = AppRoutes.lightningWords(error) else { throw error }
             return try render(.badRequest, "message", Page(title: "Sign in", session: session, overview: try await app.store.overview(), message: words))
         }
     }

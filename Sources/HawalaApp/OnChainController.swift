@@ -13,16 +13,16 @@ struct OnChainController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.forms.post("/lightning/pay-onchain") { _, context in try await routes.confirmOnChain(context.session, context.form) }
-        router.walletForms.post("/lightning/deposits/claim") { _, context in try await routes.claimDeposit(context.session, context.form, context.open) }
-        router.pages.get("/lightning/exit") { request, context in try await routes.exitPage(request, context.session) }
-        router.walletForms.post("/lightning/exit/review") { _, context in try await routes.reviewExit(context.session, context.form, context.open) }
-        router.forms.post("/lightning/exit") { _, context in try await routes.runExit(context.session, context.form) }
+        router.forms.post("/lightning/pay-onchain") { _, context in try await confirmOnChain(context.session, context.form) }
+        router.walletForms.post("/lightning/deposits/claim") { _, context in try await claimDeposit(context.session, context.form, context.open) }
+        router.pages.get("/lightning/exit") { request, context in try await exitPage(request, context.session) }
+        router.walletForms.post("/lightning/exit/review") { _, context in try await reviewExit(context.session, context.form, context.open) }
+        router.forms.post("/lightning/exit") { _, context in try await runExit(context.session, context.form) }
     }
 }
 
 /// The onchain area's handlers: each reads the request, asks the library and renders.
-extension AppRoutes {
+extension OnChainController {
     // MARK: - A withdrawal
 
     func onChainPreview(_ session: AppSessions.Session, _ quote: OnChainQuote, chosen: OnChainSpeed? = nil,
@@ -63,9 +63,9 @@ extension AppRoutes {
             case .pending where sent.details.txid == nil: "No answer yet: it may have gone out, and the history will say once it syncs"
             default: "Sent: waiting for confirmation"
             }
-            return try await paymentResult(session, sent, headline: headline)
+            return try await LightningController(routes: routes).paymentResult(session, sent, headline: headline)
         } catch {
-            guard let words = Self.lightningWords(error) else { throw error }
+            guard let words = AppRoutes.lightningWords(error) else { throw error }
             return try render(.badRequest, "message", Page(title: "Not sent", session: session, overview: try await app.store.overview(), message: words))
         }
     }
@@ -75,12 +75,12 @@ extension AppRoutes {
     /// The wallet's deposits, for the Lightning page (within the page's wait for the network).
     func depositRows(_ lightning: LightningSession) async -> (rows: [DepositRow], problem: String?) {
         do {
-            let deposits = try await Deadline.run(Self.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: Self.networkWait) }) {
+            let deposits = try await Deadline.run(AppRoutes.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: AppRoutes.networkWait) }) {
                 try await lightning.backend.listDeposits()
             }
             return (deposits.map(DepositRow.init), nil)
         } catch {
-            return ([], Self.lightningWords(error).map { "The deposits can't be shown now: \($0)" })
+            return ([], AppRoutes.lightningWords(error).map { "The deposits can't be shown now: \($0)" })
         }
     }
 
@@ -92,12 +92,12 @@ extension AppRoutes {
             let opened = try await lightningSession(session, open.store, open.wallet, keyring: keyring)
             let deposit = try await opened.backend.claimDeposit(txid: txid, vout: vout, policy: .default)
             if case .claimed = deposit.state {
-                return try await lightning(session, keyring: keyring, message: "The deposit of \(AmountText.sats(deposit.amountSat)) is \(deposit.stateText).")
+                return try await LightningController(routes: routes).lightning(session, keyring: keyring, message: "The deposit of \(AmountText.sats(deposit.amountSat)) is \(deposit.stateText).")
             }
-            return try await lightning(session, keyring: keyring, status: .conflict, problem: "The deposit is still \(deposit.stateText).")
+            return try await LightningController(routes: routes).lightning(session, keyring: keyring, status: .conflict, problem: "The deposit is still \(deposit.stateText).")
         } catch {
-            guard let words = Self.lightningWords(error) else { throw error }
-            return try await lightning(session, keyring: keyring, status: .badRequest, problem: words)
+            guard let words = AppRoutes.lightningWords(error) else { throw error }
+            return try await LightningController(routes: routes).lightning(session, keyring: keyring, status: .badRequest, problem: words)
         }
     }
 
@@ -145,7 +145,7 @@ extension AppRoutes {
             await app.sessions.update(session.id) { $0.exitPlan = AppSessions.PendingExit(walletID: wallet.id, plan: plan) }
             return try await exitView(session, keyring: keyring, destination: plan.destination, feeRate: feeText, review: plan)
         } catch {
-            guard let words = Self.lightningWords(error) else { throw error }
+            guard let words = AppRoutes.lightningWords(error) else { throw error }
             return try await refuse(.badRequest, words.sentence)
         }
     }
@@ -174,7 +174,7 @@ extension AppRoutes {
             let transactions = try await lightning.runExit(pending.plan)
             return try await exitView(session, keyring: keyring, destination: pending.plan.destination, transactions: transactions)
         } catch {
-            guard let words = Self.lightningWords(error) else { throw error }
+            guard let words = AppRoutes.lightningWords(error) else { throw error }
             return try await exitView(session, keyring: keyring, destination: pending.plan.destination, status: .badRequest, problem: words.sentence)
         }
     }

@@ -20,24 +20,24 @@ struct VaultController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.pages.get("/vault") { request, context in try await routes.vaultPage(request, context.session) }
-        router.forms.post("/vault/login") { _, context in try await routes.logInToVault(context.session, context.form) }
-        router.forms.post("/vault/login-words") { _, context in try await routes.logInWithWords(context.session, context.form) }
-        router.forms.post("/vault/bind-words") { _, context in try await routes.bindWords(context.session, context.form) }
-        router.forms.post("/vault/revoke-others") { _, context in try await routes.revokeOtherLogins(context.session, context.form) }
-        router.forms.post("/vault/backup") { _, context in try await routes.backUpToVault(context.session, context.form) }
-        router.forms.post("/vault/restore") { _, context in try await routes.restoreFromVault(context.session, context.form) }
-        router.pages.get("/vault/delete") { request, context in try await routes.deletionPage(request, context.session) }
-        router.forms.post("/vault/delete") { _, context in try await routes.deleteFromVault(context.session, context.form) }
-        router.forms.post("/vault/schedule") { _, context in try await routes.saveSchedule(context.session, context.form) }
-        router.forms.post("/vault/agent") { _, context in try await routes.switchAgent(context.session, context.form) }
-        router.forms.post("/vault/credential") { _, context in try await routes.startCredentialBackup(context.session, context.form) }
-        router.forms.post("/vault/credential/recover") { _, context in try await routes.recoverCredential(context.session, context.form) }
+        router.pages.get("/vault") { request, context in try await vaultPage(request, context.session) }
+        router.forms.post("/vault/login") { _, context in try await logInToVault(context.session, context.form) }
+        router.forms.post("/vault/login-words") { _, context in try await logInWithWords(context.session, context.form) }
+        router.forms.post("/vault/bind-words") { _, context in try await bindWords(context.session, context.form) }
+        router.forms.post("/vault/revoke-others") { _, context in try await revokeOtherLogins(context.session, context.form) }
+        router.forms.post("/vault/backup") { _, context in try await backUpToVault(context.session, context.form) }
+        router.forms.post("/vault/restore") { _, context in try await restoreFromVault(context.session, context.form) }
+        router.pages.get("/vault/delete") { request, context in try await deletionPage(request, context.session) }
+        router.forms.post("/vault/delete") { _, context in try await deleteFromVault(context.session, context.form) }
+        router.forms.post("/vault/schedule") { _, context in try await saveSchedule(context.session, context.form) }
+        router.forms.post("/vault/agent") { _, context in try await switchAgent(context.session, context.form) }
+        router.forms.post("/vault/credential") { _, context in try await startCredentialBackup(context.session, context.form) }
+        router.forms.post("/vault/credential/recover") { _, context in try await recoverCredential(context.session, context.form) }
     }
 }
 
 /// The vault area's handlers: each reads the request, asks the library and renders.
-extension AppRoutes {
+extension VaultController {
     func vaultPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         return try await vault(session)
     }
@@ -97,7 +97,7 @@ extension AppRoutes {
             let store = try await app.store.get(create: true)
             let first = try !store.hasPassword()
             let keyring: Keyring
-            switch try await keyringForChange(session, form, store: store) {
+            switch try await BackupController(routes: routes).keyringForChange(session, form, store: store) {
             case .keyring(let chosen): keyring = chosen
             case .problem(let problem): return try await vault(session, status: .badRequest, problem: problem)
             case .locked: return AppResponse.toUnlock()
@@ -130,13 +130,13 @@ extension AppRoutes {
         case .refused(let status, let problem): return try await vault(session, status: status, problem: problem)
         }
         let backupPassword: SecretBytes
-        switch checkNewBackupPassword(form) {
+        switch BackupFilesController(routes: routes).checkNewBackupPassword(form) {
         case .accepted(let password): backupPassword = password
         case .refused(let problem): return try await vault(session, status: .badRequest, problem: problem)
         }
         do {
             let (backup, count) = try await VaultManualBackup.run(store: store, keyring: keyring, backupPassword: backupPassword, app: app.options.producer)
-            return try await vault(session, message: "Uploaded backup \(backup.id.prefix(8)): \(count) wallet\(count == 1 ? "" : "s"), \(Self.sizeText(backup.sizeBytes)).")
+            return try await vault(session, message: "Uploaded backup \(backup.id.prefix(8)): \(count) wallet\(count == 1 ? "" : "s"), \(AppRoutes.sizeText(backup.sizeBytes)).")
         } catch let error as VaultClientError {
             return try await vault(session, status: .badGateway, problem: Self.vaultWords(error))
         } catch let error as WalletError {
@@ -161,11 +161,11 @@ extension AppRoutes {
             }
             let source = "vault backup \(id.prefix(8))"
             await app.sessions.update(session.id) { $0.importing = AppSessions.ImportTask(plan: plan, source: source) }
-            return try await importPreview(session, plan: plan, source: source)
+            return try await BackupFilesController(routes: routes).importPreview(session, plan: plan, source: source)
         } catch let error as VaultClientError {
             return try await vault(session, status: .badGateway, problem: Self.vaultWords(error))
         } catch let error as HawalaFileError {
-            return try await vault(session, status: .badRequest, problem: Self.fileWords(error))
+            return try await vault(session, status: .badRequest, problem: AppRoutes.fileWords(error))
         }
     }
 
@@ -220,7 +220,7 @@ extension AppRoutes {
             return try await vault(session, message: "Automatic backups from this machine are off; the agent's snapshot is removed.")
         }
         let backupPassword: SecretBytes
-        switch checkNewBackupPassword(form) {
+        switch BackupFilesController(routes: routes).checkNewBackupPassword(form) {
         case .accepted(let password): backupPassword = password
         case .refused(let problem): return try await vault(session, status: .badRequest, problem: problem)
         }
@@ -367,9 +367,6 @@ extension AppRoutes {
         }
     }
 
-    static func sizeText(_ bytes: Int64) -> String {
-        ByteCountFormatter.string(fromByteCount: bytes, countStyle: .file)
-    }
 }
 
 /// The vault page.
@@ -479,5 +476,12 @@ struct VaultView {
             nextRun: next,
             retrying: status.retryAt.flatMap { $0 > now ? "\(status.failures) failed attempt\(status.failures == 1 ? "" : "s"); trying again at \(dateText($0))" : nil },
             stale: status.snapshotStaleSince.map { "Not refreshed since \(dateText($0)) (\(status.snapshotProblem ?? "unknown reason")): the agent uploads the last one written." })
+    }
+}
+
+/// Shared by every area's handlers.
+extension AppRoutes {
+    static func sizeText(_ bytes: Int64) -> String {
+        ByteCountFormatter.string(fromByteCount: bytes, countStyle: .file)
     }
 }

@@ -12,13 +12,13 @@ struct RecoveryController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.pages.get("/restore") { request, context in try await routes.recoveryPage(request, context.session) }
-        router.forms.post("/restore") { _, context in try await routes.recoveryStep(context.session, context.form) }
+        router.pages.get("/restore") { request, context in try await recoveryPage(request, context.session) }
+        router.forms.post("/restore") { _, context in try await recoveryStep(context.session, context.form) }
     }
 }
 
 /// The recovery area's handlers: each reads the request, asks the library and renders.
-extension AppRoutes {
+extension RecoveryController {
     func recoveryPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         let overview = try await app.store.overview()
         if try await mustUnlock(session, overview: overview) { return AppResponse.toUnlock() }
@@ -92,7 +92,7 @@ extension AppRoutes {
             try renderRecovery(.badRequest, flow, session: session, overview: overview, problem: problem, name: name)
         }
         let keyring: Keyring
-        switch try await keyringForChange(session, form, store: store) {
+        switch try await BackupController(routes: routes).keyringForChange(session, form, store: store) {
         case .keyring(let chosen): keyring = chosen
         case .problem(let problem): return try again(problem)
         case .locked: return AppResponse.toUnlock()

@@ -12,13 +12,13 @@ struct ReceiveController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.pages.get("/receive") { request, context in try await routes.receivePage(request, context.session) }
-        router.forms.post("/receive/new") { _, context in try await routes.newAddress(context.session, context.form) }
+        router.pages.get("/receive") { request, context in try await receivePage(request, context.session) }
+        router.forms.post("/receive/new") { _, context in try await newAddress(context.session, context.form) }
     }
 }
 
 /// The receive area's handlers: each reads the request, asks the library and renders.
-extension AppRoutes {
+extension ReceiveController {
     func receivePage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         guard let keyring = session.keyring else { return AppResponse.toUnlock() }
         let chainName = request.uri.queryParameters["chain"].map(String.init)
@@ -43,7 +43,7 @@ extension AppRoutes {
         form.chains = wallet.accounts.compactMap { Chain.named($0.chain) }.map { InvoiceFormView.ChainLink(name: $0.name, label: $0.displayName) }
         // The address card, when the network answers within a page's wait.
         if let keyring = session.keyring {
-            let info = try? await Deadline.run(Self.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: Self.networkWait) }) {
+            let info = try? await Deadline.run(AppRoutes.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: AppRoutes.networkWait) }) {
                 try await lightningSession(session, store, wallet, keyring: keyring).backend.lightningAddress()
             }
             if let info = info ?? nil {
@@ -52,7 +52,7 @@ extension AppRoutes {
                 (form.addressQRPath, form.addressQRSize) = try svgQRCode(form.addressLNURL, caseInsensitive: true)
             }
             // Bitcoin sent on-chain into Lightning: the deposit address (the same until used).
-            let deposit = try? await Deadline.run(Self.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: Self.networkWait) }) {
+            let deposit = try? await Deadline.run(AppRoutes.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: AppRoutes.networkWait) }) {
                 try await lightningSession(session, store, wallet, keyring: keyring).backend.receiveAddress(.bitcoin)
             }
             if let deposit {

@@ -13,19 +13,17 @@ struct BackupController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.pages.get("/create") { request, context in try await routes.createPage(request, context.session) }
-        router.forms.post("/create") { _, context in try await routes.create(context.session, context.form) }
-        router.pages.get("/backup") { request, context in try await routes.backupPage(request, context.session) }
-        router.forms.post("/backup") { _, context in try await routes.backupStep(context.session, context.form) }
-        router.pages.get("/words") { request, context in try await routes.wordsPasswordPage(request, context.session) }
-        router.forms.post("/words") { _, context in try await routes.openWords(context.session, context.form) }
+        router.pages.get("/create") { request, context in try await createPage(request, context.session) }
+        router.forms.post("/create") { _, context in try await create(context.session, context.form) }
+        router.pages.get("/backup") { request, context in try await backupPage(request, context.session) }
+        router.forms.post("/backup") { _, context in try await backupStep(context.session, context.form) }
+        router.pages.get("/words") { request, context in try await wordsPasswordPage(request, context.session) }
+        router.forms.post("/words") { _, context in try await openWords(context.session, context.form) }
     }
 }
 
 /// The backup area's handlers: each reads the request, asks the library and renders.
-extension AppRoutes {
-    /// How long the words stay on screen before they hide (the password shows them again).
-    static let wordsShownFor: TimeInterval = 300
+extension BackupController {
 
 
     func createPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
@@ -109,10 +107,10 @@ extension AppRoutes {
             await app.sessions.update(session.id) { $0.backup = nil }
             guard case .wallet(let wallet) = task.subject else {
                 // A new recovery phrase is kept nowhere: hidden before its quiz, it is gone.
-                return try await vault(session, problem: "The recovery phrase was hidden after \(Int(Self.wordsShownFor / 60)) minutes, before it was checked. Nothing was uploaded; start again.")
+                return try await VaultController(routes: routes).vault(session, problem: "The recovery phrase was hidden after \(Int(AppRoutes.wordsShownFor / 60)) minutes, before it was checked. Nothing was uploaded; start again.")
             }
             var page = Page(title: "Words hidden", session: session, overview: try await app.store.overview(),
-                            message: "The words were hidden after \(Int(Self.wordsShownFor / 60)) minutes. Your password shows them again.")
+                            message: "The words were hidden after \(Int(AppRoutes.wordsShownFor / 60)) minutes. Your password shows them again.")
             page.secretWords = SecretWordsView(wallet: wallet.name, purpose: wallet.backup.isBackedUp ? "show" : "backup")
             return try render(.ok, "words-password", page)
         }
@@ -153,13 +151,13 @@ extension AppRoutes {
             return AppResponse.redirect("/")
         case (.backedUp, .vaultCredential(let credential, let phrase)):
             await app.sessions.update(session.id) { $0.backup = nil }
-            return try await uploadCredential(session, credential, phrase: phrase)
+            return try await VaultController(routes: routes).uploadCredential(session, credential, phrase: phrase)
         case (.skipped, .wallet):
             await app.sessions.update(session.id) { $0.backup = nil }
             return AppResponse.redirect("/")
         case (.skipped, .vaultCredential):
             await app.sessions.update(session.id) { $0.backup = nil }
-            return try await vault(session, message: "Cancelled: nothing was uploaded, and the recovery phrase is forgotten.")
+            return try await VaultController(routes: routes).vault(session, message: "Cancelled: nothing was uploaded, and the recovery phrase is forgotten.")
         default:
             return AppResponse.redirect("/backup")
         }
@@ -235,12 +233,14 @@ extension AppRoutes {
         }
     }
 
-    /// What typing the password again gave.
-    enum PasswordCheck {
-        case opened(Keyring)
-        case refused(HTTPResponse.Status, String)
-    }
 
+
+}
+
+/// Shared by every area's handlers.
+extension AppRoutes {
+    /// How long the words stay on screen before they hide (the password shows them again).
+    static let wordsShownFor: TimeInterval = 300
     /// The wallet password from `form`, checked (rate-limited like the login, Argon2id off the
     /// event loops).
     /// The wallet password typed in `form`, checked under the one limit every form shares
@@ -264,7 +264,13 @@ extension AppRoutes {
         }
     }
 
+    /// What typing the password again gave.
+    enum PasswordCheck {
+        case opened(Keyring)
+        case refused(HTTPResponse.Status, String)
+    }
+
     func wordsDeadline() async -> Date {
-        await app.sessions.time().addingTimeInterval(Self.wordsShownFor)
+        await app.sessions.time().addingTimeInterval(AppRoutes.wordsShownFor)
     }
 }

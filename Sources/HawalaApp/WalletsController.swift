@@ -13,14 +13,14 @@ struct WalletsController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.pages.get("/wallets") { request, context in try await routes.walletsPage(request, context.session) }
-        router.forms.post("/wallets/use") { _, context in try await routes.useWallet(context.session, context.form) }
-        router.forms.post("/wallets/import-key") { _, context in try await routes.importKey(context.session, context.form) }
+        router.pages.get("/wallets") { request, context in try await walletsPage(request, context.session) }
+        router.forms.post("/wallets/use") { _, context in try await useWallet(context.session, context.form) }
+        router.forms.post("/wallets/import-key") { _, context in try await importKey(context.session, context.form) }
     }
 }
 
 /// The wallets area's handlers: each reads the request, asks the library and renders.
-extension AppRoutes {
+extension WalletsController {
     func walletsPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         return try await wallets(session)
     }

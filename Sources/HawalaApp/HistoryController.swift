@@ -12,14 +12,14 @@ struct HistoryController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.pages.get("/history") { request, context in try await routes.historyPage(request, context.session) }
-        router.pages.get("/history/payment") { request, context in try await routes.paymentPage(request, context.session) }
-        router.pages.get("/history/export") { request, context in try await routes.exportHistory(request, context.session) }
+        router.pages.get("/history") { request, context in try await historyPage(request, context.session) }
+        router.pages.get("/history/payment") { request, context in try await paymentPage(request, context.session) }
+        router.pages.get("/history/export") { request, context in try await exportHistory(request, context.session) }
     }
 }
 
 /// The history area's handlers: each reads the request, asks the library and renders.
-extension AppRoutes {
+extension HistoryController {
     /// What the history page's query asks for: the filter (type, status, search, network) that
     /// the page lists and its downloads write, and the network as asked.
     struct HistoryQuery {

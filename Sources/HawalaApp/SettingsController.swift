@@ -12,17 +12,17 @@ struct SettingsController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.pages.get("/settings") { request, context in try await routes.settingsPage(request, context.session) }
-        router.forms.post("/settings/lock") { _, context in try await routes.saveIdleLock(context.session, context.form) }
-        router.forms.post("/settings/unit") { _, context in try await routes.saveUnit(context.session, context.form) }
-        router.forms.post("/settings/password") { _, context in try await routes.changePassword(context.session, context.form) }
-        router.forms.post("/wallets/rename") { _, context in try await routes.renameWallet(context.session, context.form) }
-        router.forms.post("/wallets/delete") { _, context in try await routes.deleteWallet(context.session, context.form) }
+        router.pages.get("/settings") { request, context in try await settingsPage(request, context.session) }
+        router.forms.post("/settings/lock") { _, context in try await saveIdleLock(context.session, context.form) }
+        router.forms.post("/settings/unit") { _, context in try await saveUnit(context.session, context.form) }
+        router.forms.post("/settings/password") { _, context in try await changePassword(context.session, context.form) }
+        router.forms.post("/wallets/rename") { _, context in try await renameWallet(context.session, context.form) }
+        router.forms.post("/wallets/delete") { _, context in try await deleteWallet(context.session, context.form) }
     }
 }
 
 /// The settings area's handlers: each reads the request, asks the library and renders.
-extension AppRoutes {
+extension SettingsController {
     func settingsPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         guard session.isUnlocked else { return AppResponse.toUnlock() }
         return try await settings(session)

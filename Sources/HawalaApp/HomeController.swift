@@ -13,14 +13,14 @@ struct HomeController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.pages.get("/") { request, context in try await routes.home(request, context.session) }
-        router.pages.get("/send") { request, context in try await routes.sendFormPage(request, context.session) }
-        router.open.get("/events") { request, _ in try await routes.sessionEvents(request) }
+        router.pages.get("/") { request, context in try await home(request, context.session) }
+        router.pages.get("/send") { request, context in try await sendFormPage(request, context.session) }
+        router.open.get("/events") { request, _ in try await sessionEvents(request) }
     }
 }
 
 /// The home area's handlers: each reads the request, asks the library and renders.
-extension AppRoutes {
+extension HomeController {
     func home(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         let overview = try await app.store.overview()
         if try await mustUnlock(session, overview: overview) { return AppResponse.toUnlock() }
@@ -36,21 +36,21 @@ extension AppRoutes {
                 // The page never waits on the network past a few seconds: the connection goes on
                 // opening in the background (the next page finds it), and the last known balance
                 // is shown meanwhile.
-                let lightning = try await Deadline.run(Self.networkWait, timedOut: {
+                let lightning = try await Deadline.run(AppRoutes.networkWait, timedOut: {
                     LightningError.unreachable(network: spec?.networkName ?? "network", reason: "still connecting")
                 }) { try await lightningSession(session, store, wallet, keyring: keyring) }
                 view.networkName = lightning.spec.plainName
                 view.isDevnet = lightning.backend is any TestFundedBackend
-                async let warning = try? await Deadline.run(Self.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: Self.networkWait) }) {
+                async let warning = try? await Deadline.run(AppRoutes.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: AppRoutes.networkWait) }) {
                     await lightning.networkWarning()
                 }
-                let balance = try await lightning.balance(syncTimeout: Self.networkWait)
+                let balance = try await lightning.balance(syncTimeout: AppRoutes.networkWait)
                 view.networkWarning = await warning?.capitalizedFirst
                 view.balance = satsText(balance.info.balanceMsat, .down)
                 view.fiat = balance.fiat.map { AmountText.fiat($0.value, currency: $0.rate.currency) }
                 if let offline = balance.offline { view.offline = Self.offlineNote(offline, now: now, timeZone: session.timeZone) }
             } catch {
-                guard let words = Self.lightningWords(error) else { throw error }
+                guard let words = AppRoutes.lightningWords(error) else { throw error }
                 view.networkName = spec?.plainName ?? ""
                 if let offline = error as? LightningError, offline.isOffline {
                     if let spec, let known = try? Balance.lastKnown(store: store, wallet: wallet, spec: spec, reason: Balance.offlineReason(offline)) {
@@ -78,8 +78,6 @@ extension AppRoutes {
         return try render(.ok, "home", page)
     }
 
-    /// How long a page waits for the network before showing what is known.
-    static let networkWait: Duration = .seconds(3)
 
     /// "Offline": the last known balance and when it last synced.
     static func offlineNote(_ offline: Balance.Offline, now: Date, timeZone: TimeZone) -> String {
@@ -127,12 +125,12 @@ extension AppRoutes {
             return AppResponse.plain(.forbidden, "refused: not the app's page")
         }
         let sessions = app.sessions, stopping = app.stopping
-        guard let session = await sessions.peek(request.cookies[Self.cookie]?.value), let keyring = session.keyring else {
+        guard let session = await sessions.peek(request.cookies[AppRoutes.cookie]?.value), let keyring = session.keyring else {
             return Self.endedStream()
         }
         let (store, wallet) = try await currentWallet()
         guard let wallet, try LightningSettings.load(store: store, walletID: wallet.id).backend != nil else { return Self.endedStream() }
-        let end = await sessions.time().addingTimeInterval(Self.eventStreamLimit)
+        let end = await sessions.time().addingTimeInterval(AppRoutes.eventStreamLimit)
         let opener: @Sendable () async throws -> LightningSession = { [self] in try await lightningSession(session, store, wallet, keyring: keyring) }
         // The body is written after the request's handler returned: its unit, kept.
         let unit = AmountText.unit
@@ -168,7 +166,7 @@ extension AppRoutes {
                     // Kept before it is announced; a store that fails is logged (the next sync
                     // records it again), never silent.
                     do { try await lightning.lightning.record([payment]) } catch {
-                        Self.logger.error("a received payment was not recorded: \(error)")
+                        AppRoutes.logger.error("a received payment was not recorded: \(error)")
                     }
                     let note = ReceivedNote(amount: satsText(payment.amountMsat, .down), what: payment.plainTitle, hash: payment.details.paymentHash ?? "")
                     try await writer.write(ByteBuffer(string: "event: received\ndata: \(note.json)\n\n"))
@@ -176,7 +174,7 @@ extension AppRoutes {
                     // A payment sent settled, failed, or is pending: the page brings itself up to date.
                     if let payment = event.payment {
                         do { try await lightning.lightning.record([payment]) } catch {
-                            Self.logger.error("a payment's news was not recorded: \(error)")
+                            AppRoutes.logger.error("a payment's news was not recorded: \(error)")
                         }
                     }
                     try await writer.write(ByteBuffer(string: "event: changed\ndata: {}\n\n"))
@@ -297,4 +295,10 @@ struct InvoiceFormView {
     var addressLNURL = ""
     var addressQRPath = ""
     var addressQRSize = 0
+}
+
+/// Shared by every area's handlers.
+extension AppRoutes {
+    /// How long a page waits for the network before showing what is known.
+    static let networkWait: Duration = .seconds(3)
 }

@@ -14,22 +14,20 @@ struct LightningController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.pages.get("/lightning") { request, context in try await routes.lightningPage(request, context.session) }
-        router.walletForms.post("/lightning/settings") { _, context in try await routes.saveLightningSettings(context.session, context.form, context.open) }
-        router.walletForms.post("/lightning/fund") { _, context in try await routes.fund(context.session, context.form, context.open) }
-        router.walletForms.post("/lightning/invoice") { _, context in try await routes.createInvoice(context.session, context.form, context.open) }
-        router.pages.get("/lightning/invoice") { request, context in try await routes.invoicePage(request, context.session) }
-        router.open.get("/lightning/invoice/events") { request, _ in try await routes.invoiceEvents(request) }
-        router.open.get("/lightning/invoice/status") { request, _ in try await routes.invoiceStatus(request) }
-        router.walletForms.post("/lightning/send") { _, context in try await routes.prepareSend(context.session, context.form, context.open) }
-        router.forms.post("/lightning/pay") { _, context in try await routes.confirmSend(context.session, context.form) }
+        router.pages.get("/lightning") { request, context in try await lightningPage(request, context.session) }
+        router.walletForms.post("/lightning/settings") { _, context in try await saveLightningSettings(context.session, context.form, context.open) }
+        router.walletForms.post("/lightning/fund") { _, context in try await fund(context.session, context.form, context.open) }
+        router.walletForms.post("/lightning/invoice") { _, context in try await createInvoice(context.session, context.form, context.open) }
+        router.pages.get("/lightning/invoice") { request, context in try await invoicePage(request, context.session) }
+        router.open.get("/lightning/invoice/events") { request, _ in try await invoiceEvents(request) }
+        router.open.get("/lightning/invoice/status") { request, _ in try await invoiceStatus(request) }
+        router.walletForms.post("/lightning/send") { _, context in try await prepareSend(context.session, context.form, context.open) }
+        router.forms.post("/lightning/pay") { _, context in try await confirmSend(context.session, context.form) }
     }
 }
 
 /// The lightning area's handlers: each reads the request, asks the library and renders.
-extension AppRoutes {
-    /// How long one event stream stays open at most (the page opens another when it ends).
-    static let eventStreamLimit: TimeInterval = 30 * 60
+extension LightningController {
 
     // MARK: - The Lightning page
 
@@ -60,17 +58,17 @@ extension AppRoutes {
                 let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
                 if view.isDevnet { view.balance = satsText(try await lightning.backend.getInfo().balanceMsat, .down) }
                 view.addressName = addressName
-                (view.deposits, view.depositsProblem) = await depositRows(lightning)
+                (view.deposits, view.depositsProblem) = await OnChainController(routes: routes).depositRows(lightning)
                 view.anyDeposits = !view.deposits.isEmpty
                 do {
-                    view.address = try await Deadline.run(Self.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: Self.networkWait) }) {
+                    view.address = try await Deadline.run(AppRoutes.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: AppRoutes.networkWait) }) {
                         try await lightning.backend.lightningAddress()
                     }?.address
                 } catch {
-                    view.addressUnavailable = Self.lightningWords(error).map { "Your Lightning address can't be shown now: \($0)" }
+                    view.addressUnavailable = AppRoutes.lightningWords(error).map { "Your Lightning address can't be shown now: \($0)" }
                 }
                 do {
-                    let codes = try await Deadline.run(Self.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: Self.networkWait) }) {
+                    let codes = try await Deadline.run(AppRoutes.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: AppRoutes.networkWait) }) {
                         try await lightning.fiatCurrencies()
                     }
                     view.currencies = codes.map { LightningView.Currency(code: $0, selected: $0 == view.fiat) }
@@ -80,7 +78,7 @@ extension AppRoutes {
                     if !view.fiat.isEmpty { view.currencies = [.init(code: view.fiat, selected: true)] }
                 }
             } catch {
-                guard let words = Self.lightningWords(error) else { throw error }
+                guard let words = AppRoutes.lightningWords(error) else { throw error }
                 view.currenciesProblem = "The Lightning network did not answer: \(words)"
                 if !view.fiat.isEmpty { view.currencies = [.init(code: view.fiat, selected: true)] }
             }
@@ -130,7 +128,7 @@ extension AppRoutes {
             }
             return try await lightning(session, keyring: keyring, message: note)
         } catch {
-            guard let words = Self.lightningWords(error) else { throw error }
+            guard let words = AppRoutes.lightningWords(error) else { throw error }
             return try await lightning(session, keyring: keyring, status: .badRequest, problem: words)
         }
     }
@@ -148,7 +146,7 @@ extension AppRoutes {
         do {
             _ = try await lightningSession(session, store, wallet, keyring: keyring).fund(sats: sats)
         } catch {
-            guard let words = Self.lightningWords(error) else { throw error }
+            guard let words = AppRoutes.lightningWords(error) else { throw error }
             return try await lightning(session, keyring: keyring, status: .badRequest, fund: (nil, words, typed))
         }
         return try await lightning(session, keyring: keyring, fund: ("Added \(AmountText.sats(sats)) of test money.", nil, typed))
@@ -165,7 +163,7 @@ extension AppRoutes {
                 amount = try AmountText.parse(typed.amount, unit: AmountText.unit)
             } catch {
                 typed.amountProblem = error.description.sentence + " Leave it empty to let the payer choose."
-                return try await invoiceForm(session, store: store, wallet: wallet, form: typed, status: .badRequest)
+                return try await ReceiveController(routes: routes).invoiceForm(session, store: store, wallet: wallet, form: typed, status: .badRequest)
             }
         }
         let description = typed.description.trimmed
@@ -174,13 +172,13 @@ extension AppRoutes {
             created = try await lightningSession(session, store, wallet, keyring: keyring)
                 .receive(ReceiveRequest(amountSats: amount, description: description, expirySeconds: Bolt11Invoice.defaultExpiry))
         } catch {
-            guard let words = Self.lightningWords(error) else { throw error }
+            guard let words = AppRoutes.lightningWords(error) else { throw error }
             switch error {
             case LightningError.outOfRange(.amount): typed.amountProblem = words
             case LightningError.outOfRange(.description): typed.descriptionProblem = words
             default: typed.problem = words
             }
-            return try await invoiceForm(session, store: store, wallet: wallet, form: typed, status: .badRequest)
+            return try await ReceiveController(routes: routes).invoiceForm(session, store: store, wallet: wallet, form: typed, status: .badRequest)
         }
         // A payment hash is 64 hex digits: safe in a path.
         return AppResponse.redirect("/lightning/invoice?hash=\(created.response.paymentHash)")
@@ -215,7 +213,7 @@ extension AppRoutes {
         let now = await sessions.time()
         let expiry: Date
         if case .waiting(let at) = invoice.receiveState(at: now) { expiry = at } else { expiry = now }
-        let end = min(expiry, now.addingTimeInterval(Self.eventStreamLimit))
+        let end = min(expiry, now.addingTimeInterval(AppRoutes.eventStreamLimit))
         let hash = invoice.details.paymentHash ?? ""
         let opener: @Sendable () async throws -> LightningSession = { [self] in try await lightningSession(session, store, wallet, keyring: keyring) }
         // The body is written after the request's handler returned: its unit, kept.
@@ -289,7 +287,7 @@ extension AppRoutes {
 
     func invoiceRead(_ request: Request) async throws -> InvoiceRead {
         // Without counting as use: a page left open on an invoice must not keep the session awake.
-        guard let session = await app.sessions.peek(request.cookies[Self.cookie]?.value), let keyring = session.keyring else {
+        guard let session = await app.sessions.peek(request.cookies[AppRoutes.cookie]?.value), let keyring = session.keyring else {
             return .refused(AppResponse.plain(.unauthorized, "not signed in"))
         }
         guard CrossSiteCheck.sameOriginRead(request, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
@@ -319,7 +317,7 @@ extension AppRoutes {
         typed.all = form.text("all") == "on"
         func refuse(_ change: (inout SendFormView) -> Void) async throws -> Response {
             change(&typed)
-            return try await sendForm(session, store: store, wallet: wallet, form: typed, status: .badRequest)
+            return try await HomeController(routes: routes).sendForm(session, store: store, wallet: wallet, form: typed, status: .badRequest)
         }
         let text = typed.input.trimmed
         guard !text.isEmpty else { return try await refuse { $0.inputProblem = "Paste an invoice, a Lightning address, an LNURL or a bitcoin: link." } }
@@ -345,7 +343,7 @@ extension AppRoutes {
                 // The key is the preview's: a second click, or a retry after no answer, never sends twice.
                 let pending = AppSessions.PendingOnChain(walletID: wallet.id, quote: quote, key: key)
                 await app.sessions.update(session.id) { $0.onChain = pending }
-                return try await onChainPreview(session, quote)
+                return try await OnChainController(routes: routes).onChainPreview(session, quote)
             case .lightning(let typedComment):
                 comment = typedComment
             }
@@ -354,14 +352,14 @@ extension AppRoutes {
             }
             let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
             // An LNURL that offers money or asks for a login is confirmed on its own page.
-            if let confirm = try await lnurlConfirmation(session, lightning: lightning, input: input, text: text, amount: amount) { return confirm }
+            if let confirm = try await LNURLController(routes: routes).lnurlConfirmation(session, lightning: lightning, input: input, text: text, amount: amount) { return confirm }
             let (payment, rate) = (try await lightning.prepare(input, text: text, amountSats: amount, comment: comment, maxFeeSats: nil),
                                    await lightning.configuredRate())
             let pending = AppSessions.PendingSend(walletID: wallet.id, payment: payment, input: text, network: lightning.backendLabel)
             await app.sessions.update(session.id) { $0.send = pending }
             return try await sendPreview(session, pending, rate: rate)
         } catch {
-            guard let words = Self.lightningWords(error) else { throw error }
+            guard let words = AppRoutes.lightningWords(error) else { throw error }
             return try await refuse { form in
                 switch error {
                 case LightningError.amountRequired, LightningError.outOfRange(.amount), LightningError.amountMismatch, LNURLError.amountOutOfRange,
@@ -422,7 +420,7 @@ extension AppRoutes {
             }
             return try await paymentResult(session, payment, headline: headline, message: message)
         } catch {
-            guard let words = Self.lightningWords(error) else { throw error }
+            guard let words = AppRoutes.lightningWords(error) else { throw error }
             return try render(.badRequest, "message", Page(title: "Not paid", session: session, overview: try await app.store.overview(),
                                                             message: words))
         }
@@ -436,6 +434,12 @@ extension AppRoutes {
 
     // MARK: - Helpers
 
+
+
+}
+
+/// Shared by every area's handlers.
+extension AppRoutes {
     /// The wallet store and its current wallet (nil when there is none).
     func currentWallet() async throws -> (WalletStore, WalletSummary?) {
         let store = try await app.store.get()
@@ -498,4 +502,7 @@ extension AppRoutes {
         default: nil
         }
     }
+
+    /// How long one event stream stays open at most (the page opens another when it ends).
+    static let eventStreamLimit: TimeInterval = 30 * 60
 }

@@ -16,14 +16,14 @@ struct ConnectionsController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.pages.get("/connections") { request, context in try await routes.connectionsPage(request, context.session) }
-        router.forms.post("/connections/new") { _, context in try await routes.newConnection(context.session, context.form) }
-        router.forms.post("/connections/revoke") { _, context in try await routes.revokeConnection(context.session, context.form) }
+        router.pages.get("/connections") { request, context in try await connectionsPage(request, context.session) }
+        router.forms.post("/connections/new") { _, context in try await newConnection(context.session, context.form) }
+        router.forms.post("/connections/revoke") { _, context in try await revokeConnection(context.session, context.form) }
     }
 }
 
 /// The connections area's handlers: each reads the request, asks the library and renders.
-extension AppRoutes {
+extension ConnectionsController {
     func connectionsPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         guard session.isUnlocked else { return AppResponse.toUnlock() }
         var form = ConnectionFormView.fresh

@@ -19,20 +19,20 @@ struct BackupFilesController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.pages.get("/backups") { request, context in try await routes.backupsPage(request, context.session) }
-        router.forms.post("/backups/export") { _, context in try await routes.exportBackup(context.session, context.form) }
-        router.pages.get("/backups/exported") { request, context in try await routes.exportedPage(request, context.session) }
-        router.pages.get("/backups/download") { request, context in try await routes.downloadExport(request, context.session) }
-        router.pages.post("/backups/import") { request, context in try await routes.uploadBackup(request, context.session) }
-        router.pages.get("/backups/import") { request, context in try await routes.importPage(request, context.session) }
-        router.forms.post("/backups/import/confirm") { _, context in try await routes.confirmImport(context.session, context.form) }
-        router.forms.post("/backups/import/cancel") { _, context in try await routes.cancelImport(context.session, context.form) }
-        router.forms.post("/backups/paper") { _, context in try await routes.paperSheet(context.session, context.form) }
+        router.pages.get("/backups") { request, context in try await backupsPage(request, context.session) }
+        router.forms.post("/backups/export") { _, context in try await exportBackup(context.session, context.form) }
+        router.pages.get("/backups/exported") { request, context in try await exportedPage(request, context.session) }
+        router.pages.get("/backups/download") { request, context in try await downloadExport(request, context.session) }
+        router.pages.post("/backups/import") { request, context in try await uploadBackup(request, context.session) }
+        router.pages.get("/backups/import") { request, context in try await importPage(request, context.session) }
+        router.forms.post("/backups/import/confirm") { _, context in try await confirmImport(context.session, context.form) }
+        router.forms.post("/backups/import/cancel") { _, context in try await cancelImport(context.session, context.form) }
+        router.forms.post("/backups/paper") { _, context in try await paperSheet(context.session, context.form) }
     }
 }
 
 /// The backupfiles area's handlers: each reads the request, asks the library and renders.
-extension AppRoutes {
+extension BackupFilesController {
     func backupsPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         return try await backups(session)
     }
@@ -128,14 +128,6 @@ extension AppRoutes {
         return .accepted(password)
     }
 
-    /// A backup file that does not open, in the page's words.
-    static func fileWords(_ error: HawalaFileError) -> String {
-        switch error {
-        case .wrongPasswordOrDamaged: "Wrong password, or the file was changed."
-        case .notHawalaFile, .truncatedHeader: "That is not a .hawala backup file."
-        default: "This backup can't be read: \(error)."
-        }
-    }
 
     // MARK: - Paper
 
@@ -240,7 +232,7 @@ extension AppRoutes {
                 return try BackupImportPlan(payload: payload, store: store)
             }
         } catch let error as HawalaFileError {
-            return try await backups(session, status: .badRequest, problem: Self.fileWords(error))
+            return try await backups(session, status: .badRequest, problem: AppRoutes.fileWords(error))
         }
         withExtendedLifetime(form) {}  // the temporary file goes with it, once read
         let source = DisplayText.safe(String((filename ?? "backup.hawala").prefix(120)))
@@ -280,7 +272,7 @@ extension AppRoutes {
             return try await importPreview(session, plan: task.plan, source: task.source, status: .badRequest, problem: error.description.sentence)
         }
         let keyring: Keyring
-        switch try await keyringForChange(session, form, store: store) {
+        switch try await BackupController(routes: routes).keyringForChange(session, form, store: store) {
         case .keyring(let chosen): keyring = chosen
         case .problem(let problem): return try await importPreview(session, plan: task.plan, source: task.source, status: .badRequest, problem: problem)
         case .locked: return AppResponse.toUnlock()
@@ -301,5 +293,17 @@ extension AppRoutes {
     func cancelImport(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         await app.sessions.update(session.id) { $0.importing = nil }
         return AppResponse.redirect("/backups")
+    }
+}
+
+/// Shared by every area's handlers.
+extension AppRoutes {
+    /// A backup file that does not open, in the page's words.
+    static func fileWords(_ error: HawalaFileError) -> String {
+        switch error {
+        case .wrongPasswordOrDamaged: "Wrong password, or the file was changed."
+        case .notHawalaFile, .truncatedHeader: "That is not a .hawala backup file."
+        default: "This backup can't be read: \(error)."
+        }
     }
 }
