@@ -49,6 +49,7 @@ run: deps
 ## failing run ends by repeating its ✘ lines.
 test: test-deps
 	$(PYTHON) scripts/check-imports.py
+	$(PYTHON) scripts/check-architecture.py
 	swift build --build-tests $(IMPORT_CHECK)
 	./scripts/with-postgres.sh swift test --skip-build --parallel --num-workers 2 2>&1 | tee .build/test.log; \
 	  status=$${PIPESTATUS[0]}; [ $$status -eq 0 ] || { echo "== failed (from .build/test.log):"; grep '✘' .build/test.log | tail -20; exit $$status; }
