@@ -363,7 +363,7 @@ extension LightningController {
             return try await refuse { form in
                 switch error {
                 case LightningError.amountRequired, LightningError.outOfRange(.amount), LightningError.amountMismatch, LNURLError.amountOutOfRange,
-                     LightningError.insufficientOnChainBalance, LightningError.linkAmountMismatch, LightningError.nothingToSend, is AmountError:
+                     is WithdrawalError, is AmountError:
                     form.amountProblem = words
                 case LightningError.insufficientBalance where amount != nil:
                     form.amountProblem = words
@@ -488,6 +488,9 @@ extension AppRoutes {
         case FiatSettingError.noRatesSource:
             "A fiat currency needs a rates source: an https:// address or a rates file."
         case let error as LightningError: error.description.sentence
+        case let error as WithdrawalError: error.description.sentence
+        case let error as DepositError: error.description.sentence
+        case let error as ExitError: error.description.sentence
         case let error as LightningSessionError: error.description.sentence
         case let error as LightningSettingsError: error.description.sentence
         case let error as FiatSettingError: error.description.sentence

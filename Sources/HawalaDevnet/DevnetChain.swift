@@ -82,7 +82,7 @@ extension DevnetLedger {
             try db.execute(sql: "INSERT INTO deposit (txid, vout, address, amountSat, createdAt) VALUES (?, 0, ?, ?, ?)",
                            arguments: [txid, address, sats.int64, now.timeIntervalSince1970])
         }
-        guard known else { throw LightningError.notADevnetAddress(address) }
+        guard known else { throw DepositError.notADevnetAddress(address) }
         return txid
     }
 
@@ -121,7 +121,7 @@ extension DevnetLedger {
     /// claim's fee is credited, as a received payment; or it is marked not claimed, with why.
     func claim(txid: String, vout: UInt32, node: String, capSat: Sats, now: Date) throws -> Deposit {
         var result: Deposit?
-        var refusal: LightningError?
+        var refusal: DepositError?
         try write { db in
             let height = try Int.fetchOne(db, sql: "SELECT height FROM chain WHERE id = 1") ?? 0
             let medium = UInt64(max(1, try Int64.fetchOne(db, sql: "SELECT medium FROM chain WHERE id = 1") ?? 1))
@@ -162,7 +162,7 @@ extension DevnetLedger {
     /// Sends `node`'s unclaimed deposit to `address` instead, at `satPerVbyte`.
     func refund(txid: String, vout: UInt32, node: String, to address: String, satPerVbyte: UInt64) throws -> Deposit {
         var result: Deposit?
-        var refusal: LightningError?
+        var refusal: DepositError?
         try write { db in
             let height = try Int.fetchOne(db, sql: "SELECT height FROM chain WHERE id = 1") ?? 0
             guard let row = try Row.fetchOne(db, sql: """
@@ -213,7 +213,7 @@ extension DevnetBackend {
             // Another process may have claimed it meanwhile: that one is not this sync's failure.
             do {
                 _ = try ledger.claim(txid: deposit.txid, vout: deposit.vout, node: node, capSat: cap, now: Date())
-            } catch LightningError.depositNotAvailable {
+            } catch DepositError.depositNotAvailable {
                 continue
             }
         }

@@ -38,7 +38,7 @@ extension DevnetLedger {
     /// on-chain payment until `mine` puts it in a block.
     func withdraw(node: String, address: String, amountSat: Sats, feeSat: Sats, idempotencyKey: String, now: Date) throws -> Payment {
         let id = DevnetLedger.newID()
-        var refusal: LightningError?
+        var refusal: WithdrawalError?
         try write { db in
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM payment WHERE payer = ? AND idempotencyKey = ?", arguments: [node, idempotencyKey]) == true { return }
             let debit = try? amountSat + feeSat
@@ -96,7 +96,7 @@ struct DevnetExitState: Codable, Equatable {
         return SecretBytes(Array((try? encoder.encode(self)) ?? Data()))
     }
 
-    static func decode(_ state: SecretBytes) throws(LightningError) -> DevnetExitState {
+    static func decode(_ state: SecretBytes) throws(ExitError) -> DevnetExitState {
         let decoded = state.withUnsafeBytes { try? JSONDecoder().decode(DevnetExitState.self, from: Data($0)) }
         guard let decoded, decoded.version == 1 else { throw .invalidExitState("not a devnet exit state") }
         return decoded
@@ -130,12 +130,12 @@ extension DevnetBackend {
 
     public func importExitState(_ state: SecretBytes) async throws {
         let decoded = try DevnetExitState.decode(state)
-        guard decoded.node == (try node()) else { throw LightningError.invalidExitState("it is another wallet's") }
+        guard decoded.node == (try node()) else { throw ExitError.invalidExitState("it is another wallet's") }
         importedExit.withLock { $0 = decoded }
     }
 
     public func prepareExit(satPerVbyte: UInt64, destination: String) async throws -> ExitPlan {
-        guard let state = importedExit.withLock({ $0 }) else { throw LightningError.noExitState(network: "devnet") }
+        guard let state = importedExit.withLock({ $0 }) else { throw ExitError.noExitState(network: "devnet") }
         let current = try? ledger.leaf(of: state.node)
         let fee = (try? Sats.fee(satPerVbyte: satPerVbyte, vbytes: DevnetLedger.exitVbytesPerLeaf)) ?? .supply
         var leaves: [ExitPlan.Leaf] = [], skipped: [ExitPlan.Skipped] = []

@@ -26,7 +26,7 @@ extension LightningSession {
         if case .rate(let rate) = fee { try PaymentLimits.check(feeRate: rate) }
         try backend.network.checkBitcoinAddress(address)
         guard let deposit = try await backend.listDeposits().first(where: { $0.txid == txid && $0.vout == vout }) else {
-            throw LightningError.unknownDeposit("\(txid):\(vout)")
+            throw DepositError.unknownDeposit("\(txid):\(vout)")
         }
         let rate: UInt64
         switch fee {

@@ -87,7 +87,7 @@ public struct Deposit: Sendable, Equatable, JSONRepresentable {
     }
 
     /// Reads "TXID:VOUT" (a 64-hex-digit transaction id).
-    public static func outpoint(_ text: String) throws(LightningError) -> (txid: String, vout: UInt32) {
+    public static func outpoint(_ text: String) throws(DepositError) -> (txid: String, vout: UInt32) {
         let parts = text.trimmingCharacters(in: .whitespaces).split(separator: ":")
         guard parts.count == 2, parts[0].count == 64, bytes(fromHex: String(parts[0])) != nil, let vout = UInt32(parts[1]) else {
             throw .invalidOutpoint(text)
@@ -112,7 +112,7 @@ public enum ClaimFeePolicy: Sendable, Equatable, CustomStringConvertible {
 
     /// Reads `network` (`network+N` for another margin), `N/vB` (or `N sat/vB`: a rate), or
     /// `N` (sats in all).
-    public init(parsing text: String) throws(LightningError) {
+    public init(parsing text: String) throws(DepositError) {
         let t = text.trimmingCharacters(in: .whitespaces).lowercased().replacingOccurrences(of: " ", with: "")
         if t == "network" { self = .default; return }
         if t.hasPrefix("network+"), let leeway = UInt64(t.dropFirst("network+".count)), leeway <= 1000 { self = .network(leeway: leeway); return }

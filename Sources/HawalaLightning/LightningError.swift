@@ -51,34 +51,8 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     case noAddress
     /// Devnet: no LNURL server runs on this ledger (its Lightning addresses and vouchers need one).
     case noLNURLServer(ledger: String)
-    /// Not TXID:VOUT.
-    case invalidOutpoint(String)
-    /// Not a claim fee policy (network, N/vB, N sats).
-    case invalidClaimFeePolicy(String)
     /// Not a Bitcoin address of the backend's network.
     case wrongAddress(String, network: LightningNetwork)
-    /// No deposit of the wallet's at this outpoint.
-    case unknownDeposit(String)
-    /// Devnet: not one of its deposit addresses.
-    case notADevnetAddress(String)
-    /// The deposit can't be claimed or refunded in its state (its words).
-    case depositNotAvailable(String, state: String)
-    /// The balance does not cover a withdrawal at this speed (amount + fee), or what it would
-    /// send is below dust.
-    case insufficientOnChainBalance(neededSat: Sats, balanceSat: Sats, speed: String)
-    /// The exit planned recovers nothing (why: a leaf's reason, or none kept with funds).
-    case nothingToRecover(String)
-    /// The exit needs `fundingSat` from an on-chain output of the wallet's own for its fees,
-    /// which Hawala cannot sign yet.
-    case exitNeedsFunding(fundingSat: Sats)
-    /// A bitcoin: link asks for `linkSats`; another amount (nil: everything) was asked.
-    case linkAmountMismatch(linkSats: Sats, givenSats: Sats?)
-    /// Everything was asked for, and the balance less the fee is below dust.
-    case nothingToSend(balanceSat: Sats, feeSat: Sats, speed: String)
-    /// The wallet keeps no exit state for this network yet (it is kept at each sync).
-    case noExitState(network: String)
-    /// An exit state that does not read (altered, or another backend's).
-    case invalidExitState(String)
     /// The devnet ledger at `path` can't be opened or read (the system's or SQLite's reason).
     case devnetLedger(path: String, reason: String)
     case amountRequired
@@ -135,27 +109,7 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case .addressTaken(let name): "the name \"\(name)\" is taken: choose another"
         case .noAddress: "this wallet has no Lightning address yet"
         case .noLNURLServer(let ledger): "no devnet LNURL server is running on the ledger \(ledger)"
-        case .invalidOutpoint(let text): "\"\(text.prefix(80))\" is not a deposit: TXID:VOUT (64 hex digits, a colon, the output number)"
-        case .invalidClaimFeePolicy(let text):
-            "\"\(text.prefix(40))\" is not a claim fee cap: network (the recommended rate + 1 sat/vB), network+N, N/vB (a rate), or N (sats in all)"
         case let .wrongAddress(text, network): "\"\(text.prefix(100))\" is not a valid Bitcoin address on \(network.displayName): check it was copied whole, and is for this network"
-        case .unknownDeposit(let outpoint): "no deposit \(outpoint) to this wallet"
-        case .notADevnetAddress(let text): "\"\(text.prefix(100))\" is not a devnet deposit address (a wallet's, from its receive with bitcoin)"
-        case let .depositNotAvailable(outpoint, state): "deposit \(outpoint) is \(state)"
-        case let .insufficientOnChainBalance(needed, balance, speed):
-            needed < OnChainQuote.dustSat
-                ? "an on-chain payment must send at least \(AmountText.sats(OnChainQuote.dustSat)) (less is dust, which no node relays)"
-                : "the balance (\(AmountText.sats(balance))) does not cover \(AmountText.sats(needed)) (the amount and the \(speed) fee)"
-        case .nothingToRecover(let why): "nothing to take out: \(why)"
-        case .exitNeedsFunding(let sats):
-            "this exit needs \(AmountText.sats(sats)) from an on-chain output of your own to pay its fees, which Hawala cannot sign yet"
-        case let .linkAmountMismatch(link, given):
-            "the bitcoin: link asks for \(AmountText.sats(link)), not " + (given.map { "\(AmountText.sats($0))" } ?? "everything") + ": the payee set it"
-        case let .nothingToSend(balance, fee, speed):
-            "nothing to send: the balance (\(AmountText.sats(balance))) less the \(speed) fee (\(AmountText.sats(fee))) is below \(AmountText.sats(OnChainQuote.dustSat))"
-        case .noExitState(let network):
-            "no exit state is kept for \(network) yet: it is kept at each sync (sync once while the network answers)"
-        case .invalidExitState(let why): "the exit state does not read: \(why)"
         case .unknownNetwork(let text):
             "unknown network \"\(text)\": current, all, spark:mainnet, spark:regtest, devnet or devnet:PATH"
         case let .devnetLedger(path, reason): "cannot use the devnet ledger \(path): \(reason)"

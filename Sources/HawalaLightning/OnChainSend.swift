@@ -12,9 +12,9 @@ public enum OnChainAmount: Sendable, Equatable {
 extension OnChainAmount {
     /// What a person asked to send: everything, else the amount typed, else the bitcoin: URI's;
     /// nil when none was given (the faces ask for one).
-    /// - Throws: `LightningError.linkAmountMismatch` when the link asks for an amount and
+    /// - Throws: `WithdrawalError.linkAmountMismatch` when the link asks for an amount and
     ///   another (or everything) was asked: a link's amount is the payee's, never overridden.
-    public static func chosen(all: Bool, typed: Sats?, fromURI: Sats?) throws(LightningError) -> OnChainAmount? {
+    public static func chosen(all: Bool, typed: Sats?, fromURI: Sats?) throws(WithdrawalError) -> OnChainAmount? {
         if let asked = fromURI, all || (typed != nil && typed != asked) {
             throw .linkAmountMismatch(linkSats: asked, givenSats: all ? nil : typed)
         }
@@ -69,10 +69,10 @@ public struct OnChainQuote: Sendable, JSONRepresentable {
 
     /// The figures at `speed`, refused when the balance does not cover them, or when the fee is
     /// above `maxFeeSats`.
-    public func affordable(_ speed: OnChainSpeed, maxFeeSats: Sats? = nil) throws(LightningError) -> Option {
-        guard let option = option(speed) else { throw .unsupported(backend: "this backend", .onChainAddress) }
+    public func affordable(_ speed: OnChainSpeed, maxFeeSats: Sats? = nil) throws(WithdrawalError) -> Option {
+        guard let option = option(speed) else { throw .speedNotOffered(speed) }
         if let maxFeeSats, option.feeSat > maxFeeSats {
-            throw .feeAboveMaximum(feeMsat: option.feeSat.msat, maximumMsat: maxFeeSats.msat)
+            throw .feeAboveMaximum(feeSat: option.feeSat, maximumSat: maxFeeSats)
         }
         guard option.affordable else {
             if amount == .all { throw .nothingToSend(balanceSat: balanceSat, feeSat: option.feeSat, speed: speed.rawValue) }

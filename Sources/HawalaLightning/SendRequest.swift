@@ -88,7 +88,7 @@ public enum SendRequestError: Error, Equatable, Sendable, CustomStringConvertibl
         case .speedNeedsAddress: "a speed is for a Bitcoin address (an on-chain withdrawal)"
         case .commentNotAccepted: LightningError.commentNotAccepted.description
         case .amountMissing: "how much? give an amount, or send the whole balance"
-        case let .linkAmountMismatch(link, given): LightningError.linkAmountMismatch(linkSats: link, givenSats: given).description
+        case let .linkAmountMismatch(link, given): WithdrawalError.linkAmountMismatch(linkSats: link, givenSats: given).description
         case .invalidIdempotencyKey(let why): why
         }
     }

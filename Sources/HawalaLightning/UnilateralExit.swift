@@ -69,7 +69,7 @@ public struct ExitPlan: Sendable, JSONRepresentable {
     }
 
     /// Why this plan can't be run (nil: it can): nothing to recover, or funding Hawala can't sign.
-    public var refusal: LightningError? {
+    public var refusal: ExitError? {
         if recoverableSat == .zero { return .nothingToRecover(skipped.first?.reason ?? "the kept state holds no funds") }
         if fundingSat > .zero { return .exitNeedsFunding(fundingSat: fundingSat) }
         return nil
@@ -211,13 +211,13 @@ extension LightningSession {
     }
 
     /// Plans leaving with the kept state (see `exitCheck`).
-    /// - Throws: `LightningError.noExitState` when none is kept.
+    /// - Throws: `ExitError.noExitState` when none is kept.
     public func prepareExit(satPerVbyte: UInt64? = nil, destination: String? = nil) async throws -> ExitPlan {
         if let satPerVbyte { try PaymentLimits.check(feeRate: satPerVbyte) }
         await refreshExitState()
-        guard let keyring else { throw LightningError.noExitState(network: spec.networkName) }
+        guard let keyring else { throw ExitError.noExitState(network: spec.networkName) }
         guard let kept = try store.exitState(walletID: wallet.id, network: spec.description, keyring: keyring) else {
-            throw LightningError.noExitState(network: spec.networkName)
+            throw ExitError.noExitState(network: spec.networkName)
         }
         try await backend.importExitState(kept.state)
         let rate: UInt64
@@ -255,7 +255,7 @@ extension LightningSession {
     }
 
     /// Builds the planned exit: its transactions in broadcast order.
-    /// - Throws: `LightningError.nothingToRecover` when it recovers nothing,
+    /// - Throws: `ExitError.nothingToRecover` when it recovers nothing,
     ///   `exitNeedsFunding` when it needs an output of the wallet's own.
     public func runExit(_ plan: ExitPlan) async throws -> [ExitTransaction] {
         if let refusal = plan.refusal { throw refusal }

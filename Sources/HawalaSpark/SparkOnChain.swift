@@ -60,7 +60,7 @@ extension SparkBackend {
 
     public func importExitState(_ state: HawalaCrypto.SecretBytes) async throws {
         guard let text = state.withUnsafeBytes({ String(validating: $0, as: UTF8.self) }) else {
-            throw LightningError.invalidExitState("not a Spark exit state")
+            throw ExitError.invalidExitState("not a Spark exit state")
         }
         _ = try await call { try await $0.importUnilateralExitState(request: ImportUnilateralExitStateRequest(exitState: text)) }
     }
@@ -83,7 +83,7 @@ extension SparkBackend {
     ///   wallet's own: Hawala does not sign one yet.
     public func runExit(_ plan: ExitPlan) async throws -> [ExitTransaction] {
         guard let quote = plan.backendPlan as? PrepareRecoverFundsResponse else { throw LightningError.unsupported(backend: name, .preparedElsewhere) }
-        guard plan.fundingSat == 0 else { throw LightningError.exitNeedsFunding(fundingSat: plan.fundingSat) }
+        guard plan.fundingSat == 0 else { throw ExitError.exitNeedsFunding(fundingSat: plan.fundingSat) }
         let recovery = try await call { try await $0.recoverFunds(request: RecoverFundsRequest(prepared: quote), signer: nil) }
         return recovery.transactions.map { tx in
             ExitTransaction(kind: SparkBackend.words(tx.kind), txid: tx.txid, hex: tx.txHex, waitBlocks: tx.csvTimelockBlocks)

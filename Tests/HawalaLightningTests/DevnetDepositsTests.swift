@@ -40,7 +40,7 @@ struct DevnetDepositsTests {
         #expect(received.amountMsat == 49_250_000 && received.details.txid == txid && received.feeSats == 750 && received.isOnChain)
         let next = try await session.backend.receiveAddress(.bitcoin)
         #expect(next != address, "a used address is not given again")
-        await #expect(throws: LightningError.notADevnetAddress("tb1qxyz")) {
+        await #expect(throws: DepositError.notADevnetAddress("tb1qxyz")) {
             _ = try DevnetChain.deposit(ledgerPath: ledger, address: "tb1qxyz", sats: 1)
         }
         await session.close()
@@ -72,7 +72,7 @@ struct DevnetDepositsTests {
         }
         let refunded = try await session.backend.refundDeposit(txid: other, vout: 0, to: "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080", satPerVbyte: 10)
         guard case .refunded = refunded.state else { Issue.record("not refunded: \(refunded.state)"); return }
-        await #expect(throws: LightningError.self) { _ = try await session.backend.claimDeposit(txid: other, vout: 0, policy: .default) }
+        await #expect(throws: DepositError.self) { _ = try await session.backend.claimDeposit(txid: other, vout: 0, policy: .default) }
         #expect(try await session.balance().info.balanceSats.value == 40_000 - 3_000)
         await session.close()
     }
@@ -85,9 +85,9 @@ struct DevnetDepositsTests {
         #expect(try ClaimFeePolicy(parsing: "2,000") == .fixed(sats: 2_000) && ClaimFeePolicy.fixed(sats: 2_000).capSat(fees: fees) == 2_000)
         for saved in ["network+1", "7/vB", "900"] { #expect(try ClaimFeePolicy(parsing: saved).saved == saved) }
         for bad in ["", "cheap", "0/vB", "network+x", "-5"] {
-            #expect(throws: LightningError.invalidClaimFeePolicy(bad)) { try ClaimFeePolicy(parsing: bad) }
+            #expect(throws: DepositError.invalidClaimFeePolicy(bad)) { try ClaimFeePolicy(parsing: bad) }
         }
-        #expect(throws: LightningError.invalidOutpoint("abc:0")) { try Deposit.outpoint("abc:0") }
+        #expect(throws: DepositError.invalidOutpoint("abc:0")) { try Deposit.outpoint("abc:0") }
         #expect(try Deposit.outpoint(String(repeating: "AB", count: 32) + ":7") == (String(repeating: "ab", count: 32), 7))
     }
 }

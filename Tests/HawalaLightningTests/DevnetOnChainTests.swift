@@ -59,7 +59,7 @@ struct DevnetOnChainTests {
         _ = try await session.fund(sats: 10_000)
         let tooMuch = try await session.lightning.prepareOnChain(address: Self.elsewhere, amount: .sats(9_600))
         #expect(tooMuch.option(.slow)?.affordable == true && tooMuch.option(.fast)?.affordable == false)
-        await #expect(throws: LightningError.insufficientOnChainBalance(neededSat: 11_010, balanceSat: 10_000, speed: "fast")) {
+        await #expect(throws: WithdrawalError.insufficientOnChainBalance(neededSat: 11_010, balanceSat: 10_000, speed: "fast")) {
             _ = try await session.lightning.sendOnChain(tooMuch, speed: .fast, idempotencyKey: "too-much")
         }
         let dust = try await session.lightning.prepareOnChain(address: Self.elsewhere, amount: .sats(100))
@@ -155,8 +155,8 @@ struct DevnetOnChainTests {
         #expect(exit.status == .completed && exit.amountSats == 68_518 && exit.details.txid == transactions[1].txid)
         // Another wallet's state is refused.
         let other = try await wallet(ledger: ledger, words: legalWinner)
-        await #expect(throws: LightningError.invalidExitState("it is another wallet's")) { try await other.backend.importExitState(new.state) }
-        await #expect(throws: LightningError.invalidExitState("not a devnet exit state")) { try await session.backend.importExitState(SecretBytes(Array("{}".utf8))) }
+        await #expect(throws: ExitError.invalidExitState("it is another wallet's")) { try await other.backend.importExitState(new.state) }
+        await #expect(throws: ExitError.invalidExitState("not a devnet exit state")) { try await session.backend.importExitState(SecretBytes(Array("{}".utf8))) }
         await other.close()
         await session.close()
     }

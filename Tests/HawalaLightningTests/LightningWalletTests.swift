@@ -83,7 +83,7 @@ struct LightningWalletTests {
         #expect(sends.count == 1 && sends[0].idempotencyKey == "w1" && sends[0].details.txid != nil && sends[0].isOnChain, "\(sends)")
         #expect(try await lightning.sendOnChain(quote, speed: .slow, idempotencyKey: "w1").details.txid == sends[0].details.txid && backend.sends == 1)
         // Refused outright (a fee above the cap): nothing recorded, nothing sent.
-        await #expect(throws: LightningError.self) { _ = try await lightning.sendOnChain(quote, speed: .fast, idempotencyKey: "w2", maxFeeSats: 10) }
+        await #expect(throws: WithdrawalError.self) { _ = try await lightning.sendOnChain(quote, speed: .fast, idempotencyKey: "w2", maxFeeSats: 10) }
         #expect(try store.payments(walletID: wallet.id, filter: PaymentFilter(type: .send)).count == 1 && backend.sends == 1)
     }
 
