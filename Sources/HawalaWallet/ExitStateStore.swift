@@ -50,59 +50,56 @@ extension WalletStore {
     /// backup, kept only when newer than the one here).
     static func insertExitState(_ state: SecretBytes, kept: KeptExitState, walletID: String, keyring: Keyring, db: Database, local: Bool = false) throws {
         let context = context(exitState: walletID, network: kept.network)
-        if let old = try Row.fetchOne(db, sql: "SELECT exportedAt, sealedState FROM exitState WHERE walletId = ? AND network = ?", arguments: [walletID, kept.network]) {
+        if var old = try ExitStateRecord.of(wallet: walletID, network: kept.network).fetchOne(db) {
             // A backup's older state never overwrites a fresher one.
-            guard local || kept.exportedAt.timeIntervalSince1970 >= old["exportedAt"] as Double else { return }
+            guard local || kept.exportedAt.timeIntervalSince1970 >= old.exportedAt else { return }
             // The same state found again only renews its time (the export counter stays: no
             // new backup for nothing).
-            if (try? keyring.open(bytes(old, "sealedState"), context: context)) == state {
-                try db.execute(sql: "UPDATE exitState SET exportedAt = ?, valueSat = ?, leafCount = ? WHERE walletId = ? AND network = ?",
-                               arguments: [kept.exportedAt.timeIntervalSince1970, kept.valueSat.map(\.int64), kept.leafCount,
-                                           walletID, kept.network])
+            if (try? keyring.open(Array(old.sealedState), context: context)) == state {
+                old.exportedAt = kept.exportedAt.timeIntervalSince1970
+                old.valueSat = kept.valueSat.map(\.int64)
+                old.leafCount = kept.leafCount
+                try old.update(db, columns: ["exportedAt", "valueSat", "leafCount"])
                 return
             }
         }
-        try db.execute(sql: """
-            INSERT OR REPLACE INTO exitState (walletId, network, exportedAt, valueSat, leafCount, sealedState) VALUES (?, ?, ?, ?, ?, ?)
-            """, arguments: [walletID, kept.network, kept.exportedAt.timeIntervalSince1970, kept.valueSat.map(\.int64),
-                             kept.leafCount, Data(try keyring.seal(state, context: context))])
+        try ExitStateRecord(walletId: walletID, network: kept.network, exportedAt: kept.exportedAt.timeIntervalSince1970,
+                            valueSat: kept.valueSat.map(\.int64), leafCount: kept.leafCount,
+                            sealedState: Data(try keyring.seal(state, context: context))).insert(db, onConflict: .replace)
     }
 
     /// What the wallet keeps for `network` (no password needed); nil when it keeps nothing.
     public func keptExitState(walletID: String, network: String) throws -> KeptExitState? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM exitState WHERE walletId = ? AND network = ?", arguments: [walletID, network]).map(WalletStore.kept)
+            try ExitStateRecord.of(wallet: walletID, network: network).fetchOne(db)?.kept
         }
     }
 
     /// The wallet's exit state of `network`, opened with the keyring; nil when it keeps none.
     public func exitState(walletID: String, network: String, keyring: Keyring) throws -> ExitStateExport? {
-        guard let row = try read({ try Row.fetchOne($0, sql: "SELECT * FROM exitState WHERE walletId = ? AND network = ?", arguments: [walletID, network]) })
-        else { return nil }
-        let state = try WalletStore.open(keyring, WalletStore.bytes(row, "sealedState"), WalletStore.context(exitState: walletID, network: network),
+        guard let record = try read({ try ExitStateRecord.of(wallet: walletID, network: network).fetchOne($0) }) else { return nil }
+        let state = try WalletStore.open(keyring, Array(record.sealedState), WalletStore.context(exitState: walletID, network: network),
                                          what: "the kept exit state")
-        return ExitStateExport(kept: WalletStore.kept(row), state: state)
+        return ExitStateExport(kept: record.kept, state: state)
     }
 
     /// Every exit state the wallet keeps, opened (for a backup).
     public func exitStates(walletID: String, keyring: Keyring) throws -> [ExitStateExport] {
-        let networks = try read { try String.fetchAll($0, sql: "SELECT network FROM exitState WHERE walletId = ? ORDER BY network", arguments: [walletID]) }
+        let networks = try read {
+            try String.fetchAll($0, ExitStateRecord.filter(ExitStateRecord.Columns.walletId == walletID).select(ExitStateRecord.Columns.network)
+                .order(ExitStateRecord.Columns.network))
+        }
         return try networks.compactMap { try exitState(walletID: walletID, network: $0, keyring: keyring) }
-    }
-
-    static func kept(_ row: Row) -> KeptExitState {
-        KeptExitState(network: row["network"], exportedAt: Date(timeIntervalSince1970: row["exportedAt"]),
-                      valueSat: (row["valueSat"] as Int64?).map { Sats(clamping: UInt64(max(0, $0))) }, leafCount: row["leafCount"])
     }
 
     static func context(exitState walletID: String, network: String) -> [UInt8] { Array("hawala/exit/v1/\(walletID)/\(network)".utf8) }
 
     static func resealExitStates(from keyring: Keyring, to newKeyring: Keyring, db: Database) throws {
-        for row in try Row.fetchAll(db, sql: "SELECT walletId, network, sealedState FROM exitState") {
-            let context = context(exitState: row["walletId"], network: row["network"])
-            let state = try open(keyring, bytes(row, "sealedState"), context, what: "the kept exit state")
-            try db.execute(sql: "UPDATE exitState SET sealedState = ? WHERE walletId = ? AND network = ?",
-                           arguments: [Data(try newKeyring.seal(state, context: context)), row["walletId"] as String, row["network"] as String])
+        for var record in try ExitStateRecord.fetchAll(db) {
+            let context = context(exitState: record.walletId, network: record.network)
+            let state = try open(keyring, Array(record.sealedState), context, what: "the kept exit state")
+            record.sealedState = Data(try newKeyring.seal(state, context: context))
+            try record.update(db, columns: ["sealedState"])
         }
     }
 }

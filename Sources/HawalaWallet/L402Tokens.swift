@@ -53,9 +53,8 @@ extension WalletStore {
         let sealed = try keyring.seal(SecretBytes([UInt8](secret)), context: WalletStore.context(l402: token.origin, path: token.path))
         try writeTransaction { db in
             try self.checkKeyringIsCurrent(keyring, db: db)
-            try db.execute(sql: """
-                INSERT OR REPLACE INTO l402Token (walletId, origin, path, scheme, sealed, paymentId, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [token.walletID, token.origin, token.path, token.scheme, Data(sealed), token.paymentID, token.createdAt.timeIntervalSince1970])
+            try L402TokenRecord(walletId: token.walletID, origin: token.origin, path: token.path, scheme: token.scheme, sealed: Data(sealed),
+                                paymentId: token.paymentID, createdAt: token.createdAt.timeIntervalSince1970).insert(db, onConflict: .replace)
         }
     }
 
@@ -63,31 +62,31 @@ extension WalletStore {
     public func l402Token(walletID: String, url: URL, keyring: Keyring) throws -> L402Token? {
         guard let origin = L402Token.scope(of: url)?.origin else { return nil }
         let path = url.path.isEmpty ? "/" : url.path
-        let rows = try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM l402Token WHERE walletId = ? AND origin = ?", arguments: [walletID, origin])
+        let records = try read { db in
+            try L402TokenRecord.filter(L402TokenRecord.Columns.walletId == walletID && L402TokenRecord.Columns.origin == origin).fetchAll(db)
         }
-        guard let row = rows.filter({ path.hasPrefix($0["path"] as String) }).max(by: { ($0["path"] as String).count < ($1["path"] as String).count }) else { return nil }
-        let folder: String = row["path"]
-        let opened = try WalletStore.open(keyring, WalletStore.bytes(row, "sealed"), WalletStore.context(l402: origin, path: folder), what: "an L402 token")
+        guard let record = records.filter({ path.hasPrefix($0.path) }).max(by: { $0.path.count < $1.path.count }) else { return nil }
+        let folder = record.path
+        let opened = try WalletStore.open(keyring, Array(record.sealed), WalletStore.context(l402: origin, path: folder), what: "an L402 token")
         guard let fields = opened.withUnsafeBytes({ try? JSONSerialization.jsonObject(with: Data($0)) }) as? [String: String],
               let token = fields["token"], let preimage = fields["preimage"] else { throw WalletError.unreadableRecord(.l402Token) }
-        return L402Token(walletID: walletID, origin: origin, path: folder, scheme: row["scheme"], token: token, preimageHex: preimage,
-                         paymentID: row["paymentId"], createdAt: Date(timeIntervalSince1970: row["createdAt"]))
+        return L402Token(walletID: walletID, origin: origin, path: folder, scheme: record.scheme, token: token, preimageHex: preimage,
+                         paymentID: record.paymentId, createdAt: Date(timeIntervalSince1970: record.createdAt))
     }
 
     /// Forgets `token` (the service refused it).
     public func forgetL402Token(_ token: L402Token) throws {
         try writeTransaction { db in
-            try db.execute(sql: "DELETE FROM l402Token WHERE walletId = ? AND origin = ? AND path = ?", arguments: [token.walletID, token.origin, token.path])
+            _ = try L402TokenRecord.deleteOne(db, key: ["walletId": token.walletID, "origin": token.origin, "path": token.path])
         }
     }
 
     static func resealL402Tokens(from keyring: Keyring, to newKeyring: Keyring, db: Database) throws {
-        for row in try Row.fetchAll(db, sql: "SELECT walletId, origin, path, sealed FROM l402Token") {
-            let context = WalletStore.context(l402: row["origin"], path: row["path"])
-            let secret = try WalletStore.open(keyring, WalletStore.bytes(row, "sealed"), context, what: "an L402 token")
-            try db.execute(sql: "UPDATE l402Token SET sealed = ? WHERE walletId = ? AND origin = ? AND path = ?",
-                           arguments: [Data(try newKeyring.seal(secret, context: context)), row["walletId"], row["origin"], row["path"]])
+        for var record in try L402TokenRecord.fetchAll(db) {
+            let context = WalletStore.context(l402: record.origin, path: record.path)
+            let secret = try WalletStore.open(keyring, Array(record.sealed), context, what: "an L402 token")
+            record.sealed = Data(try newKeyring.seal(secret, context: context))
+            try record.update(db, columns: ["sealed"])
         }
     }
 }

@@ -164,44 +164,37 @@ extension WalletStore {
     public func savePayments(_ payments: [Payment], walletID: String) throws {
         try writeTransaction { db in
             // Cached statements: a backup import or a sync may bring 100,000 payments.
-            let existing = try db.cachedStatement(sql: """
-                SELECT status, comment, successAction, fiatCurrency, fiatValue, network, txid, onChainAddress, confirmations, idempotencyKey, connection
-                FROM payment WHERE walletId = ? AND id = ?
-                """)
+            let existing = try db.cachedStatement(sql: "SELECT * FROM payment WHERE walletId = ? AND id = ?")
             let dropPlaceholder = try db.cachedStatement(sql: "DELETE FROM payment WHERE walletId = ? AND idempotencyKey = ? AND id != ? AND status = 'pending'")
             let keyTaken = try db.cachedStatement(sql: "SELECT 1 FROM payment WHERE walletId = ? AND idempotencyKey = ? AND id != ?")
             let walletBackend = try String.fetchOne(db, sql: "SELECT value FROM walletSetting WHERE walletId = ? AND key = 'ln.backend'", arguments: [walletID])
-            let placeholder = try db.cachedStatement(sql: """
-                SELECT comment, successAction, network, connection FROM payment WHERE walletId = ? AND idempotencyKey = ? AND id != ? AND status = 'pending'
-                """)
+            let placeholder = try db.cachedStatement(sql: "SELECT * FROM payment WHERE walletId = ? AND idempotencyKey = ? AND id != ? AND status = 'pending'")
             for var payment in payments {
-                if let old = try Row.fetchOne(existing, arguments: [walletID, payment.id]) {
-                    guard WalletStore.mayReplace(Payment.Status(rawValue: old["status"]) ?? .pending, with: payment.status) else { continue }
+                if let old = try PaymentRecord.fetchOne(existing, arguments: [walletID, payment.id]) {
+                    guard WalletStore.mayReplace(Payment.Status(rawValue: old.status) ?? .pending, with: payment.status) else { continue }
                     // What only this store knew stays: a backend's later report of the payment
                     // (a sync) carries no comment, no payee's message, no fiat value of the time.
-                    payment.details.comment = payment.details.comment ?? old["comment"]
-                    payment.details.successAction = payment.details.successAction ?? old["successAction"]
-                    if payment.fiat == nil, let currency: String = old["fiatCurrency"], let text: String = old["fiatValue"], let value = Decimal(string: text) {
-                        payment.fiat = Payment.FiatValue(currency: currency, value: value)
-                    }
-                    payment.network = payment.network ?? old["network"]
+                    payment.details.comment = payment.details.comment ?? old.comment
+                    payment.details.successAction = payment.details.successAction ?? old.successAction
+                    payment.fiat = payment.fiat ?? old.fiat
+                    payment.network = payment.network ?? old.network
                     // An on-chain payment's address and transaction, known when it was sent
                     // (Spark's later reports of a withdrawal carry no address).
-                    payment.details.txid = payment.details.txid ?? old["txid"]
-                    payment.details.address = payment.details.address ?? old["onChainAddress"]
-                    payment.details.confirmations = payment.details.confirmations ?? old["confirmations"]
+                    payment.details.txid = payment.details.txid ?? old.txid
+                    payment.details.address = payment.details.address ?? old.onChainAddress
+                    payment.details.confirmations = payment.details.confirmations ?? old.confirmations
                     // The key it was sent under still guards it (a backend's report carries none).
-                    payment.idempotencyKey = payment.idempotencyKey ?? old["idempotencyKey"]
-                    payment.connection = payment.connection ?? old["connection"]
+                    payment.idempotencyKey = payment.idempotencyKey ?? old.idempotencyKey
+                    payment.connection = payment.connection ?? old.connection
                 }
                 if let key = payment.idempotencyKey {
                     // The backend's record replaces the placeholder written before sending (and
                     // keeps what it knew).
-                    if let old = try Row.fetchOne(placeholder, arguments: [walletID, key, payment.id]) {
-                        payment.details.comment = payment.details.comment ?? old["comment"]
-                        payment.details.successAction = payment.details.successAction ?? old["successAction"]
-                        payment.network = payment.network ?? old["network"]
-                        payment.connection = payment.connection ?? old["connection"]
+                    if let old = try PaymentRecord.fetchOne(placeholder, arguments: [walletID, key, payment.id]) {
+                        payment.details.comment = payment.details.comment ?? old.comment
+                        payment.details.successAction = payment.details.successAction ?? old.successAction
+                        payment.network = payment.network ?? old.network
+                        payment.connection = payment.connection ?? old.connection
                     }
                     try dropPlaceholder.execute(arguments: [walletID, key, payment.id])
                     if try Bool.fetchOne(keyTaken, arguments: [walletID, key, payment.id]) == true { continue }
@@ -244,19 +237,8 @@ extension WalletStore {
         }
     }
 
-    static func insert(_ p: Payment, walletID: String, db: Database) throws {
-        try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO payment (walletId, id, type, status, amountMsat, feeMsat, timestamp, method, backend,
-                invoice, description, paymentHash, preimage, destination, idempotencyKey, failureReason, fiatCurrency, fiatValue, network, comment, successAction,
-                txid, onChainAddress, confirmations, connection)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [
-                walletID, p.id, p.type.rawValue, p.status.rawValue, p.amountMsat.int64, p.feeMsat.int64,
-                p.timestamp.timeIntervalSince1970, p.method, p.backend, p.details.invoice, p.details.description,
-                p.details.paymentHash, p.status == .completed ? p.details.preimage : nil, p.details.destination,
-                p.idempotencyKey, p.failureReason, p.fiat?.currency, p.fiat.map { "\($0.value)" }, p.network, p.details.comment, p.details.successAction,
-                p.details.txid, p.details.address, p.details.confirmations, p.connection,
-            ])
+    static func insert(_ payment: Payment, walletID: String, db: Database) throws {
+        try PaymentRecord(payment, walletID: walletID).insert(db, onConflict: .replace)
     }
 
     /// The wallet's payments matching `filter`, newest first.
@@ -276,9 +258,9 @@ extension WalletStore {
     public func forEachPayment(walletID: String, filter: PaymentFilter = PaymentFilter(), _ body: (Payment) throws -> Void) throws {
         let (conditions, arguments) = WalletStore.conditions(walletID: walletID, filter: filter)
         try read { db in
-            let cursor = try Row.fetchCursor(db, sql: "SELECT * FROM payment WHERE " + conditions + WalletStore.newestFirst(filter),
-                                             arguments: arguments)
-            while let row = try cursor.next() { try body(try WalletStore.payment(row)) }
+            let cursor = try PaymentRecord.fetchCursor(db, sql: "SELECT * FROM payment WHERE " + conditions + WalletStore.newestFirst(filter),
+                                                       arguments: arguments)
+            while let record = try cursor.next() { try body(try record.payment()) }
         }
     }
 
@@ -313,50 +295,28 @@ extension WalletStore {
     /// The payment with `id` (or the only payment whose id or payment hash starts with `id`).
     public func payment(walletID: String, id: String) throws -> Payment? {
         try read { db in
-            if let row = try Row.fetchOne(db, sql: "SELECT * FROM payment WHERE walletId = ? AND id = ?", arguments: [walletID, id]) {
-                return try WalletStore.payment(row)
+            if let record = try PaymentRecord.of(wallet: walletID).filter(PaymentRecord.Columns.id == id).fetchOne(db) {
+                return try record.payment()
             }
-            let rows = try Row.fetchAll(db, sql: "SELECT * FROM payment WHERE walletId = ? AND (id LIKE ? ESCAPE '\\' OR paymentHash LIKE ? ESCAPE '\\') LIMIT 2",
+            let rows = try PaymentRecord.fetchAll(db, sql: "SELECT * FROM payment WHERE walletId = ? AND (id LIKE ? ESCAPE '\\' OR paymentHash LIKE ? ESCAPE '\\') LIMIT 2",
                                         arguments: [walletID, WalletStore.likePrefix(id), WalletStore.likePrefix(id)])
             guard rows.count == 1 else {
                 if rows.count > 1 { throw WalletError.ambiguousPaymentID(id) }
                 return nil
             }
-            return try WalletStore.payment(rows[0])
+            return try rows[0].payment()
         }
     }
 
     /// The payment sent under `idempotencyKey`, if any.
     public func payment(walletID: String, idempotencyKey: String) throws -> Payment? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM payment WHERE walletId = ? AND idempotencyKey = ?", arguments: [walletID, idempotencyKey]).map(WalletStore.payment)
+            try PaymentRecord.of(wallet: walletID).filter(PaymentRecord.Columns.idempotencyKey == idempotencyKey).fetchOne(db)?.payment()
         }
     }
 
     static func likePrefix(_ text: String) -> String {
         text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
-    }
-
-    static func payment(_ row: Row) throws -> Payment {
-        guard let type = Payment.Kind(rawValue: row["type"]), let status = Payment.Status(rawValue: row["status"]) else {
-            throw WalletError.unreadableRecord(.payment)
-        }
-        let fiat: Payment.FiatValue? = {
-            guard let currency: String = row["fiatCurrency"], let text: String = row["fiatValue"], let value = Decimal(string: text) else { return nil }
-            return Payment.FiatValue(currency: currency, value: value)
-        }()
-        guard let amount = try? Msat(row["amountMsat"] as Int64), let fee = try? Msat(row["feeMsat"] as Int64) else {
-            throw WalletError.unreadableRecord(.payment)
-        }
-        return Payment(
-            id: row["id"], type: type, status: status, amountMsat: amount, feeMsat: fee,
-            timestamp: Date(timeIntervalSince1970: row["timestamp"]), method: row["method"], backend: row["backend"],
-            details: Payment.Details(invoice: row["invoice"], description: row["description"], paymentHash: row["paymentHash"],
-                                     preimage: row["preimage"], destination: row["destination"], comment: row["comment"],
-                                     successAction: row["successAction"], txid: row["txid"], address: row["onChainAddress"],
-                                     confirmations: row["confirmations"]),
-            idempotencyKey: row["idempotencyKey"], failureReason: row["failureReason"], fiat: fiat, network: row["network"],
-            connection: row["connection"])
     }
 
     /// The networks `walletID` has payments on, most payments first.
