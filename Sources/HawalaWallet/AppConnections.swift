@@ -220,17 +220,15 @@ extension WalletStore {
         try writeTransaction { db in
             try self.checkKeyringIsCurrent(keyring, db: db)
             guard try String.fetchOne(db, sql: "SELECT id FROM wallet WHERE id = ?", arguments: [wallet.id]) != nil else { throw WalletError.noSuchWallet(wallet.name) }
-            if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM appConnection WHERE walletId = ? AND name = ?", arguments: [wallet.id, name])! > 0 {
+            if try AppConnectionRecord.filter(AppConnectionRecord.Columns.walletId == wallet.id && AppConnectionRecord.Columns.name == name).fetchCount(db) > 0 {
                 throw WalletError.connectionNameTaken(name)
             }
-            try db.execute(sql: """
-                INSERT INTO appConnection (id, walletId, name, permissions, budgetSat, renewal, maxPaymentSat, expiresAt, createdAt,
-                    servicePublicKey, sealedServiceKey, clientPublicKey, relays, wires)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [id, wallet.id, name, ConnectionPermission.sorted(request.permissions).map(\.rawValue).joined(separator: " "),
-                                 request.budget?.int64, request.renewal.rawValue, request.maxPayment?.int64, request.expiresAt?.timeIntervalSince1970,
-                                 now.timeIntervalSince1970, servicePublic, Data(sealed), clientPublic, relays.joined(separator: " "),
-                                 ConnectionWire.sorted(request.wires).map(\.rawValue).joined(separator: " ")])
+            try AppConnectionRecord(
+                id: id, walletId: wallet.id, name: name, permissions: ConnectionPermission.sorted(request.permissions).map(\.rawValue).joined(separator: " "),
+                budgetSat: request.budget?.int64, renewal: request.renewal.rawValue, maxPaymentSat: request.maxPayment?.int64,
+                expiresAt: request.expiresAt?.timeIntervalSince1970, createdAt: now.timeIntervalSince1970, lastUsedAt: nil, revokedAt: nil,
+                servicePublicKey: servicePublic, sealedServiceKey: Data(sealed), clientPublicKey: clientPublic, relays: relays.joined(separator: " "),
+                wires: ConnectionWire.sorted(request.wires).map(\.rawValue).joined(separator: " ")).insert(db)
         }
         guard let connection = try connection(id: id) else { throw WalletError.noSuchConnection(name) }
         return (connection, client)
@@ -238,22 +236,25 @@ extension WalletStore {
 
     /// The wallet's connections, oldest first (revoked and expired ones too).
     public func connections(walletID: String) throws -> [AppConnection] {
-        try read { db in try Row.fetchAll(db, sql: "SELECT * FROM appConnection WHERE walletId = ? ORDER BY createdAt, name", arguments: [walletID]).map(WalletStore.connection) }
+        try read { db in
+            try AppConnectionRecord.filter(AppConnectionRecord.Columns.walletId == walletID)
+                .order(AppConnectionRecord.Columns.createdAt, AppConnectionRecord.Columns.name).fetchAll(db).map { try $0.connection() }
+        }
     }
 
     /// Every connection of every wallet in the store (what a service serves).
     public func allConnections() throws -> [AppConnection] {
-        try read { db in try Row.fetchAll(db, sql: "SELECT * FROM appConnection ORDER BY createdAt").map(WalletStore.connection) }
+        try read { db in try AppConnectionRecord.order(AppConnectionRecord.Columns.createdAt).fetchAll(db).map { try $0.connection() } }
     }
 
     public func connection(id: String) throws -> AppConnection? {
-        try read { db in try Row.fetchOne(db, sql: "SELECT * FROM appConnection WHERE id = ?", arguments: [id]).map(WalletStore.connection) }
+        try read { db in try AppConnectionRecord.fetchOne(db, key: id)?.connection() }
     }
 
     /// - Throws: `WalletError.noSuchConnection`.
     public func connection(named name: String, walletID: String) throws -> AppConnection {
         guard let found = try read({ db in
-            try Row.fetchOne(db, sql: "SELECT * FROM appConnection WHERE walletId = ? AND name = ?", arguments: [walletID, name]).map(WalletStore.connection)
+            try AppConnectionRecord.filter(AppConnectionRecord.Columns.walletId == walletID && AppConnectionRecord.Columns.name == name).fetchOne(db)?.connection()
         }) else { throw WalletError.noSuchConnection(name) }
         return found
     }
@@ -261,7 +262,7 @@ extension WalletStore {
     /// The connection whose client signs with `clientPublicKey` (hex), if any.
     public func connection(clientPublicKey: String) throws -> AppConnection? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM appConnection WHERE clientPublicKey = ?", arguments: [clientPublicKey.lowercased()]).map(WalletStore.connection)
+            try AppConnectionRecord.filter(AppConnectionRecord.Columns.clientPublicKey == clientPublicKey.lowercased()).fetchOne(db)?.connection()
         }
     }
 
@@ -297,10 +298,9 @@ extension WalletStore {
         var outcome = SpendReservation.reserved
         var refusal: ConnectionRefusal?
         try writeTransaction { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM appConnection WHERE id = ?", arguments: [connection.id]) else {
+            guard let current = try AppConnectionRecord.fetchOne(db, key: connection.id)?.connection() else {
                 throw WalletError.noSuchConnection(connection.name)
             }
-            let current = try WalletStore.connection(row)
             if let state = try String.fetchOne(db, sql: "SELECT state FROM connectionSpend WHERE connectionId = ? AND paymentKey = ?",
                                                arguments: [connection.id, paymentKey]) {
                 outcome = .alreadyReserved(state: state)
@@ -383,27 +383,12 @@ extension WalletStore {
         return Msat(clamping: UInt64(max(0, total)))
     }
 
-    static func connection(_ row: Row) throws -> AppConnection {
-        guard let renewal = BudgetRenewal(rawValue: row["renewal"]) else { throw WalletError.unreadableRecord(.connection) }
-        let permissions = Set((row["permissions"] as String).split(separator: " ").compactMap { ConnectionPermission(rawValue: String($0)) })
-        return AppConnection(
-            id: row["id"], walletID: row["walletId"], name: row["name"], permissions: permissions,
-            budget: (row["budgetSat"] as Int64?).flatMap { try? Sats($0) }, renewal: renewal,
-            maxPayment: (row["maxPaymentSat"] as Int64?).flatMap { try? Sats($0) },
-            expiresAt: (row["expiresAt"] as Double?).map(Date.init(timeIntervalSince1970:)), createdAt: Date(timeIntervalSince1970: row["createdAt"]),
-            lastUsedAt: (row["lastUsedAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
-            revokedAt: (row["revokedAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
-            servicePublicKey: row["servicePublicKey"], clientPublicKey: row["clientPublicKey"],
-            relays: (row["relays"] as String).split(separator: " ").map(String.init),
-            wires: Set((row["wires"] as String).split(separator: " ").compactMap { ConnectionWire(rawValue: String($0)) }))
-    }
-
     static func resealConnectionKeys(from keyring: Keyring, to newKeyring: Keyring, db: Database) throws {
-        for row in try Row.fetchAll(db, sql: "SELECT id, sealedServiceKey FROM appConnection") {
-            let id: String = row["id"]
-            let key = try WalletStore.open(keyring, WalletStore.bytes(row, "sealedServiceKey"), WalletStore.context(connection: id), what: "a connection's key")
-            try db.execute(sql: "UPDATE appConnection SET sealedServiceKey = ? WHERE id = ?",
-                           arguments: [Data(try newKeyring.seal(key, context: WalletStore.context(connection: id))), id])
+        for var record in try AppConnectionRecord.fetchAll(db) {
+            let context = WalletStore.context(connection: record.id)
+            let key = try WalletStore.open(keyring, Array(record.sealedServiceKey), context, what: "a connection's key")
+            record.sealedServiceKey = Data(try newKeyring.seal(key, context: context))
+            try record.update(db, columns: ["sealedServiceKey"])
         }
     }
 

@@ -1,0 +1,49 @@
+import Foundation
+import GRDB
+import HawalaText
+
+/// A row of `appConnection` (Schema/V12.swift, `wires` from V13): a program's connection, its
+/// service key sealed under the keyring; lists (permissions, relays, wires) space-separated.
+struct AppConnectionRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "appConnection"
+
+    var id: String
+    var walletId: String
+    var name: String
+    var permissions: String
+    var budgetSat: Int64?
+    var renewal: String
+    var maxPaymentSat: Int64?
+    var expiresAt: Double?
+    var createdAt: Double
+    var lastUsedAt: Double?
+    var revokedAt: Double?
+    var servicePublicKey: String
+    var sealedServiceKey: Data
+    var clientPublicKey: String
+    var relays: String
+    var wires: String
+
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let walletId = Column(CodingKeys.walletId)
+        static let name = Column(CodingKeys.name)
+        static let createdAt = Column(CodingKeys.createdAt)
+        static let clientPublicKey = Column(CodingKeys.clientPublicKey)
+    }
+
+    /// The connection this row holds.
+    /// - Throws: `WalletError.unreadableRecord` for a renewal this version does not know.
+    func connection() throws(WalletError) -> AppConnection {
+        guard let renewal = BudgetRenewal(rawValue: renewal) else { throw .unreadableRecord(.connection) }
+        return AppConnection(
+            id: id, walletID: walletId, name: name,
+            permissions: Set(permissions.split(separator: " ").compactMap { ConnectionPermission(rawValue: String($0)) }),
+            budget: budgetSat.flatMap { try? Sats($0) }, renewal: renewal, maxPayment: maxPaymentSat.flatMap { try? Sats($0) },
+            expiresAt: expiresAt.map(Date.init(timeIntervalSince1970:)), createdAt: Date(timeIntervalSince1970: createdAt),
+            lastUsedAt: lastUsedAt.map(Date.init(timeIntervalSince1970:)), revokedAt: revokedAt.map(Date.init(timeIntervalSince1970:)),
+            servicePublicKey: servicePublicKey, clientPublicKey: clientPublicKey,
+            relays: relays.split(separator: " ").map(String.init),
+            wires: Set(wires.split(separator: " ").compactMap { ConnectionWire(rawValue: String($0)) }))
+    }
+}
