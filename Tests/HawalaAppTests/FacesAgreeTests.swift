@@ -189,12 +189,9 @@ extension AppSecurityTests {
     /// rows), refuse the same address of another network, and both leave nothing with
     /// "everything".
     @Test func facesAgreeOnWithdrawals() async throws {
-        let ledger = temporaryFolder("faces-onchain").appendingPathComponent("ledger").path
-        let cli = try CLIHome()
+        let (ledger, cli) = try Self.cliOnDevnet("faces-onchain", funded: 30_000)
         let pw = ["--password-file", cli.path("password")]
-        let elsewhere = "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080"
-        #expect(try cli.run(["ln", "config", "--backend", "devnet:" + ledger]).status == 0)
-        #expect(try cli.run(["ln", "devnet", "fund", "30000"] + pw).status == 0)
+        let elsewhere = Self.elsewhere
         try await withApp { app, browser, _ in
             var browser = browser
             let csrf = try await onDevnet(app, &browser, ledger: ledger)
@@ -229,14 +226,10 @@ extension AppSecurityTests {
     /// `PaymentLimits.feeRates`): the same input is refused by both faces, for the same reason
     /// (each in its own words), and what both send is chosen alike.
     @Test func facesAgreeOnSendRules() async throws {
-        let ledger = temporaryFolder("faces-rules").appendingPathComponent("ledger").path
-        let other = try OtherNode(ledger: ledger)
-        let payee = try await other.session()
-        let cli = try CLIHome()
+        let (ledger, cli) = try Self.cliOnDevnet("faces-rules", funded: 30_000)
+        let payee = try await OtherNode(ledger: ledger).session()
         let pw = ["--password-file", cli.path("password")]
-        let elsewhere = "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080"
-        #expect(try cli.run(["ln", "config", "--backend", "devnet:" + ledger]).status == 0)
-        #expect(try cli.run(["ln", "devnet", "fund", "30000"] + pw).status == 0)
+        let elsewhere = Self.elsewhere
         try await withApp { app, browser, _ in
             var browser = browser
             let csrf = try await onDevnet(app, &browser, ledger: ledger)
@@ -340,6 +333,18 @@ extension AppSecurityTests {
     }
 
     /// `text` as the templates write it.
+    /// A regtest address of nobody's here.
+    static let elsewhere = "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080"
+
+    /// A CLI home whose wallet is on a new devnet ledger, funded with `sats`.
+    static func cliOnDevnet(_ name: String, funded sats: Int) throws -> (ledger: String, cli: CLIHome) {
+        let ledger = temporaryFolder(name).appendingPathComponent("ledger").path
+        let cli = try CLIHome()
+        #expect(try cli.run(["ln", "config", "--backend", "devnet:" + ledger]).status == 0)
+        #expect(try cli.run(["ln", "devnet", "fund", String(sats), "--password-file", cli.path("password")]).status == 0)
+        return (ledger, cli)
+    }
+
     static func html(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
             .replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "'", with: "&#39;")
