@@ -19,6 +19,9 @@ final class OneAtATime: Sendable {
     func begin() -> Bool { running.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged }
 
     func end() { running.store(false, ordering: .releasing) }
+
+    /// Whether one is running now.
+    var isBusy: Bool { running.load(ordering: .acquiring) }
 }
 
 /// Answers only requests addressed to this machine's loopback names at the bound port: a web

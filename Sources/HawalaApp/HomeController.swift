@@ -273,6 +273,27 @@ struct SendFormView {
         self.comment = comment
         self.restored = restored
     }
+
+    /// Puts the library's refusal (`words`) by the field it is about: the amount, the comment,
+    /// or what was pasted (a text that doesn't read is said plainly, its words behind Details).
+    mutating func show(_ error: Error, words: String, amountTyped: Bool) {
+        switch error {
+        case LightningError.amountRequired, LightningError.outOfRange(.amount), LightningError.amountMismatch, LNURLError.amountOutOfRange,
+             is WithdrawalError, is AmountError:
+            amountProblem = words
+        case LightningError.insufficientBalance where amountTyped:
+            amountProblem = words
+        case LightningError.commentNotAccepted, LNURLError.commentTooLong, SendRequestError.commentNotAccepted:
+            commentProblem = words
+        case is SendRequestError:
+            amountProblem = words
+        case is PaymentInputError, is Bolt11Error:
+            inputProblem = "Hawala can't read this as an invoice, a Lightning address, an LNURL or a bitcoin: link. Check it was copied whole."
+            detail = words
+        default:
+            inputProblem = words
+        }
+    }
 }
 
 /// The invoice form (receiving on Lightning), kept like the send form.

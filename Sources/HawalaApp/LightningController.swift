@@ -312,7 +312,7 @@ extension LightningController {
     /// Step 1: what was pasted, prepared (nothing sent) and shown with its fee; the password
     /// confirms it.
     func prepareSend(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet) async throws -> Response {
-        let (keyring, store, wallet) = (open.keyring, open.store, open.wallet)
+        let (store, wallet) = (open.store, open.wallet)
         var typed = SendFormView(input: form.text("input") ?? "", amount: form.text("amount") ?? "", comment: form.text("comment") ?? "")
         typed.all = form.text("all") == "on"
         func refuse(_ change: (inout SendFormView) -> Void) async throws -> Response {
@@ -334,51 +334,46 @@ extension LightningController {
             let onDevnet = (try? LightningSettings.load(store: store, walletID: wallet.id).backend.flatMap { try BackendSpec.parse($0) }?.allowsLoopbackHTTP) ?? false
             let input = try PaymentInput.parse(text, allowLoopbackHTTP: onDevnet == true)
             let request = try SendRequest(input: input, amount: amount, everything: typed.all, comment: form.text("comment"))
-            let comment: String?
             switch request.route {
             case let .onChain(address, amountChosen, key):
-                // A Bitcoin address (or a bitcoin: link without an invoice): a withdrawal, priced at each speed.
-                let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
-                let quote = try await lightning.lightning.prepareOnChain(address: address, amount: amountChosen)
-                // The key is the preview's: a second click, or a retry after no answer, never sends twice.
-                let pending = AppSessions.PendingOnChain(walletID: wallet.id, quote: quote, key: key)
-                await app.sessions.update(session.id) { $0.onChain = pending }
-                return try await OnChainController(routes: routes).onChainPreview(session, quote)
-            case .lightning(let typedComment):
-                comment = typedComment
+                return try await previewWithdrawal(session, open, address: address, amount: amountChosen, key: key)
+            case .lightning(let comment):
+                return try await previewPayment(session, open, input: input, text: text, amount: amount, comment: comment)
             }
-            if let earlier = try LightningWallet.earlier(for: input, key: nil, store: store, walletID: wallet.id) {
-                return try await paymentResult(session, earlier.payment, headline: earlier.headline.sentence)
-            }
-            let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
-            // An LNURL that offers money or asks for a login is confirmed on its own page.
-            if let confirm = try await LNURLController(routes: routes).lnurlConfirmation(session, lightning: lightning, input: input, text: text, amount: amount) { return confirm }
-            let (payment, rate) = (try await lightning.prepare(input, text: text, amountSats: amount, comment: comment, maxFeeSats: nil),
-                                   await lightning.configuredRate())
-            let pending = AppSessions.PendingSend(walletID: wallet.id, payment: payment, input: text, network: lightning.backendLabel)
-            await app.sessions.update(session.id) { $0.send = pending }
-            return try await sendPreview(session, pending, rate: rate)
         } catch {
             guard let words = AppRoutes.lightningWords(error) else { throw error }
-            return try await refuse { form in
-                switch error {
-                case LightningError.amountRequired, LightningError.outOfRange(.amount), LightningError.amountMismatch, LNURLError.amountOutOfRange,
-                     is WithdrawalError, is AmountError:
-                    form.amountProblem = words
-                case LightningError.insufficientBalance where amount != nil:
-                    form.amountProblem = words
-                case LightningError.commentNotAccepted, LNURLError.commentTooLong, SendRequestError.commentNotAccepted:
-                    form.commentProblem = words
-                case is SendRequestError:
-                    form.amountProblem = words
-                case is PaymentInputError, is Bolt11Error:
-                    form.inputProblem = "Hawala can't read this as an invoice, a Lightning address, an LNURL or a bitcoin: link. Check it was copied whole."
-                    form.detail = words
-                default:
-                    form.inputProblem = words
-                }
-            }
+            return try await refuse { $0.show(error, words: words, amountTyped: amount != nil) }
         }
+    }
+
+    /// A Bitcoin address (or a bitcoin: link without an invoice): a withdrawal, priced at each
+    /// speed. The key is the preview's: a second click, or a retry after no answer, never sends
+    /// twice.
+    func previewWithdrawal(_ session: AppSessions.Session, _ open: OpenWallet, address: String, amount: OnChainAmount, key: String) async throws -> Response {
+        let lightning = try await lightningSession(session, open.store, open.wallet, keyring: open.keyring)
+        let quote = try await lightning.lightning.prepareOnChain(address: address, amount: amount)
+        let pending = AppSessions.PendingOnChain(walletID: open.wallet.id, quote: quote, key: key)
+        await app.sessions.update(session.id) { $0.onChain = pending }
+        return try await OnChainController(routes: routes).onChainPreview(session, quote)
+    }
+
+    /// A Lightning payment prepared and shown with its fee; one paid before under the invoice's
+    /// key is shown instead, and an LNURL that offers money or asks for a login is confirmed on
+    /// its own page.
+    func previewPayment(_ session: AppSessions.Session, _ open: OpenWallet, input: PaymentInput, text: String, amount: Sats?,
+                        comment: String?) async throws -> Response {
+        if let earlier = try LightningWallet.earlier(for: input, key: nil, store: open.store, walletID: open.wallet.id) {
+            return try await paymentResult(session, earlier.payment, headline: earlier.headline.sentence)
+        }
+        let lightning = try await lightningSession(session, open.store, open.wallet, keyring: open.keyring)
+        if let confirm = try await LNURLController(routes: routes).lnurlConfirmation(session, lightning: lightning, input: input, text: text, amount: amount) {
+            return confirm
+        }
+        let (payment, rate) = (try await lightning.prepare(input, text: text, amountSats: amount, comment: comment, maxFeeSats: nil),
+                               await lightning.configuredRate())
+        let pending = AppSessions.PendingSend(walletID: open.wallet.id, payment: payment, input: text, network: lightning.backendLabel)
+        await app.sessions.update(session.id) { $0.send = pending }
+        return try await sendPreview(session, pending, rate: rate)
     }
 
     func sendPreview(_ session: AppSessions.Session, _ pending: AppSessions.PendingSend, rate: FiatRate?,

@@ -142,6 +142,10 @@ extension AppSecurityTests {
             // A valid upload still arriving holds the one slot: another is told to wait.
             let slow = RawHTTP(port: browser.port)
             slow.send(head(token: csrf, origin: own, length: 10 << 20))
+            // It reaches the server first: another upload arriving before it would take the slot.
+            let holding = Date().addingTimeInterval(10)
+            while !app.imports.isBusy, Date() < holding { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(app.imports.isBusy, "the slow upload never reached the server")
             var busy: (status: Int, headers: [(String, String)], body: String)?
             var seen: [Int] = []
             for _ in 0..<100 {
