@@ -42,7 +42,8 @@ extension ConnectionsController {
         let now = await app.sessions.time()
         var form = form
         if form.relays.isEmpty { form.relays = store.connectionRelays().joined(separator: " ") }
-        let rows = try store.connections(walletID: wallet.id).enumerated().map { index, connection in
+        let connections = try store.connections(walletID: wallet.id)
+        let rows = try connections.enumerated().map { index, connection in
             ConnectionRow(connection, index: index, spending: try store.spending(of: connection, now: now),
                           payments: try store.payments(walletID: wallet.id, filter: PaymentFilter(connection: connection.name, limit: 5)),
                           now: now, timeZone: session.timeZone)
@@ -51,7 +52,8 @@ extension ConnectionsController {
         page.connections = ConnectionsView(
             wallet: wallet.name, rows: rows, form: form,
             lightningReady: (try? LightningSettings.load(store: store, walletID: wallet.id).backend) != nil,
-            service: ConnectServiceStatus.running(home: store.home.directory), now: now, timeZone: session.timeZone)
+            service: ConnectServiceStatus.running(home: store.home.directory),
+            servesNWC: connections.contains { $0.wires.contains(.nwc) && $0.revokedAt == nil }, now: now, timeZone: session.timeZone)
         return try render(status, "connections", page)
     }
 
@@ -199,9 +201,12 @@ struct ConnectionsView {
     let lightningReady: Bool
     let serviceRunning: Bool
     let service: String
+    /// The service's state is shown while it runs or a connection needs it (one reached over
+    /// Nostr Wallet Connect): MCP programs start their own `hawala mcp`.
+    let showService: Bool
 
     init(wallet: String, rows: [ConnectionRow], form: ConnectionFormView, lightningReady: Bool, service: ConnectServiceStatus.Running?,
-         now: Date, timeZone: TimeZone) {
+         servesNWC: Bool, now: Date, timeZone: TimeZone) {
         self.wallet = wallet
         self.rows = rows
         anyRows = !rows.isEmpty
@@ -212,6 +217,7 @@ struct ConnectionsView {
         wireChoices = form.wireChoices()
         self.lightningReady = lightningReady
         serviceRunning = service != nil
+        showService = service != nil || servesNWC
         self.service = service.map { "Running since \($0.startedAt.relative(now: now, timeZone: timeZone)): programs' requests are answered." } ?? ""
     }
 }

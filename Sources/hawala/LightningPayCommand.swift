@@ -22,7 +22,8 @@ struct LightningPay: AsyncParsableCommand {
             A Bitcoin address (or a bitcoin: URI without a Lightning invoice) is paid on-chain, a \
             withdrawal: --amount SATS (the fee on top) or --all (the fee taken from it, nothing \
             stays); the preview shows the fee, the total and what stays at each speed, and \
-            --speed (fast, medium, slow; medium by default) chooses. A withdrawal is sent once \
+            --speed (fast, medium, slow) chooses; by default medium, or the fastest the balance covers \
+            when it does not cover medium. A withdrawal is sent once \
             broadcast (exit 0) and waits for confirmations in the history; it has no invoice to \
             key it, so running the command again sends again (unless --idempotency-key). \
             Exit codes: 0 paid, 1 failed or refused, 2 usage error, 3 still pending (not final: \
@@ -32,7 +33,7 @@ struct LightningPay: AsyncParsableCommand {
     @Argument(help: "A BOLT11 invoice, a bitcoin: URI, a Lightning address, an LNURL, or a Bitcoin address.") var input: String
     @Option(help: "Amount in sat (for an amountless invoice, a Lightning address, an LNURL or a Bitcoin address).", transform: SatsArgument.parse) var amount: Sats?
     @Flag(help: "Send the whole balance to a Bitcoin address, the fee taken from it.") var all = false
-    @Option(help: "On-chain speed: fast, medium or slow (default medium).") var speed: OnChainSpeed?
+    @Option(help: "On-chain speed: fast, medium or slow (default: medium, or the fastest the balance covers).") var speed: OnChainSpeed?
     @Option(name: .customLong("max-fee"), help: "Refuse when the fee is above this many sat.", transform: SatsArgument.parse) var maxFee: Sats?
     @Option(help: "A comment for the payee (LNURL-pay services that accept one).") var comment: String?
     @Option(name: .customLong("idempotency-key"), help: "Pay at most once under this key (default: the invoice's payment hash).") var idempotencyKey: String?

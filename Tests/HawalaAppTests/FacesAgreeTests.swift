@@ -298,7 +298,9 @@ extension AppSecurityTests {
         try await withApp { app, browser, _ in
             var browser = browser
             try await logIn(app, &browser)
-            let csrf = try #require(Browser.csrf(try await browser.send(.get, "/connections").body))
+            let empty = try await browser.send(.get, "/connections").body
+            #expect(!empty.contains("service-status"), "no connection needs the NWC service yet")
+            let csrf = try #require(Browser.csrf(empty))
             let relay = "ws://127.0.0.1:7447"
             let cases: [(label: String, budget: String, renewal: String, max: String, relay: String, words: String?)] = [
                 ("no budget", "lots", "daily", "", relay, "a budget is sats and a renewal"),
@@ -329,10 +331,10 @@ extension AppSecurityTests {
             #expect(appMade.budget == cliMade.budget && appMade.renewal == .weekly && cliMade.renewal == .weekly)
             #expect(appMade.maxPayment == cliMade.maxPayment && appMade.maxPayment == 2000 && appMade.permissions == cliMade.permissions)
             #expect(appMade.relays == [relay] && cliMade.relays == [relay])
+            #expect(try await browser.send(.get, "/connections").body.contains("hawala connect serve"), "an NWC connection needs the service")
         }
     }
 
-    /// `text` as the templates write it.
     /// A regtest address of nobody's here.
     static let elsewhere = "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080"
 
@@ -345,6 +347,7 @@ extension AppSecurityTests {
         return (ledger, cli)
     }
 
+    /// `text` as the templates write it.
     static func html(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
             .replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "'", with: "&#39;")
