@@ -162,31 +162,36 @@ extension HomeController {
                         quiet = 0
                         try await writer.write(ByteBuffer(string: ": waiting\n\n"))
                     }
-                case .event(.paymentSucceeded(let payment)) where payment.type == .receive:
-                    // Kept before it is announced; a store that fails is logged (the next sync
-                    // records it again), never silent.
-                    do { try await lightning.lightning.record([payment]) } catch {
-                        AppRoutes.logger.error("a received payment was not recorded: \(error)")
-                    }
-                    let note = ReceivedNote(amount: satsText(payment.amountMsat, .down), what: payment.plainTitle, hash: payment.details.paymentHash ?? "")
-                    try await writer.write(ByteBuffer(string: "event: received\ndata: \(note.json)\n\n"))
-                case .event(let event) where event.payment != nil:
-                    // A payment sent settled, failed, or is pending: the page brings itself up to date.
-                    if let payment = event.payment {
-                        do { try await lightning.lightning.record([payment]) } catch {
-                            AppRoutes.logger.error("a payment's news was not recorded: \(error)")
-                        }
-                    }
-                    try await writer.write(ByteBuffer(string: "event: changed\ndata: {}\n\n"))
                 case .event(let event):
-                    guard let news = event.depositNews else { break }
-                    try await writer.write(ByteBuffer(string: "event: deposit\ndata: \(DepositNote(text: news).json)\n\n"))
+                    if let text = await Self.announcement(of: event, recordingIn: lightning) { try await writer.write(ByteBuffer(string: text)) }
                 }
             }
             try await writer.write(ByteBuffer(string: "event: end\ndata: {}\n\n"))
             try await writer.finish(nil)
         } }
         return Response(status: .ok, headers: [.contentType: "text/event-stream; charset=utf-8"], body: body)
+    }
+
+    /// What the stream says of `event` (nil: nothing): `received` for a payment that came in,
+    /// `changed` for news of a payment sent, `deposit` for a deposit's. A payment is recorded
+    /// before it is announced; a store that fails is logged (the next sync records it again),
+    /// never silent.
+    static func announcement(of event: PaymentEvent, recordingIn lightning: LightningSession) async -> String? {
+        if let payment = event.payment {
+            do { try await lightning.lightning.record([payment]) } catch {
+                AppRoutes.logger.error("a payment's news was not recorded: \(error)")
+            }
+        }
+        switch event {
+        case .paymentSucceeded(let payment) where payment.type == .receive:
+            let note = ReceivedNote(amount: satsText(payment.amountMsat, .down), what: payment.plainTitle, hash: payment.details.paymentHash ?? "")
+            return "event: received\ndata: \(note.json)\n\n"
+        case let event where event.payment != nil:
+            // A payment sent settled, failed, or is pending: the page brings itself up to date.
+            return "event: changed\ndata: {}\n\n"
+        default:
+            return event.depositNews.map { "event: deposit\ndata: \(DepositNote(text: $0).json)\n\n" }
+        }
     }
 
     /// A stream that ends at once (nothing to announce): the page's script closes it.
