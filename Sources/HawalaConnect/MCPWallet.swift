@@ -142,16 +142,7 @@ public struct MCPWallet: Sendable {
             let payment = try lookup(a, connection: connection)
             return (payment.historyLine(), Self.structured(payment))
         case "list_payments":
-            let limit = max(1, min(a["limit"]?.intValue ?? 20, 100))
-            var filter = connection.visibleHistory(PaymentFilter(limit: limit))
-            switch a["type"]?.stringValue {
-            case "sent": filter.type = .send
-            case "received": filter.type = .receive
-            case nil: break
-            default: throw Refusal(words: "type is \"sent\" or \"received\"")
-            }
-            let payments = try session.store.payments(walletID: connection.walletID, filter: filter)
-            return ("\(payments.count) payment\(payments.count == 1 ? "" : "s")", ["payments": .array(payments.map { .object(Self.structured($0)) })])
+            return try listPayments(a, connection: connection)
         case "pay_invoice":
             guard let text = a["invoice"]?.stringValue else { throw Refusal(words: "invoice is required") }
             let amount = try a["amount_sats"].map { try sats($0, "amount_sats") }
@@ -161,48 +152,74 @@ public struct MCPWallet: Sendable {
             let payment = try await pay(text, amount: amount?.msat, connection: connection)
             return (Self.paidLine(payment), Self.structured(payment))
         case "pay_lightning_address":
-            try require(.pay, connection)
-            guard let address = a["address"]?.stringValue, address.contains("@"), address.utf8.count <= 320 else { throw Refusal(words: "address is name@domain") }
-            let amount = try sats(a["amount_sats"], "amount_sats")
-            let comment = a["comment"]?.stringValue
-            guard let lnurl = session.lnurl else { throw Refusal(words: "this wallet can't reach Lightning addresses now") }
-            guard let input = try? PaymentInput.parse(address, allowLoopbackHTTP: session.spec.allowsLoopbackHTTP), case .lightningAddress = input else {
-                throw Refusal(words: "address is a Lightning address: name@domain")
-            }
-            _ = lnurl
-            try await confirm(amount.msat, to: address, server: server)
-            do {
-                let payment = try await ConnectionPayer.pay(input, text: address, amountSats: amount, comment: comment, requestID: UUID().uuidString.lowercased(),
-                                                            connection: connection, session: session)
-                if payment.status == .failed { throw Refusal(words: payment.failureReason ?? "the payment failed") }
-                return (Self.paidLine(payment) + " to \(address)", Self.structured(payment))
-            } catch let failure as ConnectionPayer.Failure {
-                throw Refusal(words: failure.description)
-            }
+            return try await payLightningAddress(a, connection: connection, server: server)
         case "fetch_paid_url":
-            guard let text = a["url"]?.stringValue, let url = URL(string: text), L402.scope(of: url) != nil else { throw Refusal(words: "url is an http:// or https:// address") }
-            var request = PaidFetch.Request(url: url, method: (a["method"]?.stringValue ?? "GET").uppercased())
-            if let body = a["body"]?.stringValue { request.body = Array(body.utf8) }
-            let maximum = try a["max_cost_sats"].map { try sats($0, "max_cost_sats") }
-            let fetcher = PaidFetch(session: session, keyring: keyring)
-            let fetched: PaidFetch.Response
-            do {
-                fetched = try await fetcher.fetch(request, payer: .connection(connection), maxCost: maximum) { price, host in
-                    try await self.confirm(price.msat, to: host, server: server)
-                }
-            } catch {
-                throw Refusal(words: error.description)
-            }
-            let body = String(decoding: fetched.body.prefix(256 * 1024), as: UTF8.self)
-            var fields: [String: Value] = ["status": .int(fetched.status), "body": .string(body)]
-            fields["cost_sats"] = .int(Int(fetched.payment?.amountMsat.sats(.up).value ?? 0))
-            fields["fee_sats"] = .int(Int(fetched.payment?.feeMsat.sats(.up).value ?? 0))
-            fields["payment_id"] = fetched.payment.map { .string($0.id) } ?? .null
-            let paid = fetched.payment.map { " (paid \(AmountText.sats($0.amountMsat, rounding: .up)))" } ?? ""
-            return ("HTTP \(fetched.status) from \(url.host ?? "the service")\(paid)", fields)
+            return try await fetchPaidURL(a, connection: connection, server: server)
         default:
             throw Refusal(words: "no tool named \(name.prefix(64))")
         }
+    }
+
+    /// `list_payments`: the newest payments the connection may see (all with the history
+    /// permission, else its own), `limit` 1 to 100, `type` sent or received.
+    func listPayments(_ a: [String: Value], connection: AppConnection) throws -> (String, [String: Value]) {
+        let limit = max(1, min(a["limit"]?.intValue ?? 20, 100))
+        var filter = connection.visibleHistory(PaymentFilter(limit: limit))
+        switch a["type"]?.stringValue {
+        case "sent": filter.type = .send
+        case "received": filter.type = .receive
+        case nil: break
+        default: throw Refusal(words: "type is \"sent\" or \"received\"")
+        }
+        let payments = try session.store.payments(walletID: connection.walletID, filter: filter)
+        return ("\(payments.count) payment\(payments.count == 1 ? "" : "s")", ["payments": .array(payments.map { .object(Self.structured($0)) })])
+    }
+
+    /// `pay_lightning_address`: `amount_sats` to `address` (with an optional `comment`), under
+    /// the connection's rule, asked first above `--confirm-above`.
+    func payLightningAddress(_ a: [String: Value], connection: AppConnection, server: Server) async throws -> (String, [String: Value]) {
+        try require(.pay, connection)
+        guard let address = a["address"]?.stringValue, address.contains("@"), address.utf8.count <= 320 else { throw Refusal(words: "address is name@domain") }
+        let amount = try sats(a["amount_sats"], "amount_sats")
+        let comment = a["comment"]?.stringValue
+        guard session.lnurl != nil else { throw Refusal(words: "this wallet can't reach Lightning addresses now") }
+        guard let input = try? PaymentInput.parse(address, allowLoopbackHTTP: session.spec.allowsLoopbackHTTP), case .lightningAddress = input else {
+            throw Refusal(words: "address is a Lightning address: name@domain")
+        }
+        try await confirm(amount.msat, to: address, server: server)
+        do {
+            let payment = try await ConnectionPayer.pay(input, text: address, amountSats: amount, comment: comment, requestID: UUID().uuidString.lowercased(),
+                                                        connection: connection, session: session)
+            if payment.status == .failed { throw Refusal(words: payment.failureReason ?? "the payment failed") }
+            return (Self.paidLine(payment) + " to \(address)", Self.structured(payment))
+        } catch let failure as ConnectionPayer.Failure {
+            throw Refusal(words: failure.description)
+        }
+    }
+
+    /// `fetch_paid_url`: an HTTP request whose 402 is paid over L402 within the connection's
+    /// limits (and `max_cost_sats`); the body, capped at 256 KiB, and what it cost.
+    func fetchPaidURL(_ a: [String: Value], connection: AppConnection, server: Server) async throws -> (String, [String: Value]) {
+        guard let text = a["url"]?.stringValue, let url = URL(string: text), L402.scope(of: url) != nil else { throw Refusal(words: "url is an http:// or https:// address") }
+        var request = PaidFetch.Request(url: url, method: (a["method"]?.stringValue ?? "GET").uppercased())
+        if let body = a["body"]?.stringValue { request.body = Array(body.utf8) }
+        let maximum = try a["max_cost_sats"].map { try sats($0, "max_cost_sats") }
+        let fetcher = PaidFetch(session: session, keyring: keyring)
+        let fetched: PaidFetch.Response
+        do {
+            fetched = try await fetcher.fetch(request, payer: .connection(connection), maxCost: maximum) { price, host in
+                try await self.confirm(price.msat, to: host, server: server)
+            }
+        } catch {
+            throw Refusal(words: error.description)
+        }
+        let body = String(decoding: fetched.body.prefix(256 * 1024), as: UTF8.self)
+        var fields: [String: Value] = ["status": .int(fetched.status), "body": .string(body)]
+        fields["cost_sats"] = .int(Int(fetched.payment?.amountMsat.sats(.up).value ?? 0))
+        fields["fee_sats"] = .int(Int(fetched.payment?.feeMsat.sats(.up).value ?? 0))
+        fields["payment_id"] = fetched.payment.map { .string($0.id) } ?? .null
+        let paid = fetched.payment.map { " (paid \(AmountText.sats($0.amountMsat, rounding: .up)))" } ?? ""
+        return ("HTTP \(fetched.status) from \(url.host ?? "the service")\(paid)", fields)
     }
 
     func sats(_ value: Value?, _ name: String) throws -> Sats {
