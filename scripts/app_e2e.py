@@ -803,7 +803,8 @@ def connection_made_and_revoked(s: Scenario, app: App):
     CLI lists it; revoked from its card, the CLI says so too."""
     d = s.driver
     d.get(app.base + "/connections")
-    s.wait_text("Service: Not running")
+    s.wait_text("Programs that pay with")
+    s.check(not d.find_elements(By.ID, "service-status"), "no word of the NWC service while no connection needs it")
     s.fill("connection-name", "compute-agent")
     s.fill("connection-budget", "lots")
     s.fill("connection-relays", "ws://127.0.0.1:7447")
@@ -829,6 +830,7 @@ def connection_made_and_revoked(s: Scenario, app: App):
     s.check(uri.split("secret=")[1][:64] not in json.dumps(listed), "the secret is not kept")
     s.click("Done")
     s.wait_text("Spent 0 of 5,000 sat, renews")
+    s.wait_text("Service: Not running")
     s.check(d.find_elements(By.CSS_SELECTOR, ".connection meter"), "the spent/budget bar")
     s.check("nostr+walletconnect" not in d.page_source, "the URI is not on the list")
     d.find_element(By.XPATH, "//summary[text()='Revoke…']").click()
@@ -836,6 +838,7 @@ def connection_made_and_revoked(s: Scenario, app: App):
     s.wait_text("Revoked “compute-agent”: its next request is refused.")
     listed = json.loads(subprocess.run([s.binary, "connect", "list", "--json"], env=home, capture_output=True, text=True, check=True).stdout)
     s.check(listed[0]["state"] == "revoked", "revoked for the CLI too")
+    s.check(not d.find_elements(By.ID, "service-status"), "no word of the service once no live connection needs it")
     # For an AI agent: MCP only — no URI, no relay, the MCP client's configuration instead.
     d.find_element(By.XPATH, "//summary[text()='New connection']").click()
     s.fill("connection-name", "gpu-agent")

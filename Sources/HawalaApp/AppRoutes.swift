@@ -11,8 +11,9 @@ import Logging
 import NIOCore
 import NIOPosix
 
-/// The pages. Each handler reads the request, asks the library, and renders: no wallet rule
-/// lives here.
+/// What every controller shares: the app, rendering a page (or keeping it as a form's answer),
+/// the session of a request, the current wallet and its Lightning session, the password asked
+/// again, the library's errors in a person's words. No wallet rule lives here or in a controller.
 struct AppRoutes: Sendable {
     let app: WebApp
     static let cookie = "hawala_sid"
