@@ -21,26 +21,34 @@ signal(SIGPIPE, SIG_IGN)
 hawala_tune_malloc()
 #endif
 
-/// `--log-level LEVEL` is accepted anywhere on the line; it only configures logging.
-func extractLogLevel(_ arguments: inout [String]) -> Logger.Level {
-    guard let i = arguments.firstIndex(where: { $0 == "--log-level" || $0.hasPrefix("--log-level=") }) else { return .warning }
-    let value: String?
-    if arguments[i].hasPrefix("--log-level=") {
-        value = String(arguments[i].dropFirst("--log-level=".count))
-        arguments.remove(at: i)
-    } else {
-        value = i + 1 < arguments.count ? arguments[i + 1] : nil
-        arguments.removeSubrange(i..<min(i + 2, arguments.count))
-    }
-    guard let value, let level = Logger.Level(rawValue: value) else {
+/// `--log-level LEVEL`, accepted anywhere on the line (it only configures logging), read by
+/// argument-parser; everything else is left, in order, for the command.
+struct LoggingOptions: ParsableCommand {
+    // No help of its own: `--help` and `-h` are the command's.
+    static let configuration = CommandConfiguration(helpNames: [])
+    @Option(help: "How much to log on stderr: trace, debug, info, notice, warning, error or critical.")
+    var logLevel: Logger.Level = .warning
+    @Argument(parsing: .allUnrecognized) var command: [String] = []
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+/// The level `--log-level` names (warning when none), taken out of `arguments`. Only a line that
+/// names it is read for it: the rest (`--help`, completion scripts…) is the commands' own.
+func readLogLevel(_ arguments: inout [String]) -> Logger.Level {
+    guard arguments.contains(where: { $0 == "--log-level" || $0.hasPrefix("--log-level=") }) else { return .warning }
+    do {
+        let logging = try LoggingOptions.parse(arguments)
+        arguments = logging.command
+        return logging.logLevel
+    } catch {
         Output.error("error: --log-level takes one of: \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
         exit(2)
     }
-    return level
 }
 
 var arguments = NegativeNumbers.rewrite(Array(CommandLine.arguments.dropFirst()))
-let logLevel = extractLogLevel(&arguments)
+let logLevel = readLogLevel(&arguments)
 LoggingSystem.bootstrap { label in
     var handler = StreamLogHandler.standardError(label: label)
     handler.logLevel = logLevel
