@@ -133,8 +133,8 @@ public struct WebApp: Sendable {
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: HostAllowlistMiddleware(bound: bound, extraHost: options.extraAllowedHost))
         router.add(middleware: NotFoundPageMiddleware(routes: routes))
-        router.add(middleware: RefusalMiddleware(routes: routes))
         router.add(middleware: ReturnPathMiddleware())
+        router.add(middleware: RefusalMiddleware(routes: routes))
         router.add(middleware: AmountUnitMiddleware(store: store))
         routes.register(on: router)
         let bound = self.bound

@@ -10,7 +10,8 @@ public struct BackendOpeners: Sendable {
     public var spark: SparkOpener?
     public var devnet: DevnetOpener?
 
-    public init(spark: SparkOpener? = nil, devnet: DevnetOpener? = nil) {
+    /// `devnet` has no default: a front end says whether it links the development network.
+    public init(spark: SparkOpener? = nil, devnet: DevnetOpener?) {
         self.spark = spark
         self.devnet = devnet
     }

@@ -257,9 +257,11 @@ public final class LightningWallet: Sendable {
         let sent: Payment
         do {
             sent = try await backend.sendOnChain(quote, speed: speed, idempotencyKey: idempotencyKey)
-        } catch let error as LightningError {
-            if case .unreachable = error { return placeholder }
-            if case .timeout = error { return placeholder }
+        } catch {
+            // No answer: it may have gone out, and stays pending under its key. Any refusal
+            // sent nothing (devnet's ledger or Spark said no): the placeholder goes.
+            if case LightningError.unreachable = error { return placeholder }
+            if case LightningError.timeout = error { return placeholder }
             try? store.deletePendingPlaceholder(walletID: wallet.id, id: placeholder.id)
             throw error
         }

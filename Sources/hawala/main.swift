@@ -21,26 +21,23 @@ signal(SIGPIPE, SIG_IGN)
 hawala_tune_malloc()
 #endif
 
-/// `--log-level LEVEL`, accepted anywhere on the line (it only configures logging), read by
-/// argument-parser; everything else is left, in order, for the command.
-struct LoggingOptions: ParsableCommand {
-    // No help of its own: `--help` and `-h` are the command's.
-    static let configuration = CommandConfiguration(helpNames: [])
+/// `--log-level LEVEL`: it only configures logging, and is accepted anywhere on the line.
+struct LoggingOptions: ParsableArguments {
     @Option(help: "How much to log on stderr: trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .warning
-    @Argument(parsing: .allUnrecognized) var command: [String] = []
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 
-/// The level `--log-level` names (warning when none), taken out of `arguments`. Only a line that
-/// names it is read for it: the rest (`--help`, completion scripts…) is the commands' own.
+/// The level `--log-level` names (warning when none), read by argument-parser from its own
+/// words, which are taken out of `arguments`; the rest of the line is left as it was typed.
 func readLogLevel(_ arguments: inout [String]) -> Logger.Level {
-    guard arguments.contains(where: { $0 == "--log-level" || $0.hasPrefix("--log-level=") }) else { return .warning }
+    guard let i = arguments.firstIndex(where: { $0 == "--log-level" || $0.hasPrefix("--log-level=") }) else { return .warning }
+    let end = arguments[i] == "--log-level" ? min(i + 2, arguments.count) : i + 1
+    let words = Array(arguments[i..<end])
+    arguments.removeSubrange(i..<end)
     do {
-        let logging = try LoggingOptions.parse(arguments)
-        arguments = logging.command
-        return logging.logLevel
+        return try LoggingOptions.parse(words).logLevel
     } catch {
         Output.error("error: --log-level takes one of: \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
         exit(2)

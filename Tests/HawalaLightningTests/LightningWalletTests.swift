@@ -87,6 +87,21 @@ struct LightningWalletTests {
         #expect(try store.payments(walletID: wallet.id, filter: PaymentFilter(type: .send)).count == 1 && backend.sends == 1)
     }
 
+    /// A quote the balance no longer covers when it is sent (spent meanwhile): the backend
+    /// refuses, and no pending withdrawal is left behind under its key — sending again with the
+    /// key is a new try, not a phantom "may have gone out".
+    @Test func aRefusedWithdrawalLeavesNothingPending() async throws {
+        let (store, wallet) = try storeWithWallet()
+        let ledger = temporaryLedger()
+        let devnet = try await node(abandonAbout, ledger: ledger)
+        _ = try await devnet.fund(sats: 10_000)
+        let lightning = LightningWallet(store: store, wallet: wallet, backend: devnet)
+        let quote = try await lightning.prepareOnChain(address: "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080", amount: .sats(9_000))
+        _ = try await lightning.sendOnChain(quote, speed: .slow, idempotencyKey: "first")  // spends it meanwhile
+        await #expect(throws: WithdrawalError.self) { _ = try await lightning.sendOnChain(quote, speed: .slow, idempotencyKey: "stale") }
+        #expect(try store.payment(walletID: wallet.id, idempotencyKey: "stale") == nil, "a refused withdrawal left a pending record")
+    }
+
     /// A backend that does not report idempotency keys (Spark): its send replaces the pending
     /// record under the key, a sync doesn't add a second one, a lost answer still settles into
     /// the same record, and the key never pays twice.
