@@ -214,9 +214,10 @@ struct ConnectServe: AsyncParsableCommand {
                 try? await Task.sleep(for: .seconds(10))
             }
         }
+        let stop = StopSignals([SIGINT, SIGTERM])
         let live = try store.allConnections().filter { $0.state(at: started) == .live && $0.wires.contains(.nwc) }.count
         Output.error("serving \(live) connection\(live == 1 ? "" : "s"); Ctrl-C stops")
-        await Signals.wait([SIGINT, SIGTERM])
+        await stop.wait()
         heartbeat.cancel()
         task.cancel()
         _ = await task.result
@@ -225,40 +226,31 @@ struct ConnectServe: AsyncParsableCommand {
     }
 }
 
-/// Waits for one of `signals` (their default action is turned off while waiting).
-enum Signals {
-    static func wait(_ signals: [Int32]) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let resumed = ResumeOnce(continuation)
-            var sources: [DispatchSourceSignal] = []
-            for number in signals {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler { resumed.resume() }
-                source.resume()
-                sources.append(source)
-            }
-            SignalSources.keep(sources)
+/// The signals that stop a service, heard from the moment it is made (their default action
+/// turned off): one that comes before `wait` is awaited is not lost — a supervisor may stop the
+/// service the instant it says it serves.
+final class StopSignals {
+    private let heard: AsyncStream<Int32>
+    private let sources: [DispatchSourceSignal]
+
+    init(_ signals: [Int32]) {
+        let (heard, hear) = AsyncStream<Int32>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        self.heard = heard
+        sources = signals.map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { hear.yield(number) }
+            source.resume()
+            return source
         }
     }
 
-    final class ResumeOnce: @unchecked Sendable {
-        private var continuation: CheckedContinuation<Void, Never>?
-        private let lock = NSLock()
-        init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
-        func resume() {
-            lock.lock()
-            let c = continuation
-            continuation = nil
-            lock.unlock()
-            c?.resume()
-        }
+    /// Returns once one of the signals came (now or before).
+    func wait() async {
+        for await _ in heard { return }
     }
 
-    enum SignalSources {
-        nonisolated(unsafe) static var kept: [DispatchSourceSignal] = []
-        static func keep(_ sources: [DispatchSourceSignal]) { kept.append(contentsOf: sources) }
-    }
+    deinit { for source in sources { source.cancel() } }
 }
 
 /// A connection as `connect list --json` and `connect show --json` write it.
