@@ -283,12 +283,12 @@ struct SendFormView {
     /// or what was pasted (a text that doesn't read is said plainly, its words behind Details).
     mutating func show(_ error: Error, words: String, amountTyped: Bool) {
         switch error {
-        case LightningError.amountRequired, LightningError.outOfRange(.amount), LightningError.amountMismatch, LNURLError.amountOutOfRange,
-             is WithdrawalError, is AmountError:
+        case LightningError.amountRequired, LightningError.outOfRange(.amount), LightningError.amountMismatch, LightningError.lnurl(.amountOutOfRange),
+             LightningError.withdrawal, LightningError.amount, is WithdrawalError, is AmountError:
             amountProblem = words
         case LightningError.insufficientBalance where amountTyped:
             amountProblem = words
-        case LightningError.commentNotAccepted, LNURLError.commentTooLong, SendRequestError.commentNotAccepted:
+        case LightningError.commentNotAccepted, LightningError.lnurl(.commentTooLong), SendRequestError.commentNotAccepted:
             commentProblem = words
         case is SendRequestError:
             amountProblem = words

@@ -66,8 +66,10 @@ extension LNURLController {
             let offer: LNURLWithdrawRequest
             do {
                 offer = try await lightning.withdrawOffer(input)
-            } catch LNURLError.notAWithdrawal {
-                return nil
+            } catch {
+                // (Not `catch .lnurl(.notAWithdrawal)`: with typed throws it crashes Swift 6.3's SILGen.)
+                if case .lnurl(.notAWithdrawal) = error { return nil }
+                throw error
             }
             let sats = try offer.amountSats(amount)
             return try await withdrawConfirmation(session, offer: offer, lnurl: text, amount: AmountText.field(sats), note: offer.remainderNote(sats: sats))

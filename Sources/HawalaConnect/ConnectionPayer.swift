@@ -70,10 +70,8 @@ public enum ConnectionPayer {
         let prepared: PreparedPayment
         do {
             prepared = try await session.prepare(input, text: text, amountSats: amountSats, comment: comment, maxFeeSats: nil)
-        } catch let error as LightningError {
-            throw failure(error)
         } catch {
-            throw .paymentFailed("\(error)")
+            throw failure(error)
         }
         let amount = prepared.prepared.amountMsat
         guard let total = try? prepared.prepared.totalMsat() else { throw .invalidAmount(AmountError.aboveSupply.description) }
@@ -95,8 +93,7 @@ public enum ConnectionPayer {
             payment = try await session.lightning.pay(prepared, idempotencyKey: key, connection: connection.name)
         } catch {
             try? store.releaseSpending(connection, paymentKey: key)
-            if let error = error as? LightningError { throw failure(error) }
-            throw .paymentFailed("\(error)")
+            throw failure(error)
         }
         switch payment.status {
         case .failed:

@@ -166,10 +166,8 @@ public struct PaidFetch: Sendable {
             do {
                 let prepared = try await session.prepare(.bolt11(invoice), text: challenge.invoice, amountSats: nil, comment: nil, maxFeeSats: maxFee)
                 return try await session.lightning.pay(prepared.prepared, idempotencyKey: requestID, connection: "L402: " + host)
-            } catch let error as LightningError {
-                throw .payment(ConnectionPayer.failure(error))
             } catch {
-                throw .payment(.paymentFailed("\(error)"))
+                throw .payment(ConnectionPayer.failure(error))
             }
         }
     }

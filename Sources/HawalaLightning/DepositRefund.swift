@@ -19,25 +19,37 @@ public struct DepositRefund: Sendable {
 
 extension LightningSession {
     /// Prices the refund of the deposit at `outpoint` (TXID:VOUT) to `address`. Nothing is sent.
-    /// - Throws: `LightningError` for an outpoint that can't be read or is no deposit of this
-    ///   wallet, an address of another network, or a rate outside `PaymentLimits.feeRates`.
-    public func prepareRefund(outpoint: String, to address: String, fee: DepositRefund.Fee = .default) async throws -> DepositRefund {
+    /// - Throws: an outpoint that can't be read or is no deposit of this wallet; an address of
+    ///   another network, or a rate outside `PaymentLimits.feeRates` (`.lightning`).
+    public func prepareRefund(outpoint: String, to address: String, fee: DepositRefund.Fee = .default) async throws(DepositError) -> DepositRefund {
         let (txid, vout) = try Deposit.outpoint(outpoint)
-        if case .rate(let rate) = fee { try PaymentLimits.check(feeRate: rate) }
-        try backend.network.checkBitcoinAddress(address)
-        guard let deposit = try await backend.listDeposits().first(where: { $0.txid == txid && $0.vout == vout }) else {
-            throw DepositError.unknownDeposit("\(txid):\(vout)")
+        do {
+            if case .rate(let rate) = fee { try PaymentLimits.check(feeRate: rate) }
+            try backend.network.checkBitcoinAddress(address)
+        } catch {
+            throw .lightning(error)
         }
-        let rate: UInt64
-        switch fee {
-        case .rate(let chosen): rate = chosen
-        case .speed(let speed): rate = speed.rate(try await backend.recommendedFees())
+        return try await during {
+            guard let deposit = try await backend.listDeposits().first(where: { $0.txid == txid && $0.vout == vout }) else {
+                throw DepositError.unknownDeposit("\(txid):\(vout)")
+            }
+            let rate: UInt64
+            switch fee {
+            case .rate(let chosen): rate = chosen
+            case .speed(let speed): rate = speed.rate(try await backend.recommendedFees())
+            }
+            return DepositRefund(deposit: deposit, address: address, satPerVbyte: rate)
         }
-        return DepositRefund(deposit: deposit, address: address, satPerVbyte: rate)
     }
 
     /// Sends the refund priced by `prepareRefund`.
-    public func refund(_ refund: DepositRefund) async throws -> Deposit {
-        try await backend.refundDeposit(txid: refund.deposit.txid, vout: refund.deposit.vout, to: refund.address, satPerVbyte: refund.satPerVbyte)
+    public func refund(_ refund: DepositRefund) async throws(DepositError) -> Deposit {
+        try await during {
+            try await backend.refundDeposit(txid: refund.deposit.txid, vout: refund.deposit.vout, to: refund.address, satPerVbyte: refund.satPerVbyte)
+        }
+    }
+
+    private func during<T>(_ body: () async throws -> T) async throws(DepositError) -> T {
+        do { return try await body() } catch { throw DepositError(error, backend: backend.name) }
     }
 }

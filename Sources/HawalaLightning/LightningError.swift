@@ -4,7 +4,11 @@ import HawalaKeys
 import HawalaText
 import HawalaWallet
 
-/// Everything the Lightning wallet layer refuses, as one line a person can act on.
+/// What a payment, or the backend it goes through, refuses: the closed set the payment calls
+/// (`LightningSession.prepare`, `LightningWallet.pay`, `prepareOnChain`, `sendOnChain`,
+/// `receive`, `withdraw`) throw, each case one line a person can act on. What another family
+/// refuses on the way (an LNURL service, a withdrawal's own checks, the wallet's store) is
+/// carried whole (`lnurl`, `withdrawal`, `store`), so a caller switches on one type.
 public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What a backend does not do.
     public enum Unsupported: Equatable, Sendable {
@@ -94,6 +98,18 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
 
     /// An idempotency key of `bytes` bytes, outside `LightningWallet.idempotencyKeyBytes`.
     case invalidIdempotencyKey(bytes: Int)
+    /// The LNURL service paid or withdrawn through refused, or answered something unusable.
+    case lnurl(LNURLError)
+    /// An on-chain withdrawal's own refusal (balance at the speed, the fee, a link's amount).
+    case withdrawal(WithdrawalError)
+    /// Arithmetic on the amounts left what bitcoin can hold (amount + fee above the supply).
+    case amount(AmountError)
+    /// The wallet's store could not read or record the payment (a disk or database failure);
+    /// nothing about the payment itself.
+    case store(WalletError)
+    /// The task paying was cancelled before an answer came (the app's request went away): if
+    /// the payment had gone out it may still settle.
+    case cancelled
     /// A key chosen with a "#" in it: the attempts after a failure are numbered with one.
     case idempotencyKeyWithHash
 
@@ -137,7 +153,33 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case .invalidIdempotencyKey(let bytes):
             "an idempotency key has \(LightningWallet.idempotencyKeyBytes.lowerBound) to \(LightningWallet.idempotencyKeyBytes.upperBound) bytes, not \(bytes)"
         case .idempotencyKeyWithHash: "an idempotency key can't contain \"#\" (Hawala numbers the attempts after a failure with it)"
+        case .lnurl(let error): error.description
+        case .withdrawal(let error): error.description
+        case .amount(let error): error.description
+        case .store(let error): error.description
+        case .cancelled: "stopped before the answer came; if the payment went out it may still settle"
         }
+    }
+
+    /// `error`, thrown on the way by `backend`'s payment call, as this family: the families a
+    /// payment passes through are carried whole; anything else the backend threw is its
+    /// refusal, in its own words.
+    public init(_ error: any Error, backend: String) {
+        switch error {
+        case let error as LightningError: self = error
+        case let error as LNURLError: self = .lnurl(error)
+        case let error as WithdrawalError: self = .withdrawal(error)
+        case let error as AmountError: self = .amount(error)
+        case let error as WalletError: self = .store(error)
+        case is CancellationError: self = .cancelled
+        default: self = .refused(by: backend, reason: String(describing: error))
+        }
+    }
+
+    /// Runs a payment step of `backend`, its failures as this family: what a public payment
+    /// call wraps its body in, so its signature says what can go wrong.
+    static func during<T>(_ backend: String, _ body: () async throws -> T) async throws(LightningError) -> T {
+        do { return try await body() } catch { throw LightningError(error, backend: backend) }
     }
 }
 

@@ -141,7 +141,7 @@ public struct LightningSession: Sendable {
     }
 
     /// Prepares paying `input` (see `LightningWallet.prepare`), through the session's LNURL access.
-    public func prepare(_ input: PaymentInput, text: String, amountSats: Sats?, comment: String?, maxFeeSats: Sats?) async throws -> PreparedPayment {
+    public func prepare(_ input: PaymentInput, text: String, amountSats: Sats?, comment: String?, maxFeeSats: Sats?) async throws(LightningError) -> PreparedPayment {
         try await lightning.prepare(input, text: text, amountSats: amountSats, comment: comment, maxFeeSats: maxFeeSats, lnurl: lnurl)
     }
 
@@ -159,10 +159,12 @@ public struct LightningSession: Sendable {
 
     /// Creates an invoice and records it as a pending receive (`connection`: the app
     /// connection that asked for it).
-    public func receive(_ request: ReceiveRequest, connection: String? = nil) async throws -> CreatedInvoice {
-        let response = try await backend.receivePayment(request)
-        try lightning.recordInvoice(response, amountSats: request.amountSats, description: request.description, connection: connection)
-        return CreatedInvoice(response: response, amountSats: request.amountSats, description: request.description, backend: backend.name)
+    public func receive(_ request: ReceiveRequest, connection: String? = nil) async throws(LightningError) -> CreatedInvoice {
+        try await LightningError.during(backend.name) {
+            let response = try await backend.receivePayment(request)
+            try lightning.recordInvoice(response, amountSats: request.amountSats, description: request.description, connection: connection)
+            return CreatedInvoice(response: response, amountSats: request.amountSats, description: request.description, backend: backend.name)
+        }
     }
 
     /// The balance after a sync, with its fiat value: in `currency` when given (then a rates
@@ -204,32 +206,39 @@ public struct LightningSession: Sendable {
 
     /// Registers `name` as the wallet's Lightning address, after checking it is well formed and
     /// free (a taken name is refused before anything changes).
-    public func registerAddress(name: String, description: String = "") async throws -> LightningAddressInfo {
+    public func registerAddress(name: String, description: String = "") async throws(LightningError) -> LightningAddressInfo {
         let name = try LightningAddressInfo.checkName(name)
-        guard TextLimit.fits(description, scalars: LightningAddressInfo.maximumDescriptionScalars) else { throw LightningError.outOfRange(.addressDescription) }
-        guard try await backend.isLightningAddressAvailable(name) else { throw LightningError.addressTaken(name) }
-        return try await backend.registerLightningAddress(name: name, description: description)
+        guard TextLimit.fits(description, scalars: LightningAddressInfo.maximumDescriptionScalars) else { throw .outOfRange(.addressDescription) }
+        return try await LightningError.during(backend.name) {
+            guard try await backend.isLightningAddressAvailable(name) else { throw LightningError.addressTaken(name) }
+            return try await backend.registerLightningAddress(name: name, description: description)
+        }
     }
 
     /// What an LNURL-withdraw link offers (LUD-03), fetched from its service.
-    /// - Throws: `LNURLError.notAWithdrawal` for another kind of LNURL.
-    public func withdrawOffer(_ input: PaymentInput) async throws -> LNURLWithdrawRequest {
-        guard let lnurl else { throw LightningError.unsupported(backend: backend.name, .lnurlWithoutClient) }
-        guard case .lnurl(let url) = input else { throw LNURLError.notAWithdrawal("not an LNURL") }
-        return try LNURLWithdrawRequest.parse(try await lnurl.fetcher.get(url), from: url, allowLoopbackHTTP: lnurl.allowLoopbackHTTP)
+    /// - Throws: `.lnurl(.notAWithdrawal)` for another kind of LNURL.
+    public func withdrawOffer(_ input: PaymentInput) async throws(LightningError) -> LNURLWithdrawRequest {
+        guard let lnurl else { throw .unsupported(backend: backend.name, .lnurlWithoutClient) }
+        guard case .lnurl(let url) = input else { throw .lnurl(.notAWithdrawal("not an LNURL")) }
+        return try await LightningError.during(backend.name) {
+            try LNURLWithdrawRequest.parse(try await lnurl.fetcher.get(url), from: url, allowLoopbackHTTP: lnurl.allowLoopbackHTTP)
+        }
     }
 
     /// Withdraws from `offer`: makes an invoice of `amountSats` (the most offered when nil),
     /// kept as a pending receive, hands it to the service, and waits at most `timeout` for the
     /// payment.
-    /// - Throws: the service's refusal (`LNURLError.serviceError`); `LightningError.timeout`
+    /// - Throws: the service's refusal (`.lnurl(.serviceError)`); `.timeout`
     ///   when the payment did not come in time (the invoice stays valid until it expires).
-    public func withdraw(_ offer: LNURLWithdrawRequest, amountSats: Sats?, timeout: Duration) async throws -> Payment {
-        guard let lnurl else { throw LightningError.unsupported(backend: backend.name, .lnurlWithoutClient) }
-        let sats = try offer.amountSats(amountSats)
+    public func withdraw(_ offer: LNURLWithdrawRequest, amountSats: Sats?, timeout: Duration) async throws(LightningError) -> Payment {
+        guard let lnurl else { throw .unsupported(backend: backend.name, .lnurlWithoutClient) }
+        let sats: Sats
+        do { sats = try offer.amountSats(amountSats) } catch { throw .lnurl(error) }
         let invoice = try await receive(ReceiveRequest(amountSats: sats, description: offer.defaultDescription))
-        let answer: LNURLPayRequest.StatusJSON = try LNURLPayRequest.decode(try await lnurl.fetcher.get(try offer.callbackURL(invoice: invoice.response.invoice)))
-        guard answer.status?.uppercased() == "OK" else { throw LNURLError.invalidResponse("the service did not say OK") }
+        try await LightningError.during(backend.name) {
+            let answer: LNURLPayRequest.StatusJSON = try LNURLPayRequest.decode(try await lnurl.fetcher.get(try offer.callbackURL(invoice: invoice.response.invoice)))
+            guard answer.status?.uppercased() == "OK" else { throw LNURLError.invalidResponse("the service did not say OK") }
+        }
         return try await lightning.waitForPayment(paymentHash: invoice.response.paymentHash, timeout: timeout)
     }
 

@@ -179,7 +179,7 @@ public final class LightningWallet: Sendable {
     /// (settled or still pending) and sends nothing; after a failure (which paid nothing) it is
     /// a new attempt, recorded beside the failed one. `connection`: the app connection paying
     /// (its name is kept with the payment: "paid by …").
-    public func pay(_ prepared: PrepareSendResponse, idempotencyKey: String, connection: String? = nil) async throws -> Payment {
+    public func pay(_ prepared: PrepareSendResponse, idempotencyKey: String, connection: String? = nil) async throws(LightningError) -> Payment {
         try await pay(prepared.invoice, amountMsat: prepared.amountMsat, feeMsat: prepared.feeMsat, idempotencyKey: idempotencyKey,
                       connection: connection) { key in
             try await self.backend.sendPayment(prepared, idempotencyKey: key)
@@ -188,7 +188,7 @@ public final class LightningWallet: Sendable {
 
     /// `pay` for a prepared LNURL-pay.
     /// The payer's history keeps the comment sent and the payee's message once paid.
-    public func pay(_ prepared: PrepareLnurlPayResponse, idempotencyKey: String, connection: String? = nil) async throws -> Payment {
+    public func pay(_ prepared: PrepareLnurlPayResponse, idempotencyKey: String, connection: String? = nil) async throws(LightningError) -> Payment {
         try await pay(prepared.prepared.invoice, amountMsat: prepared.prepared.amountMsat, feeMsat: prepared.prepared.feeMsat, idempotencyKey: idempotencyKey,
                       comment: prepared.comment, connection: connection) { key in
             var paid = try await self.backend.lnurlPay(prepared, idempotencyKey: key)
@@ -211,8 +211,15 @@ public final class LightningWallet: Sendable {
     }
 
     private func pay(_ invoice: Bolt11Invoice, amountMsat: Msat, feeMsat: Msat, idempotencyKey key: String, comment: String? = nil,
-                     connection: String? = nil, send: (_ idempotencyKey: String) async throws -> Payment) async throws -> Payment {
+                     connection: String? = nil, send: (_ idempotencyKey: String) async throws -> Payment) async throws(LightningError) -> Payment {
         try Self.checkIdempotencyKey(key)
+        return try await LightningError.during(backend.name) {
+            try await pay(invoice, amountMsat: amountMsat, feeMsat: feeMsat, checkedKey: key, comment: comment, connection: connection, send: send)
+        }
+    }
+
+    private func pay(_ invoice: Bolt11Invoice, amountMsat: Msat, feeMsat: Msat, checkedKey key: String, comment: String?,
+                     connection: String?, send: (_ idempotencyKey: String) async throws -> Payment) async throws -> Payment {
         // Never twice under one key: a pending payment may still settle (a sync says how), a
         // completed one is paid. A failed one paid nothing: asking again is a new attempt,
         // recorded under the key's next attempt (`KEY#2`, `#3`…) so the failure stays listed.
@@ -244,8 +251,12 @@ public final class LightningWallet: Sendable {
     /// `idempotencyKey`: recorded pending before sending, so a send whose answer never came
     /// (timeout, network gone) stays pending under its key — a retry with the key returns it,
     /// never sends again — until a sync says what became of it.
-    public func sendOnChain(_ quote: OnChainQuote, speed: OnChainSpeed, idempotencyKey: String, maxFeeSats: Sats? = nil) async throws -> Payment {
+    public func sendOnChain(_ quote: OnChainQuote, speed: OnChainSpeed, idempotencyKey: String, maxFeeSats: Sats? = nil) async throws(LightningError) -> Payment {
         try Self.checkIdempotencyKey(idempotencyKey)
+        return try await LightningError.during(backend.name) { try await send(quote, speed: speed, checkedKey: idempotencyKey, maxFeeSats: maxFeeSats) }
+    }
+
+    private func send(_ quote: OnChainQuote, speed: OnChainSpeed, checkedKey idempotencyKey: String, maxFeeSats: Sats?) async throws -> Payment {
         if let earlier = try store.payment(walletID: wallet.id, idempotencyKey: idempotencyKey) { return earlier }
         let option = try quote.affordable(speed, maxFeeSats: maxFeeSats)
         let placeholder = Payment(

@@ -13,6 +13,14 @@ public enum DepositError: Error, Equatable, Sendable, CustomStringConvertible {
     case notADevnetAddress(String)
     /// The deposit can't be claimed or refunded in its state (its words).
     case depositNotAvailable(String, state: String)
+    /// A refusal shared with payments on the way: an address of another network, a fee rate
+    /// out of bounds, the backend unreachable or refusing.
+    case lightning(LightningError)
+
+    /// `error`, thrown on the way by `backend`, as this family.
+    public init(_ error: any Error, backend: String) {
+        if let error = error as? DepositError { self = error } else { self = .lightning(LightningError(error, backend: backend)) }
+    }
 
     public var description: String {
         switch self {
@@ -22,6 +30,7 @@ public enum DepositError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unknownDeposit(let outpoint): "no deposit \(outpoint) to this wallet"
         case .notADevnetAddress(let text): "\"\(text.prefix(100))\" is not a devnet deposit address (a wallet's, from its receive with bitcoin)"
         case let .depositNotAvailable(outpoint, state): "deposit \(outpoint) is \(state)"
+        case .lightning(let error): error.description
         }
     }
 }
@@ -67,6 +76,14 @@ public enum ExitError: Error, Equatable, Sendable, CustomStringConvertible {
     case noExitState(network: String)
     /// An exit state that does not read (altered, or another backend's).
     case invalidExitState(String)
+    /// A refusal shared with payments on the way: an address of another network, a fee rate
+    /// out of bounds, the backend unreachable or refusing, the wallet's store failing.
+    case lightning(LightningError)
+
+    /// `error`, thrown on the way by `backend`, as this family.
+    public init(_ error: any Error, backend: String) {
+        if let error = error as? ExitError { self = error } else { self = .lightning(LightningError(error, backend: backend)) }
+    }
 
     public var description: String {
         switch self {
@@ -76,6 +93,7 @@ public enum ExitError: Error, Equatable, Sendable, CustomStringConvertible {
         case .noExitState(let network):
             "no exit state is kept for \(network) yet: it is kept at each sync (sync once while the network answers)"
         case .invalidExitState(let why): "the exit state does not read: \(why)"
+        case .lightning(let error): error.description
         }
     }
 }

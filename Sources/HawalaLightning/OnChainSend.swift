@@ -156,10 +156,12 @@ extension PaymentInput {
 extension LightningWallet {
     /// Prices a withdrawal of `amount` to `address` at each speed (nothing is sent); the
     /// address must be of the backend's network.
-    public func prepareOnChain(address: String, amount: OnChainAmount) async throws -> OnChainQuote {
+    public func prepareOnChain(address: String, amount: OnChainAmount) async throws(LightningError) -> OnChainQuote {
         try backend.network.checkBitcoinAddress(address)
-        if case .sats(let sats) = amount, sats == 0 { throw LightningError.outOfRange(.amount) }
-        return try await backend.prepareOnChainSend(address: address.trimmingCharacters(in: .whitespaces), amount: amount)
+        if case .sats(let sats) = amount, sats == 0 { throw .outOfRange(.amount) }
+        return try await LightningError.during(backend.name) {
+            try await backend.prepareOnChainSend(address: address.trimmingCharacters(in: .whitespaces), amount: amount)
+        }
     }
 
 }

@@ -133,23 +133,23 @@ extension LightningWallet {
     /// the fee, refused when the fee is above `maxFeeSats`. `lnurl` is needed for a Lightning
     /// address or an LNURL, which also need `amountSats`.
     public func prepare(_ input: PaymentInput, text: String, amountSats: Sats?, comment: String?, maxFeeSats: Sats?,
-                        lnurl: LNURLPayFlow?) async throws -> PreparedPayment {
-        let prepared: PreparedPayment
-        if input.isLNURL, let lnurl {
-            guard let amountSats else { throw LightningError.amountRequired }
-            let payRequest = try await lnurl.payRequest(for: input)
-            prepared = .lnurl(try await backend.prepareLnurlPay(PrepareLnurlPayRequest(payRequest: payRequest, amountSats: amountSats, comment: comment)))
-        } else {
-            prepared = .invoice(try await backend.prepareSendPayment(PrepareSendRequest(input: text, amountSats: amountSats)))
+                        lnurl: LNURLPayFlow?) async throws(LightningError) -> PreparedPayment {
+        let prepared: PreparedPayment = try await LightningError.during(backend.name) {
+            if input.isLNURL, let lnurl {
+                guard let amountSats else { throw LightningError.amountRequired }
+                let payRequest = try await lnurl.payRequest(for: input)
+                return .lnurl(try await backend.prepareLnurlPay(PrepareLnurlPayRequest(payRequest: payRequest, amountSats: amountSats, comment: comment)))
+            }
+            return .invoice(try await backend.prepareSendPayment(PrepareSendRequest(input: text, amountSats: amountSats)))
         }
         if let maxFeeSats, prepared.prepared.feeMsat > maxFeeSats.msat {
-            throw LightningError.feeAboveMaximum(feeMsat: prepared.prepared.feeMsat, maximumMsat: maxFeeSats.msat)
+            throw .feeAboveMaximum(feeMsat: prepared.prepared.feeMsat, maximumMsat: maxFeeSats.msat)
         }
         return prepared
     }
 
     /// Pays a prepared payment once per key (the invoice's payment hash when nil).
-    public func pay(_ payment: PreparedPayment, idempotencyKey: String?, connection: String? = nil) async throws -> Payment {
+    public func pay(_ payment: PreparedPayment, idempotencyKey: String?, connection: String? = nil) async throws(LightningError) -> Payment {
         let key = idempotencyKey ?? payment.defaultIdempotencyKey
         switch payment {
         case .invoice(let prepared): return try await pay(prepared, idempotencyKey: key, connection: connection)
@@ -158,10 +158,12 @@ extension LightningWallet {
     }
 
     /// Waits for the invoice with `paymentHash` to be paid and records the payment.
-    public func waitForPayment(paymentHash: String, timeout: Duration) async throws -> Payment {
-        let paid = try await backend.waitForPayment(paymentHash: paymentHash, timeout: timeout)
-        try await record([paid])
-        return paid
+    public func waitForPayment(paymentHash: String, timeout: Duration) async throws(LightningError) -> Payment {
+        try await LightningError.during(backend.name) {
+            let paid = try await backend.waitForPayment(paymentHash: paymentHash, timeout: timeout)
+            try await record([paid])
+            return paid
+        }
     }
 }
 

@@ -212,9 +212,15 @@ extension LightningSession {
 
     /// Plans leaving with the kept state (see `exitCheck`).
     /// - Throws: `ExitError.noExitState` when none is kept.
-    public func prepareExit(satPerVbyte: UInt64? = nil, destination: String? = nil) async throws -> ExitPlan {
-        if let satPerVbyte { try PaymentLimits.check(feeRate: satPerVbyte) }
+    public func prepareExit(satPerVbyte: UInt64? = nil, destination: String? = nil) async throws(ExitError) -> ExitPlan {
+        if let satPerVbyte {
+            do { try PaymentLimits.check(feeRate: satPerVbyte) } catch { throw .lightning(error) }
+        }
         await refreshExitState()
+        do { return try await plannedExit(satPerVbyte: satPerVbyte, destination: destination) } catch { throw ExitError(error, backend: backend.name) }
+    }
+
+    private func plannedExit(satPerVbyte: UInt64?, destination: String?) async throws -> ExitPlan {
         guard let keyring else { throw ExitError.noExitState(network: spec.networkName) }
         guard let kept = try store.exitState(walletID: wallet.id, network: spec.description, keyring: keyring) else {
             throw ExitError.noExitState(network: spec.networkName)
@@ -257,8 +263,8 @@ extension LightningSession {
     /// Builds the planned exit: its transactions in broadcast order.
     /// - Throws: `ExitError.nothingToRecover` when it recovers nothing,
     ///   `exitNeedsFunding` when it needs an output of the wallet's own.
-    public func runExit(_ plan: ExitPlan) async throws -> [ExitTransaction] {
+    public func runExit(_ plan: ExitPlan) async throws(ExitError) -> [ExitTransaction] {
         if let refusal = plan.refusal { throw refusal }
-        return try await backend.runExit(plan)
+        do { return try await backend.runExit(plan) } catch { throw ExitError(error, backend: backend.name) }
     }
 }

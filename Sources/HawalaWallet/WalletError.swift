@@ -3,7 +3,7 @@ import HawalaKeys
 
 /// Everything that can go wrong with the wallet store, as one line a person can act on.
 /// No case carries a secret.
-public enum WalletError: Error, Equatable, CustomStringConvertible {
+public enum WalletError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The password does not unlock the store. Nothing was changed.
     case wrongPassword
     /// A sealed secret failed authentication: the database was changed outside Hawala.

@@ -101,7 +101,7 @@ struct DevnetLNURLTests {
             try await alice.backend.deleteLightningAddress()
             #expect(try await alice.backend.lightningAddress() == nil)
             #expect(try await bob.backend.isLightningAddressAvailable("alice"))
-            await #expect(throws: LNURLError.serviceError("no such Lightning address on this devnet")) {
+            await #expect(throws: LightningError.lnurl(.serviceError("no such Lightning address on this devnet"))) {
                 _ = try await bob.prepare(input, text: info.address, amountSats: 100, comment: nil, maxFeeSats: nil)
             }
             _ = served
@@ -126,14 +126,14 @@ struct DevnetLNURLTests {
             let kept = try alice.lightning.history(PaymentFilter())
             #expect(kept.count == 1 && kept[0].status == .completed && kept[0].details.description == "coffee voucher")
             // Used: refused to anyone, in the service's words.
-            await #expect(throws: LNURLError.serviceError("this voucher is unknown or has been used")) {
+            await #expect(throws: LightningError.lnurl(.serviceError("this voucher is unknown or has been used"))) {
                 _ = try await bob.withdrawOffer(try PaymentInput.parse(voucher, allowLoopbackHTTP: true))
             }
-            await #expect(throws: LNURLError.serviceError("this voucher has been used")) { _ = try await bob.withdraw(offer, amountSats: 1_000, timeout: .seconds(5)) }
+            await #expect(throws: LightningError.lnurl(.serviceError("this voucher has been used"))) { _ = try await bob.withdraw(offer, amountSats: 1_000, timeout: .seconds(5)) }
             // A payment link offers nothing to withdraw.
             try served.announce()
             let pay = try await alice.registerAddress(name: "alice")
-            await #expect(throws: LNURLError.notAWithdrawal("payRequest")) { _ = try await bob.withdrawOffer(.lnurl(pay.url)) }
+            await #expect(throws: LightningError.lnurl(.notAWithdrawal("payRequest"))) { _ = try await bob.withdrawOffer(.lnurl(pay.url)) }
             _ = served
         }
     }

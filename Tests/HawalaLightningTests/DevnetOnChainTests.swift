@@ -59,7 +59,7 @@ struct DevnetOnChainTests {
         _ = try await session.fund(sats: 10_000)
         let tooMuch = try await session.lightning.prepareOnChain(address: Self.elsewhere, amount: .sats(9_600))
         #expect(tooMuch.option(.slow)?.affordable == true && tooMuch.option(.fast)?.affordable == false)
-        await #expect(throws: WithdrawalError.insufficientOnChainBalance(neededSat: 11_010, balanceSat: 10_000, speed: "fast")) {
+        await #expect(throws: LightningError.withdrawal(.insufficientOnChainBalance(neededSat: 11_010, balanceSat: 10_000, speed: "fast"))) {
             _ = try await session.lightning.sendOnChain(tooMuch, speed: .fast, idempotencyKey: "too-much")
         }
         let dust = try await session.lightning.prepareOnChain(address: Self.elsewhere, amount: .sats(100))

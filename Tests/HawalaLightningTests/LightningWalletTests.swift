@@ -83,7 +83,8 @@ struct LightningWalletTests {
         #expect(sends.count == 1 && sends[0].idempotencyKey == "w1" && sends[0].details.txid != nil && sends[0].isOnChain, "\(sends)")
         #expect(try await lightning.sendOnChain(quote, speed: .slow, idempotencyKey: "w1").details.txid == sends[0].details.txid && backend.sends == 1)
         // Refused outright (a fee above the cap): nothing recorded, nothing sent.
-        await #expect(throws: WithdrawalError.self) { _ = try await lightning.sendOnChain(quote, speed: .fast, idempotencyKey: "w2", maxFeeSats: 10) }
+        let aboveCap = await #expect(throws: LightningError.self) { _ = try await lightning.sendOnChain(quote, speed: .fast, idempotencyKey: "w2", maxFeeSats: 10) }
+        guard case .withdrawal(.feeAboveMaximum) = aboveCap else { Issue.record("not the withdrawal's fee refusal: \(String(describing: aboveCap))"); return }
         #expect(try store.payments(walletID: wallet.id, filter: PaymentFilter(type: .send)).count == 1 && backend.sends == 1)
     }
 
@@ -98,7 +99,8 @@ struct LightningWalletTests {
         let lightning = LightningWallet(store: store, wallet: wallet, backend: devnet)
         let quote = try await lightning.prepareOnChain(address: "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080", amount: .sats(9_000))
         _ = try await lightning.sendOnChain(quote, speed: .slow, idempotencyKey: "first")  // spends it meanwhile
-        await #expect(throws: WithdrawalError.self) { _ = try await lightning.sendOnChain(quote, speed: .slow, idempotencyKey: "stale") }
+        let refused = await #expect(throws: LightningError.self) { _ = try await lightning.sendOnChain(quote, speed: .slow, idempotencyKey: "stale") }
+        guard case .withdrawal = refused else { Issue.record("not the withdrawal's refusal: \(String(describing: refused))"); return }
         #expect(try store.payment(walletID: wallet.id, idempotencyKey: "stale") == nil, "a refused withdrawal left a pending record")
     }
 
