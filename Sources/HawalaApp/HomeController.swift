@@ -292,6 +292,10 @@ struct SendFormView {
             commentProblem = words
         case is SendRequestError:
             amountProblem = words
+        case PaymentInputError.empty:
+            inputProblem = "Paste an invoice, a Lightning address, an LNURL or a bitcoin: link."
+        case PaymentInputError.tooLong:
+            inputProblem = "That is too long to be an invoice or an address."
         case is PaymentInputError, is Bolt11Error:
             inputProblem = "Hawala can't read this as an invoice, a Lightning address, an LNURL or a bitcoin: link. Check it was copied whole."
             detail = words

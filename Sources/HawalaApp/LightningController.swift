@@ -320,8 +320,6 @@ extension LightningController {
             return try await HomeController(routes: routes).sendForm(session, store: store, wallet: wallet, form: typed, status: .badRequest)
         }
         let text = typed.input.trimmed
-        guard !text.isEmpty else { return try await refuse { $0.inputProblem = "Paste an invoice, a Lightning address, an LNURL or a bitcoin: link." } }
-        guard text.utf8.count <= 8_192 else { return try await refuse { $0.inputProblem = "That is too long to be an invoice or an address." } }
         var amount: Sats?
         if !typed.amount.trimmed.isEmpty {
             do {

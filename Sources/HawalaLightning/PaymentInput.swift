@@ -5,6 +5,10 @@ import HawalaText
 
 /// Why a payment input was refused.
 public enum PaymentInputError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Nothing but spaces.
+    case empty
+    /// Longer than any invoice, LNURL or address can be.
+    case tooLong
     case unrecognized
     case invoice(Bolt11Error)
     case invalidLNURL(String)
@@ -15,6 +19,8 @@ public enum PaymentInputError: Error, Equatable, Sendable, CustomStringConvertib
     /// One line; what it quotes of the input is made safe to show (`DisplayText`).
     public var description: String {
         switch self {
+        case .empty: "nothing to pay: give an invoice, a Lightning address, an LNURL or a bitcoin: link"
+        case .tooLong: "too long to be an invoice, an LNURL or an address"
         case .unrecognized: "not an invoice, LNURL, Lightning address, bitcoin: URI or Bitcoin address"
         case .invoice(let e): e.description
         case .invalidLNURL(let why): "invalid LNURL: \(DisplayText.safe(why))"
@@ -62,13 +68,14 @@ public enum PaymentInput: Sendable {
         // as wallets do: they are checksummed, so a space inside can only be the wrapping. A
         // bitcoin: link or a Lightning address keeps its inside as typed (a space in an amount
         // is no digit to drop).
-        guard text.utf8.count <= Bolt11Invoice.maximumLength * 4 else { throw .unrecognized }
+        guard text.utf8.count <= Bolt11Invoice.maximumLength * 4 else { throw .tooLong }
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         let compact = trimmed.filter { !$0.isWhitespace }
         let wrapped = compact.lowercased().hasPrefix("ln") || compact.lowercased().hasPrefix("lightning:")
             || !compact.contains(where: { ":@?".contains($0) })
         var input = wrapped ? compact : trimmed
-        guard !input.isEmpty, input.utf8.count <= Bolt11Invoice.maximumLength * 2 else { throw .unrecognized }
+        guard !input.isEmpty else { throw .empty }
+        guard input.utf8.count <= Bolt11Invoice.maximumLength * 2 else { throw .tooLong }
         let lower = input.lowercased()
         if lower.hasPrefix("lightning:") {
             input = String(input.dropFirst("lightning:".count))

@@ -258,6 +258,19 @@ extension AppSecurityTests {
                 #expect(byApp.status == 400 && byApp.body.contains(Self.html(appWords)), "\(label): app \(byApp.status)")
             }
 
+            // Nothing pasted, and more than any invoice or address can be: the library refuses
+            // both (`PaymentInput`), each face in its words.
+            let pasted: [(String, String, PaymentInputError, String)] = [
+                ("nothing", "  ", .empty, "Paste an invoice, a Lightning address, an LNURL or a bitcoin: link."),
+                ("too long", String(repeating: "lnbc1", count: 3_000), .tooLong, "That is too long to be an invoice or an address."),
+            ]
+            for (label, input, error, appWords) in pasted {
+                let byCLI = try cli.run(["ln", "pay", input, "--yes"] + pw)
+                let byApp = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": input])
+                #expect(byCLI.status == 1 && byCLI.stderr.contains(error.description), "\(label): CLI \(byCLI.status) \(byCLI.stderr)")
+                #expect(byApp.status == 400 && byApp.body.contains(Self.html(appWords)), "\(label): app \(byApp.status)")
+            }
+
             // A fee rate outside 1…10,000 sat/vB: refused by both, in the library's words.
             let rateWords = PaymentLimit.feeRate.description
             let cliRate = try cli.run(["ln", "exit", "check", "--fee-rate", "20000"])

@@ -81,6 +81,9 @@ struct PaymentInputTests {
         guard case .bitcoinAddress = try PaymentInput.parse("bc1qw508d6qejxtdg4y5r3\nzarvary0c5xw7kv8f3t4") else { Issue.record("a wrapped address is refused"); return }
         guard case .bitcoinAddress(_, .mainnet) = try PaymentInput.parse("bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4") else { Issue.record("not an address"); return }
         #expect(throws: PaymentInputError.unrecognized) { try PaymentInput.parse("hello") }
+        #expect(throws: PaymentInputError.empty) { try PaymentInput.parse(" \n\t ") }
+        #expect(throws: PaymentInputError.tooLong) { try PaymentInput.parse(String(repeating: "lnbc1", count: 3_000)) }
+        #expect(throws: PaymentInputError.tooLong) { try PaymentInput.parse("lnbc1" + String(repeating: " ", count: 30_000)) }
         #expect(throws: PaymentInputError.invoice(.bech32(.badChecksum))) { try PaymentInput.parse(String(invoice.dropLast()) + "q") }
     }
 }
