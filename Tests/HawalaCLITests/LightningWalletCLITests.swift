@@ -23,18 +23,31 @@ final class RunningCLI: @unchecked Sendable {
 
     private var errorBuffer = Data()
 
-    /// The next line of stdout (nil at the end).
-    func nextLine() -> String? { Self.line(from: output, &buffer) }
+    /// How long a line is waited for before the process is taken for hung.
+    static let lineDeadline: Duration = .seconds(60)
 
-    /// The next line of stderr (nil at the end).
-    func nextErrorLine() -> String? { Self.line(from: error, &errorBuffer) }
+    /// The next line of stdout (nil at the end, or when none came within `lineDeadline`: the
+    /// process is then killed, so a hang fails the test instead of holding the run).
+    func nextLine() -> String? { line(from: output, &buffer) }
 
-    private static func line(from pipe: Pipe, _ buffer: inout Data) -> String? {
+    /// The next line of stderr (as `nextLine`).
+    func nextErrorLine() -> String? { line(from: error, &errorBuffer) }
+
+    private func line(from pipe: Pipe, _ buffer: inout Data) -> String? {
+        let deadline = ContinuousClock.now + Self.lineDeadline
         while true {
             if let newline = buffer.firstIndex(of: 0x0A) {
                 let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
                 buffer.removeSubrange(buffer.startIndex...newline)
                 return line
+            }
+            let left = deadline - ContinuousClock.now
+            var ready = pollfd(fd: pipe.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            let milliseconds = max(0, Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+            if left <= .zero || poll(&ready, 1, milliseconds) == 0 {
+                Issue.record("no line from hawala \(process.arguments ?? []) within \(Self.lineDeadline): killed")
+                kill(process.processIdentifier, SIGKILL)
+                return nil
             }
             let chunk = pipe.fileHandleForReading.availableData
             if chunk.isEmpty { return nil }
