@@ -116,7 +116,7 @@ let package = Package(
         .target(name: "HawalaHome", swiftSettings: swiftSettings),
         .target(
             name: "HawalaBackup",
-            dependencies: ["HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaText", "HawalaWallet"],
+            dependencies: ["HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaLightning", "HawalaText", "HawalaWallet", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -366,13 +366,14 @@ let package = Package(
         ),
         .testTarget(
             name: "HawalaWalletTests",
-            dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            // The store's tables of Lightning history and wallets' transfer are tested with it.
+            dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaLightning", "HawalaBackup", "HawalaTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HawalaBackupTests",
-            dependencies: ["HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaTestSupport"],
+            dependencies: ["HawalaCrypto", "HawalaFormat", "HawalaKeys", "HawalaLightning", "HawalaWallet", "HawalaBackup", "HawalaTestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),

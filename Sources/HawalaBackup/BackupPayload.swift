@@ -2,6 +2,7 @@ import HawalaFormat
 import Foundation
 import HawalaCrypto
 import HawalaKeys
+import HawalaLightning
 import HawalaText
 import HawalaWallet
 

@@ -1,4 +1,5 @@
 import Foundation
+import HawalaLightning
 import HawalaWallet
 
 extension PaymentExport {

@@ -341,13 +341,13 @@ public final class SparkBackend: PaymentBackend, Sendable {
 
     /// Pays what `prepare` previewed. The idempotency key goes to the SDK as a UUID derived from
     /// it (the SDK takes UUIDs), so a repeated key is refused there too.
-    public func sendPayment(_ prepared: PrepareSendResponse, idempotencyKey: String) async throws -> HawalaWallet.Payment {
+    public func sendPayment(_ prepared: PrepareSendResponse, idempotencyKey: String) async throws -> HawalaLightning.Payment {
         guard let response = state.withLock({ $0.prepared[prepared.invoiceText] }) else {
             throw LightningError.unsupported(backend: name, .preparedElsewhere)
         }
         let request = SendPaymentRequest(prepareResponse: response, options: nil, idempotencyKey: SparkBackend.uuid(idempotencyKey))
         let sent = try await call { try await $0.sendPayment(request: request) }
-        var payment = HawalaWallet.Payment(spark: sent.payment, backend: name)
+        var payment = HawalaLightning.Payment(spark: sent.payment, backend: name)
         payment.idempotencyKey = idempotencyKey
         return payment
     }
@@ -369,7 +369,7 @@ public final class SparkBackend: PaymentBackend, Sendable {
                                        successAction: action, comment: request.comment)
     }
 
-    public func lnurlPay(_ prepared: HawalaLightning.PrepareLnurlPayResponse, idempotencyKey: String) async throws -> HawalaWallet.Payment {
+    public func lnurlPay(_ prepared: HawalaLightning.PrepareLnurlPayResponse, idempotencyKey: String) async throws -> HawalaLightning.Payment {
         try await sendPayment(prepared.prepared, idempotencyKey: idempotencyKey)
     }
 
@@ -389,7 +389,7 @@ public final class SparkBackend: PaymentBackend, Sendable {
             throw LightningError.wrongNetwork(invoice: invoice.network, backend: network, backendName: name)
         }
         return ReceiveResponse(invoice: response.paymentRequest, paymentHash: hexString(invoice.paymentHash),
-                               feeMsat: HawalaWallet.Payment.msat(sats: response.fee), expiresAt: invoice.expiresAt)
+                               feeMsat: HawalaLightning.Payment.msat(sats: response.fee), expiresAt: invoice.expiresAt)
     }
 
     public func receiveAddress(_ method: ReceiveMethod) async throws -> String {
@@ -404,7 +404,7 @@ public final class SparkBackend: PaymentBackend, Sendable {
 
     // MARK: History, rates, fees
 
-    public func listPayments(_ filter: PaymentFilter) async throws -> [HawalaWallet.Payment] {
+    public func listPayments(_ filter: PaymentFilter) async throws -> [HawalaLightning.Payment] {
         let request = ListPaymentsRequest(
             typeFilter: filter.type.map { [$0 == .send ? .send : .receive] },
             statusFilter: filter.status.map { [$0 == .completed ? .completed : $0 == .failed ? .failed : .pending] },
@@ -412,15 +412,15 @@ public final class SparkBackend: PaymentBackend, Sendable {
             toTimestamp: filter.to.map { UInt64(max(0, $0.timeIntervalSince1970)) },
             offset: filter.paymentHash == nil ? UInt32(clamping: filter.offset) : nil,
             limit: filter.paymentHash == nil ? filter.limit.map { UInt32(clamping: $0) } : nil)
-        let payments = try await call { try await $0.listPayments(request: request) }.payments.map { HawalaWallet.Payment(spark: $0, backend: name) }
+        let payments = try await call { try await $0.listPayments(request: request) }.payments.map { HawalaLightning.Payment(spark: $0, backend: name) }
         guard let hash = filter.paymentHash else { return payments }
         return payments.filter { $0.details.paymentHash == hash }
     }
 
     /// Nil for an id Spark does not know (Hawala's own pending records have such ids).
-    public func getPayment(id: String) async throws -> HawalaWallet.Payment? {
+    public func getPayment(id: String) async throws -> HawalaLightning.Payment? {
         do {
-            return HawalaWallet.Payment(spark: try await call { try await $0.getPayment(request: GetPaymentRequest(paymentId: id)) }.payment, backend: name)
+            return HawalaLightning.Payment(spark: try await call { try await $0.getPayment(request: GetPaymentRequest(paymentId: id)) }.payment, backend: name)
         } catch LightningError.refused {
             return nil
         }
@@ -460,9 +460,9 @@ public final class SparkBackend: PaymentBackend, Sendable {
         case .synced:
             state.withLock { $0.syncedAt = ContinuousClock.now }
             mapped = .synced
-        case .paymentSucceeded(let p): mapped = .paymentSucceeded(HawalaWallet.Payment(spark: p, backend: name))
-        case .paymentPending(let p): mapped = .paymentPending(HawalaWallet.Payment(spark: p, backend: name))
-        case .paymentFailed(let p): mapped = .paymentFailed(HawalaWallet.Payment(spark: p, backend: name))
+        case .paymentSucceeded(let p): mapped = .paymentSucceeded(HawalaLightning.Payment(spark: p, backend: name))
+        case .paymentPending(let p): mapped = .paymentPending(HawalaLightning.Payment(spark: p, backend: name))
+        case .paymentFailed(let p): mapped = .paymentFailed(HawalaLightning.Payment(spark: p, backend: name))
         case .newDeposits(let deposits): mapped = .newDeposits(deposits.map(SparkBackend.deposit))
         case .claimedDeposits(let deposits): mapped = .claimedDeposits(deposits.map(SparkBackend.deposit))
         case .unclaimedDeposits(let deposits): mapped = .unclaimedDeposits(deposits.map(SparkBackend.deposit))

@@ -64,14 +64,14 @@ enum SparkErrors {
     }
 }
 
-extension HawalaWallet.Payment {
+extension HawalaLightning.Payment {
     /// A payment the SDK reports, as Hawala records it. Amounts in the SDK are whole sats.
     init(spark p: BreezSdkSpark.Payment, backend: String) {
-        var details = HawalaWallet.Payment.Details()
+        var details = HawalaLightning.Payment.Details()
         switch p.details {
         case let .lightning(description, invoice, destinationPubkey, htlcDetails, payInfo, _, receiveMetadata, _)?:
             // A comment: the payer's, received at the Lightning address; or ours, sent (LUD-12).
-            details = HawalaWallet.Payment.Details(invoice: invoice, description: description, paymentHash: htlcDetails.paymentHash,
+            details = HawalaLightning.Payment.Details(invoice: invoice, description: description, paymentHash: htlcDetails.paymentHash,
                                       preimage: htlcDetails.preimage, destination: destinationPubkey,
                                       comment: receiveMetadata?.senderComment ?? payInfo?.comment)
         case let .spark(_, htlcDetails, _)?:
@@ -90,13 +90,13 @@ extension HawalaWallet.Payment {
         case .lightning: "lightning"
         case .spark: "spark"
         case .token: "token"
-        case .deposit, .withdraw: HawalaWallet.Payment.onChainMethod
+        case .deposit, .withdraw: HawalaLightning.Payment.onChainMethod
         case .unknown: "unknown"
         }
         self.init(
             id: p.id, type: p.paymentType == .send ? .send : .receive,
-            status: HawalaWallet.Payment.Status(spark: p.status),
-            amountMsat: HawalaWallet.Payment.msat(sats: p.amount), feeMsat: HawalaWallet.Payment.msat(sats: p.fees),
+            status: HawalaLightning.Payment.Status(spark: p.status),
+            amountMsat: HawalaLightning.Payment.msat(sats: p.amount), feeMsat: HawalaLightning.Payment.msat(sats: p.fees),
             timestamp: Date(timeIntervalSince1970: TimeInterval(p.timestamp)), method: method, backend: backend, details: details,
             failureReason: p.status == .failed ? "the Spark network reported the payment failed" : nil)
     }
@@ -109,7 +109,7 @@ extension HawalaWallet.Payment {
     }
 }
 
-extension HawalaWallet.Payment.Status {
+extension HawalaLightning.Payment.Status {
     init(spark status: PaymentStatus) {
         switch status {
         case .completed: self = .completed

@@ -31,7 +31,7 @@ extension SparkBackend {
                                   backendQuote: response)
     }
 
-    public func sendOnChain(_ quote: OnChainQuote, speed: OnChainSpeed, idempotencyKey: String) async throws -> HawalaWallet.Payment {
+    public func sendOnChain(_ quote: OnChainQuote, speed: OnChainSpeed, idempotencyKey: String) async throws -> HawalaLightning.Payment {
         _ = try quote.affordable(speed)
         guard let prepared = quote.backendQuote as? PrepareSendPaymentResponse else { throw LightningError.unsupported(backend: name, .preparedElsewhere) }
         let sdkSpeed: OnchainConfirmationSpeed = switch speed {
@@ -41,7 +41,7 @@ extension SparkBackend {
         }
         let request = SendPaymentRequest(prepareResponse: prepared, options: .bitcoinAddress(confirmationSpeed: sdkSpeed),
                                          idempotencyKey: SparkBackend.uuid(idempotencyKey))
-        var payment = HawalaWallet.Payment(spark: try await call { try await $0.sendPayment(request: request) }.payment, backend: name)
+        var payment = HawalaLightning.Payment(spark: try await call { try await $0.sendPayment(request: request) }.payment, backend: name)
         payment.idempotencyKey = idempotencyKey
         if payment.details.address == nil { payment.details.address = quote.address }
         return payment

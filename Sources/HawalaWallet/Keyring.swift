@@ -74,14 +74,14 @@ public struct Keyring: Sendable {
     }
 
     /// Seals `secret`; `context` is authenticated (not stored) and must be given again to open.
-    func seal(_ secret: SecretBytes, context: [UInt8]) throws -> [UInt8] {
+    package func seal(_ secret: SecretBytes, context: [UInt8]) throws -> [UInt8] {
         let nonce = AESGCM.randomNonce()
         let sealed = try secret.withUnsafeBytes { try AESGCM.seal($0, key: key, nonce: nonce, associatedData: context) }
         return nonce + sealed
     }
 
     /// Opens what `seal` made. - Throws: `AESGCM.Error.authenticationFailed`.
-    func open(_ sealed: [UInt8], context: [UInt8]) throws -> SecretBytes {
+    package func open(_ sealed: [UInt8], context: [UInt8]) throws -> SecretBytes {
         guard sealed.count >= AESGCM.nonceLength + AESGCM.tagLength else { throw AESGCM.Error.authenticationFailed }
         return try AESGCM.open(Array(sealed.dropFirst(AESGCM.nonceLength)), key: key,
                                nonce: Array(sealed.prefix(AESGCM.nonceLength)), associatedData: context)

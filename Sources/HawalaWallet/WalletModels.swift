@@ -133,20 +133,6 @@ public struct WalletSummary: Sendable, Codable, Equatable {
     }
 }
 
-/// Switching away from a wallet with payments still pending: they go on (the network settles
-/// them), but how they end shows only once that wallet is used again.
-public struct WalletSwitchWarning: Sendable, Equatable, CustomStringConvertible {
-    public let from: String
-    public let to: String
-    public let pendingPayments: Int
-
-    public var description: String {
-        let payments = pendingPayments == 1 ? "1 payment" : "\(pendingPayments) payments"
-        return "\u{201C}\(from)\u{201D} has \(payments) still pending. \(pendingPayments == 1 ? "It goes" : "They go") on without it, "
-            + "but you will see how \(pendingPayments == 1 ? "it ends" : "they end") only once you use \u{201C}\(from)\u{201D} again."
-    }
-}
-
 /// What a wallet's keys come from.
 public enum WalletKind: String, Sendable, Codable {
     /// BIP39 words (and an optional BIP39 passphrase).

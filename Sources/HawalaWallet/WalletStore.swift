@@ -255,8 +255,8 @@ public final class WalletStore: Sendable {
 
     /// Everything derived and sealed for a new wallet, computed before the transaction so the
     /// transaction itself is short.
-    struct PreparedWallet {
-        let id: String
+    package struct PreparedWallet {
+        package let id: String
         let fingerprint: String
         let network: Network
         let kind: WalletKind
@@ -287,7 +287,7 @@ public final class WalletStore: Sendable {
         return (String(format: "%08x", master.fingerprint), accounts, addresses)
     }
 
-    func prepare(secret: WalletSecret, network: Network, keyring: Keyring) throws -> PreparedWallet {
+    package func prepare(secret: WalletSecret, network: Network, keyring: Keyring) throws -> PreparedWallet {
         let id = WalletStore.walletID(secret.keys, network: network)
         let (fingerprint, accounts, addresses) = try publicCache(secret: secret, network: network)
         let passphrase = secret.passphrase
@@ -306,7 +306,7 @@ public final class WalletStore: Sendable {
     }
 
     /// Inserts a prepared wallet as the current wallet, inside the caller's transaction.
-    func insert(_ p: PreparedWallet, name: String, createdAt: Date, db: Database) throws {
+    package func insert(_ p: PreparedWallet, name: String, createdAt: Date, db: Database) throws {
         if let existing = try String.fetchOne(db, sql: "SELECT name FROM wallet WHERE id = ?", arguments: [p.id]) {
             throw WalletError.alreadyExists(name: existing)
         }
@@ -333,16 +333,6 @@ public final class WalletStore: Sendable {
     }
 
     /// Makes `name` the current wallet (kept across runs).
-    /// Before `use(name)`: what the current wallet leaves behind — its payments still pending
-    /// (not open invoices: those wait for a payer) — for a face to confirm; nil when nothing is.
-    /// - Throws: `WalletError.noSuchWallet` for an unknown `name`.
-    public func switchWarning(to name: String) throws -> WalletSwitchWarning? {
-        let target = try wallet(named: name)
-        guard let current = try current(), current.id != target.id else { return nil }
-        let pending = try countPayments(walletID: current.id, filter: PaymentFilter(status: .pending, openInvoices: false))
-        return pending == 0 ? nil : WalletSwitchWarning(from: current.name, to: target.name, pendingPayments: pending)
-    }
-
     public func use(_ name: String) throws {
         try writeTransaction { db in
             guard let id = try String.fetchOne(db, sql: "SELECT id FROM wallet WHERE name = ?", arguments: [name]) else { throw WalletError.noSuchWallet(name) }
@@ -533,12 +523,12 @@ public final class WalletStore: Sendable {
 
     // MARK: Helpers
 
-    func read<T>(_ body: (Database) throws -> T) throws -> T {
+    package func read<T>(_ body: (Database) throws -> T) throws -> T {
         do { return try db.read(body) } catch let error as DatabaseError { throw WalletStore.storageError(error) }
     }
 
     /// One immediate transaction: concurrent writers queue on SQLite's lock instead of failing.
-    func writeTransaction(_ body: (Database) throws -> Void) throws {
+    package func writeTransaction(_ body: (Database) throws -> Void) throws {
         do {
             try db.writeWithoutTransaction { db in
                 try db.inTransaction(.immediate) {
@@ -553,7 +543,7 @@ public final class WalletStore: Sendable {
         .database(path: nil, reason: error.message ?? error.description)
     }
 
-    func saveKeyringIfNew(_ keyring: Keyring, db: Database) throws {
+    package func saveKeyringIfNew(_ keyring: Keyring, db: Database) throws {
         if let row = try Row.fetchOne(db, sql: "SELECT * FROM keyring WHERE id = 1") {
             // Another process may have set a password since this keyring was made.
             guard WalletStore.bytes(row, "salt") == keyring.parameters.salt else { throw WalletError.passwordSetMeanwhile }
@@ -583,7 +573,7 @@ public final class WalletStore: Sendable {
         (row[column] as Data?).map { Array($0) } ?? []
     }
 
-    static func open(_ keyring: Keyring, _ sealed: [UInt8], _ context: [UInt8], what: String) throws -> SecretBytes {
+    package static func open(_ keyring: Keyring, _ sealed: [UInt8], _ context: [UInt8], what: String) throws -> SecretBytes {
         do { return try keyring.open(sealed, context: context) } catch { throw WalletError.tampered(what) }
     }
 
@@ -596,13 +586,13 @@ public final class WalletStore: Sendable {
         case nil: throw WalletError.unreadableRecord(.walletKind)
         }
     }
-    static func context(imported id: String) -> [UInt8] { Array("hawala/imported/v1/\(id)".utf8) }
+    package static func context(imported id: String) -> [UInt8] { Array("hawala/imported/v1/\(id)".utf8) }
 
     /// UUID-formatted identifier from the seed (words and passphrase), revealing nothing of it.
     /// A wallet's id, deterministic from its keys and network. Mainnet ids (and testnet wallets
     /// made before the network was part of the identity) use the plain context, so stored ids and
     /// the secrets sealed under them stay valid.
-    static func walletID(_ keys: HDWallet, network: Network = .mainnet) -> String {
+    package static func walletID(_ keys: HDWallet, network: Network = .mainnet) -> String {
         var b = keys.identifier(context: network == .mainnet ? "hawala wallet id v1" : "hawala wallet id v1 \(network.rawValue)")
         b[6] = (b[6] & 0x0F) | 0x80  // version 8 (custom), RFC 9562
         b[8] = (b[8] & 0x3F) | 0x80

@@ -2,6 +2,7 @@ import Foundation
 @testable import HawalaApp
 import HawalaCrypto
 import HawalaKeys
+import HawalaLightning
 import HawalaTestSupport
 import HawalaWallet
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import HawalaCrypto
 import HawalaKeys
+import HawalaLightning
 import HawalaWallet
 import Testing
 @testable import HawalaBackup

@@ -1,6 +1,7 @@
 import Foundation
 import HawalaCrypto
 import HawalaKeys
+import HawalaLightning
 import HawalaWallet
 import Testing
 import HawalaTestSupport

@@ -1,7 +1,9 @@
 import Foundation
 import GRDB
 import HawalaCrypto
+import HawalaBackup
 import HawalaKeys
+@testable import HawalaLightning
 import Testing
 @testable import HawalaWallet
 import HawalaTestSupport

@@ -4,49 +4,66 @@ import HawalaText
 
 /// A row of `l402Token` (Schema/V13.swift): a credential bought for an origin and a folder,
 /// sealed under the keyring.
-struct L402TokenRecord: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "l402Token"
+package struct L402TokenRecord: Codable, FetchableRecord, PersistableRecord {
+    package static let databaseTableName = "l402Token"
 
-    var walletId: String
-    var origin: String
-    var path: String
-    var scheme: String
-    var sealed: Data
-    var paymentId: String
-    var createdAt: Double
+    package var walletId: String
+    package var origin: String
+    package var path: String
+    package var scheme: String
+    package var sealed: Data
+    package var paymentId: String
+    package var createdAt: Double
 
-    enum Columns {
-        static let walletId = Column(CodingKeys.walletId)
-        static let origin = Column(CodingKeys.origin)
-        static let path = Column(CodingKeys.path)
+    package enum Columns {
+        package static let walletId = Column(CodingKeys.walletId)
+        package static let origin = Column(CodingKeys.origin)
+        package static let path = Column(CodingKeys.path)
     }
 }
 
 /// A row of `exitState` (Schema/V10.swift): the way out kept for a network, sealed under the
 /// keyring; what it holds (its time, value and leaves) readable without the password.
-struct ExitStateRecord: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "exitState"
+package struct ExitStateRecord: Codable, FetchableRecord, PersistableRecord {
+    package static let databaseTableName = "exitState"
 
-    var walletId: String
-    var network: String
-    var exportedAt: Double
-    var valueSat: Int64?
-    var leafCount: Int?
-    var sealedState: Data
+    package var walletId: String
+    package var network: String
+    package var exportedAt: Double
+    package var valueSat: Int64?
+    package var leafCount: Int?
+    package var sealedState: Data
 
-    enum Columns {
-        static let walletId = Column(CodingKeys.walletId)
-        static let network = Column(CodingKeys.network)
+    package init(walletId: String, network: String, exportedAt: Double, valueSat: Int64?, leafCount: Int?, sealedState: Data) {
+        self.walletId = walletId
+        self.network = network
+        self.exportedAt = exportedAt
+        self.valueSat = valueSat
+        self.leafCount = leafCount
+        self.sealedState = sealedState
     }
 
-    /// What the row says of the state, without opening it.
-    var kept: KeptExitState {
-        KeptExitState(network: network, exportedAt: Date(timeIntervalSince1970: exportedAt),
-                      valueSat: valueSat.map { Sats(clamping: UInt64(max(0, $0))) }, leafCount: leafCount)
+    package enum Columns {
+        package static let walletId = Column(CodingKeys.walletId)
+        package static let network = Column(CodingKeys.network)
     }
 
     /// The row of `walletID` for `network`.
-    static func of(wallet walletID: String, network: String) -> QueryInterfaceRequest<ExitStateRecord> {
+    package static func of(wallet walletID: String, network: String) -> QueryInterfaceRequest<ExitStateRecord> {
         filter(Columns.walletId == walletID && Columns.network == network)
+    }
+}
+
+extension WalletStore {
+    /// What an exit state is sealed to: its wallet and network.
+    package static func context(exitState walletID: String, network: String) -> [UInt8] { Array("hawala/exit/v1/\(walletID)/\(network)".utf8) }
+
+    static func resealExitStates(from keyring: Keyring, to newKeyring: Keyring, db: Database) throws {
+        for var record in try ExitStateRecord.fetchAll(db) {
+            let context = context(exitState: record.walletId, network: record.network)
+            let state = try open(keyring, Array(record.sealedState), context, what: "the kept exit state")
+            record.sealedState = Data(try newKeyring.seal(state, context: context))
+            try record.update(db, columns: ["sealedState"])
+        }
     }
 }

@@ -3,7 +3,7 @@ import GRDB
 extension WalletSchema {
     /// v10: on-chain payments (withdrawals to an address, claimed deposits) keep their
     /// transaction, address and confirmations; each wallet keeps the newest unilateral-exit
-    /// state of each Lightning network, sealed (`ExitStateStore.swift`), and a backup carries it.
+    /// state of each Lightning network, sealed (the types: HawalaLightning's `ExitStateStore.swift`), and a backup carries it.
     static func v10(_ db: Database) throws {
         try db.execute(sql: """
             ALTER TABLE payment ADD COLUMN txid TEXT;

@@ -1,7 +1,7 @@
 import GRDB
 
 extension WalletSchema {
-    /// v3: Lightning payment history and per-wallet settings (see Payments.swift).
+    /// v3: Lightning payment history and per-wallet settings (the types: HawalaLightning/History).
     static func v3(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE payment (

@@ -2,6 +2,8 @@ import Foundation
 import GRDB
 import HawalaCrypto
 import HawalaKeys
+import HawalaLightning
+import HawalaWallet
 
 /// A wallet with its secrets, as a backup carries it. Handle with care: it holds the words.
 public struct WalletExport: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HawalaText
+import HawalaWallet
 
 /// The history as CSV or JSON, newest first, streamed to `write` in 256 KiB blocks. Columns
 /// (docs/reference.md): `date,type,status,amount_sats,fee_sats,fiat_value,fiat_currency,description,payment_hash,invoice,id,txid,address,connection`.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HawalaText
+import HawalaWallet
 
 /// A row of the `payment` table (Schema/V3.swift and later), as GRDB reads and writes it: the
 /// columns by name, converted to a `Payment` and back in one place.

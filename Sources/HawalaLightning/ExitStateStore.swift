@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HawalaCrypto
 import HawalaText
+import HawalaWallet
 
 /// What a wallet keeps of a Lightning network's unilateral-exit state, without the state
 /// itself: enough to say how old it is and what it covers, no password needed.
@@ -48,7 +49,7 @@ extension WalletStore {
 
     /// Keeps `state` sealed for `walletID` (see `saveExitState`; without `local`, a state from a
     /// backup, kept only when newer than the one here).
-    static func insertExitState(_ state: SecretBytes, kept: KeptExitState, walletID: String, keyring: Keyring, db: Database, local: Bool = false) throws {
+    package static func insertExitState(_ state: SecretBytes, kept: KeptExitState, walletID: String, keyring: Keyring, db: Database, local: Bool = false) throws {
         let context = context(exitState: walletID, network: kept.network)
         if var old = try ExitStateRecord.of(wallet: walletID, network: kept.network).fetchOne(db) {
             // A backup's older state never overwrites a fresher one.
@@ -91,15 +92,12 @@ extension WalletStore {
         }
         return try networks.compactMap { try exitState(walletID: walletID, network: $0, keyring: keyring) }
     }
+}
 
-    static func context(exitState walletID: String, network: String) -> [UInt8] { Array("hawala/exit/v1/\(walletID)/\(network)".utf8) }
-
-    static func resealExitStates(from keyring: Keyring, to newKeyring: Keyring, db: Database) throws {
-        for var record in try ExitStateRecord.fetchAll(db) {
-            let context = context(exitState: record.walletId, network: record.network)
-            let state = try open(keyring, Array(record.sealedState), context, what: "the kept exit state")
-            record.sealedState = Data(try newKeyring.seal(state, context: context))
-            try record.update(db, columns: ["sealedState"])
-        }
+extension ExitStateRecord {
+    /// What the row says of the state, without opening it.
+    var kept: KeptExitState {
+        KeptExitState(network: network, exportedAt: Date(timeIntervalSince1970: exportedAt),
+                      valueSat: valueSat.map { Sats(clamping: UInt64(max(0, $0))) }, leafCount: leafCount)
     }
 }
