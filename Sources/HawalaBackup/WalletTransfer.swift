@@ -157,20 +157,21 @@ extension WalletStore {
             try self.saveKeyringIfNew(keyring, db: db)
             // An import never changes the current wallet, unless there was none or the current
             // one is the wallet being replaced (the incoming one takes its place).
-            var current = try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'current'")
-            if let replacing {
-                let replacedID = try String.fetchOne(db, sql: "SELECT id FROM wallet WHERE name = ?", arguments: [replacing])
-                if current == replacedID { current = nil }
-                try db.execute(sql: "DELETE FROM wallet WHERE name = ?", arguments: [replacing])
+            var current = try SettingRecord.current(db)
+            if let replacing, let replaced = try WalletRecord.named(replacing).fetchOne(db) {
+                if current == replaced.id { current = nil }
+                try replaced.delete(db)
             }
             try self.insert(prepared, name: name, createdAt: incoming.createdAt, db: db)
-            if let current { try db.execute(sql: "UPDATE setting SET value = ? WHERE key = 'current'", arguments: [current]) }
-            try db.execute(sql: "UPDATE wallet SET backedUpAt = ?, lastVerifiedAt = ? WHERE id = ?",
-                           arguments: [incoming.backedUpAt?.timeIntervalSince1970, incoming.lastVerifiedAt?.timeIntervalSince1970, prepared.id])
+            if let current { try SettingRecord.setCurrent(current, db) }
+            if var wallet = try WalletRecord.fetchOne(db, key: prepared.id) {
+                wallet.backedUpAt = incoming.backedUpAt?.timeIntervalSince1970
+                wallet.lastVerifiedAt = incoming.lastVerifiedAt?.timeIntervalSince1970
+                try wallet.update(db, columns: [WalletRecord.Columns.backedUpAt, WalletRecord.Columns.lastVerifiedAt])
+            }
             for a in imported {
-                try db.execute(sql: "INSERT INTO importedAccount (id, walletId, chain, address, label, importedAt, sealedKey, compressed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                               arguments: [a.id, prepared.id, a.key.chain.name, a.key.address, a.account.label, a.account.importedAt.timeIntervalSince1970,
-                                           Data(a.sealed), a.key.compressed])
+                try ImportedAccountRecord(id: a.id, walletId: prepared.id, chain: a.key.chain.name, address: a.key.address, label: a.account.label,
+                                          importedAt: a.account.importedAt.timeIntervalSince1970, sealedKey: Data(a.sealed), compressed: a.key.compressed).insert(db)
             }
             // A file written before payments kept their network: inferred as the store does.
             let backend = incoming.settings["ln.backend"]
@@ -179,7 +180,7 @@ extension WalletStore {
                 try WalletStore.insert(payment, walletID: prepared.id, db: db)
             }
             for (key, value) in incoming.settings {
-                try db.execute(sql: "INSERT OR REPLACE INTO walletSetting (walletId, key, value) VALUES (?, ?, ?)", arguments: [prepared.id, key, value])
+                try WalletSettingRecord(walletId: prepared.id, key: key, value: value).insert(db, onConflict: .replace)
             }
             for e in incoming.exitStates { try WalletStore.insertExitState(e.state, kept: e.kept, walletID: prepared.id, keyring: keyring, db: db) }
         }
@@ -196,21 +197,19 @@ extension WalletStore {
             try self.saveKeyringIfNew(keyring, db: db)
             var newerStates = 0
             for e in incoming.exitStates {
-                let before = try Double.fetchOne(db, sql: "SELECT exportedAt FROM exitState WHERE walletId = ? AND network = ?", arguments: [id, e.kept.network])
-                if before == nil || before! < e.kept.exportedAt.timeIntervalSince1970 { newerStates += 1 }
+                let before = try ExitStateRecord.of(wallet: id, network: e.kept.network).fetchOne(db)?.exportedAt
+                if before.map({ $0 < e.kept.exportedAt.timeIntervalSince1970 }) ?? true { newerStates += 1 }
                 try WalletStore.insertExitState(e.state, kept: e.kept, walletID: id, keyring: keyring, db: db)
             }
             var settings = 0
             for (key, value) in incoming.settings {
-                try db.execute(sql: "INSERT OR IGNORE INTO walletSetting (walletId, key, value) VALUES (?, ?, ?)", arguments: [id, key, value])
+                try WalletSettingRecord(walletId: id, key: key, value: value).insert(db, onConflict: .ignore)
                 settings += db.changesCount
             }
             var payments = 0
             let backend = incoming.settings["ln.backend"]
             for var payment in incoming.payments {
-                let known = try Bool.fetchOne(db, sql: "SELECT 1 FROM payment WHERE walletId = ? AND (id = ? OR (idempotencyKey IS NOT NULL AND idempotencyKey = ?))",
-                                              arguments: [id, payment.id, payment.idempotencyKey]) == true
-                guard !known else { continue }
+                guard try !WalletStore.knows(payment, walletID: id, db: db) else { continue }
                 if payment.network == nil { payment.network = WalletStore.network(of: payment, walletBackend: backend) }
                 try WalletStore.insert(payment, walletID: id, db: db)
                 payments += 1

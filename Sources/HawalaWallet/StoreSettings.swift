@@ -8,17 +8,13 @@ import HawalaText
 extension WalletStore {
     /// A store-wide setting in the clear (e.g. the vault's URL), or nil.
     public func globalSetting(_ key: String) throws -> String? {
-        try read { try String.fetchOne($0, sql: "SELECT value FROM setting WHERE key = ?", arguments: ["x." + key]) }
+        try read { try SettingRecord.fetchOne($0, key: "x." + key)?.value }
     }
 
     /// Sets (or, with nil, removes) a store-wide setting kept in the clear.
     public func setGlobalSetting(_ key: String, to value: String?) throws {
         try writeTransaction { db in
-            if let value {
-                try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES (?, ?)", arguments: ["x." + key, value])
-            } else {
-                try db.execute(sql: "DELETE FROM setting WHERE key = ?", arguments: ["x." + key])
-            }
+            try WalletStore.set("x." + key, to: value, db)
         }
     }
 
@@ -28,26 +24,30 @@ extension WalletStore {
         let sealed = try secret.map { try keyring.seal($0, context: Array("hawala/setting/\(key)".utf8)) }
         try writeTransaction { db in
             try self.saveKeyringIfNew(keyring, db: db)
-            for (k, v) in [("x." + key, plain), ("s." + key, sealed.map { Data($0).base64EncodedString() })] {
-                if let v {
-                    try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES (?, ?)", arguments: [k, v])
-                } else {
-                    try db.execute(sql: "DELETE FROM setting WHERE key = ?", arguments: [k])
-                }
-            }
+            try WalletStore.set("x." + key, to: plain, db)
+            try WalletStore.set("s." + key, to: sealed.map { Data($0).base64EncodedString() }, db)
         }
     }
 
     /// Whether the sealed setting `key` exists (no password needed to ask).
     public func hasSealedSetting(_ key: String) throws -> Bool {
-        try read { try Bool.fetchOne($0, sql: "SELECT 1 FROM setting WHERE key = ?", arguments: ["s." + key]) } ?? false
+        try read { try SettingRecord.exists($0, key: "s." + key) }
     }
 
     /// The sealed setting `key`, opened with the keyring; nil when absent.
     public func sealedSetting(_ key: String, keyring: Keyring) throws -> SecretBytes? {
-        guard let text = try read({ try String.fetchOne($0, sql: "SELECT value FROM setting WHERE key = ?", arguments: ["s." + key]) }),
+        guard let text = try read({ try SettingRecord.fetchOne($0, key: "s." + key)?.value }),
               let data = Data(base64Encoded: text) else { return nil }
         do { return try keyring.open(Array(data), context: Array("hawala/setting/\(key)".utf8)) } catch { throw WalletError.tampered("the saved \(key)") }
+    }
+
+    /// Sets the setting `key` to `value`, or removes it (nil), inside the caller's transaction.
+    static func set(_ key: String, to value: String?, _ db: Database) throws {
+        if let value {
+            try SettingRecord(key: key, value: value).insert(db, onConflict: .replace)
+        } else {
+            _ = try SettingRecord.deleteOne(db, key: key)
+        }
     }
 }
 

@@ -1,34 +1,30 @@
 import Foundation
 import GRDB
 
-extension WalletStore {
-    // MARK: Per-wallet settings
+// MARK: - Per-wallet settings
 
+extension WalletStore {
     /// A wallet's setting (e.g. its Lightning backend), or nil.
     public func setting(_ key: String, walletID: String) throws -> String? {
-        try read { try String.fetchOne($0, sql: "SELECT value FROM walletSetting WHERE walletId = ? AND key = ?", arguments: [walletID, key]) }
+        try read { try WalletSettingRecord.fetchOne($0, key: ["walletId": walletID, "key": key])?.value }
     }
 
     /// A wallet's settings worth carrying in a backup (not sync cursors).
     public func settings(walletID: String) throws -> [String: String] {
-        try read { db in
-            var out: [String: String] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT key, value FROM walletSetting WHERE walletId = ? AND key != 'ln.syncedAt'", arguments: [walletID]) {
-                out[row["key"]] = row["value"]
-            }
-            return out
+        let records = try read {
+            try WalletSettingRecord.of(wallet: walletID).filter(WalletSettingRecord.Columns.key != WalletSettingRecord.syncCursorKey).fetchAll($0)
         }
+        return Dictionary(records.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
     }
 
     /// Sets (or, with nil, removes) a wallet's setting.
     public func setSetting(_ key: String, to value: String?, walletID: String) throws {
         try writeTransaction { db in
             if let value {
-                try db.execute(sql: "INSERT OR REPLACE INTO walletSetting (walletId, key, value) VALUES (?, ?, ?)", arguments: [walletID, key, value])
+                try WalletSettingRecord(walletId: walletID, key: key, value: value).insert(db, onConflict: .replace)
             } else {
-                try db.execute(sql: "DELETE FROM walletSetting WHERE walletId = ? AND key = ?", arguments: [walletID, key])
+                _ = try WalletSettingRecord.deleteOne(db, key: ["walletId": walletID, "key": key])
             }
         }
     }
 }
-

@@ -83,16 +83,15 @@ public final class WalletStore: Sendable {
 
     /// Whether a wallet password has been set.
     public func hasPassword() throws -> Bool {
-        try read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM keyring") == 1 }
+        try read { try KeyringRecord.fetchCount($0) == 1 }
     }
 
     /// Unlocks with `password` (one Argon2id run).
     /// - Throws: `WalletError.wrongPassword`; nothing changes.
     public func unlock(password: SecretBytes) throws -> Keyring {
-        guard let row = try read({ try Row.fetchOne($0, sql: "SELECT * FROM keyring WHERE id = 1") }) else { throw WalletError.noWallets }
-        let parameters = try WalletStore.parameters(row)
-        let keyring = try Keyring(password: password, parameters: parameters)
-        try keyring.check(verifier: WalletStore.bytes(row, "verifier"))
+        guard let record = try read({ try KeyringRecord.fetch($0) }) else { throw WalletError.noWallets }
+        let keyring = try Keyring(password: password, parameters: try record.parameters())
+        try keyring.check(verifier: Array(record.verifier))
         try checkCacheTags(keyring: keyring)
         unlocked?.record(keyring, home: home)
         return keyring
@@ -121,18 +120,19 @@ public final class WalletStore: Sendable {
     /// Every wallet, by creation time.
     public func list() throws -> [WalletSummary] {
         try read { db in
-            let current = try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'current'")
-            return try Row.fetchAll(db, sql: "SELECT * FROM wallet ORDER BY createdAt, name").map { try WalletStore.summary($0, db: db, current: current) }
+            let current = try SettingRecord.current(db)
+            return try WalletRecord.byAge.fetchAll(db).map { try WalletStore.summary($0, db: db, current: current) }
         }
     }
 
     /// The wallet named `name`, or the current wallet when `name` is nil.
     public func wallet(named name: String?) throws -> WalletSummary {
         if let name {
-            guard let id = try read({ try String.fetchOne($0, sql: "SELECT id FROM wallet WHERE name = ?", arguments: [name]) }) else {
-                throw WalletError.noSuchWallet(name)
+            let summary = try read { db in
+                try WalletRecord.named(name).fetchOne(db).map { try WalletStore.summary($0, db: db, current: try SettingRecord.current(db)) }
             }
-            return try wallet(id: id)
+            guard let summary else { throw WalletError.noSuchWallet(name) }
+            return summary
         }
         guard let current = try current() else { throw WalletError.noWallets }
         return current
@@ -141,8 +141,8 @@ public final class WalletStore: Sendable {
     /// The current wallet, if any wallet exists.
     public func current() throws -> WalletSummary? {
         try read { db in
-            let id = try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'current'")
-            return try Row.fetchOne(db, sql: "SELECT * FROM wallet WHERE id = ?", arguments: [id]).map { try WalletStore.summary($0, db: db, current: id) }
+            guard let id = try SettingRecord.current(db) else { return nil }
+            return try WalletRecord.fetchOne(db, key: id).map { try WalletStore.summary($0, db: db, current: id) }
         }
     }
 
@@ -166,7 +166,7 @@ public final class WalletStore: Sendable {
         }
         if cached.count >= count { return cached }
         guard chain.curve == .secp256k1,
-              let xpub = try read({ try String.fetchOne($0, sql: "SELECT xpub FROM account WHERE walletId = ? AND chain = ? AND accountIndex = 0", arguments: [wallet.id, chain.name]) }),
+              let xpub = try read({ try AccountRecord.first(of: wallet.id, chain: chain.name).fetchOne($0)?.xpub }),
               case .public(let accountKey, _) = try ExtendedKey(xpub) else {
             throw WalletError.passwordNeeded("\(chain.name) keeps \(cached.count) addresses without the password; more need it")
         }
@@ -177,14 +177,13 @@ public final class WalletStore: Sendable {
     /// account key and fingerprint: no password, no words.
     public func accountExport(wallet: WalletSummary, chain: Chain) throws -> AccountExport {
         guard chain.isBitcoinFamily else { throw WalletError.noExtendedPublicKey(chain: chain.name) }
-        guard let row = try read({ try Row.fetchOne($0, sql: "SELECT path, xpub FROM account WHERE walletId = ? AND chain = ? AND accountIndex = 0",
-                                                     arguments: [wallet.id, chain.name]) }) else {
+        guard let account = try read({ try AccountRecord.first(of: wallet.id, chain: chain.name).fetchOne($0) }) else {
             throw WalletError.noAccount(wallet: wallet.name, chain: chain.name, network: wallet.network)
         }
-        guard let xpub: String = row["xpub"], case .public(let accountKey, _) = try ExtendedKey(xpub) else {
+        guard let xpub = account.xpub, case .public(let accountKey, _) = try ExtendedKey(xpub) else {
             throw WalletError.tampered("the stored \(chain.name) account key")
         }
-        return try AccountExport(chain: chain, path: try DerivationPath(row["path"]), accountKey: accountKey, fingerprint: wallet.fingerprint)
+        return try AccountExport(chain: chain, path: try DerivationPath(account.path), accountKey: accountKey, fingerprint: wallet.fingerprint)
     }
 
     /// What a watch-only wallet elsewhere needs: the account export of `chain`, or of every
@@ -213,8 +212,8 @@ public final class WalletStore: Sendable {
     public func existingWallet(secret: WalletSecret, network: Network) throws -> String? {
         let keys = secret.keys
         return try read { db in
-            try String.fetchOne(db, sql: "SELECT name FROM wallet WHERE id IN (?, ?) AND network = ?",
-                                arguments: [WalletStore.walletID(keys, network: network), WalletStore.walletID(keys), network.rawValue])
+            try WalletRecord.filter(keys: [WalletStore.walletID(keys, network: network), WalletStore.walletID(keys)])
+                .filter(WalletRecord.Columns.network == network.rawValue).fetchOne(db)?.name
         }
     }
 
@@ -245,9 +244,7 @@ public final class WalletStore: Sendable {
     /// The wallet with `id`.
     func wallet(id: String) throws -> WalletSummary {
         let found = try read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM wallet WHERE id = ?", arguments: [id]).map {
-                try WalletStore.summary($0, db: db, current: try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'current'"))
-            }
+            try WalletRecord.fetchOne(db, key: id).map { try WalletStore.summary($0, db: db, current: try SettingRecord.current(db)) }
         }
         guard let found else { throw WalletError.noSuchWallet(id) }
         return found
@@ -307,20 +304,13 @@ public final class WalletStore: Sendable {
 
     /// Inserts a prepared wallet as the current wallet, inside the caller's transaction.
     package func insert(_ p: PreparedWallet, name: String, createdAt: Date, db: Database) throws {
-        if let existing = try String.fetchOne(db, sql: "SELECT name FROM wallet WHERE id = ?", arguments: [p.id]) {
-            throw WalletError.alreadyExists(name: existing)
-        }
-        if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM wallet WHERE name = ?", arguments: [name])! > 0 {
-            throw WalletError.nameTaken(name)
-        }
-        try db.execute(sql: """
-            INSERT INTO wallet (id, name, createdAt, network, kind, wordCount, language, hasPassphrase, fingerprint, sealedSecret, sealedPassphrase, cacheTag)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [p.id, name, createdAt.timeIntervalSince1970, p.network.rawValue, p.kind.rawValue, p.wordCount,
-                             p.language.rawValue, p.hasPassphrase, p.fingerprint, Data(p.sealedSecret), p.sealedPassphrase.map { Data($0) }, Data(p.cacheTag)])
+        if let existing = try WalletRecord.fetchOne(db, key: p.id) { throw WalletError.alreadyExists(name: existing.name) }
+        if try WalletRecord.named(name).fetchCount(db) > 0 { throw WalletError.nameTaken(name) }
+        try WalletRecord(id: p.id, name: name, createdAt: createdAt.timeIntervalSince1970, network: p.network.rawValue, kind: p.kind.rawValue,
+                         wordCount: p.wordCount, language: p.language.rawValue, hasPassphrase: p.hasPassphrase, fingerprint: p.fingerprint,
+                         sealedSecret: Data(p.sealedSecret), sealedPassphrase: p.sealedPassphrase.map { Data($0) }, cacheTag: Data(p.cacheTag)).insert(db)
         for account in p.accounts {
-            try db.execute(sql: "INSERT INTO account (walletId, chain, accountIndex, path, xpub) VALUES (?, ?, 0, ?, ?)",
-                           arguments: [p.id, account.chain.name, account.path, account.xpub])
+            try AccountRecord(walletId: p.id, chain: account.chain.name, accountIndex: 0, path: account.path, xpub: account.xpub).insert(db)
         }
         let statement = try db.makeStatement(sql: """
             INSERT INTO address (walletId, chain, accountIndex, change, addressIndex, path, address, publicKey)
@@ -329,14 +319,14 @@ public final class WalletStore: Sendable {
         for (offset, a) in p.addresses.enumerated() {
             try statement.execute(arguments: [p.id, a.chain, offset % WalletStore.cachedAddressCount, a.path, a.address, a.publicKey])
         }
-        try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES ('current', ?)", arguments: [p.id])
+        try SettingRecord.setCurrent(p.id, db)
     }
 
     /// Makes `name` the current wallet (kept across runs).
     public func use(_ name: String) throws {
         try writeTransaction { db in
-            guard let id = try String.fetchOne(db, sql: "SELECT id FROM wallet WHERE name = ?", arguments: [name]) else { throw WalletError.noSuchWallet(name) }
-            try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES ('current', ?)", arguments: [id])
+            guard let wallet = try WalletRecord.named(name).fetchOne(db) else { throw WalletError.noSuchWallet(name) }
+            try SettingRecord.setCurrent(wallet.id, db)
         }
     }
 
@@ -344,10 +334,11 @@ public final class WalletStore: Sendable {
     public func rename(_ old: String, to new: String) throws {
         let newName = try WalletStore.validName(new)
         try writeTransaction { db in
-            guard try String.fetchOne(db, sql: "SELECT id FROM wallet WHERE name = ?", arguments: [old]) != nil else { throw WalletError.noSuchWallet(old) }
+            guard var wallet = try WalletRecord.named(old).fetchOne(db) else { throw WalletError.noSuchWallet(old) }
             if old == newName { return }
-            if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM wallet WHERE name = ?", arguments: [newName])! > 0 { throw WalletError.nameTaken(newName) }
-            try db.execute(sql: "UPDATE wallet SET name = ? WHERE name = ?", arguments: [newName, old])
+            if try WalletRecord.named(newName).fetchCount(db) > 0 { throw WalletError.nameTaken(newName) }
+            wallet.name = newName
+            try wallet.update(db, columns: [WalletRecord.Columns.name])
         }
     }
 
@@ -359,15 +350,14 @@ public final class WalletStore: Sendable {
         var deleted: String?
         try writeTransaction { db in
             try self.checkKeyringIsCurrent(keyring, db: db)
-            guard let id = try String.fetchOne(db, sql: "SELECT id FROM wallet WHERE name = ?", arguments: [name]) else { throw WalletError.noSuchWallet(name) }
+            guard let id = try WalletRecord.named(name).fetchOne(db)?.id else { throw WalletError.noSuchWallet(name) }
             deleted = id
-            try db.execute(sql: "DELETE FROM wallet WHERE id = ?", arguments: [id])
-            let current = try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'current'")
-            if current == id {
-                if let next = try String.fetchOne(db, sql: "SELECT id FROM wallet ORDER BY createdAt, name LIMIT 1") {
-                    try db.execute(sql: "UPDATE setting SET value = ? WHERE key = 'current'", arguments: [next])
+            _ = try WalletRecord.deleteOne(db, key: id)
+            if try SettingRecord.current(db) == id {
+                if let next = try WalletRecord.byAge.fetchOne(db) {
+                    try SettingRecord.setCurrent(next.id, db)
                 } else {
-                    try db.execute(sql: "DELETE FROM setting WHERE key = 'current'")
+                    _ = try SettingRecord.deleteOne(db, key: SettingRecord.currentKey)
                 }
             }
         }
@@ -388,14 +378,12 @@ public final class WalletStore: Sendable {
         let sealed = try keyring.seal(key.secret, context: WalletStore.context(imported: id))
         try writeTransaction { db in
             try self.checkKeyringIsCurrent(keyring, db: db)
-            guard try String.fetchOne(db, sql: "SELECT id FROM wallet WHERE id = ?", arguments: [wallet.id]) != nil else { throw WalletError.noSuchWallet(wallet.name) }
-            if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM importedAccount WHERE walletId = ? AND chain = ? AND address = ?",
-                                arguments: [wallet.id, key.chain.name, key.address])! > 0 {
-                throw WalletError.importedAccountExists(address: key.address)
-            }
-            try db.execute(sql: """
-                INSERT INTO importedAccount (id, walletId, chain, address, label, importedAt, sealedKey, compressed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [id, wallet.id, key.chain.name, key.address, label, now.timeIntervalSince1970, Data(sealed), key.compressed])
+            guard try WalletRecord.exists(db, key: wallet.id) else { throw WalletError.noSuchWallet(wallet.name) }
+            let same = ImportedAccountRecord.filter(ImportedAccountRecord.Columns.walletId == wallet.id && ImportedAccountRecord.Columns.chain == key.chain.name
+                                                    && ImportedAccountRecord.Columns.address == key.address)
+            if try same.fetchCount(db) > 0 { throw WalletError.importedAccountExists(address: key.address) }
+            try ImportedAccountRecord(id: id, walletId: wallet.id, chain: key.chain.name, address: key.address, label: label,
+                                      importedAt: now.timeIntervalSince1970, sealedKey: Data(sealed), compressed: key.compressed).insert(db)
         }
         return ImportedAccount(id: id, chain: key.chain.name, address: key.address, label: label, importedAt: Date(timeIntervalSince1970: now.timeIntervalSince1970),
                                compressed: key.compressed)
@@ -410,39 +398,37 @@ public final class WalletStore: Sendable {
         let verifier = try newKeyring.makeVerifier()
         try writeTransaction { db in
             try self.checkKeyringIsCurrent(keyring, db: db)
-            for row in try Row.fetchAll(db, sql: "SELECT id, kind, sealedSecret, sealedPassphrase FROM wallet") {
-                let id: String = row["id"]
-                try CacheTag.reseal(wallet: id, from: keyring, to: newKeyring, db: db)
-                let context = try WalletStore.secretContext(row)
-                let secret = try WalletStore.open(keyring, WalletStore.bytes(row, "sealedSecret"), context, what: "the sealed secret of a wallet")
-                let newSecret = try newKeyring.seal(secret, context: context)
-                var newPassphrase: Data?
-                if let sealed = row["sealedPassphrase"] as Data? {
-                    let passphrase = try WalletStore.open(keyring, Array(sealed), WalletStore.context(wallet: id, "passphrase"), what: "the sealed passphrase")
-                    newPassphrase = Data(try newKeyring.seal(passphrase, context: WalletStore.context(wallet: id, "passphrase")))
+            for var wallet in try WalletRecord.fetchAll(db) {
+                try CacheTag.reseal(wallet: wallet.id, from: keyring, to: newKeyring, db: db)
+                let context = try wallet.secretContext()
+                let secret = try WalletStore.open(keyring, Array(wallet.sealedSecret), context, what: "the sealed secret of a wallet")
+                wallet.sealedSecret = Data(try newKeyring.seal(secret, context: context))
+                if let sealed = wallet.sealedPassphrase {
+                    let passphraseContext = WalletStore.context(wallet: wallet.id, "passphrase")
+                    let passphrase = try WalletStore.open(keyring, Array(sealed), passphraseContext, what: "the sealed passphrase")
+                    wallet.sealedPassphrase = Data(try newKeyring.seal(passphrase, context: passphraseContext))
                 }
-                try db.execute(sql: "UPDATE wallet SET sealedSecret = ?, sealedPassphrase = ? WHERE id = ?", arguments: [Data(newSecret), newPassphrase, id])
+                try wallet.update(db, columns: [WalletRecord.Columns.sealedSecret, WalletRecord.Columns.sealedPassphrase])
             }
-            for row in try Row.fetchAll(db, sql: "SELECT id, sealedKey FROM importedAccount") {
-                let id: String = row["id"]
-                let key = try WalletStore.open(keyring, WalletStore.bytes(row, "sealedKey"), WalletStore.context(imported: id), what: "an imported key")
-                try db.execute(sql: "UPDATE importedAccount SET sealedKey = ? WHERE id = ?",
-                               arguments: [Data(try newKeyring.seal(key, context: WalletStore.context(imported: id))), id])
+            for var account in try ImportedAccountRecord.fetchAll(db) {
+                let context = WalletStore.context(imported: account.id)
+                let key = try WalletStore.open(keyring, Array(account.sealedKey), context, what: "an imported key")
+                account.sealedKey = Data(try newKeyring.seal(key, context: context))
+                try account.update(db, columns: ["sealedKey"])
             }
             try WalletStore.resealExitStates(from: keyring, to: newKeyring, db: db)
             try WalletStore.resealConnectionKeys(from: keyring, to: newKeyring, db: db)
             try WalletStore.resealL402Tokens(from: keyring, to: newKeyring, db: db)
             // Sealed store-wide settings (the vault token, the vault agent's key).
-            for row in try Row.fetchAll(db, sql: "SELECT key, value FROM setting WHERE key LIKE 's.%'") {
-                let key: String = row["key"], value: String = row["value"]
-                let context = Array("hawala/setting/\(key.dropFirst(2))".utf8)
-                guard let sealed = Data(base64Encoded: value) else { throw WalletError.tampered("the saved \(key.dropFirst(2))") }
-                let secret = try WalletStore.open(keyring, Array(sealed), context, what: "the saved \(key.dropFirst(2))")
-                try db.execute(sql: "UPDATE setting SET value = ? WHERE key = ?",
-                               arguments: [Data(try newKeyring.seal(secret, context: context)).base64EncodedString(), key])
+            for var setting in try SettingRecord.filter(SettingRecord.Columns.key.like("s.%")).fetchAll(db) {
+                let name = setting.key.dropFirst(2)
+                let context = Array("hawala/setting/\(name)".utf8)
+                guard let sealed = Data(base64Encoded: setting.value) else { throw WalletError.tampered("the saved \(name)") }
+                let secret = try WalletStore.open(keyring, Array(sealed), context, what: "the saved \(name)")
+                setting.value = Data(try newKeyring.seal(secret, context: context)).base64EncodedString()
+                try setting.update(db)
             }
-            try db.execute(sql: "UPDATE keyring SET kdf = 'argon2id', passes = ?, memoryKiB = ?, salt = ?, verifier = ? WHERE id = 1",
-                           arguments: [parameters.passes, parameters.memoryKiB, Data(parameters.salt), Data(verifier)])
+            try KeyringRecord(passes: parameters.passes, memoryKiB: parameters.memoryKiB, salt: Data(parameters.salt), verifier: Data(verifier)).update(db)
         }
         unlocked?.record(newKeyring, home: home)
         return newKeyring
@@ -467,15 +453,13 @@ public final class WalletStore: Sendable {
     /// What the keys of `wallet` derive from: its words and passphrase, or its seed.
     /// - Throws: `WalletError.tampered` when a sealed value fails authentication.
     public func secret(of wallet: WalletSummary, keyring: Keyring) throws -> WalletSecret {
-        guard let row = try read({ try Row.fetchOne($0, sql: "SELECT id, kind, language, sealedSecret, sealedPassphrase FROM wallet WHERE id = ?", arguments: [wallet.id]) }) else {
-            throw WalletError.noSuchWallet(wallet.name)
-        }
-        let secret = try WalletStore.open(keyring, WalletStore.bytes(row, "sealedSecret"), try WalletStore.secretContext(row), what: "the sealed secret of \"\(wallet.name)\"")
-        if row["kind"] as String == WalletKind.seed.rawValue { return .seed(secret) }
-        guard let language = Language(rawValue: row["language"]) else { throw WalletError.unreadableRecord(.language) }
+        guard let record = try read({ try WalletRecord.fetchOne($0, key: wallet.id) }) else { throw WalletError.noSuchWallet(wallet.name) }
+        let secret = try WalletStore.open(keyring, Array(record.sealedSecret), try record.secretContext(), what: "the sealed secret of \"\(wallet.name)\"")
+        if record.kind == WalletKind.seed.rawValue { return .seed(secret) }
+        guard let language = Language(rawValue: record.language) else { throw WalletError.unreadableRecord(.language) }
         let mnemonic = try Mnemonic(entropy: secret, language: language)
         var passphrase = SecretBytes([])
-        if let sealed = row["sealedPassphrase"] as Data? {
+        if let sealed = record.sealedPassphrase {
             passphrase = try WalletStore.open(keyring, Array(sealed), WalletStore.context(wallet: wallet.id, "passphrase"), what: "the sealed passphrase of \"\(wallet.name)\"")
         }
         return .mnemonic(mnemonic, passphrase: passphrase)
@@ -483,7 +467,7 @@ public final class WalletStore: Sendable {
 
     /// The private key of an imported account.
     public func importedKey(_ account: ImportedAccount, keyring: Keyring) throws -> SecretBytes {
-        guard let sealed = try read({ try Data.fetchOne($0, sql: "SELECT sealedKey FROM importedAccount WHERE id = ?", arguments: [account.id]) }) else {
+        guard let sealed = try read({ try ImportedAccountRecord.fetchOne($0, key: account.id)?.sealedKey }) else {
             throw WalletError.noSuchImportedAccount(address: account.address)
         }
         return try WalletStore.open(keyring, Array(sealed), WalletStore.context(imported: account.id), what: "the imported key \(account.address)")
@@ -492,8 +476,10 @@ public final class WalletStore: Sendable {
     /// Records that the quiz was passed: the first time sets "backed up", every time "verified".
     public func recordBackup(of wallet: WalletSummary, at date: Date = Date()) throws {
         try writeTransaction { db in
-            try db.execute(sql: "UPDATE wallet SET backedUpAt = COALESCE(backedUpAt, ?), lastVerifiedAt = ? WHERE id = ?",
-                           arguments: [date.timeIntervalSince1970, date.timeIntervalSince1970, wallet.id])
+            guard var record = try WalletRecord.fetchOne(db, key: wallet.id) else { return }
+            record.backedUpAt = record.backedUpAt ?? date.timeIntervalSince1970
+            record.lastVerifiedAt = date.timeIntervalSince1970
+            try record.update(db, columns: [WalletRecord.Columns.backedUpAt, WalletRecord.Columns.lastVerifiedAt])
         }
     }
 
@@ -503,12 +489,9 @@ public final class WalletStore: Sendable {
     public func recordBackup(_ method: BackupMethod, walletIDs: [String]?, at date: Date = Date()) throws {
         guard method != .words else { return }
         try writeTransaction { db in
-            let ids = try walletIDs ?? String.fetchAll(db, sql: "SELECT id FROM wallet")
-            for id in ids {
-                try db.execute(sql: """
-                    INSERT INTO backupRecord (walletId, method, lastAt) SELECT id, ?, ? FROM wallet WHERE id = ?
-                    ON CONFLICT (walletId, method) DO UPDATE SET lastAt = excluded.lastAt
-                    """, arguments: [method.rawValue, date.timeIntervalSince1970, id])
+            let ids = try walletIDs ?? WalletRecord.fetchAll(db).map(\.id)
+            for id in ids where try WalletRecord.exists(db, key: id) {
+                try BackupMethodRecord(walletId: id, method: method.rawValue, lastAt: date.timeIntervalSince1970).upsert(db)
             }
         }
     }
@@ -544,33 +527,20 @@ public final class WalletStore: Sendable {
     }
 
     package func saveKeyringIfNew(_ keyring: Keyring, db: Database) throws {
-        if let row = try Row.fetchOne(db, sql: "SELECT * FROM keyring WHERE id = 1") {
+        if let record = try KeyringRecord.fetch(db) {
             // Another process may have set a password since this keyring was made.
-            guard WalletStore.bytes(row, "salt") == keyring.parameters.salt else { throw WalletError.passwordSetMeanwhile }
-            try keyring.check(verifier: WalletStore.bytes(row, "verifier"))
+            guard Array(record.salt) == keyring.parameters.salt else { throw WalletError.passwordSetMeanwhile }
+            try keyring.check(verifier: Array(record.verifier))
             return
         }
         let p = keyring.parameters
-        try db.execute(sql: "INSERT INTO keyring (id, kdf, passes, memoryKiB, salt, verifier) VALUES (1, 'argon2id', ?, ?, ?, ?)",
-                       arguments: [p.passes, p.memoryKiB, Data(p.salt), Data(try keyring.makeVerifier())])
+        try KeyringRecord(passes: p.passes, memoryKiB: p.memoryKiB, salt: Data(p.salt), verifier: Data(try keyring.makeVerifier())).insert(db)
     }
 
     /// The keyring must match the stored one (the password may have changed in another process).
     func checkKeyringIsCurrent(_ keyring: Keyring, db: Database) throws {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM keyring WHERE id = 1"),
-              WalletStore.bytes(row, "salt") == keyring.parameters.salt else { throw WalletError.wrongPassword }
-        try keyring.check(verifier: WalletStore.bytes(row, "verifier"))
-    }
-
-    static func parameters(_ row: Row) throws -> KDFParameters {
-        guard (row["kdf"] as String?) == "argon2id" else { throw WalletError.invalidKDFParameters("unknown KDF") }
-        let parameters = KDFParameters(passes: row["passes"], memoryKiB: row["memoryKiB"], salt: bytes(row, "salt"))
-        try parameters.validate()
-        return parameters
-    }
-
-    static func bytes(_ row: Row, _ column: String) -> [UInt8] {
-        (row[column] as Data?).map { Array($0) } ?? []
+        guard let record = try KeyringRecord.fetch(db), Array(record.salt) == keyring.parameters.salt else { throw WalletError.wrongPassword }
+        try keyring.check(verifier: Array(record.verifier))
     }
 
     package static func open(_ keyring: Keyring, _ sealed: [UInt8], _ context: [UInt8], what: String) throws -> SecretBytes {
@@ -578,14 +548,6 @@ public final class WalletStore: Sendable {
     }
 
     static func context(wallet id: String, _ kind: String) -> [UInt8] { Array("hawala/wallet/v1/\(id)/\(kind)".utf8) }
-    /// The sealing context of a wallet row's secret: its id and its kind.
-    static func secretContext(_ row: Row) throws -> [UInt8] {
-        switch WalletKind(rawValue: row["kind"]) {
-        case .bip39: context(wallet: row["id"], "entropy")
-        case .seed: context(wallet: row["id"], "seed")
-        case nil: throw WalletError.unreadableRecord(.walletKind)
-        }
-    }
     package static func context(imported id: String) -> [UInt8] { Array("hawala/imported/v1/\(id)".utf8) }
 
     /// UUID-formatted identifier from the seed (words and passphrase), revealing nothing of it.
@@ -638,28 +600,26 @@ public final class WalletStore: Sendable {
     }
 
     private static func freeName(_ db: Database) throws -> String {
-        let names = Set(try String.fetchAll(db, sql: "SELECT name FROM wallet"))
+        let names = Set(try WalletRecord.fetchAll(db).map(\.name))
         var n = names.count + 1
         while names.contains("Wallet \(n)") { n += 1 }
         return "Wallet \(n)"
     }
 
-    static func summary(_ row: Row, db: Database, current: String?) throws -> WalletSummary {
-        let id: String = row["id"]
-        let accounts = try Row.fetchAll(db, sql: "SELECT chain, accountIndex, path, label FROM account WHERE walletId = ? ORDER BY rowid", arguments: [id])
-            .map { HDAccount(chain: $0["chain"], index: UInt32($0["accountIndex"] as Int64), path: $0["path"], label: $0["label"]) }
-        let imported = try Row.fetchAll(db, sql: "SELECT id, chain, address, label, importedAt, compressed FROM importedAccount WHERE walletId = ? ORDER BY importedAt", arguments: [id])
-            .map { ImportedAccount(id: $0["id"], chain: $0["chain"], address: $0["address"], label: $0["label"],
-                                   importedAt: Date(timeIntervalSince1970: $0["importedAt"]), compressed: $0["compressed"]) }
-        let backedUpAt = (row["backedUpAt"] as Double?).map(Date.init(timeIntervalSince1970:))
-        let verifiedAt = (row["lastVerifiedAt"] as Double?).map(Date.init(timeIntervalSince1970:))
-        let others = try Row.fetchAll(db, sql: "SELECT method, lastAt FROM backupRecord WHERE walletId = ?", arguments: [id])
-            .compactMap { row in BackupMethod(rawValue: row["method"]).map { BackupRecord(method: $0, lastAt: Date(timeIntervalSince1970: row["lastAt"])) } }
+    static func summary(_ wallet: WalletRecord, db: Database, current: String?) throws -> WalletSummary {
+        let accounts = try AccountRecord.filter(AccountRecord.Columns.walletId == wallet.id).order(Column.rowID).fetchAll(db)
+            .map { HDAccount(chain: $0.chain, index: UInt32(clamping: $0.accountIndex), path: $0.path, label: $0.label) }
+        let imported = try ImportedAccountRecord.filter(ImportedAccountRecord.Columns.walletId == wallet.id)
+            .order(ImportedAccountRecord.Columns.importedAt).fetchAll(db).map(\.account)
+        let backedUpAt = wallet.backedUpAt.map(Date.init(timeIntervalSince1970:))
+        let verifiedAt = wallet.lastVerifiedAt.map(Date.init(timeIntervalSince1970:))
+        let others = try BackupMethodRecord.filter(BackupMethodRecord.Columns.walletId == wallet.id).fetchAll(db)
+            .compactMap { row in BackupMethod(rawValue: row.method).map { BackupRecord(method: $0, lastAt: Date(timeIntervalSince1970: row.lastAt)) } }
         return WalletSummary(
-            id: id, name: row["name"], createdAt: Date(timeIntervalSince1970: row["createdAt"]),
-            network: Network(rawValue: row["network"]) ?? .mainnet, kind: WalletKind(rawValue: row["kind"]) ?? .bip39, wordCount: row["wordCount"],
-            hasPassphrase: row["hasPassphrase"], fingerprint: row["fingerprint"],
+            id: wallet.id, name: wallet.name, createdAt: Date(timeIntervalSince1970: wallet.createdAt),
+            network: Network(rawValue: wallet.network) ?? .mainnet, kind: WalletKind(rawValue: wallet.kind) ?? .bip39, wordCount: wallet.wordCount,
+            hasPassphrase: wallet.hasPassphrase, fingerprint: wallet.fingerprint,
             backup: BackupStatus(state: backedUpAt == nil ? .notBackedUp : .backedUp, backedUpAt: backedUpAt, lastVerifiedAt: verifiedAt, others: others),
-            accounts: accounts, importedAccounts: imported, isCurrent: id == current)
+            accounts: accounts, importedAccounts: imported, isCurrent: wallet.id == current)
     }
 }

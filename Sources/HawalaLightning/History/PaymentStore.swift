@@ -94,6 +94,12 @@ extension WalletStore {
         try PaymentRecord(payment, walletID: walletID).insert(db, onConflict: .replace)
     }
 
+    /// Whether `walletID` already has `payment`: the same id, or the same idempotency key.
+    package static func knows(_ payment: Payment, walletID: String, db: Database) throws -> Bool {
+        let sameKey = payment.idempotencyKey.map { PaymentRecord.Columns.idempotencyKey == $0 } ?? false.databaseValue
+        return try PaymentRecord.of(wallet: walletID).filter(PaymentRecord.Columns.id == payment.id || sameKey).fetchCount(db) > 0
+    }
+
     /// The wallet's payments matching `filter`, newest first.
     public func payments(walletID: String, filter: PaymentFilter = PaymentFilter()) throws -> [Payment] {
         var rows: [Payment] = []
