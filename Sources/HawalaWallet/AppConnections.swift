@@ -219,7 +219,7 @@ extension WalletStore {
         let sealed = try keyring.seal(service, context: WalletStore.context(connection: id))
         try writeTransaction { db in
             try self.checkKeyringIsCurrent(keyring, db: db)
-            guard try String.fetchOne(db, sql: "SELECT id FROM wallet WHERE id = ?", arguments: [wallet.id]) != nil else { throw WalletError.noSuchWallet(wallet.name) }
+            guard try WalletRecord.exists(db, key: wallet.id) else { throw WalletError.noSuchWallet(wallet.name) }
             if try AppConnectionRecord.filter(AppConnectionRecord.Columns.walletId == wallet.id && AppConnectionRecord.Columns.name == name).fetchCount(db) > 0 {
                 throw WalletError.connectionNameTaken(name)
             }
@@ -268,7 +268,7 @@ extension WalletStore {
 
     /// The wallet's side of `connection`: its service key, opened with the keyring.
     public func connectionServiceKey(_ connection: AppConnection, keyring: Keyring) throws -> SecretBytes {
-        guard let sealed = try read({ try Data.fetchOne($0, sql: "SELECT sealedServiceKey FROM appConnection WHERE id = ?", arguments: [connection.id]) }) else {
+        guard let sealed = try read({ try AppConnectionRecord.fetchOne($0, key: connection.id)?.sealedServiceKey }) else {
             throw WalletError.noSuchConnection(connection.name)
         }
         return try WalletStore.open(keyring, Array(sealed), WalletStore.context(connection: connection.id), what: "the key of the connection \u{201C}\(connection.name)\u{201D}")
@@ -277,7 +277,8 @@ extension WalletStore {
     /// Revokes `connection` now: its next request is refused. Its history stays.
     public func revokeConnection(_ connection: AppConnection, now: Date = Date()) throws {
         try writeTransaction { db in
-            try db.execute(sql: "UPDATE appConnection SET revokedAt = COALESCE(revokedAt, ?) WHERE id = ?", arguments: [now.timeIntervalSince1970, connection.id])
+            _ = try AppConnectionRecord.filter(key: connection.id).filter(AppConnectionRecord.Columns.revokedAt == nil)
+                .updateAll(db, AppConnectionRecord.Columns.revokedAt.set(to: now.timeIntervalSince1970))
         }
     }
 
@@ -301,9 +302,8 @@ extension WalletStore {
             guard let current = try AppConnectionRecord.fetchOne(db, key: connection.id)?.connection() else {
                 throw WalletError.noSuchConnection(connection.name)
             }
-            if let state = try String.fetchOne(db, sql: "SELECT state FROM connectionSpend WHERE connectionId = ? AND paymentKey = ?",
-                                               arguments: [connection.id, paymentKey]) {
-                outcome = .alreadyReserved(state: state)
+            if let earlier = try ConnectionSpendRecord.of(connection.id, paymentKey: paymentKey).fetchOne(db) {
+                outcome = .alreadyReserved(state: earlier.state.rawValue)
                 return
             }
             switch current.state(at: now) {
@@ -319,8 +319,7 @@ extension WalletStore {
                 let left = budget.msat.minusOrZero(spent)
                 guard msat <= left else { refusal = .overBudget(left: left, renewsAt: current.renewal.renewal(after: now, calendar: calendar)); return }
             }
-            try db.execute(sql: "INSERT INTO connectionSpend (connectionId, paymentKey, msat, state, at) VALUES (?, ?, ?, 'reserved', ?)",
-                           arguments: [connection.id, paymentKey, msat.int64, now.timeIntervalSince1970])
+            try ConnectionSpendRecord(connectionId: connection.id, paymentKey: paymentKey, msat: msat.int64, state: .reserved, at: now.timeIntervalSince1970).insert(db)
         }
         if let refusal { throw refusal }
         return outcome
@@ -330,8 +329,8 @@ extension WalletStore {
     /// The connection counts as used now, in the same transaction.
     public func settleSpending(_ connection: AppConnection, paymentKey: String, total msat: Msat, now: Date = Date()) throws {
         try writeTransaction { db in
-            try db.execute(sql: "UPDATE connectionSpend SET msat = ?, state = 'settled' WHERE connectionId = ? AND paymentKey = ?",
-                           arguments: [msat.int64, connection.id, paymentKey])
+            _ = try ConnectionSpendRecord.of(connection.id, paymentKey: paymentKey)
+                .updateAll(db, ConnectionSpendRecord.Columns.msat.set(to: msat.int64), ConnectionSpendRecord.Columns.state.set(to: ConnectionSpendRecord.State.settled.rawValue))
             try Self.markUsed(connection, now: now, db: db)
         }
     }
@@ -340,20 +339,20 @@ extension WalletStore {
     /// counts as used now, in the same transaction.
     public func releaseSpending(_ connection: AppConnection, paymentKey: String, now: Date = Date()) throws {
         try writeTransaction { db in
-            try db.execute(sql: "UPDATE connectionSpend SET msat = 0, state = 'released' WHERE connectionId = ? AND paymentKey = ?",
-                           arguments: [connection.id, paymentKey])
+            _ = try ConnectionSpendRecord.of(connection.id, paymentKey: paymentKey)
+                .updateAll(db, ConnectionSpendRecord.Columns.msat.set(to: 0), ConnectionSpendRecord.Columns.state.set(to: ConnectionSpendRecord.State.released.rawValue))
             try Self.markUsed(connection, now: now, db: db)
         }
     }
 
     static func markUsed(_ connection: AppConnection, now: Date, db: Database) throws {
-        try db.execute(sql: "UPDATE appConnection SET lastUsedAt = ? WHERE id = ?", arguments: [now.timeIntervalSince1970, connection.id])
+        _ = try AppConnectionRecord.filter(key: connection.id).updateAll(db, AppConnectionRecord.Columns.lastUsedAt.set(to: now.timeIntervalSince1970))
     }
 
     /// The answer given to `requestID` before, if any: a request delivered again gets it again.
     public func connectionAnswer(_ connection: AppConnection, requestID: String) throws -> String? {
         try read { db in
-            try String.fetchOne(db, sql: "SELECT answer FROM connectionAnswer WHERE connectionId = ? AND requestId = ?", arguments: [connection.id, requestID])
+            try ConnectionAnswerRecord.fetchOne(db, key: ["connectionId": connection.id, "requestId": requestID])?.answer
         }
     }
 
@@ -361,8 +360,7 @@ extension WalletStore {
     /// used now, in the same transaction.
     public func saveConnectionAnswer(_ connection: AppConnection, requestID: String, answer: String, now: Date = Date()) throws {
         try writeTransaction { db in
-            try db.execute(sql: "INSERT OR IGNORE INTO connectionAnswer (connectionId, requestId, answer, at) VALUES (?, ?, ?, ?)",
-                           arguments: [connection.id, requestID, answer, now.timeIntervalSince1970])
+            try ConnectionAnswerRecord(connectionId: connection.id, requestId: requestID, answer: answer, at: now.timeIntervalSince1970).insert(db, onConflict: .ignore)
             try Self.markUsed(connection, now: now, db: db)
         }
     }
@@ -378,8 +376,10 @@ extension WalletStore {
     }
 
     static func spent(connectionID: String, since start: Date, db: Database) throws -> Msat {
-        let total = try Int64.fetchOne(db, sql: "SELECT COALESCE(SUM(msat), 0) FROM connectionSpend WHERE connectionId = ? AND state != 'released' AND at >= ?",
-                                       arguments: [connectionID, start.timeIntervalSince1970]) ?? 0
+        typealias Spend = ConnectionSpendRecord
+        let counted = Spend.filter(Spend.Columns.connectionId == connectionID && Spend.Columns.state != Spend.State.released.rawValue
+                                   && Spend.Columns.at >= start.timeIntervalSince1970)
+        let total = try Int64.fetchOne(db, counted.select(sum(Spend.Columns.msat))) ?? 0
         return Msat(clamping: UInt64(max(0, total)))
     }
 

@@ -30,6 +30,8 @@ struct AppConnectionRecord: Codable, FetchableRecord, PersistableRecord {
         static let name = Column(CodingKeys.name)
         static let createdAt = Column(CodingKeys.createdAt)
         static let clientPublicKey = Column(CodingKeys.clientPublicKey)
+        static let lastUsedAt = Column(CodingKeys.lastUsedAt)
+        static let revokedAt = Column(CodingKeys.revokedAt)
     }
 
     /// The connection this row holds.
@@ -46,4 +48,41 @@ struct AppConnectionRecord: Codable, FetchableRecord, PersistableRecord {
             relays: relays.split(separator: " ").map(String.init),
             wires: Set(wires.split(separator: " ").compactMap { ConnectionWire(rawValue: String($0)) }))
     }
+}
+
+/// A row of `connectionSpend` (Schema/V12.swift): what one payment of a connection reserved,
+/// then cost (settled) or gave back (released).
+struct ConnectionSpendRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "connectionSpend"
+
+    enum State: String, Codable { case reserved, settled, released }
+
+    var connectionId: String
+    var paymentKey: String
+    var msat: Int64
+    var state: State
+    var at: Double
+
+    enum Columns {
+        static let connectionId = Column(CodingKeys.connectionId)
+        static let msat = Column(CodingKeys.msat)
+        static let state = Column(CodingKeys.state)
+        static let at = Column(CodingKeys.at)
+    }
+
+    /// The row of `connectionID`'s payment keyed `paymentKey`.
+    static func of(_ connectionID: String, paymentKey: String) -> QueryInterfaceRequest<ConnectionSpendRecord> {
+        filter(key: ["connectionId": connectionID, "paymentKey": paymentKey])
+    }
+}
+
+/// A row of `connectionAnswer` (Schema/V12.swift): the answer given to one request of a
+/// connection, given again when the request is delivered again.
+struct ConnectionAnswerRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "connectionAnswer"
+
+    var connectionId: String
+    var requestId: String
+    var answer: String
+    var at: Double
 }
