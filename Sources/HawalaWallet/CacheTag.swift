@@ -42,16 +42,10 @@ enum CacheTag {
 
     /// The cache of `wallet` as stored now.
     static func stored(wallet: String, db: Database) throws -> Cache {
-        guard let fingerprint = try String.fetchOne(db, sql: "SELECT fingerprint FROM wallet WHERE id = ?", arguments: [wallet]) else {
-            throw WalletError.noSuchWallet(wallet)
-        }
-        let accounts = try Row.fetchAll(db, sql: "SELECT chain, path, xpub FROM account WHERE walletId = ? AND accountIndex = 0", arguments: [wallet])
-            .map { (chain: $0["chain"] as String, path: $0["path"] as String, xpub: $0["xpub"] as String?) }
-        let addresses = try Row.fetchAll(db, sql: """
-            SELECT chain, addressIndex, path, address, publicKey FROM address WHERE walletId = ? AND accountIndex = 0 AND change = 0
-            """, arguments: [wallet])
-            .map { (chain: $0["chain"] as String, index: $0["addressIndex"] as Int, path: $0["path"] as String, address: $0["address"] as String,
-                    publicKey: $0["publicKey"] as String) }
+        guard let fingerprint = try WalletRecord.fetchOne(db, key: wallet)?.fingerprint else { throw WalletError.noSuchWallet(wallet) }
+        let accounts = try AccountRecord.firsts(of: wallet).fetchAll(db).map { (chain: $0.chain, path: $0.path, xpub: $0.xpub) }
+        let addresses = try AddressRecord.receiving(of: wallet).fetchAll(db)
+            .map { (chain: $0.chain, index: $0.addressIndex, path: $0.path, address: $0.address, publicKey: $0.publicKey) }
         return Cache(fingerprint: fingerprint, accounts: accounts, addresses: addresses)
     }
 
@@ -62,12 +56,13 @@ enum CacheTag {
 
     /// Re-seals the tag of `wallet` under a new keyring (a password change), checking it first.
     static func reseal(wallet: String, from old: Keyring, to new: Keyring, db: Database) throws {
-        guard let tag = try Data.fetchOne(db, sql: "SELECT cacheTag FROM wallet WHERE id = ?", arguments: [wallet]) else { return }
+        guard var record = try WalletRecord.fetchOne(db, key: wallet), let tag = record.cacheTag else { return }
         let cache = try stored(wallet: wallet, db: db)
         guard (try? old.open(Array(tag), context: context(wallet: wallet, digest: cache.digest))) != nil else {
             throw WalletError.tampered("the cached addresses and keys of a wallet")
         }
-        try db.execute(sql: "UPDATE wallet SET cacheTag = ? WHERE id = ?", arguments: [Data(try make(cache, wallet: wallet, keyring: new)), wallet])
+        record.cacheTag = Data(try make(cache, wallet: wallet, keyring: new))
+        try record.update(db, columns: [WalletRecord.Columns.cacheTag])
     }
 }
 
@@ -77,10 +72,9 @@ extension WalletStore {
     /// re-derived and compared in full, then tagged.
     func checkCacheTags(keyring: Keyring) throws {
         let rows = try read { db in
-            try Row.fetchAll(db, sql: "SELECT id, name, cacheTag FROM wallet WHERE sealedSecret IS NOT NULL").map { row -> (String, String, Data?, Bool) in
-                let id: String = row["id"]
-                let tag = row["cacheTag"] as Data?
-                return (id, row["name"], tag, try tag.map { try CacheTag.matches(Array($0), wallet: id, keyring: keyring, db: db) } ?? false)
+            try WalletRecord.fetchAll(db).map { wallet -> (String, String, Data?, Bool) in
+                (wallet.id, wallet.name, wallet.cacheTag,
+                 try wallet.cacheTag.map { try CacheTag.matches(Array($0), wallet: wallet.id, keyring: keyring, db: db) } ?? false)
             }
         }
         for (id, name, tag, matches) in rows where !matches {
@@ -90,7 +84,7 @@ extension WalletStore {
             try verifyCachedKeys(of: summary, keyring: keyring)
             try writeTransaction { db in
                 let made = try CacheTag.make(try CacheTag.stored(wallet: id, db: db), wallet: id, keyring: keyring)
-                try db.execute(sql: "UPDATE wallet SET cacheTag = ? WHERE id = ? AND cacheTag IS NULL", arguments: [Data(made), id])
+                _ = try WalletRecord.filter(key: id).filter(WalletRecord.Columns.cacheTag == nil).updateAll(db, WalletRecord.Columns.cacheTag.set(to: Data(made)))
             }
         }
     }

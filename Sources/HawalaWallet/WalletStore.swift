@@ -157,12 +157,9 @@ public final class WalletStore: Sendable {
             throw WalletError.noAccount(wallet: wallet.name, chain: chain.name, network: wallet.network)
         }
         let cached = try read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT path, address, publicKey FROM address
-                WHERE walletId = ? AND chain = ? AND accountIndex = 0 AND change = 0 AND addressIndex < ?
-                ORDER BY addressIndex
-                """, arguments: [wallet.id, chain.name, count])
-                .map { DerivedAddress(chain: chain.name, path: $0["path"], address: $0["address"], publicKey: $0["publicKey"]) }
+            try AddressRecord.receiving(of: wallet.id)
+                .filter(AddressRecord.Columns.chain == chain.name && AddressRecord.Columns.addressIndex < count).fetchAll(db)
+                .map { DerivedAddress(chain: chain.name, path: $0.path, address: $0.address, publicKey: $0.publicKey) }
         }
         if cached.count >= count { return cached }
         guard chain.curve == .secp256k1,
@@ -312,12 +309,9 @@ public final class WalletStore: Sendable {
         for account in p.accounts {
             try AccountRecord(walletId: p.id, chain: account.chain.name, accountIndex: 0, path: account.path, xpub: account.xpub).insert(db)
         }
-        let statement = try db.makeStatement(sql: """
-            INSERT INTO address (walletId, chain, accountIndex, change, addressIndex, path, address, publicKey)
-            VALUES (?, ?, 0, 0, ?, ?, ?, ?)
-            """)
         for (offset, a) in p.addresses.enumerated() {
-            try statement.execute(arguments: [p.id, a.chain, offset % WalletStore.cachedAddressCount, a.path, a.address, a.publicKey])
+            try AddressRecord(walletId: p.id, chain: a.chain, addressIndex: offset % WalletStore.cachedAddressCount, path: a.path,
+                              address: a.address, publicKey: a.publicKey).insert(db)
         }
         try SettingRecord.setCurrent(p.id, db)
     }

@@ -151,3 +151,38 @@ struct BackupMethodRecord: Codable, FetchableRecord, PersistableRecord {
         static let walletId = Column(CodingKeys.walletId)
     }
 }
+
+/// A row of `address` (Schema/V1.swift): a receive address cached in the clear, so a wallet
+/// shows its addresses without the password (authenticated by the wallet's `cacheTag`).
+struct AddressRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "address"
+
+    var walletId: String
+    var chain: String
+    var accountIndex: Int64 = 0
+    var change: Int64 = 0
+    var addressIndex: Int
+    var path: String
+    var address: String
+    var publicKey: String
+
+    enum Columns {
+        static let walletId = Column(CodingKeys.walletId)
+        static let chain = Column(CodingKeys.chain)
+        static let accountIndex = Column(CodingKeys.accountIndex)
+        static let change = Column(CodingKeys.change)
+        static let addressIndex = Column(CodingKeys.addressIndex)
+    }
+
+    /// The cached receive addresses of `walletID` (account 0, receive branch), by chain and index.
+    static func receiving(of walletID: String) -> QueryInterfaceRequest<AddressRecord> {
+        filter(Columns.walletId == walletID && Columns.accountIndex == 0 && Columns.change == 0).order(Columns.chain, Columns.addressIndex)
+    }
+}
+
+extension AccountRecord {
+    /// The first account of each chain of `walletID`.
+    static func firsts(of walletID: String) -> QueryInterfaceRequest<AccountRecord> {
+        filter(Columns.walletId == walletID && Columns.accountIndex == 0)
+    }
+}
