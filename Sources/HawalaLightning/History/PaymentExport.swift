@@ -31,9 +31,8 @@ public enum PaymentExport {
         case .json: out.append(UInt8(ascii: "["))
         }
         try store.read { db in
-            let (conditions, arguments) = WalletStore.conditions(walletID: walletID, filter: filter)
-            let cursor = try Row.fetchCursor(db, sql: "SELECT \(columns) FROM payment WHERE " + conditions + WalletStore.newestFirst(filter),
-                                             arguments: arguments)
+            let request = PaymentRecord.matching(walletID: walletID, filter: filter).newestFirst(filter).select(sql: columns)
+            let cursor = try Row.fetchCursor(db, request)
             while let row = try cursor.next() {
                 switch format {
                 case .csv: csvLine(row, into: &out)

@@ -92,10 +92,53 @@ extension PaymentRecord {
         static let id = Column(CodingKeys.id)
         static let idempotencyKey = Column(CodingKeys.idempotencyKey)
         static let status = Column(CodingKeys.status)
+        static let type = Column(CodingKeys.type)
+        static let timestamp = Column(CodingKeys.timestamp)
+        static let paymentHash = Column(CodingKeys.paymentHash)
+        static let network = Column(CodingKeys.network)
+        static let connection = Column(CodingKeys.connection)
+        static let description = Column(CodingKeys.description)
+    }
+
+    /// The rows of `walletID` that `filter` keeps (its page aside): every list, count and
+    /// export of payments reads through this.
+    static func matching(walletID: String, filter: PaymentFilter) -> QueryInterfaceRequest<PaymentRecord> {
+        var request = of(wallet: walletID)
+        if let type = filter.type { request = request.filter(Columns.type == type.rawValue) }
+        if let status = filter.status { request = request.filter(Columns.status == status.rawValue) }
+        if let from = filter.from { request = request.filter(Columns.timestamp >= from.timeIntervalSince1970) }
+        if let to = filter.to { request = request.filter(Columns.timestamp < to.timeIntervalSince1970) }
+        if let hash = filter.paymentHash { request = request.filter(Columns.paymentHash == hash) }
+        if let network = filter.network { request = request.filter(Columns.network == network) }
+        if let connection = filter.connection { request = request.filter(Columns.connection == connection) }
+        if !filter.openInvoices {
+            // An open invoice: a pending receive kept under its invoice key.
+            let invoiceKey = (Columns.idempotencyKey ?? "").like(likePrefix(Payment.invoiceKeyPrefix), escape: "\\")
+            request = request.filter(!(Columns.type == Payment.Kind.receive.rawValue && Columns.status == Payment.Status.pending.rawValue && invoiceKey))
+        }
+        if let text = filter.search, !text.isEmpty {
+            let prefix = likePrefix(text)
+            request = request.filter(Columns.description.like("%" + prefix, escape: "\\") || Columns.id.like(prefix, escape: "\\")
+                                     || Columns.paymentHash.like(prefix, escape: "\\"))
+        }
+        return request
+    }
+
+    /// `text` as a LIKE pattern matching what starts with it (its own `%`, `_` and `\` escaped).
+    static func likePrefix(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
     }
 
     /// The rows of `walletID`.
     static func of(wallet walletID: String) -> QueryInterfaceRequest<PaymentRecord> {
         filter(Columns.walletId == walletID)
+    }
+}
+
+extension QueryInterfaceRequest<PaymentRecord> {
+    /// Newest first, then `filter`'s page.
+    func newestFirst(_ filter: PaymentFilter) -> Self {
+        order(PaymentRecord.Columns.timestamp.desc, PaymentRecord.Columns.id.desc)
+            .limit(filter.limit.map { max(0, $0) } ?? -1, offset: max(0, filter.offset))
     }
 }

@@ -16,11 +16,12 @@ extension WalletStore {
     /// `savePayment` for many payments in one transaction.
     public func savePayments(_ payments: [Payment], walletID: String) throws {
         try writeTransaction { db in
-            // Cached statements: a backup import or a sync may bring 100,000 payments.
+            // Cached statements, written once: a backup import or a sync may bring 100,000
+            // payments, each looked up three ways.
             let existing = try db.cachedStatement(sql: "SELECT * FROM payment WHERE walletId = ? AND id = ?")
             let dropPlaceholder = try db.cachedStatement(sql: "DELETE FROM payment WHERE walletId = ? AND idempotencyKey = ? AND id != ? AND status = 'pending'")
             let keyTaken = try db.cachedStatement(sql: "SELECT 1 FROM payment WHERE walletId = ? AND idempotencyKey = ? AND id != ?")
-            let walletBackend = try String.fetchOne(db, sql: "SELECT value FROM walletSetting WHERE walletId = ? AND key = 'ln.backend'", arguments: [walletID])
+            let walletBackend = try WalletSettingRecord.fetchOne(db, key: ["walletId": walletID, "key": LightningWallet.SettingKey.backend])?.value
             let placeholder = try db.cachedStatement(sql: "SELECT * FROM payment WHERE walletId = ? AND idempotencyKey = ? AND id != ? AND status = 'pending'")
             for var payment in payments {
                 if let old = try PaymentRecord.fetchOne(existing, arguments: [walletID, payment.id]) {
@@ -62,7 +63,8 @@ extension WalletStore {
     /// was sent); a row no longer pending is kept.
     public func deletePendingPlaceholder(walletID: String, id: String) throws {
         try writeTransaction { db in
-            try db.execute(sql: "DELETE FROM payment WHERE walletId = ? AND id = ? AND status = 'pending'", arguments: [walletID, id])
+            _ = try PaymentRecord.of(wallet: walletID)
+                .filter(PaymentRecord.Columns.id == id && PaymentRecord.Columns.status == Payment.Status.pending.rawValue).deleteAll(db)
         }
     }
 
@@ -109,46 +111,15 @@ extension WalletStore {
 
     /// How many payments match `filter` (its page aside).
     public func countPayments(walletID: String, filter: PaymentFilter = PaymentFilter()) throws -> Int {
-        let (conditions, arguments) = WalletStore.conditions(walletID: walletID, filter: filter)
-        return try read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM payment WHERE " + conditions, arguments: arguments) ?? 0 }
+        try read { try PaymentRecord.matching(walletID: walletID, filter: filter).fetchCount($0) }
     }
 
     /// Calls `body` with each matching payment, newest first, without holding them all in memory.
     public func forEachPayment(walletID: String, filter: PaymentFilter = PaymentFilter(), _ body: (Payment) throws -> Void) throws {
-        let (conditions, arguments) = WalletStore.conditions(walletID: walletID, filter: filter)
         try read { db in
-            let cursor = try PaymentRecord.fetchCursor(db, sql: "SELECT * FROM payment WHERE " + conditions + WalletStore.newestFirst(filter),
-                                                       arguments: arguments)
+            let cursor = try PaymentRecord.fetchCursor(db, PaymentRecord.matching(walletID: walletID, filter: filter).newestFirst(filter))
             while let record = try cursor.next() { try body(try record.payment()) }
         }
-    }
-
-    /// The WHERE conditions of `filter` (every list and export of payments reads through them).
-    static func conditions(walletID: String, filter: PaymentFilter) -> (String, StatementArguments) {
-        var sql = "walletId = ?"
-        var arguments: StatementArguments = [walletID]
-        if let type = filter.type { sql += " AND type = ?"; arguments += [type.rawValue] }
-        if let status = filter.status { sql += " AND status = ?"; arguments += [status.rawValue] }
-        if let from = filter.from { sql += " AND timestamp >= ?"; arguments += [from.timeIntervalSince1970] }
-        if let to = filter.to { sql += " AND timestamp < ?"; arguments += [to.timeIntervalSince1970] }
-        if let hash = filter.paymentHash { sql += " AND paymentHash = ?"; arguments += [hash] }
-        if let network = filter.network { sql += " AND network = ?"; arguments += [network] }
-        if let connection = filter.connection { sql += " AND connection = ?"; arguments += [connection] }
-        if !filter.openInvoices {
-            sql += " AND NOT (type = 'receive' AND status = 'pending' AND COALESCE(idempotencyKey, '') LIKE ? ESCAPE '\\')"
-            arguments += [WalletStore.likePrefix(Payment.invoiceKeyPrefix)]
-        }
-        if let text = filter.search, !text.isEmpty {
-            sql += " AND (description LIKE ? ESCAPE '\\' OR id LIKE ? ESCAPE '\\' OR paymentHash LIKE ? ESCAPE '\\')"
-            let prefix = WalletStore.likePrefix(text)
-            arguments += ["%" + prefix, prefix, prefix]
-        }
-        return (sql, arguments)
-    }
-
-    /// Newest first, then `filter`'s page.
-    static func newestFirst(_ filter: PaymentFilter) -> String {
-        " ORDER BY timestamp DESC, id DESC LIMIT \(filter.limit.map { max(0, $0) } ?? -1) OFFSET \(max(0, filter.offset))"
     }
 
     /// The payment with `id` (or the only payment whose id or payment hash starts with `id`).
@@ -157,8 +128,10 @@ extension WalletStore {
             if let record = try PaymentRecord.of(wallet: walletID).filter(PaymentRecord.Columns.id == id).fetchOne(db) {
                 return try record.payment()
             }
-            let rows = try PaymentRecord.fetchAll(db, sql: "SELECT * FROM payment WHERE walletId = ? AND (id LIKE ? ESCAPE '\\' OR paymentHash LIKE ? ESCAPE '\\') LIMIT 2",
-                                        arguments: [walletID, WalletStore.likePrefix(id), WalletStore.likePrefix(id)])
+            let prefix = PaymentRecord.likePrefix(id)
+            let rows = try PaymentRecord.of(wallet: walletID)
+                .filter(PaymentRecord.Columns.id.like(prefix, escape: "\\") || PaymentRecord.Columns.paymentHash.like(prefix, escape: "\\"))
+                .limit(2).fetchAll(db)
             guard rows.count == 1 else {
                 if rows.count > 1 { throw WalletError.ambiguousPaymentID(id) }
                 return nil
@@ -174,15 +147,12 @@ extension WalletStore {
         }
     }
 
-    static func likePrefix(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
-    }
-
     /// The networks `walletID` has payments on, most payments first.
     public func paymentNetworks(walletID: String) throws -> [String] {
         try read { db in
-            try String.fetchAll(db, sql: "SELECT network FROM payment WHERE walletId = ? AND network IS NOT NULL GROUP BY network ORDER BY count(*) DESC, network",
-                                arguments: [walletID])
+            let network = PaymentRecord.Columns.network
+            return try String.fetchAll(db, PaymentRecord.of(wallet: walletID).filter(network != nil).select(network)
+                .group(network).order(count(PaymentRecord.Columns.id).desc, network))
         }
     }
 }
