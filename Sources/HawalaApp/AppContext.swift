@@ -53,6 +53,54 @@ struct SignedInContext: ChildRequestContext {
     }
 }
 
+/// A page of the unlocked current wallet (`SessionMiddleware`, then `OpenWalletMiddleware`).
+struct WalletPageContext: ChildRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let session: AppSessions.Session
+    let open: OpenWallet
+
+    init(context: AppRequestContext) throws {
+        guard let session = context.session else { throw AppRefusal.noSession }
+        guard let open = context.openWallet else { throw AppRefusal.locked }
+        coreContext = context.coreContext
+        self.session = session
+        self.open = open
+    }
+}
+
+/// A page for an unlocked session (`SessionMiddleware`, then `UnlockedMiddleware`): its keyring.
+struct UnlockedPageContext: ChildRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let session: AppSessions.Session
+    let keyring: Keyring
+
+    init(context: AppRequestContext) throws {
+        guard let session = context.session else { throw AppRefusal.noSession }
+        guard let keyring = session.keyring else { throw AppRefusal.locked }
+        coreContext = context.coreContext
+        self.session = session
+        self.keyring = keyring
+    }
+}
+
+/// A form of an unlocked session (`FormMiddleware`; locked, it is kept for after the unlock).
+struct UnlockedFormContext: ChildRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let session: AppSessions.Session
+    let form: FormBody
+    let keyring: Keyring
+
+    init(context: AppRequestContext) throws {
+        guard let session = context.session else { throw AppRefusal.noSession }
+        guard let form = context.form else { throw AppRefusal.crossSite }
+        guard let keyring = session.keyring else { throw AppRefusal.locked }
+        coreContext = context.coreContext
+        self.session = session
+        self.form = form
+        self.keyring = keyring
+    }
+}
+
 /// A form from the app's own page, in a session that may send it (`FormMiddleware`).
 struct FormContext: ChildRequestContext {
     var coreContext: CoreRequestContextStorage
@@ -141,7 +189,8 @@ struct OpenWalletMiddleware: RouterMiddleware {
     let routes: AppRoutes
 
     func handle(_ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response) async throws -> Response {
-        guard let keyring = context.session?.keyring else { throw AppRefusal.locked }
+        guard let session = context.session else { throw AppRefusal.noSession }
+        guard let keyring = session.keyring else { throw AppRefusal.locked }
         let (store, wallet) = try await routes.currentWallet()
         guard let wallet else { throw AppRefusal.noWallet }
         var context = context
@@ -182,18 +231,27 @@ protocol AppController: Sendable {
 }
 
 /// The router's groups, each behind its part of the middleware chain: `pages` for anyone
-/// signed in, `forms` for a checked form, `walletForms` for a form acting on the unlocked
-/// wallet, and `open` for what needs no session (start, static files, the event streams that
-/// answer for themselves).
+/// signed in, `unlockedPages` for an unlocked session, `walletPages` for a page of the unlocked
+/// wallet; `forms` for a checked form, `unlockedForms` for one of an unlocked session,
+/// `walletForms` for one acting on the unlocked wallet; and `open` for what needs no session
+/// (start, static files, the event streams that answer for themselves). A locked session is
+/// sent to the unlock page, and back, by the group's context (`AppRefusal.locked`).
 struct AppRouter {
     let open: RouterGroup<AppRequestContext>
     let pages: RouterGroup<SignedInContext>
+    let unlockedPages: RouterGroup<UnlockedPageContext>
+    let walletPages: RouterGroup<WalletPageContext>
     let forms: RouterGroup<FormContext>
+    let unlockedForms: RouterGroup<UnlockedFormContext>
     let walletForms: RouterGroup<WalletFormContext>
 
     init(_ router: Router<AppRequestContext>, routes: AppRoutes) {
         open = router.group()
         pages = router.group().add(middleware: SessionMiddleware(routes: routes)).group(context: SignedInContext.self)
+        unlockedPages = router.group().add(middleware: SessionMiddleware(routes: routes)).group(context: UnlockedPageContext.self)
+        unlockedForms = router.group().add(middleware: FormMiddleware(routes: routes)).group(context: UnlockedFormContext.self)
+        walletPages = router.group().add(middleware: SessionMiddleware(routes: routes)).add(middleware: OpenWalletMiddleware(routes: routes))
+            .group(context: WalletPageContext.self)
         forms = router.group().add(middleware: FormMiddleware(routes: routes)).group(context: FormContext.self)
         walletForms = router.group().add(middleware: FormMiddleware(routes: routes)).add(middleware: OpenWalletMiddleware(routes: routes))
             .group(context: WalletFormContext.self)

@@ -17,8 +17,8 @@ struct BackupController: AppController {
         router.forms.post("/create") { _, context in try await create(context.session, context.form) }
         router.pages.get("/backup") { request, context in try await backupPage(request, context.session) }
         router.forms.post("/backup") { _, context in try await backupStep(context.session, context.form) }
-        router.pages.get("/words") { request, context in try await wordsPasswordPage(request, context.session) }
-        router.forms.post("/words") { _, context in try await openWords(context.session, context.form) }
+        router.unlockedPages.get("/words") { request, context in try await wordsPasswordPage(request, context.session) }
+        router.unlockedForms.post("/words") { _, context in try await openWords(context.session, context.form) }
     }
 }
 
@@ -165,7 +165,6 @@ extension BackupController {
 
     /// The password form before the words are shown or quizzed again.
     func wordsPasswordPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.toUnlock() }
         let name = request.uri.queryParameters["wallet"].map(String.init) ?? ""
         let view = SecretWordsView(wallet: name, purpose: request.uri.queryParameters["purpose"].map(String.init) ?? "")
         var page = Page(title: view.title, session: session, overview: try await app.store.overview())
@@ -175,7 +174,6 @@ extension BackupController {
 
     /// The password again, then the words (shown) or the quiz (verify).
     func openWords(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.toUnlock() }
         let name = form.text("wallet") ?? ""
         let purpose = SecretWordsView(wallet: name, purpose: form.text("purpose") ?? "").purpose
         func again(_ status: HTTPResponse.Status, _ problem: String) async throws -> Response {

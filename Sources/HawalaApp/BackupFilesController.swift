@@ -20,14 +20,14 @@ struct BackupFilesController: AppController {
 
     func addRoutes(to router: AppRouter) {
         router.pages.get("/backups") { request, context in try await backupsPage(request, context.session) }
-        router.forms.post("/backups/export") { _, context in try await exportBackup(context.session, context.form) }
-        router.pages.get("/backups/exported") { request, context in try await exportedPage(request, context.session) }
-        router.pages.get("/backups/download") { request, context in try await downloadExport(request, context.session) }
+        router.unlockedForms.post("/backups/export") { _, context in try await exportBackup(context.session, context.form) }
+        router.unlockedPages.get("/backups/exported") { request, context in try await exportedPage(request, context.session) }
+        router.unlockedPages.get("/backups/download") { request, context in try await downloadExport(request, context.session) }
         router.pages.post("/backups/import") { request, context in try await uploadBackup(request, context.session) }
         router.pages.get("/backups/import") { request, context in try await importPage(request, context.session) }
         router.forms.post("/backups/import/confirm") { _, context in try await confirmImport(context.session, context.form) }
         router.forms.post("/backups/import/cancel") { _, context in try await cancelImport(context.session, context.form) }
-        router.forms.post("/backups/paper") { _, context in try await paperSheet(context.session, context.form) }
+        router.unlockedForms.post("/backups/paper") { _, context in try await paperSheet(context.session, context.form) }
     }
 }
 
@@ -53,7 +53,6 @@ extension BackupFilesController {
     // MARK: - Export
 
     func exportBackup(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.toUnlock() }
         let choice = form.text("wallet") ?? ""
         // Each problem by its field, the wallets chosen kept.
         let backupPassword: SecretBytes
@@ -89,7 +88,6 @@ extension BackupFilesController {
 
     /// "Your backup is ready": its name and size; the download starts by itself.
     func exportedPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.toUnlock() }
         guard let ready = session.download else { return AppResponse.redirect("/backups") }
         var page = Page(title: "Backup ready", session: session, overview: try await app.store.overview())
         page.exported = ExportedView(name: ready.name, size: AppRoutes.sizeText(Int64(ready.bytes.count)))
@@ -99,7 +97,6 @@ extension BackupFilesController {
 
     /// The sealed file, as long as the session is unlocked.
     func downloadExport(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.toUnlock() }
         guard let ready = session.download else { return AppResponse.redirect("/backups") }
         // Handed to the browser: the wallets are kept in a file now (as the CLI records it once written).
         try await app.store.get().noteBackup(.file, wallets: ready.wallets)
@@ -134,7 +131,6 @@ extension BackupFilesController {
     /// A recovery sheet as a PDF download, drawn in memory: numbered lines to write the words on,
     /// or — with the wallet password again — the words and their SeedQRs.
     func paperSheet(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.toUnlock() }
         let store = try await app.store.get()
         let wallet: WalletSummary
         do {

@@ -16,29 +16,27 @@ struct ConnectionsController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.pages.get("/connections") { request, context in try await connectionsPage(request, context.session) }
-        router.forms.post("/connections/new") { _, context in try await newConnection(context.session, context.form) }
-        router.forms.post("/connections/revoke") { _, context in try await revokeConnection(context.session, context.form) }
+        router.walletPages.get("/connections") { _, context in try await connectionsPage(context.session, context.open) }
+        router.walletForms.post("/connections/new") { _, context in try await newConnection(context.session, context.form, context.open) }
+        router.walletForms.post("/connections/revoke") { _, context in try await revokeConnection(context.session, context.form, context.open) }
     }
 }
 
 /// The connections area's handlers: each reads the request, asks the library and renders.
 extension ConnectionsController {
-    func connectionsPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.toUnlock() }
+    func connectionsPage(_ session: AppSessions.Session, _ open: OpenWallet) async throws -> Response {
         var form = ConnectionFormView.fresh
         if let refill = await app.sessions.takeInterrupted(session.id, page: "/connections") {
             form = ConnectionFormView { refill.value($0) }
             form.restored = true
         }
-        return try await connections(session, form: form)
+        return try await connections(session, open, form: form)
     }
 
     /// The page, with `form` as typed (or fresh) and a problem or a message on top.
-    func connections(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, form: ConnectionFormView = .fresh,
+    func connections(_ session: AppSessions.Session, _ open: OpenWallet, status: HTTPResponse.Status = .ok, form: ConnectionFormView = .fresh,
                      problem: String? = nil, message: String? = nil) async throws -> Response {
-        let (store, wallet) = try await currentWallet()
-        guard let wallet else { return AppResponse.redirect("/") }
+        let (store, wallet) = (open.store, open.wallet)
         let now = await app.sessions.time()
         var form = form
         if form.relays.isEmpty { form.relays = store.connectionRelays().joined(separator: " ") }
@@ -59,27 +57,26 @@ extension ConnectionsController {
 
     /// A new connection: the limits read as the CLI reads them (`ConnectionInput`), the relays
     /// checked, the password asked again; the answer shows the URI and its QR code once.
-    func newConnection(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
+    func newConnection(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet) async throws -> Response {
         let typed = ConnectionFormView(form.text)
         let now = await app.sessions.time()
         let request: NewConnection
         switch typed.request(now: now) {
         case .success(let read): request = read
         case .failure(let problem):
-            return try await connections(session, status: .badRequest, form: typed, problem: problem.description.sentence)
+            return try await connections(session, open, status: .badRequest, form: typed, problem: problem.description.sentence)
         }
-        let (store, wallet) = try await currentWallet()
-        guard let wallet else { return AppResponse.redirect("/") }
+        let (store, wallet) = (open.store, open.wallet)
         let keyring: Keyring
         switch try await checkPassword(form, session) {
         case .opened(let opened): keyring = opened
-        case .refused(let status, let problem): return try await connections(session, status: status, form: typed, problem: problem)
+        case .refused(let status, let problem): return try await connections(session, open, status: status, form: typed, problem: problem)
         }
         let made: (AppConnection, clientSecret: SecretBytes)
         do {
             made = try await NIOThreadPool.singleton.runIfActive { try store.addConnection(request, wallet: wallet, keyring: keyring, now: now) }
         } catch let error as WalletError {
-            return try await connections(session, status: .badRequest, form: typed, problem: error.description.sentence)
+            return try await connections(session, open, status: .badRequest, form: typed, problem: error.description.sentence)
         }
         let (connection, secret) = made
         let uri = connection.wires.contains(.nwc) ? WalletConnectURI(walletPublicKey: connection.servicePublicKey, relays: connection.relays, secret: secret).text() : nil
@@ -89,15 +86,14 @@ extension ConnectionsController {
         return try render(.ok, "connection-new", page)
     }
 
-    func revokeConnection(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        let (store, wallet) = try await currentWallet()
-        guard let wallet else { return AppResponse.redirect("/") }
+    func revokeConnection(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet) async throws -> Response {
+        let (store, wallet) = (open.store, open.wallet)
         do {
             let connection = try store.connection(named: form.text("name") ?? "", walletID: wallet.id)
             try store.revokeConnection(connection, now: await app.sessions.time())
-            return try await connections(session, message: "Revoked “\(connection.name)”: its next request is refused. Its payments stay in the history.")
+            return try await connections(session, open, message: "Revoked “\(connection.name)”: its next request is refused. Its payments stay in the history.")
         } catch let error as WalletError {
-            return try await connections(session, status: .badRequest, problem: error.description.sentence)
+            return try await connections(session, open, status: .badRequest, problem: error.description.sentence)
         }
     }
 }

@@ -12,9 +12,9 @@ struct HistoryController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.pages.get("/history") { request, context in try await historyPage(request, context.session) }
-        router.pages.get("/history/payment") { request, context in try await paymentPage(request, context.session) }
-        router.pages.get("/history/export") { request, context in try await exportHistory(request, context.session) }
+        router.walletPages.get("/history") { request, context in try await historyPage(request, context.session, context.open) }
+        router.walletPages.get("/history/payment") { request, context in try await paymentPage(request, context.session, context.open) }
+        router.walletPages.get("/history/export") { request, context in try await exportHistory(request, context.session, context.open) }
     }
 }
 
@@ -42,10 +42,8 @@ extension HistoryController {
         }
     }
 
-    func historyPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.toUnlock() }
-        let (store, wallet) = try await currentWallet()
-        guard let wallet else { return AppResponse.redirect("/") }
+    func historyPage(_ request: Request, _ session: AppSessions.Session, _ open: OpenWallet) async throws -> Response {
+        let (store, wallet) = (open.store, open.wallet)
         let asked = HistoryQuery(request, store: store, walletID: wallet.id)
         var filter = asked.filter
         filter.offset = asked.offset
@@ -62,10 +60,8 @@ extension HistoryController {
         return try render(.ok, "history", page)
     }
 
-    func paymentPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.toUnlock() }
-        let (store, wallet) = try await currentWallet()
-        guard let wallet else { return AppResponse.redirect("/") }
+    func paymentPage(_ request: Request, _ session: AppSessions.Session, _ open: OpenWallet) async throws -> Response {
+        let (store, wallet) = (open.store, open.wallet)
         var page = Page(title: "Payment", session: session, overview: try await app.store.overview())
         let id = request.uri.queryParameters["id"].map(String.init) ?? ""
         let found: Payment?
@@ -85,13 +81,11 @@ extension HistoryController {
 
     /// The payments the history page shows (its type, status, search and network; every page
     /// of them) as a file to save (`hawala-payments.csv` or `.json`).
-    func exportHistory(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.toUnlock() }
+    func exportHistory(_ request: Request, _ session: AppSessions.Session, _ open: OpenWallet) async throws -> Response {
         guard let format = request.uri.queryParameters["format"].flatMap({ PaymentExport.Format(rawValue: String($0)) }) else {
             return AppResponse.plain(.badRequest, "format must be csv or json")
         }
-        let (store, wallet) = try await currentWallet()
-        guard let wallet else { return AppResponse.redirect("/") }
+        let (store, wallet) = (open.store, open.wallet)
         let filter = HistoryQuery(request, store: store, walletID: wallet.id).filter
         let file = try await NIOThreadPool.singleton.runIfActive {
             var buffer = ByteBuffer()

@@ -14,7 +14,7 @@ struct HomeController: AppController {
 
     func addRoutes(to router: AppRouter) {
         router.pages.get("/") { request, context in try await home(request, context.session) }
-        router.pages.get("/send") { request, context in try await sendFormPage(request, context.session) }
+        router.unlockedPages.get("/send") { request, context in try await sendFormPage(request, context.session) }
         router.open.get("/events") { request, _ in try await sessionEvents(request) }
     }
 }
@@ -88,7 +88,6 @@ extension HomeController {
     // MARK: - Sending: the form
 
     func sendFormPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.toUnlock() }
         let (store, wallet) = try await currentWallet()
         guard let wallet else { return AppResponse.redirect("/") }
         let refill = await app.sessions.takeInterrupted(session.id, page: "/send")

@@ -34,10 +34,10 @@ extension LNURLController {
         do {
             let info = try await lightningSession(session, store, wallet, keyring: keyring)
                 .registerAddress(name: name, description: form.text("description") ?? "")
-            return try await LightningController(routes: routes).lightning(session, keyring: keyring, message: "Your Lightning address is \(info.address).")
+            return try await LightningController(routes: routes).lightning(session, open, message: "Your Lightning address is \(info.address).")
         } catch {
             guard let words = AppRoutes.lightningWords(error) else { throw error }
-            return try await LightningController(routes: routes).lightning(session, keyring: keyring, status: .badRequest, problem: words, addressName: name)
+            return try await LightningController(routes: routes).lightning(session, open, status: .badRequest, problem: words, addressName: name)
         }
     }
 
@@ -45,10 +45,10 @@ extension LNURLController {
         let (keyring, store, wallet) = (open.keyring, open.store, open.wallet)
         do {
             try await lightningSession(session, store, wallet, keyring: keyring).backend.deleteLightningAddress()
-            return try await LightningController(routes: routes).lightning(session, keyring: keyring, message: "The Lightning address was given up: payments to it no longer arrive.")
+            return try await LightningController(routes: routes).lightning(session, open, message: "The Lightning address was given up: payments to it no longer arrive.")
         } catch {
             guard let words = AppRoutes.lightningWords(error) else { throw error }
-            return try await LightningController(routes: routes).lightning(session, keyring: keyring, status: .badRequest, problem: words)
+            return try await LightningController(routes: routes).lightning(session, open, status: .badRequest, problem: words)
         }
     }
 

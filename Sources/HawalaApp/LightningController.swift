@@ -14,15 +14,15 @@ struct LightningController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.pages.get("/lightning") { request, context in try await lightningPage(request, context.session) }
+        router.walletPages.get("/lightning") { _, context in try await lightning(context.session, context.open) }
         router.walletForms.post("/lightning/settings") { _, context in try await saveLightningSettings(context.session, context.form, context.open) }
         router.walletForms.post("/lightning/fund") { _, context in try await fund(context.session, context.form, context.open) }
         router.walletForms.post("/lightning/invoice") { _, context in try await createInvoice(context.session, context.form, context.open) }
-        router.pages.get("/lightning/invoice") { request, context in try await invoicePage(request, context.session) }
+        router.walletPages.get("/lightning/invoice") { request, context in try await invoicePage(request, context.session, context.open) }
         router.open.get("/lightning/invoice/events") { request, _ in try await invoiceEvents(request) }
         router.open.get("/lightning/invoice/status") { request, _ in try await invoiceStatus(request) }
         router.walletForms.post("/lightning/send") { _, context in try await prepareSend(context.session, context.form, context.open) }
-        router.forms.post("/lightning/pay") { _, context in try await confirmSend(context.session, context.form) }
+        router.walletForms.post("/lightning/pay") { _, context in try await confirmSend(context.session, context.form, context.open) }
     }
 }
 
@@ -31,18 +31,12 @@ extension LightningController {
 
     // MARK: - The Lightning page
 
-    func lightningPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
-        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
-        return try await lightning(session, keyring: keyring)
-    }
-
     /// The Lightning page: the network chosen (or the first-run choice), fiat, devnet's test
     /// funds; with `problem` (and `status`) after a refused change, `message` after a saved one.
-    func lightning(_ session: AppSessions.Session, keyring: Keyring, status: HTTPResponse.Status = .ok,
+    func lightning(_ session: AppSessions.Session, _ open: OpenWallet, status: HTTPResponse.Status = .ok,
                    problem: String? = nil, message: String? = nil, addressName: String = "",
                    fund: (message: String?, problem: String?, typed: String)? = nil) async throws -> Response {
-        let (store, wallet) = try await currentWallet()
-        guard let wallet else { return AppResponse.redirect("/") }
+        let (keyring, store, wallet) = (open.keyring, open.store, open.wallet)
         var page = Page(title: "Lightning", session: session, overview: try await app.store.overview(), problem: problem, message: message)
         let settings = try LightningSettings.load(store: store, walletID: wallet.id)
         var view = LightningView(wallet: wallet, settings: settings, sparkAvailable: app.options.backends.spark != nil, home: app.store.home.directory)
@@ -96,11 +90,11 @@ extension LightningController {
         var change = LightningSettingsChange()
         do {
             if let value = form.text("choice") {
-                guard let choice = LightningChoice(rawValue: value) else { return try await lightning(session, keyring: keyring, status: .badRequest,
+                guard let choice = LightningChoice(rawValue: value) else { return try await lightning(session, open, status: .badRequest,
                                                                                                      problem: "Choose one of the networks below.") }
                 change.backend = try choice.spec(home: app.store.home.directory, ledger: form.text("ledger")?.trimmed)
                 if choice.needsAPIKey, before.hasAPIKey != true, (form.secret("apiKey")?.trimmingWhitespace().count ?? 0) == 0 {
-                    return try await lightning(session, keyring: keyring, status: .badRequest,
+                    return try await lightning(session, open, status: .badRequest,
                                                problem: "Spark with real bitcoin needs a Breez API key: paste it in its field.")
                 }
             }
@@ -126,10 +120,10 @@ extension LightningController {
             if before.backend == nil, change.backend != nil {
                 return AppResponse.redirect("/")  // the first choice: the home, with its balance
             }
-            return try await lightning(session, keyring: keyring, message: note)
+            return try await lightning(session, open, message: note)
         } catch {
             guard let words = AppRoutes.lightningWords(error) else { throw error }
-            return try await lightning(session, keyring: keyring, status: .badRequest, problem: words)
+            return try await lightning(session, open, status: .badRequest, problem: words)
         }
     }
 
@@ -141,15 +135,15 @@ extension LightningController {
         do {
             sats = try AmountText.parse(typed, unit: AmountText.unit)
         } catch {
-            return try await lightning(session, keyring: keyring, status: .badRequest, fund: (nil, error.description.sentence, typed))
+            return try await lightning(session, open, status: .badRequest, fund: (nil, error.description.sentence, typed))
         }
         do {
             _ = try await lightningSession(session, store, wallet, keyring: keyring).fund(sats: sats)
         } catch {
             guard let words = AppRoutes.lightningWords(error) else { throw error }
-            return try await lightning(session, keyring: keyring, status: .badRequest, fund: (nil, words, typed))
+            return try await lightning(session, open, status: .badRequest, fund: (nil, words, typed))
         }
-        return try await lightning(session, keyring: keyring, fund: ("Added \(AmountText.sats(sats)) of test money.", nil, typed))
+        return try await lightning(session, open, fund: ("Added \(AmountText.sats(sats)) of test money.", nil, typed))
     }
 
     // MARK: - Receiving
@@ -184,10 +178,8 @@ extension LightningController {
         return AppResponse.redirect("/lightning/invoice?hash=\(created.response.paymentHash)")
     }
 
-    func invoicePage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.toUnlock() }
-        let (store, wallet) = try await currentWallet()
-        guard let wallet else { return AppResponse.redirect("/") }
+    func invoicePage(_ request: Request, _ session: AppSessions.Session, _ open: OpenWallet) async throws -> Response {
+        let (store, wallet) = (open.store, open.wallet)
         var page = Page(title: "Invoice", session: session, overview: try await app.store.overview())
         guard let invoice = try receivedInvoice(request, store: store, wallet: wallet) else {
             page.message = "No such invoice in wallet “\(wallet.name)”."
@@ -384,8 +376,7 @@ extension LightningController {
 
     /// Step 2: the password again, then the payment, once (its idempotency key is the invoice's
     /// payment hash: a second click returns the first result).
-    func confirmSend(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.toUnlock() }
+    func confirmSend(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet) async throws -> Response {
         guard let pending = session.send else { return AppResponse.redirect("/send") }
         let keyring: Keyring
         switch try await checkPassword(form, session) {
@@ -398,8 +389,8 @@ extension LightningController {
             s.send = nil
             return taken
         }) == true else { return AppResponse.redirect("/send") }
-        let (store, wallet) = try await currentWallet()
-        guard let wallet, wallet.id == pending.walletID else {
+        let (store, wallet) = (open.store, open.wallet)
+        guard wallet.id == pending.walletID else {
             return try render(.conflict, "message", Page(title: "Not paid", session: session, overview: try await app.store.overview(),
                                                           message: "The current wallet changed since the preview: nothing was paid."))
         }

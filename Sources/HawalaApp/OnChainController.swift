@@ -13,11 +13,11 @@ struct OnChainController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.forms.post("/lightning/pay-onchain") { _, context in try await confirmOnChain(context.session, context.form) }
+        router.walletForms.post("/lightning/pay-onchain") { _, context in try await confirmOnChain(context.session, context.form, context.open) }
         router.walletForms.post("/lightning/deposits/claim") { _, context in try await claimDeposit(context.session, context.form, context.open) }
-        router.pages.get("/lightning/exit") { request, context in try await exitPage(request, context.session) }
+        router.walletPages.get("/lightning/exit") { _, context in try await exitView(context.session, context.open) }
         router.walletForms.post("/lightning/exit/review") { _, context in try await reviewExit(context.session, context.form, context.open) }
-        router.forms.post("/lightning/exit") { _, context in try await runExit(context.session, context.form) }
+        router.walletForms.post("/lightning/exit") { _, context in try await runExit(context.session, context.form, context.open) }
     }
 }
 
@@ -33,8 +33,7 @@ extension OnChainController {
     }
 
     /// The speed chosen and the password: the withdrawal, sent once.
-    func confirmOnChain(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.toUnlock() }
+    func confirmOnChain(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet) async throws -> Response {
         guard let pending = session.onChain else { return AppResponse.redirect("/send") }
         let speed = form.text("speed").flatMap(OnChainSpeed.init(rawValue:))
         guard let speed, pending.quote.option(speed)?.affordable == true else {
@@ -50,8 +49,8 @@ extension OnChainController {
             s.onChain = nil
             return taken
         }) == true else { return AppResponse.redirect("/send") }
-        let (store, wallet) = try await currentWallet()
-        guard let wallet, wallet.id == pending.walletID else {
+        let (store, wallet) = (open.store, open.wallet)
+        guard wallet.id == pending.walletID else {
             return try render(.conflict, "message", Page(title: "Not sent", session: session, overview: try await app.store.overview(),
                                                           message: "The current wallet changed since the preview: nothing was sent."))
         }
@@ -92,27 +91,22 @@ extension OnChainController {
             let opened = try await lightningSession(session, open.store, open.wallet, keyring: keyring)
             let deposit = try await opened.backend.claimDeposit(txid: txid, vout: vout, policy: .default)
             if case .claimed = deposit.state {
-                return try await LightningController(routes: routes).lightning(session, keyring: keyring, message: "The deposit of \(AmountText.sats(deposit.amountSat)) is \(deposit.stateText).")
+                return try await LightningController(routes: routes).lightning(session, open, message: "The deposit of \(AmountText.sats(deposit.amountSat)) is \(deposit.stateText).")
             }
-            return try await LightningController(routes: routes).lightning(session, keyring: keyring, status: .conflict, problem: "The deposit is still \(deposit.stateText).")
+            return try await LightningController(routes: routes).lightning(session, open, status: .conflict, problem: "The deposit is still \(deposit.stateText).")
         } catch {
             guard let words = AppRoutes.lightningWords(error) else { throw error }
-            return try await LightningController(routes: routes).lightning(session, keyring: keyring, status: .badRequest, problem: words)
+            return try await LightningController(routes: routes).lightning(session, open, status: .badRequest, problem: words)
         }
     }
 
     // MARK: - Leaving without the operators
 
-    func exitPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
-        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
-        return try await exitView(session, keyring: keyring)
-    }
-
-    func exitView(_ session: AppSessions.Session, keyring: Keyring, destination: String = "", feeRate: String = "",
+    /// The way out: what the kept state allows now, the plan under review, or the transactions built.
+    func exitView(_ session: AppSessions.Session, _ open: OpenWallet, destination: String = "", feeRate: String = "",
                   status: HTTPResponse.Status = .ok, problem: String? = nil, review: ExitPlan? = nil,
                   transactions: [ExitTransaction]? = nil) async throws -> Response {
-        let (store, wallet) = try await currentWallet()
-        guard let wallet else { return AppResponse.redirect("/") }
+        let (keyring, store, wallet) = (open.keyring, open.store, open.wallet)
         guard try LightningSettings.load(store: store, walletID: wallet.id).backend != nil else { return AppResponse.redirect("/lightning") }
         var page = Page(title: "Leave without the operators", session: session, overview: try await app.store.overview(), problem: problem)
         let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
@@ -131,7 +125,7 @@ extension OnChainController {
         let (keyring, store, wallet) = (open.keyring, open.store, open.wallet)
         let destination = (form.text("to") ?? "").trimmed, feeText = (form.text("feeRate") ?? "").trimmed
         func refuse(_ status: HTTPResponse.Status, _ problem: String) async throws -> Response {
-            try await exitView(session, keyring: keyring, destination: destination, feeRate: feeText, status: status, problem: problem)
+            try await exitView(session, open, destination: destination, feeRate: feeText, status: status, problem: problem)
         }
         var feeRate: UInt64?
         if !feeText.isEmpty {
@@ -143,7 +137,7 @@ extension OnChainController {
             let plan = try await lightning.prepareExit(satPerVbyte: feeRate, destination: destination.isEmpty ? nil : destination)
             if let refusal = plan.refusal { return try await refuse(.conflict, refusal.description.sentence) }
             await app.sessions.update(session.id) { $0.exitPlan = AppSessions.PendingExit(walletID: wallet.id, plan: plan) }
-            return try await exitView(session, keyring: keyring, destination: plan.destination, feeRate: feeText, review: plan)
+            return try await exitView(session, open, destination: plan.destination, feeRate: feeText, review: plan)
         } catch {
             guard let words = AppRoutes.lightningWords(error) else { throw error }
             return try await refuse(.badRequest, words.sentence)
@@ -151,15 +145,13 @@ extension OnChainController {
     }
 
     /// Step 2: the password, then the exit reviewed: its transactions, in broadcast order.
-    func runExit(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.toUnlock() }
+    func runExit(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet) async throws -> Response {
         guard let pending = session.exitPlan else { return AppResponse.redirect("/lightning/exit") }
         let keyring: Keyring
         switch try await checkPassword(form, session) {
         case .opened(let opened): keyring = opened
         case .refused(let status, let problem):
-            return try await exitView(session, keyring: session.keyring!, destination: pending.plan.destination, status: status, problem: problem,
-                                      review: pending.plan)
+            return try await exitView(session, open, destination: pending.plan.destination, status: status, problem: problem, review: pending.plan)
         }
         // Taken once: a second submission finds nothing to run.
         guard await app.sessions.update(session.id, { s -> Bool in
@@ -167,15 +159,14 @@ extension OnChainController {
             s.exitPlan = nil
             return taken
         }) == true else { return AppResponse.redirect("/lightning/exit") }
-        let (store, wallet) = try await currentWallet()
-        guard let wallet, wallet.id == pending.walletID else { return AppResponse.redirect("/lightning/exit") }
+        guard open.wallet.id == pending.walletID else { return AppResponse.redirect("/lightning/exit") }
         do {
-            let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
+            let lightning = try await lightningSession(session, open.store, open.wallet, keyring: keyring)
             let transactions = try await lightning.runExit(pending.plan)
-            return try await exitView(session, keyring: keyring, destination: pending.plan.destination, transactions: transactions)
+            return try await exitView(session, open, destination: pending.plan.destination, transactions: transactions)
         } catch {
             guard let words = AppRoutes.lightningWords(error) else { throw error }
-            return try await exitView(session, keyring: keyring, destination: pending.plan.destination, status: .badRequest, problem: words.sentence)
+            return try await exitView(session, open, destination: pending.plan.destination, status: .badRequest, problem: words.sentence)
         }
     }
 }

@@ -12,15 +12,14 @@ struct ReceiveController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.pages.get("/receive") { request, context in try await receivePage(request, context.session) }
-        router.forms.post("/receive/new") { _, context in try await newAddress(context.session, context.form) }
+        router.unlockedPages.get("/receive") { request, context in try await receivePage(request, context.session, context.keyring) }
+        router.unlockedForms.post("/receive/new") { _, context in try await newAddress(context.session, context.form, context.keyring) }
     }
 }
 
 /// The receive area's handlers: each reads the request, asks the library and renders.
 extension ReceiveController {
-    func receivePage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
-        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
+    func receivePage(_ request: Request, _ session: AppSessions.Session, _ keyring: Keyring) async throws -> Response {
         let chainName = request.uri.queryParameters["chain"].map(String.init)
         if chainName == nil {
             let (store, wallet) = try await currentWallet()
@@ -65,8 +64,7 @@ extension ReceiveController {
     }
 
     /// "New address": the next one is reserved, then the page shows it (nothing is rendered twice).
-    func newAddress(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
+    func newAddress(_ session: AppSessions.Session, _ form: FormBody, _ keyring: Keyring) async throws -> Response {
         switch try await receiveTarget(form.text("chain")) {
         case .noWallet: return AppResponse.redirect("/")
         case .noSuchChain: return try await noSuchChain(session)

@@ -12,19 +12,18 @@ struct SettingsController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.pages.get("/settings") { request, context in try await settingsPage(request, context.session) }
-        router.forms.post("/settings/lock") { _, context in try await saveIdleLock(context.session, context.form) }
-        router.forms.post("/settings/unit") { _, context in try await saveUnit(context.session, context.form) }
-        router.forms.post("/settings/password") { _, context in try await changePassword(context.session, context.form) }
-        router.forms.post("/wallets/rename") { _, context in try await renameWallet(context.session, context.form) }
-        router.forms.post("/wallets/delete") { _, context in try await deleteWallet(context.session, context.form) }
+        router.unlockedPages.get("/settings") { request, context in try await settingsPage(request, context.session) }
+        router.unlockedForms.post("/settings/lock") { _, context in try await saveIdleLock(context.session, context.form) }
+        router.unlockedForms.post("/settings/unit") { _, context in try await saveUnit(context.session, context.form) }
+        router.unlockedForms.post("/settings/password") { _, context in try await changePassword(context.session, context.form) }
+        router.unlockedForms.post("/wallets/rename") { _, context in try await renameWallet(context.session, context.form) }
+        router.unlockedForms.post("/wallets/delete") { _, context in try await deleteWallet(context.session, context.form) }
     }
 }
 
 /// The settings area's handlers: each reads the request, asks the library and renders.
 extension SettingsController {
     func settingsPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.toUnlock() }
         return try await settings(session)
     }
 
@@ -36,7 +35,6 @@ extension SettingsController {
     }
 
     func saveIdleLock(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.toUnlock() }
         guard let minutes = form.text("minutes").flatMap({ Int($0.trimmed) }), (1...120).contains(minutes) else {
             return try await settings(session, status: .badRequest, problem: "The app locks after 1 to 120 minutes without use.")
         }
@@ -47,7 +45,6 @@ extension SettingsController {
 
     /// Amounts in sat or in BTC, on every page (and in the CLI's output) from the next answer on.
     func saveUnit(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.toUnlock() }
         guard let unit = form.text("unit").flatMap(AmountUnit.init(rawValue:)) else {
             return try await settings(session, status: .badRequest, problem: "Choose sat or BTC.")
         }
@@ -59,7 +56,6 @@ extension SettingsController {
 
     /// The current password, then the new one typed twice: every secret is sealed again.
     func changePassword(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.toUnlock() }
         let keyring: Keyring
         switch try await checkPassword(form, session) {
         case .opened(let opened): keyring = opened
@@ -80,7 +76,6 @@ extension SettingsController {
     }
 
     func renameWallet(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.toUnlock() }
         let (old, new) = (form.text("name") ?? "", form.text("newName")?.trimmed ?? "")
         do {
             try await app.store.get().rename(old, to: new)
@@ -91,7 +86,6 @@ extension SettingsController {
     }
 
     func deleteWallet(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.toUnlock() }
         let name = form.text("name") ?? ""
         guard form.text("confirm") == name else {
             return try await settings(session, status: .badRequest, problem: "Type the wallet's name exactly to delete it. Nothing was deleted.")

@@ -16,7 +16,7 @@ struct ShamirController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.forms.post("/backups/shamir") { _, context in try await splitIntoShares(context.session, context.form) }
+        router.unlockedForms.post("/backups/shamir") { _, context in try await splitIntoShares(context.session, context.form) }
         router.pages.get("/restore/shares") { request, context in try await sharesPage(request, context.session) }
         router.forms.post("/restore/shares") { _, context in try await readShares(context.session, context.form) }
         router.forms.post("/restore/shares/save") { _, context in try await saveFromShares(context.session, context.form) }
@@ -30,7 +30,6 @@ extension ShamirController {
     /// The shares, shown once on a page made for printing (nothing is kept: a reload asks for
     /// the password again).
     func splitIntoShares(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.toUnlock() }
         let groups: [SLIP39.Group]
         let groupThreshold = Int(form.text("groupThreshold")?.trimmed ?? "") ?? 0
         let passphrase = form.secret("sharesPassphrase") ?? SecretBytes([])

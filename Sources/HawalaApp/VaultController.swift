@@ -22,15 +22,15 @@ struct VaultController: AppController {
     func addRoutes(to router: AppRouter) {
         router.pages.get("/vault") { request, context in try await vaultPage(request, context.session) }
         router.forms.post("/vault/login") { _, context in try await logInToVault(context.session, context.form) }
-        router.forms.post("/vault/login-words") { _, context in try await logInWithWords(context.session, context.form) }
+        router.unlockedForms.post("/vault/login-words") { _, context in try await logInWithWords(context.session, context.form, context.keyring) }
         router.forms.post("/vault/bind-words") { _, context in try await bindWords(context.session, context.form) }
         router.forms.post("/vault/revoke-others") { _, context in try await revokeOtherLogins(context.session, context.form) }
-        router.forms.post("/vault/backup") { _, context in try await backUpToVault(context.session, context.form) }
+        router.unlockedForms.post("/vault/backup") { _, context in try await backUpToVault(context.session, context.form) }
         router.forms.post("/vault/restore") { _, context in try await restoreFromVault(context.session, context.form) }
         router.pages.get("/vault/delete") { request, context in try await deletionPage(request, context.session) }
         router.forms.post("/vault/delete") { _, context in try await deleteFromVault(context.session, context.form) }
         router.forms.post("/vault/schedule") { _, context in try await saveSchedule(context.session, context.form) }
-        router.forms.post("/vault/agent") { _, context in try await switchAgent(context.session, context.form) }
+        router.unlockedForms.post("/vault/agent") { _, context in try await switchAgent(context.session, context.form, context.keyring) }
         router.forms.post("/vault/credential") { _, context in try await startCredentialBackup(context.session, context.form) }
         router.forms.post("/vault/credential/recover") { _, context in try await recoverCredential(context.session, context.form) }
     }
@@ -115,7 +115,6 @@ extension VaultController {
     /// "Back up now": the wallet password again and a backup password typed twice; every wallet
     /// is sealed into one `.hawala` file and uploaded (the vault checks its SHA-256).
     func backUpToVault(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.toUnlock() }
         let store = try await app.store.get()
         do {
             try VaultManualBackup.check(store: store)
@@ -212,8 +211,7 @@ extension VaultController {
 
     /// This machine's agent: on (a backup password typed twice; its key is kept sealed under
     /// the wallet password and every change leaves a fresh snapshot) or off.
-    func switchAgent(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
+    func switchAgent(_ session: AppSessions.Session, _ form: FormBody, _ keyring: Keyring) async throws -> Response {
         let store = try await app.store.get()
         guard form.text("action") == "enable" else {
             try VaultAgent.disable(store: store, keyring: keyring)
@@ -243,8 +241,7 @@ extension VaultController {
 
     /// A device holding only the words (restored from them, the old one lost): they sign the
     /// vault's challenge for a new login; optionally every other login of the account stops.
-    func logInWithWords(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
+    func logInWithWords(_ session: AppSessions.Session, _ form: FormBody, _ keyring: Keyring) async throws -> Response {
         let store = try await app.store.get()
         do {
             let url = try VaultClient.loginURL(form.text("url")?.trimmed ?? "", allowPlainHTTP: form.text("insecure") == "on")

@@ -15,8 +15,8 @@ struct WalletsController: AppController {
 
     func addRoutes(to router: AppRouter) {
         router.pages.get("/wallets") { request, context in try await walletsPage(request, context.session) }
-        router.forms.post("/wallets/use") { _, context in try await useWallet(context.session, context.form) }
-        router.forms.post("/wallets/import-key") { _, context in try await importKey(context.session, context.form) }
+        router.unlockedForms.post("/wallets/use") { _, context in try await useWallet(context.session, context.form) }
+        router.unlockedForms.post("/wallets/import-key") { _, context in try await importKey(context.session, context.form, context.keyring) }
     }
 }
 
@@ -41,8 +41,7 @@ extension WalletsController {
 
     /// A private key becomes an account of the current wallet (`WalletStore.importKey`: the key
     /// sealed under the wallet password, held by the session's keyring).
-    func importKey(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let keyring = session.keyring else { return AppResponse.toUnlock() }
+    func importKey(_ session: AppSessions.Session, _ form: FormBody, _ keyring: Keyring) async throws -> Response {
         let chainName = form.text("chain") ?? "", label = form.text("label") ?? ""
         let keep = { (view: inout WalletsView) in view.keep(chain: chainName, label: label) }
         guard let chain = ImportedPrivateKey.chains.first(where: { $0.name == chainName }) else {
@@ -69,7 +68,6 @@ extension WalletsController {
     }
 
     func useWallet(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard session.isUnlocked else { return AppResponse.toUnlock() }
         do {
             let store = try await app.store.get(), name = form.text("name") ?? ""
             if form.text("confirm") != "yes", let warning = try store.switchWarning(to: name) {
