@@ -14,7 +14,7 @@ struct HomeController: AppController {
 
     func addRoutes(to router: AppRouter) {
         router.pages.get("/") { request, context in try await home(request, context.session) }
-        router.unlockedPages.get("/send") { request, context in try await sendFormPage(request, context.session) }
+        router.walletPages.get("/send") { request, context in try await sendFormPage(request, context.session, context.open) }
         router.open.get("/events") { request, _ in try await sessionEvents(request) }
     }
 }
@@ -87,9 +87,8 @@ extension HomeController {
 
     // MARK: - Sending: the form
 
-    func sendFormPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
-        let (store, wallet) = try await currentWallet()
-        guard let wallet else { return AppResponse.redirect("/") }
+    func sendFormPage(_ request: Request, _ session: AppSessions.Session, _ open: OpenWallet) async throws -> Response {
+        let (store, wallet) = (open.store, open.wallet)
         let refill = await app.sessions.takeInterrupted(session.id, page: "/send")
         var form = SendFormView(input: refill?.value("input") ?? "", amount: refill?.value("amount") ?? "",
                                 comment: refill?.value("comment") ?? "", restored: refill != nil)
