@@ -171,56 +171,13 @@ public struct BackupPayload: Sendable {
                 throw HawalaFileError.invalidPayload("a wallet name is empty, longer than 64 characters, padded or holds control characters")
             }
             guard let network = Network(rawValue: w.network) else { throw HawalaFileError.invalidPayload("unknown network \(w.network)") }
-            let secret: WalletSecret
-            switch (w.language, w.entropy, w.seed) {
-            case let (language?, entropyHex?, nil):
-                guard let language = Language(rawValue: language) else { throw HawalaFileError.invalidPayload("unknown word list \(language)") }
-                guard var entropy = bytes(fromHex: entropyHex) else { throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": entropy is not hex") }
-                defer { SecretBytes.wipe(&entropy) }
-                let mnemonic: Mnemonic
-                do { mnemonic = try Mnemonic(entropy: SecretBytes(entropy), language: language) } catch {
-                    throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": invalid entropy")
-                }
-                var passphrase = SecretBytes([])
-                if let p = w.passphrase {
-                    guard let data = Data(base64Encoded: p) else { throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": passphrase is not base64") }
-                    passphrase = SecretBytes(data)
-                }
-                secret = .mnemonic(mnemonic, passphrase: passphrase)
-            case let (nil, nil, seedHex?):
-                guard var seed = bytes(fromHex: seedHex), (16...64).contains(seed.count), w.passphrase == nil else {
-                    throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": the seed must be 16 to 64 bytes of hex")
-                }
-                defer { SecretBytes.wipe(&seed) }
-                secret = .seed(SecretBytes(seed))
-            default:
-                throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": needs either a word list and entropy or a seed")
-            }
+            let secret = try Self.secret(of: w)
             let imported = try w.importedAccounts.map { a -> ImportedAccountExport in
                 guard var key = bytes(fromHex: a.key), key.count == 32 else { throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": an imported key is malformed") }
                 defer { SecretBytes.wipe(&key) }
                 return ImportedAccountExport(chain: a.chain, key: SecretBytes(key), label: a.label, importedAt: a.importedAt, compressed: a.compressed ?? true)
             }
-            let payments = try (w.payments ?? []).map { p -> Payment in
-                guard let type = Payment.Kind(rawValue: p.type), let status = Payment.Status(rawValue: p.status), p.timestamp.isFinite,
-                      let amount = try? Msat(p.amountMsat), let fee = try? Msat(p.feeMsat) else {
-                    throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": a payment is malformed")
-                }
-                var fiat: Payment.FiatValue?
-                if let currency = p.fiatCurrency, let text = p.fiatValue {
-                    guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
-                        throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": a payment's fiat value is not a decimal")
-                    }
-                    fiat = Payment.FiatValue(currency: currency, value: value)
-                }
-                return Payment(id: p.id, type: type, status: status, amountMsat: amount, feeMsat: fee,
-                               timestamp: Date(timeIntervalSince1970: p.timestamp), method: p.method, backend: p.backend,
-                               details: Payment.Details(invoice: p.invoice, description: p.description, paymentHash: p.paymentHash,
-                                                        preimage: p.preimage, destination: p.destination, comment: p.comment,
-                                                        successAction: p.successAction, txid: p.txid, address: p.address,
-                                                        confirmations: p.confirmations),
-                               idempotencyKey: p.idempotencyKey, failureReason: p.failureReason, fiat: fiat, network: p.network)
-            }
+            let payments = try (w.payments ?? []).map { try Self.payment($0, wallet: w.name) }
             let exitStates = try (w.exitStates ?? []).map { e -> ExitStateExport in
                 guard e.exportedAt.isFinite, !e.network.isEmpty, e.network.count <= 4096, var state = Data(base64Encoded: e.state) else {
                     throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": an exit state is malformed")
@@ -235,5 +192,55 @@ public struct BackupPayload: Sendable {
                                 payments: payments, settings: w.settings ?? [:], exitStates: exitStates)
         }
         return BackupPayload(createdAt: json.createdAt, app: json.app, wallets: wallets, current: json.settings.current)
+    }
+
+    /// A wallet's words (entropy, word list, passphrase) or seed, as the file holds them.
+    static func secret(of w: BackupPayloadJSON.Wallet) throws -> WalletSecret {
+        switch (w.language, w.entropy, w.seed) {
+        case let (language?, entropyHex?, nil):
+            guard let language = Language(rawValue: language) else { throw HawalaFileError.invalidPayload("unknown word list \(language)") }
+            guard var entropy = bytes(fromHex: entropyHex) else { throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": entropy is not hex") }
+            defer { SecretBytes.wipe(&entropy) }
+            let mnemonic: Mnemonic
+            do { mnemonic = try Mnemonic(entropy: SecretBytes(entropy), language: language) } catch {
+                throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": invalid entropy")
+            }
+            var passphrase = SecretBytes([])
+            if let p = w.passphrase {
+                guard let data = Data(base64Encoded: p) else { throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": passphrase is not base64") }
+                passphrase = SecretBytes(data)
+            }
+            return .mnemonic(mnemonic, passphrase: passphrase)
+        case let (nil, nil, seedHex?):
+            guard var seed = bytes(fromHex: seedHex), (16...64).contains(seed.count), w.passphrase == nil else {
+                throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": the seed must be 16 to 64 bytes of hex")
+            }
+            defer { SecretBytes.wipe(&seed) }
+            return .seed(SecretBytes(seed))
+        default:
+            throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": needs either a word list and entropy or a seed")
+        }
+    }
+
+    /// One payment of the history of `wallet`, as the file holds it.
+    static func payment(_ p: BackupPayloadJSON.PaymentJSON, wallet: String) throws -> Payment {
+        guard let type = Payment.Kind(rawValue: p.type), let status = Payment.Status(rawValue: p.status), p.timestamp.isFinite,
+              let amount = try? Msat(p.amountMsat), let fee = try? Msat(p.feeMsat) else {
+            throw HawalaFileError.invalidPayload("wallet \"\(wallet)\": a payment is malformed")
+        }
+        var fiat: Payment.FiatValue?
+        if let currency = p.fiatCurrency, let text = p.fiatValue {
+            guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+                throw HawalaFileError.invalidPayload("wallet \"\(wallet)\": a payment's fiat value is not a decimal")
+            }
+            fiat = Payment.FiatValue(currency: currency, value: value)
+        }
+        return Payment(id: p.id, type: type, status: status, amountMsat: amount, feeMsat: fee,
+                       timestamp: Date(timeIntervalSince1970: p.timestamp), method: p.method, backend: p.backend,
+                       details: Payment.Details(invoice: p.invoice, description: p.description, paymentHash: p.paymentHash,
+                                                preimage: p.preimage, destination: p.destination, comment: p.comment,
+                                                successAction: p.successAction, txid: p.txid, address: p.address,
+                                                confirmations: p.confirmations),
+                       idempotencyKey: p.idempotencyKey, failureReason: p.failureReason, fiat: fiat, network: p.network)
     }
 }

@@ -173,19 +173,25 @@ extension WalletStore {
                 try ImportedAccountRecord(id: a.id, walletId: prepared.id, chain: a.key.chain.name, address: a.key.address, label: a.account.label,
                                           importedAt: a.account.importedAt.timeIntervalSince1970, sealedKey: Data(a.sealed), compressed: a.key.compressed).insert(db)
             }
-            // A file written before payments kept their network: inferred as the store does.
-            let backend = incoming.settings["ln.backend"]
-            for var payment in incoming.payments {
-                if payment.network == nil { payment.network = WalletStore.network(of: payment, walletBackend: backend) }
-                try WalletStore.insert(payment, walletID: prepared.id, db: db)
-            }
-            for (key, value) in incoming.settings {
-                try WalletSettingRecord(walletId: prepared.id, key: key, value: value).insert(db, onConflict: .replace)
-            }
-            for e in incoming.exitStates { try WalletStore.insertExitState(e.state, kept: e.kept, walletID: prepared.id, keyring: keyring, db: db) }
+            try Self.insertLightning(of: incoming, into: prepared.id, keyring: keyring, db: db)
         }
         if let replacing { return .replaced(name: name, existing: replacing) }
         return .added(name: name)
+    }
+
+    /// What a wallet brings of its Lightning side — its history, settings and exit states —
+    /// inside the import's transaction.
+    static func insertLightning(of incoming: WalletExport, into walletID: String, keyring: Keyring, db: Database) throws {
+        // A file written before payments kept their network: inferred as the store does.
+        let backend = incoming.settings[LightningWallet.SettingKey.backend]
+        for var payment in incoming.payments {
+            if payment.network == nil { payment.network = WalletStore.network(of: payment, walletBackend: backend) }
+            try WalletStore.insert(payment, walletID: walletID, db: db)
+        }
+        for (key, value) in incoming.settings {
+            try WalletSettingRecord(walletId: walletID, key: key, value: value).insert(db, onConflict: .replace)
+        }
+        for e in incoming.exitStates { try WalletStore.insertExitState(e.state, kept: e.kept, walletID: walletID, keyring: keyring, db: db) }
     }
 
     /// Gives the same wallet here what `incoming` has and it lacks, in one transaction: each
@@ -207,7 +213,7 @@ extension WalletStore {
                 settings += db.changesCount
             }
             var payments = 0
-            let backend = incoming.settings["ln.backend"]
+            let backend = incoming.settings[LightningWallet.SettingKey.backend]
             for var payment in incoming.payments {
                 guard try !WalletStore.knows(payment, walletID: id, db: db) else { continue }
                 if payment.network == nil { payment.network = WalletStore.network(of: payment, walletBackend: backend) }

@@ -199,32 +199,12 @@ public final class NWCService: Sendable {
             return
         }
         let scheme = event.tag("encryption") ?? "nip04"
-        let answer: NWCHandler.Answer
-        var method = ""
         if let cached = try? store.connectionAnswer(connection, requestID: event.id) {
             await send(cached, to: served, replyingTo: event, scheme: scheme == "nip44_v2" ? "nip44_v2" : "nip04")
             logger.info("nwc request answered again", metadata: ["connection": .string(connection.name)])
             return
         }
-        switch scheme {
-        case "nip44_v2", "nip04":
-            guard let plaintext = decrypt(event.content, scheme: scheme, served: served) else {
-                answer = .failed("", .other, "the request could not be decrypted")
-                break
-            }
-            method = Self.method(of: plaintext)
-            guard allow(connection, now: now) else {
-                answer = .failed(method, .rateLimited, "too many requests; retry in a few seconds")
-                break
-            }
-            guard let session = await lightning(walletID: connection.walletID) else {
-                answer = .failed(method, .internal, "the wallet's Lightning can't be reached now; try again")
-                break
-            }
-            answer = await NWCHandler(session: session).answer(plaintext, connection: connection, requestID: event.id, now: now)
-        default:
-            answer = .failed("", .unsupportedEncryption, "this wallet service speaks nip44_v2 and nip04")
-        }
+        let (answer, method) = await answer(event, scheme: scheme, connection: connection, served: served, now: now)
         let json = answer.json
         // The answer goes first, then is kept: a payment is already once per request (its
         // idempotency key), and a copy delivered meanwhile is dropped while this one is in flight.
@@ -236,6 +216,22 @@ public final class NWCService: Sendable {
         let elapsed = ContinuousClock.now - started
         metadata["ms"] = .string(String(format: "%.2f", Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15))
         logger.info("nwc request", metadata: metadata)
+    }
+
+    /// The answer to a request not answered before, and its method (empty when it can't be read).
+    func answer(_ event: NostrEvent, scheme: String, connection: AppConnection, served: Served, now: Date) async -> (NWCHandler.Answer, method: String) {
+        guard scheme == "nip44_v2" || scheme == "nip04" else {
+            return (.failed("", .unsupportedEncryption, "this wallet service speaks nip44_v2 and nip04"), "")
+        }
+        guard let plaintext = decrypt(event.content, scheme: scheme, served: served) else {
+            return (.failed("", .other, "the request could not be decrypted"), "")
+        }
+        let method = Self.method(of: plaintext)
+        guard allow(connection, now: now) else { return (.failed(method, .rateLimited, "too many requests; retry in a few seconds"), method) }
+        guard let session = await lightning(walletID: connection.walletID) else {
+            return (.failed(method, .internal, "the wallet's Lightning can't be reached now; try again"), method)
+        }
+        return (await NWCHandler(session: session).answer(plaintext, connection: connection, requestID: event.id, now: now), method)
     }
 
     static func method(of plaintext: String) -> String {

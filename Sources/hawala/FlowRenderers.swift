@@ -11,6 +11,22 @@ enum BackupFlowRenderer {
     /// Runs the seed backup flow; returns whether the wallet ended backed up.
     /// `grid` shows the words in rows of four (the credential phrase); `allowLater` offers
     /// "back up later" (a wallet) — without it, "later" cancels.
+    /// The words numbered, one a line, or in rows of four (`grid`).
+    static func show(_ words: [String], grid: Bool, on terminal: Terminal) {
+        guard grid else {
+            for (i, word) in words.enumerated() { terminal.line("\(i + 1). \(word)") }
+            return
+        }
+        let width = (words.map(\.count).max() ?? 8) + 5
+        for row in stride(from: 0, to: words.count, by: 4) {
+            let cells = (row..<min(row + 4, words.count)).map { i -> String in
+                let cell = "\(i + 1). \(words[i])"
+                return cell + String(repeating: " ", count: max(1, width - cell.count))
+            }
+            terminal.line(cells.joined())
+        }
+    }
+
     static func run(_ flow: inout SeedBackupFlow, on terminal: Terminal, grid: Bool = false, allowLater: Bool = true) throws -> Bool {
         while true {
             switch flow.state {
@@ -24,19 +40,7 @@ enum BackupFlowRenderer {
                 flow.send(isLater(answer) ? .skip : .proceed)
             case .showingWords:
                 terminal.line("")
-                if grid {
-                    let words = flow.words
-                    let width = (words.map(\.count).max() ?? 8) + 5
-                    for row in stride(from: 0, to: words.count, by: 4) {
-                        let cells = (row..<min(row + 4, words.count)).map { i -> String in
-                            let cell = "\(i + 1). \(words[i])"
-                            return cell + String(repeating: " ", count: max(1, width - cell.count))
-                        }
-                        terminal.line(cells.joined())
-                    }
-                } else {
-                    for (i, word) in flow.words.enumerated() { terminal.line("\(i + 1). \(word)") }
-                }
+                show(flow.words, grid: grid, on: terminal)
                 terminal.line("")
                 let answer = try terminal.ask(allowLater
                     ? "Press Enter when you have written them down (or \"later\"): "
