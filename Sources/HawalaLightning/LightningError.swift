@@ -23,6 +23,8 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case lnurlWithoutClient
         /// The payment was prepared by another backend (or another session).
         case preparedElsewhere
+        /// Test funds: devnet's alone.
+        case testFunds
 
         func description(backend: String) -> String {
             switch self {
@@ -32,6 +34,7 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
             case .otherCall(let call): "\(backend): this is done with \(call)"
             case .lnurlWithoutClient: "\(backend) was opened without access to LNURL services"
             case .preparedElsewhere: "this payment was not prepared on \(backend)"
+            case .testFunds: "test funds exist on devnet only; this wallet's backend is \(backend)"
             }
         }
     }

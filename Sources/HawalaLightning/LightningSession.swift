@@ -10,8 +10,6 @@ public enum LightningSessionError: Error, Equatable, Sendable, CustomStringConve
     case noBackend(wallet: String)
     /// The Spark SDK is not part of this build.
     case sparkNotBuilt
-    /// The operation exists on the development network only.
-    case devnetOnly(backend: String)
     /// The development network is not part of this build (a front end that links no devnet).
     case devnetNotBuilt
 
@@ -19,7 +17,6 @@ public enum LightningSessionError: Error, Equatable, Sendable, CustomStringConve
         switch self {
         case .noBackend(let wallet): "no Lightning backend is set for wallet \"\(wallet)\""
         case .sparkNotBuilt: "the spark backend is not available in this build: the Breez Spark SDK exists for Linux x86_64 (and Apple platforms) only"
-        case .devnetOnly(let backend): "test funds exist on devnet only; this wallet's backend is \(backend)"
         case .devnetNotBuilt: "the devnet backend is not available here"
         }
     }
@@ -257,10 +254,12 @@ public struct LightningSession: Sendable {
     }
 
     /// Adds test funds (devnet only) and records them.
-    public func fund(sats: Sats) async throws -> NodeInfo {
-        guard let devnet = backend as? any TestFundedBackend else { throw LightningSessionError.devnetOnly(backend: backendLabel) }
-        try await lightning.record([try await devnet.fund(sats: sats)])
-        return try await devnet.getInfo()
+    public func fund(sats: Sats) async throws(LightningError) -> NodeInfo {
+        guard let devnet = backend as? any TestFundedBackend else { throw .unsupported(backend: backendLabel, .testFunds) }
+        return try await LightningError.during(backend.name) {
+            try await lightning.record([try await devnet.fund(sats: sats)])
+            return try await devnet.getInfo()
+        }
     }
 
     /// The rate of the wallet's configured currency, when it has one and the source answers.

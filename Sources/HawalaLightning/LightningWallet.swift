@@ -345,7 +345,11 @@ public final class LightningWallet: Sendable {
     /// Brings the history up to date with the backend: payments since the last sync (with an
     /// hour's overlap) and every payment still pending here.
     @discardableResult
-    public func sync() async throws -> Int {
+    public func sync() async throws(LightningError) -> Int {
+        try await LightningError.during(backend.name) { try await syncHistory() }
+    }
+
+    private func syncHistory() async throws -> Int {
         try await backend.sync()
         let syncedAt = LightningWallet.note(SettingKey.syncedAt, store: store, walletID: wallet.id, network: network).flatMap(Double.init)
         let now = clock()
