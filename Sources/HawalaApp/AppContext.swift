@@ -19,6 +19,27 @@ struct AppRequestContext: RequestContext {
     var openWallet: OpenWallet?
 
     init(source: Source) { coreContext = .init(source: source) }
+
+    /// What each child context requires of the chain; a missing part is its refusal.
+    func signedIn() throws(AppRefusal) -> AppSessions.Session {
+        guard let session else { throw .noSession }
+        return session
+    }
+
+    func sentForm() throws(AppRefusal) -> FormBody {
+        guard let form else { throw .crossSite }
+        return form
+    }
+
+    func unlocked() throws(AppRefusal) -> Keyring {
+        guard let keyring = try signedIn().keyring else { throw .locked }
+        return keyring
+    }
+
+    func unlockedWallet() throws(AppRefusal) -> OpenWallet {
+        guard let openWallet else { throw .locked }
+        return openWallet
+    }
 }
 
 /// The current wallet, unlocked: its store, its summary and the session's keyring.
@@ -47,9 +68,8 @@ struct SignedInContext: ChildRequestContext {
     let session: AppSessions.Session
 
     init(context: AppRequestContext) throws {
-        guard let session = context.session else { throw AppRefusal.noSession }
+        session = try context.signedIn()
         coreContext = context.coreContext
-        self.session = session
     }
 }
 
@@ -60,11 +80,8 @@ struct WalletPageContext: ChildRequestContext {
     let open: OpenWallet
 
     init(context: AppRequestContext) throws {
-        guard let session = context.session else { throw AppRefusal.noSession }
-        guard let open = context.openWallet else { throw AppRefusal.locked }
+        (session, open) = (try context.signedIn(), try context.unlockedWallet())
         coreContext = context.coreContext
-        self.session = session
-        self.open = open
     }
 }
 
@@ -75,11 +92,8 @@ struct UnlockedPageContext: ChildRequestContext {
     let keyring: Keyring
 
     init(context: AppRequestContext) throws {
-        guard let session = context.session else { throw AppRefusal.noSession }
-        guard let keyring = session.keyring else { throw AppRefusal.locked }
+        (session, keyring) = (try context.signedIn(), try context.unlocked())
         coreContext = context.coreContext
-        self.session = session
-        self.keyring = keyring
     }
 }
 
@@ -91,13 +105,8 @@ struct UnlockedFormContext: ChildRequestContext {
     let keyring: Keyring
 
     init(context: AppRequestContext) throws {
-        guard let session = context.session else { throw AppRefusal.noSession }
-        guard let form = context.form else { throw AppRefusal.crossSite }
-        guard let keyring = session.keyring else { throw AppRefusal.locked }
+        (session, form, keyring) = (try context.signedIn(), try context.sentForm(), try context.unlocked())
         coreContext = context.coreContext
-        self.session = session
-        self.form = form
-        self.keyring = keyring
     }
 }
 
@@ -108,11 +117,8 @@ struct FormContext: ChildRequestContext {
     let form: FormBody
 
     init(context: AppRequestContext) throws {
-        guard let session = context.session else { throw AppRefusal.noSession }
-        guard let form = context.form else { throw AppRefusal.crossSite }
+        (session, form) = (try context.signedIn(), try context.sentForm())
         coreContext = context.coreContext
-        self.session = session
-        self.form = form
     }
 }
 
@@ -124,13 +130,8 @@ struct WalletFormContext: ChildRequestContext {
     let open: OpenWallet
 
     init(context: AppRequestContext) throws {
-        guard let session = context.session else { throw AppRefusal.noSession }
-        guard let form = context.form else { throw AppRefusal.crossSite }
-        guard let open = context.openWallet else { throw AppRefusal.locked }
+        (session, form, open) = (try context.signedIn(), try context.sentForm(), try context.unlockedWallet())
         coreContext = context.coreContext
-        self.session = session
-        self.form = form
-        self.open = open
     }
 }
 
