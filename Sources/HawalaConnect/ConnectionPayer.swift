@@ -92,7 +92,9 @@ public enum ConnectionPayer {
         do {
             payment = try await session.lightning.pay(prepared, idempotencyKey: key, connection: connection.name)
         } catch {
-            try? store.releaseSpending(connection, paymentKey: key)
+            // Refused: nothing was paid, the reservation is given back. Unknown (cancelled
+            // mid-send, the store failing after the backend answered): it keeps counting.
+            if !error.mayHaveGoneOut { try? store.releaseSpending(connection, paymentKey: key) }
             throw failure(error)
         }
         switch payment.status {

@@ -91,6 +91,16 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     case apiKeyRequired(backend: String)
     /// The backend is not part of this build (or its library did not load).
     case backendUnavailable(String)
+    /// Whether a payment call that threw this may still have sent the money: cancelled while
+    /// the backend was sending, or the store failing once the backend had answered. What it
+    /// reserved (a connection's budget) keeps counting.
+    public var mayHaveGoneOut: Bool {
+        switch self {
+        case .cancelled, .store: true
+        default: false
+        }
+    }
+
     /// The network did not answer: nothing is known to have failed, what was known stands.
     public var isOffline: Bool {
         switch self {

@@ -269,10 +269,14 @@ public final class LightningWallet: Sendable {
         do {
             sent = try await backend.sendOnChain(quote, speed: speed, idempotencyKey: idempotencyKey)
         } catch {
-            // No answer: it may have gone out, and stays pending under its key. Any refusal
-            // sent nothing (devnet's ledger or Spark said no): the placeholder goes.
+            // No answer (none in time, the network gone, or this task cancelled while the
+            // backend was sending): it may have gone out, and stays pending under its key. Any
+            // refusal sent nothing (devnet's ledger or Spark said no): the placeholder goes.
             if case LightningError.unreachable = error { return placeholder }
             if case LightningError.timeout = error { return placeholder }
+            if error is CancellationError { return placeholder }
+            // The refusal is what to say; a placeholder the store failed to remove stays
+            // pending, on the safe side (a retry under the key is answered, never sent twice).
             try? store.deletePendingPlaceholder(walletID: wallet.id, id: placeholder.id)
             throw error
         }

@@ -485,7 +485,7 @@ public final class WalletStore: Sendable {
         try writeTransaction { db in
             let ids = try walletIDs ?? WalletRecord.fetchAll(db).map(\.id)
             for id in ids where try WalletRecord.exists(db, key: id) {
-                try BackupMethodRecord(walletId: id, method: method.rawValue, lastAt: date.timeIntervalSince1970).upsert(db)
+                try BackupMethodRecord(walletId: id, method: method.rawValue, lastAt: date.timeIntervalSince1970).insert(db, onConflict: .replace)
             }
         }
     }

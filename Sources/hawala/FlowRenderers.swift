@@ -8,9 +8,6 @@ import HawalaWallet
 // back to the flow as its event.
 
 enum BackupFlowRenderer {
-    /// Runs the seed backup flow; returns whether the wallet ended backed up.
-    /// `grid` shows the words in rows of four (the credential phrase); `allowLater` offers
-    /// "back up later" (a wallet) — without it, "later" cancels.
     /// The words numbered, one a line, or in rows of four (`grid`).
     static func show(_ words: [String], grid: Bool, on terminal: Terminal) {
         guard grid else {
@@ -27,6 +24,9 @@ enum BackupFlowRenderer {
         }
     }
 
+    /// Runs the seed backup flow; returns whether the wallet ended backed up.
+    /// `grid` shows the words in rows of four (the credential phrase); `allowLater` offers
+    /// "back up later" (a wallet) — without it, "later" cancels.
     static func run(_ flow: inout SeedBackupFlow, on terminal: Terminal, grid: Bool = false, allowLater: Bool = true) throws -> Bool {
         while true {
             switch flow.state {

@@ -44,7 +44,9 @@ final class RunningCLI: @unchecked Sendable {
             let left = deadline - ContinuousClock.now
             var ready = pollfd(fd: pipe.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
             let milliseconds = max(0, Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
-            if left <= .zero || poll(&ready, 1, milliseconds) == 0 {
+            let polled = left <= .zero ? 0 : poll(&ready, 1, milliseconds)
+            if polled < 0, errno == EINTR { continue }
+            if polled <= 0 {
                 Issue.record("no line from hawala \(process.arguments ?? []) within \(Self.lineDeadline): killed")
                 kill(process.processIdentifier, SIGKILL)
                 return nil

@@ -14,6 +14,8 @@ import HawalaTestSupport
 final class FlakyBackend: PaymentBackend, @unchecked Sendable {
     let inner: DevnetBackend
     var dropAnswers = false
+    /// The task is cancelled while the withdrawal goes out (the app's request went away).
+    var cancelWhileSending = false
     var forgetKeys = false
     var sends = 0
     init(_ inner: DevnetBackend) { self.inner = inner }
@@ -50,6 +52,7 @@ final class FlakyBackend: PaymentBackend, @unchecked Sendable {
         sends += 1
         let payment = try await inner.sendOnChain(quote, speed: speed, idempotencyKey: idempotencyKey)
         if dropAnswers { throw LightningError.timeout(waitingFor: .answer, after: .zero) }
+        if cancelWhileSending { throw CancellationError() }
         return keyless(payment)
     }
 }
@@ -86,6 +89,21 @@ struct LightningWalletTests {
         let aboveCap = await #expect(throws: LightningError.self) { _ = try await lightning.sendOnChain(quote, speed: .fast, idempotencyKey: "w2", maxFeeSats: 10) }
         guard case .withdrawal(.feeAboveMaximum) = aboveCap else { Issue.record("not the withdrawal's fee refusal: \(String(describing: aboveCap))"); return }
         #expect(try store.payments(walletID: wallet.id, filter: PaymentFilter(type: .send)).count == 1 && backend.sends == 1)
+    }
+
+    /// A withdrawal whose task was cancelled while it went out may have been sent: it stays
+    /// pending under its key, and the key never sends it again.
+    @Test func aWithdrawalCancelledWhileSendingIsNeverSentTwice() async throws {
+        let (store, wallet) = try storeWithWallet()
+        let backend = FlakyBackend(try await node(abandonAbout, ledger: temporaryLedger()))
+        _ = try await backend.inner.fund(sats: 50_000)
+        let lightning = LightningWallet(store: store, wallet: wallet, backend: backend)
+        let quote = try await lightning.prepareOnChain(address: "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080", amount: .sats(10_000))
+        backend.cancelWhileSending = true
+        let cut = try await lightning.sendOnChain(quote, speed: .slow, idempotencyKey: "c1")
+        #expect(cut.status == .pending && backend.sends == 1)
+        backend.cancelWhileSending = false
+        #expect(try await lightning.sendOnChain(quote, speed: .slow, idempotencyKey: "c1").id == cut.id && backend.sends == 1)
     }
 
     /// A quote the balance no longer covers when it is sent (spent meanwhile): the backend
