@@ -483,7 +483,7 @@ public final class WalletStore: Sendable {
     public func recordBackup(_ method: BackupMethod, walletIDs: [String]?, at date: Date = Date()) throws {
         guard method != .words else { return }
         try writeTransaction { db in
-            let ids = try walletIDs ?? WalletRecord.fetchAll(db).map(\.id)
+            let ids = try walletIDs ?? String.fetchAll(db, WalletRecord.select(WalletRecord.Columns.id))
             for id in ids where try WalletRecord.exists(db, key: id) {
                 try BackupMethodRecord(walletId: id, method: method.rawValue, lastAt: date.timeIntervalSince1970).insert(db, onConflict: .replace)
             }
@@ -594,7 +594,7 @@ public final class WalletStore: Sendable {
     }
 
     private static func freeName(_ db: Database) throws -> String {
-        let names = Set(try WalletRecord.fetchAll(db).map(\.name))
+        let names = Set(try String.fetchAll(db, WalletRecord.select(WalletRecord.Columns.name)))
         var n = names.count + 1
         while names.contains("Wallet \(n)") { n += 1 }
         return "Wallet \(n)"

@@ -98,8 +98,9 @@ extension WalletStore {
 
     /// Whether `walletID` already has `payment`: the same id, or the same idempotency key.
     package static func knows(_ payment: Payment, walletID: String, db: Database) throws -> Bool {
-        let sameKey = payment.idempotencyKey.map { PaymentRecord.Columns.idempotencyKey == $0 } ?? false.databaseValue
-        return try PaymentRecord.of(wallet: walletID).filter(PaymentRecord.Columns.id == payment.id || sameKey).fetchCount(db) > 0
+        var same = PaymentRecord.Columns.id == payment.id
+        if let key = payment.idempotencyKey { same = same || PaymentRecord.Columns.idempotencyKey == key }
+        return try PaymentRecord.of(wallet: walletID).filter(same).fetchCount(db) > 0
     }
 
     /// The wallet's payments matching `filter`, newest first.
