@@ -51,7 +51,7 @@ extension ConnectionsController {
             wallet: wallet.name, rows: rows, form: form,
             lightningReady: (try? LightningSettings.load(store: store, walletID: wallet.id).backend) != nil,
             service: ConnectServiceStatus.running(home: store.home.directory),
-            servesNWC: connections.contains { $0.wires.contains(.nwc) && $0.revokedAt == nil }, now: now, timeZone: session.timeZone)
+            servesNWC: connections.contains { $0.servedOverNWC(at: now) }, now: now, timeZone: session.timeZone)
         return try render(status, "connections", page)
     }
 

@@ -92,7 +92,7 @@ public final class NWCService: Sendable {
     func reload() async {
         let now = options.now()
         guard let all = try? store.allConnections() else { return }
-        let live = all.filter { $0.state(at: now) == .live && $0.wires.contains(.nwc) }
+        let live = all.filter { $0.servedOverNWC(at: now) }
         var served: [String: Served] = [:]
         for connection in live {
             if let kept = state.withLock({ $0.served[connection.id] }) {

@@ -79,22 +79,27 @@ extension WalletStore {
     /// The wallet's exit state of `network`, opened with the keyring; nil when it keeps none.
     public func exitState(walletID: String, network: String, keyring: Keyring) throws -> ExitStateExport? {
         guard let record = try read({ try ExitStateRecord.of(wallet: walletID, network: network).fetchOne($0) }) else { return nil }
-        let state = try WalletStore.open(keyring, Array(record.sealedState), WalletStore.context(exitState: walletID, network: network),
-                                         what: "the kept exit state")
-        return ExitStateExport(kept: record.kept, state: state)
+        return try record.opened(keyring)
     }
 
     /// Every exit state the wallet keeps, opened (for a backup).
     public func exitStates(walletID: String, keyring: Keyring) throws -> [ExitStateExport] {
-        let networks = try read {
-            try String.fetchAll($0, ExitStateRecord.filter(ExitStateRecord.Columns.walletId == walletID).select(ExitStateRecord.Columns.network)
-                .order(ExitStateRecord.Columns.network))
+        let records = try read {
+            try ExitStateRecord.filter(ExitStateRecord.Columns.walletId == walletID).order(ExitStateRecord.Columns.network).fetchAll($0)
         }
-        return try networks.compactMap { try exitState(walletID: walletID, network: $0, keyring: keyring) }
+        return try records.map { try $0.opened(keyring) }
     }
 }
 
 extension ExitStateRecord {
+    /// The state this row keeps, opened with the keyring.
+    /// - Throws: `WalletError.tampered` when the seal does not open.
+    func opened(_ keyring: Keyring) throws -> ExitStateExport {
+        let state = try WalletStore.open(keyring, Array(sealedState), WalletStore.context(exitState: walletId, network: network),
+                                         what: "the kept exit state")
+        return ExitStateExport(kept: kept, state: state)
+    }
+
     /// What the row says of the state, without opening it.
     var kept: KeptExitState {
         KeptExitState(network: network, exportedAt: Date(timeIntervalSince1970: exportedAt),

@@ -91,6 +91,16 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     case apiKeyRequired(backend: String)
     /// The backend is not part of this build (or its library did not load).
     case backendUnavailable(String)
+    /// Whether `error`, thrown by a backend while it was sending, leaves unknown whether the
+    /// money went out: no answer in time, the network gone, or the task cancelled meanwhile.
+    /// Such a payment stays pending under its key until a sync says what became of it.
+    static func noAnswer(_ error: any Error) -> Bool {
+        switch error {
+        case LightningError.unreachable, LightningError.timeout, LightningError.cancelled, is CancellationError: true
+        default: false
+        }
+    }
+
     /// Whether a payment call that threw this may still have sent the money: cancelled while
     /// the backend was sending, or the store failing once the backend had answered. What it
     /// reserved (a connection's budget) keeps counting.

@@ -237,10 +237,9 @@ public final class LightningWallet: Sendable {
         let result: Payment
         do {
             result = try await send(idempotencyKey)
-        } catch let error as LightningError {
+        } catch {
             // Sent or not, nobody knows yet: the payment stays pending and a later sync settles it.
-            if case .unreachable = error { return placeholder }
-            if case .timeout = error { return placeholder }
+            if LightningError.noAnswer(error) { return placeholder }
             throw error
         }
         try await record([result])
@@ -269,15 +268,14 @@ public final class LightningWallet: Sendable {
         do {
             sent = try await backend.sendOnChain(quote, speed: speed, idempotencyKey: idempotencyKey)
         } catch {
-            // No answer (none in time, the network gone, or this task cancelled while the
-            // backend was sending): it may have gone out, and stays pending under its key. Any
-            // refusal sent nothing (devnet's ledger or Spark said no): the placeholder goes.
-            if case LightningError.unreachable = error { return placeholder }
-            if case LightningError.timeout = error { return placeholder }
-            if error is CancellationError { return placeholder }
-            // The refusal is what to say; a placeholder the store failed to remove stays
-            // pending, on the safe side (a retry under the key is answered, never sent twice).
-            try? store.deletePendingPlaceholder(walletID: wallet.id, id: placeholder.id)
+            // No answer: it may have gone out, and stays pending under its key. A refusal (the
+            // backend's words: devnet's ledger or Spark said no) sent nothing: the placeholder
+            // goes. An error of no known kind keeps it, on the safe side, as does a placeholder
+            // the store failed to remove: a retry under the key is answered, never sent twice.
+            if LightningError.noAnswer(error) { return placeholder }
+            if error is LightningError || error is WithdrawalError {
+                try? store.deletePendingPlaceholder(walletID: wallet.id, id: placeholder.id)
+            }
             throw error
         }
         try await record([sent])

@@ -117,6 +117,9 @@ public struct AppConnection: Sendable, Equatable {
     }
 
     public func allows(_ permission: ConnectionPermission) -> Bool { permissions.contains(permission) }
+
+    /// Whether the NWC service serves it at `now`: live, and reached over Nostr Wallet Connect.
+    public func servedOverNWC(at now: Date) -> Bool { state(at: now) == .live && wires.contains(.nwc) }
 }
 
 /// What a connection has spent in its current period, and what is left.
