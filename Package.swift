@@ -312,6 +312,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MCP", package: "swift-sdk"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ] + (sparkAvailable ? ["HawalaSpark"] : []),
             swiftSettings: swiftSettings
         ),

@@ -7,6 +7,7 @@ import HawalaPaper
 import HawalaText
 import HawalaWallet
 import Logging
+import UnixSignals
 #if canImport(HawalaSpark)
 import HawalaSpark
 #endif
@@ -214,43 +215,18 @@ struct ConnectServe: AsyncParsableCommand {
                 try? await Task.sleep(for: .seconds(10))
             }
         }
-        let stop = StopSignals([SIGINT, SIGTERM])
+        // Heard from before the line below: a supervisor may stop the service the instant it
+        // says it serves (the sequence returns once its signals are registered).
+        let stopSignals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         let live = try store.allConnections().filter { $0.state(at: started) == .live && $0.wires.contains(.nwc) }.count
         Output.error("serving \(live) connection\(live == 1 ? "" : "s"); Ctrl-C stops")
-        await stop.wait()
+        for await _ in stopSignals { break }
         heartbeat.cancel()
         task.cancel()
         _ = await task.result
         withExtendedLifetime(lock) {}
         Output.error("stopped")
     }
-}
-
-/// The signals that stop a service, heard from the moment it is made (their default action
-/// turned off): one that comes before `wait` is awaited is not lost — a supervisor may stop the
-/// service the instant it says it serves.
-final class StopSignals {
-    private let heard: AsyncStream<Int32>
-    private let sources: [DispatchSourceSignal]
-
-    init(_ signals: [Int32]) {
-        let (heard, hear) = AsyncStream<Int32>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        self.heard = heard
-        sources = signals.map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { hear.yield(number) }
-            source.resume()
-            return source
-        }
-    }
-
-    /// Returns once one of the signals came (now or before).
-    func wait() async {
-        for await _ in heard { return }
-    }
-
-    deinit { for source in sources { source.cancel() } }
 }
 
 /// A connection as `connect list --json` and `connect show --json` write it.

@@ -121,4 +121,19 @@ struct ConnectCLITests {
         let done = first.finish()
         #expect(done.status == 0 && done.stderr.contains("stopped"), "\(done.stderr)")
     }
+
+    /// A supervisor may stop the service the instant it says it serves: SIGINT or SIGTERM sent
+    /// right after that line stops it, every time. (The signals were once registered only
+    /// after the line, and one in eight such stops was lost: the service ran on.)
+    @Test func aSignalTheMomentItServesStopsIt() throws {
+        #expect(try wallet.run(["connect", "new", "agent", "--relay", "ws://127.0.0.1:1", "--password-file", wallet.path("password")]).status == 0)
+        for round in 0..<12 {
+            let serve = try RunningCLI(["connect", "serve", "--password-file", wallet.path("password")], environment: wallet.environment)
+            var line: String?
+            repeat { line = serve.nextErrorLine() } while line.map { !$0.hasPrefix("serving ") } ?? false
+            kill(serve.process.processIdentifier, round.isMultiple(of: 2) ? SIGINT : SIGTERM)
+            let done = serve.finish()
+            #expect(line == "serving 1 connection; Ctrl-C stops" && done.status == 0 && done.stderr.contains("stopped"), "round \(round): \(done.stderr)")
+        }
+    }
 }

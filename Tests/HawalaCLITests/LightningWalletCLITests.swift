@@ -57,8 +57,18 @@ final class RunningCLI: @unchecked Sendable {
         }
     }
 
-    /// Waits for the exit; the rest of stdout, stderr and the status.
+    /// How long an exit is waited for (after a signal, say) before the process is taken for hung.
+    static let exitDeadline: Duration = .seconds(30)
+
+    /// Waits for the exit; the rest of stdout, stderr and the status. A process still running
+    /// after `exitDeadline` is killed and the test fails, instead of holding the run.
     func finish() -> CLIResult {
+        let deadline = ContinuousClock.now + Self.exitDeadline
+        while process.isRunning, ContinuousClock.now < deadline { usleep(20_000) }
+        if process.isRunning {
+            Issue.record("hawala \(process.arguments ?? []) still ran \(Self.exitDeadline) later: killed")
+            kill(process.processIdentifier, SIGKILL)
+        }
         let rest = output.fileHandleForReading.readDataToEndOfFile()
         let err = error.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
