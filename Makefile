@@ -3,12 +3,15 @@ SHELL := /bin/bash
 ## What building and running need; what the tests need besides (a PostgreSQL for the vault's
 ## storage tests, Chromium and Selenium for the app's, PDF and QR readers, curl).
 APT_PACKAGES := libsecp256k1-dev libsodium-dev libsqlite3-dev libcairo2-dev libqrencode-dev fonts-dejavu-core pkg-config
-TEST_PACKAGES := poppler-utils zbar-tools curl postgresql chromium chromium-driver python3-selenium python3-cryptography python3-venv
+TEST_PACKAGES := poppler-utils zbar-tools curl postgresql chromium chromium-driver python3-selenium python3-cryptography python3-venv gdb
 PYTHON ?= python3
 ## `make run` starts the app; ARGS="wallet list" runs another command.
 ARGS ?= app
 ## An import of a module not declared in Package.swift fails the build.
 IMPORT_CHECK := --explicit-target-dependency-import-check error
+## A test run past its deadline is ended with the unfinished tests named and backtraces of every
+## thread (gdb), instead of holding CI; a failing run ends by repeating its ✘ lines.
+WATCHDOG := $(PYTHON) scripts/watchdog.py
 
 .PHONY: run test test-asan test-app test-spark-stress build release bench bench-app bench-vault deps test-deps vectors fuzz clean screens
 
@@ -51,8 +54,7 @@ test: test-deps
 	$(PYTHON) scripts/check-imports.py
 	$(PYTHON) scripts/check-architecture.py
 	swift build --build-tests $(IMPORT_CHECK)
-	./scripts/with-postgres.sh swift test --skip-build --parallel --num-workers 2 2>&1 | tee .build/test.log; \
-	  status=$${PIPESTATUS[0]}; [ $$status -eq 0 ] || { echo "== failed (from .build/test.log):"; grep '✘' .build/test.log | tail -20; exit $$status; }
+	./scripts/with-postgres.sh $(WATCHDOG) --minutes 20 --log .build/test.log -- swift test --skip-build --parallel --num-workers 2
 	/usr/bin/python3 scripts/app_e2e.py
 	.build/nostr-venv/bin/python scripts/nwc_e2e.py
 	.build/nostr-venv/bin/python scripts/mcp_e2e.py
@@ -75,8 +77,7 @@ screens: test-deps
 
 test-asan: test-deps
 	swift build --build-tests $(IMPORT_CHECK) --sanitize=address --scratch-path .build/asan
-	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 swift test --skip-build --sanitize=address --scratch-path .build/asan --parallel --num-workers 2 --skip HawalaCLITests --skip facesAgree 2>&1 | tee .build/asan/test.log; \
-	  status=$${PIPESTATUS[0]}; [ $$status -eq 0 ] || { echo "== failed (from .build/asan/test.log):"; grep -E '✘|ERROR: AddressSanitizer' .build/asan/test.log | tail -20; exit $$status; }
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 $(WATCHDOG) --minutes 15 --log .build/asan/test.log -- swift test --skip-build --sanitize=address --scratch-path .build/asan --parallel --num-workers 2 --skip HawalaCLITests --skip facesAgree
 
 ## The issue's 50 Spark connect/disconnect cycles in one process (offline each takes ~5 s to
 ## stop, so `make test` runs 5): threads and memory must not grow.
