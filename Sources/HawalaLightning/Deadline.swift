@@ -7,14 +7,16 @@ import Synchronization
 /// gets `timedOut()` on time.
 public enum Deadline {
     /// `body`'s result, or `timedOut()` thrown once `limit` has passed. Errors `body` throws
-    /// pass through `mapError`.
-    public static func run<T: Sendable>(_ limit: Duration, timedOut: @escaping @Sendable () -> Error,
+    /// pass through `mapError`. With `executor`, `body` runs there (work that may block its
+    /// thread, kept off the shared pool so the timer still fires).
+    public static func run<T: Sendable>(_ limit: Duration, on executor: (any TaskExecutor)? = nil,
+                                        timedOut: @escaping @Sendable () -> Error,
                                         mapError: @escaping @Sendable (Error) -> Error = { $0 },
                                         _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let gate = Gate<T>()
         return try await withCheckedThrowingContinuation { continuation in
             gate.set(continuation)
-            let work = Task {
+            let work = Task(executorPreference: executor) {
                 do { gate.resume(.success(try await body())) } catch { gate.resume(.failure(mapError(error))) }
             }
             let timer = Task {

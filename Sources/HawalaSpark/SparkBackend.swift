@@ -123,7 +123,14 @@ public final class SparkBackend: PaymentBackend, Sendable {
         defer { seed.resetBytes(in: 0..<seed.count) }
         let connectRequest = BreezSdkSpark.ConnectRequest(config: config, seed: .entropy(seed), storageDir: directory.path)
         let sdk = try await bounded(timeout, network: SparkErrors.network) { try await BreezSdkSpark.connect(request: connectRequest) }
-        let id = await sdk.addEventListener(listener: Forwarder(self))
+        let forwarder = Forwarder(self)
+        let id: String
+        do {
+            id = try await bounded(timeout, network: SparkErrors.network) { await sdk.addEventListener(listener: forwarder) }
+        } catch {
+            SparkBackend.stop(sdk, listenerID: nil)
+            throw error
+        }
         state.withLock {
             $0.sdk = sdk
             $0.sdkListenerID = id
@@ -154,15 +161,20 @@ public final class SparkBackend: PaymentBackend, Sendable {
             SparkBackend.process.withLock { if $0.connectedInstance == me { $0.connectedInstance = nil } }
             return
         }
-        let stopping = Task {
+        let stopping = SparkBackend.stop(sdk, listenerID: listenerID)
+        SparkBackend.process.withLock { if $0.connectedInstance == me { $0.connectedInstance = nil } }
+        _ = try? await bounded(disconnectTimeout, network: SparkErrors.network) { await stopping.value }
+    }
+
+    /// Stops `sdk` on the SDK's threads; the next connect in this process waits for it.
+    @discardableResult
+    private static func stop(_ sdk: BreezSdk, listenerID: String?) -> Task<Void, Never> {
+        let stopping = Task(executorPreference: SparkExecutor.shared) {
             if let listenerID { _ = await sdk.removeEventListener(id: listenerID) }
             try? await sdk.disconnect()
         }
-        SparkBackend.process.withLock { process in
-            process.closing = stopping
-            if process.connectedInstance == me { process.connectedInstance = nil }
-        }
-        _ = try? await bounded(disconnectTimeout, network: SparkErrors.network) { await stopping.value }
+        process.withLock { $0.closing = stopping }
+        return stopping
     }
 
     private func connected() throws -> BreezSdk {

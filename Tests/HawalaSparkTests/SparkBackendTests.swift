@@ -39,6 +39,16 @@ func withSpark<T>(_ words: String, passphrase: String = "", in directory: URL = 
     }
 }
 
+/// The name of the thread this runs on (/proc/thread-self/comm).
+func currentThreadName() -> String {
+    let fd = open("/proc/thread-self/comm", O_RDONLY)
+    guard fd >= 0 else { return "" }
+    defer { close(fd) }
+    var bytes = [UInt8](repeating: 0, count: 64)
+    let count = read(fd, &bytes, bytes.count)
+    return String(decoding: bytes.prefix(max(count, 0)), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
 /// Threads and resident memory of this process, from /proc.
 func processStatus() -> (threads: Int, rssKiB: Int) {
     let text = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
@@ -185,6 +195,31 @@ struct SparkBackendTests {
         let after = processStatus()
         #expect(after.threads <= before.threads + 8, "threads \(before.threads) → \(after.threads) after \(cycles) cycles")
         #expect(after.rssKiB <= before.rssKiB + 64 * 1024, "RSS \(before.rssKiB) KiB → \(after.rssKiB) KiB after \(cycles) cycles")
+    }
+
+    /// An SDK call that blocks its thread (the bindings poll Rust futures on the awaiting
+    /// thread) holds one of the SDK's own threads, never Swift's shared pool: more such calls
+    /// at once than the machine has cores still end on time, and the process's other tasks go
+    /// on meanwhile.
+    @Test func callsThatBlockTheirThreadLeaveTheSharedPoolFree() async throws {
+        let thread = try await bounded(.seconds(5), network: "test") { currentThreadName() }
+        #expect(thread.hasPrefix("hawala-spark-"), "ran on \(thread)")
+        let start = ContinuousClock.now
+        let answers = await withTaskGroup(of: Duration.self) { group in
+            for _ in 0..<3 {
+                group.addTask {
+                    _ = try? await bounded(.milliseconds(200), network: "test") { usleep(6_000_000) }
+                    return ContinuousClock.now - start
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: .milliseconds(100))
+                return ContinuousClock.now - start
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        // Generous: other tests may hold the shared pool's threads for a moment.
+        #expect(answers.allSatisfy { $0 < .seconds(3) }, "answers after \(answers), with \(ProcessInfo.processInfo.activeProcessorCount) cores")
     }
 
     /// The idempotency key reaches the SDK as a UUID: the same key, the same UUID.
