@@ -61,19 +61,38 @@ final class RunningCLI: @unchecked Sendable {
     static let exitDeadline: Duration = .seconds(30)
 
     /// Waits for the exit; the rest of stdout, stderr and the status. A process still running
-    /// after `exitDeadline` is killed and the test fails, instead of holding the run.
+    /// after `exitDeadline` is killed and the test fails, instead of holding the run. Both
+    /// pipes are drained meanwhile (a process writing more than a pipe holds is not hung).
     func finish() -> CLIResult {
+        let rest = Drained(output), err = Drained(error)
         let deadline = ContinuousClock.now + Self.exitDeadline
         while process.isRunning, ContinuousClock.now < deadline { usleep(20_000) }
         if process.isRunning {
             Issue.record("hawala \(process.arguments ?? []) still ran \(Self.exitDeadline) later: killed")
             kill(process.processIdentifier, SIGKILL)
         }
-        let rest = output.fileHandleForReading.readDataToEndOfFile()
-        let err = error.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return CLIResult(status: process.terminationStatus, stdout: String(decoding: buffer + rest, as: UTF8.self),
-                         stderr: String(decoding: errorBuffer + err, as: UTF8.self))
+        return CLIResult(status: process.terminationStatus, stdout: String(decoding: buffer + rest.data(), as: UTF8.self),
+                         stderr: String(decoding: errorBuffer + err.data(), as: UTF8.self))
+    }
+}
+
+/// A pipe read to its end on a thread of its own.
+private final class Drained: @unchecked Sendable {
+    private var read = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ pipe: Pipe) {
+        Thread { [self] in
+            read = pipe.fileHandleForReading.readDataToEndOfFile()
+            done.signal()
+        }.start()
+    }
+
+    /// Everything, once the writer has closed its end.
+    func data() -> Data {
+        done.wait()
+        return read
     }
 }
 
