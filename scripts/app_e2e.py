@@ -149,6 +149,13 @@ class Scenario:
                 return
         raise AssertionError(f"no button or link {text!r} on {self.driver.current_url}")
 
+    def submit(self, css="form.stack button[type=submit]"):
+        """Submits the form and waits for the answer (the page it was on gone): a text the
+        page already shows, a hint written as one types, must not pass for the server's."""
+        before = self.driver.current_url
+        self.driver.find_element(By.CSS_SELECTOR, css).click()
+        self.wait(lambda d: d.current_url != before and d.execute_script("return document.readyState") == "complete")
+
     def fill(self, field_id, text):
         field = self.driver.find_element(By.ID, field_id)
         field.clear()
@@ -208,11 +215,11 @@ def create_and_pass_the_quiz(s: Scenario, app: App):
     s.fill("name", "Savings")
     s.fill("password", PASSWORD)
     s.fill("repeat", PASSWORD + "x")
-    d.find_element(By.CSS_SELECTOR, "form.stack button[type=submit]").click()
+    s.submit()
     s.wait_text("The two passwords differ")
     s.fill("password", PASSWORD)
     s.fill("repeat", PASSWORD)
-    d.find_element(By.CSS_SELECTOR, "form.stack button[type=submit]").click()
+    s.submit()
     s.wait_text("Your wallet is its words.")
     s.active().send_keys(Keys.ENTER)  # "Show my words" has the focus
     listing = s.wait_for("ol.words")
@@ -511,7 +518,7 @@ def new_wallet(s: Scenario, app: App, name):
     s.fill("name", name)
     s.fill("password", PASSWORD)
     s.fill("repeat", PASSWORD)
-    s.driver.find_element(By.CSS_SELECTOR, "form.stack button[type=submit]").click()
+    s.submit()
     s.wait_text("Your wallet is its words.")
     s.click("Back up later")
     s.wait_for("form.setup")
@@ -859,7 +866,7 @@ def new_wallet_here(s: Scenario, app: App, name):
     s.fill("name", name)
     s.fill("password", PASSWORD)
     s.fill("repeat", PASSWORD)
-    s.driver.find_element(By.CSS_SELECTOR, "form.stack button[type=submit]").click()
+    s.submit()
     s.wait_text("Your wallet is its words.")
     s.click("Back up later")
     s.wait_for("form.setup")
