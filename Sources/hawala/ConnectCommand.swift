@@ -218,7 +218,7 @@ struct ConnectServe: AsyncParsableCommand {
         // Heard from before the line below: a supervisor may stop the service the instant it
         // says it serves (the sequence returns once its signals are registered).
         let stopSignals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
-        let live = try store.allConnections().filter { $0.state(at: started) == .live && $0.wires.contains(.nwc) }.count
+        let live = try store.allConnections().filter { $0.servedOverNWC(at: started) }.count
         Output.error("serving \(live) connection\(live == 1 ? "" : "s"); Ctrl-C stops")
         for await _ in stopSignals { break }
         heartbeat.cancel()
