@@ -44,7 +44,7 @@ extension ConnectionsController {
         let rows = try connections.enumerated().map { index, connection in
             ConnectionRow(connection, index: index, spending: try store.spending(of: connection, now: now),
                           payments: try store.payments(walletID: wallet.id, filter: PaymentFilter(connection: connection.name, limit: 5)),
-                          now: now, timeZone: session.timeZone)
+                          now: now, timeZone: session.timeZone, home: store.home.directory.path)
         }
         var page = Page(title: "Connections", session: session, overview: try await app.store.overview(), problem: problem, message: message)
         page.connections = ConnectionsView(
@@ -82,7 +82,8 @@ extension ConnectionsController {
         let uri = connection.wires.contains(.nwc) ? WalletConnectURI(walletPublicKey: connection.servicePublicKey, relays: connection.relays, secret: secret).text() : nil
         var page = Page(title: "New connection", session: session, overview: try await app.store.overview())
         page.newConnection = try NewConnectionView(connection, uri: uri, spending: try store.spending(of: connection, now: now), now: now,
-                                                   timeZone: session.timeZone, serviceRunning: ConnectServiceStatus.running(home: store.home.directory) != nil)
+                                                   timeZone: session.timeZone, serviceRunning: ConnectServiceStatus.running(home: store.home.directory) != nil,
+                                                   home: store.home.directory.path)
         return try render(.ok, "connection-new", page)
     }
 
@@ -238,7 +239,7 @@ struct ConnectionRow {
     let payments: [PaymentRow]
     let anyPayments: Bool
 
-    init(_ c: AppConnection, index: Int, spending: ConnectionSpending, payments: [Payment], now: Date, timeZone: TimeZone) {
+    init(_ c: AppConnection, index: Int, spending: ConnectionSpending, payments: [Payment], now: Date, timeZone: TimeZone, home: String) {
         self.index = index
         name = c.name
         let current = c.state(at: now)
@@ -257,10 +258,10 @@ struct ConnectionRow {
         if let maximum = c.maxPayment { limits.append("At most \(AmountText.sats(maximum)) a payment.") }
         limits.append(c.expiresAt.map { (current == .expired ? "Expired " : "Expires ") + $0.relative(now: now, timeZone: timeZone) + "." } ?? "Does not expire.")
         limits.append("Last used " + (c.lastUsedAt.map { $0.relative(now: now, timeZone: timeZone) } ?? "never") + ".")
-        limits.append("Made " + c.createdAt.relative(now: now, timeZone: timeZone) + ", on " + c.relays.joined(separator: ", ") + ".")
+        limits.append("Made " + c.createdAt.relative(now: now, timeZone: timeZone) + (c.relays.isEmpty ? "." : ", on " + c.relays.joined(separator: ", ") + "."))
         self.limits = limits
         reachedBy = ConnectionWire.sorted(c.wires).map(Self.words).joined(separator: " and ")
-        mcpConfiguration = c.wires.contains(.mcp) ? MCPWallet.clientConfiguration(c) : nil
+        mcpConfiguration = c.wires.contains(.mcp) ? MCPWallet.clientConfiguration(c, home: home) : nil
         self.payments = payments.map { PaymentRow($0, now: now, timeZone: timeZone) }
         anyPayments = !payments.isEmpty
     }
@@ -303,11 +304,11 @@ struct NewConnectionView {
     let spent: String
     let serviceRunning: Bool
 
-    init(_ c: AppConnection, uri: String?, spending: ConnectionSpending, now: Date, timeZone: TimeZone, serviceRunning: Bool) throws {
+    init(_ c: AppConnection, uri: String?, spending: ConnectionSpending, now: Date, timeZone: TimeZone, serviceRunning: Bool, home: String) throws {
         name = c.name
         self.uri = uri
         (qrPath, qrSize) = try uri.map { try svgQRCode($0) } ?? ("", 0)
-        mcpConfiguration = c.wires.contains(.mcp) ? MCPWallet.clientConfiguration(c) : nil
+        mcpConfiguration = c.wires.contains(.mcp) ? MCPWallet.clientConfiguration(c, home: home) : nil
         may = ConnectionPermission.sorted(c.permissions).map(ConnectionRow.words).joined(separator: ", ").sentence
         spent = spending.summary(now: now, timeZone: timeZone).sentence
         self.serviceRunning = serviceRunning

@@ -20,14 +20,47 @@ public enum ConnectionPayer {
         case insufficientBalance(String)
         /// The network refused or failed it; nothing was paid.
         case paymentFailed(String)
+        /// The person declined it, or did not answer in time (the words say which); nothing was paid.
+        case notApproved(String)
 
         public var description: String {
             switch self {
             case .refused(let refusal): refusal.description
-            case .invalidInvoice(let why), .invalidAmount(let why), .insufficientBalance(let why), .paymentFailed(let why): why
+            case .invalidInvoice(let why), .invalidAmount(let why), .insufficientBalance(let why), .paymentFailed(let why), .notApproved(let why): why
             }
         }
     }
+
+    /// What a person approves before a program's payment is sent: who is paid as Hawala knows
+    /// it (a Lightning address or L402 host when that is how it was reached, else the payee's
+    /// node id), amount, fee and total from the prepared payment, and the payee's own words.
+    public struct Approval: Sendable, Equatable {
+        public let payee: String
+        public let amount: Msat
+        public let fee: Msat
+        public let total: Msat
+        /// The invoice's description: written by the payee, so never who the payee is.
+        public let description: String?
+
+        /// "Pay 1,200 sat to alice@example.com (fee 2 sat, 1,202 sat in all)? They describe it as: “job 6”."
+        public var question: String {
+            var text = "Pay \(AmountText.sats(amount, rounding: .up)) to \(payee) (fee \(AmountText.sats(fee, rounding: .up)), \(AmountText.sats(total, rounding: .up)) in all)?"
+            if let description, !description.isEmpty {
+                text += " They describe it as: \u{201C}\(DisplayText.safe(TextLimit.prefix(description, scalars: 120)))\u{201D}."
+            }
+            return text
+        }
+
+        /// A node id as a person can compare it: its first and last 8 hex digits.
+        public static func shortNodeID(_ key: [UInt8]) -> String {
+            let hex = key.map { String(format: "%02x", $0) }.joined()
+            return hex.count > 20 ? "node \(hex.prefix(8))…\(hex.suffix(8))" : "node \(hex)"
+        }
+    }
+
+    /// Asked once the fee is known, before anything is reserved or sent; whatever it throws
+    /// stops the payment (`Failure.notApproved` with its words, unless it is a `Failure`).
+    public typealias Approve = @Sendable (Approval) async throws -> Void
 
     /// The idempotency key of a connection's request: one payment per request, ever.
     public static func paymentKey(connection: AppConnection, requestID: String) -> String { "connect:\(connection.id):\(requestID)" }
@@ -37,7 +70,7 @@ public enum ConnectionPayer {
     /// pending comes back pending (it may settle later: a sync says).
     /// - Throws: `Failure`.
     public static func pay(invoice text: String, amountMsat: Msat?, requestID: String, connection: AppConnection,
-                           session: LightningSession, now: Date = Date()) async throws(Failure) -> Payment {
+                           session: LightningSession, now: Date = Date(), payee: String? = nil, approve: Approve? = nil) async throws(Failure) -> Payment {
         guard text.utf8.count <= Bolt11Invoice.maximumLength, case .bolt11(let invoice)? = try? PaymentInput.parse(text) else {
             throw .invalidInvoice("not a BOLT11 invoice")
         }
@@ -47,15 +80,18 @@ public enum ConnectionPayer {
             guard amountMsat.isWholeSats, amountMsat > .zero else { throw .invalidAmount("an amount is whole sats (a multiple of 1,000 msat)") }
             amountSats = amountMsat.sats(.down)
         }
-        return try await pay(.bolt11(invoice), text: text, amountSats: amountSats, comment: nil, requestID: requestID, connection: connection, session: session, now: now)
+        return try await pay(.bolt11(invoice), text: text, amountSats: amountSats, comment: nil, requestID: requestID, connection: connection, session: session, now: now,
+                             payee: payee, approve: approve)
     }
 
     /// Pays a BOLT11 invoice, or a Lightning address or LNURL-pay (`amountSats` and an optional
     /// comment), for `connection`, once per `requestID` — the rule above. A connection that may
     /// not pay, or not this much, is refused before any service is asked for an invoice.
+    /// `approve`, when given, is asked with the prepared figures (`payee` names who is paid
+    /// when the caller knows better than the invoice: an L402 host).
     /// - Throws: `Failure`.
     public static func pay(_ input: PaymentInput, text: String, amountSats: Sats?, comment: String?, requestID: String, connection: AppConnection,
-                           session: LightningSession, now: Date = Date()) async throws(Failure) -> Payment {
+                           session: LightningSession, now: Date = Date(), payee: String? = nil, approve: Approve? = nil) async throws(Failure) -> Payment {
         let store = session.store
         let key = paymentKey(connection: connection, requestID: requestID)
         // A request delivered again: the payment made for it, never a second one.
@@ -66,6 +102,9 @@ public enum ConnectionPayer {
         case .expired: throw .refused(.expired)
         }
         guard connection.allows(.pay) else { throw .refused(.notAllowed(.pay)) }
+        // The same invoice, paid (or on its way) through this connection by an earlier request —
+        // a program's retry after a lost answer: that payment, nothing sent again.
+        if case .bolt11(let invoice) = input, let earlier = paidBefore(invoice, connection: connection, store: store) { return earlier }
         if let maximum = connection.maxPayment, let amountSats, amountSats > maximum { throw .refused(.aboveMaximum(maximum: maximum)) }
         let prepared: PreparedPayment
         do {
@@ -75,6 +114,14 @@ public enum ConnectionPayer {
         }
         let amount = prepared.prepared.amountMsat
         guard let total = try? prepared.prepared.totalMsat() else { throw .invalidAmount(AmountError.aboveSupply.description) }
+        if let approve {
+            let payee = payee ?? (input.isLNURL ? text : Approval.shortNodeID(prepared.prepared.invoice.payee))
+            do {
+                try await approve(Approval(payee: payee, amount: amount, fee: prepared.prepared.feeMsat, total: total, description: prepared.prepared.description))
+            } catch {
+                throw (error as? Failure) ?? .notApproved("\(error)")
+            }
+        }
         let reservation: SpendReservation
         do {
             reservation = try store.reserveSpending(connection, paymentKey: key, amount: amount, total: total, now: now)
@@ -106,6 +153,20 @@ public enum ConnectionPayer {
             try? store.settleSpending(connection, paymentKey: key, total: spent, now: now)
         }
         return payment
+    }
+
+    /// This connection's payment of `invoice` that did not fail, if it made one.
+    static func paidBefore(_ invoice: Bolt11Invoice, connection: AppConnection, store: WalletStore) -> Payment? {
+        let hash = invoice.paymentHash.map { String(format: "%02x", $0) }.joined()
+        let filter = PaymentFilter(type: .send, paymentHash: hash, connection: connection.name)
+        return (try? store.payments(walletID: connection.walletID, filter: filter))?.first { $0.status != .failed }
+    }
+
+    /// Whether `payment`, the answer to `requestID`, was made before, for another request (the
+    /// same invoice paid again is answered with its first payment).
+    public static func wasPaidBefore(_ payment: Payment, requestID: String, connection: AppConnection) -> Bool {
+        let key = paymentKey(connection: connection, requestID: requestID)
+        return payment.idempotencyKey.map { $0 != key && !$0.hasPrefix(key + "#") } ?? true
     }
 
     static func failure(_ error: LightningError) -> Failure {

@@ -3,6 +3,7 @@ import HawalaLightning
 import HawalaText
 import HawalaWallet
 import MCP
+import Synchronization
 
 /// The wallet as an MCP server's tools, every one bounded by one app connection: what it may
 /// do, its budget and limits (`ConnectionPayer` for every payment), its expiry and revocation
@@ -13,6 +14,14 @@ public struct MCPWallet: Sendable {
     let keyring: Keyring
     let connectionID: String
     let confirmAbove: Sats?
+    let client = ClientAbilities()
+
+    /// What the client said it can do when it started (MCP's `initialize`).
+    final class ClientAbilities: Sendable {
+        private let elicitation = Mutex(false)
+        var canElicit: Bool { elicitation.withLock { $0 } }
+        func heard(_ capabilities: Client.Capabilities) { elicitation.withLock { $0 = capabilities.elicitation != nil } }
+    }
 
     public init(session: LightningSession, keyring: Keyring, connection: AppConnection, confirmAbove: Sats?) {
         self.session = session
@@ -22,11 +31,19 @@ public struct MCPWallet: Sendable {
     }
 
     /// What an MCP client's configuration holds to start this server for `connection` (JSON,
-    /// the `mcpServers` entry most clients read).
-    public static func clientConfiguration(_ connection: AppConnection, passwordFile: String = "/path/to/password-file") -> String {
+    /// the `mcpServers` entry most clients read): the absolute path of this program (clients
+    /// start it without the person's PATH) and `HAWALA_HOME` in `env` (they pass few variables
+    /// on; without it the server would look in the default home and find no wallet).
+    public static func clientConfiguration(_ connection: AppConnection, home: String, command: String = MCPWallet.programPath,
+                                           passwordFile: String = "/path/to/password-file") -> String {
         let arguments = ["mcp", "--connection", connection.name, "--password-file", passwordFile].map { JSONValue.string($0) }
-        let server = JSONValue.object([("command", .string("hawala")), ("args", .array(arguments))])
+        let server = JSONValue.object([("command", .string(command)), ("args", .array(arguments)), ("env", .object([("HAWALA_HOME", .string(home))]))])
         return JSONValue.object([("mcpServers", .object([("hawala-" + connection.name.lowercased().filter { $0.isLetter || $0.isNumber || $0 == "-" }, server)]))]).compact
+    }
+
+    /// This program's absolute path (`hawala`'s, when it runs the app or the CLI).
+    public static var programPath: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first ?? "hawala"
     }
 
     /// A tool's failure: its words for the model, and nothing done.
@@ -44,7 +61,7 @@ public struct MCPWallet: Sendable {
         await server.withMethodHandler(CallTool.self) { [self] call in
             await self.call(call.name, call.arguments ?? [:], server: server)
         }
-        try await server.start(transport: transport)
+        try await server.start(transport: transport) { [client] _, capabilities in client.heard(capabilities) }
         await server.waitUntilCompleted()
     }
 
@@ -144,13 +161,15 @@ public struct MCPWallet: Sendable {
         case "list_payments":
             return try listPayments(a, connection: connection)
         case "pay_invoice":
-            guard let text = a["invoice"]?.stringValue else { throw Refusal(words: "invoice is required") }
+            guard let text = a["invoice"]?.stringValue else { throw Refusal(words: "the parameter invoice is required") }
             let amount = try a["amount_sats"].map { try sats($0, "amount_sats") }
-            guard text.utf8.count <= Bolt11Invoice.maximumLength, let invoice = try? Bolt11Invoice(text) else { throw Refusal(words: "not a BOLT11 invoice") }
-            let price = invoice.amountMsat ?? amount?.msat ?? .zero
-            try await confirm(price, to: invoice.description.map { "“\(TextLimit.prefix($0, scalars: 80))”" } ?? "this invoice", server: server)
-            let payment = try await pay(text, amount: amount?.msat, connection: connection)
-            return (Self.paidLine(payment), Self.structured(payment))
+            guard text.utf8.count <= Bolt11Invoice.maximumLength, (try? Bolt11Invoice(text)) != nil else { throw Refusal(words: "not a BOLT11 invoice") }
+            let requestID = UUID().uuidString.lowercased()
+            let payment = try await pay(text, amount: amount?.msat, requestID: requestID, connection: connection, server: server)
+            var structured = Self.structured(payment)
+            let before = ConnectionPayer.wasPaidBefore(payment, requestID: requestID, connection: connection)
+            structured["paid_before"] = .bool(before)
+            return (before ? "Already paid: nothing was sent again. " + Self.paidLine(payment) : Self.paidLine(payment), structured)
         case "pay_lightning_address":
             return try await payLightningAddress(a, connection: connection, server: server)
         case "fetch_paid_url":
@@ -163,13 +182,17 @@ public struct MCPWallet: Sendable {
     /// `list_payments`: the newest payments the connection may see (all with the history
     /// permission, else its own), `limit` 1 to 100, `type` sent or received.
     func listPayments(_ a: [String: Value], connection: AppConnection) throws -> (String, [String: Value]) {
-        let limit = max(1, min(a["limit"]?.intValue ?? 20, 100))
+        var limit = 20
+        if let value = a["limit"] {
+            guard case .int(let number) = value, number >= 1 else { throw Refusal(words: "the parameter limit is a whole number from 1 to 100") }
+            limit = min(number, 100)
+        }
         var filter = connection.visibleHistory(PaymentFilter(limit: limit))
         switch a["type"]?.stringValue {
         case "sent": filter.type = .send
         case "received": filter.type = .receive
         case nil: break
-        default: throw Refusal(words: "type is \"sent\" or \"received\"")
+        default: throw Refusal(words: "the parameter type is \"sent\" or \"received\"")
         }
         let payments = try session.store.payments(walletID: connection.walletID, filter: filter)
         return ("\(payments.count) payment\(payments.count == 1 ? "" : "s")", ["payments": .array(payments.map { .object(Self.structured($0)) })])
@@ -179,17 +202,16 @@ public struct MCPWallet: Sendable {
     /// the connection's rule, asked first above `--confirm-above`.
     func payLightningAddress(_ a: [String: Value], connection: AppConnection, server: Server) async throws -> (String, [String: Value]) {
         try require(.pay, connection)
-        guard let address = a["address"]?.stringValue, address.contains("@"), address.utf8.count <= 320 else { throw Refusal(words: "address is name@domain") }
+        guard let address = a["address"]?.stringValue, address.contains("@"), address.utf8.count <= 320 else { throw Refusal(words: "the parameter address is name@domain") }
         let amount = try sats(a["amount_sats"], "amount_sats")
         let comment = a["comment"]?.stringValue
         guard session.lnurl != nil else { throw Refusal(words: "this wallet can't reach Lightning addresses now") }
         guard let input = try? PaymentInput.parse(address, allowLoopbackHTTP: session.spec.allowsLoopbackHTTP), case .lightningAddress = input else {
-            throw Refusal(words: "address is a Lightning address: name@domain")
+            throw Refusal(words: "the parameter address is a Lightning address: name@domain")
         }
-        try await confirm(amount.msat, to: address, server: server)
         do {
             let payment = try await ConnectionPayer.pay(input, text: address, amountSats: amount, comment: comment, requestID: UUID().uuidString.lowercased(),
-                                                        connection: connection, session: session)
+                                                        connection: connection, session: session, approve: approval(server: server))
             if payment.status == .failed { throw Refusal(words: payment.failureReason ?? "the payment failed") }
             return (Self.paidLine(payment) + " to \(address)", Self.structured(payment))
         } catch let failure as ConnectionPayer.Failure {
@@ -200,7 +222,7 @@ public struct MCPWallet: Sendable {
     /// `fetch_paid_url`: an HTTP request whose 402 is paid over L402 within the connection's
     /// limits (and `max_cost_sats`); the body, capped at 256 KiB, and what it cost.
     func fetchPaidURL(_ a: [String: Value], connection: AppConnection, server: Server) async throws -> (String, [String: Value]) {
-        guard let text = a["url"]?.stringValue, let url = URL(string: text), L402.scope(of: url) != nil else { throw Refusal(words: "url is an http:// or https:// address") }
+        guard let text = a["url"]?.stringValue, let url = URL(string: text), L402.scope(of: url) != nil else { throw Refusal(words: "the parameter url is an http:// or https:// address") }
         var request = PaidFetch.Request(url: url, method: (a["method"]?.stringValue ?? "GET").uppercased())
         if let body = a["body"]?.stringValue { request.body = Array(body.utf8) }
         let maximum = try a["max_cost_sats"].map { try sats($0, "max_cost_sats") }
@@ -208,7 +230,7 @@ public struct MCPWallet: Sendable {
         let fetched: PaidFetch.Response
         do {
             fetched = try await fetcher.fetch(request, payer: .connection(connection), maxCost: maximum) { price, host in
-                try await self.confirm(price.msat, to: host, server: server)
+                try await self.confirm(price.msat, question: "Pay \(AmountText.sats(price)) to \(host) for \(TextLimit.prefix(url.absoluteString, scalars: 120))?", server: server)
             }
         } catch {
             throw Refusal(words: error.description)
@@ -222,10 +244,19 @@ public struct MCPWallet: Sendable {
         return ("HTTP \(fetched.status) from \(url.host ?? "the service")\(paid)", fields)
     }
 
+    /// A JSON integer of sats, at least 1 and at most the supply: a fraction (`0.5`), a string
+    /// or a number past 64 bits is refused, never rounded (`5.0` is the integer 5, as JSON Schema
+    /// counts it). The parameter is named as the client sent it.
     func sats(_ value: Value?, _ name: String) throws -> Sats {
-        guard let number = value?.intValue ?? value?.doubleValue.flatMap({ $0 == $0.rounded() && abs($0) < 1e17 ? Int($0) : nil }), number > 0,
-              let sats = try? Sats(UInt64(number)) else { throw Refusal(words: "\(name) is a whole number of sats, at least 1") }
+        guard case .int(let number)? = value, number > 0 else { throw Refusal(words: "the parameter \(name) is a whole number of sats, at least 1 (no fraction)") }
+        guard let sats = try? Sats(UInt64(number)) else { throw Refusal(words: "the parameter \(name) is above the supply of bitcoin (\(AmountText.sats(Sats.supply)))") }
         return sats
+    }
+
+    /// The person's yes for a prepared payment above the threshold, asked with who is paid,
+    /// amount, fee and total.
+    func approval(server: Server) -> ConnectionPayer.Approve {
+        { [self] approval in try await confirm(approval.amount, question: approval.question, server: server) }
     }
 
     /// How long a person has to answer "Pay …?".
@@ -233,9 +264,10 @@ public struct MCPWallet: Sendable {
 
     /// The person's yes above the threshold; a client that can't ask, a no, or no answer in
     /// time: nothing paid.
-    func confirm(_ amount: Msat, to whom: String, server: Server) async throws {
+    func confirm(_ amount: Msat, question: String, server: Server) async throws {
         guard let confirmAbove, amount > confirmAbove.msat else { return }
-        let question = "Pay \(AmountText.sats(amount, rounding: .up)) to \(whom)?"
+        // A client that did not offer elicitation when it started can't ask: refused at once.
+        guard client.canElicit else { throw Refusal(words: Self.cannotAsk(confirmAbove)) }
         let answer: CreateElicitation.Result
         do {
             answer = try await Deadline.run(Self.answerWithin, timedOut: { Refusal(words: "no answer within \(Self.answerWithin.components.seconds / 60) minutes: nothing was paid") }) {
@@ -244,15 +276,19 @@ public struct MCPWallet: Sendable {
         } catch let refusal as Refusal {
             throw refusal
         } catch {
-            throw Refusal(words: "a payment above \(AmountText.sats(confirmAbove)) needs the person's yes, and this MCP client can't ask (no elicitation); nothing was paid")
+            throw Refusal(words: Self.cannotAsk(confirmAbove))
         }
         guard answer.action == .accept else { throw Refusal(words: "the person declined: nothing was paid") }
     }
 
-    func pay(_ invoice: String, amount: Msat?, connection: AppConnection) async throws -> Payment {
-        let requestID = UUID().uuidString.lowercased()
+    static func cannotAsk(_ threshold: Sats) -> String {
+        "a payment above \(AmountText.sats(threshold)) needs the person's yes, and this MCP client can't ask (no elicitation); nothing was paid"
+    }
+
+    func pay(_ invoice: String, amount: Msat?, requestID: String, connection: AppConnection, server: Server) async throws -> Payment {
         do {
-            let payment = try await ConnectionPayer.pay(invoice: invoice, amountMsat: amount, requestID: requestID, connection: connection, session: session)
+            let payment = try await ConnectionPayer.pay(invoice: invoice, amountMsat: amount, requestID: requestID, connection: connection, session: session,
+                                                        approve: approval(server: server))
             if payment.status == .failed { throw Refusal(words: payment.failureReason ?? "the payment failed") }
             return payment
         } catch let failure as ConnectionPayer.Failure {

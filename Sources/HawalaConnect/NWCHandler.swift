@@ -20,12 +20,15 @@ public struct NWCHandler: Sendable {
         public let result: JSONValue?
         public let error: (code: Code, message: String)?
 
-        /// `{"result_type", "error": {code, message} | null, "result": … | null}`.
+        /// `{"result_type", "result": …}` or `{"result_type", "error": {code, message}, "result": null}`
+        /// — NIP-47's examples: a success has no `error` key (some clients take any `error` key
+        /// for a failure).
         public var json: String {
-            JSONValue.object([
+            guard let error else { return JSONValue.object([("result_type", .string(method)), ("result", result ?? .null)]).compact }
+            return JSONValue.object([
                 ("result_type", .string(method)),
-                ("error", error.map { .object([("code", .string($0.code.rawValue)), ("message", .string($0.message))]) } ?? .null),
-                ("result", result ?? .null),
+                ("error", .object([("code", .string(error.code.rawValue)), ("message", .string(error.message))])),
+                ("result", .null),
             ]).compact
         }
 
@@ -54,8 +57,27 @@ public struct NWCHandler: Sendable {
     public let session: LightningSession
     public init(session: LightningSession) { self.session = session }
 
+    /// A number of a request's params, read exactly (`JSONInteger`): absent is nil; present and
+    /// not a whole number from 0 to 2^64 − 1 is refused in words, never truncated.
+    struct BadNumber: Error { let words: String }
+
+    static func integer(_ params: [String: Any], _ name: String, what: String) throws(BadNumber) -> UInt64? {
+        guard let value = params[name], !(value is NSNull) else { return nil }
+        guard let number = JSONInteger.unsigned(value) else { throw BadNumber(words: "params.\(name) is \(what): a whole number, no fraction") }
+        return number
+    }
+
+    /// An amount in msat: a whole number up to the supply of bitcoin.
+    static func msat(_ params: [String: Any], _ name: String) throws(BadNumber) -> Msat? {
+        guard let number = try integer(params, name, what: "a number of msat") else { return nil }
+        guard let msat = try? Msat(number) else { throw BadNumber(words: "params.\(name) is above the supply of bitcoin (\(Msat.supply) msat)") }
+        return msat
+    }
+
     /// Answers the request `json` from `connection` (its id: `requestID`, the payment's key).
-    public func answer(_ json: String, connection: AppConnection, requestID: String, now: Date = Date()) async -> Answer {
+    /// `maxAnswerBytes`: the most the answer may hold (NIP-44 v2 carries 65,535 bytes) — a
+    /// list is shortened to fit.
+    public func answer(_ json: String, connection: AppConnection, requestID: String, now: Date = Date(), maxAnswerBytes: Int = .max) async -> Answer {
         guard json.utf8.count <= 64 * 1024, let data = json.data(using: .utf8),
               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let method = object["method"] as? String,
               method.utf8.count <= 64 else {
@@ -75,7 +97,7 @@ public struct NWCHandler: Sendable {
         case "pay_invoice": return await pay(params, connection: connection, requestID: requestID, now: now)
         case "make_invoice": return await makeInvoice(params, connection: connection)
         case "lookup_invoice": return lookup(params, connection: connection, now: now)
-        case "list_transactions": return list(params, connection: connection, now: now)
+        case "list_transactions": return list(params, connection: connection, now: now, maxBytes: maxAnswerBytes)
         default: return .failed(method, .notImplemented, "\(method) is not offered")
         }
     }
@@ -120,14 +142,10 @@ public struct NWCHandler: Sendable {
 
     func pay(_ params: [String: Any], connection: AppConnection, requestID: String, now: Date) async -> Answer {
         guard let invoice = params["invoice"] as? String else { return .failed("pay_invoice", .other, "params.invoice is required") }
-        var amount: Msat?
-        if let value = params["amount"] {
-            guard let number = value as? NSNumber, let msat = try? Msat(number.int64Value), number.int64Value >= 0 else {
-                return .failed("pay_invoice", .other, "params.amount is a number of msat")
-            }
-            amount = msat
-        }
+        let amount: Msat?
+        do { amount = try Self.msat(params, "amount") } catch { return .failed("pay_invoice", .other, error.words) }
         do {
+            // An invoice this connection paid before (a retry after a lost answer): that payment.
             let payment = try await ConnectionPayer.pay(invoice: invoice, amountMsat: amount, requestID: requestID, connection: connection, session: session, now: now)
             switch payment.status {
             case .completed:
@@ -145,7 +163,7 @@ public struct NWCHandler: Sendable {
     static func answer(for failure: ConnectionPayer.Failure, method: String) -> Answer {
         switch failure {
         case .refused(.revoked), .refused(.expired): .failed(method, .unauthorized, failure.description)
-        case .refused(.notAllowed): .failed(method, .restricted, failure.description)
+        case .refused(.notAllowed), .notApproved: .failed(method, .restricted, failure.description)
         case .refused(.aboveMaximum), .refused(.overBudget): .failed(method, .quotaExceeded, failure.description)
         case .insufficientBalance: .failed(method, .insufficientBalance, failure.description)
         case .paymentFailed: .failed(method, .paymentFailed, failure.description)
@@ -154,12 +172,16 @@ public struct NWCHandler: Sendable {
     }
 
     func makeInvoice(_ params: [String: Any], connection: AppConnection) async -> Answer {
-        guard let number = params["amount"] as? NSNumber, number.int64Value >= 0, let msat = try? Msat(number.int64Value) else {
-            return .failed("make_invoice", .other, "params.amount is a number of msat")
+        let msat: Msat, expiry: UInt64
+        do {
+            guard let amount = try Self.msat(params, "amount") else { return .failed("make_invoice", .other, "params.amount is required: a number of msat") }
+            msat = amount
+            expiry = try Self.integer(params, "expiry", what: "a number of seconds").map { max(60, min($0, 7 * 86_400)) } ?? Bolt11Invoice.defaultExpiry
+        } catch {
+            return .failed("make_invoice", .other, error.words)
         }
         guard msat.isWholeSats else { return .failed("make_invoice", .other, "an amount is whole sats (a multiple of 1,000 msat)") }
         let description = params["description"] as? String ?? ""
-        let expiry = (params["expiry"] as? NSNumber).map { UInt64(clamping: max(60, min($0.int64Value, 7 * 86_400))) } ?? Bolt11Invoice.defaultExpiry
         do {
             let created = try await session.receive(ReceiveRequest(amountSats: msat == .zero ? nil : msat.sats(.down), description: description, expirySeconds: expiry),
                                                     connection: connection.name)
@@ -185,13 +207,21 @@ public struct NWCHandler: Sendable {
         return Answer(method: "lookup_invoice", result: Self.transaction(payment, now: now), error: nil)
     }
 
-    func list(_ params: [String: Any], connection: AppConnection, now: Date) -> Answer {
-        let limit = (params["limit"] as? NSNumber).map { max(1, min($0.intValue, 100)) } ?? 20
-        let offset = (params["offset"] as? NSNumber).map { max(0, min($0.intValue, 1_000_000)) } ?? 0
+    func list(_ params: [String: Any], connection: AppConnection, now: Date, maxBytes: Int = .max) -> Answer {
+        let limit: Int, offset: Int, from: UInt64?, until: UInt64?
+        do {
+            limit = try Self.integer(params, "limit", what: "a count").map { Int(max(1, min($0, 100))) } ?? 20
+            offset = try Self.integer(params, "offset", what: "a count").map { Int(min($0, 1_000_000)) } ?? 0
+            // Seconds since 1970, up to the year 5138 (past it, Date's arithmetic is no longer exact).
+            from = try Self.integer(params, "from", what: "a time in seconds").map { min($0, 100_000_000_000) }
+            until = try Self.integer(params, "until", what: "a time in seconds").map { min($0, 100_000_000_000) }
+        } catch {
+            return .failed("list_transactions", .other, error.words)
+        }
         var filter = PaymentFilter(connection: connection.allows(.history) ? nil : connection.name, openInvoices: params["unpaid"] as? Bool ?? false,
                                    offset: offset, limit: limit)
-        if let from = params["from"] as? NSNumber { filter.from = Date(timeIntervalSince1970: from.doubleValue) }
-        if let until = params["until"] as? NSNumber { filter.to = Date(timeIntervalSince1970: until.doubleValue + 1) }
+        if let from { filter.from = Date(timeIntervalSince1970: TimeInterval(from)) }
+        if let until { filter.to = Date(timeIntervalSince1970: TimeInterval(until + 1)) }
         switch params["type"] as? String {
         case "incoming": filter.type = .receive
         case "outgoing": filter.type = .send
@@ -200,7 +230,15 @@ public struct NWCHandler: Sendable {
         guard let payments = try? session.store.payments(walletID: connection.walletID, filter: filter) else {
             return .failed("list_transactions", .internal, "the history can't be read now")
         }
-        return Answer(method: "list_transactions", result: .object([("transactions", .array(payments.map { Self.transaction($0, now: now) }))]), error: nil)
+        // The newest first, as many as fit in `maxBytes` (the envelope's few dozen bytes kept aside).
+        var kept: [JSONValue] = [], size = 256
+        for payment in payments {
+            let item = Self.transaction(payment, now: now)
+            size += item.compact.utf8.count + 1
+            guard size <= maxBytes else { break }
+            kept.append(item)
+        }
+        return Answer(method: "list_transactions", result: .object([("transactions", .array(kept))]), error: nil)
     }
 
     /// A payment or invoice as NIP-47 writes one (amounts in msat, times in seconds).

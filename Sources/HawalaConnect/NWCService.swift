@@ -8,16 +8,24 @@ import Logging
 import Synchronization
 
 /// The NIP-47 wallet service: every live app connection of every wallet in a store, served on
-/// its relays until cancelled. It answers a request only from the connection's client key,
-/// addressed to the connection's service key; answers in the scheme the request came in
-/// (NIP-44 v2, or NIP-04 for older clients); gives a request delivered again its first answer;
-/// limits each connection's rate; publishes each connection's info event and its payment
-/// notifications; reconnects to a relay that drops, with backoff. One log line a request:
-/// connection, method, outcome, amount — never content or keys.
+/// its relays until cancelled. It asks relays only for requests from the connections' client
+/// keys, addressed to their service keys; answers in the scheme the request came in (NIP-44 v2,
+/// or NIP-04 for older clients); refuses a request made more than `Options.freshness` from its
+/// clock; gives a request delivered again its first answer, a refusal included; counts each
+/// connection's rate before decrypting anything; answers a revoked or expired connection
+/// `UNAUTHORIZED`; publishes each connection's info event and its payment notifications;
+/// reconnects to a relay that drops, and subscribes again where a relay closed the
+/// subscription, with backoff. One log line a request: connection, method, outcome, amount —
+/// never content or keys.
 public final class NWCService: Sendable {
     public struct Options: Sendable {
         /// Requests a connection may make a minute before `RATE_LIMITED`.
         public var requestsPerMinute = 120
+        /// `RATE_LIMITED` answers a connection gets a minute; past them, its requests are dropped unanswered.
+        public var refusalsPerMinute = 10
+        /// How far a request's `created_at` may be from the service's clock: an older request
+        /// (delivered late, or again by another relay) is refused, never acted on.
+        public var freshness: TimeInterval = 120
         /// How often the connections are read again (new ones served, revoked ones dropped).
         public var reload: Duration = .seconds(5)
         /// Waits between reconnections to a relay: from `firstBackoff`, doubling, at most `maxBackoff`.
@@ -38,12 +46,18 @@ public final class NWCService: Sendable {
         var sessions: [String: LightningSession] = [:]
         var served: [String: Served] = [:]
         var relays: [String: RelaySession] = [:]
-        var seen: [String: Date] = [:]
+        /// Answers given within `freshness`, by request id: a request delivered again gets the
+        /// same one (refusals too); payments and invoices are also kept in the store.
+        var recent: [String: (answer: String, at: Date)] = [:]
         var inFlight: Set<String> = []
         var requests: [String: [Date]] = [:]
+        var refusals: [String: [Date]] = [:]
+        var lastPrune = Date.distantPast
         var listeners: [String: String] = [:]
         /// The service keys each relay was last asked for (a new REQ only when they change).
         var subscribed: [String: [String]] = [:]
+        /// The wait before asking a relay again after its last `CLOSED`.
+        var closedBackoff: [String: Duration] = [:]
     }
 
     /// A connection being served: its keys, opened once.
@@ -62,8 +76,11 @@ public final class NWCService: Sendable {
         self.logger = logger
     }
 
-    /// How many connections are served now.
-    public var servedCount: Int { state.withLock { $0.served.count } }
+    /// How many connections are served now (live ones; ended ones are only refused).
+    public var servedCount: Int {
+        let now = options.now()
+        return state.withLock { $0.served.values.filter { $0.connection.servedOverNWC(at: now) }.count }
+    }
 
     /// Serves until cancelled (SIGINT/SIGTERM in `hawala connect serve`).
     public func run() async throws {
@@ -92,7 +109,7 @@ public final class NWCService: Sendable {
     func reload() async {
         let now = options.now()
         guard let all = try? store.allConnections() else { return }
-        let live = all.filter { $0.servedOverNWC(at: now) }
+        let live = all.filter { $0.answeredOverNWC(at: now) }
         var served: [String: Served] = [:]
         for connection in live {
             if let kept = state.withLock({ $0.served[connection.id] }) {
@@ -112,7 +129,7 @@ public final class NWCService: Sendable {
             state.served = served
             return new
         }
-        for s in added {
+        for s in added where s.connection.servedOverNWC(at: now) {
             logger.info("serving connection", metadata: ["connection": .string(s.connection.name), "relays": .string(s.connection.relays.joined(separator: " "))])
             await listen(walletID: s.connection.walletID)
         }
@@ -132,13 +149,18 @@ public final class NWCService: Sendable {
                         self?.publishInfo(on: url)
                     }, onEvent: { [weak self] _, event in
                         await self?.received(event, from: url)
+                    }, onClosed: { [weak self] _, reason in
+                        self?.subscriptionClosed(on: url, reason: reason)
                     })
                 } onCancel: {
                     session.close()
                 }
                 if ContinuousClock.now - started > .seconds(30) { backoff = options.firstBackoff }
+                if Task.isCancelled { break }
                 logger.warning("relay connection closed; reconnecting", metadata: ["relay": .string(url)])
             } catch {
+                // Cancelled: the service stops, or no connection uses this relay any more.
+                if Task.isCancelled || error is CancellationError { break }
                 logger.warning("relay unreachable; retrying", metadata: ["relay": .string(url), "reason": .string(String("\(error)".prefix(200)))])
             }
             state.withLock { $0.relays[url] = nil }
@@ -148,20 +170,41 @@ public final class NWCService: Sendable {
     }
 
     func resubscribe(_ url: String, onlyIfChanged: Bool) {
-        let (session, keys, changed) = state.withLock { state in
-            let keys = state.served.values.filter { $0.connection.relays.contains(url) }.map(\.keys.publicKeyHex).sorted()
+        let (session, served, changed) = state.withLock { state in
+            let served = state.served.values.filter { $0.connection.relays.contains(url) }.sorted { $0.keys.publicKeyHex < $1.keys.publicKeyHex }
+            let keys = served.map(\.keys.publicKeyHex)
             let changed = state.subscribed[url] != keys
             if state.relays[url] != nil { state.subscribed[url] = keys }
-            return (state.relays[url], keys, changed)
+            return (state.relays[url], served, changed)
         }
-        guard let session, !keys.isEmpty, changed || !onlyIfChanged else { return }
-        let since = Int64(options.now().timeIntervalSince1970) - 60
-        session.subscribe("hawala-nwc", filters: [NostrFilter(kinds: [NostrEvent.Kind.walletRequest], pTags: keys, since: since)])
+        guard let session, !served.isEmpty, changed || !onlyIfChanged else { return }
+        let since = Int64(options.now().timeIntervalSince1970 - options.freshness)
+        // Only the connections' own clients: a stranger's events (however large) never arrive.
+        session.subscribe("hawala-nwc", filters: [NostrFilter(kinds: [NostrEvent.Kind.walletRequest], authors: served.map(\.connection.clientPublicKey),
+                                                              pTags: served.map(\.keys.publicKeyHex), since: since)])
+    }
+
+    /// A relay ended the subscription (`CLOSED`: rate-limited, auth-required…): asked again
+    /// after a wait that doubles while it keeps closing it.
+    func subscriptionClosed(on url: String, reason: String) {
+        let wait = state.withLock { state -> Duration in
+            let next = min((state.closedBackoff[url] ?? options.firstBackoff / 2) * 2, options.maxBackoff)
+            state.closedBackoff[url] = next
+            state.subscribed[url] = nil
+            return next
+        }
+        logger.warning("relay closed the subscription; asking again", metadata: ["relay": .string(url), "reason": .string(String(reason.prefix(200))),
+                                                                              "in_s": .string("\(wait.components.seconds)")])
+        Task { [weak self] in
+            try? await Task.sleep(for: wait)
+            self?.resubscribe(url, onlyIfChanged: true)
+        }
     }
 
     /// Each connection's info event (kind 13194): its methods, encryptions and notifications.
     func publishInfo(on url: String) {
-        let (session, served) = state.withLock { ($0.relays[url], $0.served.values.filter { $0.connection.relays.contains(url) }) }
+        let now = options.now()
+        let (session, served) = state.withLock { ($0.relays[url], $0.served.values.filter { $0.connection.relays.contains(url) && $0.connection.servedOverNWC(at: now) }) }
         guard let session else { return }
         for s in served {
             let methods = NWCHandler.methods(for: s.connection) + (NWCHandler.notifications(for: s.connection).isEmpty ? [] : ["notifications"])
@@ -172,11 +215,16 @@ public final class NWCService: Sendable {
         }
     }
 
+    /// The largest request taken (its encrypted content).
+    static let maximumRequestBytes = 128 * 1024
+    /// The most NIP-44 v2 carries.
+    static let nip44PlaintextBytes = 65_535
+
     /// A request from a relay: checked, answered once, the answer sent on every relay of its connection.
     func received(_ event: NostrEvent, from url: String) async {
         let now = options.now()
         let started = ContinuousClock.now
-        guard event.kind == NostrEvent.Kind.walletRequest, event.content.utf8.count <= 128 * 1024 else { return }
+        guard event.kind == NostrEvent.Kind.walletRequest, event.content.utf8.count <= Self.maximumRequestBytes else { return }
         // The same request from two relays, or sent twice: handled once at a time.
         let first = state.withLock { state -> Bool in
             if state.inFlight.contains(event.id) { return false }
@@ -189,49 +237,86 @@ public final class NWCService: Sendable {
               served.connection.clientPublicKey == event.pubkey.lowercased(), event.isValid else {
             return  // not for a connection served here, or not from its client: no answer
         }
-        // Fresh from the store: a revocation or an expiry counts at once.
-        guard let connection = try? store.connection(id: served.connection.id), connection.state(at: now) == .live else {
-            logger.info("nwc request refused", metadata: ["connection": .string(served.connection.name), "outcome": "not live"])
+        let scheme = event.tag("encryption") == "nip44_v2" ? "nip44_v2" : "nip04"
+        // Answered before (a refusal too): the same answer, nothing done again.
+        if let earlier = recentAnswer(event.id, now: now) ?? (try? store.connectionAnswer(served.connection, requestID: event.id)) {
+            await send(earlier, to: served, replyingTo: event, scheme: scheme)
+            logger.info("nwc request answered again", metadata: ["connection": .string(served.connection.name)])
             return
         }
         if let expiration = event.tag("expiration").flatMap(Int64.init), expiration < Int64(now.timeIntervalSince1970) {
-            logger.info("nwc request refused", metadata: ["connection": .string(connection.name), "outcome": "expired request"])
-            return
+            logger.info("nwc request refused", metadata: ["connection": .string(served.connection.name), "outcome": "expired request (its expiration tag)"])
+            return  // its client said not to act on it after then: not answered either
         }
-        let scheme = event.tag("encryption") ?? "nip04"
-        if let cached = try? store.connectionAnswer(connection, requestID: event.id) {
-            await send(cached, to: served, replyingTo: event, scheme: scheme == "nip44_v2" ? "nip44_v2" : "nip04")
-            logger.info("nwc request answered again", metadata: ["connection": .string(connection.name)])
-            return
-        }
-        let (answer, method) = await answer(event, scheme: scheme, connection: connection, served: served, now: now)
+        // Counted before anything costly (decrypting, the store, the network): a flood of any
+        // kind spends the connection's own allowance only.
+        let admission = admit(served.connection, now: now)
+        guard admission != .dropped else { return }
+        let (answer, method) = await answer(event, scheme: scheme, served: served, admission: admission, now: now)
         let json = answer.json
         // The answer goes first, then is kept: a payment is already once per request (its
         // idempotency key), and a copy delivered meanwhile is dropped while this one is in flight.
-        await send(json, to: served, replyingTo: event, scheme: scheme == "nip44_v2" ? "nip44_v2" : "nip04")
-        if answer.error?.code != .rateLimited { try? store.saveConnectionAnswer(connection, requestID: event.id, answer: json, now: now) }
-        var metadata: Logger.Metadata = ["connection": .string(connection.name), "method": .string(answer.method.isEmpty ? method : answer.method),
+        await send(json, to: served, replyingTo: event, scheme: scheme)
+        remember(event.id, answer: json, now: now)
+        // Kept in the store only what must never be done twice for one request: a payment
+        // tried, an invoice made. Refusals and reads live in memory for `freshness`.
+        if Self.mustBeKept(answer) { try? store.saveConnectionAnswer(served.connection, requestID: event.id, answer: json, now: now) }
+        var metadata: Logger.Metadata = ["connection": .string(served.connection.name), "method": .string(answer.method.isEmpty ? method : answer.method),
                                          "outcome": .string(answer.error?.code.rawValue ?? "ok")]
-        if case .object(let fields)? = answer.result, let fee = fields.first(where: { $0.0 == "fees_paid" }) { metadata["fees_paid_msat"] = .string("\(fee.1.compact)") }
+        if let error = answer.error, error.code != .rateLimited { metadata["reason"] = .string(String(error.message.prefix(200))) }
+        if case .object(let fields)? = answer.result {
+            if let amount = fields.first(where: { $0.0 == "amount" }) { metadata["amount_msat"] = .string(amount.1.compact) }
+            if let fee = fields.first(where: { $0.0 == "fees_paid" }) { metadata["fees_paid_msat"] = .string(fee.1.compact) }
+        }
         let elapsed = ContinuousClock.now - started
         metadata["ms"] = .string(String(format: "%.2f", Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15))
-        logger.info("nwc request", metadata: metadata)
+        logger.info(answer.error == nil ? "nwc request" : "nwc request refused", metadata: metadata)
+    }
+
+    /// A payment tried or an invoice made: what a request delivered again must get, never a second one.
+    static func mustBeKept(_ answer: NWCHandler.Answer) -> Bool {
+        switch answer.method {
+        case "pay_invoice": answer.error == nil || answer.error?.code == .paymentFailed || answer.error?.code == .other
+        case "make_invoice": answer.error == nil
+        default: false
+        }
     }
 
     /// The answer to a request not answered before, and its method (empty when it can't be read).
-    func answer(_ event: NostrEvent, scheme: String, connection: AppConnection, served: Served, now: Date) async -> (NWCHandler.Answer, method: String) {
-        guard scheme == "nip44_v2" || scheme == "nip04" else {
+    func answer(_ event: NostrEvent, scheme: String, served: Served, admission: Admission, now: Date) async -> (NWCHandler.Answer, method: String) {
+        guard event.tag("encryption") == nil || event.tag("encryption") == scheme else {
             return (.failed("", .unsupportedEncryption, "this wallet service speaks nip44_v2 and nip04"), "")
         }
         guard let plaintext = decrypt(event.content, scheme: scheme, served: served) else {
             return (.failed("", .other, "the request could not be decrypted"), "")
         }
         let method = Self.method(of: plaintext)
-        guard allow(connection, now: now) else { return (.failed(method, .rateLimited, "too many requests; retry in a few seconds"), method) }
+        if admission == .refused {
+            return (.failed(method, .rateLimited, "too many requests; retry in a few seconds"), method)
+        }
+        let age = now.timeIntervalSince1970 - TimeInterval(event.created_at)
+        guard abs(age) <= options.freshness else {
+            return (.failed(method, .other, "this request was made \(Int(abs(age))) s \(age > 0 ? "ago" : "ahead of this service's clock"): "
+                            + "requests older than \(Int(options.freshness)) s are not acted on; check the clock and send a new request"), method)
+        }
+        // Fresh from the store: a revocation or an expiry counts at once.
+        guard let connection = try? store.connection(id: served.connection.id) else {
+            return (.failed(method, .unauthorized, "this connection no longer exists"), method)
+        }
+        switch connection.state(at: now) {
+        case .live: break
+        case .revoked: return (.failed(method, .unauthorized, ConnectionRefusal.revoked.description), method)
+        case .expired: return (.failed(method, .unauthorized, ConnectionRefusal.expired.description), method)
+        }
         guard let session = await lightning(walletID: connection.walletID) else {
             return (.failed(method, .internal, "the wallet's Lightning can't be reached now; try again"), method)
         }
-        return (await NWCHandler(session: session).answer(plaintext, connection: connection, requestID: event.id, now: now), method)
+        let limit = scheme == "nip44_v2" ? Self.nip44PlaintextBytes : .max
+        let answer = await NWCHandler(session: session).answer(plaintext, connection: connection, requestID: event.id, now: now, maxAnswerBytes: limit)
+        guard answer.json.utf8.count <= limit else {
+            return (.failed(answer.method, .other, "the answer is larger than NIP-44 carries; ask for less"), method)
+        }
+        return (answer, method)
     }
 
     static func method(of plaintext: String) -> String {
@@ -263,15 +348,47 @@ public final class NWCService: Sendable {
         for session in sessions { session.send(event) }
     }
 
-    /// A connection's rate: `requestsPerMinute` in any minute.
-    func allow(_ connection: AppConnection, now: Date) -> Bool {
+    /// Whether a request is acted on (`allowed`), refused `RATE_LIMITED` (`refused`), or —
+    /// past `refusalsPerMinute` refusals — dropped unanswered.
+    enum Admission { case allowed, refused, dropped }
+
+    /// A connection's rate: `requestsPerMinute` in any minute, counted for every request of its
+    /// client's, whatever it holds.
+    func admit(_ connection: AppConnection, now: Date) -> Admission {
         state.withLock { state in
             var times = (state.requests[connection.id] ?? []).filter { now.timeIntervalSince($0) < 60 }
-            guard times.count < options.requestsPerMinute else { state.requests[connection.id] = times; return false }
-            times.append(now)
-            state.requests[connection.id] = times
-            return true
+            defer { state.requests[connection.id] = times }
+            if times.count < options.requestsPerMinute {
+                times.append(now)
+                return .allowed
+            }
+            var refused = (state.refusals[connection.id] ?? []).filter { now.timeIntervalSince($0) < 60 }
+            defer { state.refusals[connection.id] = refused }
+            guard refused.count < options.refusalsPerMinute else { return .dropped }
+            refused.append(now)
+            return .refused
         }
+    }
+
+    /// The answer given to `id` within `freshness`, if any.
+    func recentAnswer(_ id: String, now: Date) -> String? {
+        state.withLock { state in state.recent[id].flatMap { now.timeIntervalSince($0.at) <= 2 * options.freshness ? $0.answer : nil } }
+    }
+
+    /// Keeps an answer for `freshness` (twice, for clocks that differ); older ones, and the
+    /// store's, are forgotten now and then — a request that old is refused anyway.
+    func remember(_ id: String, answer: String, now: Date) {
+        let prune = state.withLock { state -> Bool in
+            state.recent[id] = (answer, now)
+            if state.recent.count > 4_096 || now.timeIntervalSince(state.lastPrune) > 600 {
+                state.recent = state.recent.filter { now.timeIntervalSince($0.value.at) <= 2 * options.freshness }
+                let due = now.timeIntervalSince(state.lastPrune) > 600
+                if due { state.lastPrune = now }
+                return due
+            }
+            return false
+        }
+        if prune { try? store.pruneConnectionAnswers(before: now.addingTimeInterval(-86_400)) }
     }
 
     /// The wallet's Lightning session, opened once (signing) and kept; nil when it can't be opened now.

@@ -34,8 +34,11 @@ public final class RelaySession: Sendable {
         }
     }
 
-    /// The largest message taken from a relay.
+    /// The largest message handled: a larger one (an event nobody here asked for, or a
+    /// stranger's flood) is dropped, the connection kept.
     public static let maximumMessageBytes = 256 * 1024
+    /// The largest message read at all: past it the relay itself misbehaves, and the connection ends.
+    public static let maximumFrameBytes = 4 * 1024 * 1024
 
     public let url: String
     private let logger: Logger
@@ -69,12 +72,14 @@ public final class RelaySession: Sendable {
     }
 
     /// Connects and runs until the relay or `close()` ends it; `onOpen` runs once connected
-    /// (subscribe there), `onEvent` for each event a subscription brings.
+    /// (subscribe there), `onEvent` for each event a subscription brings, `onClosed` when the
+    /// relay ends a subscription (NIP-01 `CLOSED`, with its reason).
     /// Messages handled at once on one connection.
     public static let concurrentHandlers = 32
 
-    public func run(onOpen: @escaping @Sendable () -> Void, onEvent: @escaping @Sendable (_ subscription: String, NostrEvent) async -> Void) async throws {
-        var configuration = WebSocketClientConfiguration(maxFrameSize: Self.maximumMessageBytes, autoPing: .enabled(timePeriod: .seconds(30)), validateUTF8: true)
+    public func run(onOpen: @escaping @Sendable () -> Void, onEvent: @escaping @Sendable (_ subscription: String, NostrEvent) async -> Void,
+                    onClosed: @escaping @Sendable (_ subscription: String, _ reason: String) -> Void = { _, _ in }) async throws {
+        var configuration = WebSocketClientConfiguration(maxFrameSize: Self.maximumFrameBytes, autoPing: .enabled(timePeriod: .seconds(30)), validateUTF8: true)
         configuration.closeTimeout = .seconds(5)
         let tls = url.lowercased().hasPrefix("wss:") ? TLSConfiguration.makeClientConfiguration() : nil
         let outgoing = self.outgoing, logger = self.logger
@@ -88,14 +93,18 @@ public final class RelaySession: Sendable {
                 // Each message handled in a task of its own, at most `concurrentHandlers` at once:
                 // a slow one (a payment waiting on the network) never holds up the others.
                 var running = 0
-                for try await message in inbound.messages(maxSize: Self.maximumMessageBytes) {
+                for try await message in inbound.messages(maxSize: Self.maximumFrameBytes) {
                     guard case .text(let text) = message else { continue }
+                    guard text.utf8.count <= Self.maximumMessageBytes else {
+                        logger.debug("relay message dropped: too large", metadata: ["relay": .string(self.url), "bytes": .string("\(text.utf8.count)")])
+                        continue
+                    }
                     if running >= Self.concurrentHandlers {
                         try await group.next()
                         running -= 1
                     }
                     running += 1
-                    group.addTask { await self.handle(text, onEvent: onEvent) }
+                    group.addTask { await self.handle(text, onEvent: onEvent, onClosed: onClosed) }
                 }
                 group.cancelAll()
             }
@@ -152,7 +161,7 @@ public final class RelaySession: Sendable {
     }
 
     /// One message from the relay: events for the subscriptions, answers to publications.
-    private func handle(_ text: String, onEvent: @Sendable (String, NostrEvent) async -> Void) async {
+    private func handle(_ text: String, onEvent: @Sendable (String, NostrEvent) async -> Void, onClosed: @Sendable (String, String) -> Void) async {
         switch RelayMessage(text) {
         case .event(let subscription, let event)?:
             await onEvent(subscription, event)
@@ -162,7 +171,7 @@ public final class RelaySession: Sendable {
         case .notice(let message)?:
             logger.debug("relay notice", metadata: ["relay": .string(url), "notice": .string(String(message.prefix(200)))])
         case .closed(let subscription, let message)?:
-            logger.warning("relay closed a subscription", metadata: ["relay": .string(url), "subscription": .string(subscription), "reason": .string(String(message.prefix(200)))])
+            onClosed(subscription, message)
         case .endOfStoredEvents?, nil:
             break
         }

@@ -120,6 +120,21 @@ public struct AppConnection: Sendable, Equatable {
 
     /// Whether the NWC service serves it at `now`: live, and reached over Nostr Wallet Connect.
     public func servedOverNWC(at now: Date) -> Bool { state(at: now) == .live && wires.contains(.nwc) }
+
+    /// How long after its revocation or expiry a connection's requests are still answered
+    /// (`UNAUTHORIZED`), so its program learns where it stands instead of waiting out a timeout.
+    public static let refusedAfterEnd: TimeInterval = 30 * 86_400
+
+    /// Whether the NWC service listens to it at `now`: served, or ended within `refusedAfterEnd`
+    /// (its requests then get `UNAUTHORIZED`).
+    public func answeredOverNWC(at now: Date) -> Bool {
+        guard wires.contains(.nwc) else { return false }
+        switch state(at: now) {
+        case .live: return true
+        case .revoked: return revokedAt.map { now.timeIntervalSince($0) < Self.refusedAfterEnd } ?? false
+        case .expired: return expiresAt.map { now.timeIntervalSince($0) < Self.refusedAfterEnd } ?? false
+        }
+    }
 }
 
 /// What a connection has spent in its current period, and what is left.
@@ -365,6 +380,14 @@ extension WalletStore {
         try writeTransaction { db in
             try ConnectionAnswerRecord(connectionId: connection.id, requestId: requestID, answer: answer, at: now.timeIntervalSince1970).insert(db, onConflict: .ignore)
             try Self.markUsed(connection, now: now, db: db)
+        }
+    }
+
+    /// Forgets the answers kept from before `date`: a request that old is refused as stale, so
+    /// its answer is never needed again.
+    public func pruneConnectionAnswers(before date: Date) throws {
+        try writeTransaction { db in
+            _ = try ConnectionAnswerRecord.filter(Column("at") < date.timeIntervalSince1970).deleteAll(db)
         }
     }
 

@@ -76,7 +76,7 @@ struct ConnectNew: ParsableCommand {
         if connection.wires.contains(.mcp) {
             print("")
             print("For an AI agent (MCP), put this in its client's configuration (the password file is yours to choose):")
-            print(MCPWallet.clientConfiguration(connection))
+            print(MCPWallet.clientConfiguration(connection, home: store.home.directory.path))
         }
         guard let uri else { return }
         print("")
@@ -150,7 +150,7 @@ struct ConnectShow: ParsableCommand {
         print((["connection \"\(connection.name)\""] + alignedRows(rows)).joined(separator: "\n"))
         print(payments.isEmpty ? "no payments yet" : "payments:")
         for p in payments { print("  " + p.historyLine()) }
-        if connection.wires.contains(.mcp) { print("MCP client configuration: " + MCPWallet.clientConfiguration(connection)) }
+        if connection.wires.contains(.mcp) { print("MCP client configuration: " + MCPWallet.clientConfiguration(connection, home: store.home.directory.path)) }
     }
 }
 
@@ -186,6 +186,9 @@ struct ConnectRelays: ParsableCommand {
 }
 
 struct ConnectServe: AsyncParsableCommand {
+    /// How long a stop waits for work in flight before the service ends anyway.
+    static let stopWithin: Duration = .seconds(4)
+
     static let configuration = CommandConfiguration(
         commandName: "serve", abstract: "Answer the programs' requests: every live connection of every wallet here, until Ctrl-C (SIGINT) or SIGTERM.",
         discussion: "Unlocks the wallets once. One log line a request on stderr (connection, method, outcome), never its content. A systemd user unit: contrib/hawala-connect.service.")
@@ -223,9 +226,11 @@ struct ConnectServe: AsyncParsableCommand {
         for await _ in stopSignals { break }
         heartbeat.cancel()
         task.cancel()
-        _ = await task.result
+        // Told to stop, it stops: a request still in flight (a payment waiting on the network)
+        // gets a few seconds to finish, never a say in whether the service ends.
+        let finished = (try? await Deadline.run(Self.stopWithin, timedOut: { CancellationError() }) { _ = await task.result; return true }) ?? false
         withExtendedLifetime(lock) {}
-        Output.error("stopped")
+        Output.error(finished ? "stopped" : "stopped (work still in flight was cut short: a payment under way settles by itself, and the history says how it ended)")
     }
 }
 

@@ -42,7 +42,7 @@ struct MCPCommand: AsyncParsableCommand {
             guard let keyring = session.keyring else { throw CLIError("the wallet is locked") }
             Output.error("hawala mcp: serving \"\(session.wallet.name)\" on stdio for connection \"\(bound.name)\" (\(bound.permissionsText))")
             try await MCPWallet(session: session, keyring: keyring, connection: bound, confirmAbove: confirmAbove)
-                .serve(transport: StdioTransport(), version: HawalaVersion.string)
+                .serve(transport: LineTransport(), version: HawalaVersion.string)
         } catch {
             await session.close()
             throw error

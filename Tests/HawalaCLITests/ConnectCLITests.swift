@@ -86,8 +86,16 @@ struct ConnectCLITests {
         let made = try json(try wallet.run(["connect", "new", "agent", "--for", "mcp", "--json"] + pw)) as? [String: Any]
         #expect(made?["for"] as? [String] == ["mcp"] && made?["uri"] == nil && made?["relays"] as? [String] == [], "\(String(describing: made))")
         let both = try wallet.run(["connect", "new", "both", "--for", "nwc,mcp", "--relay", "ws://127.0.0.1:1"] + pw)
-        #expect(both.stdout.contains("nostr+walletconnect://") && both.stdout.contains(#"{"mcpServers":{"hawala-both":{"command":"hawala","args":["mcp","--connection","both""#),
-                "\(both.stdout)")
+        #expect(both.stdout.contains("nostr+walletconnect://") && both.stdout.contains(#"{"mcpServers":{"hawala-both":{"command":"/"#), "\(both.stdout)")
+        // What an MCP client starts: this very program by its absolute path, with this home
+        // (clients pass few variables on), so it finds the wallet.
+        let line = try #require(both.stdout.split(separator: "\n").first { $0.contains("mcpServers") })
+        let configuration = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let server = try #require((configuration["mcpServers"] as? [String: Any])?["hawala-both"] as? [String: Any])
+        let command = try #require(server["command"] as? String)
+        #expect(command.hasPrefix("/") && FileManager.default.isExecutableFile(atPath: command) && command.hasSuffix("/hawala"), "\(command)")
+        #expect((server["env"] as? [String: String])?["HAWALA_HOME"] == wallet.data.path, "\(server)")
+        #expect(server["args"] as? [String] == ["mcp", "--connection", "both", "--password-file", "/path/to/password-file"])
         #expect(try wallet.run(["connect", "new", "x", "--for", "smoke-signals"] + pw).stderr.contains("--for is nwc, mcp or nwc,mcp"))
         #expect(try wallet.run(["connect", "new", "plain", "--relay", "ws://127.0.0.1:1"] + pw).status == 0)
         let refused = try wallet.run(["mcp", "--connection", "plain"] + pw)
