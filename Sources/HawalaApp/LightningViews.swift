@@ -29,10 +29,13 @@ struct PaymentRow {
     let note: String?
     let sent: Bool
     let failed: Bool
+    /// Which program made it ("Paid by compute-agent"), when one did.
+    let by: String?
 
     init(_ payment: Payment, now: Date, timeZone: TimeZone) {
         id = payment.id
         what = payment.plainTitle
+        by = payment.byLine
         when = payment.timestamp.relative(now: now, timeZone: timeZone)
         date = payment.timestamp.iso8601
         amount = payment.signedAmountText
@@ -91,10 +94,11 @@ struct LightningView {
         let spec = saved.backend.flatMap { try? BackendSpec.parse($0) }
         configured = spec != nil
         let chosen = spec.map(LightningChoice.init) ?? .devnet
-        choices = LightningChoice.offered(sparkAvailable: sparkAvailable).map {
+        let offered = LightningChoice.offered(sparkAvailable: sparkAvailable, network: wallet.network)
+        choices = offered.map {
             Choice(value: $0.rawValue, title: $0.title, detail: $0.detail, checked: $0 == chosen, needsKey: $0.needsAPIKey)
         }
-        offersMainnet = sparkAvailable
+        offersMainnet = offered.contains(.sparkMainnet)
         hasAPIKey = saved.hasAPIKey == true
         if case .devnet(let path)? = spec { ledger = path } else { ledger = BackendSpec.defaultDevnetLedger(home: home) }
         if let spec {

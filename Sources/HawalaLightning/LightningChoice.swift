@@ -1,4 +1,5 @@
 import Foundation
+import HawalaKeys
 
 /// The first-run choice of how a wallet reaches Lightning, as a person makes it: what each
 /// option is, in plain words, and what it needs. The faces offer these three and turn the
@@ -11,10 +12,15 @@ public enum LightningChoice: String, Sendable, CaseIterable {
     /// The Lightning network through Spark: real bitcoin, a Breez API key.
     case sparkMainnet = "spark:mainnet"
 
-    /// The offers for a build: the Spark ones only when the SDK is in it.
-    public static func offered(sparkAvailable: Bool) -> [LightningChoice] {
-        sparkAvailable ? allCases : [.devnet]
+    /// The offers for a build and a wallet: the Spark ones only when the SDK is in it, real
+    /// bitcoin only for a mainnet wallet (`BackendSpec.check(for:wallet:)`).
+    public static func offered(sparkAvailable: Bool, network: Network) -> [LightningChoice] {
+        (sparkAvailable ? allCases : [.devnet]).filter { $0.isAllowed(for: network) }
     }
+
+    /// Real bitcoin only by choice: a testnet wallet ("coins worth nothing") uses test money
+    /// only — devnet or Spark's test network; Spark with real bitcoin needs a mainnet wallet.
+    public func isAllowed(for network: Network) -> Bool { self != .sparkMainnet || network == .mainnet }
 
     public var title: String {
         switch self {
@@ -55,5 +61,14 @@ public enum LightningChoice: String, Sendable, CaseIterable {
         case .sparkTest: return .spark(.regtest)
         case .sparkMainnet: return .spark(.mainnet)
         }
+    }
+}
+
+extension BackendSpec {
+    /// `LightningChoice.isAllowed(for:)` for a backend: asked before a choice is saved (both
+    /// faces), and when a session opens (a mismatch saved earlier, or given for one command).
+    /// - Throws: `LightningSessionError.realBitcoinOnTestWallet`.
+    public func check(for network: Network, wallet: String) throws(LightningSessionError) {
+        guard LightningChoice(self).isAllowed(for: network) else { throw .realBitcoinOnTestWallet(wallet: wallet) }
     }
 }

@@ -12,12 +12,17 @@ public enum LightningSessionError: Error, Equatable, Sendable, CustomStringConve
     case sparkNotBuilt
     /// The development network is not part of this build (a front end that links no devnet).
     case devnetNotBuilt
+    /// Spark with real bitcoin, chosen (or saved) for a testnet wallet: refused.
+    case realBitcoinOnTestWallet(wallet: String)
 
     public var description: String {
         switch self {
         case .noBackend(let wallet): "no Lightning backend is set for wallet \"\(wallet)\""
         case .sparkNotBuilt: "the spark backend is not available in this build: the Breez Spark SDK exists for Linux x86_64 (and Apple platforms) only"
         case .devnetNotBuilt: "the devnet backend is not available here"
+        case .realBitcoinOnTestWallet(let wallet):
+            "\(wallet.isEmpty ? "this wallet" : "\u{201C}\(wallet)\u{201D}") is a testnet wallet (coins worth nothing), so its Lightning can't move real bitcoin: "
+                + "choose devnet or Spark's test network for it, or create or restore a mainnet wallet for real bitcoin"
         }
     }
 }
@@ -74,6 +79,8 @@ public struct LightningSession: Sendable {
             throw LightningSessionError.noBackend(wallet: wallet.name)
         }
         let spec = try BackendSpec.parse(specText, home: store.home.directory)
+        // A mismatch saved before the rule (or given for one command): said, never used.
+        try spec.check(for: wallet.network, wallet: wallet.name)
         // The rates source typed by hand, when there is one; else the backend's own rates.
         let savedRates = try store.setting(LightningWallet.SettingKey.rates, walletID: wallet.id).flatMap(RatesSource.init(saved:))?.provider()
         // The node id saved is the saved backend's: a one-off backend of another kind neither

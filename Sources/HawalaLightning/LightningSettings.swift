@@ -124,6 +124,7 @@ extension LightningSettings {
         if change.clearFiat, change.fiat != nil || change.rates != nil { throw LightningSettingsError.clearFiatWithValues }
         let fiat = try change.fiat.map { code throws(LightningSettingsError) in try LightningSettingsChange.currencyCode(code) }
         if case .url(let url)? = change.rates { _ = try RatesSource.web(url.absoluteString) }
+        try change.backend?.check(for: wallet.network, wallet: wallet.name)
         switch change.backend {
         case .devnet(let path)?:
             guard let devnet = backends.devnet else { throw LightningSessionError.devnetNotBuilt }

@@ -137,12 +137,12 @@ struct AppSecurityTests {
         static func header(_ name: String, _ headers: [(String, String)]) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
     }
 
-    func withApp(wallet: Bool = true, maximumBackupBytes: Int? = nil, _ body: @Sendable (WebApp, Browser, Clock) async throws -> Void) async throws {
+    func withApp(wallet: Bool = true, network: Network = .mainnet, maximumBackupBytes: Int? = nil, _ body: @Sendable (WebApp, Browser, Clock) async throws -> Void) async throws {
         let home = temporaryHome()
         if wallet {
             let store = try WalletStore(home: home, create: true)
             let keyring = try store.newKeyring(password: password("correct horse"), parameters: fastKDF())
-            try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: Self.hostileName, network: .mainnet, keyring: keyring)
+            try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: Self.hostileName, network: network, keyring: keyring)
         }
         let clock = Clock()
         var options = AppOptions()

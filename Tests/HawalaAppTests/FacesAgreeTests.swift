@@ -21,7 +21,7 @@ extension AppSecurityTests {
         let home: WalletHome
         let secrets: URL
 
-        init(wallet: Bool = true) throws {
+        init(wallet: Bool = true, network: Network = .mainnet) throws {
             home = temporaryHome()
             secrets = temporaryFolder("faces-secrets")
             try FileManager.default.createDirectory(at: secrets, withIntermediateDirectories: true)
@@ -30,7 +30,7 @@ extension AppSecurityTests {
                 let store = try WalletStore(home: home, create: true)
                 let keyring = try store.newKeyring(password: password("correct horse"), parameters: fastKDF())
                 try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: AppSecurityTests.hostileName,
-                              network: .mainnet, keyring: keyring)
+                              network: network, keyring: keyring)
             }
         }
 
@@ -346,6 +346,35 @@ extension AppSecurityTests {
             #expect(appMade.relays == [relay] && cliMade.relays == [relay])
             #expect(try await browser.send(.get, "/connections").body.contains("hawala connect serve"), "an NWC connection needs the service")
         }
+    }
+
+    /// Real bitcoin only by choice: Spark with real bitcoin for a testnet wallet is refused by
+    /// both faces in the library's words (nothing saved); Spark's test network and devnet are
+    /// not refused for the network's sake.
+    @Test func facesAgreeOnRealBitcoinForATestnetWallet() async throws {
+        let cli = try CLIHome(network: .testnet)
+        let byCLI = try cli.run(["ln", "config", "--backend", "spark:mainnet"])
+        let words = LightningSessionError.realBitcoinOnTestWallet(wallet: "x").description
+        let tail = String(words[words.range(of: "so its Lightning")!.lowerBound...])
+        #expect(byCLI.status != 0 && byCLI.stderr.contains(tail), "CLI \(byCLI.status) \(byCLI.stderr)")
+        #expect(try cli.run(["ln", "config", "--json"]).stdout.contains("spark:mainnet") == false, "nothing saved by the CLI")
+        let oneOff = try cli.run(["ln", "balance", "--backend", "spark:mainnet", "--password-file", cli.path("password")])
+        #expect(oneOff.status != 0 && oneOff.stderr.contains(tail), "a one-off backend: \(oneOff.stderr)")
+        try await withApp(network: .testnet) { app, browser, _ in
+            var browser = browser
+            try await logIn(app, &browser)
+            let csrf = try #require(Browser.csrf(try await browser.send(.get, "/lightning").body))
+            let byApp = try await browser.send(.post, "/lightning/settings", form: ["csrf": csrf, "choice": "spark:mainnet", "apiKey": "brz-test-key"])
+            #expect(byApp.status == 400 && byApp.body.contains(Self.html(tail)), "app \(byApp.status)")
+            let store = try await app.store.get()
+            #expect(try store.setting(LightningWallet.SettingKey.backend, walletID: try #require(try store.current()).id) == nil, "nothing saved by the app")
+        }
+        // What each network offers: real bitcoin to a mainnet wallet only.
+        #expect(!LightningChoice.offered(sparkAvailable: true, network: .testnet).contains(.sparkMainnet))
+        #expect(LightningChoice.offered(sparkAvailable: true, network: .testnet) == [.devnet, .sparkTest])
+        #expect(LightningChoice.offered(sparkAvailable: true, network: .mainnet) == LightningChoice.allCases)
+        #expect(throws: LightningSessionError.realBitcoinOnTestWallet(wallet: "w")) { try BackendSpec.spark(.mainnet).check(for: .testnet, wallet: "w") }
+        for spec in [BackendSpec.spark(.regtest), .devnet(path: "/x")] { try spec.check(for: .testnet, wallet: "w") }
     }
 
     /// A regtest address of nobody's here.
