@@ -11,7 +11,10 @@ import NIOHTTP1
 /// checked against who pays (a connection's limits, or a person's maximum), the invoice paid
 /// once, the request sent again with the credential. Tokens are kept per origin and folder,
 /// sealed in the wallet store, and used again until the service refuses them. Redirects are
-/// followed for GET only, and never carry a credential to another origin.
+/// followed for GET only, and never carry a credential to another origin — neither the L402
+/// one nor the caller's own `Authorization`, `Cookie` or `Proxy-Authorization` (as curl does).
+/// The whole exchange, redirects included, has one deadline; an answer shorter than its
+/// `Content-Length` is an error, never a success.
 public struct PaidFetch: Sendable {
     public struct Request: Sendable {
         public var url: URL
@@ -65,6 +68,7 @@ public struct PaidFetch: Sendable {
             case .invoice(let why): "the service's invoice can't be paid: \(why)"
             case .overMaximum(let price, let maximum, let host):
                 "\(host) asks \(AmountText.sats(price)), more than the \(AmountText.sats(maximum)) allowed; nothing was paid"
+            case .payment(.refused(let refusal)): refusal.description.contains("nothing was paid") ? refusal.description : "\(refusal); nothing was paid"
             case .payment(let failure): failure.description
             case .pending(let id): "the payment is still pending (\(id)); the request was not sent again"
             case .http(let why): why
@@ -102,6 +106,7 @@ public struct PaidFetch: Sendable {
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
         defer { _ = client.shutdown() }
         var current = request
+        let deadline = ContinuousClock.now + timeout
         var payment: Payment?
         var paidOnce = false
         var redirects = 0
@@ -109,13 +114,17 @@ public struct PaidFetch: Sendable {
             let token = try? session.store.l402Token(walletID: session.wallet.id, url: current.url, keyring: keyring)
             var sent = current
             if let token { sent.headers.append(("Authorization", token.authorization)) }
-            let answer = try await send(sent, client: client)
+            let answer = try await send(sent, client: client, deadline: deadline)
             if (300...399).contains(answer.status), [301, 302, 303, 307, 308].contains(answer.status), current.method == "GET",
                let location = answer.header("Location"), let next = URL(string: location, relativeTo: current.url)?.absoluteURL {
                 redirects += 1
                 guard redirects <= Self.maximumRedirects, L402.scope(of: next) != nil else { throw .http("too many redirects, or one to a place not http(s)") }
                 // The credential stays with its origin: the next request carries only the
-                // token kept for the new address (looked up above), never this one.
+                // token kept for the new address (looked up above), never this one; the
+                // caller's own credentials stay too.
+                if L402.scope(of: next)?.origin != L402.scope(of: current.url)?.origin {
+                    current.headers.removeAll { Self.originBound.contains($0.name.lowercased()) }
+                }
                 current.url = next
                 continue
             }
@@ -172,6 +181,9 @@ public struct PaidFetch: Sendable {
         }
     }
 
+    /// Headers that belong to the origin they were written for.
+    static let originBound: Set<String> = ["authorization", "cookie", "proxy-authorization"]
+
     struct Answer {
         let status: Int
         let headers: [(name: String, value: String)]
@@ -180,7 +192,7 @@ public struct PaidFetch: Sendable {
         func headers(named name: String) -> [String] { headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value) }
     }
 
-    func send(_ request: Request, client: HTTPClient) async throws(Failure) -> Answer {
+    func send(_ request: Request, client: HTTPClient, deadline: ContinuousClock.Instant) async throws(Failure) -> Answer {
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
         outgoing.method = HTTPMethod(rawValue: request.method.uppercased())
         for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
@@ -188,8 +200,12 @@ public struct PaidFetch: Sendable {
         let host = request.url.host ?? "the service"
         let maximumBytes = self.maximumBytes
         let prepared = outgoing
+        let left = deadline - ContinuousClock.now
+        let seconds = timeout.components.seconds
+        guard left > .zero else { throw .http("\(host) did not answer within \(seconds) s in all") }
+        let answer: Answer
         do {
-            return try await Deadline.run(timeout, timedOut: { Failure.http("\(host) did not answer in time") }) {
+            answer = try await Deadline.run(left, timedOut: { Failure.http("\(host) did not answer within \(seconds) s in all") }) {
                 let response = try await client.execute(prepared, deadline: .now() + .hours(1))
                 let body = try await response.body.collect(upTo: maximumBytes)
                 return Answer(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: Array(body.readableBytesView))
@@ -198,10 +214,18 @@ public struct PaidFetch: Sendable {
             throw error
         } catch is NIOTooManyBytesError {
             throw .tooLarge(maximumBytes)
+        } catch HTTPParserError.invalidEOFState {
+            throw .http("the answer from \(host) ended early; a payment made for it is kept for a retry")
         } catch {
             // NIO's words for a closed port are long and odd; a person needs three.
             if "\(error)".contains("Connection refused") { throw .http("cannot reach \(host): the connection was refused") }
             throw .http("cannot reach \(host): \(error)")
         }
+        // An answer that ends before its announced length is cut, not complete.
+        if request.method.uppercased() != "HEAD", ![204, 304].contains(answer.status), let announced = answer.header("Content-Length").flatMap(Int.init),
+           answer.body.count < announced {
+            throw .http("the answer from \(host) ended early (\(answer.body.count) of \(announced) bytes); a payment made for it is kept for a retry")
+        }
+        return answer
     }
 }

@@ -35,8 +35,11 @@ public final class DevnetL402Server: Sendable {
     public func run(onRunning: @escaping @Sendable (Int) async -> Void) async throws {
         let logger = Logger(label: "hawala-devnet-l402")
         let router = Router()
-        router.on("**", method: .get) { request, _ in try await self.answer(request) }
-        router.on("**", method: .post) { request, _ in try await self.answer(request) }
+        // Every path is paid, the root too (the address printed).
+        for path in ["/", "**"] {
+            router.on(RouterPath(path), method: .get) { request, _ in try await self.answer(request) }
+            router.on(RouterPath(path), method: .post) { request, _ in try await self.answer(request) }
+        }
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "hawala-devnet-l402"),
                               onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) }, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

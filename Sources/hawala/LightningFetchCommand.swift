@@ -70,7 +70,8 @@ struct LightningFetch: AsyncParsableCommand {
             } else {
                 payer = .person(maxCost: maxCost ?? Self.defaultMaxCost, maxFee: maxFee)
             }
-            let fetched = try await PaidFetch(session: session, keyring: keyring)
+            // The network's time is the whole exchange's: every redirect, the payment, the answer.
+            let fetched = try await PaidFetch(session: session, keyring: keyring, timeout: .seconds(options.networkTimeout))
                 .fetch(.init(url: target, method: method.uppercased(), headers: headers, body: body), payer: payer) { price, host in
                     Output.error("\(host) asks \(AmountText.sats(price)) (L402): paying")
                 }

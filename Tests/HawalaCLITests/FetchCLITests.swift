@@ -79,7 +79,7 @@ struct FetchCLITests {
             #expect((shown["spentMsat"] as? Int ?? 0) >= 200_000 && (shown["payments"] as? [Any])?.count == 2)
             #expect(try buyer.run(["connect", "revoke", "agent"]).status == 0)
             let revoked = try buyer.run(["ln", "fetch", url, "--connection", "agent"] + pw)
-            #expect(revoked.status == 1 && revoked.stderr.contains("revoked"), "\(revoked.stderr)")
+            #expect(revoked.status == 1 && revoked.stderr.contains("revoked; nothing was paid"), "\(revoked.stderr)")
         }
     }
 
@@ -104,6 +104,19 @@ struct FetchCLITests {
             let seenByService = try String(contentsOf: folder.appendingPathComponent("service.log"), encoding: .utf8)
             let seenElsewhere = try String(contentsOf: folder.appendingPathComponent("elsewhere.log"), encoding: .utf8)
             #expect(seenByService.contains("L402 ") && !seenElsewhere.contains("L402") && seenElsewhere.contains("none"), "\(seenElsewhere)")
+            // The person's own credentials stay with their origin too (as curl does).
+            let own = try buyer.run(["ln", "fetch", service + "/own", "-H", "Authorization: Bearer mine", "-H", "Cookie: session=mine",
+                                     "-H", "Proxy-Authorization: Basic mine", "--password-file", buyer.path("password")])
+            let seen = try String(contentsOf: folder.appendingPathComponent("elsewhere.log"), encoding: .utf8)
+            #expect(own.status == 0 && own.stdout == "elsewhere" && !seen.contains("mine"), "\(own.stderr) \(seen)")
+            // An answer shorter than its Content-Length: an error, not a success.
+            let short = try buyer.run(["ln", "fetch", service + "/short", "--password-file", buyer.path("password")])
+            #expect(short.status == 1 && short.stderr.contains("the answer from 127.0.0.1 ended early"), "\(short.status) \(short.stderr)")
+            // Slow redirects: the network's time is the whole exchange's, not each hop's.
+            let started = Date()
+            let slow = try buyer.run(["ln", "fetch", service + "/slow/4", "--network-timeout", "3", "--password-file", buyer.path("password")])
+            #expect(slow.status == 1 && slow.stderr.contains("did not answer within 3 s in all") && Date().timeIntervalSince(started) < 7,
+                    "\(slow.stderr) after \(Date().timeIntervalSince(started)) s")
         }
     }
 
@@ -111,7 +124,7 @@ struct FetchCLITests {
     /// credential it redirects to the other) and the other origin; each logs the Authorization
     /// it was sent.
     static let servers = #"""
-        import http.server, sys, threading, urllib.request, urllib.error
+        import http.server, sys, threading, time, urllib.request, urllib.error
         paid, folder = sys.argv[1], sys.argv[2]
         def server(handler):
             s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -119,12 +132,20 @@ struct FetchCLITests {
             return s
         class Elsewhere(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
-                open(folder + "/elsewhere.log", "a").write((self.headers.get("Authorization") or "none") + "\n")
+                seen = [self.headers.get(h) for h in ("Authorization", "Cookie", "Proxy-Authorization")]
+                open(folder + "/elsewhere.log", "a").write(" ".join(v or "none" for v in seen) + "\n")
                 self.send_response(200); self.send_header("Content-Length", "9"); self.end_headers(); self.wfile.write(b"elsewhere")
             def log_message(self, *a): pass
         other = server(Elsewhere)
         class Service(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
+                if self.path == "/short":
+                    self.send_response(200); self.send_header("Content-Length", "100"); self.end_headers(); self.wfile.write(b"0123456789")
+                    self.close_connection = True; return
+                if self.path.startswith("/slow/"):
+                    hops = int(self.path.split("/")[2]); time.sleep(1.5)
+                    self.send_response(302); self.send_header("Location", "/slow/%d" % (hops - 1) if hops > 1 else "/short")
+                    self.send_header("Content-Length", "0"); self.end_headers(); return
                 credential = self.headers.get("Authorization")
                 open(folder + "/service.log", "a").write((credential or "none") + "\n")
                 if credential:
@@ -140,6 +161,15 @@ struct FetchCLITests {
         print("http://127.0.0.1:%d" % service.server_port, flush=True)
         threading.Event().wait()
         """#
+
+    /// The address the endpoint prints is paid too (it once answered 404).
+    @Test func theRootIsPaid() throws {
+        try withEndpoint(price: 100) { url in
+            let root = String(url.dropLast("jobs/run".count))
+            let fetched = try json(try buyer.run(["ln", "fetch", root, "--json", "--password-file", buyer.path("password")]))
+            #expect(fetched["status"] as? Int == 200 && fetched["costSats"] as? Int == 100, "\(fetched)")
+        }
+    }
 
     @Test func notAnL402Service() throws {
         let bad = try buyer.run(["ln", "fetch", "ftp://example.com/x", "--password-file", buyer.path("password")])
