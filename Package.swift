@@ -305,7 +305,7 @@ let package = Package(
         .executableTarget(
             name: "hawala",
             dependencies: [
-                .target(name: "CMalloc", condition: .when(platforms: [.linux])), "HawalaCrypto", "HawalaText", "HawalaKeys", "HawalaWallet", "HawalaBackup",
+                .target(name: "CMalloc", condition: .when(platforms: [.linux])), "CHardening", "HawalaCrypto", "HawalaText", "HawalaKeys", "HawalaWallet", "HawalaBackup",
                 "HawalaPaper", "HawalaLightning", "HawalaDevnet", "HawalaApp", "HawalaConnect", "HawalaNostr",
                 // The vault's client side only: the server is hawala-vault.
                 "HawalaVault", "HawalaVaultClient", "HawalaVaultAgent",
@@ -320,7 +320,7 @@ let package = Package(
         .executableTarget(
             name: "hawala-vault",
             dependencies: [
-                .target(name: "CMalloc", condition: .when(platforms: [.linux])), "HawalaText", "HawalaHome", "HawalaVault", "HawalaVaultStorage",
+                .target(name: "CMalloc", condition: .when(platforms: [.linux])), "CHardening", "HawalaText", "HawalaHome", "HawalaVault", "HawalaVaultStorage",
                 "HawalaVaultServer", "HawalaVaultPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CHardening
 #if os(Linux)
 import CMalloc
 #endif
@@ -10,6 +11,7 @@ import NIOPosix
 // `hawala-vault`: the vault server and its operator's commands. It links only the vault
 // modules (no key code, no wallet store): it keeps ciphertext it cannot open.
 signal(SIGPIPE, SIG_IGN)
+hawala_quiet_crashes()
 #if os(Linux)
 hawala_tune_malloc()
 #endif

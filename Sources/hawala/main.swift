@@ -1,4 +1,5 @@
 import ArgumentParser
+import CHardening
 #if os(Linux)
 import CMalloc
 #endif
@@ -17,6 +18,7 @@ import HawalaVaultClient
 // failed operation, 2 for usage errors (3: a payment still pending, `ln pay`). Never a stack
 // trace.
 signal(SIGPIPE, SIG_IGN)
+hawala_quiet_crashes()
 #if os(Linux)
 hawala_tune_malloc()
 #endif

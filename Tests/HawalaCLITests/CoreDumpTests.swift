@@ -47,6 +47,14 @@ struct CoreDumpTests {
         return try start(line, in: folder, environment: home.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 })
     }
 
+    /// hawala as `blockedHawala` starts it, but with the Swift runtime's backtracer asked for
+    /// (it prints registers and the memory around them unless Hawala turns it off).
+    static func blockedHawalaWithBacktracer(_ arguments: [String], in folder: URL, home: [String: String]) throws -> (Process, Pipe) {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let line = ([CLI.binary.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        return try start(line, in: folder, environment: home.merging(["SWIFT_BACKTRACE": "enable=yes,interactive=no"]) { $1 })
+    }
+
     /// Reads `pipe` until `text` shows (or 30 s pass).
     static func waitFor(_ text: String, on pipe: Pipe) -> String {
         var shown = Data()
@@ -91,5 +99,26 @@ struct CoreDumpTests {
         let left = Self.files(in: folder)
         #expect(!left.contains { $0.lastPathComponent.hasPrefix("core") }, "no core file: \(left.map(\.lastPathComponent))")
         for file in left { #expect((try Data(contentsOf: file)).range(of: Data("sausage".utf8)) == nil) }
+    }
+
+    /// A crash while holding the words prints no memory: the runtime's backtrace (registers and
+    /// the bytes around each) is off in Hawala's programs, even when the environment asks for it.
+    @Test func aCrashPrintsNoMemory() throws {
+        let f = try WalletFixture()
+        try f.write("mnemonic", legalWinner + "\n")
+        let secrets = f.home.appendingPathComponent("secrets")
+        #expect(mkfifo(secrets.appendingPathComponent("password-fifo").path, 0o600) == 0)
+        let folder = temporaryFolder("crash-output")
+        let (hawala, output) = try Self.blockedHawalaWithBacktracer(["wallet", "restore", "--mnemonic-file", f.path("mnemonic"),
+                                                                      "--password-file", secrets.appendingPathComponent("password-fifo").path, "--yes"],
+                                                                     in: folder, home: f.environment)
+        let shown = Self.waitFor("bitcoin", on: output)
+        #expect(shown.contains("bitcoin"), "the words were read: \(shown)")
+        usleep(200_000)
+        Self.crash(hawala)
+        let rest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(hawala.terminationReason == .uncaughtSignal && hawala.terminationStatus == SIGSEGV)
+        for printed in ["Registers", "rip 0x", "rax 0x", "Backtrace", "crashed"] { #expect(!rest.contains(printed), "the crash printed \(printed): \(rest.prefix(600))") }
+        #expect(!rest.contains("sausage") && !rest.contains("legal"), "the words in the crash output")
     }
 }
