@@ -206,6 +206,8 @@ public final class PostgresVaultStorage: VaultStorage {
         try await transaction { db in
             let id = try await userID(db, name: name, lock: true)
             try await db.query("DELETE FROM vault_token WHERE user_id = \(id)", logger: logger)
+            // The words' binding goes too: whoever holds the name next starts without it.
+            try await db.query("DELETE FROM vault_login_key WHERE user_id = \(id)", logger: logger)
         }
     }
 

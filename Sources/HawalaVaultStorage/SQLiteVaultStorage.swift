@@ -192,6 +192,8 @@ public final class SQLiteVaultStorage: VaultStorage {
         try await write { db in
             guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM user WHERE name = ?", arguments: [name]) else { throw VaultError.noSuchUser(name) }
             try db.execute(sql: "DELETE FROM token WHERE userId = ?", arguments: [id])
+            // The words' binding goes too: whoever holds the name next starts without it.
+            try db.execute(sql: "DELETE FROM loginKey WHERE userId = ?", arguments: [id])
         }
     }
 

@@ -14,7 +14,8 @@ public protocol VaultStorage: Sendable {
     /// Gives an existing user another token of `scope` (`noSuchUser` otherwise): an unattended
     /// agent's append-only token beside the owner's full one.
     func addToken(_ name: String, scope: VaultScope, now: Date) async throws(VaultError) -> String
-    /// Revokes every token of `name` (`noSuchUser` when there is no such user); backups stay.
+    /// Revokes every token of `name` and its words' login binding (`noSuchUser` when there is
+    /// no such user); backups stay.
     func revokeUser(_ name: String) async throws(VaultError)
     /// Replaces every token of `name` (revoked or not) with one new token of `scope`, in one
     /// step: the old tokens stop working as the new one starts.

@@ -74,6 +74,11 @@ struct WordsLoginTests {
         #expect(try await storage.user(token: fresh).name == "alice")
         try await storage.revokeUser("alice")
         await #expect(throws: VaultError.unauthorized, "the operator's revocation holds") { _ = try await storage.tokenForLoginKey(key, now: now) }
+        // The name given again: the former holder's words reach nothing (the binding went with the revocation).
+        #expect(try await storage.loginKey(user: alice) == nil)
+        let again = try await storage.addUser("alice", now: now)
+        #expect(try await storage.loginKey(user: try await storage.user(token: again)) == nil)
+        await #expect(throws: VaultError.unauthorized, "old words, new holder") { _ = try await storage.tokenForLoginKey(key, now: now) }
         try await storage.unbindLoginKey(user: bob)
         #expect(try await storage.loginKey(user: bob) == nil)
         // The words never raise what the operator gave: an agent-only account gets append-only.
