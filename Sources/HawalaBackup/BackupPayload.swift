@@ -74,6 +74,8 @@ struct BackupPayloadJSON: Codable {
         var txid: String?
         var address: String?
         var confirmations: Int?
+        /// The app connection that made or asked for it ("paid by …"); absent in older files.
+        var connection: String?
     }
 
     struct Imported: Codable {
@@ -134,7 +136,7 @@ public struct BackupPayload: Sendable {
                             destination: p.details.destination, idempotencyKey: p.idempotencyKey, failureReason: p.failureReason,
                             fiatCurrency: p.fiat?.currency, fiatValue: p.fiat.map { "\($0.value)" }, network: p.network, comment: p.details.comment,
                             successAction: p.details.successAction, txid: p.details.txid, address: p.details.address,
-                            confirmations: p.details.confirmations)
+                            confirmations: p.details.confirmations, connection: p.connection)
                     },
                     settings: w.settings.isEmpty ? nil : w.settings,
                     exitStates: w.exitStates.isEmpty ? nil : w.exitStates.map { e in
@@ -241,6 +243,6 @@ public struct BackupPayload: Sendable {
                                                 preimage: p.preimage, destination: p.destination, comment: p.comment,
                                                 successAction: p.successAction, txid: p.txid, address: p.address,
                                                 confirmations: p.confirmations),
-                       idempotencyKey: p.idempotencyKey, failureReason: p.failureReason, fiat: fiat, network: p.network)
+                       idempotencyKey: p.idempotencyKey, failureReason: p.failureReason, fiat: fiat, network: p.network, connection: p.connection)
     }
 }

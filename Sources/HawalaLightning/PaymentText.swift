@@ -52,6 +52,16 @@ extension Payment {
         return text.isEmpty ? (type == .send ? "Sent" : "Received") : text
     }
 
+    /// Which program made it, for a list row: "Paid by compute-agent", "Asked by shop" (an
+    /// invoice a connection made), or "L402: host" (a paid URL fetched by a person); nil when
+    /// the person did it themselves.
+    public var byLine: String? {
+        guard let connection, !connection.isEmpty else { return nil }
+        let name = DisplayText.safe(TextLimit.prefix(connection, scalars: 64))
+        if connection.hasPrefix("L402: ") { return name }
+        return (type == .send ? "Paid by " : "Asked by ") + name
+    }
+
     /// Where the payment stands, in a few words; nil once it is done (completed).
     public func plainState(at now: Date = Date()) -> String? {
         switch status {

@@ -75,6 +75,25 @@ extension AppSecurityTests {
 extension AppSecurityTests {
     /// A failed payment's page offers "Try again": the send form filled with what failed, which
     /// pays (a failure paid nothing, so its key does not block the new attempt).
+    /// The list rows say which program paid or asked, on the home and in the history.
+    @Test func listsSayWhichProgramPaid() async throws {
+        try await withApp { app, browser, _ in
+            var browser = browser
+            _ = try await onDevnet(app, &browser, ledger: temporaryFolder("devnet").appendingPathComponent("ledger").path)
+            let store = try await app.store.get()
+            let wallet = try #require(try store.current())
+            func sent(_ id: String, _ connection: String) -> Payment {
+                Payment(id: id, type: .send, status: .completed, amountMsat: 1_000_000, feeMsat: 1_000, timestamp: Date(), backend: "devnet",
+                        details: Payment.Details(description: "job \(id)"), connection: connection)
+            }
+            try store.savePayments([sent("6", "compute-agent"), sent("7", "L402: 127.0.0.1")], walletID: wallet.id)
+            for path in ["/", "/history"] {
+                let body = try await browser.send(.get, path).body
+                #expect(body.contains("Paid by compute-agent") && body.contains("L402: 127.0.0.1"), "\(path): \(body.suffix(2000))")
+            }
+        }
+    }
+
     @Test func aFailedPaymentIsTriedAgainFromItsPage() async throws {
         try await withApp { app, browser, _ in
             var browser = browser

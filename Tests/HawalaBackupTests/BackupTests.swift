@@ -107,6 +107,15 @@ struct ExportImportTests {
         #expect(throws: HawalaFileError.invalidPayload("unsupported payload format 3")) { try BackupPayload.decode(SecretBytes(utf8: future)) }
     }
 
+    /// A payment with every field set (a new field left empty here fails the test that uses it).
+    static let everyField = Payment(
+        id: "c", type: .send, status: .failed, amountMsat: 21_000, feeMsat: 3, timestamp: Date(timeIntervalSince1970: 1_795_000_200.25),
+        method: Payment.onChainMethod, backend: "spark",
+        details: Payment.Details(invoice: "lnbc1…", description: "job 7", paymentHash: "01", preimage: "02", destination: "03",
+                                 comment: "thanks", successAction: "{\"tag\":\"message\"}", txid: "04", address: "bc1q…", confirmations: 3),
+        idempotencyKey: "connect:x:y", failureReason: "no route", fiat: Payment.FiatValue(currency: "USD", value: Decimal(string: "12.5")!),
+        network: "spark:mainnet", connection: "compute-agent")
+
     /// The Lightning history and settings travel with the wallet, exactly.
     @Test func paymentHistoryComesBack() throws {
         let (store, keyring) = try newStore()
@@ -117,7 +126,13 @@ struct ExportImportTests {
                     fiat: Payment.FiatValue(currency: "EUR", value: Decimal(string: "0.01")!)),
             Payment(id: "b", type: .send, status: .pending, amountMsat: 7, feeMsat: 1_001, timestamp: Date(timeIntervalSince1970: 1_795_000_100.5),
                     backend: "devnet", details: Payment.Details(invoice: "lnbcrt1…"), idempotencyKey: "k", failureReason: nil),
+            Self.everyField,
         ]
+        // Every field of a payment is set in `everyField`, so each one is checked by the round trip below.
+        for (label, value) in Array(Mirror(reflecting: Self.everyField).children) + Array(Mirror(reflecting: Self.everyField.details).children) {
+            let mirror = Mirror(reflecting: value)
+            #expect(mirror.displayStyle != Mirror.DisplayStyle.optional || mirror.children.count == 1, "everyField leaves \(label ?? "?") empty")
+        }
         try store.savePayments(payments, walletID: main.id)
         try store.setSetting("ln.backend", to: "devnet:/tmp/x", walletID: main.id)
         let url = try exportAll(store, keyring)
@@ -130,6 +145,7 @@ struct ExportImportTests {
         let (other, otherKeyring) = try newStore()
         _ = try other.importWallet(payload.wallets[0], policy: .skip, keyring: otherKeyring)
         #expect(try other.payments(walletID: main.id) == (try store.payments(walletID: main.id)))
+        #expect(try other.payment(walletID: main.id, id: "c")?.connection == "compute-agent", "a restore remembers who paid")
         #expect(try other.setting("ln.backend", walletID: main.id) == "devnet:/tmp/x")
         // A malformed payment is refused by name, not imported half.
         let bad = #"{"format":1,"createdAt":"2026-01-01T00:00:00Z","app":"x","settings":{},"wallets":[{"name":"W","network":"mainnet","createdAt":"2026-01-01T00:00:00Z","language":"english","entropy":"00000000000000000000000000000000","importedAccounts":[],"payments":[{"id":"x","type":"gift","status":"completed","amountMsat":1,"feeMsat":0,"timestamp":1,"method":"lightning","backend":"devnet"}]}]}"#
@@ -139,12 +155,12 @@ struct ExportImportTests {
         let csv = temporaryFolder("history", suffix: ".csv")
         defer { try? FileManager.default.removeItem(at: csv) }
         var heard = 0
-        #expect(try PaymentExport.write(.csv, store: store, walletID: main.id, to: csv) { heard = $0 } == 2)
+        #expect(try PaymentExport.write(.csv, store: store, walletID: main.id, to: csv) { heard = $0 } == 3)
         let written = try Data(contentsOf: csv)
         #expect(heard == written.count && String(decoding: written, as: UTF8.self).hasPrefix(PaymentExport.csvHeader))
         #expect(throws: HawalaFileError.exists(path: csv.path)) { try PaymentExport.write(.json, store: store, walletID: main.id, to: csv) }
         #expect(try Data(contentsOf: csv) == written)
-        #expect(try PaymentExport.write(.json, store: store, walletID: main.id, to: csv, replace: true) == 2)
+        #expect(try PaymentExport.write(.json, store: store, walletID: main.id, to: csv, replace: true) == 3)
         #expect(try Data(contentsOf: csv).first == UInt8(ascii: "["))
     }
 
