@@ -179,6 +179,10 @@ struct LightningWatch: AsyncParsableCommand {
     @Option(help: "Stop after this many seconds (default: run until interrupted).") var timeout: UInt64?
     @Flag(help: "JSON lines.") var json = false
 
+    func validate() throws {
+        if let timeout { guard PaymentLimits.expiryRange.contains(timeout) else { throw ValidationError("--timeout must be between 1 and 31536000 seconds (a year)") } }
+    }
+
     func run() async throws {
         try await options.open(signing: false).closing { session in
             let events = session.lightning.watch(for: timeout.map { .seconds($0) })

@@ -41,6 +41,7 @@ struct LightningInvoice: AsyncParsableCommand {
         guard (amount != nil) != amountless else { throw ValidationError("give exactly one of --amount SATS or --amountless") }
         if let amount, amount == 0 { throw ValidationError("--amount must be at least 1 sat (or use --amountless)") }
         guard PaymentLimits.expiryRange.contains(expiry) else { throw ValidationError("--expiry must be between 1 and 31536000 seconds") }
+        guard PaymentLimits.expiryRange.contains(timeout) else { throw ValidationError("--timeout must be between 1 and 31536000 seconds") }
         guard (1...86_400 * 7).contains(timeout) else { throw ValidationError("--timeout must be between 1 and 604800 seconds") }
     }
 

@@ -32,6 +32,8 @@ struct HugeNumberCLITests {
         ["ln", "history", "--offset", "V"],
         ["ln", "history", "--limit", "V", "--offset", "V"],
         ["ln", "balance", "--sync-timeout", "V"],
+        ["ln", "watch", "--timeout", "V"],
+        ["ln", "invoice", "--amount", "10", "--wait", "--timeout", "V"],
         ["wallet", "receive", "--amount", "V"],
         ["wallet", "addresses", "--count", "V"],
     ]
