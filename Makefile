@@ -13,7 +13,7 @@ IMPORT_CHECK := --explicit-target-dependency-import-check error
 ## thread (gdb), instead of holding CI; a failing run ends by repeating its ✘ lines.
 WATCHDOG := $(PYTHON) scripts/watchdog.py
 
-.PHONY: run test test-asan test-app test-spark-stress build release bench bench-app bench-vault deps test-deps vectors fuzz clean screens
+.PHONY: run test test-asan test-app test-spark-stress build release bench bench-app bench-vault deps test-deps vectors fuzz clean screens install uninstall
 
 ## Install the missing Debian packages (apt-get; sudo when not root), then the Breez Spark SDK:
 ## its library from PyPI and the Swift bindings generated from it, in Generated/spark (never
@@ -38,6 +38,18 @@ release: deps
 	swift build -c release --product hawala-vault
 	swift build -c release --product hawala-bench
 
+## Install hawala, hawala-vault, the Spark library they load, the systemd units and the docs
+## under $(DESTDIR)$(PREFIX) (release build; CONFIG=debug for a quick one); `make uninstall`.
+PREFIX ?= /usr/local
+CONFIG ?= release
+install: deps
+	swift build -c $(CONFIG) --product hawala $(IMPORT_CHECK)
+	swift build -c $(CONFIG) --product hawala-vault $(IMPORT_CHECK)
+	@./scripts/install.sh install "$(DESTDIR)" "$(PREFIX)" "$$(swift build -c $(CONFIG) --show-bin-path)"
+
+uninstall:
+	@./scripts/install.sh uninstall "$(DESTDIR)" "$(PREFIX)"
+
 ## Build and start the app: the browser opens, or the sign-in link is printed (other commands:
 ## ARGS="wallet list").
 run: deps
@@ -60,6 +72,7 @@ test: test-deps
 	.build/nostr-venv/bin/python scripts/mcp_e2e.py
 	./scripts/with-postgres.sh ./scripts/vault-torture.sh
 	./scripts/schemathesis.sh
+	./scripts/test-install.sh
 	$(MAKE) --no-print-directory test-asan
 
 ## `hawala app` end to end in headless Chromium (Debian's chromium, chromedriver and
