@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
-make --no-print-directory install CONFIG=debug DESTDIR="$dest" PREFIX=/usr/local >/dev/null
+make --no-print-directory install CONFIG=debug DESTDIR="$dest" PREFIX=/usr/local >"$dest/install.log" 2>&1 || { cat "$dest/install.log" >&2; exit 1; }
 bin="$dest/usr/local/bin"
 fail() { echo "FAIL  make install: $*" >&2; exit 1; }
 for f in bin/hawala bin/hawala-vault lib/systemd/user/hawala-connect.service lib/systemd/system/hawala-vault.service share/doc/hawala/README.md; do
@@ -14,7 +14,7 @@ for f in bin/hawala bin/hawala-vault lib/systemd/user/hawala-connect.service lib
 done
 grep -q "ExecStart=/usr/local/bin/hawala connect serve" "$dest/usr/local/lib/systemd/user/hawala-connect.service" || fail "the unit does not start the installed hawala"
 if [ -f Generated/spark/lib/libbreez_sdk_spark_bindings.so ]; then
-  resolved=$(ldd "$bin/hawala" | awk '/libbreez_sdk_spark_bindings/ {print $3}')
+  resolved=$(realpath -m "$(ldd "$bin/hawala" | awk '/libbreez_sdk_spark_bindings/ {print $3}')")
   [ "$resolved" = "$dest/usr/local/lib/libbreez_sdk_spark_bindings.so" ] || fail "the installed hawala loads the Spark library from ${resolved:-nowhere}"
 fi
 "$bin/hawala" --version >/dev/null || fail "--version"
@@ -31,7 +31,7 @@ for who in buyer seller; do
 done
 run buyer ln devnet fund 10000 >/dev/null
 invoice=$(run seller ln invoice --amount 1234 --description "installed" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["invoice"])')
-run buyer ln pay "$invoice" --yes >/dev/null || fail "a devnet payment from the installed copy"
+run buyer ln pay "$invoice" --yes >/dev/null 2>&1 || fail "a devnet payment from the installed copy"
 HAWALA_HOME="$work/seller" "$bin/hawala" ln history --json | grep -q '"installed"' || fail "the payee does not have it"
 make --no-print-directory uninstall DESTDIR="$dest" PREFIX=/usr/local >/dev/null
 [ ! -e "$bin/hawala" ] && [ ! -e "$dest/usr/local/share/doc/hawala" ] || fail "make uninstall left files behind"
