@@ -70,6 +70,8 @@ extension AppRoutes {
                 what it did is in History.
                 """))
         }
+        // A confirmation kept across the lock is shown once unlocked, its password field empty.
+        if answer.survivesTheLock, try await mustUnlock(session) { return AppResponse.toUnlock() }
         var page = answer.page
         page.csrf = session.csrf
         page.unlocked = session.isUnlocked

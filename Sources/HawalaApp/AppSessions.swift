@@ -54,12 +54,19 @@ actor AppSessions {
             keyring = nil
             backup = nil
             recovery = nil
-            send = nil
             importing = nil
             shareEntry = nil
             sharesRecovery = nil
             download = nil
-            answers = []
+            answers = answers.filter(\.survivesTheLock)
+        }
+
+        /// What a lock keeps for after the unlock: a payment waiting for its password (no
+        /// secret: the password is asked again) and its confirmation page, so nothing typed is
+        /// lost to the lock.
+        mutating func keepAcrossTheLock(from old: Session) {
+            send = old.send
+            answers = old.answers.filter(\.survivesTheLock)
         }
     }
 
@@ -70,6 +77,9 @@ actor AppSessions {
         let template: String
         let page: Page
         let keptUntil: Date
+
+        /// A payment's confirmation comes back after a lock (shown only once unlocked).
+        var survivesTheLock: Bool { template == "send" }
     }
 
     /// How many answers a session keeps.
@@ -250,6 +260,7 @@ actor AppSessions {
         var session = newSession(keyring: keyring)
         session.timeZone = old.timeZone
         session.interrupted = old.interrupted
+        session.keepAcrossTheLock(from: old)
         sessions[session.id] = session
         return session
     }
@@ -297,6 +308,7 @@ actor AppSessions {
         let old = sessions.removeValue(forKey: id)
         var session = newSession(keyring: nil)
         session.timeZone = old?.timeZone ?? .current
+        if let old { session.keepAcrossTheLock(from: old) }
         sessions[session.id] = session
         return session
     }

@@ -377,7 +377,7 @@ extension LightningController {
     /// Step 2: the password again, then the payment, once (its idempotency key is the invoice's
     /// payment hash: a second click returns the first result).
     func confirmSend(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet) async throws -> Response {
-        guard let pending = session.send else { return AppResponse.redirect("/send") }
+        guard let pending = session.send else { return try await confirmedBefore(session, form, open) }
         let keyring: Keyring
         switch try await checkPassword(form, session) {
         case .opened(let opened): keyring = opened
@@ -388,7 +388,7 @@ extension LightningController {
             let taken = s.send != nil
             s.send = nil
             return taken
-        }) == true else { return AppResponse.redirect("/send") }
+        }) == true else { return try await confirmedBefore(session, form, open) }
         let (store, wallet) = (open.store, open.wallet)
         guard wallet.id == pending.walletID else {
             return try render(.conflict, "message", Page(title: "Not paid", session: session, overview: try await app.store.overview(),
@@ -408,6 +408,16 @@ extension LightningController {
             return try render(.badRequest, "message", Page(title: "Not paid", session: session, overview: try await app.store.overview(),
                                                             message: words))
         }
+    }
+
+    /// "Pay" sent again for a confirmation already used (Back, then Pay): the payment it made,
+    /// said as such — "already paid: nothing was sent again" — else the Send form.
+    func confirmedBefore(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet) async throws -> Response {
+        guard let text = form.text("input")?.trimmed, !text.isEmpty, let input = try? PaymentInput.parse(text),
+              let earlier = try? LightningWallet.earlier(for: input, key: nil, store: open.store, walletID: open.wallet.id) else {
+            return AppResponse.redirect("/send")
+        }
+        return try await paymentResult(session, earlier.payment, headline: earlier.headline.sentence)
     }
 
     func paymentResult(_ session: AppSessions.Session, _ payment: Payment, headline: String, message: String? = nil) async throws -> Response {

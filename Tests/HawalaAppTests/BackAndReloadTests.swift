@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 @testable import HawalaApp
+import HawalaLightning
 import HawalaTestSupport
 import HTTPTypes
 import NIOCore
@@ -71,6 +72,52 @@ extension AppSecurityTests {
             let unlockCSRF = try #require(Browser.csrf(try await browser.send(.get, "/unlock").body))
             let third = try await browser.send(.post, "/unlock", form: ["csrf": unlockCSRF, "password": "guess"])
             #expect(third.status == 401 && third.body.contains("Wrong password. 2 more tries before a wait of 5 minutes."), "\(third.body.suffix(900))")
+        }
+    }
+}
+
+extension AppSecurityTests {
+    /// Issue 48, items 12 and 13: a lock on a payment's confirmation brings the confirmation back
+    /// after the unlock (its password field empty), never "Not kept"; Back after paying and Pay
+    /// again says the payment was made already, nothing sent twice.
+    @Test func theConfirmationSurvivesTheLockAndPayAgainSaysPaid() async throws {
+        try await withApp { app, browser, _ in
+            var browser = browser
+            let ledger = temporaryFolder("devnet").appendingPathComponent("ledger").path
+            let csrf = try await onDevnet(app, &browser, ledger: ledger)
+            #expect(try await browser.send(.post, "/lightning/fund", form: ["csrf": csrf, "amount": "5000"]).status == 200)
+            let other = try await OtherNode(ledger: ledger).session()
+            let invoice = try await other.receive(ReceiveRequest(amountSats: 700, description: "kept through the lock")).response.invoice
+            await other.close()
+            // The preview, by a raw request: its answer's address.
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(browser.port)/lightning/send")
+            request.method = .POST
+            request.headers.add(name: "Host", value: "127.0.0.1:\(browser.port)")
+            request.headers.add(name: "Origin", value: "http://127.0.0.1:\(browser.port)")
+            request.headers.add(name: "Cookie", value: "hawala_sid=\(browser.cookie ?? "")")
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            request.body = .bytes(ByteBuffer(string: "csrf=\(csrf)&input=\(invoice)"))
+            let posted = try await browser.client.execute(request, timeout: .seconds(30))
+            let answer = try #require(posted.headers.first(name: "Location")).prefix { $0 != "#" }
+            #expect(try await browser.send(.get, String(answer)).body.contains("Confirm the payment"))
+            // Locked (the button), then unlocked: the confirmation again, not "Not kept".
+            let locked = try await browser.send(.post, "/lock", form: ["csrf": csrf])
+            browser.cookie = Browser.sessionID(locked.headers)
+            let whileLocked = try await browser.send(.get, String(answer))
+            #expect(!whileLocked.body.contains("Confirm the payment"), "shown only once unlocked")
+            try await logIn2(&browser)
+            let back = try await browser.send(.get, String(answer))
+            #expect(back.status == 200 && back.body.contains("Confirm the payment") && back.body.contains("kept through the lock") && !back.body.contains("Not kept"),
+                    "\(back.body.suffix(1200))")
+            let fresh = try #require(Browser.csrf(back.body))
+            let paid = try await browser.send(.post, "/lightning/pay", form: ["csrf": fresh, "input": invoice, "password": "correct horse"])
+            #expect(paid.status == 200 && paid.body.contains("Paid"), "\(paid.body.suffix(900))")
+            // Back to the confirmation, Pay again: said as paid before, nothing sent twice.
+            let again = try await browser.send(.post, "/lightning/pay", form: ["csrf": fresh, "input": invoice, "password": "correct horse"])
+            #expect(again.body.contains("Already paid: nothing was sent again"), "\(again.body.suffix(900))")
+            let store = try await app.store.get()
+            let sent = try store.payments(walletID: try #require(try store.current()).id, filter: PaymentFilter(type: .send))
+            #expect(sent.count == 1)
         }
     }
 }
