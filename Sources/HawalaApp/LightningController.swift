@@ -41,6 +41,10 @@ extension LightningController {
         let settings = try LightningSettings.load(store: store, walletID: wallet.id)
         var view = LightningView(wallet: wallet, settings: settings, sparkAvailable: app.options.backends.spark != nil, home: app.store.home.directory)
         view.maxClaimFee = settings.maxClaimFee.saved
+        if let spec = settings.backend.flatMap({ try? BackendSpec.parse($0, home: store.home.directory) }), BackupBeforeRealMoney.holdsBack(spec, wallet: wallet, store: store) {
+            view.backupFirst = BackupBeforeRealMoney.Refusal.backupFirst(wallet: wallet.name).description.sentence
+            view.walletQuery = wallet.name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        }
         if let fund {
             (view.fundMessage, view.fundProblem, view.fundAmount) = (fund.message, fund.problem, fund.typed)
             page.anchor = "test-money"
@@ -99,6 +103,7 @@ extension LightningController {
                 }
             }
             if let key = form.secret("apiKey")?.trimmingWhitespace(), key.count > 0 { change.apiKey = key }
+            if let typed = form.text("acceptRisk") { change.acceptRisk = typed }
             if let fiat = form.text("fiat")?.trimmed {
                 if fiat.isEmpty { change.clearFiat = before.fiat != nil || before.rates != nil } else { change.fiat = fiat }
             }
@@ -115,6 +120,7 @@ extension LightningController {
             if let fiat = outcome.settings.fiat, fiat != before.fiat { said.append("Amounts also show in \(fiat).") }
             if change.clearFiat { said.append("Amounts show in sat only.") }
             if let cap = change.maxClaimFee { said.append("A deposit's claim may cost \(cap).") }
+            if change.acceptRisk != nil { said.append("Real bitcoin before the words are checked, at your risk: back them up any time from Wallets.") }
             if let unchecked = outcome.ratesUnchecked { said.append("The rates source could not be checked now (\(unchecked)).") }
             let note = said.isEmpty ? "Nothing changed." : "Saved. " + said.joined(separator: " ")
             if before.backend == nil, change.backend != nil {
@@ -487,6 +493,7 @@ extension AppRoutes {
         case let error as ExitError: error.description.sentence
         case let error as LightningSessionError: error.description.sentence
         case let error as LightningSettingsError: error.description.sentence
+        case let error as BackupBeforeRealMoney.Refusal: error.description.sentence
         case let error as FiatSettingError: error.description.sentence
         case let error as FiatRatesError: error.description.sentence
         case let error as PaymentInputError: error.description.sentence

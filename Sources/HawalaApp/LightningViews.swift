@@ -83,6 +83,10 @@ struct LightningView {
     /// The cap in words ("at most 5 sat/vB").
     var claimCapText = ClaimFeePolicy.default.description
     var anyDeposits = false
+    /// Real bitcoin held back until the words are checked (`BackupBeforeRealMoney`): why, in words.
+    var backupFirst: String?
+    var walletQuery = ""
+    let acceptance = BackupBeforeRealMoney.acceptance
     var depositsProblem: String?
     /// What adding test money did (or why not), said in its box, where the page opens.
     var fundMessage: String?

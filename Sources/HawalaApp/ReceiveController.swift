@@ -52,7 +52,7 @@ extension ReceiveController {
             }
             // Bitcoin sent on-chain into Lightning: the deposit address (the same until used).
             let deposit = try? await Deadline.run(AppRoutes.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: AppRoutes.networkWait) }) {
-                try await lightningSession(session, store, wallet, keyring: keyring).backend.receiveAddress(.bitcoin)
+                try await lightningSession(session, store, wallet, keyring: keyring).receivingAddress(.bitcoin).address
             }
             if let deposit {
                 form.depositAddress = deposit

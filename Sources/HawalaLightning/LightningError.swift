@@ -73,6 +73,8 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     case insufficientBalance(haveMsat: Msat, needMsat: Msat)
     case ownInvoice
     case alreadyPaid
+    /// Real bitcoin before the words are checked (`BackupBeforeRealMoney`): nothing was done.
+    case backupFirst(wallet: String)
     case unknownDestination(String)
     case feeAboveMaximum(feeMsat: Msat, maximumMsat: Msat)
     /// Something the backend does not do, or was not set up for.
@@ -162,6 +164,7 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case let .insufficientBalance(have, need): "insufficient balance: \(satsText(have, .down)) available, \(satsText(need, .up)) needed (amount + fee)"
         case .ownInvoice: "this invoice is this wallet's own"
         case .alreadyPaid: "the invoice has already been paid"
+        case .backupFirst(let wallet): BackupBeforeRealMoney.Refusal.backupFirst(wallet: wallet).description
         case .unknownDestination(let node): "unknown destination: no route to node \(node)"
         case let .feeAboveMaximum(fee, maximum): "the fee (\(exactSatsText(fee))) is above the maximum (\(exactSatsText(maximum)))"
         case let .unsupported(backend, what): what.description(backend: backend)

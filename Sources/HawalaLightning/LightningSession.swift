@@ -131,7 +131,8 @@ public struct LightningSession: Sendable {
 
     /// The wallet's address for `method` (the Spark address, or an on-chain deposit address).
     public func receivingAddress(_ method: ReceiveMethod) async throws -> ReceivingAddress {
-        ReceivingAddress(method: method, address: try await backend.receiveAddress(method), backend: backend.name)
+        try lightning.checkBackupBeforeRealMoney()
+        return ReceivingAddress(method: method, address: try await backend.receiveAddress(method), backend: backend.name)
     }
 
     /// Disconnects (Spark stops its background work and closes its storage) and ends the
@@ -164,7 +165,8 @@ public struct LightningSession: Sendable {
     /// Creates an invoice and records it as a pending receive (`connection`: the app
     /// connection that asked for it).
     public func receive(_ request: ReceiveRequest, connection: String? = nil) async throws(LightningError) -> CreatedInvoice {
-        try await LightningError.during(backend.name) {
+        try lightning.checkBackupBeforeRealMoney()
+        return try await LightningError.during(backend.name) {
             let response = try await backend.receivePayment(request)
             try lightning.recordInvoice(response, amountSats: request.amountSats, description: request.description, connection: connection)
             return CreatedInvoice(response: response, amountSats: request.amountSats, description: request.description, backend: backend.name)

@@ -56,6 +56,9 @@ public struct LightningSettingsChange: Sendable {
     public var clearFiat: Bool
     /// A new cap on deposits' claim fees.
     public var maxClaimFee: ClaimFeePolicy?
+    /// The person's typed acceptance of real bitcoin before the words are checked
+    /// (`BackupBeforeRealMoney.acceptance`, checked before anything is saved).
+    public var acceptRisk: String?
 
     public init(backend: BackendSpec? = nil, apiKey: SecretBytes? = nil, fiat: String? = nil, rates: RatesSource? = nil, clearFiat: Bool = false) {
         self.backend = backend
@@ -124,6 +127,9 @@ extension LightningSettings {
         if change.clearFiat, change.fiat != nil || change.rates != nil { throw LightningSettingsError.clearFiatWithValues }
         let fiat = try change.fiat.map { code throws(LightningSettingsError) in try LightningSettingsChange.currencyCode(code) }
         if case .url(let url)? = change.rates { _ = try RatesSource.web(url.absoluteString) }
+        if let typed = change.acceptRisk, typed.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() != BackupBeforeRealMoney.acceptance.lowercased() {
+            throw BackupBeforeRealMoney.Refusal.notAccepted
+        }
         try change.backend?.check(for: wallet.network, wallet: wallet.name)
         switch change.backend {
         case .devnet(let path)?:
@@ -167,6 +173,7 @@ extension LightningSettings {
         if let rates = change.rates { try store.setSetting(Key.rates, to: rates.saved, walletID: wallet.id) }
         if let cap = change.maxClaimFee { try store.setSetting(Key.maxClaimFee, to: cap.saved, walletID: wallet.id) }
         if let fiat { try store.setSetting(Key.fiatCurrency, to: fiat, walletID: wallet.id) }
+        if let typed = change.acceptRisk { try BackupBeforeRealMoney.accept(typed: typed, wallet: wallet, store: store) }
         if change.clearFiat {
             try store.setSetting(Key.fiatCurrency, to: nil, walletID: wallet.id)
             try store.setSetting(Key.rates, to: nil, walletID: wallet.id)

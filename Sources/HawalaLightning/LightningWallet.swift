@@ -175,6 +175,13 @@ public final class LightningWallet: Sendable {
         self.clock = clock
     }
 
+    /// `BackupBeforeRealMoney` for this wallet on its network: asked before anything is
+    /// received or paid.
+    public func checkBackupBeforeRealMoney() throws(LightningError) {
+        guard let network, let spec = try? BackendSpec.parse(network) else { return }
+        do { try BackupBeforeRealMoney.check(spec, wallet: wallet, store: store) } catch { throw .backupFirst(wallet: wallet.name) }
+    }
+
     /// Pays `prepared` once per `idempotencyKey`: a key already used returns that payment
     /// (settled or still pending) and sends nothing; after a failure (which paid nothing) it is
     /// a new attempt, recorded beside the failed one. `connection`: the app connection paying

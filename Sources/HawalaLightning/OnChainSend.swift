@@ -157,6 +157,7 @@ extension LightningWallet {
     /// Prices a withdrawal of `amount` to `address` at each speed (nothing is sent); the
     /// address must be of the backend's network.
     public func prepareOnChain(address: String, amount: OnChainAmount) async throws(LightningError) -> OnChainQuote {
+        try checkBackupBeforeRealMoney()
         try backend.network.checkBitcoinAddress(address)
         if case .sats(let sats) = amount, sats == 0 { throw .outOfRange(.amount) }
         return try await LightningError.during(backend.name) {

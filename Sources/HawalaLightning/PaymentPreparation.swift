@@ -134,6 +134,7 @@ extension LightningWallet {
     /// address or an LNURL, which also need `amountSats`.
     public func prepare(_ input: PaymentInput, text: String, amountSats: Sats?, comment: String?, maxFeeSats: Sats?,
                         lnurl: LNURLPayFlow?) async throws(LightningError) -> PreparedPayment {
+        try checkBackupBeforeRealMoney()
         let prepared: PreparedPayment = try await LightningError.during(backend.name) {
             if input.isLNURL, let lnurl {
                 guard let amountSats else { throw LightningError.amountRequired }

@@ -32,6 +32,8 @@ enum ErrorWords {
                 (Spark's test network) or --backend devnet (test money on this machine, not the Lightning network), or save \
                 one with `hawala ln config --backend SPEC`
                 """)
+        case LightningError.backupFirst:
+            return CLIError("\(error): `hawala wallet verify-backup`, or `hawala ln config --accept-risk \"\(BackupBeforeRealMoney.acceptance)\"`")
         case FiatSettingError.noRatesSource:
             return CLIError("no fiat rates source is set: `hawala ln config --rates-file PATH` or `--rates-url URL`")
         case LightningSettingsError.apiKeyWithoutSpark:

@@ -33,6 +33,8 @@ struct LightningConfig: AsyncParsableCommand {
     @Flag(name: .customLong("no-fiat"), help: "Forget the fiat currency and the rates source (amounts in sat only).") var noFiat = false
     @Option(name: .customLong("max-claim-fee"), help: ArgumentHelp("The most a deposit's claim may cost: network (the recommended rate + 1 sat/vB, the default), network+N, N/vB (a rate) or N (sats).", valueName: "cap"))
     var maxClaimFee: String?
+    @Option(name: .customLong("accept-risk"), help: ArgumentHelp("Use real bitcoin before the words are checked: type \"\(BackupBeforeRealMoney.acceptance)\".", valueName: "words"))
+    var acceptRisk: String?
 
     func validate() throws {
         if ratesFile != nil && ratesURL != nil { throw ValidationError("give one of --rates-file or --rates-url") }
@@ -49,11 +51,16 @@ struct LightningConfig: AsyncParsableCommand {
         change.apiKey = try apiKeyFile.map { try Input.readSecretFile($0, what: "API key") }
         change.clearFiat = noFiat
         change.maxClaimFee = try maxClaimFee.map { try ClaimFeePolicy(parsing: $0) }
+        change.acceptRisk = acceptRisk
         let outcome = try await LightningSettings.apply(change, store: store, wallet: summary, backends: .linked) {
             try WalletSession.unlock(store, file: password.passwordFile)
         }
         if let problem = outcome.ratesUnchecked { Output.error("warning: the rates source could not be checked now (\(problem))") }
         if let network = outcome.savedAPIKeyFor { Output.error("saved the Breez API key for spark:\(network.rawValue), sealed by the wallet password") }
+        if acceptRisk != nil { Output.error("noted: real bitcoin before the words are checked, at your risk; `hawala wallet verify-backup` checks them any time") }
+        if let spec = change.backend ?? settings(store, summary), BackupBeforeRealMoney.holdsBack(spec, wallet: summary, store: store) {
+            Output.error("note: \(BackupBeforeRealMoney.Refusal.backupFirst(wallet: summary.name)) (hawala ln config --accept-risk \"\(BackupBeforeRealMoney.acceptance)\")")
+        }
         let settings = outcome.settings
         if json { settings.json.print(); return }
         for (label, value) in [("backend", settings.backend), ("fiat", settings.fiat), ("rates", settings.rates), ("node id", settings.nodeID),
@@ -61,5 +68,10 @@ struct LightningConfig: AsyncParsableCommand {
             print("\(label): \(value ?? "(not set)")")
         }
         if let hasKey = settings.hasAPIKey { print("api key: \(hasKey ? "saved (sealed)" : "(not set)")") }
+    }
+
+    /// The wallet's saved backend.
+    func settings(_ store: WalletStore, _ summary: WalletSummary) -> BackendSpec? {
+        ((try? store.setting(LightningWallet.SettingKey.backend, walletID: summary.id)) ?? nil).flatMap { try? BackendSpec.parse($0, home: store.home.directory) }
     }
 }

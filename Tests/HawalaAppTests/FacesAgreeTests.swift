@@ -377,6 +377,37 @@ extension AppSecurityTests {
         for spec in [BackendSpec.spark(.regtest), .devnet(path: "/x")] { try spec.check(for: .testnet, wallet: "w") }
     }
 
+    /// Backup before real money: on Spark with real bitcoin, a wallet whose words are not
+    /// checked is held back in both faces, and the acceptance is the same words in both — any
+    /// other text refused in the library's words, nothing saved.
+    @Test func facesAgreeOnBackupBeforeRealMoney() async throws {
+        let cli = try CLIHome()
+        #expect(try cli.run(["ln", "config", "--backend", "spark:mainnet"]).stderr.contains("is on real bitcoin and its words are not written down and checked yet"))
+        let refusal = BackupBeforeRealMoney.Refusal.notAccepted.description
+        try await withApp { app, browser, _ in
+            var browser = browser
+            try await logIn(app, &browser)
+            let store = try await app.store.get()
+            let wallet = try #require(try store.current())
+            try store.setSetting(LightningWallet.SettingKey.backend, to: "spark:mainnet", walletID: wallet.id)
+            let page = try await browser.send(.get, "/lightning").body
+            #expect(page.contains("Back up before real bitcoin") && page.contains("name=\"acceptRisk\""), "\(page.suffix(1500))")
+            let csrf = try #require(Browser.csrf(page))
+            for typed in ["yes", "I accept"] {
+                let byCLI = try cli.run(["ln", "config", "--accept-risk", typed])
+                let byApp = try await browser.send(.post, "/lightning/settings", form: ["csrf": csrf, "acceptRisk": typed])
+                #expect(byCLI.status != 0 && byCLI.stderr.contains(refusal), "CLI: \(byCLI.stderr)")
+                #expect(byApp.status == 400 && byApp.body.contains(Self.html(refusal.sentence)), "app \(byApp.status)")
+            }
+            #expect(BackupBeforeRealMoney.riskAcceptedAt(wallet: wallet, store: store) == nil)
+            let byCLI = try cli.run(["ln", "config", "--accept-risk", "I accept the risk"])
+            let byApp = try await browser.send(.post, "/lightning/settings", form: ["csrf": csrf, "acceptRisk": "I accept the risk"])
+            #expect(byCLI.status == 0 && !byCLI.stderr.contains("note:"), "CLI: \(byCLI.stderr)")
+            #expect(byApp.status == 200 && !byApp.body.contains("Back up before real bitcoin"), "app \(byApp.status)")
+            #expect(BackupBeforeRealMoney.riskAcceptedAt(wallet: wallet, store: store) != nil)
+        }
+    }
+
     /// A regtest address of nobody's here.
     static let elsewhere = "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080"
 
