@@ -308,6 +308,8 @@ struct InvoiceFormView {
     struct ChainLink { let name: String, label: String }
     /// The on-chain address whose deposits come into Lightning, and its QR code.
     var depositAddress: String?
+    /// The network the deposit address is for, as the person chose it ("devnet (test money on this machine)").
+    var depositNetwork: String?
     var depositQRPath = ""
     var depositQRSize = 0
     var amount: String

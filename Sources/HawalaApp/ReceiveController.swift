@@ -56,6 +56,8 @@ extension ReceiveController {
             }
             if let deposit {
                 form.depositAddress = deposit
+                let backend = try await lightningSession(session, store, wallet, keyring: keyring).backend
+                form.depositNetwork = backend.network.plainName(backend: backend.name)
                 (form.depositQRPath, form.depositQRSize) = try svgQRCode("bitcoin:" + deposit.uppercased(), caseInsensitive: true)
             }
         }

@@ -199,7 +199,7 @@ extension DevnetBackend {
     }
 
     public func refundDeposit(txid: String, vout: UInt32, to address: String, satPerVbyte: UInt64) async throws -> Deposit {
-        try network.checkBitcoinAddress(address)
+        try network.checkBitcoinAddress(address, backend: "devnet")
         return try ledger.refund(txid: txid, vout: vout, node: try signingNode(), to: address, satPerVbyte: satPerVbyte)
     }
 

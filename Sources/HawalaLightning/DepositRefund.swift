@@ -25,7 +25,7 @@ extension LightningSession {
         let (txid, vout) = try Deposit.outpoint(outpoint)
         do {
             if case .rate(let rate) = fee { try PaymentLimits.check(feeRate: rate) }
-            try backend.network.checkBitcoinAddress(address)
+            try backend.network.checkBitcoinAddress(address, backend: backend.name)
         } catch {
             throw .lightning(error)
         }

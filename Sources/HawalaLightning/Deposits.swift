@@ -179,22 +179,23 @@ public enum OnChainSpeed: String, Sendable, CaseIterable {
 
 extension LightningNetwork {
     /// Checks `address` is a Bitcoin address of this network (bech32/bech32m segwit, or
-    /// base58 on mainnet and testnet).
-    public func checkBitcoinAddress(_ address: String) throws(LightningError) {
+    /// base58 on mainnet and testnet); `backend` names the network as the person chose it
+    /// (devnet's regtest is "devnet", not "regtest").
+    public func checkBitcoinAddress(_ address: String, backend: String = "") throws(LightningError) {
         let text = address.trimmingCharacters(in: .whitespaces)
         switch self {
         case .regtest:
             // SegWit with its own prefix; base58 with testnet's version bytes (as Bitcoin Core).
             guard (try? Bech32.decodeSegwitAddress(text, hrp: "bcrt")) != nil
                 || (!text.lowercased().hasPrefix("tb1") && (try? Address.validate(text, chain: .bitcoinTestnet)) != nil) else {
-                throw .wrongAddress(text, network: self)
+                throw .wrongAddress(text, network: self, backendName: backend)
             }
         case .bitcoin:
-            guard (try? Address.validate(text, chain: .bitcoin)) != nil else { throw .wrongAddress(text, network: self) }
+            guard (try? Address.validate(text, chain: .bitcoin)) != nil else { throw .wrongAddress(text, network: self, backendName: backend) }
         case .testnet, .signet:
-            guard (try? Address.validate(text, chain: .bitcoinTestnet)) != nil else { throw .wrongAddress(text, network: self) }
+            guard (try? Address.validate(text, chain: .bitcoinTestnet)) != nil else { throw .wrongAddress(text, network: self, backendName: backend) }
         case .simnet:
-            throw .wrongAddress(text, network: self)
+            throw .wrongAddress(text, network: self, backendName: backend)
         }
     }
 }

@@ -59,7 +59,7 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     /// Devnet: no LNURL server runs on this ledger (its Lightning addresses and vouchers need one).
     case noLNURLServer(ledger: String)
     /// Not a Bitcoin address of the backend's network.
-    case wrongAddress(String, network: LightningNetwork)
+    case wrongAddress(String, network: LightningNetwork, backendName: String = "")
     /// The devnet ledger at `path` can't be opened or read (the system's or SQLite's reason).
     case devnetLedger(path: String, reason: String)
     case amountRequired
@@ -150,7 +150,9 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case .addressTaken(let name): "the name \"\(name)\" is taken: choose another"
         case .noAddress: "this wallet has no Lightning address yet"
         case .noLNURLServer(let ledger): "no devnet LNURL server is running on the ledger \(ledger)"
-        case let .wrongAddress(text, network): "\"\(text.prefix(100))\" is not a valid Bitcoin address on \(network.displayName): check it was copied whole, and is for this network"
+        case let .wrongAddress(text, network, backend):
+            "\"\(text.prefix(100))\" is not an address of \(network.plainName(backend: backend)), whose addresses start with \(network.addressPrefixes)"
+                + (LightningNetwork.networkOf(address: text).map { $0 == network ? "" : ": it is for \($0.plainName(backend: ""))" } ?? ": check it was copied whole")
         case .unknownNetwork(let text):
             "unknown network \"\(text)\": current, all, spark:mainnet, spark:regtest, devnet or devnet:PATH"
         case let .devnetLedger(path, reason): "cannot use the devnet ledger \(path): \(reason)"
@@ -159,7 +161,7 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case .commentNotAccepted: "a comment goes only to a Lightning address or an LNURL-pay service"
         case .outOfRange(let limit): limit.description
         case let .wrongNetwork(invoice, backend, name):
-            "the invoice is for \(invoice.displayName), and this wallet's backend (\(name)) pays on \(backend.displayName) only"
+            "the invoice is for \(invoice.plainName(backend: "")), and this wallet's Lightning pays on \(backend.plainName(backend: name)) only: ask for an invoice on that network"
         case .expired(let date): "the invoice expired at \(ISO8601DateFormatter().string(from: date))"
         case let .insufficientBalance(have, need): "insufficient balance: \(satsText(have, .down)) available, \(satsText(need, .up)) needed (amount + fee)"
         case .ownInvoice: "this invoice is this wallet's own"
@@ -210,6 +212,37 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
 }
 
 extension LightningNetwork {
+    /// The network as the person chose it: devnet's regtest is "devnet (test money on this
+    /// machine)", Spark's is "Spark's test network"; the others by their Bitcoin names.
+    public func plainName(backend: String) -> String {
+        switch (self, backend) {
+        case (.regtest, "devnet"): "devnet (test money on this machine)"
+        case (.regtest, "spark"): "Spark's test network (regtest)"
+        case (.bitcoin, _): "Bitcoin (real money)"
+        case (.testnet, _): "Bitcoin's testnet"
+        default: displayName
+        }
+    }
+
+    /// How its addresses begin.
+    public var addressPrefixes: String {
+        switch self {
+        case .bitcoin: "bc1, 1 or 3"
+        case .testnet, .signet: "tb1, m, n or 2"
+        case .regtest: "bcrt1"
+        case .simnet: "sb1"
+        }
+    }
+
+    /// The network a Bitcoin address belongs to, when it is one (regtest by its bcrt prefix).
+    public static func networkOf(address: String) -> LightningNetwork? {
+        let text = address.trimmingCharacters(in: .whitespaces)
+        if (try? Bech32.decodeSegwitAddress(text, hrp: "bcrt")) != nil { return .regtest }
+        if (try? Address.validate(text, chain: .bitcoin)) != nil { return .bitcoin }
+        if (try? Address.validate(text, chain: .bitcoinTestnet)) != nil { return .testnet }
+        return nil
+    }
+
     /// How the network is named to a user.
     public var displayName: String {
         switch self {

@@ -158,7 +158,7 @@ extension LightningWallet {
     /// address must be of the backend's network.
     public func prepareOnChain(address: String, amount: OnChainAmount) async throws(LightningError) -> OnChainQuote {
         try checkBackupBeforeRealMoney()
-        try backend.network.checkBitcoinAddress(address)
+        try backend.network.checkBitcoinAddress(address, backend: backend.name)
         if case .sats(let sats) = amount, sats == 0 { throw .outOfRange(.amount) }
         return try await LightningError.during(backend.name) {
             try await backend.prepareOnChainSend(address: address.trimmingCharacters(in: .whitespaces), amount: amount)

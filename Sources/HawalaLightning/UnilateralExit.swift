@@ -230,7 +230,7 @@ extension LightningSession {
         if let satPerVbyte { rate = satPerVbyte } else { rate = try await backend.recommendedFees().fastest }
         let to: String
         if let destination {
-            try backend.network.checkBitcoinAddress(destination)
+            try backend.network.checkBitcoinAddress(destination, backend: backend.name)
             to = destination
         } else {
             to = try ownBitcoinAddress()
@@ -250,7 +250,11 @@ extension LightningSession {
     /// network: where funds leaving Lightning go unless a person says otherwise — not a Spark
     /// deposit address, which would bring them back to the operators.
     public func ownBitcoinAddress() throws -> String {
+        // A testnet wallet's key on the test networks' path; a mainnet wallet's on bitcoin's —
+        // real bitcoin only ever with a mainnet wallet (`LightningChoice.isAllowed(for:)`), so
+        // a key of the test path is never written as a real-bitcoin address.
         let chain: Chain = wallet.network == .testnet ? .bitcoinTestnet : .bitcoin
+        if chain == .bitcoinTestnet, backend.network == .bitcoin { throw LightningError.refused(by: "Hawala", reason: LightningSessionError.realBitcoinOnTestWallet(wallet: wallet.name).description) }
         guard let first = try store.addresses(wallet: wallet, chain: chain, count: 1).first?.address,
               let hrp = first.lowercased().split(separator: "1").first.map(String.init),
               let (version, program) = try? Bech32.decodeSegwitAddress(first, hrp: hrp) else {

@@ -234,7 +234,7 @@ public final class SparkBackend: PaymentBackend, Sendable {
     }
 
     public func refundDeposit(txid: String, vout: UInt32, to address: String, satPerVbyte: UInt64) async throws -> Deposit {
-        try network.checkBitcoinAddress(address)
+        try network.checkBitcoinAddress(address, backend: name)
         let request = RefundDepositRequest(txid: txid, vout: vout, destinationAddress: address, fee: .rate(satPerVbyte: satPerVbyte))
         let response = try await call { try await $0.refundDeposit(request: request) }
         let known = try? await listDeposits().first { $0.txid == txid && $0.vout == vout }

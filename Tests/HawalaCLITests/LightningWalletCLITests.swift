@@ -236,7 +236,12 @@ struct LightningWalletCLITests {
         #expect(try alice.run(["ln", "devnet", "fees", "--fast", "500", "--medium", "400", "--slow", "5"]).status == 0)  // too dear to claim
         #expect(try alice.run(["ln", "devnet", "mine", "3"]).status == 0)
         let wrong = try alice.run(["ln", "deposits", "refund", "\(other):0", "--to", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", "--yes"] + pw)
-        #expect(wrong.status == 1 && wrong.errorLines == ["\"bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4\" is not a valid Bitcoin address on regtest: check it was copied whole, and is for this network"], "\(wrong.stderr)")
+        #expect(wrong.status == 1 && wrong.errorLines == ["\"bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4\" is not an address of devnet (test money on this machine), whose addresses start with bcrt1: it is for Bitcoin (real money)"], "\(wrong.stderr)")
+        // The wallet's own testnet address (what Receive shows for Bitcoin) is not devnet's: said
+        // with the names the person chose, never "regtest".
+        let testnet = try alice.run(["ln", "deposits", "refund", "\(other):0", "--to", "tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl", "--yes"] + pw)
+        #expect(testnet.errorLines == ["\"tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl\" is not an address of devnet (test money on this machine), whose addresses start with bcrt1: it is for Bitcoin's testnet"],
+                "\(testnet.stderr)")
         let refunded = try alice.run(["ln", "deposits", "refund", "\(other):0", "--to", "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080", "--speed", "slow", "--yes"] + pw)
         #expect(refunded.status == 0 && refunded.stdout.contains("sent elsewhere") && refunded.stderr.contains("about 19,250 sat"), "\(refunded.stderr)")
         let bad = try alice.run(["ln", "deposits", "claim", "nonsense"] + pw)

@@ -64,7 +64,7 @@ struct DevnetOnChainTests {
         }
         let dust = try await session.lightning.prepareOnChain(address: Self.elsewhere, amount: .sats(100))
         #expect(dust.options.allSatisfy { !$0.affordable } && dust.previewRows()[0].value.contains("below 546 sat"))
-        await #expect(throws: LightningError.wrongAddress("bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", network: .regtest)) {
+        await #expect(throws: LightningError.wrongAddress("bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", network: .regtest, backendName: "devnet")) {
             _ = try await session.lightning.prepareOnChain(address: "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", amount: .sats(1_000))
         }
         #expect(try await session.backend.getInfo().balanceSats == 10_000)
