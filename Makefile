@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 ## What building and running need; what the tests need besides (a PostgreSQL for the vault's
 ## storage tests, Chromium and Selenium for the app's, PDF and QR readers, curl).
-APT_PACKAGES := libsecp256k1-dev libsodium-dev libsqlite3-dev libcairo2-dev libqrencode-dev fonts-dejavu-core pkg-config
+APT_PACKAGES := libsecp256k1-dev libsodium-dev libsqlite3-dev libcairo2-dev libqrencode-dev fonts-dejavu-core pkg-config patchelf
 TEST_PACKAGES := poppler-utils zbar-tools curl postgresql chromium chromium-driver python3-selenium python3-cryptography python3-venv gdb
 PYTHON ?= python3
 ## `make run` starts the app; ARGS="wallet list" runs another command.
@@ -38,14 +38,13 @@ release: deps
 	swift build -c release --product hawala-vault
 	swift build -c release --product hawala-bench
 
-## Install hawala, hawala-vault, the Spark library they load, the systemd units and the docs
-## under $(DESTDIR)$(PREFIX) (release build; CONFIG=debug for a quick one); `make uninstall`.
+## Install what `make release` built (CONFIG=debug: `make build`'s) under $(DESTDIR)$(PREFIX):
+## hawala and hawala-vault, the libraries they load beside them (the Swift runtime, the Spark
+## library), the systemd units and the docs; `make uninstall` removes them. Nothing is built here.
 PREFIX ?= /usr/local
 CONFIG ?= release
-install: deps
-	swift build -c $(CONFIG) --product hawala $(IMPORT_CHECK)
-	swift build -c $(CONFIG) --product hawala-vault $(IMPORT_CHECK)
-	@./scripts/install.sh install "$(DESTDIR)" "$(PREFIX)" "$$(swift build -c $(CONFIG) --show-bin-path)"
+install:
+	@./scripts/install.sh install "$(DESTDIR)" "$(PREFIX)" ".build/$(CONFIG)"
 
 uninstall:
 	@./scripts/install.sh uninstall "$(DESTDIR)" "$(PREFIX)"

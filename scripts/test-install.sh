@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make install` tested as a packager uses it: into a temporary DESTDIR (the debug build, already
-# built by `make test`), then the installed copy run on its own — its Spark library the installed
-# one, `--version`, and a devnet payment between two wallets — then `make uninstall`.
+# built by `make test`), then the installed copy run on its own — every library it loads the
+# system's or its own (none from the toolchain or the build tree), `--version`, and a devnet
+# payment between two wallets — then `make uninstall`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dest=$(mktemp -d)
@@ -13,9 +14,18 @@ for f in bin/hawala bin/hawala-vault lib/systemd/user/hawala-connect.service lib
   [ -e "$dest/usr/local/$f" ] || fail "$f is missing"
 done
 grep -q "ExecStart=/usr/local/bin/hawala connect serve" "$dest/usr/local/lib/systemd/user/hawala-connect.service" || fail "the unit does not start the installed hawala"
+# Every library it loads is the system's or its own: none from the toolchain or the build tree.
+for program in hawala hawala-vault; do
+  ldd "$bin/$program" | grep -q "not found" && fail "$program: $(ldd "$bin/$program" | grep "not found" | head -1)"
+  ldd "$bin/$program" | awk '$2 == "=>" {print $3}' | while read -r library; do
+    case "$(realpath -m "$library")" in
+      /lib/*|/lib64/*|/usr/lib/*|"$dest"/usr/local/lib/hawala/*) ;;
+      *) fail "$program loads $library from outside the system and its own folder" ;;
+    esac
+  done
+done
 if [ -f Generated/spark/lib/libbreez_sdk_spark_bindings.so ]; then
-  resolved=$(realpath -m "$(ldd "$bin/hawala" | awk '/libbreez_sdk_spark_bindings/ {print $3}')")
-  [ "$resolved" = "$dest/usr/local/lib/libbreez_sdk_spark_bindings.so" ] || fail "the installed hawala loads the Spark library from ${resolved:-nowhere}"
+  [ -f "$dest/usr/local/lib/hawala/libbreez_sdk_spark_bindings.so" ] || fail "the Spark library was not installed"
 fi
 "$bin/hawala" --version >/dev/null || fail "--version"
 work="$dest/work"
@@ -26,11 +36,11 @@ printf 'legal winner thank year wave sausage worth useful legal winner thank yel
 run() { local who=$1; shift; HAWALA_HOME="$work/$who" NO_COLOR=1 "$bin/hawala" "$@" --password-file "$work/password"; }
 for who in buyer seller; do
   HAWALA_HOME="$work/$who" "$bin/hawala" wallet restore --name "$who" --network testnet --mnemonic-file "$work/$who-words" \
-    --password-file "$work/password" --yes >/dev/null
+    --password-file "$work/password" --yes >/dev/null 2>&1
   HAWALA_HOME="$work/$who" "$bin/hawala" ln config --backend "devnet:$work/ledger.sqlite" >/dev/null
 done
 run buyer ln devnet fund 10000 >/dev/null
-invoice=$(run seller ln invoice --amount 1234 --description "installed" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["invoice"])')
+invoice=$(run seller ln invoice --amount 1234 --description "installed" --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["invoice"])')
 run buyer ln pay "$invoice" --yes >/dev/null 2>&1 || fail "a devnet payment from the installed copy"
 HAWALA_HOME="$work/seller" "$bin/hawala" ln history --json | grep -q '"installed"' || fail "the payee does not have it"
 make --no-print-directory uninstall DESTDIR="$dest" PREFIX=/usr/local >/dev/null

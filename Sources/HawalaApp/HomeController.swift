@@ -59,6 +59,9 @@ extension HomeController {
                     } else {
                         view.offline = "Not synced yet: the \(spec?.networkName ?? "network") did not answer. Your funds are safe; this page will show them once it does."
                     }
+                } else if case LightningError.apiKeyRequired? = error as? LightningError {
+                    // The key, not the network: said so, with where to give it.
+                    view.offline = "Lightning needs its Breez API key: add it on the Lightning page. Your funds are safe."
                 } else {
                     view.offline = "Lightning is not available now. Your funds are safe."
                 }

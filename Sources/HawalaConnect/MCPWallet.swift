@@ -256,7 +256,7 @@ public struct MCPWallet: Sendable {
     /// The person's yes for a prepared payment above the threshold, asked with who is paid,
     /// amount, fee and total.
     func approval(server: Server) -> ConnectionPayer.Approve {
-        { [self] approval in try await confirm(approval.amount, question: approval.question, server: server) }
+        { [self] approval in try await confirm(approval.total, question: approval.question, server: server) }
     }
 
     /// How long a person has to answer "Pay …?".

@@ -56,8 +56,10 @@ public final class NWCService: Sendable {
         var listeners: [String: String] = [:]
         /// The service keys each relay was last asked for (a new REQ only when they change).
         var subscribed: [String: [String]] = [:]
-        /// The wait before asking a relay again after its last `CLOSED`.
+        /// The wait before asking a relay again after its last `CLOSED` (reset when it connects anew).
         var closedBackoff: [String: Duration] = [:]
+        /// The relays a new subscription is waiting for after a `CLOSED`.
+        var resubscribing: Set<String> = []
     }
 
     /// A connection being served: its keys, opened once.
@@ -145,6 +147,7 @@ public final class NWCService: Sendable {
                 let started = ContinuousClock.now
                 try await withTaskCancellationHandler {
                     try await session.run(onOpen: { [weak self] in
+                        _ = self?.state.withLock { $0.closedBackoff[url] = nil }
                         self?.resubscribe(url, onlyIfChanged: false)
                         self?.publishInfo(on: url)
                     }, onEvent: { [weak self] _, event in
@@ -187,17 +190,20 @@ public final class NWCService: Sendable {
     /// A relay ended the subscription (`CLOSED`: rate-limited, auth-required…): asked again
     /// after a wait that doubles while it keeps closing it.
     func subscriptionClosed(on url: String, reason: String) {
-        let wait = state.withLock { state -> Duration in
+        let wait = state.withLock { state -> Duration? in
+            guard !state.resubscribing.contains(url) else { return nil }
+            state.resubscribing.insert(url)
             let next = min((state.closedBackoff[url] ?? options.firstBackoff / 2) * 2, options.maxBackoff)
             state.closedBackoff[url] = next
-            state.subscribed[url] = nil
             return next
         }
+        guard let wait else { return }  // already asking again
         logger.warning("relay closed the subscription; asking again", metadata: ["relay": .string(url), "reason": .string(String(reason.prefix(200))),
                                                                               "in_s": .string("\(wait.components.seconds)")])
         Task { [weak self] in
             try? await Task.sleep(for: wait)
-            self?.resubscribe(url, onlyIfChanged: true)
+            _ = self?.state.withLock { $0.resubscribing.remove(url) }
+            self?.resubscribe(url, onlyIfChanged: false)
         }
     }
 
@@ -238,8 +244,10 @@ public final class NWCService: Sendable {
             return  // not for a connection served here, or not from its client: no answer
         }
         let scheme = event.tag("encryption") == "nip44_v2" ? "nip44_v2" : "nip04"
-        // Answered before (a refusal too): the same answer, nothing done again.
+        // Answered before (a refusal too): the same answer, nothing done again — within the
+        // connection's rate, as any request (a relay replaying one event costs it alone).
         if let earlier = recentAnswer(event.id, now: now) ?? (try? store.connectionAnswer(served.connection, requestID: event.id)) {
+            guard admit(served.connection, now: now) == .allowed else { return }
             await send(earlier, to: served, replyingTo: event, scheme: scheme)
             logger.info("nwc request answered again", metadata: ["connection": .string(served.connection.name)])
             return
@@ -251,13 +259,19 @@ public final class NWCService: Sendable {
         // Counted before anything costly (decrypting, the store, the network): a flood of any
         // kind spends the connection's own allowance only.
         let admission = admit(served.connection, now: now)
-        guard admission != .dropped else { return }
+        guard admission != .dropped else {
+            // Unanswered, but refused for good: delivered again later, it is never acted on.
+            remember(event.id, answer: NWCHandler.Answer.failed("", .rateLimited, "too many requests; send a new request in a minute").json, now: now)
+            return
+        }
         let (answer, method) = await answer(event, scheme: scheme, served: served, admission: admission, now: now)
         let json = answer.json
         // The answer goes first, then is kept: a payment is already once per request (its
         // idempotency key), and a copy delivered meanwhile is dropped while this one is in flight.
         await send(json, to: served, replyingTo: event, scheme: scheme)
-        remember(event.id, answer: json, now: now)
+        // Kept in memory: refusals (final for this request) and what must not be done twice;
+        // a read delivered again is read again (its answer may be large).
+        if answer.error != nil || Self.mustBeKept(answer) { remember(event.id, answer: json, now: now) }
         // Kept in the store only what must never be done twice for one request: a payment
         // tried, an invoice made. Refusals and reads live in memory for `freshness`.
         if Self.mustBeKept(answer) { try? store.saveConnectionAnswer(served.connection, requestID: event.id, answer: json, now: now) }
@@ -273,10 +287,11 @@ public final class NWCService: Sendable {
         logger.info(answer.error == nil ? "nwc request" : "nwc request refused", metadata: metadata)
     }
 
-    /// A payment tried or an invoice made: what a request delivered again must get, never a second one.
+    /// A payment's answer, refusals included (small, and final also after a restart), or an
+    /// invoice made: what a request delivered again must get, never a second go.
     static func mustBeKept(_ answer: NWCHandler.Answer) -> Bool {
         switch answer.method {
-        case "pay_invoice": answer.error == nil || answer.error?.code == .paymentFailed || answer.error?.code == .other
+        case "pay_invoice": answer.error?.code != .rateLimited
         case "make_invoice": answer.error == nil
         default: false
         }
@@ -296,7 +311,9 @@ public final class NWCService: Sendable {
         }
         let age = now.timeIntervalSince1970 - TimeInterval(event.created_at)
         guard abs(age) <= options.freshness else {
-            return (.failed(method, .other, "this request was made \(Int(abs(age))) s \(age > 0 ? "ago" : "ahead of this service's clock"): "
+            // Said in whole seconds up to a year's worth (a made-up created_at may be any Int64).
+            let seconds = Int(min(abs(age), 31_536_000))
+            return (.failed(method, .other, "this request was made \(seconds) s \(age > 0 ? "ago" : "ahead of this service's clock"): "
                             + "requests older than \(Int(options.freshness)) s are not acted on; check the clock and send a new request"), method)
         }
         // Fresh from the store: a revocation or an expiry counts at once.
@@ -370,6 +387,9 @@ public final class NWCService: Sendable {
         }
     }
 
+    /// How many answers are kept in memory at most.
+    static let answersKept = 4_096
+
     /// The answer given to `id` within `freshness`, if any.
     func recentAnswer(_ id: String, now: Date) -> String? {
         state.withLock { state in state.recent[id].flatMap { now.timeIntervalSince($0.at) <= 2 * options.freshness ? $0.answer : nil } }
@@ -380,13 +400,17 @@ public final class NWCService: Sendable {
     func remember(_ id: String, answer: String, now: Date) {
         let prune = state.withLock { state -> Bool in
             state.recent[id] = (answer, now)
-            if state.recent.count > 4_096 || now.timeIntervalSince(state.lastPrune) > 600 {
+            if state.recent.count > Self.answersKept {
                 state.recent = state.recent.filter { now.timeIntervalSince($0.value.at) <= 2 * options.freshness }
-                let due = now.timeIntervalSince(state.lastPrune) > 600
-                if due { state.lastPrune = now }
-                return due
+                // Still too many within the window (a flood): the oldest half goes.
+                if state.recent.count > Self.answersKept {
+                    let cut = state.recent.values.map(\.at).sorted()[state.recent.count / 2]
+                    state.recent = state.recent.filter { $0.value.at >= cut }
+                }
             }
-            return false
+            let due = now.timeIntervalSince(state.lastPrune) > 600
+            if due { state.lastPrune = now }
+            return due
         }
         if prune { try? store.pruneConnectionAnswers(before: now.addingTimeInterval(-86_400)) }
     }

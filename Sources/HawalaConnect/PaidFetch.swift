@@ -106,7 +106,7 @@ public struct PaidFetch: Sendable {
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
         defer { _ = client.shutdown() }
         var current = request
-        let deadline = ContinuousClock.now + timeout
+        var deadline = ContinuousClock.now + timeout
         var payment: Payment?
         var paidOnce = false
         var redirects = 0
@@ -140,7 +140,10 @@ public struct PaidFetch: Sendable {
             }
             let challenge: L402.Challenge
             do { challenge = try L402.challenge(in: answer.headers(named: "WWW-Authenticate")) } catch { throw .challenge(error) }
+            // The person's time to answer is not the network's: the deadline moves past it.
+            let asked = ContinuousClock.now
             let paid = try await pay(challenge, for: current.url, payer: payer, maxCost: maxCost, now: now, confirm: confirm)
+            deadline += ContinuousClock.now - asked
             guard let preimage = paid.details.preimage, paid.status == .completed else { throw .pending(paymentID: paid.id) }
             guard let scope = L402.scope(of: current.url) else { throw .invalidURL(current.url.absoluteString) }
             try? session.store.saveL402Token(L402Token(walletID: session.wallet.id, origin: scope.origin, path: scope.path, scheme: challenge.scheme.rawValue,

@@ -213,6 +213,7 @@ public struct LightningSession: Sendable {
     /// Registers `name` as the wallet's Lightning address, after checking it is well formed and
     /// free (a taken name is refused before anything changes).
     public func registerAddress(name: String, description: String = "") async throws(LightningError) -> LightningAddressInfo {
+        try lightning.checkBackupBeforeRealMoney()  // an address is a way to be paid
         let name = try LightningAddressInfo.checkName(name)
         guard TextLimit.fits(description, scalars: LightningAddressInfo.maximumDescriptionScalars) else { throw .outOfRange(.addressDescription) }
         return try await LightningError.during(backend.name) {

@@ -84,6 +84,10 @@ public enum LightningSettingsError: Error, Equatable, Sendable, CustomStringConv
     case apiKeyWithoutSpark
     /// The key is not one token on one line.
     case malformedAPIKey
+    /// Not a Breez API key: not base64, or not the certificate it encodes.
+    case notABreezAPIKey
+    /// A Breez API key whose certificate expired.
+    case apiKeyExpired(Date)
     /// The rates source has no rate for the currency.
     case unknownCurrency(String)
     /// A currency or rates source was given with the request to forget them.
@@ -100,6 +104,9 @@ public enum LightningSettingsError: Error, Equatable, Sendable, CustomStringConv
         case .clearFiatWithValues: "forgetting the fiat currency and setting one are exclusive"
         case .apiKeyWithoutSpark: "an API key is for the spark backend"
         case .malformedAPIKey: "the API key must be the key alone, on one line"
+        case .notABreezAPIKey:
+            "this is not a Breez API key: a key is one long line of letters, digits, + and / that starts with MII — copy it whole from Breez's email; nothing was saved"
+        case .apiKeyExpired(let date): "this Breez API key expired on \(date.iso8601.prefix(10)): ask Breez for a new one; nothing was saved"
         case .unknownCurrency(let code): "the rates source has no \(code) rate; nothing was changed"
         case .invalidCurrencyCode(let code): "a fiat currency is three letters, like USD, not \"\(code)\""
         case .ratesNotHTTPS(let text): "a rates service must be an https address, not \"\(text)\""
@@ -146,6 +153,7 @@ extension LightningSettings {
             guard !text.isEmpty, text.count <= 4096, !text.contains(where: { $0.isNewline || $0.isWhitespace }) else {
                 throw LightningSettingsError.malformedAPIKey
             }
+            try BreezAPIKey.check(text)
             apiKey = (SecretBytes(utf8: text), network)
         }
         let rates = try change.rates ?? store.setting(Key.rates, walletID: wallet.id).flatMap(RatesSource.init(saved:))

@@ -395,6 +395,8 @@ extension WalletStore {
     public static func validConnectionName(_ name: String) throws -> String {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, trimmed.unicodeScalars.count <= 64 else { throw WalletError.invalidName("a connection's name has 1 to 64 characters") }
+        // "L402: host" names the person's own paid fetches in the history: no connection takes it.
+        guard !trimmed.lowercased().hasPrefix("l402:") else { throw WalletError.invalidName("a connection's name can't start with \"L402:\"") }
         guard !trimmed.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) else {
             throw WalletError.invalidName("a connection's name cannot contain control characters")
         }

@@ -208,7 +208,7 @@ extension AppSecurityTests {
             let wrong = "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"
             let cliWrong = try cli.run(["ln", "pay", wrong, "--amount", "1000", "--yes"] + pw)
             let appWrong = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": wrong, "amount": "1000"])
-            let words = LightningError.wrongAddress(wrong, network: .regtest).description
+            let words = LightningError.wrongAddress(wrong, network: .regtest, backendName: "devnet").description
             #expect(cliWrong.status == 1 && cliWrong.stderr.contains(words) && appWrong.status == 400 && appWrong.body.contains(Self.html(words)))
             _ = try await browser.send(.post, "/lightning/send", form: ["csrf": csrf, "input": elsewhere, "all": "on"])
             let all = try await browser.send(.post, "/lightning/pay-onchain", form: ["csrf": csrf, "speed": "medium", "password": "correct horse"])

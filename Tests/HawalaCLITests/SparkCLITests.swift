@@ -144,7 +144,15 @@ struct SparkCLITests {
         let pw = ["--password-file", alice.path("password")]
         let refused = try alice.run(["ln", "balance", "--backend", "spark:mainnet"] + pw + timeout)
         #expect(refused.status == 1 && refused.stderr.contains("--api-key-file"), "\(refused.stderr)")
-        let key = "brz-test-key-0123456789abcdef"
+        // Checked when saved, offline: not a key, or a key past its end date, refused in words.
+        try alice.write("apikey", "brz-test-key-0123456789abcdef\n")
+        let notAKey = try alice.run(["ln", "config", "--backend", "spark:mainnet", "--api-key-file", alice.path("apikey")] + pw)
+        #expect(notAKey.status == 1 && notAKey.stderr.contains("this is not a Breez API key") && !notAKey.stderr.contains("brz-test-key"), "\(notAKey.stderr)")
+        try alice.write("apikey", expiredBreezAPIKey + "\n")
+        let expired = try alice.run(["ln", "config", "--backend", "spark:mainnet", "--api-key-file", alice.path("apikey")] + pw)
+        #expect(expired.status == 1 && expired.stderr.contains("this Breez API key expired on 2021-01-01"), "\(expired.stderr)")
+        #expect(try alice.run(["ln", "config", "--json"]).stdout.contains("spark:regtest"), "nothing was saved")
+        let key = testBreezAPIKey
         try alice.write("apikey", key + "\n")
         let saved = try alice.run(["ln", "config", "--backend", "spark:mainnet", "--api-key-file", alice.path("apikey")] + pw)
         #expect(saved.status == 0 && !saved.stdout.contains(key) && !saved.stderr.contains(key), "\(saved.stderr)")

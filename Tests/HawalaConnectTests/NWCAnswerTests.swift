@@ -108,6 +108,15 @@ struct NWCAnswerTests {
         #expect(ConnectionPayer.wasPaidBefore(paid, requestID: "r", connection: connection), "r is not r2")
     }
 
+    /// "L402: host" names a person's own paid fetches: no connection may take it (its payments,
+    /// and their preimages, would be answered to it as "paid before").
+    @Test func noConnectionIsNamedLikeAPaidFetch() {
+        for name in ["L402: api.example.com", "l402:x"] {
+            #expect(throws: WalletError.self) { try WalletStore.validConnectionName(name) }
+        }
+        #expect((try? WalletStore.validConnectionName("agent L402")) == "agent L402")
+    }
+
     /// Ended connections are still listened to for a while, so they hear `UNAUTHORIZED`.
     @Test func endedConnectionsAreAnsweredForAWhile() throws {
         let now = Date()

@@ -75,10 +75,17 @@ struct LightningSessionTests {
             _ = try await apply(LightningSettingsChange(backend: .spark(.regtest), apiKey: SecretBytes(utf8: "two words")), spark: true)
         }
         #expect(try LightningSettings.load(store: store, walletID: wallet.id).nodeID == "02ab" && password.count == 0)
-        let spark = try await apply(LightningSettingsChange(backend: .spark(.regtest), apiKey: SecretBytes(utf8: " key-123\n")), spark: true)
+        // A key is checked offline: Breez's shape (a certificate), and not past its end date.
+        await #expect(throws: LightningSettingsError.notABreezAPIKey) {
+            _ = try await apply(LightningSettingsChange(backend: .spark(.regtest), apiKey: SecretBytes(utf8: "key-123")), spark: true)
+        }
+        await #expect(throws: LightningSettingsError.apiKeyExpired(Date(timeIntervalSince1970: 1_609_459_200))) {
+            _ = try await apply(LightningSettingsChange(backend: .spark(.regtest), apiKey: SecretBytes(utf8: expiredBreezAPIKey)), spark: true)
+        }
+        let spark = try await apply(LightningSettingsChange(backend: .spark(.regtest), apiKey: SecretBytes(utf8: " \(testBreezAPIKey)\n")), spark: true)
         #expect(spark.settings.backend == "spark:regtest" && spark.settings.nodeID == nil && spark.settings.hasAPIKey == true)
         #expect(spark.savedAPIKeyFor == .regtest && password.count == 1)
-        #expect(try store.sealedSetting(LightningWallet.SettingKey.sparkAPIKey(.regtest), keyring: password.keyring) == SecretBytes(utf8: "key-123"))
+        #expect(try store.sealedSetting(LightningWallet.SettingKey.sparkAPIKey(.regtest), keyring: password.keyring) == SecretBytes(utf8: testBreezAPIKey))
         // A rates source that can't be read now is saved anyway, with the reason.
         let unreadable = try await apply(LightningSettingsChange(rates: .file(path: "/nonexistent/rates.txt")))
         #expect(unreadable.ratesUnchecked != nil && unreadable.settings.rates == "file:/nonexistent/rates.txt")

@@ -82,3 +82,10 @@ public func pdfText(_ pdf: [UInt8]) throws -> String {
     try Data(pdf).write(to: file)
     return String(decoding: try tool("pdftotext", [file.path, "-"]), as: UTF8.self)
 }
+
+/// A Breez API key's shape, made for the tests (python3-cryptography): the base64 of an Ed25519
+/// X.509 certificate issued by "Breez", valid 2025–2045. No Breez service accepts it.
+public let testBreezAPIKey = "MIIBADCBs6ADAgECAhRdTCjxapgVxFbA+78zx/gIEkqJHzAFBgMrZXAwEDEOMAwGA1UEAwwFQnJlZXowHhcNMjUwMTAxMDAwMDAwWhcNNDUwMTAxMDAwMDAwWjAxMRgwFgYDVQQKDA9IYXdhbGEgdGVzdCBrZXkxFTATBgNVBAMMDEhhd2FsYSB0ZXN0czAqMAUGAytlcAMhAM3ox03QwTa3j7HSpoFYCmLA8vS+nYMzRnIKbydR+QwzMAUGAytlcANBACRB0TRMHVswyDQb578Fh8oSf6A13cE40Cc5B0Uv36A2e0o2FkGSHsJISc8qznrDe6L/Q2amYSPv15zJ9RGtqwY="
+
+/// The same, expired at the start of 2021.
+public let expiredBreezAPIKey = "MIIBAzCBtqADAgECAhQxrVgExSf8Ng5TCzSIhNYFKHsW5DAFBgMrZXAwEDEOMAwGA1UEAwwFQnJlZXowHhcNMjAwMTAxMDAwMDAwWhcNMjEwMTAxMDAwMDAwWjA0MRswGQYDVQQKDBJIYXdhbGEgZXhwaXJlZCBrZXkxFTATBgNVBAMMDEhhd2FsYSB0ZXN0czAqMAUGAytlcAMhAIwv0StGF8/p2MjSbmXpf69klILCMUPXO6pzw7KDNK/9MAUGAytlcANBAPuBZHmiFu1G39eNCGa7taRh4z7A7GifVTR8HZYH5zhOCkVqv8jMphEnc+c5GRSo0vID118HDXc8U9Kbc0p0kAc="
