@@ -343,12 +343,23 @@ public final class SparkBackend: PaymentBackend, Sendable {
         let request = PrepareSendPaymentRequest(paymentRequest: .input(input: invoice.text),
                                                 amount: invoice.amountMsat == nil ? String(amountMsat.sats(.down).value) : nil)
         let response = try await call { try await $0.prepareSendPayment(request: request) }
-        guard case let .bolt11Invoice(_, _, lightningFeeSats) = response.paymentMethod else {
-            throw LightningError.refused(by: "Spark", reason: "it prepared something other than a Lightning payment for this invoice")
-        }
+        let prepared = try Self.prepared(response, invoice: invoice, amountMsat: amountMsat)
         state.withLock { $0.prepared[invoice.text] = response }
-        return PrepareSendResponse(invoiceText: invoice.text, invoice: invoice, amountMsat: amountMsat,
-                                   feeMsat: Sats(clamping: lightningFeeSats).msat)
+        return prepared
+    }
+
+    /// What the SDK prepared, as the person confirms it: a Lightning payment in sats of exactly
+    /// the amount asked, and its fee (the figure shown before anything is signed, and what a
+    /// connection's budget reserves) — anything else is refused, never shown rounded.
+    static func prepared(_ response: PrepareSendPaymentResponse, invoice: HawalaLightning.Bolt11Invoice, amountMsat: Msat) throws(LightningError) -> PrepareSendResponse {
+        guard case let .bolt11Invoice(_, _, lightningFeeSats) = response.paymentMethod, response.tokenIdentifier == nil else {
+            throw .refused(by: "Spark", reason: "it prepared something other than a Lightning payment in bitcoin for this invoice")
+        }
+        guard let amount = UInt64(response.amount), amount == amountMsat.sats(.up).value else {
+            throw .refused(by: "Spark", reason: "it prepared \(response.amount.prefix(40)) sat for a payment of \(amountMsat.sats(.up)) sat; nothing was sent")
+        }
+        guard let fee = try? Sats(lightningFeeSats) else { throw .refused(by: "Spark", reason: "it asked a fee above the supply of bitcoin; nothing was sent") }
+        return PrepareSendResponse(invoiceText: invoice.text, invoice: invoice, amountMsat: amountMsat, feeMsat: fee.msat)
     }
 
     /// Pays what `prepare` previewed. The idempotency key goes to the SDK as a UUID derived from
@@ -467,21 +478,25 @@ public final class SparkBackend: PaymentBackend, Sendable {
     public var listenerCount: Int { state.withLock { $0.listeners.count } }
 
     fileprivate func emit(_ event: SdkEvent) {
-        let mapped: PaymentEvent
-        switch event {
-        case .synced:
-            state.withLock { $0.syncedAt = ContinuousClock.now }
-            mapped = .synced
-        case .paymentSucceeded(let p): mapped = .paymentSucceeded(HawalaLightning.Payment(spark: p, backend: name))
-        case .paymentPending(let p): mapped = .paymentPending(HawalaLightning.Payment(spark: p, backend: name))
-        case .paymentFailed(let p): mapped = .paymentFailed(HawalaLightning.Payment(spark: p, backend: name))
-        case .newDeposits(let deposits): mapped = .newDeposits(deposits.map(SparkBackend.deposit))
-        case .claimedDeposits(let deposits): mapped = .claimedDeposits(deposits.map(SparkBackend.deposit))
-        case .unclaimedDeposits(let deposits): mapped = .unclaimedDeposits(deposits.map(SparkBackend.deposit))
-        case .unilateralExitStateChanged: mapped = .exitStateChanged
-        default: return
-        }
+        if case .synced = event { state.withLock { $0.syncedAt = ContinuousClock.now } }
+        guard let mapped = Self.event(event, backend: name) else { return }
         for listener in state.withLock({ Array($0.listeners.values) }) { listener(mapped) }
+    }
+
+    /// The SDK's event as Hawala's; nil for those Hawala does not follow (a payment's metadata,
+    /// optimisation, the Lightning address).
+    static func event(_ event: SdkEvent, backend: String) -> PaymentEvent? {
+        switch event {
+        case .synced: .synced
+        case .paymentSucceeded(let p): .paymentSucceeded(HawalaLightning.Payment(spark: p, backend: backend))
+        case .paymentPending(let p): .paymentPending(HawalaLightning.Payment(spark: p, backend: backend))
+        case .paymentFailed(let p): .paymentFailed(HawalaLightning.Payment(spark: p, backend: backend))
+        case .newDeposits(let deposits): .newDeposits(deposits.map(SparkBackend.deposit))
+        case .claimedDeposits(let deposits): .claimedDeposits(deposits.map(SparkBackend.deposit))
+        case .unclaimedDeposits(let deposits): .unclaimedDeposits(deposits.map(SparkBackend.deposit))
+        case .unilateralExitStateChanged: .exitStateChanged
+        default: nil
+        }
     }
 }
 

@@ -83,9 +83,15 @@ extension HawalaLightning.Payment {
         case let .deposit(txId, vout)?:
             details.description = "on-chain deposit, output \(vout)"
             details.txid = txId
-        case .token?, nil:
+        case let .token(metadata, txHash, _, _, _)?:
+            details.description = "a token payment, not bitcoin: \(p.amount.prefix(40)) base units of \(DisplayText.safe(String(metadata.ticker.prefix(16))))"
+            details.txid = txHash
+        case nil:
             break
         }
+        // A token's amount is in the token's units, not sats: never shown or counted as bitcoin.
+        let isToken: Bool = if case .token = p.method { true } else if case .token? = p.details { true } else { false }
+        if isToken, details.description == nil { details.description = "a token payment, not bitcoin" }
         let method: String = switch p.method {
         case .lightning: "lightning"
         case .spark: "spark"
@@ -96,7 +102,7 @@ extension HawalaLightning.Payment {
         self.init(
             id: p.id, type: p.paymentType == .send ? .send : .receive,
             status: HawalaLightning.Payment.Status(spark: p.status),
-            amountMsat: HawalaLightning.Payment.msat(sats: p.amount), feeMsat: HawalaLightning.Payment.msat(sats: p.fees),
+            amountMsat: isToken ? .zero : HawalaLightning.Payment.msat(sats: p.amount), feeMsat: isToken ? .zero : HawalaLightning.Payment.msat(sats: p.fees),
             timestamp: Date(timeIntervalSince1970: TimeInterval(p.timestamp)), method: method, backend: backend, details: details,
             failureReason: p.status == .failed ? "the Spark network reported the payment failed" : nil)
     }
