@@ -401,6 +401,10 @@ def main():
         serve = None
         stops_when_told(relay, buyer, provider, stopper["uri"])
         log = open(serve_log).read()
+        paid_lines = [line for line in log.splitlines() if "method=pay_invoice" in line and "outcome=ok" in line]
+        if not paid_lines or not all("amount_msat=" in line for line in paid_lines):
+            failures.append("the service's log lines for payments carry the amount")
+            print("FAIL  connect serve's payment log lines lack the amount", flush=True)
         if "CancellationError" in log:
             failures.append("the service's log blames the relay for its own cancellation")
             print("FAIL  connect serve logged a CancellationError as a relay failure", flush=True)

@@ -234,6 +234,8 @@ struct ConnectionRow {
     let limits: [String]
     /// "Nostr Wallet Connect", "MCP", "Nostr Wallet Connect and MCP".
     let reachedBy: String
+    /// How its program reaches it, in short for the card: "NWC", "MCP", "NWC · MCP".
+    let wires: String
     /// What an MCP client's configuration holds for it (nil: not for MCP).
     let mcpConfiguration: String?
     let payments: [PaymentRow]
@@ -261,6 +263,7 @@ struct ConnectionRow {
         limits.append("Made " + c.createdAt.relative(now: now, timeZone: timeZone) + (c.relays.isEmpty ? "." : ", on " + c.relays.joined(separator: ", ") + "."))
         self.limits = limits
         reachedBy = ConnectionWire.sorted(c.wires).map(Self.words).joined(separator: " and ")
+        wires = ConnectionWire.sorted(c.wires).map { $0.rawValue.uppercased() }.joined(separator: " · ")
         mcpConfiguration = c.wires.contains(.mcp) ? MCPWallet.clientConfiguration(c, home: home) : nil
         self.payments = payments.map { PaymentRow($0, now: now, timeZone: timeZone) }
         anyPayments = !payments.isEmpty
@@ -302,6 +305,8 @@ struct NewConnectionView {
     let mcpConfiguration: String?
     let may: String
     let spent: String
+    /// The most a single payment may be, when it has a maximum.
+    let maxPayment: String?
     let serviceRunning: Bool
 
     init(_ c: AppConnection, uri: String?, spending: ConnectionSpending, now: Date, timeZone: TimeZone, serviceRunning: Bool, home: String) throws {
@@ -311,6 +316,7 @@ struct NewConnectionView {
         mcpConfiguration = c.wires.contains(.mcp) ? MCPWallet.clientConfiguration(c, home: home) : nil
         may = ConnectionPermission.sorted(c.permissions).map(ConnectionRow.words).joined(separator: ", ").sentence
         spent = spending.summary(now: now, timeZone: timeZone).sentence
+        maxPayment = c.maxPayment.map { AmountText.sats($0) }
         self.serviceRunning = serviceRunning
     }
 }

@@ -280,7 +280,7 @@ struct HistoryView {
         self.rows = rows.map { PaymentRow($0, now: now, timeZone: timeZone) }
         anyRows = !rows.isEmpty
         types = [Choice(value: "", label: "All", selected: type == nil)]
-            + Payment.Kind.allCases.map { Choice(value: $0.rawValue, label: PaymentExport.word($0), selected: $0 == type) }
+            + Payment.Kind.allCases.map { Choice(value: $0.rawValue, label: PaymentExport.word($0).capitalizedFirst, selected: $0 == type) }
         statuses = [Choice(value: "", label: "All", selected: status == nil)]
             + Payment.Status.allCases.map { Choice(value: $0.rawValue, label: $0.rawValue.capitalizedFirst, selected: $0 == status) }
         self.search = search

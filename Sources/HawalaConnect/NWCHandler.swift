@@ -19,6 +19,8 @@ public struct NWCHandler: Sendable {
         public let method: String
         public let result: JSONValue?
         public let error: (code: Code, message: String)?
+        /// What was paid, for the service's log line (NIP-47's pay_invoice answer names only the fee).
+        public var paidMsat: Msat?
 
         /// `{"result_type", "result": …}` or `{"result_type", "error": {code, message}, "result": null}`
         /// — NIP-47's examples: a success has no `error` key (some clients take any `error` key
@@ -149,7 +151,9 @@ public struct NWCHandler: Sendable {
             let payment = try await ConnectionPayer.pay(invoice: invoice, amountMsat: amount, requestID: requestID, connection: connection, session: session, now: now)
             switch payment.status {
             case .completed:
-                return Answer(method: "pay_invoice", result: .object([("preimage", .string(payment.details.preimage ?? "")), ("fees_paid", .amount(payment.feeMsat))]), error: nil)
+                var answer = Answer(method: "pay_invoice", result: .object([("preimage", .string(payment.details.preimage ?? "")), ("fees_paid", .amount(payment.feeMsat))]), error: nil)
+                answer.paidMsat = payment.amountMsat
+                return answer
             case .pending:
                 return .failed("pay_invoice", .other, "the payment is pending: it may still settle (lookup_invoice says how it ends)")
             case .failed:

@@ -278,8 +278,9 @@ public final class NWCService: Sendable {
         var metadata: Logger.Metadata = ["connection": .string(served.connection.name), "method": .string(answer.method.isEmpty ? method : answer.method),
                                          "outcome": .string(answer.error?.code.rawValue ?? "ok")]
         if let error = answer.error, error.code != .rateLimited { metadata["reason"] = .string(String(error.message.prefix(200))) }
+        if let paid = answer.paidMsat { metadata["amount_msat"] = .string(paid.description) }
         if case .object(let fields)? = answer.result {
-            if let amount = fields.first(where: { $0.0 == "amount" }) { metadata["amount_msat"] = .string(amount.1.compact) }
+            if answer.paidMsat == nil, let amount = fields.first(where: { $0.0 == "amount" }) { metadata["amount_msat"] = .string(amount.1.compact) }
             if let fee = fields.first(where: { $0.0 == "fees_paid" }) { metadata["fees_paid_msat"] = .string(fee.1.compact) }
         }
         let elapsed = ContinuousClock.now - started

@@ -162,7 +162,7 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case .outOfRange(let limit): limit.description
         case let .wrongNetwork(invoice, backend, name):
             "the invoice is for \(invoice.plainName(backend: "")), and this wallet's Lightning pays on \(backend.plainName(backend: name)) only: ask for an invoice on that network"
-        case .expired(let date): "the invoice expired at \(ISO8601DateFormatter().string(from: date))"
+        case .expired(let date): "the invoice expired \(date.relative()): ask the payee for a new invoice"
         case let .insufficientBalance(have, need): "insufficient balance: \(satsText(have, .down)) available, \(satsText(need, .up)) needed (amount + fee)"
         case .ownInvoice: "this invoice is this wallet's own"
         case .alreadyPaid: "the invoice has already been paid"

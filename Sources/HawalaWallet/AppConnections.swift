@@ -168,7 +168,7 @@ public enum ConnectionRefusal: Error, Equatable, Sendable, CustomStringConvertib
         case .notAllowed(let permission): "this connection may not \(permission.verb)"
         case .aboveMaximum(let maximum): "above this connection's maximum of \(AmountText.sats(maximum)) a payment"
         case .overBudget(let left, let renewsAt):
-            "above this connection's budget: \(AmountText.sats(left, rounding: .down)) left" + (renewsAt.map { " until \($0.iso8601)" } ?? "")
+            "above this connection's budget: \(AmountText.sats(left, rounding: .down)) left" + (renewsAt.map { " until \($0.relative())" } ?? "")
         }
     }
 }

@@ -334,6 +334,7 @@ extension AppSecurityTests {
                 } else {
                     #expect(byCLI.status == 0 && byCLI.stdout.contains("nostr+walletconnect://"), "\(c.label): \(byCLI.stderr)")
                     #expect(byApp.status == 200 && byApp.body.contains("nostr+walletconnect://") && byApp.body.contains("is ready"), "\(c.label)")
+                    #expect(byApp.body.contains("At most a payment</dt><dd>2,000 sat"), "the ready page shows the maximum")
                 }
             }
             let appStore = try await app.store.get()
@@ -344,7 +345,9 @@ extension AppSecurityTests {
             #expect(appMade.budget == cliMade.budget && appMade.renewal == .weekly && cliMade.renewal == .weekly)
             #expect(appMade.maxPayment == cliMade.maxPayment && appMade.maxPayment == 2000 && appMade.permissions == cliMade.permissions)
             #expect(appMade.relays == [relay] && cliMade.relays == [relay])
-            #expect(try await browser.send(.get, "/connections").body.contains("hawala connect serve"), "an NWC connection needs the service")
+            let list = try await browser.send(.get, "/connections").body
+            #expect(list.contains("hawala connect serve"), "an NWC connection needs the service")
+            #expect(list.contains(#"<span class="tag">NWC</span>"#), "the card says how the program reaches it")
         }
     }
 
