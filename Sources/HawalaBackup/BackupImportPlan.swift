@@ -1,6 +1,7 @@
 import Foundation
 import HawalaCrypto
 import HawalaKeys
+import HawalaText
 import HawalaWallet
 
 /// The preview of importing a backup's wallets into a store, before anything is written: each
@@ -235,6 +236,31 @@ public struct ConflictResolution: Sendable {
         let next = pending.first { policies[$0.name] == nil }
         state = next.map { .asking(name: $0.name, conflict: $0.conflict) } ?? .resolved
         return .taken
+    }
+}
+
+extension ImportOutcome {
+    /// `{wallet, outcome: added|skipped|alreadyHere|replaced|completed, existing, taken}`:
+    /// what an import actually did to one incoming wallet (scripts read it).
+    public var json: JSONValue {
+        let (name, outcome, existing, taken): (String, String, String?, [String]) = switch self {
+        case .added(let name): (name, "added", nil, [])
+        case let .skipped(name, existing): (name, "skipped", existing, [])
+        case let .alreadyHere(name, existing): (name, "alreadyHere", existing, [])
+        case let .replaced(name, existing): (name, "replaced", existing, [])
+        case let .completed(name, existing, taken): (name, "completed", existing, taken)
+        }
+        return .object([("wallet", .string(name)), ("outcome", .string(outcome)), ("existing", .nullable(existing)),
+                        ("taken", .array(taken.map { .string($0) }))])
+    }
+
+    /// Whether it brought anything into this store (a wallet, or what one lacked).
+    public var broughtSomething: Bool {
+        switch self {
+        case .added, .replaced: true
+        case .completed(_, _, let taken): !taken.isEmpty
+        case .skipped, .alreadyHere: false
+        }
     }
 }
 

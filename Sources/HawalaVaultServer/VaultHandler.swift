@@ -144,15 +144,14 @@ struct VaultHandler: APIProtocol {
         }
     }
 
-    /// The backup's record, where to download its bytes, and the result the client completes
-    /// after decrypting (the server can't: it fills in nothing).
+    /// The backup's record and where to download its bytes. Restoring is the client's: the server
+    /// holds ciphertext and can say nothing of what an import brings.
     func restoreBackup(_ input: Operations.restoreBackup.Input) async throws -> Operations.restoreBackup.Output {
         guard case .json(let request) = input.body else { return .badRequest(.init(body: .json(Self.error("a JSON body is needed")))) }
         guard VaultStorageSupport.isBackupID(request.backupId) else { return .notFound(.init(body: .json(Self.error("no such backup")))) }
         do {
             let backup = try await storage.storedBackup(id: request.backupId, user: try caller())
-            return .ok(.init(body: .json(.init(backup: Self.schema(backup), download: "/vault/backups/\(backup.id)",
-                                               result: .init(success: true, restoredItems: 0, conflicts: [], requiresReauth: false)))))
+            return .ok(.init(body: .json(.init(backup: Self.schema(backup), download: "/vault/backups/\(backup.id)"))))
         } catch VaultError.notFound {
             return .notFound(.init(body: .json(Self.error("no such backup"))))
         }

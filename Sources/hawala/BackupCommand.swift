@@ -77,6 +77,7 @@ struct BackupImport: ParsableCommand {
     @OptionGroup var password: PasswordOptions
     @Option(name: .customLong("on-conflict"), help: "skip, keep-both or replace.") var onConflict: ConflictPolicy?
     @Flag(name: .customLong("dry-run"), help: "Show the preview and stop.") var dryRun = false
+    @Flag(help: "JSON on stdout (the preview on stderr): {source, wallets, restored, outcomes: [{wallet, outcome, existing, taken}]}.") var json = false
 
     func validate() throws { try WalletSession.checkOneStdin(password.passwordFile, backupPasswordFile) }
 
@@ -84,22 +85,24 @@ struct BackupImport: ParsableCommand {
         let url = URL(fileURLWithPath: file)
         _ = try BackupFile.inspect(url)  // refuse a non-.hawala file before asking for anything
         try BackupImport.run(source: url.lastPathComponent, passwordFile: password.passwordFile, backupPasswordFile: backupPasswordFile,
-                             onConflict: onConflict, dryRun: dryRun) { try BackupFile.read(url, password: $0) }
+                             onConflict: onConflict, dryRun: dryRun, json: json) { try BackupFile.read(url, password: $0) }
     }
 
     /// Decrypts (with the backup password), previews, asks a policy per conflict, imports.
-    static func run(source: String, passwordFile: String?, backupPasswordFile: String?, onConflict: ConflictPolicy?, dryRun: Bool,
+    static func run(source: String, passwordFile: String?, backupPasswordFile: String?, onConflict: ConflictPolicy?, dryRun: Bool, json: Bool = false,
                     decrypt: (SecretBytes) throws -> SecretBytes) throws {
+        // With --json, the person's lines go to stderr and the outcome alone to stdout.
+        let say: (String) -> Void = json ? { Output.error($0) } : { print($0) }
         let backupPassword = try BackupPasswords.existing(file: backupPasswordFile)
         BackupPasswords.progress("decrypting (Argon2id)…")
         let payload = try BackupPayload.decode(try decrypt(backupPassword))
         let home = WalletHome.fromEnvironment()
         let plan = try BackupImportPlan(payload: payload, store: try home.existing() ? try WalletStore(home: home, create: false) : nil)
 
-        print("\(payload.wallets.count) wallet\(payload.wallets.count == 1 ? "" : "s") in \(source) (made by \(payload.app)):")
+        say("\(payload.wallets.count) wallet\(payload.wallets.count == 1 ? "" : "s") in \(source) (made by \(payload.app)):")
         for row in plan.rows {
-            print("  \(row.summary)")
-            if let conflict = row.conflict { print("    conflict: \(conflict)") }
+            say("  \(row.summary)")
+            if let conflict = row.conflict { say("    conflict: \(conflict)") }
         }
         if dryRun { return }
 
@@ -113,6 +116,11 @@ struct BackupImport: ParsableCommand {
         }
         let store = try WalletSession.store(create: true)
         let keyring = try WalletSession.keyringForChange(store, file: passwordFile)
-        for outcome in try plan.apply(policies: policies, store: store, keyring: keyring) { print(outcome) }
+        let outcomes = try plan.apply(policies: policies, store: store, keyring: keyring)
+        for outcome in outcomes { say(outcome.description) }
+        if json {
+            JSONValue.object([("source", .string(source)), ("wallets", .int(payload.wallets.count)),
+                              ("restored", .int(outcomes.filter(\.broughtSomething).count)), ("outcomes", .array(outcomes.map(\.json)))]).print()
+        }
     }
 }

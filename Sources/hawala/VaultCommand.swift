@@ -212,20 +212,21 @@ struct VaultRestore: AsyncParsableCommand {
     @Option(name: .customLong("on-conflict"), help: "skip, keep-both or replace.") var onConflict: ConflictPolicy?
     /// Accepted for scripts written when it existed: nothing else is ever asked.
     @Flag(help: .hidden) var yes = false
+    @Flag(help: "JSON on stdout, as `backup import --json`: what the import actually brought.") var json = false
 
     func validate() throws { try WalletSession.checkOneStdin(password.passwordFile, backupPasswordFile) }
 
     func run() async throws {
-        try await VaultRestore.restore(id, passwordFile: password.passwordFile, backupPasswordFile: backupPasswordFile, onConflict: onConflict)
+        try await VaultRestore.restore(id, passwordFile: password.passwordFile, backupPasswordFile: backupPasswordFile, onConflict: onConflict, json: json)
     }
 
     /// Downloads the backup `id` (or an id prefix) and imports it as `backup import` does.
-    static func restore(_ id: String, passwordFile: String?, backupPasswordFile: String?, onConflict: ConflictPolicy?) async throws {
+    static func restore(_ id: String, passwordFile: String?, backupPasswordFile: String?, onConflict: ConflictPolicy?, json: Bool = false) async throws {
         let client = try VaultSession.open(passwordFile: passwordFile).client
         let id = try await client.backupID(id)
         let data = try await client.download(id)
         try BackupImport.run(source: "\(id).hawala", passwordFile: passwordFile, backupPasswordFile: backupPasswordFile,
-                             onConflict: onConflict, dryRun: false) { try BackupFile.read(data, password: $0) }
+                             onConflict: onConflict, dryRun: false, json: json) { try BackupFile.read(data, password: $0) }
     }
 }
 

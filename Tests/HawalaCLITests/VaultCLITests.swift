@@ -82,6 +82,13 @@ struct VaultCLITests {
         let here = try laptop.run(["wallet", "addresses", "--wallet", "Main", "--count", "3", "--json"])
         let there = try phone.run(["wallet", "addresses", "--wallet", "Main", "--count", "3", "--json"])
         #expect(here.status == 0 && here.stdout == there.stdout)
+        // Again, with --json: what the import actually brought — nothing new, said so.
+        let again = try laptop.run(["vault", "restore", id, "--json", "--on-conflict", "skip", "--password-file", laptop.path("password"),
+                                    "--backup-password-file", laptop.path("backup-password")])
+        let outcome = try #require(try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any], "\(again.stdout) \(again.stderr)")
+        let outcomes = try #require(outcome["outcomes"] as? [[String: Any]])
+        #expect(outcome["wallets"] as? Int == 1 && outcome["restored"] as? Int == 0 && outcomes.first?["outcome"] as? String != "added", "\(outcome)")
+        #expect(again.stderr.contains("wallet in"), "the preview goes to stderr with --json")
 
         // Wrong backup password: nothing imported; unknown id: one line; delete.
         try laptop.write("wrong", "not the backup password\n")
