@@ -463,7 +463,12 @@ def export_then_import_into_a_fresh_home(s: Scenario, app: App):
     s.fill("backup-password", BACKUP_PASSWORD)
     s.fill("backup-repeat", BACKUP_PASSWORD)
     s.fill("export-password", PASSWORD)
-    s.click("Download the backup")
+    # Seconds of Argon2id: said the moment it is sent, the button waiting (the submit handler runs
+    # within requestSubmit, before the page leaves).
+    said = d.execute_script("const f = document.querySelector('form[action=\"/backups/export\"]'); f.requestSubmit();"
+                            " const b = f.querySelector('button[type=submit]');"
+                            " return [f.querySelector('.working-status') && f.querySelector('.working-status').textContent, b.getAttribute('aria-disabled')];")
+    s.check(said[0] and "a few seconds" in said[0] and said[1] == "true", f"the export says it is working: {said}")
     s.wait_text("Your backup is ready")
     s.check(not d.find_elements(By.ID, "backup-password"), "the form and its passwords are gone")
     s.wait(lambda _: [f for f in os.listdir(DOWNLOADS) if f.endswith(".hawala")], 60)

@@ -87,6 +87,18 @@ struct DerivationPathTests {
         #expect(throws: DerivationPathError.invalidComponent("+5")) { try DerivationPath("m/+5") }
         #expect(throws: DerivationPathError.self) { try DerivationPath("m/٣") }  // non-ASCII digit
     }
+
+    /// BIP32's depth is one byte: a path of 255 steps is derived (its key says depth 255), one
+    /// of 256 refused in words, never wrapped to depth 0.
+    @Test func depthsUpTo255() throws {
+        let deepest = try DerivationPath("m" + String(repeating: "/0", count: 255))
+        #expect(deepest.components.count == 255)
+        let master = try ExtendedPrivateKey(seed: SecretBytes(Array(repeating: 1, count: 32)))
+        let key = try master.derive(path: deepest)
+        #expect(key.depth == 255 && key.publicKey.depth == 255)
+        #expect(throws: DerivationPathError.tooDeep(256)) { try DerivationPath("m" + String(repeating: "/0", count: 256)) }
+        #expect(throws: ExtendedKeyError.tooDeep) { try key.derive(ChildNumber(rawValue: 0)) }
+    }
 }
 
 struct SLIP10Vector: Decodable {

@@ -47,6 +47,8 @@ struct PaperSheetTests {
         let text = try pdfText(bytes)
         for word in mnemonic.words { #expect(text.contains(word), "\(word)") }
         #expect(text.contains("Fingerprint: 73c5da0a"))
+        // Paper burns and floods: the sheet names metal as the durable option.
+        #expect(text.replacingOccurrences(of: "\n", with: " ").contains("metal backup"), "\(text)")
         // The words in DejaVu Sans Mono: with Noto Sans Mono (what "monospace" matches on
         // Debian) cairo wrote them with another font's outlines.
         let file = temporaryFolder("sheet", suffix: ".pdf")

@@ -94,6 +94,34 @@ document.addEventListener("DOMContentLoaded", () => {
   const lockForm = document.querySelector("form.lock");
   if (lockForm) lockForm.addEventListener("submit", keep);
 
+  // A form whose answer takes seconds (a key stretched with Argon2id): said at once, the button
+  // shown waiting, and a second click sends nothing more. Back to the page: usable again.
+  for (const form of document.querySelectorAll("form[data-working]")) {
+    form.addEventListener("submit", (event) => {
+      if (form.dataset.sent) { event.preventDefault(); return; }
+      form.dataset.sent = "1";
+      const button = form.querySelector("button[type=submit]");
+      if (button) { button.setAttribute("aria-disabled", "true"); button.classList.add("working"); }
+      let status = form.querySelector(".working-status");
+      if (!status) {
+        status = document.createElement("p");
+        status.className = "note working-status";
+        status.setAttribute("role", "status");
+        form.append(status);
+      }
+      status.textContent = form.dataset.working;
+    });
+  }
+  window.addEventListener("pageshow", () => {
+    for (const form of document.querySelectorAll("form[data-sent]")) {
+      delete form.dataset.sent;
+      const button = form.querySelector("button.working");
+      if (button) { button.removeAttribute("aria-disabled"); button.classList.remove("working"); }
+      const status = form.querySelector(".working-status");
+      if (status) status.textContent = "";
+    }
+  });
+
   // A new password's strength while it is typed: the library's own verdict (the one a submit
   // gets), asked of the app without the page leaving; never stored, never in an address.
   for (const field of document.querySelectorAll("input[data-strength]")) {
