@@ -351,7 +351,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HawalaNostrTests",
-            dependencies: ["HawalaNostr", "HawalaCrypto"],
+            dependencies: ["HawalaNostr", "HawalaCrypto", .product(name: "Logging", package: "swift-log")],
             resources: [.copy("Vectors")],
             swiftSettings: swiftSettings
         ),

@@ -77,8 +77,42 @@ public final class RelaySession: Sendable {
     /// Messages handled at once on one connection.
     public static let concurrentHandlers = 32
 
+    /// How long the connection and the WebSocket upgrade may take: a relay that accepts TCP and
+    /// never upgrades fails with `Error.timeout` then (the service retries it with backoff).
+    public static let handshakeTimeout: Duration = .seconds(15)
+
     public func run(onOpen: @escaping @Sendable () -> Void, onEvent: @escaping @Sendable (_ subscription: String, NostrEvent) async -> Void,
-                    onClosed: @escaping @Sendable (_ subscription: String, _ reason: String) -> Void = { _, _ in }) async throws {
+                    onClosed: @escaping @Sendable (_ subscription: String, _ reason: String) -> Void = { _, _ in },
+                    handshakeTimeout: Duration = RelaySession.handshakeTimeout) async throws {
+        // The client's upgrade waits on a future that neither cancellation nor the peer's close
+        // ends: the connection runs in a task of its own, and this call answers on time — the
+        // connection's end, the handshake's deadline, or its own cancellation.
+        let outcome = Outcome()
+        let connection = Task {
+            try await self.connect(onOpen: { outcome.markOpened(); onOpen() }, onEvent: onEvent, onClosed: onClosed)
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Swift.Error>) in
+                outcome.set(continuation)
+                Task {
+                    do { try await connection.value; outcome.resume(.success(())) } catch { outcome.resume(.failure(error)) }
+                }
+                Task {
+                    try? await Task.sleep(for: handshakeTimeout)
+                    guard !outcome.isOpened, outcome.resume(.failure(Error.timeout)) else { return }
+                    connection.cancel()
+                    self.close()
+                }
+            }
+        } onCancel: {
+            connection.cancel()
+            self.close()
+            outcome.resume(.failure(CancellationError()))
+        }
+    }
+
+    private func connect(onOpen: @escaping @Sendable () -> Void, onEvent: @escaping @Sendable (_ subscription: String, NostrEvent) async -> Void,
+                         onClosed: @escaping @Sendable (_ subscription: String, _ reason: String) -> Void) async throws {
         var configuration = WebSocketClientConfiguration(maxFrameSize: Self.maximumFrameBytes, autoPing: .enabled(timePeriod: .seconds(30)), validateUTF8: true)
         configuration.closeTimeout = .seconds(5)
         let tls = url.lowercased().hasPrefix("wss:") ? TLSConfiguration.makeClientConfiguration() : nil
@@ -236,5 +270,44 @@ public struct NostrFilter: Sendable, Equatable {
         if let since { fields.append("\"since\":\(since)") }
         if let limit { fields.append("\"limit\":\(limit)") }
         return "{" + fields.joined(separator: ",") + "}"
+    }
+}
+
+/// A continuation resumed once, whoever comes first — also when the result comes before the
+/// continuation is there; and whether the connection it waits on has opened.
+private final class Outcome: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Void, any Swift.Error>?
+        var pending: Result<Void, any Swift.Error>?
+        var done = false
+        var opened = false
+    }
+    private let state = Mutex(State())
+
+    /// The connection is open: the handshake's deadline no longer applies.
+    func markOpened() { state.withLock { $0.opened = true } }
+    var isOpened: Bool { state.withLock { $0.opened } }
+
+    func set(_ continuation: CheckedContinuation<Void, any Swift.Error>) {
+        let early = state.withLock { state -> Result<Void, any Swift.Error>? in
+            guard let pending = state.pending, !state.done else { state.continuation = continuation; return nil }
+            state.done = true
+            return pending
+        }
+        if let early { continuation.resume(with: early) }
+    }
+
+    /// Whether this result is the one given (false: another came first).
+    @discardableResult
+    func resume(_ result: Result<Void, any Swift.Error>) -> Bool {
+        let (continuation, first) = state.withLock { state -> (CheckedContinuation<Void, any Swift.Error>?, Bool) in
+            guard !state.done, state.pending == nil else { return (nil, false) }
+            guard let continuation = state.continuation else { state.pending = result; return (nil, true) }
+            state.done = true
+            state.continuation = nil
+            return (continuation, true)
+        }
+        continuation?.resume(with: result)
+        return first
     }
 }

@@ -9,7 +9,9 @@ import OpenAPIRuntime
 /// signs a challenge for a new token. The server stores public keys only; a challenge is
 /// answered once, within `VaultLimits.challengeLifetime`; asking is rate-limited per address,
 /// and a wrong answer counts too. An account (its key) is limited on wrong answers to its own
-/// challenges only: asking for challenges never locks its owner out.
+/// challenges only, and only for wrong answers: the owner's right answer is never refused for
+/// others' failures (a forged Ed25519 signature is out of reach, so the limit only slows
+/// guessing, and must not lock the owner out).
 extension VaultHandler {
     func bindLoginKey(_ input: Operations.bindLoginKey.Input) async throws -> Operations.bindLoginKey.Output {
         guard limits.wordsLogin else { return .forbidden(.init(body: .json(Self.wordsLoginOff))) }
@@ -66,7 +68,6 @@ extension VaultHandler {
         }
         let account = "key:" + VaultStorageSupport.hex(key)
         if let retry = limited() { return Self.tooManyLogins(retry) }
-        if let retry = logins.retryAfter(account) { return Self.tooManyLogins(retry) }
         // The challenge is used up whatever follows: each one is answered once.
         let now = Date()
         switch try await answer(challenge: challenge, hex: body.challenge, key: key, signature: signature, now: now) {
@@ -74,6 +75,7 @@ extension VaultHandler {
         case .wrongAnswer:
             count()
             logins.recordFailure(account)  // a challenge of this bound key answered wrong: the account counts it too
+            if let retry = logins.retryAfter(account) { return Self.tooManyLogins(retry) }
         case .noSuchChallenge, .noAccount:
             count()
         }

@@ -8,6 +8,7 @@ import HawalaVaultAPI
 @testable import HawalaVaultClient
 @testable import HawalaVaultServer
 import HawalaVaultStorage
+import HTTPTypes
 import OpenAPIRuntime
 import Testing
 
@@ -142,6 +143,38 @@ struct WordsLoginTests {
         }
         #expect(limited)
         #expect(try await device.backups().isEmpty, "a token is never refused for others' failures")
+    }
+
+    /// Wrong answers for an account from many addresses (behind a trusted proxy, each its own
+    /// client) slow those addresses down, and never lock the owner out: the owner's right answer,
+    /// from an address that failed nothing, still logs in.
+    @Test func othersFailuresNeverLockTheOwnerOut() async throws {
+        var limits = VaultLimits()
+        limits.failuresAllowed = 3
+        let vault = try await RunningVault.start(.sqlite, limits: limits, trustedProxies: [AddressBlock("127.0.0.1/32")!])
+        defer { vault.stop() }
+        let url = URL(string: "http://127.0.0.1:\(vault.port)")!
+        let token = try await vault.storage.addUser("alice", now: Date())
+        let key = VaultLoginKey(seed: Self.seed, vault: url)
+        try await VaultClient(url: url, token: SecretBytes(utf8: token)).bindLoginKey(key)
+        let hexKey = hexString(key.publicKey)
+        let attacker = VaultLoginKey(seed: SecretBytes([UInt8](repeating: 9, count: 64)), vault: url)
+        for i in 0..<12 {
+            var from = HTTPFields()
+            from.append(HTTPField(name: HTTPField.Name("X-Forwarded-For")!, value: "198.51.100.\(i + 1)"))
+            let api = vault.client(token: nil, headers: from)
+            let challenge = try await api.loginChallenge(body: .json(.init(publicKey: hexKey))).ok.body.json.challenge
+            let forged = hexString(attacker.sign(WordsLogin.message(challengeHex: challenge)))
+            let answer = try await api.loginWithWords(body: .json(.init(publicKey: hexKey, challenge: challenge, signature: forged)))
+            if case .ok = answer { Issue.record("a forged answer logged in") }
+        }
+        var owner = HTTPFields()
+        owner.append(HTTPField(name: HTTPField.Name("X-Forwarded-For")!, value: "203.0.113.7"))
+        let api = vault.client(token: nil, headers: owner)
+        let challenge = try await api.loginChallenge(body: .json(.init(publicKey: hexKey))).ok.body.json.challenge
+        let signed = hexString(key.sign(WordsLogin.message(challengeHex: challenge)))
+        let answer = try await api.loginWithWords(body: .json(.init(publicKey: hexKey, challenge: challenge, signature: signed)))
+        #expect((try? answer.ok.body.json.token)?.hasPrefix("hwv_") == true, "the owner was refused: \(answer)")
     }
 
     @Test(arguments: StorageKind.enabled) func theOperatorMayTurnItOff(kind: StorageKind) async throws {
