@@ -3,6 +3,7 @@ import Foundation
 @testable import HawalaApp
 import HawalaCrypto
 import HawalaKeys
+import HawalaLightning
 import HawalaTestSupport
 import HawalaWallet
 import HTTPTypes
@@ -137,7 +138,8 @@ struct AppSecurityTests {
         static func header(_ name: String, _ headers: [(String, String)]) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
     }
 
-    func withApp(wallet: Bool = true, network: Network = .mainnet, maximumBackupBytes: Int? = nil, _ body: @Sendable (WebApp, Browser, Clock) async throws -> Void) async throws {
+    func withApp(wallet: Bool = true, network: Network = .mainnet, maximumBackupBytes: Int? = nil, spark: SparkOpener? = nil,
+                 _ body: @Sendable (WebApp, Browser, Clock) async throws -> Void) async throws {
         let home = temporaryHome()
         if wallet {
             let store = try WalletStore(home: home, create: true)
@@ -148,6 +150,7 @@ struct AppSecurityTests {
         var options = AppOptions()
         options.now = { clock.now }
         if let maximumBackupBytes { options.maximumBackupBytes = maximumBackupBytes }
+        if let spark { options.backends.spark = spark }
         let app = try await WebApp(home: home, options: options)
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
         do {

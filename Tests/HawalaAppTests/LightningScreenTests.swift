@@ -405,3 +405,23 @@ extension AppSecurityTests {
         }
     }
 }
+
+extension AppSecurityTests {
+    /// Spark with real bitcoin and no Breez API key: the home says the key is what is missing
+    /// and where to give it — not "Lightning is not available now", as for a network down.
+    @Test func theHomeNamesAMissingAPIKey() async throws {
+        let spark = SparkOpener(makeBackend: { network, key, _, _ in
+            guard key != nil || network != .mainnet else { throw LightningError.apiKeyRequired(backend: "spark") }
+            throw LightningError.unreachable(network: "Spark network", reason: "offline in tests")
+        }, storageDirectory: { home, _, _ in home })
+        try await withApp(spark: spark) { app, browser, _ in
+            var browser = browser
+            try await logIn(app, &browser)
+            let store = try await app.store.get()
+            try store.setSetting(LightningWallet.SettingKey.backend, to: "spark:mainnet", walletID: try #require(try store.current()).id)
+            let home = try await browser.send(.get, "/").body
+            #expect(home.contains("Lightning needs its Breez API key: add it on the Lightning page.") && !home.contains("Lightning is not available now"),
+                    "\(home.suffix(1500))")
+        }
+    }
+}
