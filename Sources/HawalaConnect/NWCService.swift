@@ -137,10 +137,20 @@ public final class NWCService: Sendable {
         }
     }
 
+    /// Attempts on one relay left hanging at their handshake before the service stops trying it.
+    static let stuckAttemptsAllowed = 3
+
     /// One relay, connected again and again until cancelled, with backoff between tries.
     func keepRelay(_ url: String) async {
         var backoff = options.firstBackoff
         while !Task.isCancelled {
+            // A relay that accepts connections and never upgrades them holds each one: after a
+            // few, no more until they end (the peer's close reaches them).
+            if RelaySession.stuckAttempts(url) >= Self.stuckAttemptsAllowed {
+                logger.warning("relay holds connections that never finished their handshake; waiting", metadata: ["relay": .string(url)])
+                try? await Task.sleep(for: options.maxBackoff)
+                continue
+            }
             do {
                 let session = try RelaySession(url: url, logger: logger)
                 state.withLock { $0.relays[url] = session }

@@ -77,6 +77,14 @@ public final class RelaySession: Sendable {
     /// Messages handled at once on one connection.
     public static let concurrentHandlers = 32
 
+    /// Attempts given up at their handshake's deadline whose connection has not ended yet, by relay.
+    private static let stuck = Mutex<[String: Int]>([:])
+
+    /// How many attempts on `url` were given up at the handshake's deadline and still hold
+    /// their connection (a relay that accepts TCP and never upgrades): the service waits
+    /// before another once there are a few.
+    public static func stuckAttempts(_ url: String) -> Int { stuck.withLock { $0[url] ?? 0 } }
+
     /// How long the connection and the WebSocket upgrade may take: a relay that accepts TCP and
     /// never upgrades fails with `Error.timeout` then (the service retries it with backoff).
     public static let handshakeTimeout: Duration = .seconds(15)
@@ -88,18 +96,24 @@ public final class RelaySession: Sendable {
         // ends: the connection runs in a task of its own, and this call answers on time — the
         // connection's end, the handshake's deadline, or its own cancellation.
         let outcome = Outcome()
+        let url = self.url
         let connection = Task {
-            try await self.connect(onOpen: { outcome.markOpened(); onOpen() }, onEvent: onEvent, onClosed: onClosed)
+            // Opened after the deadline (the attempt already given up): not this session's any more.
+            try await self.connect(onOpen: { if outcome.markOpened() { onOpen() } }, onEvent: onEvent, onClosed: onClosed)
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Swift.Error>) in
                 outcome.set(continuation)
                 Task {
                     do { try await connection.value; outcome.resume(.success(())) } catch { outcome.resume(.failure(error)) }
+                    if outcome.wasAbandoned { Self.stuck.withLock { $0[url, default: 1] -= 1 } }
                 }
                 Task {
                     try? await Task.sleep(for: handshakeTimeout)
-                    guard !outcome.isOpened, outcome.resume(.failure(Error.timeout)) else { return }
+                    guard outcome.timeOutUnlessOpened() else { return }
+                    // Its socket stays until the peer's end reaches it (the client's upgrade ignores
+                    // cancellation): counted, so a relay can't make the service pile them up.
+                    Self.stuck.withLock { $0[url, default: 0] += 1 }
                     connection.cancel()
                     self.close()
                 }
@@ -281,12 +295,36 @@ private final class Outcome: Sendable {
         var pending: Result<Void, any Swift.Error>?
         var done = false
         var opened = false
+        var abandoned = false
     }
     private let state = Mutex(State())
 
-    /// The connection is open: the handshake's deadline no longer applies.
-    func markOpened() { state.withLock { $0.opened = true } }
-    var isOpened: Bool { state.withLock { $0.opened } }
+    /// The connection is open: the handshake's deadline no longer applies. False when the
+    /// attempt had already ended (given up, cancelled): its opening is nobody's then.
+    func markOpened() -> Bool {
+        state.withLock { state in
+            guard !state.done, state.pending == nil else { return false }
+            state.opened = true
+            return true
+        }
+    }
+
+    /// The handshake's deadline: the attempt ends with `timeout`, unless it opened or ended
+    /// first — decided at once, under the lock. True when it was given up here.
+    func timeOutUnlessOpened() -> Bool {
+        let failure = Result<Void, any Swift.Error>.failure(RelaySession.Error.timeout)
+        let (continuation, given) = state.withLock { state -> (CheckedContinuation<Void, any Swift.Error>?, Bool) in
+            guard !state.opened else { return (nil, false) }
+            let (continuation, given) = Self.give(failure, &state)
+            if given { state.abandoned = true }
+            return (continuation, given)
+        }
+        continuation?.resume(with: failure)
+        return given
+    }
+
+    /// Whether the attempt was given up at its deadline (its connection may outlive it).
+    var wasAbandoned: Bool { state.withLock { $0.abandoned } }
 
     func set(_ continuation: CheckedContinuation<Void, any Swift.Error>) {
         let early = state.withLock { state -> Result<Void, any Swift.Error>? in
@@ -300,14 +338,18 @@ private final class Outcome: Sendable {
     /// Whether this result is the one given (false: another came first).
     @discardableResult
     func resume(_ result: Result<Void, any Swift.Error>) -> Bool {
-        let (continuation, first) = state.withLock { state -> (CheckedContinuation<Void, any Swift.Error>?, Bool) in
-            guard !state.done, state.pending == nil else { return (nil, false) }
-            guard let continuation = state.continuation else { state.pending = result; return (nil, true) }
-            state.done = true
-            state.continuation = nil
-            return (continuation, true)
-        }
+        let (continuation, first) = state.withLock { Self.give(result, &$0) }
         continuation?.resume(with: result)
         return first
+    }
+
+    /// Gives `result` unless one was given: the continuation to resume (nil when it is not
+    /// there yet: `set` resumes it), and whether this result is the one.
+    private static func give(_ result: Result<Void, any Swift.Error>, _ state: inout State) -> (CheckedContinuation<Void, any Swift.Error>?, Bool) {
+        guard !state.done, state.pending == nil else { return (nil, false) }
+        guard let continuation = state.continuation else { state.pending = result; return (nil, true) }
+        state.done = true
+        state.continuation = nil
+        return (continuation, true)
     }
 }

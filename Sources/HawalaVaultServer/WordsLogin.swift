@@ -8,10 +8,9 @@ import OpenAPIRuntime
 /// wallet makes from its words for this vault alone —, and a device holding only the words
 /// signs a challenge for a new token. The server stores public keys only; a challenge is
 /// answered once, within `VaultLimits.challengeLifetime`; asking is rate-limited per address,
-/// and a wrong answer counts too. An account (its key) is limited on wrong answers to its own
-/// challenges only, and only for wrong answers: the owner's right answer is never refused for
-/// others' failures (a forged Ed25519 signature is out of reach, so the limit only slows
-/// guessing, and must not lock the owner out).
+/// and a wrong answer counts too. Nothing is counted per account: a forged Ed25519 signature is
+/// out of reach at any rate, and an account's limit would let others' failures lock its owner
+/// out (issue 48) — the owner's right answer is refused only for the owner's own address.
 extension VaultHandler {
     func bindLoginKey(_ input: Operations.bindLoginKey.Input) async throws -> Operations.bindLoginKey.Output {
         guard limits.wordsLogin else { return .forbidden(.init(body: .json(Self.wordsLoginOff))) }
@@ -66,17 +65,12 @@ extension VaultHandler {
               let challenge = Self.bytes(hex: body.challenge, count: 32), let signature = Self.bytes(hex: body.signature, count: 64) else {
             return .badRequest(.init(body: .json(Self.error("publicKey and challenge are 64 hex digits, signature 128", field: "body"))))
         }
-        let account = "key:" + VaultStorageSupport.hex(key)
         if let retry = limited() { return Self.tooManyLogins(retry) }
         // The challenge is used up whatever follows: each one is answered once.
         let now = Date()
         switch try await answer(challenge: challenge, hex: body.challenge, key: key, signature: signature, now: now) {
         case .token(let token): return .ok(.init(body: .json(.init(token: token))))
-        case .wrongAnswer:
-            count()
-            logins.recordFailure(account)  // a challenge of this bound key answered wrong: the account counts it too
-            if let retry = logins.retryAfter(account) { return Self.tooManyLogins(retry) }
-        case .noSuchChallenge, .noAccount:
+        case .wrongAnswer, .noSuchChallenge, .noAccount:
             count()
         }
         return Self.wordsRefused

@@ -104,7 +104,11 @@ struct BackupImport: ParsableCommand {
             say("  \(row.summary)")
             if let conflict = row.conflict { say("    conflict: \(conflict)") }
         }
-        if dryRun { return }
+        if dryRun {
+            // Nothing imported: said so in the same shape.
+            if json { JSONValue.object([("source", .string(source)), ("wallets", .int(payload.wallets.count)), ("restored", .int(0)), ("outcomes", .array([]))]).print() }
+            return
+        }
 
         let policies: [String: ConflictPolicy]
         if onConflict == nil, !plan.conflicts.isEmpty, let terminal = Terminal.open() {

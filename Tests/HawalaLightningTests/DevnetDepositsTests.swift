@@ -67,7 +67,7 @@ struct DevnetDepositsTests {
 
         let claimed = try await session.backend.claimDeposit(txid: stranded, vout: 0, policy: .default)
         #expect(claimed.state == .claimed(feeSat: 3_000) && claimed.stateText == "claimed (fee 3,000 sat)")
-        await #expect(throws: LightningError.wrongAddress("bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", network: .regtest)) {
+        await #expect(throws: LightningError.wrongAddress("bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", network: .regtest, backendName: "devnet")) {
             _ = try await session.backend.refundDeposit(txid: other, vout: 0, to: "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", satPerVbyte: 10)
         }
         let refunded = try await session.backend.refundDeposit(txid: other, vout: 0, to: "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080", satPerVbyte: 10)

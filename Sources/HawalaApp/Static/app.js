@@ -110,6 +110,11 @@ document.addEventListener("DOMContentLoaded", () => {
         form.append(status);
       }
       status.textContent = form.dataset.working;
+      // Stopped in the browser (Esc, the stop button): usable again after a minute.
+      setTimeout(() => {
+        delete form.dataset.sent;
+        if (button) { button.removeAttribute("aria-disabled"); button.classList.remove("working"); }
+      }, 60000);
     });
   }
   window.addEventListener("pageshow", () => {
