@@ -346,7 +346,8 @@ let package = Package(
         ),
         .testTarget(
             name: "HawalaConnectTests",
-            dependencies: ["HawalaConnect", "HawalaDevnet", "HawalaNostr", "HawalaLightning", "HawalaWallet", "HawalaCrypto", "HawalaText", "HawalaKeys", "HawalaTestSupport"],
+            dependencies: ["HawalaConnect", "HawalaDevnet", "HawalaNostr", "HawalaLightning", "HawalaWallet", "HawalaCrypto", "HawalaText", "HawalaKeys", "HawalaTestSupport",
+                           .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
