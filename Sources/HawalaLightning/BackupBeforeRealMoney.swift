@@ -26,7 +26,7 @@ public enum BackupBeforeRealMoney {
                 "\u{201C}\(wallet)\u{201D} is on real bitcoin and its words are not written down and checked yet: "
                     + "a lost device would be lost money. Back up the words first, or type \u{201C}\(BackupBeforeRealMoney.acceptance)\u{201D} to go ahead without"
             case .notAccepted:
-                "to go ahead without a checked backup, type exactly \u{201C}\(BackupBeforeRealMoney.acceptance)\u{201D}"
+                "to go ahead without a checked backup, type \u{201C}\(BackupBeforeRealMoney.acceptance)\u{201D} (these words, nothing else)"
             }
         }
     }
