@@ -171,7 +171,7 @@ let package = Package(
         .target(
             name: "HawalaConnect",
             dependencies: [
-                "HawalaCrypto", "HawalaText", "HawalaLightning", "HawalaNostr", "HawalaWallet",
+                "HawalaCrypto", "HawalaKeys", "HawalaText", "HawalaLightning", "HawalaNostr", "HawalaWallet",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MCP", package: "swift-sdk"),

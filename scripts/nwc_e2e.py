@@ -371,6 +371,16 @@ async def revocation_and_notifications(relay, buyer, provider, uris):
     check(answers and next(iter(answers.values()))[0]["error"]["code"] == "UNAUTHORIZED", f"an expired connection: {answers}")
 
 
+def stop(serve):
+    """SIGTERM, then at most 10 s: past it, killed and counted as a failure."""
+    serve.terminate()
+    try:
+        serve.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        serve.kill()
+        failures.append("connect serve did not stop on SIGTERM")
+
+
 def main():
     root = tempfile.mkdtemp(prefix="hawala-nwc-")
     relay = serve = None
@@ -392,12 +402,7 @@ def main():
         seed_scenario(relay, buyer, provider, seed["uri"])
         strangers(relay, buyer, provider, parallel["uri"])
         revocation_and_notifications(relay, buyer, provider, (agent["uri"], short["uri"]))
-        serve.terminate()
-        try:
-            serve.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            serve.kill()
-            failures.append("connect serve did not stop on SIGTERM")
+        stop(serve)
         serve = None
         stops_when_told(relay, buyer, provider, stopper["uri"])
         log = open(serve_log).read()
@@ -412,12 +417,7 @@ def main():
             print("      connect serve log:", open(serve_log).read()[-3000:])
     finally:
         if serve:
-            serve.terminate()
-            try:
-                serve.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                serve.kill()
-                failures.append("connect serve did not stop on SIGTERM")
+            stop(serve)
         if relay:
             relay.stop()
         shutil.rmtree(root, ignore_errors=True)

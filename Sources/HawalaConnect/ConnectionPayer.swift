@@ -1,4 +1,5 @@
 import Foundation
+import HawalaKeys
 import HawalaLightning
 import HawalaText
 import HawalaWallet
@@ -53,7 +54,7 @@ public enum ConnectionPayer {
 
         /// A node id as a person can compare it: its first and last 8 hex digits.
         public static func shortNodeID(_ key: [UInt8]) -> String {
-            let hex = key.map { String(format: "%02x", $0) }.joined()
+            let hex = hexString(key)
             return hex.count > 20 ? "node \(hex.prefix(8))…\(hex.suffix(8))" : "node \(hex)"
         }
     }
@@ -157,7 +158,7 @@ public enum ConnectionPayer {
 
     /// This connection's payment of `invoice` that did not fail, if it made one.
     static func paidBefore(_ invoice: Bolt11Invoice, connection: AppConnection, store: WalletStore) -> Payment? {
-        let hash = invoice.paymentHash.map { String(format: "%02x", $0) }.joined()
+        let hash = hexString(invoice.paymentHash)
         let filter = PaymentFilter(type: .send, paymentHash: hash, connection: connection.name)
         return (try? store.payments(walletID: connection.walletID, filter: filter))?.first { $0.status != .failed }
     }

@@ -159,18 +159,18 @@ struct WordsLoginTests {
         try await VaultClient(url: url, token: SecretBytes(utf8: token)).bindLoginKey(key)
         let hexKey = hexString(key.publicKey)
         let attacker = VaultLoginKey(seed: SecretBytes([UInt8](repeating: 9, count: 64)), vault: url)
+        // A client behind the trusted proxy, seen as `address`.
+        func client(forwardedFor address: String) -> Client {
+            vault.client(token: nil, headers: [HTTPField.Name("X-Forwarded-For")!: address])
+        }
         for i in 0..<12 {
-            var from = HTTPFields()
-            from.append(HTTPField(name: HTTPField.Name("X-Forwarded-For")!, value: "198.51.100.\(i + 1)"))
-            let api = vault.client(token: nil, headers: from)
+            let api = client(forwardedFor: "198.51.100.\(i + 1)")
             let challenge = try await api.loginChallenge(body: .json(.init(publicKey: hexKey))).ok.body.json.challenge
             let forged = hexString(attacker.sign(WordsLogin.message(challengeHex: challenge)))
             let answer = try await api.loginWithWords(body: .json(.init(publicKey: hexKey, challenge: challenge, signature: forged)))
             if case .ok = answer { Issue.record("a forged answer logged in") }
         }
-        var owner = HTTPFields()
-        owner.append(HTTPField(name: HTTPField.Name("X-Forwarded-For")!, value: "203.0.113.7"))
-        let api = vault.client(token: nil, headers: owner)
+        let api = client(forwardedFor: "203.0.113.7")
         let challenge = try await api.loginChallenge(body: .json(.init(publicKey: hexKey))).ok.body.json.challenge
         let signed = hexString(key.sign(WordsLogin.message(challengeHex: challenge)))
         let answer = try await api.loginWithWords(body: .json(.init(publicKey: hexKey, challenge: challenge, signature: signed)))
