@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "HawalaWallet", targets: ["HawalaWallet"]),
         .library(name: "HawalaBackup", targets: ["HawalaBackup"]),
         .library(name: "HawalaPaper", targets: ["HawalaPaper"]),
+        .library(name: "HawalaOnChain", targets: ["HawalaOnChain"]),
         .library(name: "HawalaLightning", targets: ["HawalaLightning"]),
         .library(name: "HawalaDevnet", targets: ["HawalaDevnet"]),
         .library(name: "HawalaVault", targets: ["HawalaVault"]),
@@ -123,6 +124,18 @@ let package = Package(
         .target(
             name: "HawalaPaper",
             dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaWallet", "CCairo", "CQREncode"],
+            swiftSettings: swiftSettings
+        ),
+        // The on-chain wallet of the Bitcoin-family accounts (Bitcoin, Litecoin): descriptors,
+        // sync from a node, coins, history, coin selection, signing, in the wallet store.
+        .target(
+            name: "HawalaOnChain",
+            dependencies: [
+                "HawalaCrypto", "HawalaText", "HawalaKeys", "HawalaWallet",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -308,7 +321,7 @@ let package = Package(
             name: "hawala",
             dependencies: [
                 .target(name: "CMalloc", condition: .when(platforms: [.linux])), "CHardening", "HawalaCrypto", "HawalaText", "HawalaKeys", "HawalaWallet", "HawalaBackup",
-                "HawalaPaper", "HawalaLightning", "HawalaDevnet", "HawalaApp", "HawalaConnect", "HawalaNostr",
+                "HawalaPaper", "HawalaLightning", "HawalaDevnet", "HawalaApp", "HawalaConnect", "HawalaNostr", "HawalaOnChain",
                 // The vault's client side only: the server is hawala-vault.
                 "HawalaVault", "HawalaVaultClient", "HawalaVaultAgent",
                 .product(name: "Logging", package: "swift-log"),
@@ -365,6 +378,12 @@ let package = Package(
         .testTarget(
             name: "HawalaKeysTests",
             dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaTestSupport"],
+            resources: [.copy("Vectors")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HawalaOnChainTests",
+            dependencies: ["HawalaOnChain", "HawalaCrypto", "HawalaKeys", "HawalaText", "HawalaWallet", "HawalaTestSupport"],
             resources: [.copy("Vectors")],
             swiftSettings: swiftSettings
         ),

@@ -17,7 +17,7 @@ struct Hawala: ParsableCommand {
             still pending (`ln pay`: not final; see `ln show`).
             """,
         version: HawalaVersion.string + HawalaVersion.build,
-        subcommands: [WalletCommand.self, AppCommand.self, BackupCommand.self, LightningCommand.self, ConnectCommand.self, MCPCommand.self, VaultCommand.self, MnemonicCommand.self, DeriveCommand.self, XpubCommand.self, AddressCommand.self, ChainsCommand.self]
+        subcommands: [WalletCommand.self, AppCommand.self, BackupCommand.self, LightningCommand.self, OnChainCommand.self, ConnectCommand.self, MCPCommand.self, VaultCommand.self, MnemonicCommand.self, DeriveCommand.self, XpubCommand.self, AddressCommand.self, ChainsCommand.self]
     )
 }
 

@@ -19,6 +19,7 @@ enum WalletSchema {
         ("v11", v11),
         ("v12", v12),
         ("v13", v13),
+        ("v14", v14),
     ]
 
     static var migrator: DatabaseMigrator {

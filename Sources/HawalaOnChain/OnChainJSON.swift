@@ -1,0 +1,46 @@
+import HawalaText
+
+// The one JSON shape of each on-chain concept, for the CLI's --json and the app's API alike.
+
+extension Ledger {
+    /// `{"chain", "confirmedSats", "unconfirmedSats", "utxos"}`.
+    public func balanceJSON(coin: Coin) -> JSONValue {
+        .object([("chain", .string(coin.rawValue)), ("confirmedSats", .int(Int(confirmed.value))),
+                 ("unconfirmedSats", .int(Int(unconfirmed.value))), ("utxos", .int(coins.count))])
+    }
+
+    /// `[{"txid", "amountSats", "feeSats", "confirmations", "label"}]`, newest first.
+    public func historyJSON(labels: [String: String]) -> JSONValue {
+        .array(payments.map { payment in
+            .object([("txid", .string(payment.txid.description)), ("amountSats", .int(Int(payment.amount))),
+                     ("feeSats", .int(Int(payment.fee.value))), ("confirmations", .int(payment.confirmations)),
+                     ("label", .nullable(labels["tx:\(payment.txid)"]))])
+        })
+    }
+
+    /// `[{"outpoint", "address", "valueSats", "confirmations", "frozen", "change"}]`.
+    public func utxosJSON(network: OnChainNetwork) -> JSONValue {
+        .array(coins.map { coin in
+            .object([("outpoint", .string(coin.outpoint.description)),
+                     ("address", .nullable(OutputScript(coin.script)?.address(on: network))),
+                     ("valueSats", .int(Int(coin.value.value))), ("confirmations", .int(coin.confirmations)),
+                     ("frozen", .bool(coin.frozen)), ("change", .bool(coin.place.keychain == .change))])
+        })
+    }
+}
+
+extension SendPlan {
+    /// The preview's rows, the same on every face: amount, fee, rate, total, change.
+    public var previewRows: [(label: String, value: String)] {
+        let unit = network.coin.baseUnit
+        var rows: [(label: String, value: String)] = [
+            ("To", recipient),
+            ("Amount", "\(AmountText.grouped(amount)) \(unit)"),
+            ("Fee", "\(AmountText.grouped(fee)) \(unit) (\(feeRate.perVByte) \(unit)/vB, \(vsize) vB)"),
+            ("Total", "\(AmountText.grouped(total)) \(unit)"),
+        ]
+        rows.append(("Change", change.map { "\(AmountText.grouped($0)) \(unit) back to this wallet" } ?? "none"))
+        if network.isTest { rows.append(("Network", "\(network) (test coins)")) }
+        return rows
+    }
+}

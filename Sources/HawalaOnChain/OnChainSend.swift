@@ -1,0 +1,147 @@
+import Foundation
+import HawalaCrypto
+import HawalaKeys
+import HawalaText
+
+/// How much to send: an amount, or everything spendable (the fee taken from it).
+public enum SendAmount: Sendable, Equatable {
+    case exact(Sats)
+    case all
+}
+
+/// A fee rate and where it came from, for the preview.
+public struct ChosenFeeRate: Sendable, Equatable {
+    public let rate: FeeRate
+    /// The speed asked for, nil for a rate typed by the person.
+    public let speed: Speed?
+    /// False when the node had no estimate and its lowest relay rate is used.
+    public let estimated: Bool
+
+    /// A rate the person typed.
+    public init(typed rate: FeeRate) {
+        self.init(rate: rate, speed: nil, estimated: true)
+    }
+
+    init(rate: FeeRate, speed: Speed?, estimated: Bool) {
+        self.rate = rate
+        self.speed = speed
+        self.estimated = estimated
+    }
+}
+
+/// A payment worked out and not yet signed: everything the preview shows comes from here, and
+/// the signed transaction pays exactly this fee.
+public struct SendPlan: Sendable, Equatable {
+    public let network: OnChainNetwork
+    public let recipient: String
+    public let recipientScript: OutputScript
+    public let amount: Sats
+    public let fee: Sats
+    public let feeRate: FeeRate
+    /// The change and the key it goes to, nil when there is none.
+    public let change: Sats?
+    public let changePlace: KeyPlace?
+    public let inputs: [OnChainCoin]
+    /// The largest the signed transaction can be; the fee was computed on it.
+    public let vsize: Int
+
+    /// What leaves the wallet: the amount and the fee.
+    public var total: Sats { (try? amount + fee) ?? Sats.supply }
+}
+
+extension OnChainWallet {
+    /// The rate for `speed`: the node's estimate, or its lowest relay rate when it has none.
+    public func feeRate(for speed: Speed) async throws(OnChainError) -> ChosenFeeRate {
+        if let estimate = try await source.estimateFee(blocks: speed.blocks(on: account.network.coin)) {
+            return ChosenFeeRate(rate: estimate, speed: speed, estimated: true)
+        }
+        return ChosenFeeRate(rate: try await source.relayFee(), speed: speed, estimated: false)
+    }
+
+    /// The smallest output the network relays to `script` (Bitcoin Core's dust rule: what
+    /// spending it would cost at the dust relay rate).
+    public func dustLimit(_ script: OutputScript) -> Sats {
+        let spend = switch script {
+        case .p2wpkh, .p2wsh, .p2tr: 67  // 32 + 4 + 1 + 107 / 4 + 4
+        default: 148
+        }
+        return Sats(clamping: UInt64(script.outputWeight / 4 + spend) * account.network.dustRelayFeeRate)
+    }
+
+    /// Works out a payment: checks the address against the account's network, chooses coins,
+    /// computes the fee once and the change. Nothing is signed.
+    public func plan(to address: String, amount: SendAmount, feeRate: FeeRate) throws -> SendPlan {
+        let unit = account.network.coin.baseUnit
+        let recipient = try OutputScript.of(address: address, on: account.network)
+        let ledger = try ledger()
+        let coins = ledger.spendable
+        let dust = dustLimit(recipient)
+        let overhead = 4 * (4 + 4 + 1 + 1) + 2
+        switch amount {
+        case .all:
+            guard !coins.isEmpty else { throw OnChainError.insufficientFunds(needed: dust, available: .zero, unit: unit) }
+            let weight = overhead + recipient.outputWeight + coins.reduce(0) { $0 + (OutputScript($1.script)?.inputWeight ?? 272) }
+            let fee = feeRate.fee(weight: weight)
+            let sum = try Sats.sum(coins.map(\.value))
+            guard sum > fee, let sending = try? sum - fee, sending >= dust else {
+                throw OnChainError.insufficientFunds(needed: (try? fee + dust) ?? Sats.supply, available: sum, unit: unit)
+            }
+            return SendPlan(network: account.network, recipient: recipient.address(on: account.network), recipientScript: recipient,
+                            amount: sending, fee: fee, feeRate: feeRate, change: nil, changePlace: nil, inputs: coins, vsize: (weight + 3) / 4)
+        case .exact(let value):
+            guard value >= dust else { throw OnChainError.dust(amount: value, minimum: dust, unit: unit) }
+            let changePlace = KeyPlace(.change, try nextChangeIndex())
+            let changeScript = try account.script(at: changePlace)
+            let selection = try CoinSelection(
+                baseWeight: overhead + recipient.outputWeight, target: value, feeRate: feeRate,
+                longTermFeeRate: try FeeRate(min(feeRate.perVByte, 10)), changeOutputWeight: changeScript.outputWeight,
+                changeSpendWeight: changeScript.inputWeight ?? 272, dust: dustLimit(changeScript)
+            ).select(from: coins.map { SelectableCoin(outpoint: $0.outpoint, value: $0.value, inputWeight: OutputScript($0.script)?.inputWeight ?? 272) }, unit: unit)
+            let chosen = Set(selection.coins.map(\.outpoint))
+            return SendPlan(network: account.network, recipient: recipient.address(on: account.network), recipientScript: recipient,
+                            amount: value, fee: selection.fee, feeRate: feeRate, change: selection.change,
+                            changePlace: selection.change == nil ? nil : changePlace,
+                            inputs: coins.filter { chosen.contains($0.outpoint) }, vsize: (selection.weight + 3) / 4)
+        }
+    }
+
+    /// The change index after the last used one.
+    func nextChangeIndex() throws -> UInt32 {
+        try watchedScripts().lastUsed(.change).map { $0 + 1 } ?? 0
+    }
+ 
+    /// Signs `plan` with the wallet's keys (BIP143, SIGHASH_ALL), replaceable (BIP125). Checks
+    /// each key against the coin it spends and that the fee is the plan's.
+    public func sign(_ plan: SendPlan, keys: HDWallet) throws -> Transaction {
+        var outputs = [TxOutput(value: plan.amount.value, script: plan.recipientScript.bytes)]
+        if let change = plan.change, let place = plan.changePlace {
+            // The change's place among the outputs is random: it says nothing of which output is the payment.
+            outputs.insert(TxOutput(value: change.value, script: try account.script(at: place).bytes), at: Int.random(in: 0...1))
+        }
+        var transaction = Transaction(inputs: plan.inputs.map { TxInput(prevout: $0.outpoint, sequence: Transaction.replaceableSequence) },
+                                      outputs: outputs)
+        let sighash = SegwitV0Sighash(transaction)
+        for (i, coin) in plan.inputs.enumerated() {
+            let privateKey = try keys.privateKey(at: try account.path(of: coin.place))
+            let publicKey = try Secp256k1.PublicKey(privateKey: privateKey).compressed
+            guard case .p2wpkh(let hash) = OutputScript(coin.script), hash == Hash.hash160(publicKey) else {
+                throw OnChainError.unsupported("coin \(coin.outpoint) is not locked to this wallet's key at \(try account.path(of: coin.place))")
+            }
+            let digest = sighash.digest(input: i, scriptCode: SegwitV0Sighash.p2wpkhScriptCode(keyHash: hash), value: coin.value.value)
+            let signature = try Secp256k1.signDER(digest: digest, privateKey: privateKey)
+            transaction.inputs[i].witness = [signature + [UInt8(SegwitV0Sighash.sighashAll)], publicKey]
+        }
+        let paid = plan.inputs.reduce(UInt64(0)) { $0 + $1.value.value } - transaction.outputs.reduce(UInt64(0)) { $0 + $1.value }
+        guard paid == plan.fee.value, transaction.vsize <= plan.vsize else {
+            throw OnChainError.unsupported("the signed transaction does not match its preview; nothing was sent")
+        }
+        return transaction
+    }
+
+    /// Sends a signed transaction and keeps it (unconfirmed) so balances follow at once.
+    public func broadcast(_ transaction: Transaction) async throws -> Txid {
+        let txid = try await source.broadcast(transaction.serialized())
+        try store.record(StoredTransaction(transaction: transaction, height: nil, blockHash: nil, seenAt: Date().timeIntervalSince1970))
+        return txid
+    }
+}

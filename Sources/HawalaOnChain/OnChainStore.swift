@@ -1,0 +1,166 @@
+import Foundation
+import GRDB
+import HawalaWallet
+
+/// The node a wallet's coin account reads, as saved.
+public struct NodeSettings: Sendable, Equatable, Codable {
+    public enum Kind: String, Sendable, Codable { case core, electrum }
+    public let kind: Kind
+    /// `http://127.0.0.1:8332` for a node, `host:port:s` for an Electrum server.
+    public let location: String
+    public let auth: NodeAuth
+    /// The network the node said it is on when saved ("main", "test", "regtest", "signet").
+    public let chain: String
+    public let gapLimit: Int
+
+    public init(kind: Kind, location: String, auth: NodeAuth, chain: String, gapLimit: Int) {
+        self.kind = kind
+        self.location = location
+        self.auth = auth
+        self.chain = chain
+        self.gapLimit = gapLimit
+    }
+
+    /// The gap limit when none is chosen: BIP44's 20.
+    public static let defaultGapLimit = 20
+    /// The largest gap limit: deriving and matching more keys than this a sync is a mistake.
+    public static let gapLimits: ClosedRange<Int> = 1...10_000
+}
+
+/// The on-chain tables of the wallet store, for one wallet and coin. Every change is one
+/// transaction: a crash leaves the old state or the new.
+struct OnChainStore {
+    let store: WalletStore
+    let walletID: String
+    let coin: Coin
+
+    /// How many recent block hashes are kept to find where a reorg forked.
+    static let keptBlocks = 144
+
+    func node() throws -> NodeSettings? {
+        try store.read { db in
+            try Row.fetchOne(db, sql: "SELECT kind, location, auth, chain, gapLimit FROM onchainNode WHERE walletId = ? AND coin = ?",
+                             arguments: [walletID, coin.rawValue]).flatMap { row in
+                guard let kind = NodeSettings.Kind(rawValue: row["kind"]),
+                      let auth = try? JSONDecoder().decode(NodeAuth.self, from: Data((row["auth"] as String).utf8)) else { return nil }
+                return NodeSettings(kind: kind, location: row["location"], auth: auth, chain: row["chain"], gapLimit: row["gapLimit"])
+            }
+        }
+    }
+
+    /// Saves the node; a node on another network than the one before starts the account afresh
+    /// (a regtest chain's coins are not testnet's).
+    func save(_ node: NodeSettings) throws {
+        let auth = String(decoding: try JSONEncoder().encode(node.auth), as: UTF8.self)
+        try store.writeTransaction { db in
+            let before = try String.fetchOne(db, sql: "SELECT chain FROM onchainNode WHERE walletId = ? AND coin = ?", arguments: [walletID, coin.rawValue])
+            if let before, before != node.chain {
+                for table in ["onchainBlock", "onchainTx", "onchainFrozen"] {
+                    try db.execute(sql: "DELETE FROM \(table) WHERE walletId = ? AND coin = ?", arguments: [walletID, coin.rawValue])
+                }
+            }
+            try db.execute(sql: """
+                INSERT INTO onchainNode (walletId, coin, kind, location, auth, chain, gapLimit) VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (walletId, coin) DO UPDATE SET kind = excluded.kind, location = excluded.location, auth = excluded.auth,
+                    chain = excluded.chain, gapLimit = excluded.gapLimit
+                """, arguments: [walletID, coin.rawValue, node.kind.rawValue, node.location, auth, node.chain, node.gapLimit])
+        }
+    }
+
+    /// The recent blocks seen, lowest first; the last is where the sync stands.
+    func blocks() throws -> [(height: Int, hash: String)] {
+        try store.read { db in
+            try Row.fetchAll(db, sql: "SELECT height, hash FROM onchainBlock WHERE walletId = ? AND coin = ? ORDER BY height",
+                             arguments: [walletID, coin.rawValue]).map { ($0["height"], $0["hash"]) }
+        }
+    }
+
+    func transactions() throws -> [StoredTransaction] {
+        try store.read { db in
+            try Row.fetchAll(db, sql: "SELECT raw, height, blockHash, seenAt FROM onchainTx WHERE walletId = ? AND coin = ?",
+                             arguments: [walletID, coin.rawValue]).map { row in
+                let raw: Data = row["raw"]
+                return StoredTransaction(transaction: try Transaction(bytes: [UInt8](raw)), height: row["height"], blockHash: row["blockHash"], seenAt: row["seenAt"])
+            }
+        }
+    }
+
+    func frozen() throws -> Set<OutPoint> {
+        try store.read { db in
+            Set(try String.fetchAll(db, sql: "SELECT outpoint FROM onchainFrozen WHERE walletId = ? AND coin = ?", arguments: [walletID, coin.rawValue])
+                .compactMap { try? OutPoint($0) })
+        }
+    }
+
+    func setFrozen(_ outpoint: OutPoint, _ frozen: Bool) throws {
+        try store.writeTransaction { db in
+            if frozen {
+                try db.execute(sql: "INSERT OR IGNORE INTO onchainFrozen (walletId, coin, outpoint) VALUES (?, ?, ?)",
+                               arguments: [walletID, coin.rawValue, outpoint.description])
+            } else {
+                try db.execute(sql: "DELETE FROM onchainFrozen WHERE walletId = ? AND coin = ? AND outpoint = ?",
+                               arguments: [walletID, coin.rawValue, outpoint.description])
+            }
+        }
+    }
+
+    /// Replaces the sync state in one transaction: blocks at or above `from` are dropped and
+    /// `blocks` added; transactions confirmed at or above `from` go back to unconfirmed before
+    /// `transactions` are written; `gone` are deleted.
+    func commit(from height: Int, blocks: [(height: Int, hash: String)], transactions: [StoredTransaction], gone: [Txid]) throws {
+        try store.writeTransaction { db in
+            let key: StatementArguments = [walletID, coin.rawValue]
+            try db.execute(sql: "DELETE FROM onchainBlock WHERE walletId = ? AND coin = ? AND height >= ?", arguments: key + [height])
+            try db.execute(sql: "UPDATE onchainTx SET height = NULL, blockHash = NULL WHERE walletId = ? AND coin = ? AND height >= ?", arguments: key + [height])
+            for block in blocks {
+                try db.execute(sql: "INSERT INTO onchainBlock (walletId, coin, height, hash) VALUES (?, ?, ?, ?)", arguments: key + [block.height, block.hash])
+            }
+            if let last = blocks.last?.height {
+                try db.execute(sql: "DELETE FROM onchainBlock WHERE walletId = ? AND coin = ? AND height <= ?", arguments: key + [last - Self.keptBlocks])
+            }
+            for stored in transactions { try Self.upsert(stored, key: key, db: db) }
+            for txid in gone {
+                try db.execute(sql: "DELETE FROM onchainTx WHERE walletId = ? AND coin = ? AND txid = ? AND height IS NULL", arguments: key + [txid.description])
+            }
+        }
+    }
+
+    /// Keeps a transaction the wallet just sent (unconfirmed).
+    func record(_ stored: StoredTransaction) throws {
+        try store.writeTransaction { db in try Self.upsert(stored, key: [walletID, coin.rawValue], db: db) }
+    }
+
+    private static func upsert(_ stored: StoredTransaction, key: StatementArguments, db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO onchainTx (walletId, coin, txid, raw, height, blockHash, seenAt) VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (walletId, coin, txid) DO UPDATE SET height = excluded.height, blockHash = excluded.blockHash
+            """, arguments: key + [stored.txid.description, Data(stored.transaction.serialized()), stored.height, stored.blockHash, stored.seenAt])
+    }
+
+    func labels() throws -> [String: String] {
+        try store.read { db in
+            Dictionary(try Row.fetchAll(db, sql: "SELECT type, ref, label FROM onchainLabel WHERE walletId = ?", arguments: [walletID])
+                .map { ("\($0["type"] as String):\($0["ref"] as String)", $0["label"]) }, uniquingKeysWith: { a, _ in a })
+        }
+    }
+}
+
+extension NodeSettings {
+    /// The chain source these settings name.
+    public func source() throws(OnChainError) -> any ChainSource {
+        switch kind {
+        case .core: try CoreRPC(url: location, auth: auth)
+        case .electrum: throw .unsupported("Electrum servers are not supported yet: use a Bitcoin Core or Litecoin Core node")
+        }
+    }
+}
+
+extension OnChainWallet {
+    /// The on-chain wallet of `coin` in `wallet`, reading its saved node.
+    public static func open(_ wallet: WalletSummary, coin: Coin, store: WalletStore) throws -> OnChainWallet {
+        guard let node = try savedNode(wallet: wallet, coin: coin, store: store),
+              let kind = OnChainNetwork.Kind(rawValue: node.chain) else { throw OnChainError.noNode(coin.displayName) }
+        let account = try OnChainAccount.of(wallet, coin: coin, kind: kind, store: store)
+        return OnChainWallet(account: account, node: node, walletStore: store, source: try node.source())
+    }
+}

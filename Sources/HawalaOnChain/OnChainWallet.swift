@@ -1,0 +1,199 @@
+import Foundation
+import HawalaCrypto
+import HawalaKeys
+import HawalaText
+import HawalaWallet
+
+/// What a sync did.
+public struct SyncSummary: Sendable, Equatable {
+    public let height: Int
+    public let blocksRead: Int
+    /// Transactions new to the wallet (confirmed or in the mempool).
+    public let newTransactions: Int
+    /// Blocks the node no longer has on its best chain (a reorg), whose transactions went back to unconfirmed.
+    public let reorgedBlocks: Int
+}
+
+/// One coin account of one wallet against its chain source: sync, balances, history, receive, send.
+public struct OnChainWallet: Sendable {
+    public let account: OnChainAccount
+    public let node: NodeSettings
+    let store: OnChainStore
+    let source: any ChainSource
+
+    /// Blocks read per exchange round.
+    static let blocksPerRound = 100
+
+    public init(account: OnChainAccount, node: NodeSettings, walletStore: WalletStore, source: any ChainSource) {
+        self.account = account
+        self.node = node
+        self.store = OnChainStore(store: walletStore, walletID: account.walletID, coin: account.network.coin)
+        self.source = source
+    }
+
+    /// The node saved for `coin` of `wallet`, if any.
+    public static func savedNode(wallet: WalletSummary, coin: Coin, store: WalletStore) throws -> NodeSettings? {
+        try OnChainStore(store: store, walletID: wallet.id, coin: coin).node()
+    }
+
+    /// Checks that `source` answers and is on a network of `wallet`'s, then saves it as the node
+    /// of `coin`. Nothing is saved when it isn't.
+    public static func connect(wallet: WalletSummary, coin: Coin, source: any ChainSource, node: (String) -> NodeSettings,
+                               store: WalletStore) async throws -> NodeSettings {
+        let tip = try await source.tip()
+        guard let network = tip.network, network.coin == coin, network.walletNetwork == wallet.network else {
+            throw OnChainError.nodeOnWrongNetwork(url: source.location, nodeSays: tip.networkWords,
+                                                  account: wallet.network == .mainnet ? coin.displayName : "\(coin.displayName)'s test networks")
+        }
+        let settings = node(tip.chain)
+        try OnChainStore(store: store, walletID: wallet.id, coin: coin).save(settings)
+        return settings
+    }
+
+    // MARK: Reading
+
+    /// Balances, coins and history as last synced.
+    public func ledger() throws -> Ledger {
+        let (transactions, watched) = try watchedTransactions()
+        return Ledger(transactions: transactions, tipHeight: try store.blocks().last?.height ?? 0,
+                      frozen: try store.frozen(), place: watched.place(of:))
+    }
+
+    /// The kept transactions and the scripts derived far enough to recognise all of them.
+    private func watchedTransactions() throws -> ([StoredTransaction], WatchedScripts) {
+        let transactions = try store.transactions()
+        var watched = try WatchedScripts(account: account, gapLimit: node.gapLimit)
+        var grew = true
+        while grew {
+            grew = false
+            for stored in transactions {
+                for output in stored.transaction.outputs {
+                    if let place = watched.place(of: output.script), try watched.markUsed(place) { grew = true }
+                }
+            }
+        }
+        return (transactions, watched)
+    }
+
+    /// The account's scripts, derived past every key used.
+    func watchedScripts() throws -> WatchedScripts { try watchedTransactions().1 }
+
+    /// The next receive address nobody has paid: the one after the last used.
+    public func nextReceiveAddress() throws -> (address: String, index: UInt32) {
+        let index = try watchedScripts().lastUsed(.receive).map { $0 + 1 } ?? 0
+        return (try account.address(at: KeyPlace(.receive, index)), index)
+    }
+
+    /// Labels by BIP-329 type and reference ("tx:TXID", "addr:ADDRESS", "output:TXID:VOUT").
+    public func labels() throws -> [String: String] { try store.labels() }
+
+    /// Freezes or thaws a coin: a frozen coin is never chosen to pay.
+    public func setFrozen(_ outpoint: OutPoint, _ frozen: Bool) throws {
+        guard try ledger().coins.contains(where: { $0.outpoint == outpoint }) else { throw OnChainError.unknown("coin \(outpoint)") }
+        try store.setFrozen(outpoint, frozen)
+    }
+
+    // MARK: Sync
+
+    /// Brings the wallet up to the node's tip: finds a reorg by the kept block hashes, reads the
+    /// blocks since, then the mempool; commits all of it in one transaction.
+    public func sync(progress: (@Sendable (_ done: Int, _ of: Int) -> Void)? = nil) async throws -> SyncSummary {
+        let tip = try await source.tip()
+        guard tip.network == account.network else {
+            throw OnChainError.nodeOnWrongNetwork(url: source.location, nodeSays: tip.networkWords, account: account.network.description)
+        }
+        let kept = try store.blocks()
+        var (transactions, watched) = try watchedTransactions()
+        // Where the node's chain and the kept one agree.
+        var start = 0
+        if !kept.isEmpty {
+            let candidates = kept.filter { $0.height <= tip.height }
+            let nodeHashes = try await source.blockHashes(candidates.map(\.height))
+            // No kept block on the node's chain (a reorg deeper than those kept): read it all again.
+            let agreed = Array(zip(candidates, nodeHashes)).last { $0.0.hash == $0.1 }?.0.height
+            start = agreed.map { $0 + 1 } ?? 0
+        }
+        let reorged = kept.filter { $0.height >= start }.count
+        for i in transactions.indices where (transactions[i].height ?? -1) >= start {
+            transactions[i].height = nil
+            transactions[i].blockHash = nil
+        }
+        var byID = Dictionary(transactions.map { ($0.txid, $0) }, uniquingKeysWith: { a, _ in a })
+        let now = Date().timeIntervalSince1970
+        var newBlocks: [(height: Int, hash: String)] = []
+        var scanFrom = start
+        var read = 0
+        let total = max(0, tip.height - start + 1)
+        // A round reads blocks; if the gap moved (new scripts), the blocks read so far are read
+        // again for them — a key used past the old window may have been paid earlier.
+        while scanFrom <= tip.height {
+            let heights = Array(scanFrom...min(tip.height, scanFrom + Self.blocksPerRound - 1))
+            let hashes = try await source.blockHashes(heights)
+            let raws = try await source.blocks(hashes)
+            var grew = false
+            for (height, (hash, raw)) in zip(heights, zip(hashes, raws)) {
+                for transaction in try Block.transactions(raw) where Self.touches(transaction, watched: watched, known: byID) {
+                    let txid = transaction.txid
+                    byID[txid] = StoredTransaction(transaction: transaction, height: height, blockHash: hash, seenAt: byID[txid]?.seenAt ?? now)
+                    for output in transaction.outputs {
+                        if let place = watched.place(of: output.script), try watched.markUsed(place) { grew = true }
+                    }
+                }
+                newBlocks.append((height, hash))
+            }
+            read += heights.count
+            progress?(min(read, total), total)
+            scanFrom = grew ? start : heights.last! + 1
+            if grew { newBlocks.removeAll() }
+        }
+        // The mempool: what is new to the wallet, and which unconfirmed ones are gone.
+        let pool = Set(try await source.mempool())
+        let unseen = pool.filter { byID[$0] == nil }
+        var gone: [Txid] = []
+        for chunk in Array(unseen).chunked(100) {
+            for raw in try await source.mempoolTransactions(chunk).compactMap({ $0 }) {
+                guard let transaction = try? Transaction(bytes: raw), Self.touches(transaction, watched: watched, known: byID) else { continue }
+                byID[transaction.txid] = StoredTransaction(transaction: transaction, height: nil, blockHash: nil, seenAt: now)
+                for output in transaction.outputs { if let place = watched.place(of: output.script) { try watched.markUsed(place) } }
+            }
+        }
+        for (txid, stored) in byID where stored.height == nil && !pool.contains(txid) {
+            gone.append(txid)
+            byID[txid] = nil
+        }
+        let before = Set(transactions.map(\.txid))
+        try store.commit(from: start, blocks: newBlocks, transactions: Array(byID.values), gone: gone)
+        return SyncSummary(height: tip.height, blocksRead: read, newTransactions: byID.keys.filter { !before.contains($0) }.count, reorgedBlocks: reorged)
+    }
+
+    /// Whether a transaction pays one of the wallet's scripts or spends one of its coins.
+    private static func touches(_ transaction: Transaction, watched: WatchedScripts, known: [Txid: StoredTransaction]) -> Bool {
+        transaction.outputs.contains { watched.place(of: $0.script) != nil }
+            || transaction.inputs.contains { input in
+                known[input.prevout.txid].map { stored in
+                    stored.transaction.outputs.indices.contains(Int(input.prevout.vout))
+                        && watched.place(of: stored.transaction.outputs[Int(input.prevout.vout)].script) != nil
+                } ?? false
+            }
+    }
+}
+
+extension Array {
+    func chunked(_ size: Int) -> [[Element]] {
+        stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min(count, $0 + size)]) }
+    }
+}
+
+/// A raw block's transactions (the header and any extension data after them are skipped).
+enum Block {
+    static func transactions(_ raw: [UInt8]) throws(OnChainError) -> [Transaction] {
+        var reader = ByteReader(raw)
+        _ = try reader.bytes(80)
+        let count = try reader.varint()
+        guard count <= UInt64(reader.remaining / 60) else { throw .badAnswer("a block claims \(count) transactions") }
+        var transactions: [Transaction] = []
+        transactions.reserveCapacity(Int(count))
+        for _ in 0..<count { transactions.append(try Transaction(reading: &reader)) }
+        return transactions
+    }
+}

@@ -1,0 +1,285 @@
+import ArgumentParser
+import Foundation
+import HawalaLightning
+import HawalaOnChain
+import HawalaText
+import HawalaWallet
+
+/// `hawala onchain`: the Bitcoin and Litecoin accounts as a wallet that sees and spends coins,
+/// read from the person's own node.
+struct OnChainCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "onchain",
+        abstract: "Bitcoin and Litecoin on-chain: balances, history, receive and send, through your own node.",
+        discussion: """
+            Amounts are in the chain's base unit (sat for Bitcoin, litoshi for Litecoin). \
+            First save a node for the chain (`hawala onchain node`), then `sync`. A testnet wallet's \
+            accounts live on the test networks the node is on (testnet or regtest).
+            """,
+        subcommands: [OnChainNode.self, OnChainSync.self, OnChainReceive.self, OnChainBalance.self, OnChainHistory.self,
+                      OnChainSend.self, OnChainUTXOs.self, OnChainFreeze.self, OnChainUnfreeze.self])
+}
+
+extension Coin: ExpressibleByArgument {}
+
+/// The options every on-chain command shares.
+struct OnChainTarget: ParsableArguments {
+    @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
+
+    func summary() throws -> (WalletStore, WalletSummary) {
+        let store = try WalletSession.store(create: false)
+        return (store, try store.wallet(named: wallet))
+    }
+
+    /// The wallet's account on `coin`, through its saved node.
+    func open(_ coin: Coin) throws -> OnChainWallet {
+        let (store, summary) = try summary()
+        do { return try OnChainWallet.open(summary, coin: coin, store: store) } catch OnChainError.noNode(let name) {
+            throw CLIError("no node is set up for \(name) yet: hawala onchain node --chain \(coin.rawValue) --url http://127.0.0.1:PORT --cookie-file PATH")
+        }
+    }
+
+    /// The coins with a saved node, or `coin` alone.
+    func coins(_ coin: Coin?) throws -> [Coin] {
+        if let coin { return [coin] }
+        let (store, summary) = try summary()
+        let saved = try Coin.allCases.filter { try OnChainWallet.savedNode(wallet: summary, coin: $0, store: store) != nil }
+        guard !saved.isEmpty else {
+            throw CLIError("no node is set up yet: hawala onchain node --chain bitcoin|litecoin --url http://127.0.0.1:PORT --cookie-file PATH")
+        }
+        return saved
+    }
+}
+
+struct OnChainNode: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "node", abstract: "Save the node a chain is read from, after checking it answers and is on the wallet's network.",
+        discussion: """
+            A Bitcoin Core or Litecoin Core node's RPC (no node wallet is used). Its credentials are \
+            read from its cookie file (--cookie-file, e.g. ~/.bitcoin/.cookie) or from a file holding \
+            user:password (--auth-file) when needed, never from the command line.
+            """)
+    @OptionGroup var target: OnChainTarget
+    @Option(help: "bitcoin or litecoin.") var chain: Coin
+    @Option(help: "The node's RPC address, e.g. http://127.0.0.1:8332.") var url: String?
+    @Option(name: .customLong("cookie-file"), help: "The node's .cookie file.") var cookieFile: String?
+    @Option(name: .customLong("auth-file"), help: "A file holding user:password for the node's RPC.") var authFile: String?
+    @Option(help: ArgumentHelp("An Electrum server instead of a node (not supported yet).", valueName: "HOST:PORT[:t|s]")) var electrum: String?
+    @Option(name: .customLong("gap-limit"), help: "How many unused addresses in a row to look past (default 20).") var gapLimit: Int = NodeSettings.defaultGapLimit
+
+    func validate() throws {
+        guard (url == nil) != (electrum == nil) else { throw ValidationError("give one of --url or --electrum") }
+        guard cookieFile == nil || authFile == nil else { throw ValidationError("give one of --cookie-file or --auth-file") }
+        guard NodeSettings.gapLimits.contains(gapLimit) else { throw ValidationError("--gap-limit must be between 1 and 10,000") }
+    }
+
+    func run() async throws {
+        let (store, summary) = try target.summary()
+        let auth: NodeAuth = cookieFile.map { .cookieFile(Self.absolute($0)) } ?? authFile.map { .authFile(Self.absolute($0)) } ?? .none
+        let settings = { (chain: String) in
+            NodeSettings(kind: electrum == nil ? .core : .electrum, location: url ?? electrum ?? "", auth: auth, chain: chain, gapLimit: gapLimit)
+        }
+        let source = try settings("").source()
+        let saved = try await OnChainWallet.connect(wallet: summary, coin: chain, source: source, node: settings, store: store)
+        let network = OnChainNetwork(coin: chain, kind: OnChainNetwork.Kind(rawValue: saved.chain) ?? .main)
+        print("\(chain.displayName) of wallet \"\(summary.name)\" is read from \(saved.location) (\(network)); next: hawala onchain sync")
+    }
+
+    static func absolute(_ path: String) -> String {
+        URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL.path
+    }
+}
+
+struct OnChainSync: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "sync", abstract: "Read the chain from the node: new blocks, the mempool, reorgs.")
+
+    /// "Litecoin: block 300 of 1,000…" on the terminal, for syncs of 100 blocks or more.
+    static func progress(_ name: String) -> @Sendable (Int, Int) -> Void {
+        { done, total in
+            guard total >= 100 else { return }
+            FileHandle.standardError.write(Data("\r\(name): block \(AmountText.grouped(UInt64(done))) of \(AmountText.grouped(UInt64(total)))…".utf8))
+        }
+    }
+    @OptionGroup var target: OnChainTarget
+    @Option(help: "bitcoin or litecoin (default: every chain with a node).") var chain: Coin?
+
+    func run() async throws {
+        for coin in try target.coins(chain) {
+            let wallet = try target.open(coin)
+            let onTerminal = isatty(STDERR_FILENO) == 1
+            let summary = try await wallet.sync(progress: onTerminal ? Self.progress(coin.displayName) : nil)
+            if onTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+            let ledger = try wallet.ledger()
+            let unit = coin.baseUnit
+            var line = "\(wallet.account.network): synced to block \(AmountText.grouped(UInt64(summary.height))); "
+                + "\(AmountText.grouped(ledger.confirmed)) \(unit) confirmed"
+            if ledger.unconfirmed > .zero { line += ", \(AmountText.grouped(ledger.unconfirmed)) \(unit) incoming" }
+            if summary.reorgedBlocks > 0 { line += " (\(summary.reorgedBlocks) block\(summary.reorgedBlocks == 1 ? "" : "s") replaced by a reorg)" }
+            print(line)
+        }
+    }
+}
+
+struct OnChainReceive: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "receive", abstract: "The next unused receive address on the node's network.")
+    @OptionGroup var target: OnChainTarget
+    @Option(help: "bitcoin or litecoin.") var chain: Coin
+    @Flag(help: "JSON output: {address, index}.") var json = false
+
+    func run() async throws {
+        let (address, index) = try target.open(chain).nextReceiveAddress()
+        if json {
+            JSONValue.object([("address", .string(address)), ("index", .int(Int(index)))]).print()
+        } else {
+            print(address)
+        }
+    }
+}
+
+struct OnChainBalance: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "balance", abstract: "Confirmed and incoming coins, as of the last sync.")
+    @OptionGroup var target: OnChainTarget
+    @Option(help: "bitcoin or litecoin (default: every chain with a node).") var chain: Coin?
+    @Flag(help: "JSON output: {chain, confirmedSats, unconfirmedSats, utxos} (a list of them without --chain).") var json = false
+
+    func run() async throws {
+        var objects: [JSONValue] = []
+        for coin in try target.coins(chain) {
+            let wallet = try target.open(coin)
+            let ledger = try wallet.ledger()
+            objects.append(ledger.balanceJSON(coin: coin))
+            guard !json else { continue }
+            let unit = coin.baseUnit
+            var line = "\(wallet.account.network): \(AmountText.grouped(ledger.confirmed)) \(unit)"
+            if ledger.unconfirmed > .zero { line += " (+\(AmountText.grouped(ledger.unconfirmed)) \(unit) incoming)" }
+            print(line + ", \(ledger.coins.count) coin\(ledger.coins.count == 1 ? "" : "s")")
+        }
+        if json { (chain == nil ? .array(objects) : objects[0]).print() }
+    }
+}
+
+struct OnChainHistory: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "history", abstract: "Payments in and out, newest first, with confirmations.")
+    @OptionGroup var target: OnChainTarget
+    @Option(help: "bitcoin or litecoin.") var chain: Coin
+    @Flag(help: "JSON output: [{txid, amountSats, feeSats, confirmations, label}].") var json = false
+
+    func run() async throws {
+        let wallet = try target.open(chain)
+        let ledger = try wallet.ledger()
+        let labels = try wallet.labels()
+        if json { return ledger.historyJSON(labels: labels).print() }
+        if ledger.payments.isEmpty { return print("no payments yet") }
+        for payment in ledger.payments {
+            let sign = payment.amount < 0 ? "−" : "+"
+            let status = payment.confirmations == 0 ? "unconfirmed" : "\(payment.confirmations) confirmation\(payment.confirmations == 1 ? "" : "s")"
+            var line = "\(sign)\(AmountText.grouped(payment.amount.magnitude)) \(chain.baseUnit)  \(status)  \(payment.txid)"
+            if payment.fee > .zero { line += "  fee \(AmountText.grouped(payment.fee))" }
+            if let label = labels["tx:\(payment.txid)"] { line += "  \(label)" }
+            print(line)
+        }
+    }
+}
+
+struct OnChainUTXOs: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "utxos", abstract: "The coins this account holds.")
+    @OptionGroup var target: OnChainTarget
+    @Option(help: "bitcoin or litecoin.") var chain: Coin
+    @Flag(help: "JSON output: [{outpoint, address, valueSats, confirmations, frozen, change}].") var json = false
+
+    func run() async throws {
+        let wallet = try target.open(chain)
+        let ledger = try wallet.ledger()
+        if json { return ledger.utxosJSON(network: wallet.account.network).print() }
+        if ledger.coins.isEmpty { return print("no coins yet") }
+        for coin in ledger.coins {
+            print("\(coin.outpoint)  \(AmountText.grouped(coin.value)) \(chain.baseUnit)  \(coin.confirmations) conf\(coin.frozen ? "  frozen" : "")")
+        }
+    }
+}
+
+struct OnChainFreeze: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "freeze", abstract: "Never spend this coin until it is unfrozen.")
+    @OptionGroup var target: OnChainTarget
+    @Option(help: "bitcoin or litecoin.") var chain: Coin
+    @Argument(help: "The coin, TXID:OUTPUT.") var coin: String
+
+    func run() async throws {
+        try target.open(chain).setFrozen(try OutPoint(coin), true)
+        print("frozen: \(coin)")
+    }
+}
+
+struct OnChainUnfreeze: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "unfreeze", abstract: "Let this coin pay again.")
+    @OptionGroup var target: OnChainTarget
+    @Option(help: "bitcoin or litecoin.") var chain: Coin
+    @Argument(help: "The coin, TXID:OUTPUT.") var coin: String
+
+    func run() async throws {
+        try target.open(chain).setFrozen(try OutPoint(coin), false)
+        print("unfrozen: \(coin)")
+    }
+}
+
+struct OnChainSend: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send", abstract: "Pay an address: a preview of the amount, the fee and the change first (needs the wallet password).",
+        discussion: """
+            The fee rate is the node's estimate for --speed (fast: about 10 minutes, normal: about an \
+            hour, slow: within a day; default normal) or --fee-rate in base units per virtual byte \
+            (1 to 10,000). Payments signal replace-by-fee, so a stuck one can be sped up. Sync first: \
+            the coins are those of the last sync.
+            """)
+    @OptionGroup var target: OnChainTarget
+    @Option(help: "bitcoin or litecoin.") var chain: Coin
+    @Option(help: "The address to pay.") var to: String
+    @Option(help: "The amount, in the chain's base unit.", transform: SatsArgument.parse) var amount: Sats?
+    @Flag(help: "Send every spendable coin, the fee taken from it.") var all = false
+    @Option(name: .customLong("fee-rate"), help: "Fee rate in base units per virtual byte.") var feeRate: UInt64?
+    @Option(help: "fast, normal or slow (default normal).") var speed: Speed?
+    @Flag(help: "Send without asking.") var yes = false
+    @Flag(help: "JSON output: {txid, feeSats, vsize}.") var json = false
+    @OptionGroup var password: PasswordOptions
+
+    func validate() throws {
+        guard (amount == nil) != !all else { throw ValidationError("give one of --amount or --all") }
+        guard feeRate == nil || speed == nil else { throw ValidationError("give one of --fee-rate or --speed") }
+        if let amount, amount == .zero { throw ValidationError("--amount must be at least 1") }
+    }
+
+    func run() async throws {
+        let (store, summary) = try target.summary()
+        let wallet = try target.open(chain)
+        if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm the payment; pass --yes to pay without asking", code: .usage) }
+        let chosen: ChosenFeeRate
+        if let feeRate {
+            chosen = ChosenFeeRate(typed: try FeeRate(feeRate))
+        } else {
+            chosen = try await wallet.feeRate(for: speed ?? .normal)
+        }
+        let plan = try wallet.plan(to: to, amount: all ? .all : .exact(amount!), feeRate: chosen.rate)
+        var preview = ["Send on \(wallet.account.network)"] + alignedRows(plan.previewRows)
+        if let speed = chosen.speed {
+            preview.append(chosen.estimated ? "  Aims to confirm in \(speed.words)." : "  The node has no fee estimate yet: this pays its lowest relay rate.")
+        }
+        if yes {
+            for line in preview { Output.error(line) }
+        } else {
+            let terminal = try Terminal.required("pass --yes")
+            for line in preview { terminal.line(line) }
+            guard try terminal.confirm("Send \(AmountText.grouped(plan.total)) \(chain.baseUnit) in total?") else { throw CLIError("not sent") }
+        }
+        let keyring = try WalletSession.unlock(store, file: password.passwordFile)
+        let keys = try store.secret(of: summary, keyring: keyring).keys
+        let transaction = try wallet.sign(plan, keys: keys)
+        let txid = try await wallet.broadcast(transaction)
+        if json {
+            JSONValue.object([("txid", .string(txid.description)), ("feeSats", .int(Int(plan.fee.value))), ("vsize", .int(transaction.vsize))]).print()
+        } else {
+            print("sent: \(txid)")
+        }
+    }
+}
+
+extension Speed: ExpressibleByArgument {}
