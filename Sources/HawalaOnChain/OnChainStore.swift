@@ -53,11 +53,14 @@ struct OnChainStore {
     func save(_ node: NodeSettings) throws {
         let auth = String(decoding: try JSONEncoder().encode(node.auth), as: UTF8.self)
         try store.writeTransaction { db in
-            let before = try String.fetchOne(db, sql: "SELECT chain FROM onchainNode WHERE walletId = ? AND coin = ?", arguments: [walletID, coin.rawValue])
-            if let before, before != node.chain {
+            let before = try Row.fetchOne(db, sql: "SELECT chain, gapLimit FROM onchainNode WHERE walletId = ? AND coin = ?", arguments: [walletID, coin.rawValue])
+            if let before, before["chain"] as String != node.chain {
                 for table in ["onchainBlock", "onchainTx", "onchainFrozen"] {
                     try db.execute(sql: "DELETE FROM \(table) WHERE walletId = ? AND coin = ?", arguments: [walletID, coin.rawValue])
                 }
+            } else if let before, before["gapLimit"] as Int != node.gapLimit {
+                // Another gap limit may find coins in blocks already read: the next sync reads them all again.
+                try db.execute(sql: "DELETE FROM onchainBlock WHERE walletId = ? AND coin = ?", arguments: [walletID, coin.rawValue])
             }
             try db.execute(sql: """
                 INSERT INTO onchainNode (walletId, coin, kind, location, auth, chain, gapLimit) VALUES (?, ?, ?, ?, ?, ?, ?)
