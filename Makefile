@@ -3,7 +3,7 @@ SHELL := /bin/bash
 ## What building and running need; what the tests need besides (a PostgreSQL for the vault's
 ## storage tests, Chromium and Selenium for the app's, PDF and QR readers, curl).
 APT_PACKAGES := libsecp256k1-dev libsodium-dev libsqlite3-dev libcairo2-dev libqrencode-dev fonts-dejavu-core pkg-config patchelf
-TEST_PACKAGES := poppler-utils zbar-tools curl postgresql chromium chromium-driver python3-selenium python3-cryptography python3-venv gdb
+TEST_PACKAGES := poppler-utils zbar-tools curl postgresql chromium chromium-driver python3-selenium python3-cryptography python3-venv gdb litecoind
 PYTHON ?= python3
 ## `make run` starts the app; ARGS="wallet list" runs another command.
 ARGS ?= app

@@ -80,7 +80,7 @@ public struct OnChainAccount: Sendable {
 
     /// The BIP380 descriptor of a keychain, with its checksum.
     public func descriptor(_ keychain: Keychain, fingerprint: String) -> String {
-        let origin = "[\(fingerprint)/\(path.format(hardenedMarker: "h").dropFirst(2))]"
+        let origin = "[\(fingerprint)/\(path.format(hardenedMarker: "'").dropFirst(2))]"
         let key = accountKey.serialized(version: network.kind == .main ? .xpub : .tpub)
         return Descriptor.withChecksum("wpkh(\(origin)\(key)/\(keychain.rawValue)/*)")
     }
