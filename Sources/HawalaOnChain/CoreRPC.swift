@@ -120,6 +120,14 @@ public final class CoreRPC: ChainSource {
         }
     }
 
+    public func mempoolEntry(_ txid: Txid) async throws(OnChainError) -> (fee: Sats, vsize: Int)? {
+        let answer = try await batch([("getmempoolentry", [txid.description])], allowErrors: true)
+        guard let entry = answer.first as? [String: Any] else { return nil }
+        guard let vsize = entry["vsize"] as? Int, let fees = entry["fees"] as? [String: Any], let base = fees["base"] as? Double,
+              base >= 0, base < 21_000_000 else { throw .badAnswer("getmempoolentry has no fee or size") }
+        return (Sats(clamping: UInt64((base * 100_000_000).rounded())), vsize)
+    }
+
     public func broadcast(_ transaction: [UInt8]) async throws(OnChainError) -> Txid {
         guard let id = try await call("sendrawtransaction", [hexString(transaction)]) as? String, let txid = Txid(id) else {
             throw .badAnswer("sendrawtransaction gave no transaction id")

@@ -33,8 +33,10 @@ public struct ChosenFeeRate: Sendable, Equatable {
 /// the signed transaction pays exactly this fee.
 public struct SendPlan: Sendable, Equatable {
     public let network: OnChainNetwork
+    /// The address paid (for a fee bump, the original payment's; for CPFP, the wallet's own).
     public let recipient: String
     public let recipientScript: OutputScript
+    /// What the recipient gets (for CPFP, what comes back to the wallet).
     public let amount: Sats
     public let fee: Sats
     public let feeRate: FeeRate
@@ -42,8 +44,14 @@ public struct SendPlan: Sendable, Equatable {
     public let change: Sats?
     public let changePlace: KeyPlace?
     public let inputs: [OnChainCoin]
+    /// The outputs in their order (the change's place among them is random).
+    public let outputs: [TxOutput]
     /// The largest the signed transaction can be; the fee was computed on it.
     public let vsize: Int
+    /// The payment this one replaces (a fee bump), if any.
+    public var replaces: Txid? = nil
+    /// The unconfirmed payment this one pays for (CPFP), if any.
+    public var speedsUp: Txid? = nil
 
     /// What leaves the wallet: the amount and the fee.
     public var total: Sats { (try? amount + fee) ?? Sats.supply }
@@ -87,7 +95,8 @@ extension OnChainWallet {
                 throw OnChainError.insufficientFunds(needed: (try? fee + dust) ?? Sats.supply, available: sum, unit: unit)
             }
             return SendPlan(network: account.network, recipient: recipient.address(on: account.network), recipientScript: recipient,
-                            amount: sending, fee: fee, feeRate: feeRate, change: nil, changePlace: nil, inputs: coins, vsize: (weight + 3) / 4)
+                            amount: sending, fee: fee, feeRate: feeRate, change: nil, changePlace: nil, inputs: coins,
+                            outputs: [TxOutput(value: sending.value, script: recipient.bytes)], vsize: (weight + 3) / 4)
         case .exact(let value):
             guard value >= dust else { throw OnChainError.dust(amount: value, minimum: dust, unit: unit) }
             let changePlace = KeyPlace(.change, try nextChangeIndex())
@@ -98,10 +107,15 @@ extension OnChainWallet {
                 changeSpendWeight: changeScript.inputWeight ?? 272, dust: dustLimit(changeScript)
             ).select(from: coins.map { SelectableCoin(outpoint: $0.outpoint, value: $0.value, inputWeight: OutputScript($0.script)?.inputWeight ?? 272) }, unit: unit)
             let chosen = Set(selection.coins.map(\.outpoint))
+            var outputs = [TxOutput(value: value.value, script: recipient.bytes)]
+            if let change = selection.change {
+                // The change's place among the outputs is random: it says nothing of which output is the payment.
+                outputs.insert(TxOutput(value: change.value, script: changeScript.bytes), at: Int.random(in: 0...1))
+            }
             return SendPlan(network: account.network, recipient: recipient.address(on: account.network), recipientScript: recipient,
                             amount: value, fee: selection.fee, feeRate: feeRate, change: selection.change,
                             changePlace: selection.change == nil ? nil : changePlace,
-                            inputs: coins.filter { chosen.contains($0.outpoint) }, vsize: (selection.weight + 3) / 4)
+                            inputs: coins.filter { chosen.contains($0.outpoint) }, outputs: outputs, vsize: (selection.weight + 3) / 4)
         }
     }
 
@@ -113,13 +127,7 @@ extension OnChainWallet {
     /// Signs `plan` with the wallet's keys (BIP143, SIGHASH_ALL), replaceable (BIP125). Checks
     /// each key against the coin it spends and that the fee is the plan's.
     public func sign(_ plan: SendPlan, keys: HDWallet) throws -> Transaction {
-        var outputs = [TxOutput(value: plan.amount.value, script: plan.recipientScript.bytes)]
-        if let change = plan.change, let place = plan.changePlace {
-            // The change's place among the outputs is random: it says nothing of which output is the payment.
-            outputs.insert(TxOutput(value: change.value, script: try account.script(at: place).bytes), at: Int.random(in: 0...1))
-        }
-        var transaction = Transaction(inputs: plan.inputs.map { TxInput(prevout: $0.outpoint, sequence: Transaction.replaceableSequence) },
-                                      outputs: outputs)
+        var transaction = unsigned(plan)
         let sighash = SegwitV0Sighash(transaction)
         for (i, coin) in plan.inputs.enumerated() {
             let privateKey = try keys.privateKey(at: try account.path(of: coin.place))
@@ -138,10 +146,17 @@ extension OnChainWallet {
         return transaction
     }
 
+    /// The transaction of `plan` before signing: every input replaceable (BIP125).
+    func unsigned(_ plan: SendPlan) -> Transaction {
+        Transaction(inputs: plan.inputs.map { TxInput(prevout: $0.outpoint, sequence: Transaction.replaceableSequence) }, outputs: plan.outputs)
+    }
+
     /// Sends a signed transaction and keeps it (unconfirmed) so balances follow at once.
-    public func broadcast(_ transaction: Transaction) async throws -> Txid {
+    /// A replacement takes the place of the payment it replaces at once.
+    public func broadcast(_ transaction: Transaction, replacing original: Txid? = nil) async throws -> Txid {
         let txid = try await source.broadcast(transaction.serialized())
-        try store.record(StoredTransaction(transaction: transaction, height: nil, blockHash: nil, seenAt: Date().timeIntervalSince1970))
+        try store.record(StoredTransaction(transaction: transaction, height: nil, blockHash: nil, seenAt: Date().timeIntervalSince1970),
+                         replacing: original)
         return txid
     }
 }

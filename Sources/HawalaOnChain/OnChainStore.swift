@@ -128,9 +128,15 @@ struct OnChainStore {
         }
     }
 
-    /// Keeps a transaction the wallet just sent (unconfirmed).
-    func record(_ stored: StoredTransaction) throws {
-        try store.writeTransaction { db in try Self.upsert(stored, key: [walletID, coin.rawValue], db: db) }
+    /// Keeps a transaction the wallet just sent (unconfirmed), in the place of the one it replaces.
+    func record(_ stored: StoredTransaction, replacing original: Txid? = nil) throws {
+        try store.writeTransaction { db in
+            if let original {
+                try db.execute(sql: "DELETE FROM onchainTx WHERE walletId = ? AND coin = ? AND txid = ? AND height IS NULL",
+                               arguments: [walletID, coin.rawValue, original.description])
+            }
+            try Self.upsert(stored, key: [walletID, coin.rawValue], db: db)
+        }
     }
 
     private static func upsert(_ stored: StoredTransaction, key: StatementArguments, db: Database) throws {

@@ -17,7 +17,7 @@ struct OnChainCommand: AsyncParsableCommand {
             accounts live on the test networks the node is on (testnet or regtest).
             """,
         subcommands: [OnChainNode.self, OnChainSync.self, OnChainReceive.self, OnChainBalance.self, OnChainHistory.self,
-                      OnChainSend.self, OnChainUTXOs.self, OnChainFreeze.self, OnChainUnfreeze.self])
+                      OnChainSend.self, OnChainBump.self, OnChainCPFP.self, OnChainUTXOs.self, OnChainFreeze.self, OnChainUnfreeze.self])
 }
 
 extension Coin: ExpressibleByArgument {}
@@ -37,6 +37,15 @@ struct OnChainTarget: ParsableArguments {
         do { return try OnChainWallet.open(summary, coin: coin, store: store) } catch OnChainError.noNode(let name) {
             throw CLIError("no node is set up for \(name) yet: hawala onchain node --chain \(coin.rawValue) --url http://127.0.0.1:PORT --cookie-file PATH")
         }
+    }
+
+    /// The account that holds payment `txid`: `coin`'s, or the one among those with a node that has it.
+    func holder(of txid: Txid, _ coin: Coin?) throws -> OnChainWallet {
+        for coin in try coins(coin) {
+            let wallet = try open(coin)
+            if try wallet.ledger().transactions.contains(where: { $0.txid == txid }) { return wallet }
+        }
+        throw CLIError("no payment \(txid) in this wallet's on-chain history (sync first?)")
     }
 
     /// The coins with a saved node, or `coin` alone.
@@ -249,7 +258,6 @@ struct OnChainSend: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (store, summary) = try target.summary()
         let wallet = try target.open(chain)
         if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm the payment; pass --yes to pay without asking", code: .usage) }
         let chosen: ChosenFeeRate
@@ -259,21 +267,13 @@ struct OnChainSend: AsyncParsableCommand {
             chosen = try await wallet.feeRate(for: speed ?? .normal)
         }
         let plan = try wallet.plan(to: to, amount: all ? .all : .exact(amount!), feeRate: chosen.rate)
-        var preview = ["Send on \(wallet.account.network)"] + alignedRows(plan.previewRows)
+        var notes: [String] = []
         if let speed = chosen.speed {
-            preview.append(chosen.estimated ? "  Aims to confirm in \(speed.words)." : "  The node has no fee estimate yet: this pays its lowest relay rate.")
+            notes.append(chosen.estimated ? "Aims to confirm in \(speed.words)." : "The node has no fee estimate yet: this pays its lowest relay rate.")
         }
-        if yes {
-            for line in preview { Output.error(line) }
-        } else {
-            let terminal = try Terminal.required("pass --yes")
-            for line in preview { terminal.line(line) }
-            guard try terminal.confirm("Send \(AmountText.grouped(plan.total)) \(chain.baseUnit) in total?") else { throw CLIError("not sent") }
-        }
-        let keyring = try WalletSession.unlock(store, file: password.passwordFile)
-        let keys = try store.secret(of: summary, keyring: keyring).keys
-        let transaction = try wallet.sign(plan, keys: keys)
-        let txid = try await wallet.broadcast(transaction)
+        let (txid, transaction) = try await PlanSender(target: target, password: password, yes: yes)
+            .send(plan, in: wallet, title: "Send on \(wallet.account.network)", notes: notes,
+                  question: "Send \(AmountText.grouped(plan.total)) \(chain.baseUnit) in total?")
         if json {
             JSONValue.object([("txid", .string(txid.description)), ("feeSats", .int(Int(plan.fee.value))), ("vsize", .int(transaction.vsize))]).print()
         } else {
@@ -283,3 +283,84 @@ struct OnChainSend: AsyncParsableCommand {
 }
 
 extension Speed: ExpressibleByArgument {}
+
+extension Txid: ExpressibleByArgument {
+    public init?(argument: String) { self.init(argument) }
+}
+
+/// Shows a plan, asks (unless --yes), signs with the wallet's keys and broadcasts it.
+struct PlanSender {
+    let target: OnChainTarget
+    let password: PasswordOptions
+    let yes: Bool
+
+    func send(_ plan: SendPlan, in wallet: OnChainWallet, title: String, notes: [String] = [], question: String) async throws -> (Txid, Transaction) {
+        let preview = [title] + alignedRows(plan.previewRows) + notes.map { "  " + $0 }
+        if yes {
+            for line in preview { Output.error(line) }
+        } else {
+            let terminal = try Terminal.required("pass --yes")
+            for line in preview { terminal.line(line) }
+            guard try terminal.confirm(question) else { throw CLIError("nothing was sent") }
+        }
+        let (store, summary) = try target.summary()
+        let keyring = try WalletSession.unlock(store, file: password.passwordFile)
+        let transaction = try wallet.sign(plan, keys: try store.secret(of: summary, keyring: keyring).keys)
+        return (try await wallet.broadcast(transaction, replacing: plan.replaces), transaction)
+    }
+}
+
+struct OnChainBump: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bump", abstract: "Speed up a payment of yours that is stuck: replace it with a higher fee (needs the wallet password).",
+        discussion: """
+            The replacement spends the same coins and pays the payee the same; the higher fee comes out             of the change (BIP125 replace-by-fee). Litecoin's nodes may not relay replacements: there,             `hawala onchain cpfp` is the surer way.
+            """)
+    @OptionGroup var target: OnChainTarget
+    @Argument(help: "The payment's transaction id.") var txid: Txid
+    @Option(help: "bitcoin or litecoin (default: the chain that has the payment).") var chain: Coin?
+    @Option(name: .customLong("fee-rate"), help: "The new fee rate, in base units per virtual byte.") var feeRate: UInt64
+    @Flag(help: "Send without asking.") var yes = false
+    @Flag(help: "JSON output: {txid, feeSats} of the replacement.") var json = false
+    @OptionGroup var password: PasswordOptions
+
+    func run() async throws {
+        let wallet = try target.holder(of: txid, chain)
+        if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm; pass --yes to send without asking", code: .usage) }
+        let plan = try wallet.planBump(txid, feeRate: try FeeRate(feeRate))
+        let unit = wallet.account.network.coin.baseUnit
+        var notes = ["Replaces \(txid)."]
+        if wallet.account.network.coin == .litecoin { notes.append("Litecoin's nodes may not relay a replacement; hawala onchain cpfp is the surer way.") }
+        let (newID, _) = try await PlanSender(target: target, password: password, yes: yes)
+            .send(plan, in: wallet, title: "Speed up on \(wallet.account.network)", notes: notes,
+                  question: "Pay \(AmountText.grouped(plan.fee)) \(unit) in fees instead?")
+        if json { return JSONValue.object([("txid", .string(newID.description)), ("feeSats", .int(Int(plan.fee.value)))]).print() }
+        print("replaced by: \(newID)")
+    }
+}
+
+struct OnChainCPFP: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cpfp", abstract: "Speed up an unconfirmed payment by paying for it with a child (needs the wallet password).",
+        discussion: """
+            Spends this wallet's coin from the payment — money coming in, or the change of your own             payment — back to the wallet, with a fee that brings both to the chosen rate (child pays for parent).
+            """)
+    @OptionGroup var target: OnChainTarget
+    @Argument(help: "The unconfirmed payment's transaction id.") var txid: Txid
+    @Option(help: "bitcoin or litecoin (default: the chain that has the payment).") var chain: Coin?
+    @Option(name: .customLong("fee-rate"), help: "The rate for both together, in base units per virtual byte.") var feeRate: UInt64
+    @Flag(help: "Send without asking.") var yes = false
+    @Flag(help: "JSON output: {txid, feeSats} of the child.") var json = false
+    @OptionGroup var password: PasswordOptions
+
+    func run() async throws {
+        let wallet = try target.holder(of: txid, chain)
+        if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm; pass --yes to send without asking", code: .usage) }
+        let plan = try await wallet.planChildPays(for: txid, feeRate: try FeeRate(feeRate))
+        let (childID, _) = try await PlanSender(target: target, password: password, yes: yes)
+            .send(plan, in: wallet, title: "Speed up on \(wallet.account.network)", notes: ["Pays for \(txid) with a child back to this wallet."],
+                  question: "Pay \(AmountText.grouped(plan.fee)) \(wallet.account.network.coin.baseUnit) in fees?")
+        if json { return JSONValue.object([("txid", .string(childID.description)), ("feeSats", .int(Int(plan.fee.value)))]).print() }
+        print("child: \(childID)")
+    }
+}
