@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import HawalaBackup
+import HawalaCrypto
 import HawalaLightning
 import HawalaOnChain
 import HawalaText
@@ -17,7 +19,7 @@ struct OnChainCommand: AsyncParsableCommand {
             accounts live on the test networks the node is on (testnet or regtest).
             """,
         subcommands: [OnChainNode.self, OnChainSync.self, OnChainReceive.self, OnChainBalance.self, OnChainHistory.self,
-                      OnChainSend.self, OnChainBump.self, OnChainCPFP.self, OnChainUTXOs.self, OnChainFreeze.self, OnChainUnfreeze.self])
+                      OnChainSend.self, OnChainBump.self, OnChainCPFP.self, OnChainPSBTCommand.self, OnChainUTXOs.self, OnChainFreeze.self, OnChainUnfreeze.self])
 }
 
 extension Coin: ExpressibleByArgument {}
@@ -362,5 +364,97 @@ struct OnChainCPFP: AsyncParsableCommand {
                   question: "Pay \(AmountText.grouped(plan.fee)) \(wallet.account.network.coin.baseUnit) in fees?")
         if json { return JSONValue.object([("txid", .string(childID.description)), ("feeSats", .int(Int(plan.fee.value)))]).print() }
         print("child: \(childID)")
+    }
+}
+
+struct OnChainPSBTCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "psbt", abstract: "Partially signed transactions (BIP174) for other signers: hardware wallets, watch-only wallets.",
+        subcommands: [OnChainPSBTCreate.self, OnChainPSBTSign.self, OnChainPSBTBroadcast.self])
+}
+
+enum PSBTFile {
+    static func read(_ path: String) throws -> PSBT {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw CLIError("cannot read \(path)") }
+        defer { try? handle.close() }
+        let data = try handle.read(upToCount: PSBT.maximumBytes + 1) ?? Data()
+        return try PSBT(file: [UInt8](data))
+    }
+
+    /// Base64 text, as Bitcoin Core and most wallets read it; atomically, never half-written.
+    static func write(_ psbt: PSBT, to path: String, replace: Bool) throws {
+        try AtomicFile.write(SecretBytes(Array((psbt.base64 + "\n").utf8)), to: URL(fileURLWithPath: path), replace: replace)
+    }
+}
+
+struct OnChainPSBTCreate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "create", abstract: "A payment as a PSBT file for another signer (no password: works on a watch-only wallet).")
+    @OptionGroup var target: OnChainTarget
+    @Option(help: "bitcoin or litecoin.") var chain: Coin
+    @Option(help: "The address to pay.") var to: String
+    @Option(help: "The amount, in the chain's base unit.", transform: SatsArgument.parse) var amount: Sats
+    @Option(name: .customLong("fee-rate"), help: "Fee rate in base units per virtual byte.") var feeRate: UInt64
+    @Option(help: "Where to write the PSBT (base64); an existing file is never replaced.") var out: String
+
+    func run() async throws {
+        let (_, summary) = try target.summary()
+        let wallet = try target.open(chain)
+        let plan = try wallet.plan(to: to, amount: .exact(amount), feeRate: try FeeRate(feeRate))
+        let psbt = try wallet.psbt(for: plan, fingerprint: summary.fingerprint)
+        try PSBTFile.write(psbt, to: out, replace: false)
+        for line in alignedRows(plan.previewRows) { Output.error(line) }
+        print("wrote \(out): sign it with the wallet that holds the keys, then hawala onchain psbt broadcast \(out)")
+    }
+}
+
+struct OnChainPSBTSign: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sign", abstract: "Sign the inputs of a PSBT this wallet holds the keys of (needs the wallet password).",
+        discussion: "Shows what it pays first. Finalized when every input is signed; written to --out, or back to FILE.")
+    @OptionGroup var target: OnChainTarget
+    @Argument(help: "The PSBT file (binary or base64).") var file: String
+    @Option(help: "bitcoin or litecoin (default: the chain with a node, when there is one).") var chain: Coin?
+    @Option(help: "Where to write the signed PSBT (default: FILE itself).") var out: String?
+    @Flag(help: "Sign without asking.") var yes = false
+    @OptionGroup var password: PasswordOptions
+
+    func run() async throws {
+        let psbt = try PSBTFile.read(file)
+        let (store, summary) = try target.summary()
+        let coins = try target.coins(chain)
+        guard coins.count == 1 else { throw CLIError("which chain is this PSBT for? pass --chain bitcoin or --chain litecoin", code: .usage) }
+        let wallet = try target.open(coins[0])
+        let what = try wallet.summary(of: psbt, fingerprint: summary.fingerprint)
+        guard what.signable > 0 else { throw CLIError("this wallet holds none of the keys this PSBT needs; nothing was signed") }
+        let rows = ["Sign on \(wallet.account.network)"] + alignedRows(what.rows(unit: coins[0].baseUnit))
+        if yes || Terminal.open() == nil {
+            for line in rows { Output.error(line) }
+        } else {
+            let terminal = try Terminal.required("pass --yes")
+            for line in rows { terminal.line(line) }
+            guard try terminal.confirm("Sign?") else { throw CLIError("not signed") }
+        }
+        let keyring = try WalletSession.unlock(store, file: password.passwordFile)
+        let (signed, count) = try wallet.sign(psbt, keys: try store.secret(of: summary, keyring: keyring).keys)
+        try PSBTFile.write(signed, to: out ?? file, replace: true)
+        print("signed \(count) input\(count == 1 ? "" : "s")\(signed.isFinalized ? "; ready to broadcast" : "") → \(out ?? file)")
+    }
+}
+
+struct OnChainPSBTBroadcast: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "broadcast", abstract: "Send a signed, finalized PSBT's transaction.")
+    @OptionGroup var target: OnChainTarget
+    @Argument(help: "The PSBT file (binary or base64).") var file: String
+    @Option(help: "bitcoin or litecoin (default: the chain with a node, when there is one).") var chain: Coin?
+    @Flag(help: "JSON output: {txid}.") var json = false
+
+    func run() async throws {
+        let psbt = try PSBTFile.read(file)
+        let coins = try target.coins(chain)
+        guard coins.count == 1 else { throw CLIError("which chain is this PSBT for? pass --chain bitcoin or --chain litecoin", code: .usage) }
+        let txid = try await target.open(coins[0]).broadcast(psbt)
+        if json { return JSONValue.object([("txid", .string(txid.description))]).print() }
+        print("sent: \(txid)")
     }
 }

@@ -1,0 +1,99 @@
+import HawalaCrypto
+import HawalaKeys
+import HawalaText
+
+/// What a PSBT pays, in the words a signer is shown before signing.
+public struct PSBTSummary: Sendable, Equatable {
+    public struct Payment: Sendable, Equatable {
+        public let address: String
+        public let amount: Sats
+        /// Whether the output comes back to this wallet (change).
+        public let toSelf: Bool
+    }
+    public let payments: [Payment]
+    public let fee: Sats
+    /// Inputs this wallet can sign, of all.
+    public let signable: Int
+    public let inputs: Int
+
+    /// The rows every face shows.
+    public func rows(unit: String) -> [(label: String, value: String)] {
+        payments.map { ($0.toSelf ? "Change" : "To", "\($0.address)  \(AmountText.grouped($0.amount)) \(unit)") }
+            + [("Fee", "\(AmountText.grouped(fee)) \(unit)"), ("Signs", "\(signable) of \(inputs) input\(inputs == 1 ? "" : "s")")]
+    }
+}
+
+extension OnChainWallet {
+    /// The PSBT of a planned payment: for another signer (a hardware wallet, the wallet with
+    /// the keys), with every input's spent output and key origin. Needs no secret.
+    public func psbt(for plan: SendPlan, fingerprint: String) throws -> PSBT {
+        guard let master = UInt32(fingerprint, radix: 16) else { throw OnChainError.unsupported("the wallet has no key fingerprint") }
+        let ledger = try ledger()
+        let transaction = unsigned(plan)
+        let spent = try plan.inputs.map { coin -> (output: TxOutput, previous: Transaction?, key: [UInt8], origin: PSBT.Origin) in
+            guard let output = ledger.output(coin.outpoint) else { throw OnChainError.unknown("coin \(coin.outpoint)") }
+            let previous = ledger.transactions.first { $0.txid == coin.outpoint.txid }?.transaction
+            return (output, previous, try account.publicKey(at: coin.place).compressed, try origin(of: coin.place, master: master))
+        }
+        var changes: [Int: (key: [UInt8], origin: PSBT.Origin)] = [:]
+        if let place = plan.changePlace, let script = try? account.script(at: place).bytes,
+           let index = plan.outputs.firstIndex(where: { $0.script == script }) {
+            changes[index] = (try account.publicKey(at: place).compressed, try origin(of: place, master: master))
+        }
+        return PSBT(unsigned: transaction, spent: spent, outputOrigins: changes)
+    }
+
+    private func origin(of place: KeyPlace, master: UInt32) throws -> PSBT.Origin {
+        PSBT.Origin(fingerprint: master, path: try account.path(of: place).components.map(\.rawValue))
+    }
+
+    /// What `psbt` pays and how many of its inputs this account can sign.
+    public func summary(of psbt: PSBT, fingerprint: String) throws -> PSBTSummary {
+        let watched = try watchedScripts()
+        let master = UInt32(fingerprint, radix: 16)
+        let payments = psbt.transaction.outputs.map { output in
+            PSBTSummary.Payment(address: OutputScript(output.script)?.address(on: account.network) ?? "a non-standard script",
+                                amount: Sats(clamping: output.value), toSelf: watched.place(of: output.script) != nil)
+        }
+        let signable = psbt.inputs.indices.filter { index in psbt.origins(ofInput: index).contains { $0.origin.fingerprint == master } }.count
+        return PSBTSummary(payments: payments, fee: Sats(clamping: try psbt.fee()), signable: signable, inputs: psbt.inputs.count)
+    }
+
+    /// Signs every input of `psbt` whose key this wallet holds (BIP143, SIGHASH_ALL), after
+    /// checking each key against the output it spends; finalizes when all are signed.
+    public func sign(_ psbt: PSBT, keys: HDWallet) throws -> (psbt: PSBT, signed: Int) {
+        let master = try keys.masterFingerprint()
+        var result = psbt
+        let sighash = SegwitV0Sighash(psbt.transaction)
+        var signed = 0
+        for index in psbt.inputs.indices {
+            for (key, origin) in psbt.origins(ofInput: index) where origin.fingerprint == master {
+                let output = try psbt.spentOutput(index)
+                guard case .p2wpkh(let hash) = OutputScript(output.script), hash == Hash.hash160(key) else { continue }
+                let privateKey = try keys.privateKey(at: DerivationPath(origin.path.map(ChildNumber.init(rawValue:))))
+                guard try Secp256k1.PublicKey(privateKey: privateKey).compressed == key else {
+                    throw OnChainError.unsupported("input \(index)'s key is not the wallet's key at its path: not signed")
+                }
+                let digest = sighash.digest(input: index, scriptCode: SegwitV0Sighash.p2wpkhScriptCode(keyHash: hash), value: output.value)
+                result.addSignature(input: index, key: key, signature: try Secp256k1.signDER(digest: digest, privateKey: privateKey) + [UInt8(SegwitV0Sighash.sighashAll)])
+                signed += 1
+            }
+        }
+        if (try? result.finalized()) != nil { try result.finalize() }
+        return (result, signed)
+    }
+
+    /// Broadcasts a finalized PSBT's transaction and keeps it.
+    public func broadcast(_ psbt: PSBT) async throws -> Txid {
+        try await broadcast(try psbt.extracted())
+    }
+}
+
+extension PSBT {
+    /// A finalized copy, or the reason it can't be.
+    func finalized() throws(OnChainError) -> PSBT {
+        var copy = self
+        try copy.finalize()
+        return copy
+    }
+}
