@@ -19,7 +19,7 @@ struct OnChainCommand: AsyncParsableCommand {
             accounts live on the test networks the node is on (testnet or regtest).
             """,
         subcommands: [OnChainNode.self, OnChainSync.self, OnChainReceive.self, OnChainBalance.self, OnChainHistory.self,
-                      OnChainSend.self, OnChainBump.self, OnChainCPFP.self, OnChainPSBTCommand.self, OnChainUTXOs.self, OnChainFreeze.self, OnChainUnfreeze.self])
+                      OnChainSend.self, OnChainBump.self, OnChainCPFP.self, OnChainPSBTCommand.self, OnChainUTXOs.self, OnChainLabel.self, OnChainLabels.self, OnChainFreeze.self, OnChainUnfreeze.self])
 }
 
 extension Coin: ExpressibleByArgument {}
@@ -456,5 +456,61 @@ struct OnChainPSBTBroadcast: AsyncParsableCommand {
         let txid = try await target.open(coins[0]).broadcast(psbt)
         if json { return JSONValue.object([("txid", .string(txid.description))]).print() }
         print("sent: \(txid)")
+    }
+}
+
+struct OnChainLabel: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "label", abstract: "Label a payment, a coin or an address (an empty text removes the label).")
+    @OptionGroup var target: OnChainTarget
+    @Option(help: "bitcoin or litecoin.") var chain: Coin
+    @Argument(help: "A transaction id, a coin (TXID:OUTPUT) or an address.") var what: String
+    @Argument(help: "The label (at most 255 characters).") var text: String
+
+    func run() async throws {
+        let wallet = try target.open(chain)
+        try wallet.setLabel(try WalletLabel.forTarget(what, label: text, on: wallet.account.network))
+        print(text.isEmpty ? "label removed" : "labelled")
+    }
+}
+
+struct OnChainLabels: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "labels", abstract: "Labels as BIP-329 JSON lines, the file other wallets read.",
+        subcommands: [Export.self, Import.self])
+
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "export", abstract: "Write every label (and frozen coin) to FILE.")
+        @OptionGroup var target: OnChainTarget
+        @Option(help: "bitcoin or litecoin (default: the chain with a node, when there is one).") var chain: Coin?
+        @Argument(help: "The file to write (never replaced); - for standard output.") var file: String
+
+        func run() async throws {
+            let coins = try target.coins(chain)
+            guard coins.count == 1 else { throw CLIError("which chain's labels? pass --chain bitcoin or --chain litecoin", code: .usage) }
+            let text = try target.open(coins[0]).exportLabels()
+            if file == "-" { return print(text, terminator: "") }
+            try AtomicFile.write(SecretBytes(Array(text.utf8)), to: URL(fileURLWithPath: file))
+            print("wrote \(text.split(separator: "\n").count) labels to \(file)")
+        }
+    }
+
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "import", abstract: "Read BIP-329 labels from FILE: all of them, or none on a bad line.")
+        @OptionGroup var target: OnChainTarget
+        @Option(help: "bitcoin or litecoin (default: the chain with a node, when there is one).") var chain: Coin?
+        @Argument(help: "The JSON lines file.") var file: String
+
+        func run() async throws {
+            let coins = try target.coins(chain)
+            guard coins.count == 1 else { throw CLIError("which chain's labels? pass --chain bitcoin or --chain litecoin", code: .usage) }
+            guard let handle = FileHandle(forReadingAtPath: file) else { throw CLIError("cannot read \(file)") }
+            defer { try? handle.close() }
+            let data = try handle.read(upToCount: 64 * 1024 * 1024 + 1) ?? Data()
+            guard data.count <= 64 * 1024 * 1024 else { throw CLIError("\(file) is larger than 64 MiB: not a label file") }
+            let result = try target.open(coins[0]).importLabels(String(decoding: data, as: UTF8.self))
+            print("imported \(result.imported) labels" + (result.frozen > 0 ? ", froze \(result.frozen) coins" : "")
+                  + (result.skipped > 0 ? " (\(result.skipped) lines of other kinds skipped)" : ""))
+        }
     }
 }
