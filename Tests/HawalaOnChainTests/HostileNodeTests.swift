@@ -1,0 +1,116 @@
+import Foundation
+import HawalaOnChain
+import HawalaTestSupport
+import Testing
+
+/// A node that lies, drips, floods or hangs: every call ends in time with a typed error, and
+/// nothing is saved.
+enum HostileBehaviour: Sendable { case garbage, huge, drip, hang, wrongChain, notJSONRPC }
+
+@Suite struct HostileNodeTests {
+    typealias Behaviour = HostileBehaviour
+
+    /// One loopback server answering every connection the same way, on its own thread.
+    final class Server: @unchecked Sendable {
+        let fd: Int32
+        let port: Int
+        let behaviour: Behaviour
+
+        init(_ behaviour: Behaviour) throws {
+            self.behaviour = behaviour
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            self.fd = fd
+            var yes: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+            listen(fd, 16)
+            _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+            port = Int(UInt16(bigEndian: address.sin_port))
+            let thread = Thread { [self] in self.serve() }
+            thread.start()
+        }
+
+        func stop() { shutdown(fd, Int32(SHUT_RDWR)); close(fd) }
+
+        private func serve() {
+            while true {
+                let client = accept(fd, nil, nil)
+                guard client >= 0 else { return }
+                Thread { [behaviour] in Self.answer(client, behaviour) }.start()
+            }
+        }
+
+        private static func send(_ client: Int32, _ text: String) -> Bool {
+            let bytes = Array(text.utf8)
+            return bytes.withUnsafeBytes { Foundation.send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
+        }
+
+        private static func answer(_ client: Int32, _ behaviour: Behaviour) {
+            defer { close(client) }
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            _ = recv(client, &buffer, buffer.count, 0)
+            switch behaviour {
+            case .garbage:
+                _ = send(client, "HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\n{not json!!")
+            case .notJSONRPC:
+                _ = send(client, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n[]")
+            case .huge:
+                // 100 MB announced and sent until the client hangs up.
+                guard send(client, "HTTP/1.1 200 OK\r\nContent-Length: 100000000\r\n\r\n") else { return }
+                let chunk = String(repeating: "0", count: 65_536)
+                for _ in 0..<1_600 { guard send(client, chunk) else { return } }
+            case .drip:
+                guard send(client, "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n") else { return }
+                for _ in 0..<100_000 {
+                    guard send(client, " ") else { return }
+                    usleep(100_000)
+                }
+            case .hang:
+                sleep(120)
+            case .wrongChain:
+                let body = #"[{"result":{"chain":"main","blocks":900000,"bestblockhash":"00"},"error":null,"id":0},{"result":{"subversion":"/LitecoinCore:0.21.2.1/"},"error":null,"id":1}]"#
+                _ = send(client, "HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            }
+        }
+    }
+
+    @Test(arguments: [HostileBehaviour.garbage, .notJSONRPC, .huge, .drip, .hang])
+    func everyCallIsBounded(_ behaviour: HostileBehaviour) async throws {
+        let server = try Server(behaviour)
+        defer { server.stop() }
+        let rpc = try CoreRPC(url: "http://127.0.0.1:\(server.port)", auth: .none, timeout: .seconds(2), maximumBytes: 1024 * 1024)
+        let started = ContinuousClock.now
+        let error = try await #require(throws: OnChainError.self) { try await rpc.tip() }
+        switch behaviour {
+        case .garbage: #expect(error == .badAnswer("not JSON"))
+        case .notJSONRPC: #expect(error == .badAnswer("a batch of 2 calls was not answered call for call"))
+        case .huge: #expect(error == .badAnswer("its answer is larger than 1 MiB"))
+        case .drip, .hang: #expect(error == .nodeUnreachable(url: "http://127.0.0.1:\(server.port)", why: "it did not answer within 2 s"))
+        case .wrongChain: break
+        }
+        // Generous: the machine may be busy with other tests; without the deadline these take minutes.
+        #expect(ContinuousClock.now - started < .seconds(30))
+    }
+
+    @Test func aNodeOnAnotherNetworkIsNotSaved() async throws {
+        let server = try Server(.wrongChain)
+        defer { server.stop() }
+        let (store, keyring) = try newStore()
+        let wallet = try store.add(mnemonic: try .init(text: abandonAbout), passphrase: .init([]), name: "t", network: .testnet, keyring: keyring)
+        let rpc = try CoreRPC(url: "http://127.0.0.1:\(server.port)", auth: .none, timeout: .seconds(2))
+        let error = try await #require(throws: OnChainError.self) {
+            try await OnChainWallet.connect(wallet: wallet, coin: .litecoin, source: rpc, node: {
+                NodeSettings(kind: .core, location: rpc.url, auth: .none, chain: $0, gapLimit: 20)
+            }, store: store)
+        }
+        #expect(error.description.contains("is on Litecoin, but this account is on Litecoin's test networks"))
+        #expect(try OnChainWallet.savedNode(wallet: wallet, coin: .litecoin, store: store) == nil)
+        // Credentials never go in the address.
+        #expect(throws: OnChainError.self) { try CoreRPC(url: "http://user:secret@127.0.0.1:8332", auth: .none) }
+        #expect(throws: OnChainError.self) { try CoreRPC(url: "ftp://127.0.0.1:8332", auth: .none) }
+    }
+}
