@@ -34,8 +34,8 @@ extension WalletStore {
     }
 
     /// The address `wallet` gives out on `chain` to receive: the same one until a new one is
-    /// asked for (`advance`), which moves the kept index on. Hawala doesn't watch the chain, so
-    /// it can't tell which addresses were used: a new one is given when asked. Past the
+    /// asked for (`advance`), which moves the kept index on: this needs no node, so it can't tell
+    /// which addresses were used (the on-chain wallet, `HawalaOnChain`, can, for Bitcoin and Litecoin). Past the
     /// addresses kept without the password, Solana and Cardano need `keyring`
     /// (`WalletError.passwordNeeded` without it).
     public func receiveAddress(wallet: WalletSummary, chain: Chain, advance: Bool, keyring: Keyring? = nil) throws -> (address: DerivedAddress, index: Int) {

@@ -10,8 +10,8 @@ struct WalletReceive: ParsableCommand {
         commandName: "receive",
         abstract: "An address to receive on, with a BIP21 payment request and its QR code.",
         discussion: """
-            The same address is shown until --new asks for the next one (Hawala doesn't watch the \
-            chain, so it can't tell which addresses were used). Bitcoin and Litecoin get a BIP21 request \
+            The same address is shown until --new asks for the next one (this needs no node, so it \
+            can't tell which addresses were used: `hawala onchain receive` can, through your node). Bitcoin and Litecoin get a BIP21 request \
             (bitcoin:ADDRESS?amount=…&label=…); other chains the address alone. No password, except for \
             Solana or Cardano addresses past the first 20.
             """)
