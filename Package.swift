@@ -346,7 +346,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "hawala-bench",
-            dependencies: ["HawalaCrypto", "HawalaText", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaLightning", "HawalaDevnet",
+            dependencies: ["HawalaCrypto", "HawalaText", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaLightning", "HawalaDevnet", "HawalaOnChain",
                            .target(name: "CMalloc", condition: .when(platforms: [.linux]))]
                 + (sparkAvailable ? ["HawalaSpark"] : []),
             swiftSettings: swiftSettings

@@ -30,6 +30,16 @@ public struct OnChainCoin: Sendable, Equatable {
     /// Whether the transaction that made it was the wallet's own (its change can be spent unconfirmed).
     public let fromSelf: Bool
     public let frozen: Bool
+
+    package init(outpoint: OutPoint, value: Sats, place: KeyPlace, script: [UInt8], confirmations: Int, fromSelf: Bool, frozen: Bool) {
+        self.outpoint = outpoint
+        self.value = value
+        self.place = place
+        self.script = script
+        self.confirmations = confirmations
+        self.fromSelf = fromSelf
+        self.frozen = frozen
+    }
 }
 
 /// A payment in or out, as the history shows it.

@@ -53,6 +53,21 @@ public struct SendPlan: Sendable, Equatable {
     /// The unconfirmed payment this one pays for (CPFP), if any.
     public var speedsUp: Txid? = nil
 
+    package init(network: OnChainNetwork, recipient: String, recipientScript: OutputScript, amount: Sats, fee: Sats, feeRate: FeeRate,
+                 change: Sats?, changePlace: KeyPlace?, inputs: [OnChainCoin], outputs: [TxOutput], vsize: Int) {
+        self.network = network
+        self.recipient = recipient
+        self.recipientScript = recipientScript
+        self.amount = amount
+        self.fee = fee
+        self.feeRate = feeRate
+        self.change = change
+        self.changePlace = changePlace
+        self.inputs = inputs
+        self.outputs = outputs
+        self.vsize = vsize
+    }
+
     /// What leaves the wallet: the amount and the fee.
     public var total: Sats { (try? amount + fee) ?? Sats.supply }
 }
@@ -124,16 +139,46 @@ extension OnChainWallet {
         try watchedScripts().lastUsed(.change).map { $0 + 1 } ?? 0
     }
  
+    /// Signs `plan` with the wallet's keys (`OnChainAccount.signed`).
+    public func sign(_ plan: SendPlan, keys: HDWallet) throws -> Transaction { try account.signed(plan, keys: keys) }
+
+    /// The transaction of `plan` before signing.
+    func unsigned(_ plan: SendPlan) -> Transaction { plan.unsigned }
+
+    /// Sends a signed transaction and keeps it (unconfirmed) so balances follow at once.
+    /// A replacement takes the place of the payment it replaces at once.
+    public func broadcast(_ transaction: Transaction, replacing original: Txid? = nil) async throws -> Txid {
+        let txid = try await source.broadcast(transaction.serialized())
+        try store.record(StoredTransaction(transaction: transaction, height: nil, blockHash: nil, seenAt: Date().timeIntervalSince1970),
+                         replacing: original)
+        return txid
+    }
+}
+
+extension SendPlan {
+    /// The transaction before signing: every input replaceable (BIP125).
+    public var unsigned: Transaction {
+        Transaction(inputs: inputs.map { TxInput(prevout: $0.outpoint, sequence: Transaction.replaceableSequence) }, outputs: outputs)
+    }
+}
+
+extension OnChainAccount {
     /// Signs `plan` with the wallet's keys (BIP143, SIGHASH_ALL), replaceable (BIP125). Checks
     /// each key against the coin it spends and that the fee is the plan's.
-    public func sign(_ plan: SendPlan, keys: HDWallet) throws -> Transaction {
-        var transaction = unsigned(plan)
+    public func signed(_ plan: SendPlan, keys: HDWallet) throws -> Transaction {
+        var transaction = plan.unsigned
         let sighash = SegwitV0Sighash(transaction)
+        // The account's and each keychain's private key once, not the whole path for every input.
+        let accountKey = try keys.masterKey().derive(path: path)
+        var keychains: [Keychain: ExtendedPrivateKey] = [:]
         for (i, coin) in plan.inputs.enumerated() {
-            let privateKey = try keys.privateKey(at: try account.path(of: coin.place))
+            if keychains[coin.place.keychain] == nil {
+                keychains[coin.place.keychain] = try accountKey.derive(ChildNumber(coin.place.keychain.rawValue, hardened: false))
+            }
+            let privateKey = try keychains[coin.place.keychain]!.derive(ChildNumber(coin.place.index, hardened: false)).privateKey
             let publicKey = try Secp256k1.PublicKey(privateKey: privateKey).compressed
             guard case .p2wpkh(let hash) = OutputScript(coin.script), hash == Hash.hash160(publicKey) else {
-                throw OnChainError.unsupported("coin \(coin.outpoint) is not locked to this wallet's key at \(try account.path(of: coin.place))")
+                throw OnChainError.unsupported("coin \(coin.outpoint) is not locked to this wallet's key at \(try path(of: coin.place))")
             }
             let digest = sighash.digest(input: i, scriptCode: SegwitV0Sighash.p2wpkhScriptCode(keyHash: hash), value: coin.value.value)
             let signature = try Secp256k1.signDER(digest: digest, privateKey: privateKey)
@@ -146,17 +191,4 @@ extension OnChainWallet {
         return transaction
     }
 
-    /// The transaction of `plan` before signing: every input replaceable (BIP125).
-    func unsigned(_ plan: SendPlan) -> Transaction {
-        Transaction(inputs: plan.inputs.map { TxInput(prevout: $0.outpoint, sequence: Transaction.replaceableSequence) }, outputs: plan.outputs)
-    }
-
-    /// Sends a signed transaction and keeps it (unconfirmed) so balances follow at once.
-    /// A replacement takes the place of the payment it replaces at once.
-    public func broadcast(_ transaction: Transaction, replacing original: Txid? = nil) async throws -> Txid {
-        let txid = try await source.broadcast(transaction.serialized())
-        try store.record(StoredTransaction(transaction: transaction, height: nil, blockHash: nil, seenAt: Date().timeIntervalSince1970),
-                         replacing: original)
-        return txid
-    }
 }

@@ -182,6 +182,17 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "populate-payme
 // wallet initialization (unlock + open the Lightning backend, signing) < 2 s, payment preview
 // (parse + prepare a received invoice) < 1 s, payment execution < 5 s on average — on devnet,
 // and on Spark regtest as far as it answers offline; Argon2id alone is the reference.
+if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "onchain" {
+    try OnChainFigures.selection()
+    try OnChainFigures.signing()
+    exit(0)
+}
+
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "onchain-sync" {
+    try await OnChainFigures.sync(url: CommandLine.arguments[2], cookie: CommandLine.arguments[3])
+    exit(0)
+}
+
 if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "seed-figures" {
     try await SeedFigures.run()
     exit(0)
