@@ -144,3 +144,20 @@ if [ -x .build/nostr-venv/bin/python ] || ./scripts/install-nostr.sh; then
 else
     echo "(the Nostr peers could not be installed: skipped)"
 fi
+
+echo "== on-chain: coin selection, signing (vs libsecp256k1), first sync (vs the node's scantxoutset) =="
+.build/release/hawala-bench onchain
+if [ -x /usr/lib/litecoin/litecoind ] || ./scripts/install-deps.sh litecoind; then
+    LTC_DIR="$HOME_DIR/litecoind"
+    mkdir -p "$LTC_DIR"
+    LTC_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    /usr/lib/litecoin/litecoind -regtest -datadir="$LTC_DIR" -rpcport="$LTC_PORT" -rpcbind=127.0.0.1 -rpcallowip=127.0.0.1 -listen=0 \
+        -server -printtoconsole=0 -fallbackfee=0.0001 -vbparams=mweb:4000000000:4000000001 </dev/null >/dev/null 2>&1 &
+    LTC_PID=$!
+    for _ in $(seq 100); do [ -s "$LTC_DIR/regtest/.cookie" ] && break; sleep 0.1; done
+    sleep 1
+    .build/release/hawala-bench onchain-sync "http://127.0.0.1:$LTC_PORT" "$LTC_DIR/regtest/.cookie" || echo "(the sync figure failed)"
+    kill -9 "$LTC_PID" 2>/dev/null || true
+else
+    echo "(litecoind could not be installed: the sync figure is skipped)"
+fi

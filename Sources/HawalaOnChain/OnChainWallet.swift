@@ -121,30 +121,40 @@ public struct OnChainWallet: Sendable {
         var byID = Dictionary(transactions.map { ($0.txid, $0) }, uniquingKeysWith: { a, _ in a })
         let now = Date().timeIntervalSince1970
         var newBlocks: [(height: Int, hash: String)] = []
-        var scanFrom = start
         var read = 0
         let total = max(0, tip.height - start + 1)
-        // A round reads blocks; if the gap moved (new scripts), the blocks read so far are read
-        // again for them — a key used past the old window may have been paid earlier.
-        while scanFrom <= tip.height {
-            let heights = Array(scanFrom...min(tip.height, scanFrom + Self.blocksPerRound - 1))
-            let hashes = try await source.blockHashes(heights)
-            let raws = try await source.blocks(hashes)
-            var grew = false
-            for (height, (hash, raw)) in zip(heights, zip(hashes, raws)) {
-                for transaction in try Block.transactions(raw) where Self.touches(transaction, watched: watched, known: byID) {
-                    let txid = transaction.txid
-                    byID[txid] = StoredTransaction(transaction: transaction, height: height, blockHash: hash, seenAt: byID[txid]?.seenAt ?? now)
-                    for output in transaction.outputs {
-                        if let place = watched.place(of: output.script), try watched.markUsed(place) { grew = true }
+        /// Reads `range` in rounds; the last height at which the window moved (new scripts derived).
+        func scan(_ range: ClosedRange<Int>, keepBlocks: Bool) async throws -> Int? {
+            var grewAt: Int? = nil
+            for roundStart in stride(from: range.lowerBound, through: range.upperBound, by: Self.blocksPerRound) {
+                let heights = Array(roundStart...min(range.upperBound, roundStart + Self.blocksPerRound - 1))
+                let hashes = try await source.blockHashes(heights)
+                let raws = try await source.blocks(hashes)
+                for (height, (hash, raw)) in zip(heights, zip(hashes, raws)) {
+                    for transaction in try Block.transactions(raw) where Self.touches(transaction, watched: watched, known: byID) {
+                        let txid = transaction.txid
+                        byID[txid] = StoredTransaction(transaction: transaction, height: height, blockHash: hash, seenAt: byID[txid]?.seenAt ?? now)
+                        for output in transaction.outputs {
+                            if let place = watched.place(of: output.script), try watched.markUsed(place) { grewAt = height }
+                        }
                     }
+                    if keepBlocks { newBlocks.append((height, hash)) }
                 }
-                newBlocks.append((height, hash))
+                read += heights.count
+                if keepBlocks { progress?(min(read, total), total) }
             }
-            read += heights.count
-            progress?(min(read, total), total)
-            scanFrom = grew ? start : heights.last! + 1
-            if grew { newBlocks.removeAll() }
+            return grewAt
+        }
+        // The window moves as keys are found used; the blocks read before it reached its final
+        // place are read once more for the scripts derived since (a key past the old window may
+        // have been paid earlier). Again only if that pass moved it (payments out of order).
+        if start <= tip.height {
+            var again = try await scan(start...tip.height, keepBlocks: true)
+            var passes = 0
+            while let last = again, passes < 10 {
+                again = try await scan(start...last, keepBlocks: false)
+                passes += 1
+            }
         }
         // The mempool: what is new to the wallet, and which unconfirmed ones are gone.
         let pool = Set(try await source.mempool())

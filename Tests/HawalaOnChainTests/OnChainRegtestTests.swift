@@ -125,6 +125,22 @@ import Testing
         #expect(a.confirmed == b.confirmed && a.coins.map(\.outpoint).sorted { $0.description < $1.description } == b.coins.map(\.outpoint).sorted { $0.description < $1.description })
     }
 
+    @Test func aKeyPaidBeforeTheWindowReachedItIsFound() async throws {
+        let node = try await RegtestNode()
+        defer { node.stop() }
+        try await node.mine(101)
+        let wallet = try await RegtestWallet(node: node)
+        let account = wallet.onChain.account
+        // Index 30 is paid first, outside the first window (0…19); index 15, paid later, moves the window past it.
+        _ = try await node.pay(try account.address(at: KeyPlace(.receive, 30)), 3_000_000)
+        try await node.mine(1)
+        _ = try await node.pay(try account.address(at: KeyPlace(.receive, 15)), 1_500_000)
+        try await node.mine(1)
+        _ = try await wallet.onChain.sync()
+        #expect(try wallet.onChain.ledger().confirmed == Sats(4_500_000))
+        #expect(try wallet.onChain.nextReceiveAddress().index == 31)
+    }
+
     @Test func aReorgTakesConfirmationsBack() async throws {
         let node = try await RegtestNode()
         defer { node.stop() }
