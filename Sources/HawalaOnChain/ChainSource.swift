@@ -15,7 +15,8 @@ public protocol ChainSource: Sendable {
     func mempool() async throws(OnChainError) -> [Txid]
     /// The raw transactions with these ids from the mempool (nil: no longer there).
     func mempoolTransactions(_ ids: [Txid]) async throws(OnChainError) -> [[UInt8]?]
-    /// The fee and virtual size of an unconfirmed transaction in the node's mempool, nil when it isn't there.
+    /// The fee and virtual size of an unconfirmed transaction in the node's mempool with its own
+    /// unconfirmed ancestors (what a child must lift), nil when it isn't there.
     func mempoolEntry(_ txid: Txid) async throws(OnChainError) -> (fee: Sats, vsize: Int)?
     /// Sends a signed transaction to the network.
     func broadcast(_ transaction: [UInt8]) async throws(OnChainError) -> Txid

@@ -78,15 +78,25 @@ public final class CoreRPC: ChainSource {
     // MARK: ChainSource
 
     public func tip() async throws(OnChainError) -> ChainTip {
-        let answers = try await batch([("getblockchaininfo", []), ("getnetworkinfo", [])])
+        let answers = try await batch([("getblockchaininfo", []), ("getnetworkinfo", []), ("getblockhash", [0])])
         guard let object = answers[0] as? [String: Any], let chain = object["chain"] as? String,
               let height = object["blocks"] as? Int, let hash = object["bestblockhash"] as? String else {
             throw .badAnswer("getblockchaininfo has no chain, height or best block")
         }
-        // Both nodes call their test chain "regtest": the software's name tells the coin.
+        // Both nodes call their test chain "regtest": the genesis block tells the coin, else the software's name.
         let software = (answers[1] as? [String: Any])?["subversion"] as? String ?? ""
-        return ChainTip(coin: software.lowercased().contains("litecoin") ? .litecoin : .bitcoin, chain: chain, height: height, hash: hash)
+        let coin = (answers[2] as? String).flatMap { Self.genesisCoins[$0] } ?? (software.lowercased().contains("litecoin") ? .litecoin : .bitcoin)
+        return ChainTip(coin: coin, chain: chain, height: height, hash: hash)
     }
+
+    /// The genesis blocks of the networks whose hashes are known here (Bitcoin main and regtest,
+    /// Litecoin main and regtest).
+    static let genesisCoins: [String: Coin] = [
+        "000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f": .bitcoin,
+        "0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206": .bitcoin,
+        "12a765e31ffd4059bada1e25190f6e98c99d9714d334efa41a195a7e7e04bfe2": .litecoin,
+        "530827f38f93b43ed12af0b3ad25a288dc02ed74d6d7857862df51fc56c416f9": .litecoin,
+    ]
 
     public func blockHashes(_ heights: [Int]) async throws(OnChainError) -> [String] {
         var hashes: [String] = []
@@ -123,9 +133,9 @@ public final class CoreRPC: ChainSource {
     public func mempoolEntry(_ txid: Txid) async throws(OnChainError) -> (fee: Sats, vsize: Int)? {
         let answer = try await batch([("getmempoolentry", [txid.description])], allowErrors: true)
         guard let entry = answer.first as? [String: Any] else { return nil }
-        guard let vsize = entry["vsize"] as? Int, let fees = entry["fees"] as? [String: Any], let base = fees["base"] as? Double,
-              base >= 0, base < 21_000_000 else { throw .badAnswer("getmempoolentry has no fee or size") }
-        return (Sats(clamping: UInt64((base * 100_000_000).rounded())), vsize)
+        guard let vsize = entry["ancestorsize"] as? Int, let fees = entry["fees"] as? [String: Any], let ancestor = fees["ancestor"] as? Double,
+              ancestor >= 0, ancestor < 84_000_000, vsize > 0 else { throw .badAnswer("getmempoolentry has no fee or size") }
+        return (Sats(clamping: UInt64((ancestor * 100_000_000).rounded())), vsize)
     }
 
     public func broadcast(_ transaction: [UInt8]) async throws(OnChainError) -> Txid {

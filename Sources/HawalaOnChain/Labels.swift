@@ -56,11 +56,11 @@ extension OnChainWallet {
     public func setLabel(_ label: WalletLabel) throws {
         try store.store.writeTransaction { db in
             if label.label.isEmpty {
-                try db.execute(sql: "DELETE FROM onchainLabel WHERE walletId = ? AND type = ? AND ref = ?",
-                               arguments: [account.walletID, label.kind.rawValue, label.ref])
+                try db.execute(sql: "DELETE FROM onchainLabel WHERE walletId = ? AND coin = ? AND type = ? AND ref = ?",
+                               arguments: [account.walletID, account.network.coin.rawValue, label.kind.rawValue, label.ref])
             } else {
-                try db.execute(sql: "INSERT INTO onchainLabel (walletId, type, ref, label) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET label = excluded.label",
-                               arguments: [account.walletID, label.kind.rawValue, label.ref, label.label])
+                try db.execute(sql: "INSERT INTO onchainLabel (walletId, coin, type, ref, label) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET label = excluded.label",
+                               arguments: [account.walletID, account.network.coin.rawValue, label.kind.rawValue, label.ref, label.label])
             }
         }
     }
@@ -100,8 +100,8 @@ extension OnChainWallet {
         }
         try store.store.writeTransaction { db in
             for label in labels {
-                try db.execute(sql: "INSERT INTO onchainLabel (walletId, type, ref, label) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET label = excluded.label",
-                               arguments: [account.walletID, label.kind.rawValue, label.ref, label.label])
+                try db.execute(sql: "INSERT INTO onchainLabel (walletId, coin, type, ref, label) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET label = excluded.label",
+                               arguments: [account.walletID, account.network.coin.rawValue, label.kind.rawValue, label.ref, label.label])
             }
             for outpoint in frozen {
                 try db.execute(sql: "INSERT OR IGNORE INTO onchainFrozen (walletId, coin, outpoint) VALUES (?, ?, ?)",

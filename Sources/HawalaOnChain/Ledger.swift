@@ -27,7 +27,8 @@ public struct OnChainCoin: Sendable, Equatable {
     public let script: [UInt8]
     /// 0 while unconfirmed.
     public let confirmations: Int
-    /// Whether the transaction that made it was the wallet's own (its change can be spent unconfirmed).
+    /// Whether it is unconfirmed change the wallet can trust: made by its own payment resting on
+    /// confirmed or trusted coins only (such change can be spent unconfirmed).
     public let fromSelf: Bool
     public let frozen: Bool
 
@@ -86,10 +87,21 @@ public struct Ledger: Sendable {
         func isOwn(_ stored: StoredTransaction) -> Bool {
             !stored.transaction.inputs.isEmpty && stored.transaction.inputs.allSatisfy { ours[$0.prevout] != nil }
         }
+        // Trusted: confirmed, or the wallet's own payment whose every parent is trusted — an
+        // unconfirmed payment resting on someone else's unconfirmed one can still be undone by them.
+        var trust: [Txid: Bool] = [:]
+        func trusted(_ txid: Txid, depth: Int = 0) -> Bool {
+            if let known = trust[txid] { return known }
+            guard let stored = byID[txid], depth < 1000 else { return false }
+            trust[txid] = false  // a cycle (no valid chain has one) is not trusted
+            let result = stored.height != nil || (isOwn(stored) && stored.transaction.inputs.allSatisfy { trusted($0.prevout.txid, depth: depth + 1) })
+            trust[txid] = result
+            return result
+        }
         coins = ours.filter { !spent.contains($0.key) }.compactMap { outpoint, mine in
             guard let stored = byID[outpoint.txid] else { return nil }
             return OnChainCoin(outpoint: outpoint, value: Sats(clamping: mine.value), place: mine.place, script: mine.script,
-                               confirmations: confirmations(stored), fromSelf: isOwn(stored), frozen: frozen.contains(outpoint))
+                               confirmations: confirmations(stored), fromSelf: stored.height == nil && trusted(stored.txid), frozen: frozen.contains(outpoint))
         }.sorted { ($0.confirmations, $0.value) > ($1.confirmations, $1.value) }
         payments = transactions.map { stored in
             let received = stored.transaction.outputs.reduce(Int64(0)) { $0 + (place($1.script) != nil ? Int64($1.value) : 0) }

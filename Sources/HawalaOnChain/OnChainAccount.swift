@@ -95,6 +95,9 @@ public struct WatchedScripts: Sendable {
     private(set) var used: [Keychain: UInt32] = [:]
 
     public init(account: OnChainAccount, gapLimit: Int) throws {
+        guard NodeSettings.gapLimits.contains(gapLimit) else {
+            throw OnChainError.unsupported("a gap limit is 1 to 10,000 addresses, not \(gapLimit)")
+        }
         self.account = account
         self.gapLimit = gapLimit
         for keychain in Keychain.allCases { try extend(keychain) }

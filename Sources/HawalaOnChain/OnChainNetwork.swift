@@ -53,14 +53,15 @@ public struct OnChainNetwork: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The base58 version bytes of P2SH addresses, the one Hawala writes first (Litecoin also
-    /// still reads Bitcoin's old `3…`/`2…` versions).
+    /// The base58 version bytes of P2SH addresses. Litecoin's old `3…`/`2…` P2SH addresses
+    /// share Bitcoin's versions: they are refused as Bitcoin's (who pastes one most likely means
+    /// Bitcoin, and a payment there would be lost), never read as Litecoin's.
     public var p2shVersions: [UInt8] {
         switch (coin, kind) {
         case (.bitcoin, .main): [0x05]
         case (.bitcoin, _): [0xC4]
-        case (.litecoin, .main): [0x32, 0x05]
-        case (.litecoin, _): [0x3A, 0xC4]
+        case (.litecoin, .main): [0x32]
+        case (.litecoin, _): [0x3A]
         }
     }
 

@@ -63,22 +63,35 @@ extension OnChainWallet {
     /// checking each key against the output it spends; finalizes when all are signed.
     public func sign(_ psbt: PSBT, keys: HDWallet) throws -> (psbt: PSBT, signed: Int) {
         let master = try keys.masterFingerprint()
+        let ledger = try ledger()
         var result = psbt
         let sighash = SegwitV0Sighash(psbt.transaction)
+        let accountPath = account.path.components.map(\.rawValue)
         var signed = 0
         for index in psbt.inputs.indices {
             for (key, origin) in psbt.origins(ofInput: index) where origin.fingerprint == master {
+                // Only this account's keys: its path, a keychain (0 or 1), an index — never any path a file names.
+                guard origin.path.count == accountPath.count + 2, Array(origin.path.prefix(accountPath.count)) == accountPath,
+                      let keychain = Keychain(rawValue: origin.path[accountPath.count]), origin.path[accountPath.count + 1] < ChildNumber.hardenedOffset else { continue }
                 let output = try psbt.spentOutput(index)
                 guard case .p2wpkh(let hash) = OutputScript(output.script), hash == Hash.hash160(key) else { continue }
-                let privateKey = try keys.privateKey(at: DerivationPath(origin.path.map(ChildNumber.init(rawValue:))))
-                guard try Secp256k1.PublicKey(privateKey: privateKey).compressed == key else {
-                    throw OnChainError.unsupported("input \(index)'s key is not the wallet's key at its path: not signed")
+                // The amount signed for is checked against the whole previous transaction (when the file has
+                // it, `spentOutput` did) or the wallet's own record of the coin: a file can't lie about it.
+                let prevout = psbt.transaction.inputs[index].prevout
+                guard psbt.inputs[index].contains(where: { $0.type == PSBT.InputKey.nonWitnessUTXO }) || ledger.output(prevout) == output else {
+                    throw OnChainError.unsupported("input \(index) spends a coin this wallet doesn't know and the file doesn't prove (sync first): nothing was signed")
                 }
+                let place = KeyPlace(keychain, origin.path[accountPath.count + 1])
+                guard try account.publicKey(at: place).compressed == key else {
+                    throw OnChainError.unsupported("input \(index)'s key is not the wallet's key at its path: nothing was signed")
+                }
+                let privateKey = try keys.privateKey(at: try account.path(of: place))
                 let digest = sighash.digest(input: index, scriptCode: SegwitV0Sighash.p2wpkhScriptCode(keyHash: hash), value: output.value)
                 result.addSignature(input: index, key: key, signature: try Secp256k1.signDER(digest: digest, privateKey: privateKey) + [UInt8(SegwitV0Sighash.sighashAll)])
                 signed += 1
             }
         }
+        guard signed > 0 else { throw OnChainError.unsupported("this wallet holds none of the keys this PSBT needs: nothing was signed") }
         if (try? result.finalized()) != nil { try result.finalize() }
         return (result, signed)
     }

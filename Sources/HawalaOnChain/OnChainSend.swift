@@ -52,6 +52,8 @@ public struct SendPlan: Sendable, Equatable {
     public var replaces: Txid? = nil
     /// The unconfirmed payment this one pays for (CPFP), if any.
     public var speedsUp: Txid? = nil
+    /// For a fee bump: what the payee got before (more than `amount` when the fee came out of the payment).
+    public var payeeBefore: Sats? = nil
 
     package init(network: OnChainNetwork, recipient: String, recipientScript: OutputScript, amount: Sats, fee: Sats, feeRate: FeeRate,
                  change: Sats?, changePlace: KeyPlace?, inputs: [OnChainCoin], outputs: [TxOutput], vsize: Int) {
@@ -99,7 +101,8 @@ extension OnChainWallet {
         let ledger = try ledger()
         let coins = ledger.spendable
         let dust = dustLimit(recipient)
-        let overhead = 4 * (4 + 4 + 1 + 1) + 2
+        // The input count's own size assumes the most coins the payment could take.
+        let overhead = Transaction.overheadWeight(inputs: coins.count, outputs: 2)
         switch amount {
         case .all:
             guard !coins.isEmpty else { throw OnChainError.insufficientFunds(needed: dust, available: .zero, unit: unit) }
@@ -184,8 +187,8 @@ extension OnChainAccount {
             let signature = try Secp256k1.signDER(digest: digest, privateKey: privateKey)
             transaction.inputs[i].witness = [signature + [UInt8(SegwitV0Sighash.sighashAll)], publicKey]
         }
-        let paid = plan.inputs.reduce(UInt64(0)) { $0 + $1.value.value } - transaction.outputs.reduce(UInt64(0)) { $0 + $1.value }
-        guard paid == plan.fee.value, transaction.vsize <= plan.vsize else {
+        let spent = try Sats.sum(plan.inputs.map(\.value)), paid = try Sats.sum(transaction.outputs.map { Sats(clamping: $0.value) })
+        guard spent >= paid, (try spent - paid) == plan.fee, transaction.vsize <= plan.vsize else {
             throw OnChainError.unsupported("the signed transaction does not match its preview; nothing was sent")
         }
         return transaction

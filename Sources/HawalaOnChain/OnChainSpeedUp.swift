@@ -17,6 +17,10 @@ extension OnChainWallet {
             throw OnChainError.unsupported("payment \(txid) was not made by this wallet: its sender can replace it; this wallet can pay for it with a child (CPFP)")
         }
         guard payment.replaceable else { throw OnChainError.unsupported("payment \(txid) did not signal replace-by-fee: pay for it with a child (CPFP)") }
+        // A replacement would cancel every payment that spends the original's outputs.
+        if let child = ledger.transactions.first(where: { $0.transaction.inputs.contains { $0.prevout.txid == txid } }) {
+            throw OnChainError.unsupported("payment \(child.txid) spends payment \(txid)'s change: replacing it would cancel that payment; speed up \(child.txid) instead (a child pays for its parent)")
+        }
         let inputs = try original.transaction.inputs.map { input -> OnChainCoin in
             guard let output = ledger.output(input.prevout), let place = watched.place(of: output.script) else {
                 throw OnChainError.unknown("coin \(input.prevout) that payment \(txid) spends")
@@ -27,7 +31,7 @@ extension OnChainWallet {
         let oldFee = payment.fee
         // The largest size it can be once signed, at most: the original's outputs with the same inputs.
         var outputs = original.transaction.outputs
-        let weight = 4 * (4 + 4 + 1 + 1) + 2 + inputs.reduce(0) { $0 + (OutputScript($1.script)?.inputWeight ?? 272) }
+        let weight = Transaction.overheadWeight(inputs: inputs.count, outputs: outputs.count) + inputs.reduce(0) { $0 + (OutputScript($1.script)?.inputWeight ?? 272) }
             + outputs.reduce(0) { $0 + 4 * (8 + 1 + $1.script.count) }
         let vsize = (weight + 3) / 4
         let wanted = feeRate.fee(weight: weight)
@@ -54,6 +58,7 @@ extension OnChainWallet {
                             change: changeIndex.flatMap { outputs.count > 1 ? Sats(clamping: outputs[$0].value) : nil },
                             changePlace: watched.place(of: outputs[index].script), inputs: inputs, outputs: outputs, vsize: vsize)
         plan.replaces = txid
+        plan.payeeBefore = Sats(clamping: original.transaction.outputs.first { watched.place(of: $0.script)?.keychain != .change }?.value ?? recipientOutput.value)
         return plan
     }
 
@@ -72,7 +77,7 @@ extension OnChainWallet {
         }
         let place = KeyPlace(.change, try nextChangeIndex())
         let script = try account.script(at: place)
-        let childWeight = 4 * (4 + 4 + 1 + 1) + 2 + (OutputScript(coin.script)?.inputWeight ?? 272) + script.outputWeight
+        let childWeight = Transaction.overheadWeight(inputs: 1, outputs: 1) + (OutputScript(coin.script)?.inputWeight ?? 272) + script.outputWeight
         let childVsize = (childWeight + 3) / 4
         let together = feeRate.fee(weight: (entry.vsize + childVsize) * 4)
         let childFee = max(together.minusOrZero(entry.fee), feeRate.fee(weight: childWeight))

@@ -55,7 +55,7 @@ struct OnChainStore {
         try store.writeTransaction { db in
             let before = try Row.fetchOne(db, sql: "SELECT chain, gapLimit FROM onchainNode WHERE walletId = ? AND coin = ?", arguments: [walletID, coin.rawValue])
             if let before, before["chain"] as String != node.chain {
-                for table in ["onchainBlock", "onchainTx", "onchainFrozen"] {
+                for table in ["onchainBlock", "onchainTx", "onchainFrozen", "onchainLabel"] {
                     try db.execute(sql: "DELETE FROM \(table) WHERE walletId = ? AND coin = ?", arguments: [walletID, coin.rawValue])
                 }
             } else if let before, before["gapLimit"] as Int != node.gapLimit {
@@ -148,7 +148,7 @@ struct OnChainStore {
 
     func labels() throws -> [String: String] {
         try store.read { db in
-            Dictionary(try Row.fetchAll(db, sql: "SELECT type, ref, label FROM onchainLabel WHERE walletId = ?", arguments: [walletID])
+            Dictionary(try Row.fetchAll(db, sql: "SELECT type, ref, label FROM onchainLabel WHERE walletId = ? AND coin = ?", arguments: [walletID, coin.rawValue])
                 .map { ("\($0["type"] as String):\($0["ref"] as String)", $0["label"]) }, uniquingKeysWith: { a, _ in a })
         }
     }

@@ -46,6 +46,9 @@ public struct OnChainWallet: Sendable {
                                                   account: wallet.network == .mainnet ? coin.displayName : "\(coin.displayName)'s test networks")
         }
         let settings = node(tip.chain)
+        guard NodeSettings.gapLimits.contains(settings.gapLimit) else {
+            throw OnChainError.unsupported("a gap limit is 1 to 10,000 addresses, not \(settings.gapLimit)")
+        }
         try OnChainStore(store: store, walletID: wallet.id, coin: coin).save(settings)
         return settings
     }
@@ -145,35 +148,57 @@ public struct OnChainWallet: Sendable {
             }
             return grewAt
         }
-        // The window moves as keys are found used; the blocks read before it reached its final
-        // place are read once more for the scripts derived since (a key past the old window may
-        // have been paid earlier). Again only if that pass moved it (payments out of order).
+        // The window moves as keys are found used; while a pass moved it, every block is read
+        // once more for the scripts derived since (a key past the old window may have been paid
+        // earlier, or later than where the pass that found it stood). Payments in order need one
+        // more pass; each further pass needs a payment out of order, so it ends.
         if start <= tip.height {
-            var again = try await scan(start...tip.height, keepBlocks: true)
-            var passes = 0
-            while let last = again, passes < 10 {
-                again = try await scan(start...last, keepBlocks: false)
-                passes += 1
-            }
+            var moved = try await scan(start...tip.height, keepBlocks: true) != nil
+            while moved { moved = try await scan(start...tip.height, keepBlocks: false) != nil }
         }
-        // The mempool: what is new to the wallet, and which unconfirmed ones are gone.
+        // The mempool: what is new to the wallet (again until nothing more is found: a child may
+        // come before its parent), and which unconfirmed ones are gone.
         let pool = Set(try await source.mempool())
-        let unseen = pool.filter { byID[$0] == nil }
-        var gone: [Txid] = []
-        for chunk in Array(unseen).chunked(100) {
+        var unseen: [Txid: Transaction] = [:]
+        for chunk in Array(pool.filter { byID[$0] == nil }).chunked(100) {
             for raw in try await source.mempoolTransactions(chunk).compactMap({ $0 }) {
-                guard let transaction = try? Transaction(bytes: raw), Self.touches(transaction, watched: watched, known: byID) else { continue }
-                byID[transaction.txid] = StoredTransaction(transaction: transaction, height: nil, blockHash: nil, seenAt: now)
-                for output in transaction.outputs { if let place = watched.place(of: output.script) { try watched.markUsed(place) } }
+                if let transaction = try? Transaction(bytes: raw) { unseen[transaction.txid] = transaction }
             }
         }
+        var found = true
+        while found {
+            found = false
+            for (txid, transaction) in unseen where Self.touches(transaction, watched: watched, known: byID) {
+                byID[txid] = StoredTransaction(transaction: transaction, height: nil, blockHash: nil, seenAt: now)
+                for output in transaction.outputs { if let place = watched.place(of: output.script) { try watched.markUsed(place) } }
+                unseen[txid] = nil
+                found = true
+            }
+        }
+        // An unconfirmed payment no longer in the mempool: the wallet's own is sent again (a node
+        // restarted without its mempool, an eviction) and kept while the node takes it; refused
+        // (replaced, or its coins spent elsewhere), it is gone — as is anyone else's.
+        var gone: [Txid] = []
         for (txid, stored) in byID where stored.height == nil && !pool.contains(txid) {
+            if Self.isOwn(stored.transaction, watched: watched, known: byID), (try? await source.broadcast(stored.transaction.serialized())) != nil {
+                continue
+            }
             gone.append(txid)
             byID[txid] = nil
         }
         let before = Set(transactions.map(\.txid))
         try store.commit(from: start, blocks: newBlocks, transactions: Array(byID.values), gone: gone)
         return SyncSummary(height: tip.height, blocksRead: read, newTransactions: byID.keys.filter { !before.contains($0) }.count, reorgedBlocks: reorged)
+    }
+
+    /// Whether every input of a transaction spends one of the wallet's coins (a payment it made).
+    static func isOwn(_ transaction: Transaction, watched: WatchedScripts, known: [Txid: StoredTransaction]) -> Bool {
+        !transaction.inputs.isEmpty && transaction.inputs.allSatisfy { input in
+            known[input.prevout.txid].map { stored in
+                stored.transaction.outputs.indices.contains(Int(input.prevout.vout))
+                    && watched.place(of: stored.transaction.outputs[Int(input.prevout.vout)].script) != nil
+            } ?? false
+        }
     }
 
     /// Whether a transaction pays one of the wallet's scripts or spends one of its coins.

@@ -85,15 +85,13 @@ public struct PSBT: Sendable, Equatable {
 
     private static func readMap(_ reader: inout ByteReader) throws(OnChainError) -> [Pair] {
         var pairs: [Pair] = []
+        var keys = Set<[UInt8]>()
         while true {
             let key = try reader.varBytes()
             if key.isEmpty { return pairs }
             let value = try reader.varBytes()
-            let pair = Pair(type: key[0], keyData: Array(key.dropFirst()), value: value)
-            guard !pairs.contains(where: { $0.type == pair.type && $0.keyData == pair.keyData }) else {
-                throw .malformedTransaction("a PSBT with the same key twice in one map")
-            }
-            pairs.append(pair)
+            guard keys.insert(key).inserted else { throw .malformedTransaction("a PSBT with the same key twice in one map") }
+            pairs.append(Pair(type: key[0], keyData: Array(key.dropFirst()), value: value))
         }
     }
 
@@ -138,6 +136,7 @@ public struct PSBT: Sendable, Equatable {
         }
         var reader = ByteReader(pair.value)
         let output = TxOutput(value: try reader.uint64(), script: try reader.varBytes())
+        guard output.value <= Transaction.maximumValue else { throw .malformedTransaction("input \(index) spends more than all the coins there are") }
         if let full = inputs[index].first(where: { $0.type == InputKey.nonWitnessUTXO }) {
             // The whole previous transaction, when given, must agree: its id is the outpoint's, its output this one.
             let previous = try Transaction(bytes: full.value)
@@ -227,7 +226,11 @@ public struct PSBT: Sendable, Equatable {
     /// The fee: what the inputs spend minus what the outputs pay.
     public func fee() throws(OnChainError) -> UInt64 {
         var spent: UInt64 = 0
-        for index in inputs.indices { spent += try spentOutput(index).value }
+        for index in inputs.indices {
+            let (sum, overflow) = spent.addingReportingOverflow(try spentOutput(index).value)
+            guard !overflow, sum <= Transaction.maximumValue else { throw .malformedTransaction("its inputs spend more than all the coins there are") }
+            spent = sum
+        }
         let paid = transaction.outputs.reduce(UInt64(0)) { $0 + $1.value }
         guard spent >= paid else { throw .malformedTransaction("its outputs pay more than its inputs spend") }
         return spent - paid

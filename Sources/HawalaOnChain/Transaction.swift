@@ -119,6 +119,17 @@ public struct Transaction: Sendable, Hashable {
 
     public var txid: Txid { Txid(hash: Hash.doubleSHA256(serialized(witness: false))) }
 
+    /// The most any output, or all of a transaction's outputs together, can hold: Litecoin's
+    /// 84 million coins (Bitcoin's 21 million is less). More is no valid transaction.
+    public static let maximumValue: UInt64 = 84_000_000 * 100_000_000
+
+    /// The weight of everything but the inputs and outputs: version, lock time, the counts (their
+    /// compact sizes) and the segwit marker.
+    public static func overheadWeight(inputs: Int, outputs: Int) -> Int {
+        func compactSize(_ n: Int) -> Int { n < 0xFD ? 1 : n <= 0xFFFF ? 3 : 5 }
+        return 4 * (4 + 4 + compactSize(inputs) + compactSize(outputs)) + 2
+    }
+
     /// BIP141 weight: four times the bytes without witnesses, plus the witness bytes.
     public var weight: Int {
         let base = serialized(witness: false).count
@@ -163,8 +174,14 @@ public struct Transaction: Sendable, Hashable {
         guard outputCount <= UInt64(reader.remaining / 9) else { throw .malformedTransaction("\(outputCount) outputs in \(reader.remaining) bytes") }
         var outputs: [TxOutput] = []
         outputs.reserveCapacity(Int(outputCount))
+        var total: UInt64 = 0
         for _ in 0..<outputCount {
-            outputs.append(TxOutput(value: try reader.uint64(), script: try reader.varBytes()))
+            let output = TxOutput(value: try reader.uint64(), script: try reader.varBytes())
+            total += min(output.value, Self.maximumValue + 1)
+            guard output.value <= Self.maximumValue, total <= Self.maximumValue else {
+                throw .malformedTransaction("its outputs hold more than all the coins there are")
+            }
+            outputs.append(output)
         }
         if segwit {
             for i in inputs.indices {

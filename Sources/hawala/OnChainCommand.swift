@@ -332,6 +332,9 @@ struct OnChainBump: AsyncParsableCommand {
         let plan = try wallet.planBump(txid, feeRate: try FeeRate(feeRate))
         let unit = wallet.account.network.coin.baseUnit
         var notes = ["Replaces \(txid)."]
+        if let before = plan.payeeBefore, before != plan.amount {
+            notes.append("It has no change: the payee gets \(AmountText.grouped(plan.amount)) \(unit) instead of \(AmountText.grouped(before)) \(unit).")
+        }
         if wallet.account.network.coin == .litecoin { notes.append("Litecoin's nodes may not relay a replacement; hawala onchain cpfp is the surer way.") }
         let (newID, _) = try await PlanSender(target: target, password: password, yes: yes)
             .send(plan, in: wallet, title: "Speed up on \(wallet.account.network)", notes: notes,
@@ -428,6 +431,8 @@ struct OnChainPSBTSign: AsyncParsableCommand {
         let what = try wallet.summary(of: psbt, fingerprint: summary.fingerprint)
         guard what.signable > 0 else { throw CLIError("this wallet holds none of the keys this PSBT needs; nothing was signed") }
         let rows = ["Sign on \(wallet.account.network)"] + alignedRows(what.rows(unit: coins[0].baseUnit))
+        // The contract signs from a script (no terminal) with what it pays written to stderr; at a
+        // terminal it asks first, unless --yes.
         if yes || Terminal.open() == nil {
             for line in rows { Output.error(line) }
         } else {

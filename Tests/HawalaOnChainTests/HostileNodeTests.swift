@@ -72,7 +72,7 @@ enum HostileBehaviour: Sendable { case garbage, huge, drip, hang, wrongChain, no
             case .hang:
                 sleep(120)
             case .wrongChain:
-                let body = #"[{"result":{"chain":"main","blocks":900000,"bestblockhash":"00"},"error":null,"id":0},{"result":{"subversion":"/LitecoinCore:0.21.2.1/"},"error":null,"id":1}]"#
+                let body = #"[{"result":{"chain":"main","blocks":900000,"bestblockhash":"00"},"error":null,"id":0},{"result":{"subversion":"/LitecoinCore:0.21.2.1/"},"error":null,"id":1},{"result":"12a765e31ffd4059bada1e25190f6e98c99d9714d334efa41a195a7e7e04bfe2","error":null,"id":2}]"#
                 _ = send(client, "HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
             }
         }
@@ -87,7 +87,7 @@ enum HostileBehaviour: Sendable { case garbage, huge, drip, hang, wrongChain, no
         let error = try await #require(throws: OnChainError.self) { try await rpc.tip() }
         switch behaviour {
         case .garbage: #expect(error == .badAnswer("not JSON"))
-        case .notJSONRPC: #expect(error == .badAnswer("a batch of 2 calls was not answered call for call"))
+        case .notJSONRPC: #expect(error == .badAnswer("a batch of 3 calls was not answered call for call"))
         case .huge: #expect(error == .badAnswer("its answer is larger than 1 MiB"))
         case .drip, .hang: #expect(error == .nodeUnreachable(url: "http://127.0.0.1:\(server.port)", why: "it did not answer within 2 s"))
         case .wrongChain: break

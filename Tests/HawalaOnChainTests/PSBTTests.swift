@@ -60,9 +60,16 @@ import Testing
         // Signed by the keys, through the file (base64 text).
         let (signed, count) = try wallet.onChain.sign(try PSBT(file: Array(unsigned.base64.utf8)), keys: wallet.keys)
         #expect(count == plan.inputs.count && signed.isFinalized)
-        // Another wallet's keys sign nothing.
+        // Another wallet's keys sign nothing; nor do this wallet's keys at a path outside its account.
         let other = try await RegtestWallet(node: node, words: legalWinner)
-        #expect(try other.onChain.sign(unsigned, keys: other.keys).signed == 0)
+        #expect(throws: OnChainError.self) { try other.onChain.sign(unsigned, keys: other.keys) }
+        var elsewhere = unsigned
+        for i in elsewhere.inputs.indices {
+            for j in elsewhere.inputs[i].indices where elsewhere.inputs[i][j].type == 0x06 {
+                elsewhere.inputs[i][j].value[4 + 8] ^= 0x01  // account 0' → 1'
+            }
+        }
+        #expect(throws: OnChainError.self) { try wallet.onChain.sign(elsewhere, keys: wallet.keys) }
 
         let transaction = try signed.extracted()
         let accepted = try await node.rpc.testAccept(transaction.serialized())

@@ -44,6 +44,26 @@ import Testing
         #expect(throws: OnChainError.self) { try wallet.onChain.planBump(txid, feeRate: try FeeRate(20)) }
     }
 
+    @Test func aBumpNeverCancelsALaterPaymentOnItsChange() async throws {
+        let node = try await RegtestNode()
+        defer { node.stop() }
+        try await node.mine(101)
+        let wallet = try await RegtestWallet(node: node)
+        _ = try await node.pay(try wallet.onChain.nextReceiveAddress().address, 40_000_000)
+        try await node.mine(1)
+        _ = try await wallet.onChain.sync()
+        let (_, first, _) = try await wallet.send(to: try await node.newAddress(), .exact(Sats(10_000_000)), feeRate: 1)
+        // The second payment can only use the first one's unconfirmed change.
+        let (_, second, _) = try await wallet.send(to: try await node.newAddress(), .exact(Sats(5_000_000)), feeRate: 1)
+        let refusal = try #require(throws: OnChainError.self) { try wallet.onChain.planBump(first, feeRate: try FeeRate(20)) }
+        #expect(refusal.description.contains("spends payment \(first)'s change"))
+        // The later one can be bumped, and both stay in the mempool.
+        let plan = try wallet.onChain.planBump(second, feeRate: try FeeRate(20))
+        let txid = try await wallet.onChain.broadcast(try wallet.onChain.sign(plan, keys: wallet.keys), replacing: second)
+        let pool = try await node.mempool()
+        #expect(pool.contains(first.description) && pool.contains(txid.description) && !pool.contains(second.description))
+    }
+
     @Test func aChildPaysForAnIncomingParent() async throws {
         let node = try await RegtestNode()
         defer { node.stop() }

@@ -49,6 +49,12 @@ import Testing
             #expect(throws: OnChainError.self) { try Transaction(bytes: Array(signed.prefix(length))) }
         }
         #expect(throws: OnChainError.self) { try Transaction(bytes: signed + [0]) }
+        // An output of more coins than there are is no transaction (and no sum of it can overflow).
+        var rich = try Transaction(bytes: Self.hex("nativeP2WPKH", "signed"))
+        rich.outputs[0].value = Transaction.maximumValue + 1
+        #expect(throws: OnChainError.malformedTransaction("its outputs hold more than all the coins there are")) { try Transaction(bytes: rich.serialized()) }
+        rich.outputs[0].value = Transaction.maximumValue
+        #expect(throws: OnChainError.self) { try Transaction(bytes: rich.serialized()) }
         // A count of 2^64 − 1 inputs in a few bytes is a lie, not an allocation.
         #expect(throws: OnChainError.self) { try Transaction(bytes: [1, 0, 0, 0, 0xFF] + Array(repeating: 0xFF, count: 8) + [0, 0, 0, 0]) }
         // An MWEB transaction (Litecoin's flag 8) is named, not misread.
@@ -94,6 +100,12 @@ import Testing
         }
         let error = try #require(throws: OnChainError.self) { try OutputScript.of(address: litecoinMain, on: regtest) }
         #expect(error.description.contains("is a Litecoin address; this account is on Litecoin regtest: nothing was sent"))
+        // Bitcoin's 3… and 2… addresses are Bitcoin's, never read as Litecoin's old P2SH form.
+        for kind in [OnChainNetwork.Kind.main, .test] {
+            let bitcoinP2SH = OutputScript.p2sh(hash: hash).address(on: OnChainNetwork(coin: .bitcoin, kind: kind))
+            let refused = try #require(throws: OnChainError.self) { try OutputScript.of(address: bitcoinP2SH, on: OnChainNetwork(coin: .litecoin, kind: kind)) }
+            #expect(refused.description.contains("is a Bitcoin"))
+        }
         // A Litecoin mainnet P2SH address is no Bitcoin address either.
         let litecoinP2SH = OutputScript.p2sh(hash: hash).address(on: OnChainNetwork(coin: .litecoin, kind: .main))
         #expect(throws: OnChainError.self) { try OutputScript.of(address: litecoinP2SH, on: OnChainNetwork(coin: .bitcoin, kind: .main)) }

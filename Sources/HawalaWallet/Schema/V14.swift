@@ -38,10 +38,11 @@ extension WalletSchema {
                 PRIMARY KEY (walletId, coin, outpoint));
             CREATE TABLE onchainLabel (
                 walletId TEXT NOT NULL REFERENCES wallet(id) ON DELETE CASCADE,
+                coin TEXT NOT NULL,
                 type TEXT NOT NULL,
                 ref TEXT NOT NULL,
                 label TEXT NOT NULL,
-                PRIMARY KEY (walletId, type, ref));
+                PRIMARY KEY (walletId, coin, type, ref));
             """)
     }
 }
