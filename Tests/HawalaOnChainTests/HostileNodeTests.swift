@@ -83,7 +83,9 @@ enum HostileBehaviour: Sendable { case garbage, huge, drip, hang, wrongChain, no
         let server = try Server(behaviour)
         defer { server.stop() }
         let rpc = try CoreRPC(url: "http://127.0.0.1:\(server.port)", auth: .none, timeout: .seconds(2), maximumBytes: 1024 * 1024)
-        let started = ContinuousClock.now
+        // The errors prove the bounds: a drip (hours long) and a hang (two minutes, then a close)
+        // end as "did not answer within 2 s" only by the deadline; 100 MB only by the cap. No
+        // wall-clock bound here: in the parallel run a task can stall for minutes on its own.
         let error = try await #require(throws: OnChainError.self) { try await rpc.tip() }
         switch behaviour {
         case .garbage: #expect(error == .badAnswer("not JSON"))
@@ -92,8 +94,6 @@ enum HostileBehaviour: Sendable { case garbage, huge, drip, hang, wrongChain, no
         case .drip, .hang: #expect(error == .nodeUnreachable(url: "http://127.0.0.1:\(server.port)", why: "it did not answer within 2 s"))
         case .wrongChain: break
         }
-        // Generous: the machine may be busy with other tests; without the deadline these take minutes.
-        #expect(ContinuousClock.now - started < .seconds(30))
     }
 
     @Test func aNodeOnAnotherNetworkIsNotSaved() async throws {
