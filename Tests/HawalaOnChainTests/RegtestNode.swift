@@ -4,6 +4,7 @@ import HawalaKeys
 import HawalaOnChain
 import HawalaTestSupport
 import HawalaWallet
+import Synchronization
 import Testing
 
 /// Debian's Litecoin Core on regtest in a temporary folder, on a loopback port with a cookie:
@@ -16,9 +17,14 @@ final class RegtestNode: @unchecked Sendable {
     let port: Int
     let process: Process
     let rpc: CoreRPC
+    private let stopped = Mutex(false)
 
     var url: String { "http://127.0.0.1:\(port)" }
     var cookie: String { directory.appendingPathComponent("regtest/.cookie").path }
+
+    /// At most two nodes at once: a dozen starting together on two cores starve the rest of the
+    /// parallel test run (a PostgreSQL test's connection then misses its 10 s).
+    static let gate = NodeGate(slots: 2)
 
     init(extraArguments: [String] = []) async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
@@ -36,16 +42,18 @@ final class RegtestNode: @unchecked Sendable {
             + "while kill -0 \(getpid()) 2>/dev/null && [ ! -e '\(directory.path)/stop' ]; do sleep 0.1; done; kill -9 $child; wait $child"
         process.arguments = ["-c", watch, Self.binary,
             "-regtest", "-datadir=\(directory.path)", "-rpcport=\(port)", "-rpcbind=127.0.0.1", "-rpcallowip=127.0.0.1",
-            "-listen=0", "-server", "-printtoconsole=0", "-fallbackfee=0.0001", "-mempoolreplacement=1",
+            "-listen=0", "-server", "-printtoconsole=0", "-fallbackfee=0.0001", "-mempoolreplacement=1", "-keypool=1",
             // MWEB stays off: on regtest it activates at block 432 and then no block can be mined without a peg-in.
             "-vbparams=mweb:4000000000:4000000001",
         ] + extraArguments
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
         rpc = try CoreRPC(url: "http://127.0.0.1:\(port)", auth: .cookieFile(directory.appendingPathComponent("regtest/.cookie").path),
                           timeout: .seconds(30))
+        // Every stored property is set: from here a throw runs deinit, whose stop() frees the slot.
+        await Self.gate.enter()
+        try process.run()
         let deadline = Date().addingTimeInterval(60)
         while true {
             if (try? await rpc.tip()) != nil { break }
@@ -59,6 +67,8 @@ final class RegtestNode: @unchecked Sendable {
 
     /// Kills the node (its data is a test's) and waits until it is gone.
     func stop() {
+        guard !stopped.withLock({ let was = $0; $0 = true; return was }) else { return }
+        defer { Task { await Self.gate.leave() } }
         FileManager.default.createFile(atPath: directory.appendingPathComponent("stop").path, contents: nil)
         while process.isRunning { usleep(10_000) }
     }
@@ -134,5 +144,22 @@ struct RegtestWallet {
         let plan = try onChain.plan(to: address, amount: amount, feeRate: try FeeRate(feeRate))
         let transaction = try onChain.sign(plan, keys: keys)
         return (plan, try await onChain.broadcast(transaction), transaction)
+    }
+}
+
+/// A counting semaphore for tasks.
+actor NodeGate {
+    private var free: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(slots: Int) { free = slots }
+
+    func enter() async {
+        if free > 0 { free -= 1; return }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func leave() {
+        if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
     }
 }
