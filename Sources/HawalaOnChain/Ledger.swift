@@ -115,9 +115,9 @@ public struct Ledger: Sendable {
     }
 
     /// Confirmed coins' sum.
-    public var confirmed: Sats { Sats(clamping: coins.filter { $0.confirmations > 0 }.reduce(0) { $0 + $1.value.value }) }
+    public var confirmed: Sats { (try? Sats.sum(coins.filter { $0.confirmations > 0 }.map(\.value))) ?? Sats.supply }
     /// Unconfirmed coins' sum: incoming, and change of the wallet's own unconfirmed payments.
-    public var unconfirmed: Sats { Sats(clamping: coins.filter { $0.confirmations == 0 }.reduce(0) { $0 + $1.value.value }) }
+    public var unconfirmed: Sats { (try? Sats.sum(coins.filter { $0.confirmations == 0 }.map(\.value))) ?? Sats.supply }
 
     /// The coins a payment may use: not frozen, confirmed or the wallet's own change.
     public var spendable: [OnChainCoin] { coins.filter { !$0.frozen && ($0.confirmations > 0 || $0.fromSelf) } }
