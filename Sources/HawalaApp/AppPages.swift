@@ -75,6 +75,9 @@ struct Page {
     var invoice: InvoiceView?
     var send: SendView?
     var onChainSend: OnChainSendView?
+    /// A Bitcoin or Litecoin account as a wallet of coins, and a payment of it under review.
+    var chain: ChainPageView?
+    var chainReview: ChainReviewView?
     var exit: ExitView?
     var payment: PaymentView?
     var history: HistoryView?
@@ -135,7 +138,7 @@ extension Page {
 
     /// Which menu screen a template belongs to.
     static let sections: [String: String] = [
-        "home": "home", "send-form": "send", "send": "send", "payment": "send",
+        "home": "home", "chain": "home", "chain-review": "send", "send-form": "send", "send": "send", "payment": "send",
         "receive": "receive", "receive-lightning": "receive", "invoice": "receive",
         "history": "history", "payment-detail": "history",
         "wallets": "wallets", "create": "wallets", "restore": "wallets", "restore-shares": "wallets", "words-password": "wallets", "backup": "wallets",

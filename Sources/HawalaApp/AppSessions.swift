@@ -3,6 +3,7 @@ import HawalaBackup
 import HawalaCrypto
 import HawalaKeys
 import HawalaLightning
+import HawalaOnChain
 import HawalaWallet
 import HTTPTypes
 
@@ -36,6 +37,8 @@ actor AppSessions {
         var send: PendingSend?
         /// A withdrawal priced (each speed), waiting for the speed and the password.
         var onChain: PendingOnChain?
+        /// A Bitcoin or Litecoin payment of the wallet's own coins, previewed, waiting for the password.
+        var chainPlan: PendingChainPlan?
         /// An exit planned and shown, waiting for the password.
         var exitPlan: PendingExit?
         /// A backup file decrypted and previewed, waiting for "Import" (it holds the words).
@@ -136,6 +139,11 @@ actor AppSessions {
     struct PendingExit: Sendable {
         let walletID: String
         let plan: ExitPlan
+    }
+
+    struct PendingChainPlan: Sendable {
+        let walletID: String
+        let plan: SendPlan
     }
 
     struct PendingOnChain: Sendable {

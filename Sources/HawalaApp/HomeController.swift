@@ -1,5 +1,6 @@
 import Foundation
 import HawalaLightning
+import HawalaOnChain
 import HawalaText
 import HawalaWallet
 import HTTPTypes
@@ -77,6 +78,8 @@ extension HomeController {
         } else {
             page.lightning = LightningView(wallet: wallet, settings: settings, sparkAvailable: app.options.backends.spark != nil, home: app.store.home.directory)
         }
+        view.onChain = ChainBalanceRow.rows(store: store, wallet: wallet)
+        view.anyOnChain = !view.onChain.isEmpty
         page.home = view
         return try render(.ok, "home", page)
     }
@@ -239,6 +242,9 @@ struct HomeView {
     var anyRecent = false
     /// "2 invoices" waiting for a payment (not paid, not expired), apart from the payments.
     var waitingInvoices: String?
+    /// Each chain with a node: its coins as the last sync found them.
+    var onChain: [ChainBalanceRow] = []
+    var anyOnChain = false
     let notBackedUp: Bool
     let hasWords: Bool
     let backupLink: String

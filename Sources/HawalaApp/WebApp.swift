@@ -57,6 +57,8 @@ public struct WebApp: Sendable {
     let sessions: AppSessions
     /// Each unlocked session's Lightning backend, opened once.
     let lightningSessions = LightningSessionCache()
+    /// The on-chain syncs running, one per wallet and chain.
+    let chainSyncs = ChainSyncs()
     /// Set when the app stops: event streams end.
     let stopping = AppStopping()
     let pages: MustacheLibrary

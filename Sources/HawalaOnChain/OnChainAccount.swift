@@ -41,17 +41,27 @@ public struct OnChainAccount: Sendable {
 
     /// The account of `wallet` on `coin`, on the chain network `kind` (which must suit the
     /// wallet's network: a testnet wallet's coins live on test networks only).
+    /// The wallet's account `coin` lives on. Every test network shares coin type 1: a testnet
+    /// wallet's Bitcoin and Litecoin accounts are one key.
+    public static func chain(of coin: Coin, in network: Network) -> Chain {
+        switch (coin, network) {
+        case (.bitcoin, .mainnet): .bitcoin
+        case (.litecoin, .mainnet): .litecoin
+        case (_, .testnet): .bitcoinTestnet
+        }
+    }
+
+    /// The coins `wallet` has an account for.
+    public static func coins(of wallet: WalletSummary) -> [Coin] {
+        Coin.allCases.filter { coin in wallet.accounts.contains { $0.chain == chain(of: coin, in: wallet.network).name } }
+    }
+
     public static func of(_ wallet: WalletSummary, coin: Coin, kind: OnChainNetwork.Kind, store: WalletStore) throws -> OnChainAccount {
         let network = OnChainNetwork(coin: coin, kind: kind)
         guard network.walletNetwork == wallet.network else {
             throw OnChainError.unsupported("wallet \"\(wallet.name)\" is a \(wallet.network.rawValue) wallet: its \(coin.displayName) lives on \(wallet.network == .mainnet ? coin.displayName : "\(coin.displayName)'s test networks"), not on \(network)")
         }
-        // Every test network shares coin type 1: a testnet wallet's Bitcoin and Litecoin accounts are one key.
-        let chain: Chain = switch (coin, wallet.network) {
-        case (.bitcoin, .mainnet): .bitcoin
-        case (.litecoin, .mainnet): .litecoin
-        case (_, .testnet): .bitcoinTestnet
-        }
+        let chain = Self.chain(of: coin, in: wallet.network)
         let export = try store.accountExport(wallet: wallet, chain: chain)
         guard case .public(let key, _) = try ExtendedKey(export.xpub) else { throw OnChainError.unsupported("the stored account key is not public") }
         return try OnChainAccount(walletID: wallet.id, walletName: wallet.name, network: network, path: try DerivationPath(export.path), accountKey: key)

@@ -30,16 +30,20 @@ extension Ledger {
 }
 
 extension SendPlan {
-    /// The preview's rows, the same on every face: amount, fee, rate, total, change.
-    public var previewRows: [(label: String, value: String)] {
+    /// The preview's rows, the same on every face: amount, fee, rate, total, change, amounts in
+    /// the chain's base unit.
+    public var previewRows: [(label: String, value: String)] { previewRows { "\(AmountText.grouped($0)) \(network.coin.baseUnit)" } }
+
+    /// The preview's rows with amounts written by `amountText` (a face's unit).
+    public func previewRows(_ amountText: (Sats) -> String) -> [(label: String, value: String)] {
         let unit = network.coin.baseUnit
         var rows: [(label: String, value: String)] = [
             ("To", recipient),
-            ("Amount", "\(AmountText.grouped(amount)) \(unit)"),
-            ("Fee", "\(AmountText.grouped(fee)) \(unit) (\(feeRate.perVByte) \(unit)/vB, \(vsize) vB)"),
-            ("Total", "\(AmountText.grouped(total)) \(unit)"),
+            ("Amount", amountText(amount)),
+            ("Fee", "\(amountText(fee)) (\(feeRate.perVByte) \(unit)/vB, \(vsize) vB)"),
+            ("Total", amountText(total)),
         ]
-        rows.append(("Change", change.map { "\(AmountText.grouped($0)) \(unit) back to this wallet" } ?? "none"))
+        rows.append(("Change", change.map { "\(amountText($0)) back to this wallet" } ?? "none"))
         if network.isTest { rows.append(("Network", "\(network) (test coins)")) }
         return rows
     }

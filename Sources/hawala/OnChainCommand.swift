@@ -43,18 +43,16 @@ struct OnChainTarget: ParsableArguments {
 
     /// The account that holds payment `txid`: `coin`'s, or the one among those with a node that has it.
     func holder(of txid: Txid, _ coin: Coin?) throws -> OnChainWallet {
-        for coin in try coins(coin) {
-            let wallet = try open(coin)
-            if try wallet.ledger().transactions.contains(where: { $0.txid == txid }) { return wallet }
-        }
-        throw CLIError("no payment \(txid) in this wallet's on-chain history (sync first?)")
+        let (store, summary) = try summary()
+        _ = try coins(coin)
+        return try OnChainWallet.holding(txid, wallet: summary, coin: coin, store: store)
     }
 
     /// The coins with a saved node, or `coin` alone.
     func coins(_ coin: Coin?) throws -> [Coin] {
         if let coin { return [coin] }
         let (store, summary) = try summary()
-        let saved = try Coin.allCases.filter { try OnChainWallet.savedNode(wallet: summary, coin: $0, store: store) != nil }
+        let saved = try OnChainWallet.chainsWithNode(wallet: summary, store: store)
         guard !saved.isEmpty else {
             throw CLIError("no node is set up yet: hawala onchain node --chain bitcoin|litecoin --url http://127.0.0.1:PORT --cookie-file PATH")
         }
@@ -262,17 +260,9 @@ struct OnChainSend: AsyncParsableCommand {
     func run() async throws {
         let wallet = try target.open(chain)
         if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm the payment; pass --yes to pay without asking", code: .usage) }
-        let chosen: ChosenFeeRate
-        if let feeRate {
-            chosen = ChosenFeeRate(typed: try FeeRate(feeRate))
-        } else {
-            chosen = try await wallet.feeRate(for: speed ?? .normal)
-        }
+        let chosen = try await wallet.feeRate(feeRate.map(FeeChoice.custom) ?? .speed(speed ?? .normal))
         let plan = try wallet.plan(to: to, amount: all ? .all : .exact(amount!), feeRate: chosen.rate)
-        var notes: [String] = []
-        if let speed = chosen.speed {
-            notes.append(chosen.estimated ? "Aims to confirm in \(speed.words)." : "The node has no fee estimate yet: this pays its lowest relay rate.")
-        }
+        let notes = chosen.note.map { [$0] } ?? []
         let (txid, transaction) = try await PlanSender(target: target, password: password, yes: yes)
             .send(plan, in: wallet, title: "Send on \(wallet.account.network)", notes: notes,
                   question: "Send \(AmountText.grouped(plan.total)) \(chain.baseUnit) in total?")
@@ -331,11 +321,7 @@ struct OnChainBump: AsyncParsableCommand {
         if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm; pass --yes to send without asking", code: .usage) }
         let plan = try wallet.planBump(txid, feeRate: try FeeRate(feeRate))
         let unit = wallet.account.network.coin.baseUnit
-        var notes = ["Replaces \(txid)."]
-        if let before = plan.payeeBefore, before != plan.amount {
-            notes.append("It has no change: the payee gets \(AmountText.grouped(plan.amount)) \(unit) instead of \(AmountText.grouped(before)) \(unit).")
-        }
-        if wallet.account.network.coin == .litecoin { notes.append("Litecoin's nodes may not relay a replacement; hawala onchain cpfp is the surer way.") }
+        let notes = plan.notes + (wallet.account.network.coin == .litecoin ? ["A child instead: hawala onchain cpfp \(txid) --fee-rate \(feeRate)."] : [])
         let (newID, _) = try await PlanSender(target: target, password: password, yes: yes)
             .send(plan, in: wallet, title: "Speed up on \(wallet.account.network)", notes: notes,
                   question: "Pay \(AmountText.grouped(plan.fee)) \(unit) in fees instead?")
@@ -363,7 +349,7 @@ struct OnChainCPFP: AsyncParsableCommand {
         if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm; pass --yes to send without asking", code: .usage) }
         let plan = try await wallet.planChildPays(for: txid, feeRate: try FeeRate(feeRate))
         let (childID, _) = try await PlanSender(target: target, password: password, yes: yes)
-            .send(plan, in: wallet, title: "Speed up on \(wallet.account.network)", notes: ["Pays for \(txid) with a child back to this wallet."],
+            .send(plan, in: wallet, title: "Speed up on \(wallet.account.network)", notes: plan.notes,
                   question: "Pay \(AmountText.grouped(plan.fee)) \(wallet.account.network.coin.baseUnit) in fees?")
         if json { return JSONValue.object([("txid", .string(childID.description)), ("feeSats", .int(Int(plan.fee.value)))]).print() }
         print("child: \(childID)")

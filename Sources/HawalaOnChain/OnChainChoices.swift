@@ -1,0 +1,99 @@
+import Foundation
+import HawalaText
+import HawalaWallet
+
+/// How a person chooses a fee: a speed the node prices, or a rate they type.
+public enum FeeChoice: Sendable, Equatable {
+    case speed(Speed)
+    /// Base units per virtual byte, checked against `FeeRate.allowed`.
+    case custom(UInt64)
+}
+
+extension ChosenFeeRate {
+    /// What the rate means, the same on every face: the time it aims at, or that the node had
+    /// no estimate (nil for a rate the person typed).
+    public var note: String? {
+        guard let speed else { return nil }
+        return estimated ? "Aims to confirm in \(speed.words)." : "The node has no fee estimate yet: this pays its lowest relay rate."
+    }
+}
+
+extension SendPlan {
+    /// What a person should know before this plan is signed, beyond its rows.
+    public var notes: [String] {
+        var notes: [String] = []
+        let unit = network.coin.baseUnit
+        if let replaced = replaces {
+            notes.append("Replaces payment \(replaced).")
+            if let before = payeeBefore, before != amount {
+                notes.append("It has no change: the payee gets \(AmountText.grouped(amount)) \(unit) instead of \(AmountText.grouped(before)) \(unit).")
+            }
+            if network.coin == .litecoin { notes.append("Litecoin's nodes may not relay a replacement: a child payment (CPFP) is the surer way.") }
+        }
+        if let parent = speedsUp { notes.append("Pays for payment \(parent) with a child back to this wallet.") }
+        return notes
+    }
+}
+
+extension OnChainWallet {
+    /// The rate `choice` names: the node's price for a speed, or a typed rate within bounds.
+    public func feeRate(_ choice: FeeChoice) async throws(OnChainError) -> ChosenFeeRate {
+        switch choice {
+        case .speed(let speed): try await feeRate(for: speed)
+        case .custom(let rate): ChosenFeeRate(typed: try FeeRate(rate))
+        }
+    }
+
+    /// A stuck payment sped up the surer way for its chain: on Bitcoin a replacement (BIP125)
+    /// when the payment is the wallet's own and may be replaced, else a child paying for it; on
+    /// Litecoin, whose nodes may not relay replacements, a child first.
+    public func planSpeedUp(_ txid: Txid, feeRate: FeeRate) async throws -> SendPlan {
+        let childFirst = account.network.coin == .litecoin
+        do {
+            return childFirst ? try await planChildPays(for: txid, feeRate: feeRate) : try planBump(txid, feeRate: feeRate)
+        } catch let first {
+            do {
+                return childFirst ? try planBump(txid, feeRate: feeRate) : try await planChildPays(for: txid, feeRate: feeRate)
+            } catch {
+                throw first
+            }
+        }
+    }
+
+    /// The chains of `wallet` that have a node saved, in `Coin`'s order.
+    public static func chainsWithNode(wallet: WalletSummary, store: WalletStore) throws -> [Coin] {
+        try Coin.allCases.filter { try savedNode(wallet: wallet, coin: $0, store: store) != nil }
+    }
+
+    /// The account of `wallet` whose history has payment `txid`: `coin`'s, or the one among the
+    /// chains with a node that has it.
+    public static func holding(_ txid: Txid, wallet: WalletSummary, coin: Coin?, store: WalletStore) throws -> OnChainWallet {
+        for coin in try coin.map { [$0] } ?? chainsWithNode(wallet: wallet, store: store) {
+            let account = try open(wallet, coin: coin, store: store)
+            if try account.ledger().transactions.contains(where: { $0.txid == txid }) { return account }
+        }
+        throw OnChainError.unknown("payment \(txid) in its on-chain history (sync first?)")
+    }
+}
+
+extension Coin {
+    /// "BTC", "LTC".
+    public var ticker: String { self == .bitcoin ? "BTC" : "LTC" }
+
+    /// An amount of this coin as a person reads it in `AmountText.unit`: "1,500,000 sat" /
+    /// "1,500,000 litoshi", or "0.015 BTC" / "0.015 LTC".
+    public func text(_ amount: Sats) -> String {
+        AmountText.unit == .btc ? String(AmountText.btc(amount).dropLast(3)) + ticker : AmountText.grouped(amount) + " " + baseUnit
+    }
+
+    /// An amount of this coin as a person types it: base units ("2,500", "2500 litoshi") or
+    /// whole coins with a point ("0.001 LTC"), in `unit` unless the text names one.
+    public func parseAmount(_ typed: String, unit: AmountUnit) throws(AmountInputError) -> Sats {
+        var text = typed.trimmingCharacters(in: .whitespacesAndNewlines)
+        for (name, standard) in [(ticker, "BTC"), (baseUnit, "sat")] where text.lowercased().hasSuffix(name.lowercased()) {
+            text = String(text.dropLast(name.count)) + standard
+            break
+        }
+        return try AmountText.parse(text, unit: unit)
+    }
+}
