@@ -5,6 +5,7 @@ import HawalaCrypto
 import HawalaKeys
 import HawalaLightning
 import HawalaNostr
+@testable import HawalaOnChain
 import HawalaTestSupport
 import HawalaText
 import HawalaWallet
@@ -408,6 +409,44 @@ extension AppSecurityTests {
             #expect(byCLI.status == 0 && !byCLI.stderr.contains("note:"), "CLI: \(byCLI.stderr)")
             #expect(byApp.status == 200 && !byApp.body.contains("Back up before real bitcoin"), "app \(byApp.status)")
             #expect(BackupBeforeRealMoney.riskAcceptedAt(wallet: wallet, store: store) != nil)
+        }
+    }
+
+    /// An on-chain payment: an address of another chain, a fee rate out of bounds, more than
+    /// the coins hold — refused by both faces in the library's words, before any node is asked.
+    @Test func facesAgreeOnOnChainPayments() async throws {
+        // A node that isn't there: every refusal here comes before the network.
+        let node = NodeSettings(kind: .core, location: "http://127.0.0.1:9", auth: .none, chain: "regtest", gapLimit: 20)
+        let saveNode = { @Sendable (store: WalletStore) in
+            let wallet = try #require(try store.list().first)
+            try OnChainStore(store: store, walletID: wallet.id, coin: .litecoin).save(node)
+        }
+        let cli = try CLIHome(network: .testnet)
+        try saveNode(try WalletStore(home: cli.home, create: false))
+        let account = OnChainNetwork(coin: .litecoin, kind: .regtest)
+        let ownKind = "rltc1qqqqsyqcyq5rqwzqfpg9scrgwpugpzysnrwhxws"  // a Litecoin regtest address, program 00…13
+        let cases: [(to: String, amount: String, rate: String, words: String)] = [
+            (Self.elsewhere, "100000", "2",
+             OnChainError.wrongNetwork(address: Self.elsewhere, itsNetwork: "Bitcoin regtest", account: "\(account)").description),
+            (ownKind, "100000", "20000", OnChainError.feeRateOutOfRange(20000).description),
+            (ownKind, "100000", "2", OnChainError.insufficientFunds(needed: .zero, available: .zero, unit: "litoshi").description),
+        ]
+        try await withApp(network: .testnet) { app, browser, _ in
+            var browser = browser
+            try await logIn(app, &browser)
+            try saveNode(try await app.store.get())
+            let csrf = try #require(Browser.csrf(try await browser.send(.get, "/chain/litecoin").body))
+            for (to, amount, rate, words) in cases {
+                // The part of the words both faces must say (the insufficient case's figures depend on the fee).
+                let said = String(words.prefix(while: { $0 != ":" }))
+                let byCLI = try cli.run(["onchain", "send", "--chain", "litecoin", "--to", to, "--amount", amount, "--fee-rate", rate, "--yes",
+                                         "--password-file", cli.path("password")])
+                let byApp = try await browser.send(.post, "/chain/litecoin/review", form: ["csrf": csrf, "to": to, "amount": amount, "speed": "custom", "rate": rate])
+                #expect(byCLI.status == 1 && byCLI.stderr.contains(said), "CLI \(byCLI.status) \(byCLI.stderr) for \(to) \(rate)")
+                #expect(byApp.status == 400 && byApp.body.contains(Self.html(said.capitalizedFirst)),
+                        "app \(byApp.status) for \(to) \(rate): \(byApp.body.suffix(2000))")
+                #expect(!byApp.body.contains("Wallet password"), "no password asked: nothing to sign")
+            }
         }
     }
 
