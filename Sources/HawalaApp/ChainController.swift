@@ -41,6 +41,7 @@ extension ChainController {
                    status: HTTPResponse.Status = .ok, message: String? = nil, send: ChainPageView.SendFields = .init()) async throws -> Response {
         guard let coin = try chainCoin(name, open) else { return try await noSuchChain(session) }
         var view = ChainPageView(coin: coin, send: send)
+        view.watchOnly = open.wallet.kind == .watchOnly
         var problem: String?
         guard let node = try OnChainWallet.savedNode(wallet: open.wallet, coin: coin, store: open.store) else {
             return try await render(session, status, view, problem: nil, message: message)
@@ -84,6 +85,7 @@ extension ChainController {
         let retry = { (problem: String) in
             try await chainPage(session, open, coin: coin.rawValue, wait: .zero, status: .badRequest, send: fields.with(problem: problem))
         }
+        guard open.wallet.kind != .watchOnly else { return try await retry(WalletError.watchOnly(open.wallet.name).description.sentence) }
         guard !fields.to.isEmpty else { return try await retry("Type the address to pay.") }
         let amount: SendAmount
         if fields.all {

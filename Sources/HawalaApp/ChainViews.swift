@@ -67,6 +67,8 @@ struct ChainPageView {
     var send: SendFields
     var speeds: [SpeedChoice]
     var customRate: Bool
+    /// A watch-only wallet: its payments are signed elsewhere (no send form, no speed-up).
+    var watchOnly = false
 
     init(coin: Coin, send: SendFields = .init()) {
         self.coin = coin.rawValue

@@ -29,8 +29,10 @@ extension HomeController {
         guard let keyring = session.keyring, let wallet = overview.current else { return try render(.ok, "home", page) }
         let store = try await app.store.get()
         let settings = try LightningSettings.load(store: store, walletID: wallet.id)
-        var view = HomeView(wallet: wallet, walletCount: overview.wallets.count, lightningReady: settings.backend != nil)
-        if view.lightningReady {
+        var view = HomeView(wallet: wallet, walletCount: overview.wallets.count, lightningReady: settings.backend != nil && wallet.kind != .watchOnly)
+        if wallet.kind == .watchOnly {
+            // No secret, so no Lightning: its on-chain account is the whole wallet.
+        } else if view.lightningReady {
             let now = await app.sessions.time()
             let spec = settings.backend.flatMap { try? BackendSpec.parse($0, home: store.home.directory) }
             do {
@@ -228,6 +230,7 @@ struct HomeView {
     /// More than one wallet: the home offers to switch.
     let switchable: Bool
     let lightningReady: Bool
+    let watchOnly: Bool
     var networkName = ""
     var isDevnet = false
     var balance: String?
@@ -254,6 +257,7 @@ struct HomeView {
         testnet = wallet.network == .testnet
         switchable = walletCount > 1
         self.lightningReady = lightningReady
+        watchOnly = wallet.kind == .watchOnly
         notBackedUp = !wallet.backup.isBackedUp
         hasWords = wallet.kind == .bip39
         backupLink = "/words?purpose=backup&wallet=" + (wallet.name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")

@@ -100,7 +100,10 @@ extension WalletStore {
         if let names {
             for name in names where !wallets.contains(where: { $0.name == name }) { throw WalletError.noSuchWallet(name) }
             wallets = wallets.filter { names.contains($0.name) }
+            if let watching = wallets.first(where: { $0.kind == .watchOnly }) { throw WalletError.watchOnly(watching.name) }
         }
+        // Watch-only wallets hold no secret: their public key makes them again.
+        wallets = wallets.filter { $0.kind != .watchOnly }
         return try wallets.map { w in
             let secret = try secret(of: w, keyring: keyring)
             let imported = try w.importedAccounts.map { a in

@@ -1,4 +1,5 @@
 import Foundation
+import HawalaKeys
 import HawalaText
 import HawalaWallet
 
@@ -95,5 +96,16 @@ extension Coin {
             break
         }
         return try AmountText.parse(text, unit: unit)
+    }
+}
+
+extension OnChainWallet {
+    /// A watch-only wallet of `coin` from a descriptor or an extended public key (the text's
+    /// network decides the wallet's): it syncs, shows balances and creates PSBTs; the wallet
+    /// with the keys signs them.
+    @discardableResult
+    public static func importWatchOnly(_ key: WatchOnlyKey, coin: Coin, name: String, store: WalletStore, keyring: Keyring) throws -> WalletSummary {
+        let chain = OnChainAccount.chain(of: coin, in: key.isTestnet ? .testnet : .mainnet)
+        return try store.addWatchOnly(key, chain: chain, name: name, keyring: keyring)
     }
 }

@@ -55,7 +55,9 @@ extension OnChainWallet {
             PSBTSummary.Payment(address: OutputScript(output.script)?.address(on: account.network) ?? "a non-standard script",
                                 amount: Sats(clamping: output.value), toSelf: watched.place(of: output.script) != nil)
         }
-        let signable = psbt.inputs.indices.filter { index in psbt.origins(ofInput: index).contains { $0.origin.fingerprint == master } }.count
+        // A key origin without a fingerprint (0: a watch-only wallet made from a bare key) may be
+        // this wallet's too: signing checks the key at the path.
+        let signable = psbt.inputs.indices.filter { index in psbt.origins(ofInput: index).contains { $0.origin.fingerprint == master || $0.origin.fingerprint == 0 } }.count
         return PSBTSummary(payments: payments, fee: Sats(clamping: try psbt.fee()), signable: signable, inputs: psbt.inputs.count)
     }
 
@@ -69,7 +71,7 @@ extension OnChainWallet {
         let accountPath = account.path.components.map(\.rawValue)
         var signed = 0
         for index in psbt.inputs.indices {
-            for (key, origin) in psbt.origins(ofInput: index) where origin.fingerprint == master {
+            for (key, origin) in psbt.origins(ofInput: index) where origin.fingerprint == master || origin.fingerprint == 0 {
                 // Only this account's keys: its path, a keychain (0 or 1), an index — never any path a file names.
                 guard origin.path.count == accountPath.count + 2, Array(origin.path.prefix(accountPath.count)) == accountPath,
                       let keychain = Keychain(rawValue: origin.path[accountPath.count]), origin.path[accountPath.count + 1] < ChildNumber.hardenedOffset else { continue }

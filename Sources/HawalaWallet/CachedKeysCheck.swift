@@ -7,6 +7,8 @@ extension WalletStore {
     /// Whoever can write `wallets.sqlite` could swap in their own addresses; a difference is
     /// `WalletError.tampered` and nothing of the cache may be shown.
     public func verifyCachedKeys(of wallet: WalletSummary, keyring: Keyring) throws {
+        // A watch-only wallet has no secret to derive from: its cache tag alone vouches for its key.
+        guard wallet.kind != .watchOnly else { return }
         let expected = try publicCache(secret: try secret(of: wallet, keyring: keyring), network: wallet.network)
         let what = "the cached addresses and keys of wallet \"\(wallet.name)\""
         let (accounts, addresses) = try read { db in

@@ -139,6 +139,8 @@ public enum WalletKind: String, Sendable, Codable {
     case bip39
     /// A BIP32 seed with no words: the master secret of SLIP-39 shares made by another wallet.
     case seed
+    /// One account's public key and no secret: sees and plans payments, another wallet signs.
+    case watchOnly
 }
 
 /// The secret a wallet's keys derive from.

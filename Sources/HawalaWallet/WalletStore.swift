@@ -448,6 +448,7 @@ public final class WalletStore: Sendable {
     /// - Throws: `WalletError.tampered` when a sealed value fails authentication.
     public func secret(of wallet: WalletSummary, keyring: Keyring) throws -> WalletSecret {
         guard let record = try read({ try WalletRecord.fetchOne($0, key: wallet.id) }) else { throw WalletError.noSuchWallet(wallet.name) }
+        guard record.kind != WalletKind.watchOnly.rawValue else { throw WalletError.watchOnly(wallet.name) }
         let secret = try WalletStore.open(keyring, Array(record.sealedSecret), try record.secretContext(), what: "the sealed secret of \"\(wallet.name)\"")
         if record.kind == WalletKind.seed.rawValue { return .seed(secret) }
         guard let language = Language(rawValue: record.language) else { throw WalletError.unreadableRecord(.language) }
@@ -593,7 +594,7 @@ public final class WalletStore: Sendable {
         return trimmed
     }
 
-    private static func freeName(_ db: Database) throws -> String {
+    package static func freeName(_ db: Database) throws -> String {
         let names = Set(try String.fetchAll(db, WalletRecord.select(WalletRecord.Columns.name)))
         var n = names.count + 1
         while names.contains("Wallet \(n)") { n += 1 }

@@ -22,7 +22,7 @@ struct WalletCommand: ParsableCommand {
         subcommands: [
             WalletCreate.self, WalletRestore.self, WalletList.self, WalletUse.self, WalletRename.self,
             WalletDelete.self, WalletImportKey.self, WalletChangePassword.self, WalletAddresses.self,
-            WalletShowSeed.self, WalletVerifyBackup.self, WalletStatus.self, WalletReceive.self, WalletExportWatchOnly.self,
+            WalletShowSeed.self, WalletVerifyBackup.self, WalletStatus.self, WalletReceive.self, WalletExportWatchOnly.self, WalletImportWatchOnly.self,
             WalletUnit.self,
         ])
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import HawalaKeys
+import HawalaOnChain
 import HawalaText
 import HawalaWallet
 
@@ -39,5 +40,43 @@ struct WalletExportWatchOnly: ParsableCommand {
             print("  receive:    \(e.descriptor)")
             print("  change:     \(e.changeDescriptor)")
         }
+    }
+}
+
+/// `hawala wallet import-watch-only`: a wallet of one account's public key, no secret.
+struct WalletImportWatchOnly: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import-watch-only",
+        abstract: "Add a watch-only wallet from a descriptor or an extended public key: it sees coins and creates PSBTs, and holds no secret.",
+        discussion: """
+            Takes what `hawala wallet export-watch-only` prints (the descriptor, or the key with or \
+            without its origin), or what Sparrow, Electrum and Bitcoin Core export for a native segwit \
+            account. The key's network decides the wallet's (tpub/vpub: testnet). Then save a node \
+            for it (`hawala onchain node --wallet NAME …`), sync, and `hawala onchain psbt create`; the \
+            wallet with the words signs (`hawala onchain psbt sign`).
+            """)
+
+    @Option(help: "The new wallet's name.") var name: String
+    @Option(help: "bitcoin or litecoin.") var chain: Coin
+    @Option(help: "A descriptor: wpkh([fingerprint/84h/0h/0h]xpub…/<0;1>/*)#checksum.") var descriptor: String?
+    @Option(help: "An extended public key (zpub, vpub, xpub, tpub), with or without [fingerprint/path].") var key: String?
+    @Flag(help: "JSON output: {name, chain, network, path, fingerprint}.") var json = false
+    @OptionGroup var password: PasswordOptions
+
+    func validate() throws {
+        guard (descriptor == nil) != (key == nil) else { throw ValidationError("give one of --descriptor or --key") }
+    }
+
+    func run() throws {
+        let parsed = try descriptor.map { try WatchOnlyKey(descriptor: $0) } ?? WatchOnlyKey(key: key ?? "")
+        let store = try WalletSession.store(create: true)
+        let keyring = try WalletSession.keyringForChange(store, file: password.passwordFile)
+        let summary = try OnChainWallet.importWatchOnly(parsed, coin: chain, name: name, store: store, keyring: keyring)
+        let account = summary.accounts.first
+        if json {
+            return JSONValue.object([("name", .string(summary.name)), ("chain", .string(chain.rawValue)), ("network", .string(summary.network.rawValue)),
+                                     ("path", .nullable(account?.path)), ("fingerprint", .string(summary.fingerprint))]).print()
+        }
+        print("added watch-only wallet \"\(summary.name)\" (\(chain.displayName), \(summary.network.rawValue)); next: hawala onchain node --wallet \"\(summary.name)\" --chain \(chain.rawValue) --url URL --cookie-file PATH")
     }
 }

@@ -90,6 +90,58 @@ import Testing
         let broadcast = try json(try hawala("onchain", "psbt", "broadcast", psbt, "--json")) as! [String: Any]
         #expect(try await node.mempool().contains(try #require(broadcast["txid"] as? String)))
 
+        // A watch-only wallet from what export-watch-only prints: it syncs, sees the same coins and
+        // creates the PSBT; the wallet with the words signs it; the node accepts it.
+        try await node.mine(1)
+        #expect(try hawala("onchain", "sync").status == 0)
+        let exports = try json(try hawala("wallet", "export-watch-only", "--wallet", "t", "--chain", "bitcoin-testnet", "--json")) as! [[String: Any]]
+        let descriptor = try #require(exports.first?["multipathDescriptor"] as? String)
+        let bareKey = try #require(exports.first?["accountKey"] as? String)
+        for (name, option, text) in [("watch", "--descriptor", descriptor), ("bare", "--key", bareKey)] {
+            if name == "bare" {
+                // The same key again is the same wallet: refused, then made again from the bare key.
+                let again = try hawala("wallet", "import-watch-only", "--name", "again", "--chain", "litecoin", option, text, "--password-file", passwordFile)
+                #expect(again.status == 1 && again.stderr.contains("already exists as \"watch\""), "\(again.stderr)")
+                #expect(try hawala("wallet", "delete", "watch", "--yes", "--password-file", passwordFile).status == 0)
+            }
+            let imported = try json(try hawala("wallet", "import-watch-only", "--name", name, "--chain", "litecoin", option, text,
+                                               "--password-file", passwordFile, "--json")) as! [String: Any]
+            #expect(imported["network"] as? String == "testnet" && imported["path"] as? String == "m/84'/1'/0'")
+            #expect(imported["fingerprint"] as? String == (name == "watch" ? "73c5da0a" : "00000000"))
+            #expect(try hawala("onchain", "node", "--wallet", name, "--chain", "litecoin", "--url", node.url, "--cookie-file", node.cookie).status == 0)
+            #expect(try hawala("onchain", "sync", "--wallet", name).status == 0)
+            #expect(try hawala("onchain", "sync", "--wallet", "t").status == 0)
+            let seen = try json(try hawala("onchain", "balance", "--wallet", name, "--chain", "litecoin", "--json")) as! [String: Any]
+            let held = try json(try hawala("onchain", "balance", "--wallet", "t", "--chain", "litecoin", "--json")) as! [String: Any]
+            #expect(seen["confirmedSats"] as? Int == held["confirmedSats"] as? Int && seen["utxos"] as? Int == held["utxos"] as? Int)
+            // It holds no keys: a send is refused in words, nothing sent.
+            let refused = try hawala("onchain", "send", "--wallet", name, "--chain", "litecoin", "--to", payee, "--amount", "10000", "--fee-rate", "2",
+                                     "--yes", "--password-file", passwordFile)
+            #expect(refused.status == 1 && refused.stderr.contains("is watch-only"), "\(refused.stderr)")
+            let watched = files.appendingPathComponent("\(name).psbt").path
+            #expect(try hawala("onchain", "psbt", "create", "--wallet", name, "--chain", "litecoin", "--to", payee, "--amount", "2000000",
+                               "--fee-rate", "3", "--out", watched).status == 0)
+            let decoded = try await node.rpc.call("decodepsbt", [try String(contentsOfFile: watched).trimmingCharacters(in: .whitespacesAndNewlines)]) as! [String: Any]
+            #expect((decoded["fee"] as? Double ?? 0) > 0, "the node reads the file: \(decoded.keys)")
+            let signed = try hawala("onchain", "psbt", "sign", watched, "--wallet", "t", "--chain", "litecoin", "--password-file", passwordFile)
+            #expect(signed.status == 0 && signed.stdout.contains("ready to broadcast"), "\(signed.stderr)")
+            let final = try await node.rpc.call("finalizepsbt", [try String(contentsOfFile: watched).trimmingCharacters(in: .whitespacesAndNewlines)]) as! [String: Any]
+            let accepted = try await node.rpc.call("testmempoolaccept", [[try #require(final["hex"] as? String)]]) as! [[String: Any]]
+            #expect(accepted.first?["allowed"] as? Bool == true, "\(accepted)")
+            let sent = try json(try hawala("onchain", "psbt", "broadcast", watched, "--wallet", name, "--chain", "litecoin", "--json")) as! [String: Any]
+            #expect(try await node.mempool().contains(try #require(sent["txid"] as? String)))
+            try await node.mine(1)
+            #expect(try hawala("onchain", "sync").status == 0)
+        }
+        // What is no watch-only key: one line, exit 1, no wallet added.
+        let privateKey = "tprv8ZgxMBicQKsPd9TeAdPADNnSyH9SSUUbTVeFszDE23Ki6TBB5nCefAdHkK8Fm3qMQR6sHwA56zqRmKmxnHk37JkiFzvncDqoKmPWubu7hDF"
+        for (option, text) in [("--descriptor", String(descriptor.dropLast()) + "x"), ("--key", privateKey), ("--descriptor", "tr(" + bareKey + ")"),
+                               ("--key", String(repeating: "x", count: 5000))] {
+            let refused = try hawala("wallet", "import-watch-only", "--name", "nope", "--chain", "litecoin", option, text, "--password-file", passwordFile)
+            #expect(refused.status == 1 && refused.errorLines.count == 1 && !refused.stderr.contains(privateKey) && refused.stderr.utf8.count < 400, "\(refused.stderr)")
+        }
+        #expect(!(try hawala("wallet", "list").stdout.contains("nope")))
+
         // Wrong input: one line, exit 1, nothing sent.
         for bad in ["tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx", "hello", String(repeating: "q", count: 5000)] {
             let refused = try hawala("onchain", "send", "--chain", "litecoin", "--to", bad, "--amount", "10000", "--fee-rate", "2", "--yes",

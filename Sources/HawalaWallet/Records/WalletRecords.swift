@@ -46,6 +46,7 @@ package struct WalletRecord: Codable, FetchableRecord, PersistableRecord {
         switch WalletKind(rawValue: kind) {
         case .bip39: WalletStore.context(wallet: id, "entropy")
         case .seed: WalletStore.context(wallet: id, "seed")
+        case .watchOnly: WalletStore.context(wallet: id, "watch-only")
         case nil: throw .unreadableRecord(.walletKind)
         }
     }

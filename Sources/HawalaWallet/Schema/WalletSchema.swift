@@ -20,6 +20,7 @@ enum WalletSchema {
         ("v12", v12),
         ("v13", v13),
         ("v14", v14),
+        ("v15", v15),
     ]
 
     static var migrator: DatabaseMigrator {
