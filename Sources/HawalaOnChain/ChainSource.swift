@@ -1,3 +1,4 @@
+import HawalaKeys
 import HawalaText
 
 /// What the wallet reads from a chain and sends to it: a Bitcoin Core node's RPC, or (later) an
@@ -24,6 +25,35 @@ public protocol ChainSource: Sendable {
     func estimateFee(blocks: Int) async throws(OnChainError) -> FeeRate?
     /// The lowest fee rate the node relays.
     func relayFee() async throws(OnChainError) -> FeeRate
+    /// The coins unspent now at the scripts of `descriptors`, each derived over `0...range`:
+    /// the node's scan of its whole coin set (minutes on mainnet), for a first sync.
+    func unspent(descriptors: [String], range: Int) async throws(OnChainError) -> [ScannedCoin]
+    /// The raw transactions `ids`, each in the block named beside it (no transaction index needed).
+    func transactions(_ ids: [(txid: Txid, block: String)]) async throws(OnChainError) -> [[UInt8]]
+}
+
+/// A coin the node's scan of its coin set found: where it is, the block height that holds it,
+/// and the derived descriptor it matched (`wpkh([fp/84'/1'/0'/1/7]03…)#…`: keychain 1, index 7).
+public struct ScannedCoin: Sendable, Equatable {
+    public let outpoint: OutPoint
+    public let height: Int
+    public let descriptor: String
+
+    public init(outpoint: OutPoint, height: Int, descriptor: String) {
+        self.outpoint = outpoint
+        self.height = height
+        self.descriptor = descriptor
+    }
+
+    /// The keychain and index the descriptor names at its end.
+    public var place: KeyPlace? {
+        // The key's origin, where the node writes the whole path of a derived key.
+        guard let open = descriptor.firstIndex(of: "["), let close = descriptor[open...].firstIndex(of: "]") else { return nil }
+        let steps = descriptor[descriptor.index(after: open)..<close].split(separator: "/").suffix(2)
+        guard steps.count == 2, let keychain = UInt32(steps.first!).flatMap(Keychain.init(rawValue:)),
+              let index = UInt32(steps.last!), index < ChildNumber.hardenedOffset else { return nil }
+        return KeyPlace(keychain, index)
+    }
 }
 
 /// A node's network and best block.

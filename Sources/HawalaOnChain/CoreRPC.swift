@@ -69,7 +69,8 @@ public final class CoreRPC: ChainSource {
         self.timeout = timeout
         self.maximumBytes = maximumBytes
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        configuration.timeout = .init(connect: .seconds(5), read: .seconds(Int64(timeout.components.seconds)))
+        // Each exchange has its own deadline (below); reads may wait as long as the longest of them.
+        configuration.timeout = .init(connect: .seconds(5), read: .seconds(Int64(max(timeout, Self.scanTimeout).components.seconds)))
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
@@ -158,6 +159,35 @@ public final class CoreRPC: ChainSource {
         return (try? FeeRate(max(1, Self.perVByte(relay)))) ?? (try! FeeRate(1))
     }
 
+    public func unspent(descriptors: [String], range: Int) async throws(OnChainError) -> [ScannedCoin] {
+        let objects: [[String: Any]] = descriptors.map { ["desc": $0, "range": range] }
+        let answer = try await exchange(["jsonrpc": "1.0", "id": 0, "method": "scantxoutset", "params": ["start", objects]], timeout: Self.scanTimeout)
+        guard let object = answer as? [String: Any] else { throw .badAnswer("scantxoutset answered no JSON object") }
+        if let error = object["error"] as? [String: Any] {
+            throw .nodeRefused((error["message"] as? String).map { String($0.prefix(300)) } ?? "scantxoutset failed")
+        }
+        guard let result = object["result"] as? [String: Any], result["success"] as? Bool == true, let unspents = result["unspents"] as? [[String: Any]] else {
+            throw .badAnswer("scantxoutset found no coin list")
+        }
+        return try unspents.map { coin throws(OnChainError) in
+            guard let id = coin["txid"] as? String, let txid = Txid(id), let vout = coin["vout"] as? Int, (0...Int(UInt32.max)).contains(vout),
+                  let height = coin["height"] as? Int, height >= 0, let descriptor = coin["desc"] as? String else {
+                throw .badAnswer("scantxoutset gave a coin without its place")
+            }
+            return ScannedCoin(outpoint: OutPoint(hash: txid.hash, vout: UInt32(vout)), height: height, descriptor: descriptor)
+        }
+    }
+
+    public func transactions(_ ids: [(txid: Txid, block: String)]) async throws(OnChainError) -> [[UInt8]] {
+        try await batch(ids.map { ("getrawtransaction", [$0.txid.description, false, $0.block]) }).map { result throws(OnChainError) in
+            guard let hex = result as? String, let raw = bytes(fromHex: hex) else { throw .badAnswer("getrawtransaction gave no transaction") }
+            return raw
+        }
+    }
+
+    /// How long the node may take to scan its coin set (`scantxoutset`: minutes on mainnet).
+    public static let scanTimeout: Duration = .seconds(1_200)
+
     /// Whether the node's mempool would accept `transaction`, and why not.
     public func testAccept(_ transaction: [UInt8]) async throws(OnChainError) -> (allowed: Bool, reason: String?) {
         guard let results = try await call("testmempoolaccept", [[hexString(transaction)]]) as? [[String: Any]], let first = results.first else {
@@ -205,7 +235,7 @@ public final class CoreRPC: ChainSource {
         return results
     }
 
-    private func exchange(_ body: Any) async throws(OnChainError) -> Any {
+    private func exchange(_ body: Any, timeout: Duration? = nil) async throws(OnChainError) -> Any {
         guard let payload = try? JSONSerialization.data(withJSONObject: body) else { throw .badAnswer("cannot write the request") }
         var request = HTTPClientRequest(url: url)
         request.method = .POST
@@ -214,7 +244,7 @@ public final class CoreRPC: ChainSource {
             request.headers.add(name: "Authorization", value: "Basic " + credentials.withUnsafeBytes { Data($0).base64EncodedString() })
         }
         request.body = .bytes(ByteBuffer(bytes: payload))
-        let (client, maximumBytes, prepared, url, timeout) = (self.client, self.maximumBytes, request, self.url, self.timeout)
+        let (client, maximumBytes, prepared, url, timeout) = (self.client, self.maximumBytes, request, self.url, timeout ?? self.timeout)
         let data: Data
         do {
             data = try await withThrowingTaskGroup(of: Data?.self) { group in

@@ -58,6 +58,7 @@ struct OnChainStore {
                 for table in ["onchainBlock", "onchainTx", "onchainFrozen", "onchainLabel"] {
                     try db.execute(sql: "DELETE FROM \(table) WHERE walletId = ? AND coin = ?", arguments: [walletID, coin.rawValue])
                 }
+                try db.execute(sql: "DELETE FROM walletSetting WHERE walletId = ? AND key = ?", arguments: [walletID, usedKey])
             } else if let before, before["gapLimit"] as Int != node.gapLimit {
                 // Another gap limit may find coins in blocks already read: the next sync reads them all again.
                 try db.execute(sql: "DELETE FROM onchainBlock WHERE walletId = ? AND coin = ?", arguments: [walletID, coin.rawValue])
@@ -110,8 +111,25 @@ struct OnChainStore {
     /// Replaces the sync state in one transaction: blocks at or above `from` are dropped and
     /// `blocks` added; transactions confirmed at or above `from` go back to unconfirmed before
     /// `transactions` are written; `gone` are deleted.
-    func commit(from height: Int, blocks: [(height: Int, hash: String)], transactions: [StoredTransaction], gone: [Txid]) throws {
+    /// The setting that keeps the highest key of each keychain a scan of the node's coin set
+    /// found: the window of watched keys reaches it, wherever it is.
+    var usedKey: String { "onchain.\(coin.rawValue).used" }
+
+    /// The keys found used by a scan of the coin set (none before one).
+    func usedHints() throws -> [KeyPlace] {
+        try store.read { db in
+            guard let text = try String.fetchOne(db, sql: "SELECT value FROM walletSetting WHERE walletId = ? AND key = ?", arguments: [walletID, usedKey]) else { return [] }
+            return (try? JSONDecoder().decode([KeyPlace].self, from: Data(text.utf8))) ?? []
+        }
+    }
+
+    func commit(from height: Int, blocks: [(height: Int, hash: String)], transactions: [StoredTransaction], gone: [Txid], used: [KeyPlace] = []) throws {
+        let usedText = used.isEmpty ? nil : String(decoding: try JSONEncoder().encode(used), as: UTF8.self)
         try store.writeTransaction { db in
+            if let usedText {
+                try db.execute(sql: "INSERT INTO walletSetting (walletId, key, value) VALUES (?, ?, ?) ON CONFLICT (walletId, key) DO UPDATE SET value = excluded.value",
+                               arguments: [walletID, usedKey, usedText])
+            }
             let key: StatementArguments = [walletID, coin.rawValue]
             try db.execute(sql: "DELETE FROM onchainBlock WHERE walletId = ? AND coin = ? AND height >= ?", arguments: key + [height])
             try db.execute(sql: "UPDATE onchainTx SET height = NULL, blockHash = NULL WHERE walletId = ? AND coin = ? AND height >= ?", arguments: key + [height])

@@ -12,6 +12,38 @@ public struct SyncSummary: Sendable, Equatable {
     public let newTransactions: Int
     /// Blocks the node no longer has on its best chain (a reorg), whose transactions went back to unconfirmed.
     public let reorgedBlocks: Int
+    /// The first sync read the node's coin set instead of every block: the coins held now, not
+    /// the payments before it that left no coin.
+    public var fromCoinSet = false
+}
+
+/// How a first sync finds what the wallet already holds.
+public enum FirstScan: Sendable {
+    /// Every block on a short chain (regtest, a young test chain), the node's coin set on a long one.
+    case automatic
+    /// Every block from the start: the whole history.
+    case everyBlock
+    /// The node's coin set (`scantxoutset`), then blocks from the tip on: quick on any chain,
+    /// the coins held now without the payments that left none.
+    case coinSet
+
+    /// Chains longer than this start from the node's coin set when `automatic`.
+    public static let everyBlockUpTo = 50_000
+
+    func usesCoinSet(tipHeight: Int) -> Bool {
+        switch self {
+        case .automatic: tipHeight > Self.everyBlockUpTo
+        case .everyBlock: false
+        case .coinSet: true
+        }
+    }
+}
+
+/// How far a sync is, for a progress line.
+public enum SyncProgress: Sendable, Equatable {
+    case blocks(done: Int, of: Int)
+    /// The node scans its coin set (minutes on mainnet); no figure until it answers.
+    case scanningCoins
 }
 
 /// One coin account of one wallet against its chain source: sync, balances, history, receive, send.
@@ -66,6 +98,7 @@ public struct OnChainWallet: Sendable {
     private func watchedTransactions() throws -> ([StoredTransaction], WatchedScripts) {
         let transactions = try store.transactions()
         var watched = try WatchedScripts(account: account, gapLimit: node.gapLimit)
+        for place in try store.usedHints() { try watched.markUsed(place) }
         var grew = true
         while grew {
             grew = false
@@ -100,7 +133,7 @@ public struct OnChainWallet: Sendable {
 
     /// Brings the wallet up to the node's tip: finds a reorg by the kept block hashes, reads the
     /// blocks since, then the mempool; commits all of it in one transaction.
-    public func sync(progress: (@Sendable (_ done: Int, _ of: Int) -> Void)? = nil) async throws -> SyncSummary {
+    public func sync(firstScan: FirstScan = .automatic, progress: (@Sendable (SyncProgress) -> Void)? = nil) async throws -> SyncSummary {
         let tip = try await source.tip()
         guard tip.network == account.network else {
             throw OnChainError.nodeOnWrongNetwork(url: source.location, nodeSays: tip.networkWords, account: account.network.description)
@@ -116,14 +149,25 @@ public struct OnChainWallet: Sendable {
             let agreed = Array(zip(candidates, nodeHashes)).last { $0.0.hash == $0.1 }?.0.height
             start = agreed.map { $0 + 1 } ?? 0
         }
+        var fromCoinSet = false
+        var byID0: [Txid: StoredTransaction] = [:]
+        var hints: [KeyPlace] = []
+        var firstBlocks: [(height: Int, hash: String)] = []
+        if kept.isEmpty, transactions.isEmpty, firstScan.usesCoinSet(tipHeight: tip.height) {
+            progress?(.scanningCoins)
+            (byID0, hints) = try await holdings(watched: &watched)
+            firstBlocks = [(tip.height, tip.hash)]
+            start = tip.height + 1
+            fromCoinSet = true
+        }
         let reorged = kept.filter { $0.height >= start }.count
         for i in transactions.indices where (transactions[i].height ?? -1) >= start {
             transactions[i].height = nil
             transactions[i].blockHash = nil
         }
-        var byID = Dictionary(transactions.map { ($0.txid, $0) }, uniquingKeysWith: { a, _ in a })
+        var byID = Dictionary(transactions.map { ($0.txid, $0) }, uniquingKeysWith: { a, _ in a }).merging(byID0) { a, _ in a }
         let now = Date().timeIntervalSince1970
-        var newBlocks: [(height: Int, hash: String)] = []
+        var newBlocks: [(height: Int, hash: String)] = firstBlocks
         var read = 0
         let total = max(0, tip.height - start + 1)
         /// Reads `range` in rounds; the last height at which the window moved (new scripts derived).
@@ -144,7 +188,7 @@ public struct OnChainWallet: Sendable {
                     if keepBlocks { newBlocks.append((height, hash)) }
                 }
                 read += heights.count
-                if keepBlocks { progress?(min(read, total), total) }
+                if keepBlocks { progress?(.blocks(done: min(read, total), of: total)) }
             }
             return grewAt
         }
@@ -187,8 +231,49 @@ public struct OnChainWallet: Sendable {
             byID[txid] = nil
         }
         let before = Set(transactions.map(\.txid))
-        try store.commit(from: start, blocks: newBlocks, transactions: Array(byID.values), gone: gone)
-        return SyncSummary(height: tip.height, blocksRead: read, newTransactions: byID.keys.filter { !before.contains($0) }.count, reorgedBlocks: reorged)
+        try store.commit(from: fromCoinSet ? tip.height : start, blocks: newBlocks, transactions: Array(byID.values), gone: gone, used: hints)
+        var summary = SyncSummary(height: tip.height, blocksRead: read, newTransactions: byID.keys.filter { !before.contains($0) }.count, reorgedBlocks: reorged)
+        summary.fromCoinSet = fromCoinSet
+        return summary
+    }
+
+    /// The transactions of the coins the account holds now, from the node's scan of its coin set
+    /// over the first thousand keys of each keychain (again, wider, when a coin is near the end),
+    /// and the highest key found used on each keychain.
+    private func holdings(watched: inout WatchedScripts) async throws -> ([Txid: StoredTransaction], [KeyPlace]) {
+        var range = 999
+        var coins: [ScannedCoin] = []
+        while true {
+            let descriptors = Keychain.allCases.map { account.descriptor($0, fingerprint: "00000000") }
+            coins = try await source.unspent(descriptors: descriptors, range: range)
+            var furthest: UInt32 = 0
+            for coin in coins {
+                guard let place = coin.place else { continue }
+                try watched.markUsed(place)
+                furthest = max(furthest, place.index)
+            }
+            // A key near the end of the range: the window may reach past it.
+            guard Int(furthest) + watched.gapLimit > range else { break }
+            range = Int(furthest) + watched.gapLimit + 1_000
+        }
+        let heights = Array(Set(coins.map(\.height))).sorted()
+        let hashes = Dictionary(uniqueKeysWithValues: zip(heights, try await source.blockHashes(heights)))
+        let wanted = Array(Set(coins.map(\.outpoint.txid))).compactMap { txid in
+            coins.first { $0.outpoint.txid == txid }.flatMap { coin in hashes[coin.height].map { (txid: txid, block: $0, height: coin.height) } }
+        }
+        let now = Date().timeIntervalSince1970
+        let highest = Dictionary(coins.compactMap(\.place).map { ($0.keychain, $0.index) }, uniquingKeysWith: max)
+        let hints = highest.map { KeyPlace($0.key, $0.value) }
+        var found: [Txid: StoredTransaction] = [:]
+        for chunk in wanted.chunked(100) {
+            let raws = try await source.transactions(chunk.map { ($0.txid, $0.block) })
+            for (want, raw) in zip(chunk, raws) {
+                let transaction = try Transaction(bytes: raw)
+                guard transaction.txid == want.txid else { throw OnChainError.badAnswer("getrawtransaction gave another transaction than asked") }
+                found[want.txid] = StoredTransaction(transaction: transaction, height: want.height, blockHash: want.block, seenAt: now)
+            }
+        }
+        return (found, hints)
     }
 
     /// Whether every input of a transaction spends one of the wallet's coins (a payment it made).

@@ -83,7 +83,7 @@ enum OnChainFigures {
             _ = try await rpc.call("generatetoaddress", [1, miner])
         }
         var start = DispatchTime.now().uptimeNanoseconds
-        let summary = try await onChain.sync()
+        let summary = try await onChain.sync(firstScan: .everyBlock)
         let ours = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let ledger = try onChain.ledger()
         guard ledger.payments.count == 1000 else { throw OnChainError.badAnswer("the sync found \(ledger.payments.count) payments, not 1,000") }

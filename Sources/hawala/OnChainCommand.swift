@@ -102,11 +102,17 @@ struct OnChainNode: AsyncParsableCommand {
 struct OnChainSync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "sync", abstract: "Read the chain from the node: new blocks, the mempool, reorgs.")
 
-    /// "Litecoin: block 300 of 1,000…" on the terminal, for syncs of 100 blocks or more.
-    static func progress(_ name: String) -> @Sendable (Int, Int) -> Void {
-        { done, total in
-            guard total >= 100 else { return }
-            FileHandle.standardError.write(Data("\r\(name): block \(AmountText.grouped(UInt64(done))) of \(AmountText.grouped(UInt64(total)))…".utf8))
+    /// "Litecoin: block 300 of 1,000…" on the terminal, for syncs of 100 blocks or more; a line
+    /// while the node scans its coin set.
+    static func progress(_ name: String) -> @Sendable (SyncProgress) -> Void {
+        { step in
+            switch step {
+            case .scanningCoins:
+                FileHandle.standardError.write(Data("\r\(name): the node is looking for this wallet's coins (minutes on mainnet)…".utf8))
+            case .blocks(let done, let total):
+                guard total >= 100 else { return }
+                FileHandle.standardError.write(Data("\r\u{1B}[K\(name): block \(AmountText.grouped(UInt64(done))) of \(AmountText.grouped(UInt64(total)))…".utf8))
+            }
         }
     }
     @OptionGroup var target: OnChainTarget
@@ -123,6 +129,7 @@ struct OnChainSync: AsyncParsableCommand {
             var line = "\(wallet.account.network): synced to block \(AmountText.grouped(UInt64(summary.height))); "
                 + "\(AmountText.grouped(ledger.confirmed)) \(unit) confirmed"
             if ledger.unconfirmed > .zero { line += ", \(AmountText.grouped(ledger.unconfirmed)) \(unit) incoming" }
+            if summary.fromCoinSet { line += " (a first sync from the node's coin set: the coins held now, not the payments before that left none)" }
             if summary.reorgedBlocks > 0 { line += " (\(summary.reorgedBlocks) block\(summary.reorgedBlocks == 1 ? "" : "s") replaced by a reorg)" }
             print(line)
         }

@@ -125,6 +125,49 @@ import Testing
         #expect(a.confirmed == b.confirmed && a.coins.map(\.outpoint).sorted { $0.description < $1.description } == b.coins.map(\.outpoint).sorted { $0.description < $1.description })
     }
 
+    /// A first sync from the node's coin set (what a long chain gets): the same coins and
+    /// balance as reading every block, a coin far past the window found, change of a payment made
+    /// before included; then blocks from the tip on, as any sync.
+    @Test func aFirstSyncFromTheNodesCoinSetFindsTheSameCoins() async throws {
+        let node = try await RegtestNode()
+        defer { node.stop() }
+        try await node.mine(101)
+        let wallet = try await RegtestWallet(node: node)
+        let account = wallet.onChain.account
+        let spentLater = try await node.pay(try account.address(at: KeyPlace(.receive, 0)), 50_000_000)
+        _ = try await node.pay(try account.address(at: KeyPlace(.receive, 3)), 7_000_000)
+        try await node.mine(1)
+        _ = try await wallet.onChain.sync(firstScan: .everyBlock)
+        _ = try await wallet.send(to: try await node.newAddress(), .exact(Sats(20_000_000)))
+        try await node.mine(1)
+        _ = try await wallet.onChain.sync()
+        // Far past any gap window (reading every block misses it): the scan of the coin set looks
+        // at the first thousand keys of each keychain.
+        let far = try await node.pay(try account.address(at: KeyPlace(.receive, 400)), 1_000_000)
+        try await node.mine(1)
+        let full = try await RegtestWallet(node: node)
+        _ = try await full.onChain.sync(firstScan: .everyBlock)
+
+        let fresh = try await RegtestWallet(node: node)
+        let summary = try await fresh.onChain.sync(firstScan: .coinSet)
+        #expect(summary.fromCoinSet && summary.blocksRead == 0)
+        let a = try fresh.onChain.ledger(), b = try wallet.onChain.ledger()
+        _ = try await wallet.onChain.sync()
+        let held = try wallet.onChain.ledger()
+        #expect(a.confirmed == (try held.confirmed + Sats(1_000_000)), "\(a.confirmed) vs \(held.confirmed); every block: \(b.confirmed)")
+        #expect(Set(a.coins.map(\.outpoint)) == Set(held.coins.map(\.outpoint) + [OutPoint(hash: try #require(Txid(far)).hash, vout: a.coins.first { $0.outpoint.txid.description == far }?.outpoint.vout ?? 9)]))
+        #expect(try fresh.onChain.nextReceiveAddress().index == 401)
+        // Only where coins are: the funding that a payment spent is not in the history.
+        let everyBlock = try full.onChain.ledger()
+        #expect(everyBlock.payments.contains { $0.txid.description == spentLater } && !a.payments.contains { $0.txid.description == spentLater })
+        // Then as any sync: a new payment found from the next block on.
+        _ = try await node.pay(try account.address(at: KeyPlace(.receive, 401)), 2_000_000)
+        try await node.mine(1)
+        let next = try await fresh.onChain.sync()
+        #expect(!next.fromCoinSet && (1...2).contains(next.blocksRead), "\(next)")
+        #expect(try fresh.onChain.ledger().confirmed == (try held.confirmed + Sats(3_000_000)))
+    }
+
     @Test func aKeyPaidBeforeTheWindowReachedItIsFound() async throws {
         let node = try await RegtestNode()
         defer { node.stop() }
