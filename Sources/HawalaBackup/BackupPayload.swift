@@ -32,6 +32,8 @@ struct BackupPayloadJSON: Codable {
         var settings: [String: String]?
         /// The newest unilateral-exit state of each Lightning network (format 2).
         var exitStates: [ExitStateJSON]?
+        /// On-chain labels (BIP-329 type, ref, label, per coin) and frozen coins (absent before them).
+        var onChain: OnChainKept?
     }
 
     struct ExitStateJSON: Codable {
@@ -143,7 +145,8 @@ public struct BackupPayload: Sendable {
                         BackupPayloadJSON.ExitStateJSON(network: e.kept.network, exportedAt: e.kept.exportedAt.timeIntervalSince1970,
                                                         valueSat: e.kept.valueSat?.value, leafCount: e.kept.leafCount,
                                                         state: Data(e.state.unsafeCopy()).base64EncodedString())
-                    })
+                    },
+                    onChain: w.onChain.isEmpty ? nil : w.onChain)
             },
             settings: .init(current: current))
         let encoder = JSONEncoder()
@@ -191,9 +194,21 @@ public struct BackupPayload: Sendable {
             }
             return WalletExport(name: w.name, network: network, createdAt: w.createdAt, secret: secret,
                                 backedUpAt: w.backedUpAt, lastVerifiedAt: w.lastVerifiedAt, importedAccounts: imported,
-                                payments: payments, settings: w.settings ?? [:], exitStates: exitStates)
+                                payments: payments, settings: w.settings ?? [:], exitStates: exitStates, onChain: try Self.onChain(w))
         }
         return BackupPayload(createdAt: json.createdAt, app: json.app, wallets: wallets, current: json.settings.current)
+    }
+
+    /// A wallet's on-chain labels and frozen coins, within the bounds the store keeps.
+    static func onChain(_ w: BackupPayloadJSON.Wallet) throws -> OnChainKept {
+        let kept = w.onChain ?? OnChainKept()
+        let coins: Set<String> = ["bitcoin", "litecoin"]
+        guard kept.labels.count + kept.frozen.count <= 1_000_000,
+              kept.labels.allSatisfy({ coins.contains($0.coin) && $0.type.utf8.count <= 16 && $0.ref.utf8.count <= 200 && $0.label.unicodeScalars.count <= 255 }),
+              kept.frozen.allSatisfy({ coins.contains($0.coin) && $0.outpoint.utf8.count <= 80 }) else {
+            throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": an on-chain label or frozen coin is malformed")
+        }
+        return kept
     }
 
     /// A wallet's words (entropy, word list, passphrase) or seed, as the file holds them.

@@ -22,11 +22,14 @@ public struct WalletExport: Sendable {
     /// The newest unilateral-exit state of each Lightning network (Spark's way out without the
     /// operators), so a new device can leave too.
     public let exitStates: [ExitStateExport]
+    /// The on-chain labels and frozen coins (the coins themselves come back with a sync).
+    public let onChain: OnChainKept
 
     public init(name: String, network: Network, createdAt: Date, secret: WalletSecret,
                 backedUpAt: Date?, lastVerifiedAt: Date?, importedAccounts: [ImportedAccountExport],
-                payments: [Payment] = [], settings: [String: String] = [:], exitStates: [ExitStateExport] = []) {
+                payments: [Payment] = [], settings: [String: String] = [:], exitStates: [ExitStateExport] = [], onChain: OnChainKept = OnChainKept()) {
         self.exitStates = exitStates
+        self.onChain = onChain
         self.payments = payments
         self.settings = settings
         self.name = name
@@ -112,7 +115,7 @@ extension WalletStore {
             return WalletExport(name: w.name, network: w.network, createdAt: w.createdAt, secret: secret,
                                 backedUpAt: w.backup.backedUpAt, lastVerifiedAt: w.backup.lastVerifiedAt, importedAccounts: imported,
                                 payments: try payments(walletID: w.id), settings: try settings(walletID: w.id),
-                                exitStates: try exitStates(walletID: w.id, keyring: keyring))
+                                exitStates: try exitStates(walletID: w.id, keyring: keyring), onChain: try onChainKept(walletID: w.id))
         }
     }
 
@@ -195,6 +198,7 @@ extension WalletStore {
             try WalletSettingRecord(walletId: walletID, key: key, value: value).insert(db, onConflict: .replace)
         }
         for e in incoming.exitStates { try WalletStore.insertExitState(e.state, kept: e.kept, walletID: walletID, keyring: keyring, db: db) }
+        try WalletStore.insert(incoming.onChain, walletID: walletID, db: db)
     }
 
     /// Gives the same wallet here what `incoming` has and it lacks, in one transaction: each
@@ -223,7 +227,9 @@ extension WalletStore {
                 try WalletStore.insert(payment, walletID: id, db: db)
                 payments += 1
             }
+            let labels = try WalletStore.insert(incoming.onChain, walletID: id, db: db)
             if newerStates > 0 { taken.append("its newer way-out state") }
+            if labels > 0 { taken.append("its on-chain labels") }
             if settings > 0 { taken.append("its settings") }
             if payments > 0 { taken.append(payments == 1 ? "1 payment" : "\(payments) payments") }
         }

@@ -107,6 +107,37 @@ struct ExportImportTests {
         #expect(throws: HawalaFileError.invalidPayload("unsupported payload format 3")) { try BackupPayload.decode(SecretBytes(utf8: future)) }
     }
 
+    /// On-chain labels and frozen coins travel in the file and come back (to a new device, or
+    /// to the same wallet restored from its words); a watch-only wallet is left out of a backup
+    /// of every wallet (its public key makes it again); a malformed label refuses the file.
+    @Test func onChainLabelsAndFrozenCoinsComeBack() throws {
+        let (store, keyring) = try newStore()
+        let main = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .testnet, keyring: keyring)
+        let txid = String(repeating: "ab", count: 32)
+        let kept = OnChainKept(labels: [.init(coin: "bitcoin", type: "addr", ref: "tb1qexample", label: "shop"), .init(coin: "litecoin", type: "tx", ref: txid, label: "rent ✓")],
+                               frozen: [.init(coin: "litecoin", outpoint: txid + ":1")])
+        try store.writeTransaction { db in try WalletStore.insert(kept, walletID: main.id, db: db) }
+        let watchKey = try WatchOnlyKey(key: try HDWallet(mnemonic: try Mnemonic(text: abandonAbout)).accountExport(chain: .bitcoinTestnet).xpub)
+        let watching = try store.addWatchOnly(watchKey, chain: .bitcoinTestnet, name: "Watch", keyring: keyring)
+        #expect(try store.list().count == 2 && watching.kind == .watchOnly)
+        #expect(throws: WalletError.watchOnly("Watch")) { try store.exportWallets(names: ["Watch"], keyring: keyring) }
+        let payload = try BackupPayload.decode(try BackupFile.read(try exportAll(store, keyring), password: testPassword))
+        #expect(payload.wallets.map(\.name) == ["Main"])
+        #expect(payload.wallets[0].onChain == kept)
+
+        let (other, otherKeyring) = try newStore()
+        #expect(try other.importWallet(payload.wallets[0], policy: .skip, keyring: otherKeyring) == .added(name: "Main"))
+        #expect(try other.onChainKept(walletID: try other.wallet(named: "Main").id) == kept)
+        let (phone, phoneKeyring) = try newStore()
+        let restored = try phone.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Phone", network: .testnet, keyring: phoneKeyring)
+        #expect(try phone.importWallet(payload.wallets[0], policy: .skip, keyring: phoneKeyring)
+                == .completed(name: "Main", existing: "Phone", taken: ["its on-chain labels"]))
+        #expect(try phone.onChainKept(walletID: restored.id) == kept)
+
+        let malformed = #"{"format":2,"createdAt":"2026-01-01T00:00:00Z","app":"x","settings":{},"wallets":[{"name":"W","network":"mainnet","createdAt":"2026-01-01T00:00:00Z","language":"english","entropy":"00000000000000000000000000000000","importedAccounts":[],"onChain":{"labels":[{"coin":"dogecoin","type":"tx","ref":"x","label":"y"}],"frozen":[]}}]}"#
+        #expect(throws: HawalaFileError.invalidPayload("wallet \"W\": an on-chain label or frozen coin is malformed")) { try BackupPayload.decode(SecretBytes(utf8: malformed)) }
+    }
+
     /// A payment with every field set (a new field left empty here fails the test that uses it).
     static let everyField = Payment(
         id: "c", type: .send, status: .failed, amountMsat: 21_000, feeMsat: 3, timestamp: Date(timeIntervalSince1970: 1_795_000_200.25),
