@@ -141,7 +141,7 @@ let package = Package(
         .target(
             name: "HawalaLightning",
             dependencies: [
-                "HawalaCrypto", "HawalaText", "HawalaKeys", "HawalaWallet",
+                "HawalaCrypto", "HawalaText", "HawalaKeys", "HawalaOnChain", "HawalaWallet",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -281,7 +281,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HawalaLightningTests",
-            dependencies: ["HawalaLightning", "HawalaDevnet", "HawalaCrypto", "HawalaText", "HawalaKeys", "HawalaWallet", "HawalaTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["HawalaLightning", "HawalaDevnet", "HawalaCrypto", "HawalaText", "HawalaKeys", "HawalaOnChain", "HawalaWallet", "HawalaTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Vectors")],
             swiftSettings: swiftSettings
         ),

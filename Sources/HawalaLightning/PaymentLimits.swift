@@ -1,6 +1,7 @@
 import Foundation
 import HawalaCrypto
 import HawalaKeys
+import HawalaOnChain
 import HawalaText
 import HawalaWallet
 
@@ -41,8 +42,9 @@ public enum PaymentLimits {
     /// The longest description a BOLT11 `d` field carries.
     public static let maximumDescriptionBytes = 639
 
-    /// The on-chain fee rates Hawala pays at, sat/vB: claims, refunds, exits.
-    public static let feeRates: ClosedRange<UInt64> = 1...10_000
+    /// The on-chain fee rates Hawala pays at, sat/vB: claims, refunds, exits — the on-chain
+    /// wallet's own bound.
+    public static let feeRates: ClosedRange<UInt64> = FeeRate.allowed
 
     /// Checks a fee rate typed by a person.
     public static func check(feeRate: UInt64) throws(LightningError) {

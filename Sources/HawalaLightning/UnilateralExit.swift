@@ -138,12 +138,15 @@ public struct ExitCheck: Sendable, JSONRepresentable {
     /// Why it could not be planned (no state, the network's fees unknown, …).
     public let problem: String?
     public let checkedAt: Date
+    /// Where the funding the plan needs could come from (nil: it needs none).
+    public let funding: ExitFunding?
 
-    public init(kept: KeptExitState?, plan: ExitPlan?, problem: String?, checkedAt: Date = Date()) {
+    public init(kept: KeptExitState?, plan: ExitPlan?, problem: String?, checkedAt: Date = Date(), funding: ExitFunding? = nil) {
         self.kept = kept
         self.plan = plan
         self.problem = problem
         self.checkedAt = checkedAt
+        self.funding = funding
     }
 
     /// Yes when a state is kept and an exit of it plans with something to recover, and needs no
@@ -159,7 +162,9 @@ public struct ExitCheck: Sendable, JSONRepresentable {
     public var headline: String {
         guard kept != nil else { return "No: this wallet keeps no exit state yet. It is kept at each sync; sync once while the network answers." }
         guard let plan else { return "Unknown: the kept state could not be planned now (\(problem ?? "no reason given"))." }
-        if let refusal = plan.refusal { return refusal.description.prefix(1).uppercased() + refusal.description.dropFirst() + "." }
+        if let refusal = plan.refusal {
+            return refusal.description.sentence + (funding.map { " " + $0.words.sentence } ?? "")
+        }
         return "Yes: \(AmountText.sats(plan.receivedSat)) would reach your address, after \(AmountText.sats(plan.feeSat)) of fees at \(plan.satPerVbyte) sat/vB."
     }
 
@@ -171,7 +176,7 @@ public struct ExitCheck: Sendable, JSONRepresentable {
                 .object([("network", .string(k.network)), ("exportedAt", .string(PaymentExport.date(k.exportedAt))),
                          ("valueSat", k.valueSat.map { .amount($0) } ?? .null), ("leafCount", k.leafCount.map { .int($0) } ?? .null)])
             } ?? .null),
-            ("plan", plan?.json ?? .null), ("problem", .nullable(problem)),
+            ("plan", plan?.json ?? .null), ("problem", .nullable(problem)), ("funding", funding?.json ?? .null),
         ])
     }
 }
@@ -204,7 +209,8 @@ extension LightningSession {
         guard kept != nil else { return ExitCheck(kept: nil, plan: nil, problem: nil) }
         do {
             let plan = try await prepareExit(satPerVbyte: satPerVbyte, destination: destination)
-            return ExitCheck(kept: kept, plan: plan, problem: nil)
+            let funding = plan.fundingSat > .zero ? ExitFunding.of(plan.fundingSat, wallet: wallet, store: store) : nil
+            return ExitCheck(kept: kept, plan: plan, problem: nil, funding: funding)
         } catch {
             return ExitCheck(kept: kept, plan: nil, problem: DisplayText.safe(String(describing: error)))
         }
