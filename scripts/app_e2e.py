@@ -1002,6 +1002,25 @@ def litecoin_from_a_node(s: Scenario, app: App):
         d.find_element(By.CSS_SELECTOR, "#chain-details summary").click()
         d.find_element(By.CSS_SELECTOR, ".chain-coins button").click()
         s.wait_text("Frozen: that coin stays unspent.")
+        # A watch-only wallet of the same key, made by the CLI on the same home: its home says
+        # so and offers no Lightning; its chain page sees the coins and offers no send.
+        env = dict(os.environ, HAWALA_HOME=os.path.join(app.folder, "home"), NO_COLOR="1")
+        password_file = os.path.join(app.folder, "password")
+        with open(password_file, "w") as f:
+            f.write(PASSWORD + "\n")
+        exported = json.loads(subprocess.run([s.binary, "wallet", "export-watch-only", "--wallet", "Coins", "--json"], env=env,
+                                             capture_output=True, text=True, check=True).stdout)
+        subprocess.run([s.binary, "wallet", "import-watch-only", "--name", "Watching", "--chain", "litecoin", "--descriptor",
+                        exported[0]["multipathDescriptor"], "--password-file", password_file], env=env, capture_output=True, text=True, check=True)
+        subprocess.run([s.binary, "onchain", "node", "--chain", "litecoin", "--url", node.url, "--cookie-file", node.cookie], env=env,
+                       capture_output=True, text=True, check=True)
+        d.get(app.base + "/")
+        s.wait_text("“Watching” is watch-only")
+        s.check("Use Lightning" not in s.body(), "no Lightning offered to a watch-only wallet")
+        sweep(s, "home-watch-only", PHONE)
+        d.get(app.base + "/chain/litecoin")
+        s.wait(lambda d: d.find_element(By.ID, "chain-balance").text.endswith("litoshi") and d.find_element(By.ID, "chain-balance").text != "0 litoshi")
+        s.check(not d.find_elements(By.ID, "chain-to") and "watch-only" in s.body(), "no send form on a watch-only wallet")
     finally:
         node.stop()
 

@@ -144,6 +144,8 @@ actor AppSessions {
     struct PendingChainPlan: Sendable {
         let walletID: String
         let plan: SendPlan
+        /// Named by the review form: the password sends the plan that page showed, never another.
+        let id: String
     }
 
     struct PendingOnChain: Sendable {

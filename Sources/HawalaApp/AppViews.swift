@@ -2,7 +2,6 @@ import Foundation
 import HawalaBackup
 import HawalaKeys
 import HawalaPaper
-import HawalaOnChain
 import HawalaText
 import HawalaWallet
 
@@ -202,23 +201,6 @@ struct ReceiveView {
         qrText = request.qrText
         (qrPath, qrSize) = try svgQRCode(request.qrText)
         self.chains = chains.map { ChainLink(name: $0.name, label: $0.displayName, current: $0 == request.chain) }
-    }
-
-    /// The next unused address of an account read from a node (on the node's network).
-    init(wallet: WalletSummary, onChain: OnChainWallet, chains: [Chain]) throws {
-        let coin = onChain.account.network.coin
-        let (next, index) = try onChain.nextReceiveAddress()
-        self.wallet = wallet.name
-        chain = coin.rawValue
-        chainLabel = coin.displayName
-        self.index = Int(index)
-        path = "\(onChain.account.path)/0/\(index)"
-        address = next
-        qrText = next
-        (qrPath, qrSize) = try svgQRCode(next.uppercased(), caseInsensitive: true)
-        self.chains = chains.map { ChainLink(name: $0.name, label: $0.displayName, current: $0.name == coin.rawValue) }
-        chainPage = "/chain/\(coin.rawValue)"
-        watched = true
     }
 }
 

@@ -5,6 +5,7 @@ import HawalaText
 import HawalaWallet
 import HTTPTypes
 import Hummingbird
+import Synchronization
 
 /// The Bitcoin and Litecoin accounts as wallets that see and spend coins (`/chain/bitcoin`,
 /// `/chain/litecoin`): the balance, the payments with their confirmations, receive, send with
@@ -68,8 +69,10 @@ extension ChainController {
         view.cookieFile = cookie
         guard !url.isEmpty else { return try await render(session, .badRequest, view, problem: "Type the node's address, e.g. http://127.0.0.1:9332.") }
         let auth: NodeAuth = cookie.isEmpty ? .none : .cookieFile(cookie)
+        // A node saved before keeps its gap limit (another would read every block again).
+        let gapLimit = (try? OnChainWallet.savedNode(wallet: open.wallet, coin: coin, store: open.store))??.gapLimit ?? NodeSettings.defaultGapLimit
         do {
-            let settings = { (chain: String) in NodeSettings(kind: .core, location: url, auth: auth, chain: chain, gapLimit: NodeSettings.defaultGapLimit) }
+            let settings = { (chain: String) in NodeSettings(kind: .core, location: url, auth: auth, chain: chain, gapLimit: gapLimit) }
             _ = try await OnChainWallet.connect(wallet: open.wallet, coin: coin, source: try settings("").source(), node: settings, store: open.store)
         } catch {
             guard let words = Self.words(error) else { throw error }
@@ -112,11 +115,14 @@ extension ChainController {
     func reviewSpeedUp(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet, _ name: String?) async throws -> Response {
         guard let coin = try chainCoin(name, open) else { return try await noSuchChain(session) }
         guard let txid = form.text("txid").flatMap(Txid.init) else { return AppResponse.redirect("/chain/\(coin.rawValue)") }
+        guard open.wallet.kind != .watchOnly else {
+            return try await chainPage(session, open, coin: coin.rawValue, wait: .zero, status: .badRequest, message: WalletError.watchOnly(open.wallet.name).description.sentence)
+        }
         do {
             let wallet = try OnChainWallet.open(open.wallet, coin: coin, store: open.store)
             let typed = form.text("rate")?.trimmed.replacingOccurrences(of: ",", with: "")
             let choice: FeeChoice = try typed.flatMap { $0.isEmpty ? nil : $0 }.map { text throws(OnChainError) in
-                guard let rate = UInt64(text) else { throw .feeRateOutOfRange(0) }
+                guard let rate = UInt64(text) else { throw .unsupported("a fee rate is a whole number from 1 to 10,000 per virtual byte") }
                 return .custom(rate)
             } ?? .speed(.fast)
             let chosen = try await wallet.feeRate(choice)
@@ -130,16 +136,22 @@ extension ChainController {
 
     func review(_ session: AppSessions.Session, _ open: OpenWallet, _ plan: SendPlan, title: String, notes: [String],
                 speedUp: Txid? = nil, status: HTTPResponse.Status = .ok, problem: String? = nil) async throws -> Response {
-        await app.sessions.update(session.id) { $0.chainPlan = .init(walletID: open.wallet.id, plan: plan) }
+        let pending = AppSessions.PendingChainPlan(walletID: open.wallet.id, plan: plan, id: AppSessions.randomToken())
+        await app.sessions.update(session.id) { $0.chainPlan = pending }
         var page = Page(title: title, session: session, overview: try await app.store.overview(), problem: problem)
-        page.chainReview = ChainReviewView(plan: plan, title: title, notes: notes, speedUp: speedUp)
+        page.chainReview = ChainReviewView(plan: plan, title: title, notes: notes, speedUp: speedUp, planID: pending.id)
         return try routes.render(status, "chain-review", page)
     }
 
     /// The password: the plan previewed, signed and sent once.
     func confirm(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet, _ name: String?) async throws -> Response {
         guard let coin = try chainCoin(name, open) else { return try await noSuchChain(session) }
-        guard let pending = session.chainPlan, pending.plan.network.coin == coin else { return AppResponse.redirect("/chain/\(coin.rawValue)") }
+        // The plan this page showed, and no other (another tab may have reviewed one since).
+        let shown = form.text("plan") ?? ""
+        guard let pending = session.chainPlan, pending.id == shown, pending.plan.network.coin == coin else {
+            return try await chainPage(session, open, coin: coin.rawValue, wait: .zero, status: .conflict,
+                                       message: "That review was replaced by another: nothing was sent. Review the payment again.")
+        }
         let title = pending.plan.replaces == nil && pending.plan.speedsUp == nil ? "Review the payment" : "Speed up the payment"
         let keyring: Keyring
         switch try await checkPassword(form, session) {
@@ -149,9 +161,9 @@ extension ChainController {
                                     status: status, problem: problem)
         }
         guard await app.sessions.update(session.id, { s -> Bool in
-            let taken = s.chainPlan != nil
+            guard s.chainPlan?.id == shown else { return false }
             s.chainPlan = nil
-            return taken
+            return true
         }) == true else { return AppResponse.redirect("/chain/\(coin.rawValue)") }
         guard open.wallet.id == pending.walletID else {
             return try render(.conflict, "message", Page(title: "Not sent", session: session, overview: try await app.store.overview(),
@@ -224,16 +236,24 @@ actor ChainSyncs {
     /// else what to tell the person.
     func sync(_ wallet: OnChainWallet, key: String, wait: Duration) async -> String? {
         let task = running[key] ?? start(wallet, key: key)
-        let done = await withTaskGroup(of: Bool.self) { group in
-            group.addTask { _ = await task.result; return true }
-            group.addTask { try? await Task.sleep(for: wait); return false }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
+        guard await Self.finishes(task, within: wait) else { return "Syncing with the node: this page shows what the last sync found." }
+        if case .failure(let error) = await task.result {
+            return ChainController.words(error) ?? "The last sync did not finish; your coins are shown as the sync before found them."
         }
-        guard done else { return "Syncing with the node: this page shows what the last sync found." }
-        if case .failure(let error) = await task.result { return ChainController.words(error) ?? "The last sync failed: \(error)" }
         return nil
+    }
+
+    /// Whether `task` finishes within `wait`: whichever comes first answers, and the page never
+    /// waits for the rest of a sync (waiting on a task's result can't be cancelled).
+    static func finishes(_ task: Task<SyncSummary, any Error>, within wait: Duration) async -> Bool {
+        let answered = Mutex(false)
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let answer = { @Sendable (done: Bool) in
+                if answered.withLock({ was in defer { was = true }; return !was }) { continuation.resume(returning: done) }
+            }
+            Task { _ = await task.result; answer(true) }
+            Task { try? await Task.sleep(for: wait); answer(false) }
+        }
     }
 
     private func start(_ wallet: OnChainWallet, key: String) -> Task<SyncSummary, any Error> {

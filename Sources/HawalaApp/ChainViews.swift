@@ -29,7 +29,7 @@ struct ChainPageView {
         /// The speed chosen, or the rate typed under "custom".
         func feeChoice() throws(OnChainError) -> FeeChoice {
             if speed == "custom" {
-                guard let rate = UInt64(rate.replacingOccurrences(of: ",", with: "")) else { throw .feeRateOutOfRange(0) }
+                guard let rate = UInt64(rate.replacingOccurrences(of: ",", with: "")) else { throw .unsupported("a fee rate is a whole number from 1 to 10,000 per virtual byte") }
                 return .custom(rate)
             }
             return .speed(Speed(rawValue: speed) ?? .normal)
@@ -120,8 +120,10 @@ struct ChainReviewView {
     let total: String
     /// The payment being sped up: the form to try another rate.
     let speedUp: String?
+    let planID: String
 
-    init(plan: SendPlan, title: String, notes: [String], speedUp: Txid?) {
+    init(plan: SendPlan, title: String, notes: [String], speedUp: Txid?, planID: String) {
+        self.planID = planID
         let coin = plan.network.coin
         self.coin = coin.rawValue
         self.title = title

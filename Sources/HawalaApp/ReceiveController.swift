@@ -90,15 +90,13 @@ extension ReceiveController {
         case let .found(store, wallet, chain, chains):
             var page = Page(title: "Receive", session: session, overview: try await app.store.overview())
             do {
+                // The receive counter's address, as `hawala wallet receive` gives it (the on-chain
+                // wallet watches it); the chain's page, where payments show, beside it.
+                let request = try store.addressRequest(wallet: wallet, chain: chain, advance: advance, unlock: { keyring })
+                page.receive = try ReceiveView(wallet: wallet, request: request, chains: chains)
                 let coin = OnChainAccount.coins(of: wallet).first { OnChainAccount.chain(of: $0, in: wallet.network) == chain }
-                if let coin, try OnChainWallet.savedNode(wallet: wallet, coin: coin, store: store) != nil {
-                    // Read from a node: the next address it hasn't seen paid, on the node's network.
-                    page.receive = try ReceiveView(wallet: wallet, onChain: try OnChainWallet.open(wallet, coin: coin, store: store), chains: chains)
-                } else {
-                    let request = try store.addressRequest(wallet: wallet, chain: chain, advance: advance, unlock: { keyring })
-                    page.receive = try ReceiveView(wallet: wallet, request: request, chains: chains)
-                    page.receive?.chainPage = coin.map { "/chain/\($0.rawValue)" }
-                }
+                page.receive?.chainPage = coin.map { "/chain/\($0.rawValue)" }
+                page.receive?.watched = try coin.map { try OnChainWallet.savedNode(wallet: wallet, coin: $0, store: store) != nil } ?? false
                 page.receive?.hasLightning = try LightningSettings.load(store: store, walletID: wallet.id).backend != nil
             } catch let error as WalletError {
                 page.message = error.description

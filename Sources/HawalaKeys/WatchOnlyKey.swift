@@ -4,9 +4,14 @@
 /// prints them. Holds nothing secret.
 public struct WatchOnlyKey: Sendable {
     /// The output scripts the account's addresses use.
-    public enum ScriptType: String, Sendable { case wpkh }
+    public enum ScriptType: String, Sendable {
+        /// Native segwit, BIP84.
+        case wpkh
+    }
 
+    /// The account's output scripts.
     public let scriptType: ScriptType
+    /// The account's extended public key (its addresses derive from it).
     public let accountKey: ExtendedPublicKey
     /// Whether the key is a test network's (tpub, vpub).
     public let isTestnet: Bool
@@ -74,15 +79,24 @@ public struct WatchOnlyKey: Sendable {
 
 /// Why a text is not an account key a watch-only wallet can be made from.
 public enum WatchOnlyKeyError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Longer than any descriptor of one key.
     case tooLong
+    /// The `#checksum` doesn't match the descriptor.
     case badChecksum
+    /// Not `wpkh(…)`.
     case notADescriptor
+    /// A script type not watched yet (taproot, nested segwit, legacy, multisig).
     case unsupportedScript(String)
+    /// Derivation steps after the key other than its branches.
     case unsupportedDerivation(String)
+    /// A key origin that is not `[8 hex digits/path]` of the key's depth.
     case badOrigin
+    /// The key itself doesn't parse.
     case badKey(String)
+    /// A private key where a public one belongs.
     case privateKey
 
+    /// One line a person can act on; never the key.
     public var description: String {
         switch self {
         case .tooLong: "that is longer than any account descriptor or key (\(WatchOnlyKey.maximumLength) characters at most)"

@@ -35,8 +35,11 @@ public protocol ChainSource: Sendable {
 /// A coin the node's scan of its coin set found: where it is, the block height that holds it,
 /// and the derived descriptor it matched (`wpkh([fp/84'/1'/0'/1/7]03…)#…`: keychain 1, index 7).
 public struct ScannedCoin: Sendable, Equatable {
+    /// The coin.
     public let outpoint: OutPoint
+    /// The block height that holds it.
     public let height: Int
+    /// The derived descriptor it matched, as the node writes it.
     public let descriptor: String
 
     public init(outpoint: OutPoint, height: Int, descriptor: String) {

@@ -39,8 +39,6 @@ public struct OnChainAccount: Sendable {
         keychainKeys = try Keychain.allCases.map { try accountKey.derive(ChildNumber($0.rawValue, hardened: false)) }
     }
 
-    /// The account of `wallet` on `coin`, on the chain network `kind` (which must suit the
-    /// wallet's network: a testnet wallet's coins live on test networks only).
     /// The wallet's account `coin` lives on. Every test network shares coin type 1: a testnet
     /// wallet's Bitcoin and Litecoin accounts are one key.
     public static func chain(of coin: Coin, in network: Network) -> Chain {
@@ -56,6 +54,8 @@ public struct OnChainAccount: Sendable {
         Coin.allCases.filter { coin in wallet.accounts.contains { $0.chain == chain(of: coin, in: wallet.network).name } }
     }
 
+    /// The account of `wallet` on `coin`, on the chain network `kind` (which must suit the
+    /// wallet's network: a testnet wallet's coins live on test networks only).
     public static func of(_ wallet: WalletSummary, coin: Coin, kind: OnChainNetwork.Kind, store: WalletStore) throws -> OnChainAccount {
         let network = OnChainNetwork(coin: coin, kind: kind)
         guard network.walletNetwork == wallet.network else {

@@ -5,6 +5,7 @@ import HawalaWallet
 
 /// How a person chooses a fee: a speed the node prices, or a rate they type.
 public enum FeeChoice: Sendable, Equatable {
+    /// The node's estimate for confirmation in about this time.
     case speed(Speed)
     /// Base units per virtual byte, checked against `FeeRate.allowed`.
     case custom(UInt64)
@@ -89,13 +90,17 @@ extension Coin {
 
     /// An amount of this coin as a person types it: base units ("2,500", "2500 litoshi") or
     /// whole coins with a point ("0.001 LTC"), in `unit` unless the text names one.
-    public func parseAmount(_ typed: String, unit: AmountUnit) throws(AmountInputError) -> Sats {
+    public func parseAmount(_ typed: String, unit: AmountUnit) throws(OnChainError) -> Sats {
         var text = typed.trimmingCharacters(in: .whitespacesAndNewlines)
+        let other: Coin = self == .bitcoin ? .litecoin : .bitcoin
+        for name in [other.ticker, other.baseUnit] where text.lowercased().hasSuffix(name.lowercased()) {
+            throw .unsupported("that amount is in \(name): this is \(displayName), counted in \(ticker) or \(baseUnit)")
+        }
         for (name, standard) in [(ticker, "BTC"), (baseUnit, "sat")] where text.lowercased().hasSuffix(name.lowercased()) {
             text = String(text.dropLast(name.count)) + standard
             break
         }
-        return try AmountText.parse(text, unit: unit)
+        do { return try AmountText.parse(text, unit: unit) } catch { throw .amountInput(error) }
     }
 }
 

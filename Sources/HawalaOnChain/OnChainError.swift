@@ -14,6 +14,8 @@ public enum OnChainError: Error, Equatable, Sendable, CustomStringConvertible {
     case feeRateOutOfRange(UInt64)
     /// An amount or sum past what the type holds.
     case amount(AmountError)
+    /// An amount as typed that doesn't read.
+    case amountInput(AmountInputError)
     /// No node is saved for this account.
     case noNode(String)
     /// The node answered from another chain or network than the account's.
@@ -44,6 +46,7 @@ public enum OnChainError: Error, Equatable, Sendable, CustomStringConvertible {
             "not enough coins: this needs \(needed) \(unit) with the fee, and \(available) \(unit) can be spent"
         case .feeRateOutOfRange(let rate): "a fee rate of \(rate) per virtual byte is outside 1 to 10,000"
         case .amount(let error): "\(error)"
+        case .amountInput(let error): "\(error)"
         case .noNode(let account): "no node is set up for \(account) yet"
         case .nodeOnWrongNetwork(let url, let says, let account):
             "the node at \(url) is on \(says), but this account is on \(account): nothing was read from it"

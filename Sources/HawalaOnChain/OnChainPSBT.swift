@@ -55,10 +55,24 @@ extension OnChainWallet {
             PSBTSummary.Payment(address: OutputScript(output.script)?.address(on: account.network) ?? "a non-standard script",
                                 amount: Sats(clamping: output.value), toSelf: watched.place(of: output.script) != nil)
         }
-        // A key origin without a fingerprint (0: a watch-only wallet made from a bare key) may be
-        // this wallet's too: signing checks the key at the path.
-        let signable = psbt.inputs.indices.filter { index in psbt.origins(ofInput: index).contains { $0.origin.fingerprint == master || $0.origin.fingerprint == 0 } }.count
+        let signable = psbt.inputs.indices.filter { index in
+            psbt.origins(ofInput: index).contains { $0.origin.fingerprint == master ? true : ownPlace($0.key, $0.origin, master: master ?? 0) != nil }
+        }.count
         return PSBTSummary(payments: payments, fee: Sats(clamping: try psbt.fee()), signable: signable, inputs: psbt.inputs.count)
+    }
+
+    /// Where `key` sits in this account when `origin` names this wallet (its fingerprint, or 0
+    /// — no fingerprint, as a watch-only wallet made from a bare key writes — when the key at
+    /// the path is this account's): this account's path, a keychain, an index; never any path a
+    /// file names.
+    func ownPlace(_ key: [UInt8], _ origin: PSBT.Origin, master: UInt32) -> KeyPlace? {
+        guard origin.fingerprint == master || origin.fingerprint == 0 else { return nil }
+        let accountPath = account.path.components.map(\.rawValue)
+        guard origin.path.count == accountPath.count + 2, Array(origin.path.prefix(accountPath.count)) == accountPath,
+              let keychain = Keychain(rawValue: origin.path[accountPath.count]), origin.path[accountPath.count + 1] < ChildNumber.hardenedOffset else { return nil }
+        let place = KeyPlace(keychain, origin.path[accountPath.count + 1])
+        if origin.fingerprint == 0, (try? account.publicKey(at: place).compressed) != key { return nil }
+        return place
     }
 
     /// Signs every input of `psbt` whose key this wallet holds (BIP143, SIGHASH_ALL), after
@@ -68,13 +82,10 @@ extension OnChainWallet {
         let ledger = try ledger()
         var result = psbt
         let sighash = SegwitV0Sighash(psbt.transaction)
-        let accountPath = account.path.components.map(\.rawValue)
         var signed = 0
         for index in psbt.inputs.indices {
-            for (key, origin) in psbt.origins(ofInput: index) where origin.fingerprint == master || origin.fingerprint == 0 {
-                // Only this account's keys: its path, a keychain (0 or 1), an index — never any path a file names.
-                guard origin.path.count == accountPath.count + 2, Array(origin.path.prefix(accountPath.count)) == accountPath,
-                      let keychain = Keychain(rawValue: origin.path[accountPath.count]), origin.path[accountPath.count + 1] < ChildNumber.hardenedOffset else { continue }
+            for (key, origin) in psbt.origins(ofInput: index) {
+                guard let place = ownPlace(key, origin, master: master) else { continue }
                 let output = try psbt.spentOutput(index)
                 guard case .p2wpkh(let hash) = OutputScript(output.script), hash == Hash.hash160(key) else { continue }
                 // The amount signed for is checked against the whole previous transaction (when the file has
@@ -83,7 +94,6 @@ extension OnChainWallet {
                 guard psbt.inputs[index].contains(where: { $0.type == PSBT.InputKey.nonWitnessUTXO }) || ledger.output(prevout) == output else {
                     throw OnChainError.unsupported("input \(index) spends a coin this wallet doesn't know and the file doesn't prove (sync first): nothing was signed")
                 }
-                let place = KeyPlace(keychain, origin.path[accountPath.count + 1])
                 guard try account.publicKey(at: place).compressed == key else {
                     throw OnChainError.unsupported("input \(index)'s key is not the wallet's key at its path: nothing was signed")
                 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HawalaKeys
 import HawalaWallet
 
 /// The node a wallet's coin account reads, as saved.
@@ -115,12 +116,19 @@ struct OnChainStore {
     /// found: the window of watched keys reaches it, wherever it is.
     var usedKey: String { "onchain.\(coin.rawValue).used" }
 
-    /// The keys found used by a scan of the coin set (none before one).
+    /// The keys found used by a scan of the coin set (none before one); within the furthest a
+    /// scan looks at (a setting from a backup file is not trusted further).
     func usedHints() throws -> [KeyPlace] {
         try store.read { db in
             guard let text = try String.fetchOne(db, sql: "SELECT value FROM walletSetting WHERE walletId = ? AND key = ?", arguments: [walletID, usedKey]) else { return [] }
-            return (try? JSONDecoder().decode([KeyPlace].self, from: Data(text.utf8))) ?? []
+            return ((try? JSONDecoder().decode([KeyPlace].self, from: Data(text.utf8))) ?? []).filter { $0.index <= OnChainWallet.maximumScanRange }
         }
+    }
+
+    /// The index of the address the wallet's receive counter shows on `chain` (nil: none given
+    /// out past the first), within the furthest a scan looks at.
+    func receiveCounter(chain: Chain) throws -> UInt32? {
+        try store.setting("receive.index.\(chain.name)", walletID: walletID).flatMap { UInt32($0) }.flatMap { $0 <= OnChainWallet.maximumScanRange ? $0 : nil }
     }
 
     func commit(from height: Int, blocks: [(height: Int, hash: String)], transactions: [StoredTransaction], gone: [Txid], used: [KeyPlace] = []) throws {

@@ -41,6 +41,7 @@ public enum FirstScan: Sendable {
 
 /// How far a sync is, for a progress line.
 public enum SyncProgress: Sendable, Equatable {
+    /// Blocks read of those to read.
     case blocks(done: Int, of: Int)
     /// The node scans its coin set (minutes on mainnet); no figure until it answers.
     case scanningCoins
@@ -99,6 +100,12 @@ public struct OnChainWallet: Sendable {
         let transactions = try store.transactions()
         var watched = try WatchedScripts(account: account, gapLimit: node.gapLimit)
         for place in try store.usedHints() { try watched.markUsed(place) }
+        // An address given out by the wallet's receive counter (which needs no node) is watched,
+        // paid or not, as is the gap past it.
+        let walletNetwork: Network = account.network.kind == .main ? .mainnet : .testnet
+        if let shown = try store.receiveCounter(chain: OnChainAccount.chain(of: account.network.coin, in: walletNetwork)) {
+            try watched.markUsed(KeyPlace(.receive, shown))
+        }
         var grew = true
         while grew {
             grew = false
@@ -156,7 +163,10 @@ public struct OnChainWallet: Sendable {
         if kept.isEmpty, transactions.isEmpty, firstScan.usesCoinSet(tipHeight: tip.height) {
             progress?(.scanningCoins)
             (byID0, hints) = try await holdings(watched: &watched)
-            firstBlocks = [(tip.height, tip.hash)]
+            // The recent blocks' hashes, as a sync that read them keeps: a reorg of the tip is
+            // found, and never sends the next sync back to the genesis block.
+            let recent = Array(max(0, tip.height - OnChainStore.keptBlocks + 1)...tip.height)
+            firstBlocks = Array(zip(recent, try await source.blockHashes(recent)))
             start = tip.height + 1
             fromCoinSet = true
         }
@@ -237,24 +247,31 @@ public struct OnChainWallet: Sendable {
         return summary
     }
 
+    /// The furthest key a scan of the coin set looks at (Bitcoin Core's own limit of a range).
+    static let maximumScanRange = 999_999
+
     /// The transactions of the coins the account holds now, from the node's scan of its coin set
     /// over the first thousand keys of each keychain (again, wider, when a coin is near the end),
     /// and the highest key found used on each keychain.
     private func holdings(watched: inout WatchedScripts) async throws -> ([Txid: StoredTransaction], [KeyPlace]) {
-        var range = 999
+        var range = max(999, watched.gapLimit + 999)
         var coins: [ScannedCoin] = []
         while true {
             let descriptors = Keychain.allCases.map { account.descriptor($0, fingerprint: "00000000") }
             coins = try await source.unspent(descriptors: descriptors, range: range)
             var furthest: UInt32 = 0
             for coin in coins {
-                guard let place = coin.place else { continue }
+                // Only keys of the range asked for: a node can't make the wallet derive billions.
+                guard let place = coin.place, place.index <= range else {
+                    throw OnChainError.badAnswer("its scan of the coin set gave a coin without a key of the range asked for")
+                }
                 try watched.markUsed(place)
                 furthest = max(furthest, place.index)
             }
             // A key near the end of the range: the window may reach past it.
             guard Int(furthest) + watched.gapLimit > range else { break }
-            range = Int(furthest) + watched.gapLimit + 1_000
+            guard range < OnChainWallet.maximumScanRange else { break }
+            range = min(OnChainWallet.maximumScanRange, Int(furthest) + watched.gapLimit + 1_000)
         }
         let heights = Array(Set(coins.map(\.height))).sorted()
         let hashes = Dictionary(uniqueKeysWithValues: zip(heights, try await source.blockHashes(heights)))

@@ -7,6 +7,7 @@ public struct OnChainKept: Sendable, Equatable, Codable {
     public struct Label: Sendable, Equatable, Codable {
         public let coin: String, type: String, ref: String, label: String
 
+        /// A label of `coin`'s account.
         public init(coin: String, type: String, ref: String, label: String) {
             (self.coin, self.type, self.ref, self.label) = (coin, type, ref, label)
         }
@@ -16,17 +17,22 @@ public struct OnChainKept: Sendable, Equatable, Codable {
     public struct Frozen: Sendable, Equatable, Codable {
         public let coin: String, outpoint: String
 
+        /// A frozen coin of `coin`'s account.
         public init(coin: String, outpoint: String) { (self.coin, self.outpoint) = (coin, outpoint) }
     }
 
+    /// Every label, by coin, type and reference.
     public var labels: [Label]
+    /// Every frozen coin, by coin and outpoint.
     public var frozen: [Frozen]
 
+    /// What a wallet keeps (nothing by default).
     public init(labels: [Label] = [], frozen: [Frozen] = []) {
         self.labels = labels
         self.frozen = frozen
     }
 
+    /// Whether there is nothing to carry.
     public var isEmpty: Bool { labels.isEmpty && frozen.isEmpty }
 }
 

@@ -56,6 +56,8 @@ public enum WalletError: Error, Equatable, Sendable, CustomStringConvertible {
     case watchOnly(String)
     /// A watch-only key of another network than the account named.
     case watchOnlyNetwork(key: String, chain: String)
+    /// A watch-only key that is not an account's key of the chain named.
+    case watchOnlyKeyNotAccount(String)
     /// A first password was chosen here while another process set one: nothing was changed.
     case passwordSetMeanwhile
     /// The wallet home is a file, not a folder.
@@ -104,6 +106,7 @@ public enum WalletError: Error, Equatable, Sendable, CustomStringConvertible {
             "a new wallet has \(offered.map(String.init).joined(separator: " or ")) words, not \(n)"
         case .noWords(let name): "wallet \"\(name)\" was recovered from SLIP-39 shares and has no BIP39 words; back it up as shares or as a backup file"
         case .watchOnly(let name): "wallet \"\(name)\" is watch-only: it holds no keys to sign or back up; the wallet with its words signs for it"
+        case .watchOnlyKeyNotAccount(let why): "that is not an account key this wallet can watch: \(why)"
         case let .watchOnlyNetwork(key, chain): "that is \(key) key; the \(chain) account needs the other network's"
         case .connectionNameTaken(let name): "a connection named \"\(name)\" already exists in this wallet"
         case .noSuchConnection(let name): "no connection named \"\(name)\""

@@ -16,12 +16,8 @@ extension WalletStore {
         }
         let network = chain.network
         let plain = key.accountKey.serialized(version: key.isTestnet ? .tpub : .xpub)
-        let path = try key.origin?.path ?? chain.accountPath(account: 0)
-        var digest = Hash.sha256(Array("hawala watch-only id v1 \(network.rawValue) \(plain)".utf8))
-        digest[6] = (digest[6] & 0x0F) | 0x80  // version 8 (custom), RFC 9562
-        digest[8] = (digest[8] & 0x3F) | 0x80
-        let hex = hexString(Array(digest.prefix(16)))
-        let id = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)].joined(separator: "-")
+        let path = try Self.watchOnlyPath(key, chain: chain)
+        let id = Self.watchOnlyID(plain: plain, network: network)
         let fingerprint = String(format: "%08x", key.origin?.fingerprint ?? 0)
         let accounts: [(chain: Chain, path: String, xpub: String?)] = [(chain, path.description, key.accountKey.serialized())]
         let prepared = PreparedWallet(
@@ -39,5 +35,31 @@ extension WalletStore {
             try db.execute(sql: "UPDATE wallet SET backedUpAt = ? WHERE id = ?", arguments: [now.timeIntervalSince1970, id])
         }
         return try wallet(id: id)
+    }
+
+    /// The account path of a watch-only key on `chain`: an account key (depth 3, hardened) of
+    /// the chain's purpose and coin type — its origin's path, or the chain's with the key's own
+    /// account number. Any other key would show addresses whose payments no PSBT of it could
+    /// get signed.
+    static func watchOnlyPath(_ key: WatchOnlyKey, chain: Chain) throws -> DerivationPath {
+        let standard = try chain.accountPath(account: 0).components
+        let account = key.accountKey.childNumber
+        guard key.accountKey.depth == 3, account.isHardened else {
+            throw WalletError.watchOnlyKeyNotAccount("a key of depth \(key.accountKey.depth); an account's key is at depth 3, like m/84'/0'/0'")
+        }
+        let path = key.origin?.path ?? DerivationPath(Array(standard.prefix(2)) + [account])
+        guard path.components.count == 3, Array(path.components.prefix(2)) == Array(standard.prefix(2)), path.components[2] == account else {
+            throw WalletError.watchOnlyKeyNotAccount("its path \(path) is not \(chain.displayName)'s native segwit account path (\(DerivationPath(Array(standard.prefix(2)))) then an account)")
+        }
+        return path
+    }
+
+    /// A watch-only wallet's id: its network and account key's, as UUID version 8 text.
+    static func watchOnlyID(plain: String, network: Network) -> String {
+        var digest = Hash.sha256(Array("hawala watch-only id v1 \(network.rawValue) \(plain)".utf8))
+        digest[6] = (digest[6] & 0x0F) | 0x80  // version 8 (custom), RFC 9562
+        digest[8] = (digest[8] & 0x3F) | 0x80
+        let hex = hexString(Array(digest.prefix(16)))
+        return [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)].joined(separator: "-")
     }
 }

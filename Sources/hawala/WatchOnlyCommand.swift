@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import HawalaKeys
 import HawalaOnChain
@@ -58,8 +59,8 @@ struct WalletImportWatchOnly: ParsableCommand {
 
     @Option(help: "The new wallet's name.") var name: String
     @Option(help: "bitcoin or litecoin.") var chain: Coin
-    @Option(help: "A descriptor: wpkh([fingerprint/84h/0h/0h]xpub…/<0;1>/*)#checksum.") var descriptor: String?
-    @Option(help: "An extended public key (zpub, vpub, xpub, tpub), with or without [fingerprint/path].") var key: String?
+    @Option(help: "A descriptor: wpkh([fingerprint/84h/0h/0h]xpub…/<0;1>/*)#checksum (- reads it from standard input).") var descriptor: String?
+    @Option(help: "An extended public key (zpub, vpub, xpub, tpub), with or without [fingerprint/path] (- reads it from standard input).") var key: String?
     @Flag(help: "JSON output: {name, chain, network, path, fingerprint}.") var json = false
     @OptionGroup var password: PasswordOptions
 
@@ -68,7 +69,14 @@ struct WalletImportWatchOnly: ParsableCommand {
     }
 
     func run() throws {
-        let parsed = try descriptor.map { try WatchOnlyKey(descriptor: $0) } ?? WatchOnlyKey(key: key ?? "")
+        // "-": from standard input, where ps and the shell's history don't see it.
+        func text(_ given: String) throws -> String {
+            guard given == "-" else { return given }
+            let data = FileHandle.standardInput.readData(ofLength: WatchOnlyKey.maximumLength * 4 + 1)
+            guard data.count <= WatchOnlyKey.maximumLength * 4 else { throw CLIError("standard input holds more than one descriptor or key") }
+            return String(decoding: data, as: UTF8.self)
+        }
+        let parsed = try descriptor.map { try WatchOnlyKey(descriptor: try text($0)) } ?? WatchOnlyKey(key: try text(key ?? ""))
         let store = try WalletSession.store(create: true)
         let keyring = try WalletSession.keyringForChange(store, file: password.passwordFile)
         let summary = try OnChainWallet.importWatchOnly(parsed, coin: chain, name: name, store: store, keyring: keyring)
