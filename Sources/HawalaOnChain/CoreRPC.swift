@@ -24,17 +24,17 @@ public enum NodeAuth: Sendable, Hashable, Codable {
     func credentials() throws(OnChainError) -> SecretBytes? {
         guard let path else { return nil }
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw .nodeUnreachable(url: path, why: "cannot read the credentials file \(path)")
+            throw .credentials("cannot read \(path) (a node writes its cookie file when it starts: is it running, and is this its data folder?)")
         }
         defer { try? handle.close() }
         guard let data = try? handle.read(upToCount: 4097), data.count <= 4096 else {
-            throw .nodeUnreachable(url: path, why: "the credentials file \(path) is not a cookie or user:password line")
+            throw .credentials("\(path) is not a cookie or user:password line")
         }
         var bytes = [UInt8](data)
         defer { SecretBytes.wipe(&bytes) }
         let line = bytes.prefix { $0 != 0x0A && $0 != 0x0D }
         guard line.contains(UInt8(ascii: ":")) else {
-            throw .nodeUnreachable(url: path, why: "the credentials file \(path) is not a cookie or user:password line")
+            throw .credentials("\(path) is not a cookie or user:password line")
         }
         return SecretBytes(Array(line))
     }
@@ -62,7 +62,9 @@ public final class CoreRPC: ChainSource {
                 maximumBytes: Int = CoreRPC.defaultMaximumBytes) throws(OnChainError) {
         guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil,
               parsed.user == nil, parsed.password == nil else {
-            throw .nodeUnreachable(url: url, why: "a node's address is http://HOST:PORT (credentials go in a file, never in the address)")
+            // Never repeat what was typed: it may hold a password.
+            let shown = URL(string: url).flatMap { $0.user != nil || $0.password != nil ? "\($0.scheme ?? "http")://…@\($0.host ?? "")\($0.port.map { ":\($0)" } ?? "")" : nil }
+            throw .nodeUnreachable(url: shown ?? String(url.prefix(100)), why: "a node's address is http://HOST:PORT (credentials go in a file, never in the address)")
         }
         self.url = url
         self.auth = auth
@@ -185,6 +187,19 @@ public final class CoreRPC: ChainSource {
         }
     }
 
+    /// A connection's failure in a person's words (the library's own text stays out of sight).
+    static func words(_ error: any Error) -> String {
+        let text = String(describing: error)
+        if text.contains("Connection refused") || text.contains("errno: 111") {
+            return "nothing answers there (is the node running, and is this its RPC port?)"
+        }
+        if text.lowercased().contains("ssl") || text.contains("TLS") || text.contains("handshake") {
+            return "the secure connection failed (a node's RPC is usually plain http://)"
+        }
+        if text.contains("Connect timeout") || text.contains("connectTimeout") { return "it did not accept a connection within 5 s" }
+        return String(text.prefix { $0 != "\n" }.prefix(160))
+    }
+
     /// How long the node may take to scan its coin set (`scantxoutset`: minutes on mainnet).
     public static let scanTimeout: Duration = .seconds(1_200)
 
@@ -274,7 +289,7 @@ public final class CoreRPC: ChainSource {
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
             throw .nodeUnreachable(url: url, why: "it did not answer within \(timeout.components.seconds) s")
         } catch {
-            throw .nodeUnreachable(url: url, why: "\(error)")
+            throw .nodeUnreachable(url: url, why: Self.words(error))
         }
         guard let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
             throw .badAnswer("not JSON")

@@ -24,6 +24,11 @@ public struct WalletLabel: Sendable, Equatable {
         guard label.unicodeScalars.count <= Self.maximumScalars else {
             throw .unsupported("a label is at most \(Self.maximumScalars) characters (this one has \(label.unicodeScalars.count))")
         }
+        // Labels are printed on terminals and pages: no control character (an escape sequence
+        // could rewrite the history shown) and no bidirectional override (it could reverse it).
+        guard !(label + ref).unicodeScalars.contains(where: { $0.properties.generalCategory == .control || (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value) }) else {
+            throw .unsupported("a label holds a control or text-direction character: only plain text")
+        }
         self.kind = kind
         self.ref = ref
         self.label = label

@@ -32,7 +32,13 @@ extension SendPlan {
             }
             if network.coin == .litecoin { notes.append("Litecoin's nodes may not relay a replacement: a child payment (CPFP) is the surer way.") }
         }
+        if let asked = raisedFrom {
+            notes.append("The rate is \(feeRate.perVByte) per vB, not \(asked.perVByte): a replacement must pay more than the payment it replaces.")
+        }
         if let parent = speedsUp { notes.append("Pays for payment \(parent) with a child back to this wallet.") }
+        if speedsUp == nil, fee > amount {
+            notes.append("The fee (\(AmountText.grouped(fee)) \(unit)) is more than the amount sent (\(AmountText.grouped(amount)) \(unit)).")
+        }
         return notes
     }
 }

@@ -10,6 +10,8 @@ public enum OnChainError: Error, Equatable, Sendable, CustomStringConvertible {
     case dust(amount: Sats, minimum: Sats, unit: String)
     /// The coins can't pay the amount and the fee.
     case insufficientFunds(needed: Sats, available: Sats, unit: String)
+    /// The coins not frozen can't pay; frozen ones would.
+    case insufficientUnfrozen(needed: Sats, available: Sats, frozen: Sats, unit: String)
     /// A fee rate outside 1…10,000 per virtual byte.
     case feeRateOutOfRange(UInt64)
     /// An amount or sum past what the type holds.
@@ -22,6 +24,8 @@ public enum OnChainError: Error, Equatable, Sendable, CustomStringConvertible {
     case nodeOnWrongNetwork(url: String, nodeSays: String, account: String)
     /// The node could not be reached or did not answer in time.
     case nodeUnreachable(url: String, why: String)
+    /// The node's cookie or credentials file can't be read.
+    case credentials(String)
     /// The node answered, with an error of its own.
     case nodeRefused(String)
     /// The node's answer made no sense (not JSON, too large, a transaction that doesn't parse).
@@ -44,6 +48,8 @@ public enum OnChainError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(amount) \(unit) is too small to send: the network relays no output below \(minimum) \(unit)"
         case .insufficientFunds(let needed, let available, let unit):
             "not enough coins: this needs \(needed) \(unit) with the fee, and \(available) \(unit) can be spent"
+        case .insufficientUnfrozen(let needed, let available, let frozen, let unit):
+            "not enough coins: this needs \(AmountText.grouped(needed)) \(unit) with the fee, and \(AmountText.grouped(available)) \(unit) can be spent; \(AmountText.grouped(frozen)) \(unit) more are in frozen coins (unfreeze one to spend it)"
         case .feeRateOutOfRange(let rate): "a fee rate of \(rate) per virtual byte is outside 1 to 10,000"
         case .amount(let error): "\(error)"
         case .amountInput(let error): "\(error)"
@@ -51,6 +57,7 @@ public enum OnChainError: Error, Equatable, Sendable, CustomStringConvertible {
         case .nodeOnWrongNetwork(let url, let says, let account):
             "the node at \(url) is on \(says), but this account is on \(account): nothing was read from it"
         case .nodeUnreachable(let url, let why): "cannot reach the node at \(url): \(why)"
+        case .credentials(let why): "cannot log in to the node: \(why)"
         case .nodeRefused(let why): "the node refused: \(why)"
         case .badAnswer(let why): "the node's answer makes no sense: \(why)"
         case .malformedTransaction(let why): "not a valid transaction: \(why)"

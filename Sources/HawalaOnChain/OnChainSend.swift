@@ -54,6 +54,8 @@ public struct SendPlan: Sendable, Equatable {
     public var speedsUp: Txid? = nil
     /// For a fee bump: what the payee got before (more than `amount` when the fee came out of the payment).
     public var payeeBefore: Sats? = nil
+    /// The rate asked for, when a replacement had to pay more than it (BIP125's rule 4).
+    public var raisedFrom: FeeRate? = nil
 
     package init(network: OnChainNetwork, recipient: String, recipientScript: OutputScript, amount: Sats, fee: Sats, feeRate: FeeRate,
                  change: Sats?, changePlace: KeyPlace?, inputs: [OnChainCoin], outputs: [TxOutput], vsize: Int) {
@@ -96,9 +98,20 @@ extension OnChainWallet {
     /// Works out a payment: checks the address against the account's network, chooses coins,
     /// computes the fee once and the change. Nothing is signed.
     public func plan(to address: String, amount: SendAmount, feeRate: FeeRate) throws -> SendPlan {
-        let unit = account.network.coin.baseUnit
         let recipient = try OutputScript.of(address: address, on: account.network)
         let ledger = try ledger()
+        do {
+            return try plan(to: recipient, amount: amount, feeRate: feeRate, ledger: ledger)
+        } catch OnChainError.insufficientFunds(let needed, let available, let unit) {
+            // Frozen coins are named: "not enough" while they sit there would read as money gone.
+            let frozen = (try? Sats.sum(ledger.coins.filter(\.frozen).map(\.value))) ?? .zero
+            guard frozen > .zero else { throw OnChainError.insufficientFunds(needed: needed, available: available, unit: unit) }
+            throw OnChainError.insufficientUnfrozen(needed: needed, available: available, frozen: frozen, unit: unit)
+        }
+    }
+
+    private func plan(to recipient: OutputScript, amount: SendAmount, feeRate: FeeRate, ledger: Ledger) throws -> SendPlan {
+        let unit = account.network.coin.baseUnit
         let coins = ledger.spendable
         let dust = dustLimit(recipient)
         // The input count's own size assumes the most coins the payment could take.

@@ -54,10 +54,13 @@ extension OnChainWallet {
         let recipientOutput = outputs.first { watched.place(of: $0.script)?.keychain != .change } ?? outputs[index]
         let recipientScript = OutputScript(recipientOutput.script) ?? script
         var plan = SendPlan(network: account.network, recipient: recipientScript.address(on: account.network), recipientScript: recipientScript,
-                            amount: Sats(clamping: recipientOutput.value), fee: newFee, feeRate: feeRate,
+                            amount: Sats(clamping: recipientOutput.value), fee: newFee,
+                            // The rate paid: raised past the one asked when a replacement must pay more.
+                            feeRate: newFee > wanted ? (try? FeeRate((newFee.value + UInt64(vsize) - 1) / UInt64(vsize))) ?? feeRate : feeRate,
                             change: changeIndex.flatMap { outputs.count > 1 ? Sats(clamping: outputs[$0].value) : nil },
                             changePlace: watched.place(of: outputs[index].script), inputs: inputs, outputs: outputs, vsize: vsize)
         plan.replaces = txid
+        plan.raisedFrom = newFee > wanted ? feeRate : nil
         plan.payeeBefore = Sats(clamping: original.transaction.outputs.first { watched.place(of: $0.script)?.keychain != .change }?.value ?? recipientOutput.value)
         return plan
     }

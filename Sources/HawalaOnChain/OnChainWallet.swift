@@ -91,7 +91,9 @@ public struct OnChainWallet: Sendable {
     /// Balances, coins and history as last synced.
     public func ledger() throws -> Ledger {
         let (transactions, watched) = try watchedTransactions()
-        return Ledger(transactions: transactions, tipHeight: try store.blocks().last?.height ?? 0,
+        // No block kept (a new gap limit reads the chain again): the highest block seen stands in,
+        // so confirmed payments don't read as unconfirmed meanwhile.
+        return Ledger(transactions: transactions, tipHeight: try store.blocks().last?.height ?? transactions.compactMap(\.height).max() ?? 0,
                       frozen: try store.frozen(), place: watched.place(of:))
     }
 
@@ -160,7 +162,9 @@ public struct OnChainWallet: Sendable {
         var byID0: [Txid: StoredTransaction] = [:]
         var hints: [KeyPlace] = []
         var firstBlocks: [(height: Int, hash: String)] = []
-        if kept.isEmpty, transactions.isEmpty, firstScan.usesCoinSet(tipHeight: tip.height) {
+        // No block kept: a first sync, or a new gap limit. A long chain starts from the coin set
+        // (what was kept stays; the coin set adds what the new window finds).
+        if kept.isEmpty, firstScan.usesCoinSet(tipHeight: tip.height) {
             progress?(.scanningCoins)
             (byID0, hints) = try await holdings(watched: &watched)
             // The recent blocks' hashes, as a sync that read them keeps: a reorg of the tip is

@@ -16,7 +16,7 @@ public struct OutPoint: Sendable, Hashable, Codable, CustomStringConvertible {
     public init(_ text: String) throws(OnChainError) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, let txid = Txid(String(parts[0])), let vout = UInt32(parts[1]) else {
-            throw .unknown("coin “\(OnChainError.short(text))”: a coin is written TXID:OUTPUT, e.g. 4a5e…3b:0")
+            throw .unknown("coin \(OnChainError.short(text)): a coin is written TXID:OUTPUT, e.g. 4a5e…3b:0")
         }
         self.init(hash: txid.hash, vout: vout)
     }

@@ -48,6 +48,13 @@ struct OnChainTarget: ParsableArguments {
         return try OnChainWallet.holding(txid, wallet: summary, coin: coin, store: store)
     }
 
+    /// A watch-only wallet can't sign: said before any preview, with what it can do instead.
+    func refuseWatchOnly() throws {
+        let (_, summary) = try summary()
+        guard summary.kind == .watchOnly else { return }
+        throw CLIError(WalletError.watchOnly(summary.name).description + " (hawala onchain psbt create makes the payment for it)")
+    }
+
     /// The coins with a saved node, or `coin` alone.
     func coins(_ coin: Coin?) throws -> [Coin] {
         if let coin { return [coin] }
@@ -74,7 +81,7 @@ struct OnChainNode: AsyncParsableCommand {
     @Option(name: .customLong("cookie-file"), help: "The node's .cookie file.") var cookieFile: String?
     @Option(name: .customLong("auth-file"), help: "A file holding user:password for the node's RPC.") var authFile: String?
     @Option(help: ArgumentHelp("An Electrum server instead of a node (not supported yet).", valueName: "HOST:PORT[:t|s]")) var electrum: String?
-    @Option(name: .customLong("gap-limit"), help: "How many unused addresses in a row to look past (default 20).") var gapLimit: Int = NodeSettings.defaultGapLimit
+    @Option(name: .customLong("gap-limit"), help: "How many unused addresses in a row to look past.") var gapLimit: Int = NodeSettings.defaultGapLimit
 
     func validate() throws {
         guard (url == nil) != (electrum == nil) else { throw ValidationError("give one of --url or --electrum") }
@@ -168,7 +175,8 @@ struct OnChainBalance: AsyncParsableCommand {
             let unit = coin.baseUnit
             var line = "\(wallet.account.network): \(AmountText.grouped(ledger.confirmed)) \(unit)"
             if ledger.unconfirmed > .zero { line += " (+\(AmountText.grouped(ledger.unconfirmed)) \(unit) incoming)" }
-            print(line + ", \(ledger.coins.count) coin\(ledger.coins.count == 1 ? "" : "s")")
+            let frozen = ledger.coins.filter(\.frozen).count
+            print(line + ", \(ledger.coins.count) coin\(ledger.coins.count == 1 ? "" : "s")" + (frozen > 0 ? " (\(frozen) frozen)" : ""))
         }
         if json { (chain == nil ? .array(objects) : objects[0]).print() }
     }
@@ -269,7 +277,7 @@ struct OnChainSend: AsyncParsableCommand {
         if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm the payment; pass --yes to pay without asking", code: .usage) }
         let chosen = try await wallet.feeRate(feeRate.map(FeeChoice.custom) ?? .speed(speed ?? .normal))
         let plan = try wallet.plan(to: to, amount: all ? .all : .exact(amount!), feeRate: chosen.rate)
-        let notes = chosen.note.map { [$0] } ?? []
+        let notes = (chosen.note.map { [$0] } ?? []) + plan.notes
         let (txid, transaction) = try await PlanSender(target: target, password: password, yes: yes)
             .send(plan, in: wallet, title: "Send on \(wallet.account.network)", notes: notes,
                   question: "Send \(AmountText.grouped(plan.total)) \(chain.baseUnit) in total?")
@@ -294,6 +302,7 @@ struct PlanSender {
     let yes: Bool
 
     func send(_ plan: SendPlan, in wallet: OnChainWallet, title: String, notes: [String] = [], question: String) async throws -> (Txid, Transaction) {
+        try target.refuseWatchOnly()
         let preview = [title] + alignedRows(plan.previewRows) + notes.map { "  " + $0 }
         if yes {
             for line in preview { Output.error(line) }
@@ -313,7 +322,9 @@ struct OnChainBump: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bump", abstract: "Speed up a payment of yours that is stuck: replace it with a higher fee (needs the wallet password).",
         discussion: """
-            The replacement spends the same coins and pays the payee the same; the higher fee comes out             of the change (BIP125 replace-by-fee). Litecoin's nodes may not relay replacements: there,             `hawala onchain cpfp` is the surer way.
+            The replacement spends the same coins and pays the payee the same; the higher fee comes out \
+            of the change (BIP125 replace-by-fee). Litecoin's nodes may not relay replacements: there, \
+            `hawala onchain cpfp` is the surer way.
             """)
     @OptionGroup var target: OnChainTarget
     @Argument(help: "The payment's transaction id.") var txid: Txid
@@ -324,9 +335,10 @@ struct OnChainBump: AsyncParsableCommand {
     @OptionGroup var password: PasswordOptions
 
     func run() async throws {
+        try target.refuseWatchOnly()
         let wallet = try target.holder(of: txid, chain)
-        if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm; pass --yes to send without asking", code: .usage) }
         let plan = try wallet.planBump(txid, feeRate: try FeeRate(feeRate))
+        if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm; pass --yes to send without asking", code: .usage) }
         let unit = wallet.account.network.coin.baseUnit
         let notes = plan.notes + (wallet.account.network.coin == .litecoin ? ["A child instead: hawala onchain cpfp \(txid) --fee-rate \(feeRate)."] : [])
         let (newID, _) = try await PlanSender(target: target, password: password, yes: yes)
@@ -341,7 +353,8 @@ struct OnChainCPFP: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cpfp", abstract: "Speed up an unconfirmed payment by paying for it with a child (needs the wallet password).",
         discussion: """
-            Spends this wallet's coin from the payment — money coming in, or the change of your own             payment — back to the wallet, with a fee that brings both to the chosen rate (child pays for parent).
+            Spends this wallet's coin from the payment — money coming in, or the change of your own \
+            payment — back to the wallet, with a fee that brings both to the chosen rate (child pays for parent).
             """)
     @OptionGroup var target: OnChainTarget
     @Argument(help: "The unconfirmed payment's transaction id.") var txid: Txid
@@ -352,9 +365,10 @@ struct OnChainCPFP: AsyncParsableCommand {
     @OptionGroup var password: PasswordOptions
 
     func run() async throws {
+        try target.refuseWatchOnly()
         let wallet = try target.holder(of: txid, chain)
-        if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm; pass --yes to send without asking", code: .usage) }
         let plan = try await wallet.planChildPays(for: txid, feeRate: try FeeRate(feeRate))
+        if !yes, Terminal.open() == nil { throw CLIError("no terminal to confirm; pass --yes to send without asking", code: .usage) }
         let (childID, _) = try await PlanSender(target: target, password: password, yes: yes)
             .send(plan, in: wallet, title: "Speed up on \(wallet.account.network)", notes: plan.notes,
                   question: "Pay \(AmountText.grouped(plan.fee)) \(wallet.account.network.coin.baseUnit) in fees?")
@@ -416,6 +430,7 @@ struct OnChainPSBTSign: AsyncParsableCommand {
     @OptionGroup var password: PasswordOptions
 
     func run() async throws {
+        try target.refuseWatchOnly()
         let psbt = try PSBTFile.read(file)
         let (store, summary) = try target.summary()
         let coins = try target.coins(chain)

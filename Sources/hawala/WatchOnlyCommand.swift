@@ -85,6 +85,6 @@ struct WalletImportWatchOnly: ParsableCommand {
             return JSONValue.object([("name", .string(summary.name)), ("chain", .string(chain.rawValue)), ("network", .string(summary.network.rawValue)),
                                      ("path", .nullable(account?.path)), ("fingerprint", .string(summary.fingerprint))]).print()
         }
-        print("added watch-only wallet \"\(summary.name)\" (\(chain.displayName), \(summary.network.rawValue)); next: hawala onchain node --wallet \"\(summary.name)\" --chain \(chain.rawValue) --url URL --cookie-file PATH")
+        print("added watch-only wallet \"\(summary.name)\" (\(chain.displayName), \(summary.network.rawValue)); it is now the current wallet; next: hawala onchain node --chain \(chain.rawValue) --url URL --cookie-file PATH")
     }
 }
