@@ -89,6 +89,8 @@ public enum WalletError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidImportedKey(let why): why
         case .importedAccountExists(let address): "\(address) is already imported in this wallet"
         case let .countOutOfRange(n, allowed): "count must be between \(allowed.lowerBound) and \(allowed.upperBound), not \(n)"
+        case let .noAccount(wallet, chain, network) where network == .testnet && (chain == "litecoin" || chain == "bitcoin"):
+            "wallet \"\(wallet)\" is a testnet wallet: its Bitcoin and Litecoin test coins share the bitcoin-testnet account (coin type 1)"
         case let .noAccount(wallet, chain, network): "wallet \"\(wallet)\" has no \(chain) account (its network is \(network.rawValue))"
         case .noCardanoWithoutWords(let wallet):
             "wallet \"\(wallet)\" has no words, and Cardano's keys derive from the words: it has no cardano account"

@@ -258,7 +258,7 @@ struct OnChainSend: AsyncParsableCommand {
     @OptionGroup var target: OnChainTarget
     @Option(help: "bitcoin or litecoin.") var chain: Coin
     @Option(help: "The address to pay.") var to: String
-    @Option(help: "The amount, in the chain's base unit.", transform: SatsArgument.parse) var amount: Sats?
+    @Option(help: "The amount, in the chain's base unit.", transform: BaseUnitsArgument.parse) var amount: Sats?
     @Flag(help: "Send every spendable coin, the fee taken from it.") var all = false
     @Option(name: .customLong("fee-rate"), help: "Fee rate in base units per virtual byte.") var feeRate: UInt64?
     @Option(help: "fast, normal or slow (default normal).") var speed: Speed?
@@ -403,7 +403,7 @@ struct OnChainPSBTCreate: AsyncParsableCommand {
     @OptionGroup var target: OnChainTarget
     @Option(help: "bitcoin or litecoin.") var chain: Coin
     @Option(help: "The address to pay.") var to: String
-    @Option(help: "The amount, in the chain's base unit.", transform: SatsArgument.parse) var amount: Sats
+    @Option(help: "The amount, in the chain's base unit.", transform: BaseUnitsArgument.parse) var amount: Sats
     @Option(name: .customLong("fee-rate"), help: "Fee rate in base units per virtual byte.") var feeRate: UInt64
     @Option(help: "Where to write the PSBT (base64); an existing file is never replaced.") var out: String
 
