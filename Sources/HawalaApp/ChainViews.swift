@@ -148,6 +148,10 @@ struct ChainBalanceRow {
                   let ledger = try? OnChainWallet.open(wallet, coin: coin, store: store).ledger() else {
                 return ChainBalanceRow(coin: coin.rawValue, name: coin.displayName, confirmed: "Connect your node", incoming: nil, connected: false)
             }
+            // Never synced: no figure yet, rather than a zero that reads as an empty wallet.
+            guard ledger.tipHeight > 0 || !ledger.transactions.isEmpty else {
+                return ChainBalanceRow(coin: coin.rawValue, name: coin.displayName, confirmed: "Not synced yet", incoming: nil, connected: false)
+            }
             return ChainBalanceRow(coin: coin.rawValue, name: coin.displayName, confirmed: coin.text(ledger.confirmed),
                                    incoming: ledger.unconfirmed > .zero ? coin.text(ledger.unconfirmed) : nil, connected: true)
         }
