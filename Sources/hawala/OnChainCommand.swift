@@ -403,17 +403,26 @@ struct OnChainPSBTCreate: AsyncParsableCommand {
     @OptionGroup var target: OnChainTarget
     @Option(help: "bitcoin or litecoin.") var chain: Coin
     @Option(help: "The address to pay.") var to: String
-    @Option(help: "The amount, in the chain's base unit.", transform: BaseUnitsArgument.parse) var amount: Sats
-    @Option(name: .customLong("fee-rate"), help: "Fee rate in base units per virtual byte.") var feeRate: UInt64
+    @Option(help: "The amount, in the chain's base unit.", transform: BaseUnitsArgument.parse) var amount: Sats?
+    @Flag(help: "Every spendable coin, the fee taken from it.") var all = false
+    @Option(name: .customLong("fee-rate"), help: "Fee rate in base units per virtual byte.") var feeRate: UInt64?
+    @Option(help: "fast, normal or slow: the node's estimate (instead of --fee-rate).") var speed: Speed?
     @Option(help: "Where to write the PSBT (base64); an existing file is never replaced.") var out: String
+
+    func validate() throws {
+        guard (amount == nil) != !all else { throw ValidationError("give one of --amount or --all") }
+        guard (feeRate == nil) != (speed == nil) else { throw ValidationError("give one of --fee-rate or --speed") }
+        if let amount, amount == .zero { throw ValidationError("--amount must be at least 1") }
+    }
 
     func run() async throws {
         let (_, summary) = try target.summary()
         let wallet = try target.open(chain)
-        let plan = try wallet.plan(to: to, amount: .exact(amount), feeRate: try FeeRate(feeRate))
+        let chosen = try await wallet.feeRate(feeRate.map(FeeChoice.custom) ?? .speed(speed ?? .normal))
+        let plan = try wallet.plan(to: to, amount: all ? .all : .exact(amount!), feeRate: chosen.rate)
         let psbt = try wallet.psbt(for: plan, fingerprint: summary.fingerprint)
         try PSBTFile.write(psbt, to: out, replace: false)
-        for line in alignedRows(plan.previewRows) { Output.error(line) }
+        for line in alignedRows(plan.previewRows) + (chosen.note.map { [$0] } ?? []) + plan.notes { Output.error(line) }
         print("wrote \(out): sign it with the wallet that holds the keys, then hawala onchain psbt broadcast \(out)")
     }
 }
