@@ -131,7 +131,11 @@ struct OnChainStore {
         try store.setting("receive.index.\(chain.name)", walletID: walletID).flatMap { UInt32($0) }.flatMap { $0 <= OnChainWallet.maximumScanRange ? $0 : nil }
     }
 
-    func commit(from height: Int, blocks: [(height: Int, hash: String)], transactions: [StoredTransaction], gone: [Txid], used: [KeyPlace] = []) throws {
+    /// Commits a sync. `keptAtStart` is what the store held when the sync began: an unconfirmed
+    /// transaction of it that is no longer there was replaced meanwhile (a bump sent while the
+    /// sync read), and is not written back.
+    func commit(from height: Int, blocks: [(height: Int, hash: String)], transactions: [StoredTransaction], gone: [Txid], used: [KeyPlace] = [],
+                keptAtStart: Set<Txid> = []) throws {
         let usedText = used.isEmpty ? nil : String(decoding: try JSONEncoder().encode(used), as: UTF8.self)
         try store.writeTransaction { db in
             if let usedText {
@@ -147,7 +151,10 @@ struct OnChainStore {
             if let last = blocks.last?.height {
                 try db.execute(sql: "DELETE FROM onchainBlock WHERE walletId = ? AND coin = ? AND height <= ?", arguments: key + [last - Self.keptBlocks])
             }
-            for stored in transactions { try Self.upsert(stored, key: key, db: db) }
+            let keptNow = Set(try String.fetchAll(db, sql: "SELECT txid FROM onchainTx WHERE walletId = ? AND coin = ?", arguments: key).compactMap(Txid.init))
+            for stored in transactions where stored.height != nil || !keptAtStart.contains(stored.txid) || keptNow.contains(stored.txid) {
+                try Self.upsert(stored, key: key, db: db)
+            }
             for txid in gone {
                 try db.execute(sql: "DELETE FROM onchainTx WHERE walletId = ? AND coin = ? AND txid = ? AND height IS NULL", arguments: key + [txid.description])
             }

@@ -245,7 +245,8 @@ public struct OnChainWallet: Sendable {
             byID[txid] = nil
         }
         let before = Set(transactions.map(\.txid))
-        try store.commit(from: fromCoinSet ? tip.height : start, blocks: newBlocks, transactions: Array(byID.values), gone: gone, used: hints)
+        try store.commit(from: fromCoinSet ? tip.height : start, blocks: newBlocks, transactions: Array(byID.values), gone: gone, used: hints,
+                         keptAtStart: before)
         var summary = SyncSummary(height: tip.height, blocksRead: read, newTransactions: byID.keys.filter { !before.contains($0) }.count, reorgedBlocks: reorged)
         summary.fromCoinSet = fromCoinSet
         return summary
