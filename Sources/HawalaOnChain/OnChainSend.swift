@@ -132,11 +132,19 @@ extension OnChainWallet {
             guard value >= dust else { throw OnChainError.dust(amount: value, minimum: dust, unit: unit) }
             let changePlace = KeyPlace(.change, try nextChangeIndex())
             let changeScript = try account.script(at: changePlace)
-            let selection = try CoinSelection(
+            let selector = try CoinSelection(
                 baseWeight: overhead + recipient.outputWeight, target: value, feeRate: feeRate,
                 longTermFeeRate: try FeeRate(min(feeRate.perVByte, 10)), changeOutputWeight: changeScript.outputWeight,
-                changeSpendWeight: changeScript.inputWeight ?? 272, dust: dustLimit(changeScript)
-            ).select(from: coins.map { SelectableCoin(outpoint: $0.outpoint, value: $0.value, inputWeight: OutputScript($0.script)?.inputWeight ?? 272) }, unit: unit)
+                changeSpendWeight: changeScript.inputWeight ?? 272, dust: dustLimit(changeScript))
+            let selectable = { (coins: [OnChainCoin]) in
+                coins.map { SelectableCoin(outpoint: $0.outpoint, value: $0.value, inputWeight: OutputScript($0.script)?.inputWeight ?? 272) }
+            }
+            // Confirmed coins first, as Bitcoin Core does: a payment on unconfirmed change waits
+            // for its parent (and a bump of the parent could not replace it). Unconfirmed change
+            // only when the confirmed coins can't pay.
+            let confirmed = coins.filter { $0.confirmations > 0 }
+            let selection = try (confirmed.count < coins.count ? try? selector.select(from: selectable(confirmed), unit: unit) : nil)
+                ?? selector.select(from: selectable(coins), unit: unit)
             let chosen = Set(selection.coins.map(\.outpoint))
             var outputs = [TxOutput(value: value.value, script: recipient.bytes)]
             if let change = selection.change {

@@ -168,6 +168,26 @@ import Testing
         #expect(try fresh.onChain.ledger().confirmed == (try held.confirmed + Sats(3_000_000)))
     }
 
+    /// Confirmed coins pay first: a second payment takes a confirmed coin, not the first's
+    /// unconfirmed change — which it takes only when nothing confirmed is left.
+    @Test func confirmedCoinsPayFirst() async throws {
+        let node = try await RegtestNode()
+        defer { node.stop() }
+        try await node.mine(101)
+        let wallet = try await RegtestWallet(node: node)
+        let account = wallet.onChain.account
+        _ = try await node.pay(try account.address(at: KeyPlace(.receive, 0)), 40_000_000)
+        _ = try await node.pay(try account.address(at: KeyPlace(.receive, 1)), 40_000_000)
+        try await node.mine(1)
+        _ = try await wallet.onChain.sync()
+        _ = try await wallet.send(to: try await node.newAddress(), .exact(Sats(10_000_000)))
+        let second = try wallet.onChain.plan(to: try await node.newAddress(), amount: .exact(Sats(5_000_000)), feeRate: try FeeRate(2))
+        #expect(second.inputs.allSatisfy { $0.confirmations > 0 }, "\(second.inputs)")
+        _ = try await wallet.onChain.broadcast(try wallet.onChain.sign(second, keys: wallet.keys))
+        let third = try wallet.onChain.plan(to: try await node.newAddress(), amount: .exact(Sats(5_000_000)), feeRate: try FeeRate(2))
+        #expect(third.inputs.allSatisfy { $0.confirmations == 0 && $0.fromSelf }, "only change is left: \(third.inputs)")
+    }
+
     @Test func aKeyPaidBeforeTheWindowReachedItIsFound() async throws {
         let node = try await RegtestNode()
         defer { node.stop() }
