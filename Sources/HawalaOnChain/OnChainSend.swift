@@ -172,11 +172,23 @@ extension OnChainWallet {
     /// Sends a signed transaction and keeps it (unconfirmed) so balances follow at once.
     /// A replacement takes the place of the payment it replaces at once.
     public func broadcast(_ transaction: Transaction, replacing original: Txid? = nil) async throws -> Txid {
-        let txid = try await source.broadcast(transaction.serialized())
+        let sent: Result<Txid, OnChainError>
+        do { sent = .success(try await source.broadcast(transaction.serialized())) } catch { sent = .failure(error) }
+        if original == nil, case .failure(.nodeRefused(let why)) = sent, Self.spentElsewhere.contains(where: { why.contains($0) }) {
+            // Not a replacement of ours: a coin it spends went to another payment first (an
+            // earlier PSBT of the same coins, a payment from elsewhere).
+            throw OnChainError.unsupported("a coin it spends is already spent by another payment (an earlier one, or another PSBT of the same coins); nothing was sent — sync, then make it again")
+        }
+        let txid = try sent.get()
         try store.record(StoredTransaction(transaction: transaction, height: nil, blockHash: nil, seenAt: Date().timeIntervalSince1970),
                          replacing: original)
         return txid
     }
+}
+
+extension OnChainWallet {
+    /// What Bitcoin Core and Litecoin Core say of a transaction whose coins another spent first.
+    static let spentElsewhere = ["rejecting replacement", "txn-mempool-conflict", "bad-txns-inputs-missingorspent", "missing-inputs", "missingorspent"]
 }
 
 extension SendPlan {

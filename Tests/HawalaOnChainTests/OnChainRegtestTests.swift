@@ -188,6 +188,25 @@ import Testing
         #expect(third.inputs.allSatisfy { $0.confirmations == 0 && $0.fromSelf }, "only change is left: \(third.inputs)")
     }
 
+    /// Two payments planned from the same coin (two PSBTs of it, say): the second is refused in
+    /// words naming why, not the node's "rejecting replacement".
+    @Test func aCoinSpentByAnEarlierPaymentIsSaidSo() async throws {
+        let node = try await RegtestNode()
+        defer { node.stop() }
+        try await node.mine(101)
+        let wallet = try await RegtestWallet(node: node)
+        _ = try await node.pay(try wallet.onChain.nextReceiveAddress().address, 40_000_000)
+        try await node.mine(1)
+        _ = try await wallet.onChain.sync()
+        let first = try wallet.onChain.plan(to: try await node.newAddress(), amount: .exact(Sats(10_000_000)), feeRate: try FeeRate(2))
+        let second = try wallet.onChain.plan(to: try await node.newAddress(), amount: .exact(Sats(10_000_000)), feeRate: try FeeRate(2))
+        _ = try await wallet.onChain.broadcast(try wallet.onChain.sign(first, keys: wallet.keys))
+        let signed = try wallet.onChain.sign(second, keys: wallet.keys)
+        await #expect(throws: OnChainError.unsupported("a coin it spends is already spent by another payment (an earlier one, or another PSBT of the same coins); nothing was sent — sync, then make it again")) {
+            try await wallet.onChain.broadcast(signed)
+        }
+    }
+
     @Test func aKeyPaidBeforeTheWindowReachedItIsFound() async throws {
         let node = try await RegtestNode()
         defer { node.stop() }
