@@ -120,11 +120,8 @@ extension ChainController {
         }
         do {
             let wallet = try OnChainWallet.open(open.wallet, coin: coin, store: open.store)
-            let typed = form.text("rate")?.trimmed.replacingOccurrences(of: ",", with: "")
-            let choice: FeeChoice = try typed.flatMap { $0.isEmpty ? nil : $0 }.map { text throws(OnChainError) in
-                guard let rate = UInt64(text) else { throw .unsupported("a fee rate is a whole number from 1 to 10,000 per virtual byte") }
-                return .custom(rate)
-            } ?? .speed(.fast)
+            let typed = form.text("rate")?.trimmed ?? ""
+            let choice = typed.isEmpty ? FeeChoice.speed(.fast) : try FeeChoice(typedRate: typed)
             let chosen = try await wallet.feeRate(choice)
             let plan = try await wallet.planSpeedUp(txid, feeRate: chosen.rate)
             return try await review(session, open, plan, title: "Speed up the payment", notes: (chosen.note.map { [$0] } ?? []) + plan.notes, speedUp: txid)

@@ -28,11 +28,7 @@ struct ChainPageView {
 
         /// The speed chosen, or the rate typed under "custom".
         func feeChoice() throws(OnChainError) -> FeeChoice {
-            if speed == "custom" {
-                guard let rate = UInt64(rate.replacingOccurrences(of: ",", with: "")) else { throw .unsupported("a fee rate is a whole number from 1 to 10,000 per virtual byte") }
-                return .custom(rate)
-            }
-            return .speed(Speed(rawValue: speed) ?? .normal)
+            speed == "custom" ? try FeeChoice(typedRate: rate) : .speed(Speed(rawValue: speed) ?? .normal)
         }
     }
 
@@ -73,7 +69,8 @@ struct ChainPageView {
     init(coin: Coin, send: SendFields = .init()) {
         self.coin = coin.rawValue
         name = coin.displayName
-        amountUnits = "\(coin.baseUnit) or \(coin.ticker)"
+        // A bare number is read in the app's unit (`AmountText.unit`): the label says which.
+        amountUnits = AmountText.unit == .btc ? "in \(coin.ticker); or \(coin.baseUnit), saying so" : "in \(coin.baseUnit); or \(coin.ticker), saying so"
         defaultPort = coin == .bitcoin ? "8332" : "9332"
         self.send = send
         speeds = Speed.allCases.map { SpeedChoice(value: $0.rawValue, title: "\($0.rawValue.capitalizedFirst) — \($0.words)", checked: send.speed == $0.rawValue) }

@@ -9,6 +9,14 @@ public enum FeeChoice: Sendable, Equatable {
     case speed(Speed)
     /// Base units per virtual byte, checked against `FeeRate.allowed`.
     case custom(UInt64)
+
+    /// A rate as typed in a form ("12", "1,000"): a whole number, its bound checked when it is used.
+    public init(typedRate text: String) throws(OnChainError) {
+        guard let rate = UInt64(text.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: ",", with: "")) else {
+            throw .unsupported("a fee rate is a whole number from 1 to 10,000 per virtual byte")
+        }
+        self = .custom(rate)
+    }
 }
 
 extension ChosenFeeRate {
