@@ -94,7 +94,7 @@ extension ReceiveController {
                 // wallet watches it); the chain's page, where payments show, beside it.
                 let request = try store.addressRequest(wallet: wallet, chain: chain, advance: advance, unlock: { keyring })
                 page.receive = try ReceiveView(wallet: wallet, request: request, chains: chains)
-                let coin = OnChainAccount.coins(of: wallet).first { OnChainAccount.chain(of: $0, in: wallet.network) == chain }
+                let coin = OnChainAccount.coin(of: chain, in: wallet.network).flatMap { OnChainAccount.coins(of: wallet).contains($0) ? $0 : nil }
                 page.receive?.chainPage = coin.map { "/chain/\($0.rawValue)" }
                 page.receive?.watched = try coin.map { try OnChainWallet.savedNode(wallet: wallet, coin: $0, store: store) != nil } ?? false
                 page.receive?.hasLightning = try LightningSettings.load(store: store, walletID: wallet.id).backend != nil

@@ -33,6 +33,30 @@ public enum Schnorr {
         return signature
     }
 
+    /// A BIP-341 key-path signature of the 32-byte `message` (a taproot sighash): signed with
+    /// `internalPrivateKey` tweaked by `hashTapTweak(P ‖ merkleRoot)` (BIP-86: no merkle root),
+    /// the key whose x-only public key is the output's. The tweak is libsecp256k1's.
+    /// - Throws: `Secp256k1.Error.invalidPrivateKey`, `.invalidTweak`, `.invalidMessage`.
+    public static func signTaprootKeyPath(_ message: [UInt8], internalPrivateKey: SecretBytes, merkleRoot: [UInt8]? = nil,
+                                          auxiliaryRandom: [UInt8]? = nil) throws(Secp256k1.Error) -> [UInt8] {
+        guard message.count == 32 else { throw .invalidMessage }
+        var keypair = try keypair(internalPrivateKey)
+        defer { wipe(&keypair) }
+        var xonly = secp256k1_xonly_pubkey()
+        guard secp256k1_keypair_xonly_pub(Secp256k1.ctx, &xonly, nil, &keypair) == 1 else { throw .invalidPrivateKey }
+        var internalKey = [UInt8](repeating: 0, count: 32)
+        _ = secp256k1_xonly_pubkey_serialize(Secp256k1.ctx, &internalKey, &xonly)
+        let tweak = Hash.tagged("TapTweak", internalKey + (merkleRoot ?? []))
+        guard secp256k1_keypair_xonly_tweak_add(Secp256k1.ctx, &keypair, tweak) == 1 else { throw .invalidTweak }
+        var aux = auxiliaryRandom ?? SystemRandom.bytes(32)
+        defer { SecretBytes.wipe(&aux) }
+        var signature = [UInt8](repeating: 0, count: 64)
+        guard aux.count == 32, secp256k1_schnorrsig_sign32(Secp256k1.ctx, &signature, message, &keypair, aux) == 1 else {
+            throw .invalidPrivateKey
+        }
+        return signature
+    }
+
     /// Whether `signature` is `publicKey`'s BIP-340 signature of `message` (any length).
     public static func isValid(_ signature: [UInt8], message: [UInt8], publicKey: [UInt8]) -> Bool {
         guard signature.count == 64, publicKey.count == 32 else { return false }

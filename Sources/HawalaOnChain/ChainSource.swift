@@ -48,14 +48,17 @@ public struct ScannedCoin: Sendable, Equatable {
         self.descriptor = descriptor
     }
 
-    /// The keychain and index the descriptor names at its end.
-    public var place: KeyPlace? {
-        // The key's origin, where the node writes the whole path of a derived key.
+    /// The key's whole path as the descriptor's origin writes it (`[fingerprint/84'/1'/0'/0/5]`).
+    public var originPath: [UInt32]? {
         guard let open = descriptor.firstIndex(of: "["), let close = descriptor[open...].firstIndex(of: "]") else { return nil }
-        let steps = descriptor[descriptor.index(after: open)..<close].split(separator: "/").suffix(2)
-        guard steps.count == 2, let keychain = UInt32(steps.first!).flatMap(Keychain.init(rawValue:)),
-              let index = UInt32(steps.last!), index < ChildNumber.hardenedOffset else { return nil }
-        return KeyPlace(keychain, index)
+        let steps = descriptor[descriptor.index(after: open)..<close].split(separator: "/").dropFirst()
+        var path: [UInt32] = []
+        for step in steps {
+            let hardened = step.hasSuffix("'") || step.hasSuffix("h") || step.hasSuffix("H")
+            guard let number = UInt32(hardened ? step.dropLast() : step), number < ChildNumber.hardenedOffset else { return nil }
+            path.append(hardened ? number + ChildNumber.hardenedOffset : number)
+        }
+        return path
     }
 }
 

@@ -28,6 +28,9 @@ extension OnChainWallet {
     /// the keys), with every input's spent output and key origin. Needs no secret.
     public func psbt(for plan: SendPlan, fingerprint: String) throws -> PSBT {
         guard let master = UInt32(fingerprint, radix: 16) else { throw OnChainError.unsupported("the wallet has no key fingerprint") }
+        if let other = plan.inputs.first(where: { $0.place.kind != .nativeSegwit }) {
+            throw OnChainError.unsupported("a PSBT spends native SegWit coins only for now, and this payment spends \(other.place.kind.displayName) coin \(other.outpoint): send it from this wallet, or freeze that coin")
+        }
         let ledger = try ledger()
         let transaction = unsigned(plan)
         let spent = try plan.inputs.map { coin -> (output: TxOutput, previous: Transaction?, key: [UInt8], origin: PSBT.Origin) in
@@ -67,10 +70,7 @@ extension OnChainWallet {
     /// file names.
     func ownPlace(_ key: [UInt8], _ origin: PSBT.Origin, master: UInt32) -> KeyPlace? {
         guard origin.fingerprint == master || origin.fingerprint == 0 else { return nil }
-        let accountPath = account.path.components.map(\.rawValue)
-        guard origin.path.count == accountPath.count + 2, Array(origin.path.prefix(accountPath.count)) == accountPath,
-              let keychain = Keychain(rawValue: origin.path[accountPath.count]), origin.path[accountPath.count + 1] < ChildNumber.hardenedOffset else { return nil }
-        let place = KeyPlace(keychain, origin.path[accountPath.count + 1])
+        guard let place = account.place(ofPath: origin.path), place.kind == .nativeSegwit else { return nil }
         if origin.fingerprint == 0, (try? account.publicKey(at: place).compressed) != key { return nil }
         return place
     }

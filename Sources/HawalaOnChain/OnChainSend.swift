@@ -199,32 +199,53 @@ extension SendPlan {
 }
 
 extension OnChainAccount {
-    /// Signs `plan` with the wallet's keys (BIP143, SIGHASH_ALL), replaceable (BIP125). Checks
-    /// each key against the coin it spends and that the fee is the plan's.
+    /// Signs `plan` with the wallet's keys, replaceable (BIP125): BIP143 for native and nested
+    /// SegWit, BIP341 key path for Taproot, the original sighash for legacy (all SIGHASH_ALL or
+    /// DEFAULT). Checks each key against the coin it spends and that the fee is the plan's.
     public func signed(_ plan: SendPlan, keys: HDWallet) throws -> Transaction {
         var transaction = plan.unsigned
-        let sighash = SegwitV0Sighash(transaction)
-        // The account's and each keychain's private key once, not the whole path for every input.
-        let accountKey = try keys.masterKey().derive(path: path)
-        var keychains: [Keychain: ExtendedPrivateKey] = [:]
+        let spent = plan.inputs.map { TxOutput(value: $0.value.value, script: $0.script) }
+        let segwit = SegwitV0Sighash(transaction)
+        let taproot = try TaprootSighash(transaction, spent: spent)
+        let unsigned = transaction
+        // Each account's keychains once, not the whole path for every input.
+        let master = try keys.masterKey()
+        var keychains: [WatchedScripts.Lane: ExtendedPrivateKey] = [:]
         for (i, coin) in plan.inputs.enumerated() {
-            if keychains[coin.place.keychain] == nil {
-                keychains[coin.place.keychain] = try accountKey.derive(ChildNumber(coin.place.keychain.rawValue, hardened: false))
+            let lane = WatchedScripts.Lane(kind: coin.place.kind, keychain: coin.place.keychain)
+            if keychains[lane] == nil {
+                keychains[lane] = try master.derive(path: try branch(lane.kind).path).derive(ChildNumber(lane.keychain.rawValue, hardened: false))
             }
-            let privateKey = try keychains[coin.place.keychain]!.derive(ChildNumber(coin.place.index, hardened: false)).privateKey
-            let publicKey = try Secp256k1.PublicKey(privateKey: privateKey).compressed
-            guard case .p2wpkh(let hash) = OutputScript(coin.script), hash == Hash.hash160(publicKey) else {
+            let privateKey = try keychains[lane]!.derive(ChildNumber(coin.place.index, hardened: false)).privateKey
+            let publicKey = try Secp256k1.PublicKey(privateKey: privateKey)
+            guard try coin.place.kind.script(of: publicKey).bytes == coin.script else {
                 throw OnChainError.unsupported("coin \(coin.outpoint) is not locked to this wallet's key at \(try path(of: coin.place))")
             }
-            let digest = sighash.digest(input: i, scriptCode: SegwitV0Sighash.p2wpkhScriptCode(keyHash: hash), value: coin.value.value)
-            let signature = try Secp256k1.signDER(digest: digest, privateKey: privateKey)
-            transaction.inputs[i].witness = [signature + [UInt8(SegwitV0Sighash.sighashAll)], publicKey]
+            let keyHash = Hash.hash160(publicKey.compressed)
+            switch coin.place.kind {
+            case .nativeSegwit, .nestedSegwit:
+                let digest = segwit.digest(input: i, scriptCode: SegwitV0Sighash.p2wpkhScriptCode(keyHash: keyHash), value: coin.value.value)
+                let signature = try Secp256k1.signDER(digest: digest, privateKey: privateKey)
+                transaction.inputs[i].witness = [signature + [UInt8(SegwitV0Sighash.sighashAll)], publicKey.compressed]
+                if coin.place.kind == .nestedSegwit { transaction.inputs[i].scriptSig = Script.push(ScriptKind.nestedProgram(of: publicKey)) }
+            case .taproot:
+                transaction.inputs[i].witness = [try Schnorr.signTaprootKeyPath(taproot.digest(input: i), internalPrivateKey: privateKey)]
+            case .legacy:
+                let digest = LegacySighash.digest(unsigned, input: i, spentScript: coin.script)
+                let signature = try Secp256k1.signDER(digest: digest, privateKey: privateKey)
+                transaction.inputs[i].scriptSig = Script.push(signature + [UInt8(SegwitV0Sighash.sighashAll)]) + Script.push(publicKey.compressed)
+            }
         }
-        let spent = try Sats.sum(plan.inputs.map(\.value)), paid = try Sats.sum(transaction.outputs.map { Sats(clamping: $0.value) })
-        guard spent >= paid, (try spent - paid) == plan.fee, transaction.vsize <= plan.vsize else {
+        let paid = try Sats.sum(transaction.outputs.map { Sats(clamping: $0.value) }), inputs = try Sats.sum(plan.inputs.map(\.value))
+        guard inputs >= paid, (try inputs - paid) == plan.fee, transaction.vsize <= plan.vsize else {
             throw OnChainError.unsupported("the signed transaction does not match its preview; nothing was sent")
         }
         return transaction
     }
+}
 
+/// Script pushes, for the unlocking scripts Hawala writes.
+enum Script {
+    /// A push of `data` (under 76 bytes: a signature, a key, a program).
+    static func push(_ data: [UInt8]) -> [UInt8] { [UInt8(data.count)] + data }
 }

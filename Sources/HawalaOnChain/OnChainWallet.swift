@@ -104,9 +104,8 @@ public struct OnChainWallet: Sendable {
         for place in try store.usedHints() { try watched.markUsed(place) }
         // An address given out by the wallet's receive counter (which needs no node) is watched,
         // paid or not, as is the gap past it.
-        let walletNetwork: Network = account.network.kind == .main ? .mainnet : .testnet
-        if let shown = try store.receiveCounter(chain: OnChainAccount.chain(of: account.network.coin, in: walletNetwork)) {
-            try watched.markUsed(KeyPlace(.receive, shown))
+        for branch in account.branches {
+            if let shown = try store.receiveCounter(chain: branch.chain) { try watched.markUsed(KeyPlace(.receive, shown, kind: branch.kind)) }
         }
         var grew = true
         while grew {
@@ -123,10 +122,10 @@ public struct OnChainWallet: Sendable {
     /// The account's scripts, derived past every key used.
     func watchedScripts() throws -> WatchedScripts { try watchedTransactions().1 }
 
-    /// The next receive address nobody has paid: the one after the last used.
-    public func nextReceiveAddress() throws -> (address: String, index: UInt32) {
-        let index = try watchedScripts().lastUsed(.receive).map { $0 + 1 } ?? 0
-        return (try account.address(at: KeyPlace(.receive, index)), index)
+    /// The next receive address of the `kind` account nobody has paid: the one after the last used.
+    public func nextReceiveAddress(kind: ScriptKind = .nativeSegwit) throws -> (address: String, index: UInt32) {
+        let index = try watchedScripts().lastUsed(.receive, kind: kind).map { $0 + 1 } ?? 0
+        return (try account.address(at: KeyPlace(.receive, index, kind: kind)), index)
     }
 
     /// Labels by BIP-329 type and reference ("tx:TXID", "addr:ADDRESS", "output:TXID:VOUT").
@@ -262,12 +261,12 @@ public struct OnChainWallet: Sendable {
         var range = max(999, watched.gapLimit + 999)
         var coins: [ScannedCoin] = []
         while true {
-            let descriptors = Keychain.allCases.map { account.descriptor($0, fingerprint: "00000000") }
+            let descriptors = try account.kinds.flatMap { kind in try Keychain.allCases.map { try account.descriptor($0, fingerprint: "00000000", kind: kind) } }
             coins = try await source.unspent(descriptors: descriptors, range: range)
             var furthest: UInt32 = 0
             for coin in coins {
                 // Only keys of the range asked for: a node can't make the wallet derive billions.
-                guard let place = coin.place, place.index <= range else {
+                guard let place = coin.originPath.flatMap(account.place(ofPath:)), place.index <= range else {
                     throw OnChainError.badAnswer("its scan of the coin set gave a coin without a key of the range asked for")
                 }
                 try watched.markUsed(place)
@@ -284,8 +283,9 @@ public struct OnChainWallet: Sendable {
             coins.first { $0.outpoint.txid == txid }.flatMap { coin in hashes[coin.height].map { (txid: txid, block: $0, height: coin.height) } }
         }
         let now = Date().timeIntervalSince1970
-        let highest = Dictionary(coins.compactMap(\.place).map { ($0.keychain, $0.index) }, uniquingKeysWith: max)
-        let hints = highest.map { KeyPlace($0.key, $0.value) }
+        let highest = Dictionary(coins.compactMap { $0.originPath.flatMap(account.place(ofPath:)) }.map { (WatchedScripts.Lane(kind: $0.kind, keychain: $0.keychain), $0.index) },
+                                 uniquingKeysWith: max)
+        let hints = highest.map { KeyPlace($0.key.keychain, $0.value, kind: $0.key.kind) }
         var found: [Txid: StoredTransaction] = [:]
         for chunk in wanted.chunked(100) {
             let raws = try await source.transactions(chunk.map { ($0.txid, $0.block) })

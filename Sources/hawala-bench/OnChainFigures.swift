@@ -87,8 +87,8 @@ enum OnChainFigures {
         let ours = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let ledger = try onChain.ledger()
         guard ledger.payments.count == 1000 else { throw OnChainError.badAnswer("the sync found \(ledger.payments.count) payments, not 1,000") }
-        let descriptors: [[String: Any]] = Keychain.allCases.map {
-            ["desc": onChain.account.descriptor($0, fingerprint: wallet.fingerprint), "range": 1100]
+        let descriptors: [[String: Any]] = try Keychain.allCases.map {
+            ["desc": try onChain.account.descriptor($0, fingerprint: wallet.fingerprint), "range": 1100]
         }
         start = DispatchTime.now().uptimeNanoseconds
         let scan = try await rpc.call("scantxoutset", ["start", descriptors]) as? [String: Any]

@@ -36,8 +36,8 @@ import Testing
             let summary = try name.map { try store.wallet(named: $0) }
                 ?? store.add(mnemonic: mnemonic, passphrase: SecretBytes([]), name: nil, network: network, keyring: keyring)
             let account = try OnChainAccount.of(summary, coin: .bitcoin, kind: kind, store: store)
-            #expect(account.descriptor(.receive, fingerprint: summary.fingerprint) == vector.receiveDescriptor)
-            #expect(account.descriptor(.change, fingerprint: summary.fingerprint) == vector.changeDescriptor)
+            #expect(try account.descriptor(.receive, fingerprint: summary.fingerprint) == vector.receiveDescriptor)
+            #expect(try account.descriptor(.change, fingerprint: summary.fingerprint) == vector.changeDescriptor)
             for (keychain, addresses) in [(Keychain.receive, vector.receive), (.change, vector.change)] {
                 for (index, address) in addresses {
                     #expect(try account.address(at: KeyPlace(keychain, UInt32(index)!)) == address, "\(vector.network) \(keychain) \(index)")
