@@ -43,7 +43,8 @@ public enum OutputScript: Sendable, Hashable {
         case .p2wpkh: 41 * 4 + 108  // outpoint, empty scriptSig, sequence; witness 1 + 1+72 + 1+33
         case .p2tr: 41 * 4 + 66  // witness 1 + 1+64
         case .p2sh: (41 + 23) * 4 + 108  // the scriptSig pushes the 22-byte P2WPKH program
-        case .p2pkh: (41 + 107) * 4  // scriptSig 1+72 + 1+33
+        // scriptSig 1+72 + 1+33; beside SegWit inputs it also has an empty witness (one unit)
+        case .p2pkh: (41 + 107) * 4 + 1
         case .p2wsh: nil
         }
     }
