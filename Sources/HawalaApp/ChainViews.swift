@@ -101,7 +101,8 @@ struct ChainPageView {
         coins = ledger.coins.map { held in
             let id = held.outpoint.description
             return CoinItem(outpoint: id, shortID: String(id.prefix(12)) + "…:\(held.outpoint.vout)", amount: coin.text(held.value),
-                            status: held.confirmations == 0 ? "unconfirmed" : "\(AmountText.grouped(UInt64(held.confirmations))) conf.", frozen: held.frozen)
+                            status: (held.place.kind == .nativeSegwit ? "" : "\(held.place.kind.displayName.capitalizedFirst) · ")
+                                + (held.confirmations == 0 ? "unconfirmed" : "\(AmountText.grouped(UInt64(held.confirmations))) conf."), frozen: held.frozen)
         }
         anyCoins = !coins.isEmpty
     }

@@ -50,6 +50,13 @@ public enum ScriptKind: String, Sendable, Codable, CaseIterable {
         }
     }
 
+    /// The kind called `name`: its descriptor name (`tr`) or its name for people (`taproot`,
+    /// `nested-segwit`, `native-segwit`, `legacy`), any case.
+    public static func named(_ name: String) -> ScriptKind? {
+        let name = name.lowercased()
+        return allCases.first { $0.rawValue == name || $0.displayName.lowercased().replacingOccurrences(of: " ", with: "-") == name }
+    }
+
     /// The output a key of this kind locks.
     public func script(of key: Secp256k1.PublicKey) throws -> OutputScript {
         switch self {

@@ -18,13 +18,15 @@ extension Ledger {
         })
     }
 
-    /// `[{"outpoint", "address", "valueSats", "confirmations", "frozen", "change"}]`.
+    /// `[{"outpoint", "address", "valueSats", "confirmations", "frozen", "change", "type"}]`;
+    /// `type` is the account's descriptor kind: `wpkh`, `tr`, `sh-wpkh` or `pkh`.
     public func utxosJSON(network: OnChainNetwork) -> JSONValue {
         .array(coins.map { coin in
             .object([("outpoint", .string(coin.outpoint.description)),
                      ("address", .nullable(OutputScript(coin.script)?.address(on: network))),
                      ("valueSats", .int(Int(coin.value.value))), ("confirmations", .int(coin.confirmations)),
-                     ("frozen", .bool(coin.frozen)), ("change", .bool(coin.place.keychain == .change))])
+                     ("frozen", .bool(coin.frozen)), ("change", .bool(coin.place.keychain == .change)),
+                     ("type", .string(coin.place.kind.rawValue))])
         })
     }
 }

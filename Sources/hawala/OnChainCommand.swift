@@ -24,6 +24,18 @@ struct OnChainCommand: AsyncParsableCommand {
 
 extension Coin: ExpressibleByArgument {}
 
+extension ScriptKind: ExpressibleByArgument {
+    public init?(argument: String) {
+        guard let kind = ScriptKind.named(argument) else { return nil }
+        self = kind
+    }
+    /// `taproot`, as people name it.
+    var argumentName: String { displayName.lowercased().replacingOccurrences(of: " ", with: "-") }
+    public var defaultValueDescription: String { argumentName }
+    public static var allValueStrings: [String] { allCases.map(\.argumentName) }
+    public static var allValueDescriptions: [String: String] { [:] }
+}
+
 /// The options every on-chain command shares.
 struct OnChainTarget: ParsableArguments {
     @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
@@ -147,10 +159,11 @@ struct OnChainReceive: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "receive", abstract: "The next unused receive address on the node's network.")
     @OptionGroup var target: OnChainTarget
     @Option(help: "bitcoin or litecoin.") var chain: Coin
+    @Option(help: "The account's address type (taproot, nested-segwit and legacy: Bitcoin only).") var type: ScriptKind = .nativeSegwit
     @Flag(help: "JSON output: {address, index}.") var json = false
 
     func run() async throws {
-        let (address, index) = try target.open(chain).nextReceiveAddress()
+        let (address, index) = try target.open(chain).nextReceiveAddress(kind: type)
         if json {
             JSONValue.object([("address", .string(address)), ("index", .int(Int(index)))]).print()
         } else {

@@ -42,6 +42,11 @@ import Testing
         #expect(Array((receive as NSDictionary).allKeys as! [String]).sorted() == ["address", "index"])
         let address = try #require(receive["address"] as? String)
         #expect(address.hasPrefix("rltc1") && receive["index"] as? Int == 0)
+        // Address types: Taproot and the others are Bitcoin accounts; a Litecoin wallet says so.
+        let taproot = try hawala("onchain", "receive", "--chain", "litecoin", "--type", "taproot")
+        #expect(taproot.status == 1 && taproot.errorLines.count == 1 && taproot.stderr.contains("no Taproot account on Litecoin"), "\(taproot.stderr)")
+        #expect(try hawala("onchain", "receive", "--chain", "litecoin", "--type", "segwit").status == 2)
+        #expect(try hawala("onchain", "receive", "--chain", "litecoin", "--type", "native-segwit").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == address)
         let funding = try await node.pay(address, 80_000_000)
         try await node.mine(1)
         let sync = try hawala("onchain", "sync")
