@@ -23,11 +23,13 @@ deps:
 	@./scripts/install-spark.sh
 
 ## What the tests need besides: the packages above, axe-core (scripts/install-axe.sh), and the
-## NWC tests' peers — a Nostr relay and rust-nostr's client — in .build/nostr-venv.
+## NWC tests' peers — a Nostr relay and rust-nostr's client — in .build/nostr-venv, and an Electrum
+## server (ElectrumX) for the on-chain tests in .build/electrumx-venv.
 test-deps: deps
 	@./scripts/install-deps.sh $(TEST_PACKAGES)
 	@./scripts/install-axe.sh
 	@./scripts/install-nostr.sh
+	@./scripts/install-electrumx.sh
 
 build: deps
 	swift build --product hawala $(IMPORT_CHECK)

@@ -1,13 +1,27 @@
 import HawalaKeys
 import HawalaText
 
-/// What the wallet reads from a chain and sends to it: a Bitcoin Core node's RPC, or (later) an
-/// Electrum server. Every call is bounded in time and size by the implementation.
+/// What the wallet reads from a chain and sends to it: a Bitcoin Core node's RPC
+/// (`BlockSource`) or an Electrum server (`HistorySource`). Every call is bounded in time and
+/// size by the implementation.
 public protocol ChainSource: Sendable {
     /// Where it is, as people wrote it (for error words).
     var location: String { get }
-    /// The node's network and tip.
+    /// The network and tip.
     func tip() async throws(OnChainError) -> ChainTip
+    /// The fee and virtual size of an unconfirmed transaction with its own unconfirmed ancestors
+    /// (what a child must lift), nil when it isn't in the mempool.
+    func mempoolEntry(_ txid: Txid) async throws(OnChainError) -> (fee: Sats, vsize: Int)?
+    /// Sends a signed transaction to the network.
+    func broadcast(_ transaction: [UInt8]) async throws(OnChainError) -> Txid
+    /// The fee estimate for confirmation within `blocks`, nil when there is none.
+    func estimateFee(blocks: Int) async throws(OnChainError) -> FeeRate?
+    /// The lowest fee rate relayed.
+    func relayFee() async throws(OnChainError) -> FeeRate
+}
+
+/// A full node: the wallet reads its blocks and mempool and keeps its own index.
+public protocol BlockSource: ChainSource {
     /// The hashes of the blocks at `heights` on the node's best chain.
     func blockHashes(_ heights: [Int]) async throws(OnChainError) -> [String]
     /// The raw blocks with these hashes, in order.
@@ -16,20 +30,32 @@ public protocol ChainSource: Sendable {
     func mempool() async throws(OnChainError) -> [Txid]
     /// The raw transactions with these ids from the mempool (nil: no longer there).
     func mempoolTransactions(_ ids: [Txid]) async throws(OnChainError) -> [[UInt8]?]
-    /// The fee and virtual size of an unconfirmed transaction in the node's mempool with its own
-    /// unconfirmed ancestors (what a child must lift), nil when it isn't there.
-    func mempoolEntry(_ txid: Txid) async throws(OnChainError) -> (fee: Sats, vsize: Int)?
-    /// Sends a signed transaction to the network.
-    func broadcast(_ transaction: [UInt8]) async throws(OnChainError) -> Txid
-    /// The node's fee estimate for confirmation within `blocks`, nil when it has none.
-    func estimateFee(blocks: Int) async throws(OnChainError) -> FeeRate?
-    /// The lowest fee rate the node relays.
-    func relayFee() async throws(OnChainError) -> FeeRate
     /// The coins unspent now at the scripts of `descriptors`, each derived over `0...range`:
     /// the node's scan of its whole coin set (minutes on mainnet), for a first sync.
     func unspent(descriptors: [String], range: Int) async throws(OnChainError) -> [ScannedCoin]
     /// The raw transactions `ids`, each in the block named beside it (no transaction index needed).
     func transactions(_ ids: [(txid: Txid, block: String)]) async throws(OnChainError) -> [[UInt8]]
+}
+
+/// One transaction of a script's history as an index server tells it.
+public struct HistoryEntry: Sendable, Hashable {
+    public let txid: Txid
+    /// The block height that holds it; nil while unconfirmed.
+    public let height: Int?
+
+    public init(txid: Txid, height: Int?) {
+        self.txid = txid
+        self.height = height
+    }
+}
+
+/// A server that indexes the chain by script (the Electrum protocol): the wallet asks each
+/// watched script's history instead of reading blocks.
+public protocol HistorySource: ChainSource {
+    /// Each script's history (confirmed and in the mempool), in the order of `scripts`.
+    func histories(_ scripts: [[UInt8]]) async throws(OnChainError) -> [[HistoryEntry]]
+    /// The raw transactions `ids`, in order.
+    func transactions(_ ids: [Txid]) async throws(OnChainError) -> [[UInt8]]
 }
 
 /// A coin the node's scan of its coin set found: where it is, the block height that holds it,

@@ -10,13 +10,15 @@ import NIOCore
 public enum NodeAuth: Sendable, Hashable, Codable {
     case cookieFile(String)
     case authFile(String)
+    /// An Electrum server's TLS certificate as first seen (SHA-256, hex): only it is trusted.
+    case pinnedCertificate(String)
     case none
 
     /// The path of the file holding the credentials, if any.
     public var path: String? {
         switch self {
         case .cookieFile(let path), .authFile(let path): path
-        case .none: nil
+        case .pinnedCertificate, .none: nil
         }
     }
 
@@ -42,7 +44,7 @@ public enum NodeAuth: Sendable, Hashable, Codable {
 
 /// Bitcoin Core's (or Litecoin Core's) JSON-RPC over HTTP, bounded: one deadline for each whole
 /// exchange, a size cap on each answer, no redirects. No node wallet is used.
-public final class CoreRPC: ChainSource {
+public final class CoreRPC: BlockSource {
     public static let defaultTimeout: Duration = .seconds(30)
     /// Four blocks of 4 MB, written in hex, fit.
     public static let defaultMaximumBytes = 40 * 1024 * 1024

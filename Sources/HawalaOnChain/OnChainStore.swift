@@ -192,7 +192,9 @@ extension NodeSettings {
     public func source() throws(OnChainError) -> any ChainSource {
         switch kind {
         case .core: try CoreRPC(url: location, auth: auth)
-        case .electrum: throw .unsupported("Electrum servers are not supported yet: use a Bitcoin Core or Litecoin Core node")
+        case .electrum:
+            if case .pinnedCertificate(let fingerprint) = auth { try ElectrumClient(address: location, pinnedCertificate: fingerprint) }
+            else { try ElectrumClient(address: location) }
         }
     }
 }

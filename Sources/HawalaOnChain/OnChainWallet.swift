@@ -45,6 +45,8 @@ public enum SyncProgress: Sendable, Equatable {
     case blocks(done: Int, of: Int)
     /// The node scans its coin set (minutes on mainnet); no figure until it answers.
     case scanningCoins
+    /// Addresses whose history an index server told, of those to ask about.
+    case addresses(done: Int, of: Int)
 }
 
 /// One coin account of one wallet against its chain source: sync, balances, history, receive, send.
@@ -78,7 +80,11 @@ public struct OnChainWallet: Sendable {
             throw OnChainError.nodeOnWrongNetwork(url: source.location, nodeSays: tip.networkWords,
                                                   account: wallet.network == .mainnet ? coin.displayName : "\(coin.displayName)'s test networks")
         }
-        let settings = node(tip.chain)
+        var settings = node(tip.chain)
+        // An Electrum server's certificate, as seen now, is the one trusted from here on.
+        if let electrum = source as? ElectrumClient, let certificate = electrum.seenCertificate {
+            settings = NodeSettings(kind: .electrum, location: electrum.location, auth: .pinnedCertificate(certificate), chain: settings.chain, gapLimit: settings.gapLimit)
+        }
         guard NodeSettings.gapLimits.contains(settings.gapLimit) else {
             throw OnChainError.unsupported("a gap limit is 1 to 10,000 addresses, not \(settings.gapLimit)")
         }
@@ -98,7 +104,7 @@ public struct OnChainWallet: Sendable {
     }
 
     /// The kept transactions and the scripts derived far enough to recognise all of them.
-    private func watchedTransactions() throws -> ([StoredTransaction], WatchedScripts) {
+    func watchedTransactions() throws -> ([StoredTransaction], WatchedScripts) {
         let transactions = try store.transactions()
         var watched = try WatchedScripts(account: account, gapLimit: node.gapLimit)
         for place in try store.usedHints() { try watched.markUsed(place) }
@@ -141,18 +147,25 @@ public struct OnChainWallet: Sendable {
 
     /// Brings the wallet up to the node's tip: finds a reorg by the kept block hashes, reads the
     /// blocks since, then the mempool; commits all of it in one transaction.
+    /// An Electrum server is asked each watched script's history instead (`firstScan` does not apply).
     public func sync(firstScan: FirstScan = .automatic, progress: (@Sendable (SyncProgress) -> Void)? = nil) async throws -> SyncSummary {
         let tip = try await source.tip()
         guard tip.network == account.network else {
             throw OnChainError.nodeOnWrongNetwork(url: source.location, nodeSays: tip.networkWords, account: account.network.description)
         }
+        if let index = source as? any HistorySource { return try await sync(index: index, tip: tip, progress: progress) }
+        guard let node = source as? any BlockSource else { throw OnChainError.unsupported("\(source.location) can't be read: neither a node nor an index server") }
+        return try await sync(node: node, tip: tip, firstScan: firstScan, progress: progress)
+    }
+
+    private func sync(node: any BlockSource, tip: ChainTip, firstScan: FirstScan, progress: (@Sendable (SyncProgress) -> Void)?) async throws -> SyncSummary {
         let kept = try store.blocks()
         var (transactions, watched) = try watchedTransactions()
         // Where the node's chain and the kept one agree.
         var start = 0
         if !kept.isEmpty {
             let candidates = kept.filter { $0.height <= tip.height }
-            let nodeHashes = try await source.blockHashes(candidates.map(\.height))
+            let nodeHashes = try await node.blockHashes(candidates.map(\.height))
             // No kept block on the node's chain (a reorg deeper than those kept): read it all again.
             let agreed = Array(zip(candidates, nodeHashes)).last { $0.0.hash == $0.1 }?.0.height
             start = agreed.map { $0 + 1 } ?? 0
@@ -165,11 +178,11 @@ public struct OnChainWallet: Sendable {
         // (what was kept stays; the coin set adds what the new window finds).
         if kept.isEmpty, firstScan.usesCoinSet(tipHeight: tip.height) {
             progress?(.scanningCoins)
-            (byID0, hints) = try await holdings(watched: &watched)
+            (byID0, hints) = try await holdings(node: node, watched: &watched)
             // The recent blocks' hashes, as a sync that read them keeps: a reorg of the tip is
             // found, and never sends the next sync back to the genesis block.
             let recent = Array(max(0, tip.height - OnChainStore.keptBlocks + 1)...tip.height)
-            firstBlocks = Array(zip(recent, try await source.blockHashes(recent)))
+            firstBlocks = Array(zip(recent, try await node.blockHashes(recent)))
             start = tip.height + 1
             fromCoinSet = true
         }
@@ -188,8 +201,8 @@ public struct OnChainWallet: Sendable {
             var grewAt: Int? = nil
             for roundStart in stride(from: range.lowerBound, through: range.upperBound, by: Self.blocksPerRound) {
                 let heights = Array(roundStart...min(range.upperBound, roundStart + Self.blocksPerRound - 1))
-                let hashes = try await source.blockHashes(heights)
-                let raws = try await source.blocks(hashes)
+                let hashes = try await node.blockHashes(heights)
+                let raws = try await node.blocks(hashes)
                 for (height, (hash, raw)) in zip(heights, zip(hashes, raws)) {
                     for transaction in try Block.transactions(raw) where Self.touches(transaction, watched: watched, known: byID) {
                         let txid = transaction.txid
@@ -215,10 +228,10 @@ public struct OnChainWallet: Sendable {
         }
         // The mempool: what is new to the wallet (again until nothing more is found: a child may
         // come before its parent), and which unconfirmed ones are gone.
-        let pool = Set(try await source.mempool())
+        let pool = Set(try await node.mempool())
         var unseen: [Txid: Transaction] = [:]
         for chunk in Array(pool.filter { byID[$0] == nil }).chunked(100) {
-            for raw in try await source.mempoolTransactions(chunk).compactMap({ $0 }) {
+            for raw in try await node.mempoolTransactions(chunk).compactMap({ $0 }) {
                 if let transaction = try? Transaction(bytes: raw) { unseen[transaction.txid] = transaction }
             }
         }
@@ -257,12 +270,12 @@ public struct OnChainWallet: Sendable {
     /// The transactions of the coins the account holds now, from the node's scan of its coin set
     /// over the first thousand keys of each keychain (again, wider, when a coin is near the end),
     /// and the highest key found used on each keychain.
-    private func holdings(watched: inout WatchedScripts) async throws -> ([Txid: StoredTransaction], [KeyPlace]) {
+    private func holdings(node: any BlockSource, watched: inout WatchedScripts) async throws -> ([Txid: StoredTransaction], [KeyPlace]) {
         var range = max(999, watched.gapLimit + 999)
         var coins: [ScannedCoin] = []
         while true {
             let descriptors = try account.kinds.flatMap { kind in try Keychain.allCases.map { try account.descriptor($0, fingerprint: "00000000", kind: kind) } }
-            coins = try await source.unspent(descriptors: descriptors, range: range)
+            coins = try await node.unspent(descriptors: descriptors, range: range)
             var furthest: UInt32 = 0
             for coin in coins {
                 // Only keys of the range asked for: a node can't make the wallet derive billions.
@@ -278,7 +291,7 @@ public struct OnChainWallet: Sendable {
             range = min(OnChainWallet.maximumScanRange, Int(furthest) + watched.gapLimit + 1_000)
         }
         let heights = Array(Set(coins.map(\.height))).sorted()
-        let hashes = Dictionary(uniqueKeysWithValues: zip(heights, try await source.blockHashes(heights)))
+        let hashes = Dictionary(uniqueKeysWithValues: zip(heights, try await node.blockHashes(heights)))
         let wanted = Array(Set(coins.map(\.outpoint.txid))).compactMap { txid in
             coins.first { $0.outpoint.txid == txid }.flatMap { coin in hashes[coin.height].map { (txid: txid, block: $0, height: coin.height) } }
         }
@@ -288,7 +301,7 @@ public struct OnChainWallet: Sendable {
         let hints = highest.map { KeyPlace($0.key.keychain, $0.value, kind: $0.key.kind) }
         var found: [Txid: StoredTransaction] = [:]
         for chunk in wanted.chunked(100) {
-            let raws = try await source.transactions(chunk.map { ($0.txid, $0.block) })
+            let raws = try await node.transactions(chunk.map { ($0.txid, $0.block) })
             for (want, raw) in zip(chunk, raws) {
                 let transaction = try Transaction(bytes: raw)
                 guard transaction.txid == want.txid else { throw OnChainError.badAnswer("getrawtransaction gave another transaction than asked") }

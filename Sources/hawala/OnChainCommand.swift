@@ -86,18 +86,23 @@ struct OnChainNode: AsyncParsableCommand {
             A Bitcoin Core or Litecoin Core node's RPC (no node wallet is used). Its credentials are \
             read from its cookie file (--cookie-file, e.g. ~/.bitcoin/.cookie) or from a file holding \
             user:password (--auth-file) when needed, never from the command line.
+
+            Or an Electrum server (--electrum HOST:PORT:s for TLS, HOST:PORT:t for plain TCP): it \
+            learns which addresses are yours, so prefer your own. A TLS server's certificate is \
+            trusted as first seen; a changed one is refused until the server is saved again.
             """)
     @OptionGroup var target: OnChainTarget
     @Option(help: "bitcoin or litecoin.") var chain: Coin
     @Option(help: "The node's RPC address, e.g. http://127.0.0.1:8332.") var url: String?
     @Option(name: .customLong("cookie-file"), help: "The node's .cookie file.") var cookieFile: String?
     @Option(name: .customLong("auth-file"), help: "A file holding user:password for the node's RPC.") var authFile: String?
-    @Option(help: ArgumentHelp("An Electrum server instead of a node (not supported yet).", valueName: "HOST:PORT[:t|s]")) var electrum: String?
+    @Option(help: ArgumentHelp("An Electrum server instead of a node (s: TLS, the default; t: plain TCP).", valueName: "HOST:PORT[:t|s]")) var electrum: String?
     @Option(name: .customLong("gap-limit"), help: "How many unused addresses in a row to look past.") var gapLimit: Int = NodeSettings.defaultGapLimit
 
     func validate() throws {
         guard (url == nil) != (electrum == nil) else { throw ValidationError("give one of --url or --electrum") }
         guard cookieFile == nil || authFile == nil else { throw ValidationError("give one of --cookie-file or --auth-file") }
+        guard electrum == nil || (cookieFile == nil && authFile == nil) else { throw ValidationError("an Electrum server needs no --cookie-file or --auth-file") }
         guard NodeSettings.gapLimits.contains(gapLimit) else { throw ValidationError("--gap-limit must be between 1 and 10,000") }
     }
 
@@ -111,6 +116,7 @@ struct OnChainNode: AsyncParsableCommand {
         let saved = try await OnChainWallet.connect(wallet: summary, coin: chain, source: source, node: settings, store: store)
         let network = OnChainNetwork(coin: chain, kind: OnChainNetwork.Kind(rawValue: saved.chain) ?? .main)
         print("\(chain.displayName) of wallet \"\(summary.name)\" is read from \(saved.location) (\(network)); next: hawala onchain sync")
+        if case .pinnedCertificate(let fingerprint) = saved.auth { print("Its TLS certificate is trusted from now on: SHA-256 \(fingerprint)") }
     }
 
     static func absolute(_ path: String) -> String {
@@ -131,6 +137,9 @@ struct OnChainSync: AsyncParsableCommand {
             case .blocks(let done, let total):
                 guard total >= 100 else { return }
                 FileHandle.standardError.write(Data("\r\u{1B}[K\(name): block \(AmountText.grouped(UInt64(done))) of \(AmountText.grouped(UInt64(total)))…".utf8))
+            case .addresses(let done, let total):
+                guard total >= 100 else { return }
+                FileHandle.standardError.write(Data("\r\u{1B}[K\(name): address \(AmountText.grouped(UInt64(done))) of \(AmountText.grouped(UInt64(total)))…".utf8))
             }
         }
     }
