@@ -236,12 +236,18 @@ public final class ElectrumClient: HistorySource {
                     let line = Data(pending[..<end])
                     pending.removeSubrange(...end)
                     guard !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) else { continue }
+                    guard let object = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any] else {
+                        throw OnChainError.badAnswer("a line that is no JSON object")
+                    }
                     lines.append(line)
-                    if line.range(of: Data("\"id\"".utf8)) != nil { answers += 1 }
+                    // A notification (no id) is no answer.
+                    guard let id = object["id"] as? Int else { continue }
+                    guard (0..<count).contains(id) else { throw OnChainError.badAnswer("an answer to no call") }
+                    answers += 1
                 }
                 if answers >= count { return lines }
             }
-            throw OnChainError.nodeUnreachable(url: "\(host):\(self.port)", why: "it closed the connection before answering every call")
+            throw OnChainError.nodeUnreachable(url: self.location, why: "it closed the connection before answering every call")
         }
     }
 

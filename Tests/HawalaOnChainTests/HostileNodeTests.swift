@@ -16,8 +16,12 @@ enum HostileBehaviour: Sendable { case garbage, huge, drip, hang, wrongChain, no
         let port: Int
         let behaviour: Behaviour
 
-        init(_ behaviour: Behaviour) throws {
+        /// Whether it speaks as an Electrum server (JSON lines on TCP) instead of a node's HTTP.
+        let electrum: Bool
+
+        init(_ behaviour: Behaviour, electrum: Bool = false) throws {
             self.behaviour = behaviour
+            self.electrum = electrum
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             self.fd = fd
             var yes: Int32 = 1
@@ -40,7 +44,7 @@ enum HostileBehaviour: Sendable { case garbage, huge, drip, hang, wrongChain, no
             while true {
                 let client = accept(fd, nil, nil)
                 guard client >= 0 else { return }
-                Thread { [behaviour] in Self.answer(client, behaviour) }.start()
+                Thread { [behaviour, electrum] in electrum ? Self.answerAsElectrum(client, behaviour) : Self.answer(client, behaviour) }.start()
             }
         }
 
@@ -76,6 +80,63 @@ enum HostileBehaviour: Sendable { case garbage, huge, drip, hang, wrongChain, no
                 _ = send(client, "HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
             }
         }
+
+        /// As an Electrum server: JSON lines after the client's first line.
+        private static func answerAsElectrum(_ client: Int32, _ behaviour: Behaviour) {
+            defer { close(client) }
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            _ = recv(client, &buffer, buffer.count, 0)
+            switch behaviour {
+            case .garbage: _ = send(client, "{not json!!\n")
+            case .notJSONRPC: _ = send(client, #"{"jsonrpc":"2.0","id":7,"result":[]}"# + "\n")
+            case .huge:
+                let chunk = String(repeating: "0", count: 65_536)
+                for _ in 0..<1_600 { guard send(client, chunk) else { return } }
+            case .drip:
+                for _ in 0..<100_000 {
+                    guard send(client, " ") else { return }
+                    usleep(100_000)
+                }
+            case .hang:
+                sleep(120)
+            case .wrongChain:
+                let header = String(repeating: "00", count: 80)
+                _ = send(client, #"{"jsonrpc":"2.0","id":0,"result":["ElectrumX 2.0.0","1.4"]}"# + "\n"
+                    + #"{"jsonrpc":"2.0","id":1,"result":{"hex":"\#(header)","height":900000}}"# + "\n"
+                    + #"{"jsonrpc":"2.0","id":2,"result":{"genesis_hash":"12a765e31ffd4059bada1e25190f6e98c99d9714d334efa41a195a7e7e04bfe2"}}"# + "\n")
+            }
+        }
+    }
+
+    @Test(arguments: [HostileBehaviour.garbage, .notJSONRPC, .huge, .drip, .hang])
+    func everyElectrumCallIsBounded(_ behaviour: HostileBehaviour) async throws {
+        let server = try Server(behaviour, electrum: true)
+        defer { server.stop() }
+        let client = try ElectrumClient(address: "127.0.0.1:\(server.port):t", timeout: .seconds(2), maximumBytes: 1024 * 1024)
+        let error = try await #require(throws: OnChainError.self) { try await client.tip() }
+        let location = "127.0.0.1:\(server.port):t"
+        switch behaviour {
+        case .garbage: #expect(error == .badAnswer("a line that is no JSON object"))
+        case .notJSONRPC: #expect(error == .badAnswer("an answer to no call"))
+        case .huge: #expect(error == .badAnswer("its answers are larger than 1 MiB"))
+        case .drip, .hang: #expect(error == .nodeUnreachable(url: location, why: "it did not answer within 2 s"))
+        case .wrongChain: break
+        }
+    }
+
+    @Test func anElectrumServerOnAnotherNetworkIsNotSaved() async throws {
+        let server = try Server(.wrongChain, electrum: true)
+        defer { server.stop() }
+        let (store, keyring) = try newStore()
+        let wallet = try store.add(mnemonic: try .init(text: abandonAbout), passphrase: .init([]), name: "t", network: .testnet, keyring: keyring)
+        let client = try ElectrumClient(address: "127.0.0.1:\(server.port):t", timeout: .seconds(2))
+        let error = try await #require(throws: OnChainError.self) {
+            try await OnChainWallet.connect(wallet: wallet, coin: .litecoin, source: client, node: {
+                NodeSettings(kind: .electrum, location: client.location, auth: .none, chain: $0, gapLimit: 20)
+            }, store: store)
+        }
+        #expect(error.description.contains("is on Litecoin, but this account is on Litecoin's test networks"), "\(error)")
+        #expect(try OnChainWallet.savedNode(wallet: wallet, coin: .litecoin, store: store) == nil)
     }
 
     @Test(arguments: [HostileBehaviour.garbage, .notJSONRPC, .huge, .drip, .hang])
