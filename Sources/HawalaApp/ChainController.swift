@@ -68,17 +68,21 @@ extension ChainController {
         view.nodeURL = url
         view.cookieFile = cookie
         guard !url.isEmpty else { return try await render(session, .badRequest, view, problem: "Type the node's address, e.g. http://127.0.0.1:9332.") }
+        let kind = NodeSettings.Kind(typedAddress: url)
+        guard kind == .core || cookie.isEmpty else {
+            return try await render(session, .badRequest, view, problem: "An Electrum server needs no cookie file: leave it empty, or type the node's http:// address.")
+        }
         let auth: NodeAuth = cookie.isEmpty ? .none : .cookieFile(cookie)
         // A node saved before keeps its gap limit (another would read every block again).
         let gapLimit = (try? OnChainWallet.savedNode(wallet: open.wallet, coin: coin, store: open.store))??.gapLimit ?? NodeSettings.defaultGapLimit
         do {
-            let settings = { (chain: String) in NodeSettings(kind: .core, location: url, auth: auth, chain: chain, gapLimit: gapLimit) }
+            let settings = { (chain: String) in NodeSettings(kind: kind, location: url, auth: auth, chain: chain, gapLimit: gapLimit) }
             _ = try await OnChainWallet.connect(wallet: open.wallet, coin: coin, source: try settings("").source(), node: settings, store: open.store)
         } catch {
             guard let words = Self.words(error) else { throw error }
             return try await render(session, .badRequest, view, problem: words)
         }
-        return try await chainPage(session, open, coin: coin.rawValue, wait: Self.syncNowWait, message: "\(coin.displayName) is read from your node now.")
+        return try await chainPage(session, open, coin: coin.rawValue, wait: Self.syncNowWait, message: kind == .core ? "\(coin.displayName) is read from your node now." : "\(coin.displayName) is read from the Electrum server now.")
     }
 
     /// A payment worked out: the preview, waiting for the password.

@@ -5,7 +5,16 @@ import HawalaWallet
 
 /// The node a wallet's coin account reads, as saved.
 public struct NodeSettings: Sendable, Equatable, Codable {
-    public enum Kind: String, Sendable, Codable { case core, electrum }
+    public enum Kind: String, Sendable, Codable {
+        case core, electrum
+
+        /// What a typed address names: `http(s)://…` a node's RPC, anything else an Electrum
+        /// server (`HOST:PORT[:t|s]`).
+        public init(typedAddress: String) {
+            let lowered = typedAddress.lowercased()
+            self = lowered.hasPrefix("http://") || lowered.hasPrefix("https://") ? .core : .electrum
+        }
+    }
     public let kind: Kind
     /// `http://127.0.0.1:8332` for a node, `host:port:s` for an Electrum server.
     public let location: String

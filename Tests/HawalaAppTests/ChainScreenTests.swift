@@ -48,4 +48,23 @@ extension AppSecurityTests {
             #expect(sent.status == 400 && sent.body.contains("Nothing was sent") && sent.body.contains("127.0.0.1:9"), "\(sent.status) \(sent.body.suffix(800))")
         }
     }
+
+    /// The node form takes an Electrum server too (what isn't http:// is one): refused with a
+    /// cookie file beside it, and one that isn't there named — with what was typed kept.
+    @Test func theNodeFormTakesAnElectrumServer() async throws {
+        try await withApp(network: .testnet) { app, browser, _ in
+            var browser = browser
+            try await logIn(app, &browser)
+            let page = try await browser.send(.get, "/chain/litecoin")
+            #expect(page.body.contains("Electrum server"))
+            let csrf = try #require(Browser.csrf(page.body))
+            let withCookie = try await browser.send(.post, "/chain/litecoin/node", form: ["csrf": csrf, "url": "127.0.0.1:1:t", "cookie": "/tmp/.cookie"])
+            #expect(withCookie.status == 400 && withCookie.body.contains("An Electrum server needs no cookie file"), "\(withCookie.body.suffix(800))")
+            let nowhere = try await browser.send(.post, "/chain/litecoin/node", form: ["csrf": csrf, "url": "127.0.0.1:1:t", "cookie": ""])
+            #expect(nowhere.status == 400 && nowhere.body.contains("127.0.0.1:1:t") && nowhere.body.contains("refused the connection"), "\(nowhere.body.suffix(800))")
+            #expect(nowhere.body.contains("value=\"127.0.0.1:1:t\""))
+            let store = try await app.store.get()
+            #expect(try OnChainWallet.savedNode(wallet: try #require(try store.current()), coin: .litecoin, store: store) == nil)
+        }
+    }
 }
