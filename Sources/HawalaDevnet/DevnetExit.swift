@@ -153,7 +153,8 @@ extension DevnetBackend {
                         satPerVbyte: satPerVbyte, destination: destination, backendPlan: state)
     }
 
-    public func runExit(_ plan: ExitPlan) async throws -> [ExitTransaction] {
+    /// Devnet's exits pay their own fees: `funding` is never needed.
+    public func runExit(_ plan: ExitPlan, funding: ExitFundingSource?) async throws -> [ExitTransaction] {
         guard let state = plan.backendPlan as? DevnetExitState else { throw LightningError.unsupported(backend: name, .preparedElsewhere) }
         let fee = plan.feeSat.divided(by: UInt64(plan.leaves.count))
         var transactions: [ExitTransaction] = []

@@ -70,7 +70,7 @@ public enum ExitError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The exit planned recovers nothing (why: a leaf's reason, or none kept with funds).
     case nothingToRecover(String)
     /// The exit needs `fundingSat` from an on-chain output of the wallet's own for its fees,
-    /// which Hawala cannot sign yet.
+    /// and no confirmed coin of the wallet's on-chain Bitcoin holds that much.
     case exitNeedsFunding(fundingSat: Sats)
     /// The wallet keeps no exit state for this network yet (it is kept at each sync).
     case noExitState(network: String)
@@ -89,7 +89,7 @@ public enum ExitError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .nothingToRecover(let why): "nothing to take out: \(why)"
         case .exitNeedsFunding(let sats):
-            "this exit needs \(AmountText.sats(sats)) from an on-chain output of your own to pay its fees, which Hawala cannot sign yet"
+            "this exit needs a confirmed on-chain Bitcoin coin of your own of at least \(AmountText.sats(sats)) to pay its fees"
         case .noExitState(let network):
             "no exit state is kept for \(network) yet: it is kept at each sync (sync once while the network answers)"
         case .invalidExitState(let why): "the exit state does not read: \(why)"

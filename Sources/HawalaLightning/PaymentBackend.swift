@@ -80,8 +80,9 @@ public protocol PaymentBackend: AnyObject, Sendable {
     func importExitState(_ state: SecretBytes) async throws
     /// Plans leaving with the kept state at `satPerVbyte`, sending what is recovered to `destination`.
     func prepareExit(satPerVbyte: UInt64, destination: String) async throws -> ExitPlan
-    /// Builds (and signs) a planned exit: its transactions in broadcast order.
-    func runExit(_ plan: ExitPlan) async throws -> [ExitTransaction]
+    /// Builds (and signs) a planned exit: its transactions in broadcast order; `funding` pays
+    /// the fees the plan needs from an on-chain output of the wallet's own (`fundingSat`).
+    func runExit(_ plan: ExitPlan, funding: ExitFundingSource?) async throws -> [ExitTransaction]
     /// Calls `listener` with every event from now on; returns an id for `removeEventListener`.
     func addEventListener(_ listener: @escaping @Sendable (PaymentEvent) -> Void) -> String
     func removeEventListener(_ id: String)
@@ -153,7 +154,7 @@ extension PaymentBackend {
     public func prepareExit(satPerVbyte: UInt64, destination: String) async throws -> ExitPlan {
         throw LightningError.unsupported(backend: name, .otherCall("exit"))
     }
-    public func runExit(_ plan: ExitPlan) async throws -> [ExitTransaction] {
+    public func runExit(_ plan: ExitPlan, funding: ExitFundingSource?) async throws -> [ExitTransaction] {
         throw LightningError.unsupported(backend: name, .otherCall("exit"))
     }
 

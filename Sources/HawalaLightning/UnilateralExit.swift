@@ -68,10 +68,9 @@ public struct ExitPlan: Sendable, JSONRepresentable {
         self.backendPlan = backendPlan
     }
 
-    /// Why this plan can't be run (nil: it can): nothing to recover, or funding Hawala can't sign.
+    /// Why this plan can't be run (nil: it can, its funding aside): nothing to recover.
     public var refusal: ExitError? {
         if recoverableSat == .zero { return .nothingToRecover(skipped.first?.reason ?? "the kept state holds no funds") }
-        if fundingSat > .zero { return .exitNeedsFunding(fundingSat: fundingSat) }
         return nil
     }
 
@@ -149,9 +148,9 @@ public struct ExitCheck: Sendable, JSONRepresentable {
         self.funding = funding
     }
 
-    /// Yes when a state is kept and an exit of it plans with something to recover, and needs no
-    /// funding Hawala cannot sign.
-    public var canExit: Bool { kept != nil && plan != nil && plan?.refusal == nil }
+    /// Yes when a state is kept and an exit of it plans with something to recover, and the
+    /// funding it needs (if any) a confirmed on-chain coin of the wallet's own can pay.
+    public var canExit: Bool { kept != nil && plan != nil && plan?.refusal == nil && (plan?.fundingSat == .zero || funding?.isEnough == true) }
 
     /// A kept state older than this is worth refreshing (it may miss payments since).
     public static let staleAfter: TimeInterval = 7 * 86_400
@@ -162,10 +161,12 @@ public struct ExitCheck: Sendable, JSONRepresentable {
     public var headline: String {
         guard kept != nil else { return "No: this wallet keeps no exit state yet. It is kept at each sync; sync once while the network answers." }
         guard let plan else { return "Unknown: the kept state could not be planned now (\(problem ?? "no reason given"))." }
-        if let refusal = plan.refusal {
-            return refusal.description.sentence + (funding.map { " " + $0.words.sentence } ?? "")
+        if let refusal = plan.refusal { return refusal.description.sentence }
+        if plan.fundingSat > .zero, funding?.isEnough != true {
+            return "No: " + ExitError.exitNeedsFunding(fundingSat: plan.fundingSat).description + "; " + (funding?.words ?? ExitFunding(needed: plan.fundingSat, confirmed: nil).words).sentence
         }
-        return "Yes: \(AmountText.sats(plan.receivedSat)) would reach your address, after \(AmountText.sats(plan.feeSat)) of fees at \(plan.satPerVbyte) sat/vB."
+        let paid = plan.fundingSat > .zero ? " Its fees are paid from one of your confirmed on-chain coins." : ""
+        return "Yes: \(AmountText.sats(plan.receivedSat)) would reach your address, after \(AmountText.sats(plan.feeSat)) of fees at \(plan.satPerVbyte) sat/vB." + paid
     }
 
     /// `{canExit, stale, headline, kept: {network, exportedAt, valueSat, leafCount}?, plan?, problem?}`
@@ -270,11 +271,18 @@ extension LightningSession {
         return Bech32.segwitAddress(hrp: own, version: version, program: program)
     }
 
-    /// Builds the planned exit: its transactions in broadcast order.
-    /// - Throws: `ExitError.nothingToRecover` when it recovers nothing,
-    ///   `exitNeedsFunding` when it needs an output of the wallet's own.
+    /// Builds the planned exit: its transactions in broadcast order. Fees it needs from an
+    /// on-chain output of the wallet's own are paid from a confirmed Bitcoin coin of the
+    /// wallet's on-chain account (as its last sync saw it), signed here.
+    /// - Throws: `ExitError.nothingToRecover` when it recovers nothing, `exitNeedsFunding` when
+    ///   it needs funding no coin of the wallet's can pay.
     public func runExit(_ plan: ExitPlan) async throws(ExitError) -> [ExitTransaction] {
         if let refusal = plan.refusal { throw refusal }
-        do { return try await backend.runExit(plan) } catch { throw ExitError(error, backend: backend.name) }
+        var funding: ExitFundingSource?
+        if plan.fundingSat > .zero {
+            guard let keyring else { throw ExitError.noExitState(network: spec.networkName) }
+            funding = try ExitFunding.source(plan.fundingSat, wallet: wallet, store: store, keyring: keyring)
+        }
+        do { return try await backend.runExit(plan, funding: funding) } catch { throw ExitError(error, backend: backend.name) }
     }
 }

@@ -122,3 +122,46 @@ extension PSBT {
         return copy
     }
 }
+
+extension OnChainWallet {
+    /// Signs and finalizes the inputs of another program's `psbt` (a Spark exit's fee child)
+    /// that spend `coins` of this wallet: native SegWit only, BIP143 SIGHASH_ALL, each amount
+    /// from the wallet's own record (a witness UTXO the file gives must agree with it). The other
+    /// inputs are left as they came. Returns how many were signed.
+    /// - Throws: `OnChainError.unsupported` when none of `coins` is spent, or one isn't this
+    ///   wallet's native SegWit coin.
+    public func signInputs(of psbt: PSBT, spending coins: [OnChainCoin], keys: HDWallet) throws -> (psbt: PSBT, signed: Int) {
+        let ledger = try ledger()
+        var result = psbt
+        let sighash = SegwitV0Sighash(psbt.transaction)
+        var signed = 0
+        for (index, input) in psbt.transaction.inputs.enumerated() {
+            guard let coin = coins.first(where: { $0.outpoint == input.prevout }) else { continue }
+            guard coin.place.kind == .nativeSegwit, let output = ledger.output(coin.outpoint), output.script == coin.script, output.value == coin.value.value else {
+                throw OnChainError.unsupported("coin \(coin.outpoint) is not a native SegWit coin this wallet holds: nothing was signed")
+            }
+            if psbt.inputs[index].contains(where: { $0.type == PSBT.InputKey.witnessUTXO }) {
+                guard try psbt.spentOutput(index) == output else {
+                    throw OnChainError.unsupported("input \(index) says it spends another amount or script than coin \(coin.outpoint): nothing was signed")
+                }
+            }
+            let privateKey = try keys.privateKey(at: try account.path(of: coin.place))
+            let publicKey = try Secp256k1.PublicKey(privateKey: privateKey).compressed
+            guard case .p2wpkh(let hash) = OutputScript(output.script), hash == Hash.hash160(publicKey) else {
+                throw OnChainError.unsupported("coin \(coin.outpoint) is not locked to this wallet's key at its place: nothing was signed")
+            }
+            let digest = sighash.digest(input: index, scriptCode: SegwitV0Sighash.p2wpkhScriptCode(keyHash: hash), value: output.value)
+            let signature = try Secp256k1.signDER(digest: digest, privateKey: privateKey) + [UInt8(SegwitV0Sighash.sighashAll)]
+            var witness = ByteWriter()
+            witness.varint(2)
+            witness.varBytes(signature)
+            witness.varBytes(publicKey)
+            result.inputs[index] = result.inputs[index].filter { $0.type == PSBT.InputKey.nonWitnessUTXO }
+                + [PSBT.Pair(type: PSBT.InputKey.witnessUTXO, keyData: [], value: PSBT.serialize(output)),
+                   PSBT.Pair(type: PSBT.InputKey.finalScriptWitness, keyData: [], value: witness.data)]
+            signed += 1
+        }
+        guard signed > 0 else { throw OnChainError.unsupported("the PSBT spends none of the coins it was to spend: nothing was signed") }
+        return (result, signed)
+    }
+}

@@ -78,13 +78,16 @@ extension SparkBackend {
             satPerVbyte: satPerVbyte, destination: destination, backendPlan: quote)
     }
 
-    /// The SDK's `recoverFunds`: every transaction in broadcast order (not broadcast).
-    /// - Throws: `LightningError.refused` when the exit needs funding from an output of the
-    ///   wallet's own: Hawala does not sign one yet.
-    public func runExit(_ plan: ExitPlan) async throws -> [ExitTransaction] {
+    /// The SDK's `recoverFunds`: every transaction in broadcast order (not broadcast). The
+    /// fee child of a unilateral exit spends `funding`'s P2WPKH coin, signed by Hawala's
+    /// on-chain engine through the SDK's `CpfpSigner`.
+    /// - Throws: `ExitError.exitNeedsFunding` when the plan needs funding and none is given.
+    public func runExit(_ plan: ExitPlan, funding: ExitFundingSource?) async throws -> [ExitTransaction] {
         guard let quote = plan.backendPlan as? PrepareRecoverFundsResponse else { throw LightningError.unsupported(backend: name, .preparedElsewhere) }
-        guard plan.fundingSat == 0 else { throw ExitError.exitNeedsFunding(fundingSat: plan.fundingSat) }
-        let recovery = try await call { try await $0.recoverFunds(request: RecoverFundsRequest(prepared: quote), signer: nil) }
+        guard plan.fundingSat == 0 || funding != nil else { throw ExitError.exitNeedsFunding(fundingSat: plan.fundingSat) }
+        let inputs = funding?.coins.map { CpfpInput.p2wpkh(txid: $0.txid, vout: $0.vout, valueSats: $0.valueSat.value, pubkey: $0.publicKeyHex) } ?? []
+        let signer = funding.map { SparkFundingSigner(source: $0) }
+        let recovery = try await call { try await $0.recoverFunds(request: RecoverFundsRequest(prepared: quote, fundingInputs: inputs), signer: signer) }
         return recovery.transactions.map { tx in
             ExitTransaction(kind: SparkBackend.words(tx.kind), txid: tx.txid, hex: tx.txHex, waitBlocks: tx.csvTimelockBlocks)
         }
@@ -108,4 +111,12 @@ extension SparkBackend {
         case .sweep: "sweep"
         }
     }
+}
+
+/// The SDK's signer of an exit's fee child: Hawala's on-chain engine signs the input that
+/// spends the wallet's own coin.
+final class SparkFundingSigner: CpfpSigner {
+    let source: ExitFundingSource
+    init(source: ExitFundingSource) { self.source = source }
+    func signPsbt(psbtBytes: Data) async throws -> Data { Data(try await source.sign([UInt8](psbtBytes))) }
 }

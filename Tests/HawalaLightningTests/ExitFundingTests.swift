@@ -33,4 +33,47 @@ import Testing
         let enough = ExitFunding.of(needed, wallet: wallet, store: store)
         #expect(enough.isEnough && enough.words == "your Bitcoin on-chain coins (20,000 sat confirmed) can pay it")
     }
+
+    /// An exit that needs funding is paid from the smallest confirmed, unfrozen coin that
+    /// covers it; its input in the backend's fee child is signed by the on-chain engine (a
+    /// valid BIP143 signature of that coin's key), and nothing else is.
+    @Test func theCoinThatPaysIsChosenAndItsInputSigned() async throws {
+        let (store, keyring) = try newStore()
+        let wallet = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .testnet, keyring: keyring)
+        let onChain = OnChainStore(store: store, walletID: wallet.id, coin: .bitcoin)
+        try onChain.save(NodeSettings(kind: .core, location: "http://127.0.0.1:9", auth: .none, chain: "regtest", gapLimit: 20))
+        let account = try OnChainWallet.open(wallet, coin: .bitcoin, store: store).account
+        let values: [UInt64] = [5_000, 20_000, 50_000]
+        let funding = Transaction(inputs: [TxInput(prevout: OutPoint(hash: [UInt8](repeating: 7, count: 32), vout: 0), sequence: 0xFFFF_FFFD)],
+                                  outputs: try values.enumerated().map { TxOutput(value: $0.element, script: try account.script(at: KeyPlace(.receive, UInt32($0.offset))).bytes) })
+        let block = String(repeating: "0", count: 64)
+        try onChain.commit(from: 0, blocks: [(1, block)], transactions: [StoredTransaction(transaction: funding, height: 1, blockHash: block, seenAt: 0)], gone: [])
+
+        #expect(throws: ExitError.exitNeedsFunding(fundingSat: Sats(60_000))) { try ExitFunding.source(Sats(60_000), wallet: wallet, store: store, keyring: keyring) }
+        let source = try ExitFunding.source(Sats(12_000), wallet: wallet, store: store, keyring: keyring)
+        let chosen = try #require(source.coins.first)
+        #expect(source.coins.count == 1 && chosen.txid == funding.txid.description && chosen.vout == 1 && chosen.valueSat == Sats(20_000))
+        #expect(chosen.publicKeyHex == hexString(try account.publicKey(at: KeyPlace(.receive, 1)).compressed))
+        // Frozen, it is passed over for the next that covers it.
+        try OnChainWallet.open(wallet, coin: .bitcoin, store: store).setFrozen(OutPoint(hash: funding.txid.hash, vout: 1), true)
+        #expect(try ExitFunding.source(Sats(12_000), wallet: wallet, store: store, keyring: keyring).coins.first?.vout == 2)
+
+        // The backend's fee child: an anchor of its own and the chosen coin.
+        let anchor = TxOutput(value: 240, script: [0x51, 0x02, 0x4e, 0x73])
+        let child = Transaction(inputs: [TxInput(prevout: OutPoint(hash: [UInt8](repeating: 3, count: 32), vout: 0), sequence: 0xFFFF_FFFD),
+                                         TxInput(prevout: OutPoint(hash: funding.txid.hash, vout: 1), sequence: 0xFFFF_FFFD)],
+                                outputs: [TxOutput(value: 15_000, script: try account.script(at: KeyPlace(.change, 0)).bytes)])
+        var psbt = PSBT(unsigned: child, spent: [], outputOrigins: [:])
+        psbt.inputs = [[PSBT.Pair(type: PSBT.InputKey.witnessUTXO, keyData: [], value: PSBT.serialize(anchor))], []]
+        let signedBytes = try await source.sign(psbt.bytes)
+        let signed = try PSBT(bytes: signedBytes)
+        #expect(signed.inputs[0] == psbt.inputs[0])
+        let witness = try #require(signed.inputs[1].first { $0.type == PSBT.InputKey.finalScriptWitness }?.value)
+        var reader = ByteReader(witness)
+        #expect(try reader.varint() == 2)
+        let signature = try reader.varBytes(), key = try reader.varBytes()
+        #expect(hexString(key) == chosen.publicKeyHex && signature.last == 1)
+        let digest = SegwitV0Sighash(child).digest(input: 1, scriptCode: SegwitV0Sighash.p2wpkhScriptCode(keyHash: Hash.hash160(key)), value: 20_000)
+        #expect(Secp256k1.verify(der: Array(signature.dropLast()), digest: digest, publicKey: try Secp256k1.PublicKey(sec1: key)))
+    }
 }
