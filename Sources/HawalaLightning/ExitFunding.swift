@@ -11,9 +11,22 @@ public struct ExitFunding: Sendable, Equatable {
     public let needed: Sats
     /// The wallet's confirmed Bitcoin on-chain coins; nil when no node is set up for them.
     public let confirmed: Sats?
+    /// The largest of them that can pay it alone (confirmed, not frozen, native SegWit).
+    public let largestUsable: Sats?
 
-    /// Whether the wallet's confirmed Bitcoin coins cover what is needed.
-    public var isEnough: Bool { confirmed.map { $0 >= needed } ?? false }
+    public init(needed: Sats, confirmed: Sats?, largestUsable: Sats? = nil) {
+        self.needed = needed
+        self.confirmed = confirmed
+        self.largestUsable = largestUsable
+    }
+
+    /// Whether one coin covers what is needed: the exit's fee child spends a single coin.
+    public var isEnough: Bool { largestUsable.map { $0 >= needed } ?? false }
+
+    /// Coins that can pay an exit's fees alone: confirmed, not frozen, native SegWit.
+    static func usable(_ coins: [OnChainCoin]) -> [OnChainCoin] {
+        coins.filter { $0.confirmations > 0 && !$0.frozen && $0.place.kind == .nativeSegwit }
+    }
 
     /// What the wallet's on-chain Bitcoin of the last sync says of `needed`.
     public static func of(_ needed: Sats, wallet: WalletSummary, store: WalletStore) -> ExitFunding {
@@ -22,13 +35,17 @@ public struct ExitFunding: Sendable, Equatable {
               let ledger = try? OnChainWallet.open(wallet, coin: .bitcoin, store: store).ledger() else {
             return ExitFunding(needed: needed, confirmed: nil)
         }
-        return ExitFunding(needed: needed, confirmed: ledger.confirmed)
+        return ExitFunding(needed: needed, confirmed: ledger.confirmed, largestUsable: usable(ledger.coins).map(\.value).max() ?? .zero)
     }
 
-    /// "your Bitcoin on-chain coins (12,000 sat confirmed) can pay it", or what is missing.
+    /// "one of your confirmed Bitcoin on-chain coins (20,000 sat) can pay it", or what is missing.
     public var words: String {
         guard let confirmed else { return "set up your Bitcoin node for this wallet to see which of your on-chain coins can pay it" }
-        if isEnough { return "your Bitcoin on-chain coins (\(AmountText.sats(confirmed)) confirmed) can pay it" }
+        let largest = largestUsable ?? .zero
+        if isEnough { return "one of your confirmed Bitcoin on-chain coins (\(AmountText.sats(largest))) can pay it" }
+        if confirmed >= needed {
+            return "no single coin of your confirmed Bitcoin (\(AmountText.sats(confirmed)) in all) can pay it: the largest that can holds \(AmountText.sats(largest)) (unfreeze one, or send yourself one coin of at least \(AmountText.sats(needed)))"
+        }
         return "your Bitcoin on-chain coins (\(AmountText.sats(confirmed)) confirmed) are \(AmountText.sats(needed.minusOrZero(confirmed))) short of it"
     }
 
@@ -71,7 +88,7 @@ extension ExitFunding {
                 throw ExitError.exitNeedsFunding(fundingSat: needed)
             }
             onChain = try OnChainWallet.open(wallet, coin: .bitcoin, store: store)
-            let fitting = try onChain.ledger().coins.filter { $0.confirmations > 0 && !$0.frozen && $0.place.kind == .nativeSegwit && $0.value >= needed }
+            let fitting = usable(try onChain.ledger().coins).filter { $0.value >= needed }
             guard let smallest = fitting.min(by: { $0.value < $1.value }) else { throw ExitError.exitNeedsFunding(fundingSat: needed) }
             coin = smallest
         } catch let error as ExitError {

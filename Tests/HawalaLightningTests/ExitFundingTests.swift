@@ -31,7 +31,11 @@ import Testing
         try onChain.commit(from: 0, blocks: [(1, String(repeating: "0", count: 64))],
                            transactions: [StoredTransaction(transaction: coin, height: 1, blockHash: String(repeating: "0", count: 64), seenAt: 0)], gone: [])
         let enough = ExitFunding.of(needed, wallet: wallet, store: store)
-        #expect(enough.isEnough && enough.words == "your Bitcoin on-chain coins (20,000 sat confirmed) can pay it")
+        #expect(enough.isEnough && enough.words == "one of your confirmed Bitcoin on-chain coins (20,000 sat) can pay it")
+        // Frozen, it can't: said so, not "short".
+        try OnChainWallet.open(wallet, coin: .bitcoin, store: store).setFrozen(OutPoint(hash: coin.txid.hash, vout: 0), true)
+        let frozen = ExitFunding.of(needed, wallet: wallet, store: store)
+        #expect(!frozen.isEnough && frozen.words.contains("no single coin") && frozen.words.contains("unfreeze one"), "\(frozen.words)")
     }
 
     /// An exit that needs funding is paid from the smallest confirmed, unfrozen coin that
