@@ -24,6 +24,18 @@ public struct PSBTSummary: Sendable, Equatable {
 }
 
 extension OnChainWallet {
+    /// A payment planned for a PSBT: paid from native SegWit coins only (what a PSBT carries).
+    public func psbtPlan(to address: String, amount: SendAmount, feeRate: FeeRate) throws -> SendPlan {
+        do {
+            return try plan(to: address, amount: amount, feeRate: feeRate, kinds: [.nativeSegwit])
+        } catch let error as OnChainError {
+            let left = try ledger().spendable.filter { $0.place.kind != .nativeSegwit }
+            guard !left.isEmpty, case .insufficientFunds = error else { throw error }
+            let kinds = Array(Set(left.map(\.place.kind.displayName))).sorted().joined(separator: ", ")
+            throw OnChainError.unsupported("\(error); a PSBT carries native SegWit coins only, and \(AmountText.grouped(try Sats.sum(left.map(\.value)))) \(account.network.coin.baseUnit) more are in \(kinds) coins: send from this wallet instead")
+        }
+    }
+
     /// The PSBT of a planned payment: for another signer (a hardware wallet, the wallet with
     /// the keys), with every input's spent output and key origin. Needs no secret.
     public func psbt(for plan: SendPlan, fingerprint: String) throws -> PSBT {

@@ -95,13 +95,14 @@ extension OnChainWallet {
         return Sats(clamping: UInt64(script.outputWeight / 4 + spend) * account.network.dustRelayFeeRate)
     }
 
-    /// Works out a payment: checks the address against the account's network, chooses coins,
-    /// computes the fee once and the change. Nothing is signed.
-    public func plan(to address: String, amount: SendAmount, feeRate: FeeRate) throws -> SendPlan {
+    /// Works out a payment: checks the address against the account's network, chooses coins
+    /// (of the accounts of `kinds`; all when nil), computes the fee once and the change. Nothing
+    /// is signed.
+    public func plan(to address: String, amount: SendAmount, feeRate: FeeRate, kinds: Set<ScriptKind>? = nil) throws -> SendPlan {
         let recipient = try OutputScript.of(address: address, on: account.network)
         let ledger = try ledger()
         do {
-            return try plan(to: recipient, amount: amount, feeRate: feeRate, ledger: ledger)
+            return try plan(to: recipient, amount: amount, feeRate: feeRate, ledger: ledger, kinds: kinds)
         } catch OnChainError.insufficientFunds(let needed, let available, let unit) {
             // Frozen coins are named: "not enough" while they sit there would read as money gone.
             let frozen = (try? Sats.sum(ledger.coins.filter(\.frozen).map(\.value))) ?? .zero
@@ -110,9 +111,9 @@ extension OnChainWallet {
         }
     }
 
-    private func plan(to recipient: OutputScript, amount: SendAmount, feeRate: FeeRate, ledger: Ledger) throws -> SendPlan {
+    private func plan(to recipient: OutputScript, amount: SendAmount, feeRate: FeeRate, ledger: Ledger, kinds: Set<ScriptKind>?) throws -> SendPlan {
         let unit = account.network.coin.baseUnit
-        let coins = ledger.spendable
+        let coins = ledger.spendable.filter { kinds?.contains($0.place.kind) ?? true }
         let dust = dustLimit(recipient)
         // The input count's own size assumes the most coins the payment could take.
         let overhead = Transaction.overheadWeight(inputs: coins.count, outputs: 2)

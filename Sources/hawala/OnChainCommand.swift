@@ -441,7 +441,7 @@ struct OnChainPSBTCreate: AsyncParsableCommand {
         let (_, summary) = try target.summary()
         let wallet = try target.open(chain)
         let chosen = try await wallet.feeRate(feeRate.map(FeeChoice.custom) ?? .speed(speed ?? .normal))
-        let plan = try wallet.plan(to: to, amount: all ? .all : .exact(amount!), feeRate: chosen.rate)
+        let plan = try wallet.psbtPlan(to: to, amount: all ? .all : .exact(amount!), feeRate: chosen.rate)
         let psbt = try wallet.psbt(for: plan, fingerprint: summary.fingerprint)
         try PSBTFile.write(psbt, to: out, replace: false)
         for line in alignedRows(plan.previewRows) + (chosen.note.map { [$0] } ?? []) + plan.notes { Output.error(line) }

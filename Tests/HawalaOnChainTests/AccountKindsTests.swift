@@ -56,8 +56,17 @@ import Testing
         // The native SegWit account alone sees only its own coin.
         #expect(try wallet.onChain.ledger().confirmed == Sats(paid[.nativeSegwit]!))
 
-        // A payment of part: the change goes to the native SegWit account.
+        // A PSBT carries native SegWit coins only: planned from them, and said so when they can't pay.
         let payee = try await node.newAddress()
+        #expect(try onChain.psbtPlan(to: payee, amount: .exact(Sats(5_000_000)), feeRate: try FeeRate(2)).inputs.allSatisfy { $0.place.kind == .nativeSegwit })
+        do {
+            _ = try onChain.psbtPlan(to: payee, amount: .exact(Sats(15_000_000)), feeRate: try FeeRate(2))
+            Issue.record("a PSBT plan took coins of other kinds")
+        } catch {
+            #expect("\(error)".contains("a PSBT carries native SegWit coins only, and 90,000,000 litoshi more are in Taproot, legacy, nested SegWit coins"), "\(error)")
+        }
+
+        // A payment of part: the change goes to the native SegWit account.
         let part = try onChain.plan(to: payee, amount: .exact(Sats(95_000_000)), feeRate: try FeeRate(2))
         #expect(part.inputs.count == 4 && part.changePlace?.kind == .nativeSegwit)
         let signed = try onChain.sign(part, keys: try wallet.keys)
