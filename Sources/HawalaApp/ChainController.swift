@@ -92,7 +92,7 @@ extension ChainController {
         let retry = { (problem: String) in
             try await chainPage(session, open, coin: coin.rawValue, wait: .zero, status: .badRequest, send: fields.with(problem: problem))
         }
-        guard open.wallet.kind != .watchOnly else { return try await retry(WalletError.watchOnly(open.wallet.name).description.sentence) }
+        do { try open.wallet.mustSign() } catch { return try await retry(error.description.sentence) }
         guard !fields.to.isEmpty else { return try await retry("Type the address to pay.") }
         let amount: SendAmount
         if fields.all {
@@ -119,8 +119,8 @@ extension ChainController {
     func reviewSpeedUp(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet, _ name: String?) async throws -> Response {
         guard let coin = try chainCoin(name, open) else { return try await noSuchChain(session) }
         guard let txid = form.text("txid").flatMap(Txid.init) else { return AppResponse.redirect("/chain/\(coin.rawValue)") }
-        guard open.wallet.kind != .watchOnly else {
-            return try await chainPage(session, open, coin: coin.rawValue, wait: .zero, status: .badRequest, message: WalletError.watchOnly(open.wallet.name).description.sentence)
+        do { try open.wallet.mustSign() } catch {
+            return try await chainPage(session, open, coin: coin.rawValue, wait: .zero, status: .badRequest, message: error.description.sentence)
         }
         do {
             let wallet = try OnChainWallet.open(open.wallet, coin: coin, store: open.store)

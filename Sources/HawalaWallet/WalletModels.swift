@@ -184,3 +184,12 @@ public enum WalletSecret: Sendable {
         return SecretBytes([])
     }
 }
+
+extension WalletSummary {
+    /// Refuses a wallet that holds no secret (watch-only) before a payment is worked out: what
+    /// both faces check first, so nobody reviews a payment that can't be signed.
+    /// - Throws: `WalletError.watchOnly`.
+    public func mustSign() throws(WalletError) {
+        if kind == .watchOnly { throw .watchOnly(name) }
+    }
+}

@@ -62,9 +62,9 @@ struct OnChainTarget: ParsableArguments {
 
     /// A watch-only wallet can't sign: said before any preview, with what it can do instead.
     func refuseWatchOnly() throws {
-        let (_, summary) = try summary()
-        guard summary.kind == .watchOnly else { return }
-        throw CLIError(WalletError.watchOnly(summary.name).description + " (hawala onchain psbt create makes the payment for it)")
+        do { try summary().1.mustSign() } catch let error as WalletError {
+            throw CLIError(error.description + " (hawala onchain psbt create makes the payment for it)")
+        }
     }
 
     /// The coins with a saved node, or `coin` alone.
