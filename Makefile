@@ -91,7 +91,7 @@ screens: test-deps
 
 test-asan: test-deps
 	swift build --build-tests $(IMPORT_CHECK) --sanitize=address --scratch-path .build/asan
-	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 $(WATCHDOG) --minutes 15 --log .build/asan/test.log -- swift test --skip-build --sanitize=address --scratch-path .build/asan --parallel --num-workers 2 --skip HawalaCLITests --skip facesAgree --skip OnChainCLITests --skip OnChainRegtestTests
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 $(WATCHDOG) --minutes 15 --log .build/asan/test.log -- swift test --skip-build --sanitize=address --scratch-path .build/asan --parallel --num-workers 2 --skip HawalaCLITests --skip facesAgree --skip OnChainCLITests --skip OnChainRegtestTests --skip ElectrumTests --skip AccountKindsTests --skip ForeignPSBTTests
 
 ## The issue's 50 Spark connect/disconnect cycles in one process (offline each takes ~5 s to
 ## stop, so `make test` runs 5): threads and memory must not grow.
