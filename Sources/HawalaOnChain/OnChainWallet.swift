@@ -275,7 +275,12 @@ public struct OnChainWallet: Sendable {
         var coins: [ScannedCoin] = []
         while true {
             let descriptors = try account.kinds.flatMap { kind in try Keychain.allCases.map { try account.descriptor($0, fingerprint: "00000000", kind: kind) } }
-            coins = try await node.unspent(descriptors: descriptors, range: range)
+            let scanned: Result<[ScannedCoin], OnChainError>
+            do { scanned = .success(try await node.unspent(descriptors: descriptors, range: range)) } catch { scanned = .failure(error) }
+            if case .failure(.nodeRefused(let why)) = scanned, why.contains("not a valid descriptor function"), account.kinds.contains(.taproot) {
+                throw OnChainError.nodeRefused("it can't look for Taproot coins (tr() descriptors need Bitcoin Core 22 or later): \(why)")
+            }
+            coins = try scanned.get()
             var furthest: UInt32 = 0
             for coin in coins {
                 // Only keys of the range asked for: a node can't make the wallet derive billions.

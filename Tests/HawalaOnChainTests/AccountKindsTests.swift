@@ -32,6 +32,15 @@ import Testing
         let account = try Self.everyKind(wallet)
         let onChain = OnChainWallet(account: account, node: wallet.onChain.node, walletStore: wallet.store, source: node.rpc)
 
+        // A node without tr() descriptors (Litecoin Core 0.21, Bitcoin Core before 22) can't scan
+        // its coin set for Taproot coins: said so, nothing kept.
+        do {
+            _ = try await onChain.sync(firstScan: .coinSet)
+            Issue.record("a coin-set scan without Taproot went through")
+        } catch {
+            #expect("\(error)".contains("tr() descriptors need Bitcoin Core 22 or later"), "\(error)")
+        }
+
         var paid: [ScriptKind: UInt64] = [:]
         for (i, kind) in ScriptKind.allCases.enumerated() {
             let (address, index) = try onChain.nextReceiveAddress(kind: kind)
