@@ -68,7 +68,7 @@ extension ChainController {
         view.nodeURL = url
         view.cookieFile = cookie
         guard !url.isEmpty else { return try await render(session, .badRequest, view, problem: "Type the node's address, e.g. http://127.0.0.1:9332.") }
-        let kind = NodeSettings.Kind(typedAddress: url)
+        let (kind, location) = NodeSettings.Kind.reading(typedAddress: url)
         guard kind == .core || cookie.isEmpty else {
             return try await render(session, .badRequest, view, problem: "An Electrum server needs no cookie file: leave it empty, or type the node's http:// address.")
         }
@@ -76,7 +76,7 @@ extension ChainController {
         // A node saved before keeps its gap limit (another would read every block again).
         let gapLimit = (try? OnChainWallet.savedNode(wallet: open.wallet, coin: coin, store: open.store))??.gapLimit ?? NodeSettings.defaultGapLimit
         do {
-            let settings = { (chain: String) in NodeSettings(kind: kind, location: url, auth: auth, chain: chain, gapLimit: gapLimit) }
+            let settings = { (chain: String) in NodeSettings(kind: kind, location: location, auth: auth, chain: chain, gapLimit: gapLimit) }
             _ = try await OnChainWallet.connect(wallet: open.wallet, coin: coin, source: try settings("").source(), node: settings, store: open.store)
         } catch {
             guard let words = Self.words(error) else { throw error }

@@ -64,7 +64,12 @@ public enum Base58 {
     /// Decodes a Base58 string.
     /// - Throws: `Base58.Error.invalidCharacter`.
     public static func decode(_ string: String, alphabet: Alphabet = .bitcoin) throws -> [UInt8] {
-        let chars = Array(string.utf8)
+        try decode(ascii: Array(string.utf8), alphabet: alphabet)
+    }
+
+    /// Decodes Base58 given as its characters' bytes (a secret read from a file, never a `String`).
+    /// - Throws: `Base58.Error.invalidCharacter`.
+    public static func decode(ascii chars: [UInt8], alphabet: Alphabet = .bitcoin) throws -> [UInt8] {
         let zeroChar = alphabet.characters[0]
         let zeros = chars.prefix { $0 == zeroChar }.count
         var bytes = [UInt8](repeating: 0, count: (chars.count - zeros) * 733 / 1000 + 1)
@@ -83,6 +88,7 @@ public enum Base58 {
             }
             length = i
         }
+        defer { SecretBytes.wipe(&bytes) }
         return [UInt8](repeating: 0, count: zeros) + bytes[(bytes.count - length)...]
     }
 
@@ -94,7 +100,14 @@ public enum Base58 {
     /// Decodes Base58Check and verifies the checksum; returns the payload.
     /// - Throws: `Base58.Error`.
     public static func decodeCheck(_ string: String, alphabet: Alphabet = .bitcoin) throws -> [UInt8] {
-        let raw = try decode(string, alphabet: alphabet)
+        try decodeCheck(ascii: Array(string.utf8), alphabet: alphabet)
+    }
+
+    /// Decodes Base58Check given as its characters' bytes and verifies the checksum.
+    /// - Throws: `Base58.Error`.
+    public static func decodeCheck(ascii chars: [UInt8], alphabet: Alphabet = .bitcoin) throws -> [UInt8] {
+        var raw = try decode(ascii: chars, alphabet: alphabet)
+        defer { SecretBytes.wipe(&raw) }
         guard raw.count >= 4 else { throw Error.tooShort }
         let payload = Array(raw.dropLast(4))
         guard Hash.doubleSHA256(payload).prefix(4).elementsEqual(raw.suffix(4)) else { throw Error.badChecksum }

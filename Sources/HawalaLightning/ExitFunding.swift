@@ -78,9 +78,13 @@ public struct ExitFundingSource: Sendable {
 
 extension ExitFunding {
     /// The smallest confirmed, unfrozen native SegWit coin of the wallet's on-chain Bitcoin (as
-    /// its last sync saw it) worth at least `needed`, and its signer.
+    /// its last sync saw it) worth at least `needed`, and its signer. The signer lets at most
+    /// `needed` of the coin leave the wallet (the rest must come back to its own scripts or to
+    /// `destination`, the exit's), then freezes the coin with a label: the fee child is
+    /// broadcast later, and a payment meanwhile must not spend its coin.
     /// - Throws: `ExitError.exitNeedsFunding` when no coin is, or no node is set up.
-    public static func source(_ needed: Sats, wallet: WalletSummary, store: WalletStore, keyring: Keyring) throws(ExitError) -> ExitFundingSource {
+    public static func source(_ needed: Sats, destination: String? = nil, wallet: WalletSummary, store: WalletStore,
+                              keyring: Keyring) throws(ExitError) -> ExitFundingSource {
         let onChain: OnChainWallet
         let coin: OnChainCoin
         do {
@@ -99,9 +103,13 @@ extension ExitFunding {
         let publicKey: [UInt8]
         do { publicKey = try onChain.account.publicKey(at: coin.place).compressed } catch { throw .lightning(LightningError(error, backend: "Hawala")) }
         let described = ExitFundingSource.Coin(txid: coin.outpoint.txid.description, vout: coin.outpoint.vout, valueSat: coin.value, publicKeyHex: hexString(publicKey))
+        let exitScript = destination.flatMap { try? OutputScript.of(address: $0, on: onChain.account.network).bytes }
         return ExitFundingSource(coins: [described]) { bytes in
             let keys = try store.secret(of: wallet, keyring: keyring).keys
-            let signed = try onChain.signInputs(of: try PSBT(bytes: bytes), spending: [coin], keys: keys)
+            let signed = try onChain.signInputs(of: try PSBT(bytes: bytes), spending: [coin], spendingAtMost: needed,
+                                                alsoOwn: exitScript.map { [$0] } ?? [], keys: keys)
+            try onChain.setFrozen(coin.outpoint, true)
+            try onChain.setLabel(try WalletLabel(kind: .output, ref: "\(coin.outpoint)", label: "Pays a Spark exit's fees (frozen until its fee payment confirms)"))
             return signed.psbt.bytes
         }
     }

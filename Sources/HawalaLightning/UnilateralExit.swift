@@ -281,7 +281,7 @@ extension LightningSession {
         var funding: ExitFundingSource?
         if plan.fundingSat > .zero {
             guard let keyring else { throw ExitError.noExitState(network: spec.networkName) }
-            funding = try ExitFunding.source(plan.fundingSat, wallet: wallet, store: store, keyring: keyring)
+            funding = try ExitFunding.source(plan.fundingSat, destination: plan.destination, wallet: wallet, store: store, keyring: keyring)
         }
         do { return try await backend.runExit(plan, funding: funding) } catch { throw ExitError(error, backend: backend.name) }
     }

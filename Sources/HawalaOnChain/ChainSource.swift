@@ -10,7 +10,8 @@ public protocol ChainSource: Sendable {
     /// The network and tip.
     func tip() async throws(OnChainError) -> ChainTip
     /// The fee and virtual size of an unconfirmed transaction with its own unconfirmed ancestors
-    /// (what a child must lift), nil when it isn't in the mempool.
+    /// (what a child must lift; an index server, which tells no ancestors, gives the
+    /// transaction's own), nil when it isn't in the mempool.
     func mempoolEntry(_ txid: Txid) async throws(OnChainError) -> (fee: Sats, vsize: Int)?
     /// Sends a signed transaction to the network.
     func broadcast(_ transaction: [UInt8]) async throws(OnChainError) -> Txid
@@ -30,9 +31,10 @@ public protocol BlockSource: ChainSource {
     func mempool() async throws(OnChainError) -> [Txid]
     /// The raw transactions with these ids from the mempool (nil: no longer there).
     func mempoolTransactions(_ ids: [Txid]) async throws(OnChainError) -> [[UInt8]?]
-    /// The coins unspent now at the scripts of `descriptors`, each derived over `0...range`:
-    /// the node's scan of its whole coin set (minutes on mainnet), for a first sync.
-    func unspent(descriptors: [String], range: Int) async throws(OnChainError) -> [ScannedCoin]
+    /// The coins unspent now at the scripts of `descriptors`, each derived over `0...range`
+    /// (nil: descriptors of one script): the node's scan of its whole coin set (minutes on
+    /// mainnet), for a first sync or a sweep.
+    func unspent(descriptors: [String], range: Int?) async throws(OnChainError) -> [ScannedCoin]
     /// The raw transactions `ids`, each in the block named beside it (no transaction index needed).
     func transactions(_ ids: [(txid: Txid, block: String)]) async throws(OnChainError) -> [[UInt8]]
 }
@@ -67,11 +69,16 @@ public struct ScannedCoin: Sendable, Equatable {
     public let height: Int
     /// The derived descriptor it matched, as the node writes it.
     public let descriptor: String
+    /// Its value and script, as the node says.
+    public let value: UInt64
+    public let script: [UInt8]
 
-    public init(outpoint: OutPoint, height: Int, descriptor: String) {
+    public init(outpoint: OutPoint, height: Int, descriptor: String, value: UInt64 = 0, script: [UInt8] = []) {
         self.outpoint = outpoint
         self.height = height
         self.descriptor = descriptor
+        self.value = value
+        self.script = script
     }
 
     /// The key's whole path as the descriptor's origin writes it (`[fingerprint/84'/1'/0'/0/5]`).

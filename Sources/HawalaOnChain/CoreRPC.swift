@@ -163,8 +163,8 @@ public final class CoreRPC: BlockSource {
         return (try? FeeRate(max(1, Self.perVByte(relay)))) ?? (try! FeeRate(1))
     }
 
-    public func unspent(descriptors: [String], range: Int) async throws(OnChainError) -> [ScannedCoin] {
-        let objects: [[String: Any]] = descriptors.map { ["desc": $0, "range": range] }
+    public func unspent(descriptors: [String], range: Int?) async throws(OnChainError) -> [ScannedCoin] {
+        let objects: [[String: Any]] = descriptors.map { descriptor in range.map { ["desc": descriptor, "range": $0] } ?? ["desc": descriptor] }
         let answer = try await exchange(["jsonrpc": "1.0", "id": 0, "method": "scantxoutset", "params": ["start", objects]], timeout: Self.scanTimeout)
         guard let object = answer as? [String: Any] else { throw .badAnswer("scantxoutset answered no JSON object") }
         if let error = object["error"] as? [String: Any] {
@@ -175,10 +175,13 @@ public final class CoreRPC: BlockSource {
         }
         return try unspents.map { coin throws(OnChainError) in
             guard let id = coin["txid"] as? String, let txid = Txid(id), let vout = coin["vout"] as? Int, (0...Int(UInt32.max)).contains(vout),
-                  let height = coin["height"] as? Int, height >= 0, let descriptor = coin["desc"] as? String else {
-                throw .badAnswer("scantxoutset gave a coin without its place")
+                  let height = coin["height"] as? Int, height >= 0, let descriptor = coin["desc"] as? String,
+                  let amount = coin["amount"] as? Double, amount >= 0, amount <= 84_000_000,
+                  let scriptHex = coin["scriptPubKey"] as? String, let script = bytes(fromHex: scriptHex) else {
+                throw .badAnswer("scantxoutset gave a coin without its place, value or script")
             }
-            return ScannedCoin(outpoint: OutPoint(hash: txid.hash, vout: UInt32(vout)), height: height, descriptor: descriptor)
+            return ScannedCoin(outpoint: OutPoint(hash: txid.hash, vout: UInt32(vout)), height: height, descriptor: descriptor,
+                               value: UInt64((amount * 100_000_000).rounded()), script: script)
         }
     }
 

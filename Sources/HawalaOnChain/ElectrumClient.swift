@@ -25,6 +25,8 @@ public final class ElectrumClient: HistorySource {
     private let timeout: Duration
     private let maximumBytes: Int
     private let seen = Mutex<String?>(nil)
+    /// Whether a certificate other than the pinned one was refused (the words say so then).
+    private let pinRefused = Mutex(false)
 
     /// `HOST:PORT:t` or `HOST:PORT:s` (TLS, also without the letter).
     public var location: String { "\(host):\(port):\(transport.rawValue)" }
@@ -152,6 +154,7 @@ public final class ElectrumClient: HistorySource {
     /// their results in order (nil for a call the server refused, with `allowErrors`).
     func exchange(_ calls: [(String, [Any])], allowErrors: Bool = false) async throws(OnChainError) -> [Any?] {
         guard !calls.isEmpty else { return [] }
+        pinRefused.withLock { $0 = false }
         var request = Data()
         let all: [(String, [Any])] = [("server.version", ["Hawala", "1.4"])] + calls
         for (id, call) in all.enumerated() {
@@ -179,6 +182,9 @@ public final class ElectrumClient: HistorySource {
         } catch let error as OnChainError {
             throw error
         } catch {
+            if pinRefused.withLock({ $0 }) {
+                throw .nodeUnreachable(url: location, why: "its TLS certificate is not the one saved with it (it changed, or another server answers there): if you expect that, save the server again")
+            }
             throw .nodeUnreachable(url: location, why: Self.words(error))
         }
         var results = [Any?](repeating: nil, count: all.count)
@@ -188,7 +194,7 @@ public final class ElectrumClient: HistorySource {
             // A notification (no id) is no answer.
             guard let id = object["id"] as? Int else { continue }
             guard results.indices.contains(id), answered.insert(id).inserted else { throw .badAnswer("an answer to no call") }
-            if let error = object["error"] {
+            if let error = object["error"], !(error is NSNull) {
                 let message = (error as? [String: Any])?["message"] as? String ?? "\(error)"
                 if id == 0 { throw .nodeRefused("it speaks no protocol version Hawala does (1.4): \(String(message.prefix(200)))") }
                 if !allowErrors { throw .nodeRefused(String(message.prefix(300))) }
@@ -215,7 +221,9 @@ public final class ElectrumClient: HistorySource {
                             guard let leaf = certificates.first, let der = try? leaf.toDERBytes() else { return promise.succeed(.failed) }
                             let fingerprint = hexString(Hash.sha256(der))
                             self.seen.withLock { $0 = fingerprint }
-                            promise.succeed(pinned == nil || pinned == fingerprint ? .certificateVerified : .failed)
+                            let accepted = pinned == nil || pinned == fingerprint
+                            if !accepted { self.pinRefused.withLock { $0 = true } }
+                            promise.succeed(accepted ? .certificateVerified : .failed)
                         })
                         try channel.pipeline.syncOperations.addHandler(handler)
                     }
@@ -225,6 +233,7 @@ public final class ElectrumClient: HistorySource {
         return try await channel.executeThenClose { inbound, outbound in
             try await outbound.write(ByteBuffer(bytes: request))
             var pending: [UInt8] = []
+            var searched = 0  // bytes of `pending` known to hold no newline
             var lines: [Data] = []
             var total = 0
             var answers = 0
@@ -232,9 +241,10 @@ public final class ElectrumClient: HistorySource {
                 total += chunk.readableBytes
                 guard total <= maximumBytes else { throw OnChainError.badAnswer("its answers are larger than \(maximumBytes / 1024 / 1024) MiB") }
                 pending.append(contentsOf: chunk.readableBytesView)
-                while let end = pending.firstIndex(of: 0x0A) {
+                while let end = pending[searched...].firstIndex(of: 0x0A) {
                     let line = Data(pending[..<end])
                     pending.removeSubrange(...end)
+                    searched = 0
                     guard !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) else { continue }
                     guard let object = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any] else {
                         throw OnChainError.badAnswer("a line that is no JSON object")
@@ -245,6 +255,7 @@ public final class ElectrumClient: HistorySource {
                     guard (0..<count).contains(id) else { throw OnChainError.badAnswer("an answer to no call") }
                     answers += 1
                 }
+                searched = pending.count
                 if answers >= count { return lines }
             }
             throw OnChainError.nodeUnreachable(url: self.location, why: "it closed the connection before answering every call")
@@ -253,9 +264,6 @@ public final class ElectrumClient: HistorySource {
 
     /// A connection's failure in a person's words.
     static func words(_ error: any Error) -> String {
-        if let ssl = error as? NIOSSLError, case .handshakeFailed = ssl {
-            return "its TLS certificate is not the one saved with it (it changed, or another server answers there): if you expect that, save the server again"
-        }
         if error is NIOSSLError || error is BoringSSLError {
             return "its TLS failed (is it a TLS port? a plain TCP port is written HOST:PORT:t)"
         }

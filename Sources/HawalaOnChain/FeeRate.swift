@@ -7,6 +7,10 @@ public struct FeeRate: Sendable, Hashable, Comparable, Codable, CustomStringConv
     /// Every on-chain fee rate Hawala pays at: sends, bumps, Lightning's claims, refunds and exits.
     public static let allowed: ClosedRange<UInt64> = 1...10_000
 
+    /// The highest rate an Electrum server's estimate may set on its own (a typed rate may be
+    /// higher): above the busiest hours Bitcoin has had.
+    public static let serverCeiling = try! FeeRate(1_000)
+
     public init(_ perVByte: UInt64) throws(OnChainError) {
         guard Self.allowed.contains(perVByte) else { throw .feeRateOutOfRange(perVByte) }
         self.perVByte = perVByte

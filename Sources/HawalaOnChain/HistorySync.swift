@@ -43,13 +43,17 @@ extension OnChainWallet {
             byID[txid] = stored
         }
         // Kept but in no history now: replaced, or its block reorged away and the payment gone. The
-        // wallet's own unconfirmed payment is sent again (a server that lost it) and kept if taken.
+        // wallet's own payment — unconfirmed, or confirmed in a block that is gone — is sent
+        // again and kept, unconfirmed, if taken (as a node's reorg gives it back to its mempool).
         var gone: [Txid] = []
         transactions = Array(byID.values)
         for (txid, stored) in before where heights[txid] == nil {
-            if stored.height == nil, Self.isOwn(stored.transaction, watched: watched, known: before),
+            if Self.isOwn(stored.transaction, watched: watched, known: before),
                (try? await index.broadcast(stored.transaction.serialized())) != nil {
-                transactions.append(stored)
+                var unconfirmed = stored
+                unconfirmed.height = nil
+                unconfirmed.blockHash = nil
+                transactions.append(unconfirmed)
                 continue
             }
             gone.append(txid)

@@ -24,6 +24,9 @@ extension ChosenFeeRate {
     /// no estimate (nil for a rate the person typed).
     public var note: String? {
         guard let speed else { return nil }
+        if let cappedFrom {
+            return "The server's estimate was \(AmountText.grouped(cappedFrom.perVByte)) per vB: capped at \(AmountText.grouped(rate.perVByte)) (type a rate to pay more)."
+        }
         return estimated ? "Aims to confirm in \(speed.words)." : "The node has no fee estimate yet: this pays its lowest relay rate."
     }
 }

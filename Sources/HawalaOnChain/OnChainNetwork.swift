@@ -53,6 +53,15 @@ public struct OnChainNetwork: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The version byte of a private key in WIF (what a paper wallet or a key export writes).
+    public var wifVersion: UInt8 {
+        switch (coin, kind) {
+        case (.bitcoin, .main): 0x80
+        case (.litecoin, .main): 0xB0
+        default: 0xEF
+        }
+    }
+
     /// The base58 version bytes of P2SH addresses. Litecoin's old `3…`/`2…` P2SH addresses
     /// share Bitcoin's versions: they are refused as Bitcoin's (who pastes one most likely means
     /// Bitcoin, and a payment there would be lost), never read as Litecoin's.

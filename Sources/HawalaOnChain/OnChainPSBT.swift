@@ -30,7 +30,11 @@ extension OnChainWallet {
             return try plan(to: address, amount: amount, feeRate: feeRate, kinds: [.nativeSegwit])
         } catch let error as OnChainError {
             let left = try ledger().spendable.filter { $0.place.kind != .nativeSegwit }
-            guard !left.isEmpty, case .insufficientFunds = error else { throw error }
+            switch error {
+            case .insufficientFunds, .insufficientUnfrozen: break
+            default: throw error
+            }
+            guard !left.isEmpty else { throw error }
             let kinds = Array(Set(left.map(\.place.kind.displayName))).sorted().joined(separator: ", ")
             throw OnChainError.unsupported("\(error); a PSBT carries native SegWit coins only, and \(AmountText.grouped(try Sats.sum(left.map(\.value)))) \(account.network.coin.baseUnit) more are in \(kinds) coins: send from this wallet instead")
         }
@@ -140,10 +144,21 @@ extension OnChainWallet {
     /// that spend `coins` of this wallet: native SegWit only, BIP143 SIGHASH_ALL, each amount
     /// from the wallet's own record (a witness UTXO the file gives must agree with it). The other
     /// inputs are left as they came. Returns how many were signed.
-    /// - Throws: `OnChainError.unsupported` when none of `coins` is spent, or one isn't this
-    ///   wallet's native SegWit coin.
-    public func signInputs(of psbt: PSBT, spending coins: [OnChainCoin], keys: HDWallet) throws -> (psbt: PSBT, signed: Int) {
+    ///
+    /// At most `spendingAtMost` of the coins' value may leave the wallet: what the outputs pay
+    /// back to its own scripts (or to `alsoOwn`) is counted as kept; a PSBT that would take more
+    /// is refused unsigned.
+    /// - Throws: `OnChainError.unsupported` when none of `coins` is spent, one isn't this
+    ///   wallet's native SegWit coin, or more would leave than allowed.
+    public func signInputs(of psbt: PSBT, spending coins: [OnChainCoin], spendingAtMost limit: Sats, alsoOwn: [[UInt8]] = [],
+                           keys: HDWallet) throws -> (psbt: PSBT, signed: Int) {
         let ledger = try ledger()
+        let watched = try watchedScripts()
+        let spentHere = try Sats.sum(coins.filter { coin in psbt.transaction.inputs.contains { $0.prevout == coin.outpoint } }.map(\.value))
+        let kept = try Sats.sum(psbt.transaction.outputs.filter { watched.place(of: $0.script) != nil || alsoOwn.contains($0.script) }.map { Sats(clamping: $0.value) })
+        guard spentHere.minusOrZero(kept) <= limit else {
+            throw OnChainError.unsupported("this PSBT would take \(AmountText.grouped(spentHere.minusOrZero(kept))) \(account.network.coin.baseUnit) of the wallet's coins, more than the \(AmountText.grouped(limit)) it may: nothing was signed")
+        }
         var result = psbt
         let sighash = SegwitV0Sighash(psbt.transaction)
         var signed = 0

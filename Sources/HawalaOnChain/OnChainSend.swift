@@ -16,6 +16,8 @@ public struct ChosenFeeRate: Sendable, Equatable {
     public let speed: Speed?
     /// False when the node had no estimate and its lowest relay rate is used.
     public let estimated: Bool
+    /// An index server's estimate above `FeeRate.serverCeiling`, capped to it (nil: none).
+    public var cappedFrom: FeeRate?
 
     /// A rate the person typed.
     public init(typed rate: FeeRate) {
@@ -78,11 +80,17 @@ public struct SendPlan: Sendable, Equatable {
 
 extension OnChainWallet {
     /// The rate for `speed`: the node's estimate, or its lowest relay rate when it has none.
+    /// An index server's figures are capped at `FeeRate.serverCeiling`: a server is anyone's,
+    /// and its estimate alone must not set a fee a person's own node never would.
     public func feeRate(for speed: Speed) async throws(OnChainError) -> ChosenFeeRate {
+        let server = source is any HistorySource
         if let estimate = try await source.estimateFee(blocks: speed.blocks(on: account.network.coin)) {
-            return ChosenFeeRate(rate: estimate, speed: speed, estimated: true)
+            var chosen = ChosenFeeRate(rate: server ? min(estimate, FeeRate.serverCeiling) : estimate, speed: speed, estimated: true)
+            if server, estimate > FeeRate.serverCeiling { chosen.cappedFrom = estimate }
+            return chosen
         }
-        return ChosenFeeRate(rate: try await source.relayFee(), speed: speed, estimated: false)
+        let relay = try await source.relayFee()
+        return ChosenFeeRate(rate: server ? min(relay, FeeRate.serverCeiling) : relay, speed: speed, estimated: false)
     }
 
     /// The smallest output the network relays to `script` (Bitcoin Core's dust rule: what
@@ -222,26 +230,38 @@ extension OnChainAccount {
             guard try coin.place.kind.script(of: publicKey).bytes == coin.script else {
                 throw OnChainError.unsupported("coin \(coin.outpoint) is not locked to this wallet's key at \(try path(of: coin.place))")
             }
-            let keyHash = Hash.hash160(publicKey.compressed)
-            switch coin.place.kind {
-            case .nativeSegwit, .nestedSegwit:
-                let digest = segwit.digest(input: i, scriptCode: SegwitV0Sighash.p2wpkhScriptCode(keyHash: keyHash), value: coin.value.value)
-                let signature = try Secp256k1.signDER(digest: digest, privateKey: privateKey)
-                transaction.inputs[i].witness = [signature + [UInt8(SegwitV0Sighash.sighashAll)], publicKey.compressed]
-                if coin.place.kind == .nestedSegwit { transaction.inputs[i].scriptSig = Script.push(ScriptKind.nestedProgram(of: publicKey)) }
-            case .taproot:
-                transaction.inputs[i].witness = [try Schnorr.signTaprootKeyPath(taproot.digest(input: i), internalPrivateKey: privateKey)]
-            case .legacy:
-                let digest = LegacySighash.digest(unsigned, input: i, spentScript: coin.script)
-                let signature = try Secp256k1.signDER(digest: digest, privateKey: privateKey)
-                transaction.inputs[i].scriptSig = Script.push(signature + [UInt8(SegwitV0Sighash.sighashAll)]) + Script.push(publicKey.compressed)
-            }
+            try InputSigning.sign(&transaction, input: i, kind: coin.place.kind, privateKey: privateKey, publicKey: publicKey,
+                                  spent: spent[i], sighashes: (segwit, taproot, unsigned))
         }
         let paid = try Sats.sum(transaction.outputs.map { Sats(clamping: $0.value) }), inputs = try Sats.sum(plan.inputs.map(\.value))
         guard inputs >= paid, (try inputs - paid) == plan.fee, transaction.vsize <= plan.vsize else {
             throw OnChainError.unsupported("the signed transaction does not match its preview; nothing was sent")
         }
         return transaction
+    }
+}
+
+/// The one place an input is signed, for each kind of output a key locks.
+enum InputSigning {
+    /// Signs input `index` of `transaction` (spending `spent`, locked by `kind` to `publicKey`):
+    /// BIP143 for native and nested SegWit, BIP341 key path for Taproot, the original sighash
+    /// for legacy — with the 33-byte key unless `compressed` is false (legacy only).
+    static func sign(_ transaction: inout Transaction, input index: Int, kind: ScriptKind, privateKey: SecretBytes, publicKey: Secp256k1.PublicKey,
+                     compressed: Bool = true, spent: TxOutput, sighashes: (segwit: SegwitV0Sighash, taproot: TaprootSighash, unsigned: Transaction)) throws {
+        switch kind {
+        case .nativeSegwit, .nestedSegwit:
+            let scriptCode = SegwitV0Sighash.p2wpkhScriptCode(keyHash: Hash.hash160(publicKey.compressed))
+            let signature = try Secp256k1.signDER(digest: sighashes.segwit.digest(input: index, scriptCode: scriptCode, value: spent.value), privateKey: privateKey)
+            transaction.inputs[index].witness = [signature + [UInt8(SegwitV0Sighash.sighashAll)], publicKey.compressed]
+            if kind == .nestedSegwit { transaction.inputs[index].scriptSig = Script.push(ScriptKind.nestedProgram(of: publicKey)) }
+        case .taproot:
+            transaction.inputs[index].witness = [try Schnorr.signTaprootKeyPath(sighashes.taproot.digest(input: index), internalPrivateKey: privateKey)]
+        case .legacy:
+            let digest = LegacySighash.digest(sighashes.unsigned, input: index, spentScript: spent.script)
+            let signature = try Secp256k1.signDER(digest: digest, privateKey: privateKey)
+            transaction.inputs[index].scriptSig = Script.push(signature + [UInt8(SegwitV0Sighash.sighashAll)])
+                + Script.push(compressed ? publicKey.compressed : publicKey.uncompressed)
+        }
     }
 }
 

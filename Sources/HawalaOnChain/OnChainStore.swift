@@ -8,11 +8,14 @@ public struct NodeSettings: Sendable, Equatable, Codable {
     public enum Kind: String, Sendable, Codable {
         case core, electrum
 
-        /// What a typed address names: `http(s)://…` a node's RPC, anything else an Electrum
-        /// server (`HOST:PORT[:t|s]`).
-        public init(typedAddress: String) {
-            let lowered = typedAddress.lowercased()
-            self = lowered.hasPrefix("http://") || lowered.hasPrefix("https://") ? .core : .electrum
+        /// What a typed address names, and the location to save: `HOST:PORT:s` or `HOST:PORT:t`
+        /// an Electrum server (Electrum's own way of writing one); anything else a node's RPC,
+        /// `http://` put before an address typed without it (`127.0.0.1:8332`).
+        public static func reading(typedAddress typed: String) -> (kind: Kind, location: String) {
+            let lowered = typed.lowercased()
+            if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") { return (.core, typed) }
+            if lowered.hasSuffix(":s") || lowered.hasSuffix(":t") { return (.electrum, typed) }
+            return (.core, "http://" + typed)
         }
     }
     public let kind: Kind
@@ -63,14 +66,15 @@ struct OnChainStore {
     func save(_ node: NodeSettings) throws {
         let auth = String(decoding: try JSONEncoder().encode(node.auth), as: UTF8.self)
         try store.writeTransaction { db in
-            let before = try Row.fetchOne(db, sql: "SELECT chain, gapLimit FROM onchainNode WHERE walletId = ? AND coin = ?", arguments: [walletID, coin.rawValue])
+            let before = try Row.fetchOne(db, sql: "SELECT chain, gapLimit, kind FROM onchainNode WHERE walletId = ? AND coin = ?", arguments: [walletID, coin.rawValue])
             if let before, before["chain"] as String != node.chain {
                 for table in ["onchainBlock", "onchainTx", "onchainFrozen", "onchainLabel"] {
                     try db.execute(sql: "DELETE FROM \(table) WHERE walletId = ? AND coin = ?", arguments: [walletID, coin.rawValue])
                 }
                 try db.execute(sql: "DELETE FROM walletSetting WHERE walletId = ? AND key = ?", arguments: [walletID, usedKey])
-            } else if let before, before["gapLimit"] as Int != node.gapLimit {
+            } else if let before, before["gapLimit"] as Int != node.gapLimit || before["kind"] as String != node.kind.rawValue {
                 // Another gap limit may find coins in blocks already read: the next sync reads them all again.
+                // A server keeps only the tip's block: a node after it starts as a first sync does (its coin set on a long chain).
                 try db.execute(sql: "DELETE FROM onchainBlock WHERE walletId = ? AND coin = ?", arguments: [walletID, coin.rawValue])
             }
             try db.execute(sql: """

@@ -19,7 +19,7 @@ struct OnChainCommand: AsyncParsableCommand {
             accounts live on the test networks the node is on (testnet or regtest).
             """,
         subcommands: [OnChainNode.self, OnChainSync.self, OnChainReceive.self, OnChainBalance.self, OnChainHistory.self,
-                      OnChainSend.self, OnChainBump.self, OnChainCPFP.self, OnChainPSBTCommand.self, OnChainUTXOs.self, OnChainLabel.self, OnChainLabels.self, OnChainFreeze.self, OnChainUnfreeze.self])
+                      OnChainSend.self, OnChainSweep.self, OnChainBump.self, OnChainCPFP.self, OnChainPSBTCommand.self, OnChainUTXOs.self, OnChainLabel.self, OnChainLabels.self, OnChainFreeze.self, OnChainUnfreeze.self])
 }
 
 extension Coin: ExpressibleByArgument {}

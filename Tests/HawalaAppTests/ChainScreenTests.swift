@@ -63,6 +63,9 @@ extension AppSecurityTests {
             let nowhere = try await browser.send(.post, "/chain/litecoin/node", form: ["csrf": csrf, "url": "127.0.0.1:1:t", "cookie": ""])
             #expect(nowhere.status == 400 && nowhere.body.contains("127.0.0.1:1:t") && nowhere.body.contains("refused the connection"), "\(nowhere.body.suffix(800))")
             #expect(nowhere.body.contains("value=\"127.0.0.1:1:t\""))
+            // Without :s or :t it is a node's address, http:// put before it.
+            let node = try await browser.send(.post, "/chain/litecoin/node", form: ["csrf": csrf, "url": "127.0.0.1:1", "cookie": ""])
+            #expect(node.status == 400 && node.body.contains("http://127.0.0.1:1"), "\(node.body.suffix(800))")
             let store = try await app.store.get()
             #expect(try OnChainWallet.savedNode(wallet: try #require(try store.current()), coin: .litecoin, store: store) == nil)
         }

@@ -79,5 +79,17 @@ import Testing
         #expect(hexString(key) == chosen.publicKeyHex && signature.last == 1)
         let digest = SegwitV0Sighash(child).digest(input: 1, scriptCode: SegwitV0Sighash.p2wpkhScriptCode(keyHash: Hash.hash160(key)), value: 20_000)
         #expect(Secp256k1.verify(der: Array(signature.dropLast()), digest: digest, publicKey: try Secp256k1.PublicKey(sec1: key)))
+        // Signed, the coin is kept for the fee child: frozen, and labelled so.
+        let after = try OnChainWallet.open(wallet, coin: .bitcoin, store: store)
+        #expect(try after.ledger().coins.first { $0.outpoint.vout == 1 }?.frozen == true)
+        #expect(try after.labels()["output:\(funding.txid):1"]?.contains("Spark exit") == true)
+
+        // A child that would send the coin's value elsewhere: refused unsigned.
+        var greedy = PSBT(unsigned: Transaction(inputs: child.inputs, outputs: [TxOutput(value: 15_000, script: [0x00, 0x14] + [UInt8](repeating: 9, count: 20))]),
+                          spent: [], outputOrigins: [:])
+        greedy.inputs = psbt.inputs
+        try after.setFrozen(OutPoint(hash: funding.txid.hash, vout: 1), false)
+        let again = try ExitFunding.source(Sats(12_000), wallet: wallet, store: store, keyring: keyring)
+        await #expect(throws: OnChainError.self) { _ = try await again.sign(greedy.bytes) }
     }
 }

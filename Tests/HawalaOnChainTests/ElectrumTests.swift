@@ -151,6 +151,22 @@ import Testing
         let balance = try hawala("onchain", "balance", "--chain", "litecoin", "--json")
         let object = try JSONSerialization.jsonObject(with: Data(balance.stdout.utf8)) as? [String: Any]
         #expect(object?["confirmedSats"] as? Int == 5_000_000, "\(balance.stdout) \(balance.stderr)")
+
+        // A paper wallet's key swept in through the server (its coin still in the mempool).
+        let paper = try await node.rpc.call("getnewaddress", ["", "bech32"]) as! String
+        let keyFile = files.appendingPathComponent("paper-key").path
+        try Data(((try await node.rpc.call("dumpprivkey", [paper]) as! String) + "\n").utf8).write(to: URL(fileURLWithPath: keyFile))
+        let funding = try await node.pay(paper, 3_000_000)
+        try await server.sees(funding, at: try OutputScript.of(address: paper, on: OnChainNetwork(coin: .litecoin, kind: .regtest)).bytes)
+        #expect(try hawala("onchain", "sweep", "--chain", "litecoin", "--key-file", keyFile).status == 2)  // no terminal, no --yes
+        let missing = try hawala("onchain", "sweep", "--chain", "litecoin", "--key-file", files.appendingPathComponent("nowhere").path, "--yes")
+        #expect(missing.status == 1 && missing.errorLines.count == 1, "\(missing.stderr)")
+        let swept = try hawala("onchain", "sweep", "--chain", "litecoin", "--key-file", keyFile, "--fee-rate", "2", "--yes", "--json")
+        let result = try JSONSerialization.jsonObject(with: Data(swept.stdout.utf8)) as? [String: Any]
+        #expect(swept.status == 0 && (result?["amountSats"] as? Int ?? 0) + (result?["feeSats"] as? Int ?? 0) == 3_000_000 && result?["coins"] as? Int == 1,
+                "\(swept.stdout) \(swept.stderr)")
+        #expect(try await node.mempool().contains(result?["txid"] as? String ?? "-"))
+        #expect(!swept.stderr.contains(try String(contentsOfFile: keyFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
     }
 
     /// The SHA-256 of a PEM certificate's DER bytes, as `openssl x509 -outform der | sha256sum` gives it.

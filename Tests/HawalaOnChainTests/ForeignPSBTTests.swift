@@ -36,8 +36,15 @@ import Testing
         // A coin that isn't in the PSBT: nothing signed. Ours: its input alone, final.
         let other = OnChainCoin(outpoint: OutPoint(hash: [UInt8](repeating: 9, count: 32), vout: 0), value: ours.value, place: ours.place, script: ours.script,
                                 confirmations: 1, fromSelf: false, frozen: false)
-        #expect(throws: OnChainError.self) { try wallet.onChain.signInputs(of: psbt, spending: [other], keys: try wallet.keys) }
-        let (signed, count) = try wallet.onChain.signInputs(of: psbt, spending: [ours], keys: try wallet.keys)
+        #expect(throws: OnChainError.self) { try wallet.onChain.signInputs(of: psbt, spending: [other], spendingAtMost: ours.value, keys: try wallet.keys) }
+        // It pays all of our coin away: refused under a smaller limit, nothing signed.
+        do {
+            _ = try wallet.onChain.signInputs(of: psbt, spending: [ours], spendingAtMost: Sats(10_000), keys: try wallet.keys)
+            Issue.record("a PSBT taking the whole coin was signed under a 10,000 limit")
+        } catch {
+            #expect("\(error)".contains("would take 30,000,000 litoshi of the wallet's coins, more than the 10,000"), "\(error)")
+        }
+        let (signed, count) = try wallet.onChain.signInputs(of: psbt, spending: [ours], spendingAtMost: ours.value, keys: try wallet.keys)
         #expect(count == 1)
         #expect(signed.inputs[0] == psbt.inputs[0], "the other program's input was changed")
         let finalized = try await node.rpc.call("finalizepsbt", [signed.base64]) as! [String: Any]
@@ -52,6 +59,6 @@ import Testing
         value.uint64(ours.value.value + 1)
         value.varBytes(ours.script)
         lying.inputs[1].append(PSBT.Pair(type: 0x01, keyData: [], value: value.data))
-        #expect(throws: OnChainError.self) { try wallet.onChain.signInputs(of: lying, spending: [ours], keys: try wallet.keys) }
+        #expect(throws: OnChainError.self) { try wallet.onChain.signInputs(of: lying, spending: [ours], spendingAtMost: ours.value, keys: try wallet.keys) }
     }
 }

@@ -5,7 +5,7 @@ import Testing
 
 /// A node that lies, drips, floods or hangs: every call ends in time with a typed error, and
 /// nothing is saved.
-enum HostileBehaviour: Sendable { case garbage, huge, drip, hang, wrongChain, notJSONRPC }
+enum HostileBehaviour: Sendable { case garbage, huge, drip, hang, wrongChain, notJSONRPC, expensiveFees }
 
 @Suite struct HostileNodeTests {
     typealias Behaviour = HostileBehaviour
@@ -75,6 +75,8 @@ enum HostileBehaviour: Sendable { case garbage, huge, drip, hang, wrongChain, no
                 }
             case .hang:
                 sleep(120)
+            case .expensiveFees:
+                break
             case .wrongChain:
                 let body = #"[{"result":{"chain":"main","blocks":900000,"bestblockhash":"00"},"error":null,"id":0},{"result":{"subversion":"/LitecoinCore:0.21.2.1/"},"error":null,"id":1},{"result":"12a765e31ffd4059bada1e25190f6e98c99d9714d334efa41a195a7e7e04bfe2","error":null,"id":2}]"#
                 _ = send(client, "HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
@@ -99,6 +101,9 @@ enum HostileBehaviour: Sendable { case garbage, huge, drip, hang, wrongChain, no
                 }
             case .hang:
                 sleep(120)
+            case .expensiveFees:
+                // 0.05 per kB: 5,000 per vB, for every estimate.
+                _ = send(client, #"{"jsonrpc":"2.0","id":0,"result":["ElectrumX 2.0.0","1.4"]}"# + "\n" + #"{"jsonrpc":"2.0","id":1,"result":0.05}"# + "\n")
             case .wrongChain:
                 let header = String(repeating: "00", count: 80)
                 _ = send(client, #"{"jsonrpc":"2.0","id":0,"result":["ElectrumX 2.0.0","1.4"]}"# + "\n"
@@ -120,8 +125,24 @@ enum HostileBehaviour: Sendable { case garbage, huge, drip, hang, wrongChain, no
         case .notJSONRPC: #expect(error == .badAnswer("an answer to no call"))
         case .huge: #expect(error == .badAnswer("its answers are larger than 1 MiB"))
         case .drip, .hang: #expect(error == .nodeUnreachable(url: location, why: "it did not answer within 2 s"))
-        case .wrongChain: break
+        case .wrongChain, .expensiveFees: break
         }
+    }
+
+    /// A server's fee estimate sets no more than `FeeRate.serverCeiling`, said so; a rate typed
+    /// by the person is theirs.
+    @Test func anElectrumServersFeeEstimateIsCapped() async throws {
+        let server = try Server(.expensiveFees, electrum: true)
+        defer { server.stop() }
+        let (store, keyring) = try newStore()
+        let wallet = try store.add(mnemonic: try .init(text: abandonAbout), passphrase: .init([]), name: "t", network: .testnet, keyring: keyring)
+        let client = try ElectrumClient(address: "127.0.0.1:\(server.port):t", timeout: .seconds(5))
+        let onChain = OnChainWallet(account: try OnChainAccount.of(wallet, coin: .litecoin, kind: .regtest, store: store),
+                                    node: NodeSettings(kind: .electrum, location: client.location, auth: .none, chain: "regtest", gapLimit: 20),
+                                    walletStore: store, source: client)
+        let chosen = try await onChain.feeRate(for: .fast)
+        #expect(try chosen.rate == FeeRate.serverCeiling && chosen.cappedFrom == FeeRate(5_000))
+        #expect(chosen.note == "The server's estimate was 5,000 per vB: capped at 1,000 (type a rate to pay more).")
     }
 
     @Test func anElectrumServerOnAnotherNetworkIsNotSaved() async throws {
@@ -153,7 +174,7 @@ enum HostileBehaviour: Sendable { case garbage, huge, drip, hang, wrongChain, no
         case .notJSONRPC: #expect(error == .badAnswer("a batch of 3 calls was not answered call for call"))
         case .huge: #expect(error == .badAnswer("its answer is larger than 1 MiB"))
         case .drip, .hang: #expect(error == .nodeUnreachable(url: "http://127.0.0.1:\(server.port)", why: "it did not answer within 2 s"))
-        case .wrongChain: break
+        case .wrongChain, .expensiveFees: break
         }
     }
 
