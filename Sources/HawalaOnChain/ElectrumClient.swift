@@ -233,18 +233,21 @@ public final class ElectrumClient: HistorySource {
         return try await channel.executeThenClose { inbound, outbound in
             try await outbound.write(ByteBuffer(bytes: request))
             var pending: [UInt8] = []
-            var searched = 0  // bytes of `pending` known to hold no newline
             var lines: [Data] = []
             var total = 0
             var answers = 0
             for try await chunk in inbound {
                 total += chunk.readableBytes
                 guard total <= maximumBytes else { throw OnChainError.badAnswer("its answers are larger than \(maximumBytes / 1024 / 1024) MiB") }
-                pending.append(contentsOf: chunk.readableBytesView)
-                while let end = pending[searched...].firstIndex(of: 0x0A) {
-                    let line = Data(pending[..<end])
-                    pending.removeSubrange(...end)
-                    searched = 0
+                // Copied whole, and split only when a line ended in it: a long line costs its bytes once.
+                let ended = chunk.withUnsafeReadableBytes { $0.count > 0 && memchr($0.baseAddress!, 0x0A, $0.count) != nil }
+                chunk.withUnsafeReadableBytes { pending.append(contentsOf: $0) }
+                guard ended else { continue }
+                var start = pending.startIndex
+                defer { pending.removeSubrange(..<start) }
+                while let end = pending[start...].firstIndex(of: 0x0A) {
+                    let line = Data(pending[start..<end])
+                    start = end + 1
                     guard !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) else { continue }
                     guard let object = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any] else {
                         throw OnChainError.badAnswer("a line that is no JSON object")
@@ -255,7 +258,6 @@ public final class ElectrumClient: HistorySource {
                     guard (0..<count).contains(id) else { throw OnChainError.badAnswer("an answer to no call") }
                     answers += 1
                 }
-                searched = pending.count
                 if answers >= count { return lines }
             }
             throw OnChainError.nodeUnreachable(url: self.location, why: "it closed the connection before answering every call")
