@@ -153,7 +153,7 @@ enum HostileBehaviour: Sendable { case garbage, huge, drip, hang, wrongChain, no
         defer { server.stop() }
         let (store, keyring) = try newStore()
         let wallet = try store.add(mnemonic: try .init(text: abandonAbout), passphrase: .init([]), name: "t", network: .testnet, keyring: keyring)
-        let client = try ElectrumClient(address: "127.0.0.1:\(server.port):t", timeout: .seconds(2))
+        let client = try ElectrumClient(address: "127.0.0.1:\(server.port):t", timeout: .seconds(10))
         let error = try await #require(throws: OnChainError.self) {
             try await OnChainWallet.connect(wallet: wallet, coin: .litecoin, source: client, node: {
                 NodeSettings(kind: .electrum, location: client.location, auth: .none, chain: $0, gapLimit: 20)
