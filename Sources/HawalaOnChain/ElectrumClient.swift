@@ -27,6 +27,10 @@ public final class ElectrumClient: HistorySource {
     private let seen = Mutex<String?>(nil)
     /// Whether a certificate other than the pinned one was refused (the words say so then).
     private let pinRefused = Mutex(false)
+    /// This exchange's connection was made, and the server showed a certificate: a TLS exchange
+    /// that failed between the two met no TLS server (the words say so, whatever NIO threw).
+    private let connected = Mutex(false)
+    private let certificateShown = Mutex(false)
 
     /// `HOST:PORT:t` or `HOST:PORT:s` (TLS, also without the letter).
     public var location: String { "\(host):\(port):\(transport.rawValue)" }
@@ -155,6 +159,8 @@ public final class ElectrumClient: HistorySource {
     func exchange(_ calls: [(String, [Any])], allowErrors: Bool = false) async throws(OnChainError) -> [Any?] {
         guard !calls.isEmpty else { return [] }
         pinRefused.withLock { $0 = false }
+        connected.withLock { $0 = false }
+        certificateShown.withLock { $0 = false }
         var request = Data()
         let all: [(String, [Any])] = [("server.version", ["Hawala", "1.4"])] + calls
         for (id, call) in all.enumerated() {
@@ -184,6 +190,9 @@ public final class ElectrumClient: HistorySource {
         } catch {
             if pinRefused.withLock({ $0 }) {
                 throw .nodeUnreachable(url: location, why: "its TLS certificate is not the one saved with it (it changed, or another server answers there): if you expect that, save the server again")
+            }
+            if transport == .tls, connected.withLock({ $0 }), !certificateShown.withLock({ $0 }) {
+                throw .nodeUnreachable(url: location, why: Self.notTLS)
             }
             throw .nodeUnreachable(url: location, why: Self.words(error))
         }
@@ -221,6 +230,7 @@ public final class ElectrumClient: HistorySource {
                             guard let leaf = certificates.first, let der = try? leaf.toDERBytes() else { return promise.succeed(.failed) }
                             let fingerprint = hexString(Hash.sha256(der))
                             self.seen.withLock { $0 = fingerprint }
+                            self.certificateShown.withLock { $0 = true }
                             let accepted = pinned == nil || pinned == fingerprint
                             if !accepted { self.pinRefused.withLock { $0 = true } }
                             promise.succeed(accepted ? .certificateVerified : .failed)
@@ -230,6 +240,7 @@ public final class ElectrumClient: HistorySource {
                     return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
+        connected.withLock { $0 = true }
         return try await channel.executeThenClose { inbound, outbound in
             try await outbound.write(ByteBuffer(bytes: request))
             var pending: [UInt8] = []
@@ -264,11 +275,11 @@ public final class ElectrumClient: HistorySource {
         }
     }
 
+    static let notTLS = "its TLS failed (is it a TLS port? a plain TCP port is written HOST:PORT:t)"
+
     /// A connection's failure in a person's words.
     static func words(_ error: any Error) -> String {
-        if error is NIOSSLError || error is BoringSSLError {
-            return "its TLS failed (is it a TLS port? a plain TCP port is written HOST:PORT:t)"
-        }
+        if error is NIOSSLError || error is BoringSSLError { return notTLS }
         if let connect = error as? NIOConnectionError { return connect.dnsAAAAError != nil || connect.dnsAError != nil ? "its name does not resolve" : "it refused the connection" }
         if error is ChannelError { return "the connection failed" }
         let text = "\(error)"
