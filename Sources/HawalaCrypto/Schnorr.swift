@@ -24,13 +24,7 @@ public enum Schnorr {
         guard message.count == 32 else { throw .invalidMessage }
         var keypair = try keypair(privateKey)
         defer { wipe(&keypair) }
-        var aux = auxiliaryRandom ?? SystemRandom.bytes(32)
-        defer { SecretBytes.wipe(&aux) }
-        var signature = [UInt8](repeating: 0, count: 64)
-        guard aux.count == 32, secp256k1_schnorrsig_sign32(Secp256k1.ctx, &signature, message, &keypair, aux) == 1 else {
-            throw .invalidPrivateKey
-        }
-        return signature
+        return try sign(message, keypair: &keypair, auxiliaryRandom: auxiliaryRandom)
     }
 
     /// A BIP-341 key-path signature of the 32-byte `message` (a taproot sighash): signed with
@@ -48,6 +42,11 @@ public enum Schnorr {
         _ = secp256k1_xonly_pubkey_serialize(Secp256k1.ctx, &internalKey, &xonly)
         let tweak = Hash.tagged("TapTweak", internalKey + (merkleRoot ?? []))
         guard secp256k1_keypair_xonly_tweak_add(Secp256k1.ctx, &keypair, tweak) == 1 else { throw .invalidTweak }
+        return try sign(message, keypair: &keypair, auxiliaryRandom: auxiliaryRandom)
+    }
+
+    /// BIP-340's signing with a keypair at hand (fresh auxiliary randomness when nil).
+    private static func sign(_ message: [UInt8], keypair: inout secp256k1_keypair, auxiliaryRandom: [UInt8]?) throws(Secp256k1.Error) -> [UInt8] {
         var aux = auxiliaryRandom ?? SystemRandom.bytes(32)
         defer { SecretBytes.wipe(&aux) }
         var signature = [UInt8](repeating: 0, count: 64)
