@@ -96,14 +96,17 @@ public final class ElectrumClient: HistorySource {
         let parents = try await transactions(Array(Set(transaction.inputs.map(\.prevout.txid))))
         var byID: [Txid: Transaction] = [:]
         for raw in parents { if let parent = try? Transaction(bytes: raw) { byID[parent.txid] = parent } }
-        var spent: UInt64 = 0
+        var values: [Sats] = []
         for input in transaction.inputs {
             guard let parent = byID[input.prevout.txid], parent.outputs.indices.contains(Int(input.prevout.vout)) else { return nil }
-            spent += parent.outputs[Int(input.prevout.vout)].value
+            values.append(Sats(clamping: parent.outputs[Int(input.prevout.vout)].value))
         }
-        let paid = transaction.outputs.reduce(UInt64(0)) { $0 + $1.value }
-        guard spent >= paid else { throw .badAnswer("a transaction that pays more than it spends") }
-        return (Sats(clamping: spent - paid), transaction.vsize)
+        // Checked sums: a server's transactions may claim any amounts.
+        guard let spent = try? Sats.sum(values), let paid = try? Sats.sum(transaction.outputs.map { Sats(clamping: $0.value) }),
+              let fee = try? spent - paid else {
+            throw .badAnswer("a transaction whose amounts don't add up")
+        }
+        return (fee, transaction.vsize)
     }
 
     public func broadcast(_ transaction: [UInt8]) async throws(OnChainError) -> Txid {

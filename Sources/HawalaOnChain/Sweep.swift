@@ -172,7 +172,7 @@ extension OnChainWallet {
             try InputSigning.sign(&transaction, input: index, kind: coin.kind, privateKey: key.privateKey, publicKey: key.publicKey,
                                   compressed: key.compressed, spent: spent[index], sighashes: sighashes)
         }
-        let paid = Sats(clamping: transaction.outputs.reduce(0) { $0 + $1.value })
+        let paid = try Sats.sum(transaction.outputs.map { Sats(clamping: $0.value) })
         guard (try Sats.sum(plan.coins.map(\.value)) - paid) == plan.fee, transaction.vsize <= plan.vsize else {
             throw OnChainError.unsupported("the signed transaction does not match its preview; nothing was sent")
         }
