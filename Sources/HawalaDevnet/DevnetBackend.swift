@@ -28,7 +28,7 @@ public final class DevnetBackend: PaymentBackend, Sendable {
     let ledger: DevnetLedger
     private let rates: FiatRatesProvider?
     private let lnurl: LNURLPayFlow?
-    private let clock: @Sendable () -> Date
+    let clock: @Sendable () -> Date
 
     /// What changes as the backend is used: the node (its key once connected), the event
     /// listeners and the poller that feeds them.
@@ -108,6 +108,7 @@ public final class DevnetBackend: PaymentBackend, Sendable {
     public func sync() async throws {
         let id = try node()
         try ledger.register(node: id, now: clock())
+        try ledger.releaseExpiredHolds(now: clock())
         try claimConfirmedDeposits()
         emit(.synced)
     }
@@ -120,6 +121,7 @@ public final class DevnetBackend: PaymentBackend, Sendable {
 
     public func getInfo() async throws -> NodeInfo {
         let id = try node()
+        try ledger.releaseExpiredHolds(now: clock())
         return NodeInfo(nodeID: id, balanceMsat: try ledger.balanceMsat(node: id))
     }
 
@@ -172,11 +174,16 @@ public final class DevnetBackend: PaymentBackend, Sendable {
     // MARK: Receiving
 
     public func receivePayment(_ request: ReceiveRequest) async throws -> ReceiveResponse {
-        guard let key = state.withLock({ $0.nodeKey }) else { throw LightningError.notConnected }
-        let amountMsat = try PaymentLimits.check(request)
         var preimage = SystemRandom.bytes(32)
         defer { SecretBytes.wipe(&preimage) }
-        let paymentHash = Hash.sha256(preimage)
+        return try makeInvoice(request, paymentHash: Hash.sha256(preimage), preimage: preimage)
+    }
+
+    /// An invoice for `paymentHash` signed by this node, registered with the ledger (`preimage`
+    /// nil: a hold invoice).
+    func makeInvoice(_ request: ReceiveRequest, paymentHash: [UInt8], preimage: [UInt8]?) throws -> ReceiveResponse {
+        guard let key = state.withLock({ $0.nodeKey }) else { throw LightningError.notConnected }
+        let amountMsat = try PaymentLimits.check(request)
         let fields = Bolt11Invoice.fields(paymentHash: paymentHash, paymentSecret: SystemRandom.bytes(32), description: request.description,
                                           expiry: request.expirySeconds, features: [8, 14])
         let text = try Bolt11Invoice.encode(network: network, amountMsat: amountMsat, timestamp: UInt64(clock().timeIntervalSince1970),
@@ -194,7 +201,8 @@ public final class DevnetBackend: PaymentBackend, Sendable {
     // MARK: History, rates, fees
 
     public func listPayments(_ filter: PaymentFilter) async throws -> [Payment] {
-        try ledger.payments(of: try node(), filter: filter)
+        try ledger.releaseExpiredHolds(now: clock())
+        return try ledger.payments(of: try node(), filter: filter)
     }
 
     public func getPayment(id: String) async throws -> Payment? {
@@ -245,6 +253,7 @@ public final class DevnetBackend: PaymentBackend, Sendable {
     private func startPolling() {
         guard let id = state.withLock({ $0.nodeID }), let first = try? ledger.lastSequence() else { return }
         let ledger = self.ledger
+        let clock = self.clock
         // Read now, not when the task first runs: a deposit made meanwhile is still news.
         let known = DepositWatch(try? ledger.deposits(of: id))
         let task = Task { [weak self] in
@@ -252,6 +261,7 @@ public final class DevnetBackend: PaymentBackend, Sendable {
             var deposits = known
             while !Task.isCancelled {
                 try? await Task.sleep(for: DevnetBackend.pollInterval)
+                try? ledger.releaseExpiredHolds(now: clock())
                 guard let (payments, last) = try? ledger.changes(of: id, after: seen) else { continue }
                 seen = last
                 for payment in payments { self?.emit(.about(payment)) }

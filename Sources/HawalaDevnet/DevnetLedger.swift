@@ -163,6 +163,17 @@ final class DevnetLedger: Sendable {
                 CREATE INDEX payment_unconfirmed ON payment (txid) WHERE txid IS NOT NULL AND height IS NULL;
                 """)
         }
+        // v5: hold invoices. A payment to one (`invoice.hold`) is taken from its payer and held
+        // (`payment.heldUntil`: the invoice's expiry) until its payee settles it with the
+        // preimage — which the ledger is not told (`invoice.preimage` stays empty) — or cancels
+        // it, or its time passes (`releaseExpiredHolds`): then it goes back to the payer, fee too.
+        migrator.registerMigration("devnet-v5") { db in
+            try db.execute(sql: """
+                ALTER TABLE invoice ADD COLUMN hold INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE payment ADD COLUMN heldUntil REAL;
+                CREATE INDEX payment_held ON payment (heldUntil) WHERE heldUntil IS NOT NULL AND status = 'pending';
+                """)
+        }
         return migrator
     }
 
@@ -182,16 +193,17 @@ final class DevnetLedger: Sendable {
     /// Registers an invoice the ledger can settle. `creditTo`: the node paid instead of the
     /// invoice's signer (an invoice the LNURL server made for an address), with the payer's
     /// `comment`; `description` stands for a description hash's text.
-    func addInvoice(_ invoice: Bolt11Invoice, text: String, preimage: [UInt8], creditTo: String? = nil, comment: String? = nil,
+    /// `preimage` nil: a hold invoice, whose preimage only its payee holds.
+    func addInvoice(_ invoice: Bolt11Invoice, text: String, preimage: [UInt8]?, creditTo: String? = nil, comment: String? = nil,
                     description: String? = nil) throws {
         try write { db in
             try db.execute(sql: """
-                INSERT INTO invoice (paymentHash, payee, bolt11, amountMsat, description, createdAt, expiresAt, preimage, creditTo, comment)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO invoice (paymentHash, payee, bolt11, amountMsat, description, createdAt, expiresAt, preimage, creditTo, comment, hold)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [
                     hexString(invoice.paymentHash), hexString(invoice.payee), text, invoice.amountMsat.map(\.int64),
-                    description ?? invoice.description, Double(invoice.timestamp), invoice.expiresAt.timeIntervalSince1970, hexString(preimage),
-                    creditTo, comment,
+                    description ?? invoice.description, Double(invoice.timestamp), invoice.expiresAt.timeIntervalSince1970, preimage.map(hexString) ?? "",
+                    creditTo, comment, preimage == nil,
                 ])
         }
     }
@@ -241,6 +253,7 @@ final class DevnetLedger: Sendable {
             var failure: String?
             var preimage: String?
             var comment: String?
+            var heldUntil: Double?
             let row = try Row.fetchOne(db, sql: "SELECT * FROM invoice WHERE paymentHash = ? AND payee = ?", arguments: [hash, payee])
             let balance = DevnetLedger.msat(try Int64.fetchOne(db, sql: "SELECT balanceMsat FROM node WHERE id = ?", arguments: [payer]))
             let total = try? amountMsat + feeMsat
@@ -256,10 +269,15 @@ final class DevnetLedger: Sendable {
                 } else if payee == payer {
                     failure = "cannot pay this wallet's own invoice"
                 } else if let total, total <= balance {
-                    preimage = row["preimage"]
                     try db.execute(sql: "UPDATE node SET balanceMsat = balanceMsat - ? WHERE id = ?", arguments: [total.int64, payer])
-                    try db.execute(sql: "UPDATE node SET balanceMsat = balanceMsat + ? WHERE id = ?", arguments: [amountMsat.int64, payee])
                     try db.execute(sql: "UPDATE invoice SET paidBy = ? WHERE paymentHash = ?", arguments: [payer, hash])
+                    if (row["hold"] as Bool?) == true {
+                        // Held: taken from the payer, not yet the payee's.
+                        heldUntil = row["expiresAt"]
+                    } else {
+                        preimage = row["preimage"]
+                        try db.execute(sql: "UPDATE node SET balanceMsat = balanceMsat + ? WHERE id = ?", arguments: [amountMsat.int64, payee])
+                    }
                 } else {
                     failure = "insufficient balance"
                 }
@@ -268,8 +286,9 @@ final class DevnetLedger: Sendable {
             }
             try DevnetLedger.insertPayment(db, id: id, payer: payer, payee: payee, paymentHash: hash, bolt11: text,
                                            description: (row?["description"] as String?) ?? invoice.description, amountMsat: amountMsat,
-                                           feeMsat: failure == nil ? feeMsat : .zero, status: failure == nil ? .completed : .failed,
-                                           failureReason: failure, preimage: preimage, idempotencyKey: idempotencyKey, now: now, comment: comment)
+                                           feeMsat: failure == nil ? feeMsat : .zero, status: failure != nil ? .failed : heldUntil != nil ? .pending : .completed,
+                                           failureReason: failure, preimage: preimage, idempotencyKey: idempotencyKey, now: now, comment: comment,
+                                           heldUntil: heldUntil)
         }
         return try payment(id: existing ?? id, as: payer)!
     }
@@ -277,15 +296,15 @@ final class DevnetLedger: Sendable {
     static func insertPayment(_ db: Database, id: String, payer: String?, payee: String, paymentHash: String?, bolt11: String?,
                                       description: String?, amountMsat: Msat, feeMsat: Msat, status: Payment.Status,
                                       failureReason: String?, preimage: String?, idempotencyKey: String?, now: Date, comment: String? = nil,
-                                      onChain: (txid: String, address: String, height: Int?)? = nil) throws {
+                                      onChain: (txid: String, address: String, height: Int?)? = nil, heldUntil: Double? = nil) throws {
         let seq = (try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM payment") ?? 0) + 1
         try db.execute(sql: """
             INSERT INTO payment (id, seq, payer, payee, paymentHash, bolt11, description, amountMsat, feeMsat, status,
-                failureReason, preimage, idempotencyKey, createdAt, comment, method, txid, address, height)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                failureReason, preimage, idempotencyKey, createdAt, comment, method, txid, address, height, heldUntil)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [id, seq, payer, payee, paymentHash, bolt11, description, amountMsat.int64, feeMsat.int64,
                              status.rawValue, failureReason, preimage, idempotencyKey, now.timeIntervalSince1970, comment,
-                             onChain == nil ? "lightning" : Payment.onChainMethod, onChain?.txid, onChain?.address, onChain?.height])
+                             onChain == nil ? "lightning" : Payment.onChainMethod, onChain?.txid, onChain?.address, onChain?.height, heldUntil])
     }
 
     /// The payment with `id` as `node` sees it (nil when it is not one of its payments).
@@ -312,7 +331,7 @@ final class DevnetLedger: Sendable {
             arguments += commonArguments
         }
         if filter.type != .send {
-            parts.append(DevnetLedger.selectPayments + " WHERE payee = ? AND status = 'completed' AND payer IS NOT ?" + common)
+            parts.append(DevnetLedger.selectPayments + " WHERE payee = ? AND (status = 'completed' OR heldUntil IS NOT NULL) AND payer IS NOT ?" + common)
             arguments += [node, node]
             arguments += commonArguments
         }
@@ -341,7 +360,8 @@ final class DevnetLedger: Sendable {
         let payee: String = row["payee"]
         guard let status = Payment.Status(rawValue: row["status"]) else { return nil }
         let type: Payment.Kind
-        if payer == node { type = .send } else if payee == node, status == .completed { type = .receive } else { return nil }
+        let heldUntil = (row["heldUntil"] as Double?).map(Date.init(timeIntervalSince1970:))
+        if payer == node { type = .send } else if payee == node, status == .completed || heldUntil != nil { type = .receive } else { return nil }
         let amount = DevnetLedger.msat(row["amountMsat"])
         let fee = DevnetLedger.msat(row["feeMsat"])
         let method: String = row["method"] ?? "lightning"
@@ -354,7 +374,8 @@ final class DevnetLedger: Sendable {
             details: Payment.Details(invoice: row["bolt11"], description: row["description"], paymentHash: row["paymentHash"],
                                      preimage: status == .completed ? row["preimage"] : nil, destination: txid == nil ? payee : nil, comment: row["comment"],
                                      txid: txid, address: row["address"], confirmations: confirmations),
-            idempotencyKey: type == .send ? row["idempotencyKey"] : nil, failureReason: row["failureReason"])
+            idempotencyKey: type == .send ? row["idempotencyKey"] : nil, failureReason: row["failureReason"],
+            heldUntil: type == .receive ? heldUntil : nil)
     }
 
     static func newID() -> String { hexString(SystemRandom.bytes(16)) }

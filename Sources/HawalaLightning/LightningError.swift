@@ -127,6 +127,8 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     case lnurl(LNURLError)
     /// An on-chain withdrawal's own refusal (balance at the speed, the fee, a link's amount).
     case withdrawal(WithdrawalError)
+    /// A hold invoice's refusal (nothing held under that hash, settled already, too late…).
+    case hold(HoldInvoiceError)
     /// Arithmetic on the amounts left what bitcoin can hold (amount + fee above the supply).
     case amount(AmountError)
     /// The wallet's store could not read or record the payment (a disk or database failure);
@@ -183,6 +185,7 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case .idempotencyKeyWithHash: "an idempotency key can't contain \"#\" (Hawala numbers the attempts after a failure with it)"
         case .lnurl(let error): error.description
         case .withdrawal(let error): error.description
+        case .hold(let error): error.description
         case .amount(let error): error.description
         case .store(let error): error.description
         case .cancelled: "stopped before the answer came; if the payment went out it may still settle"
@@ -197,6 +200,7 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case let error as LightningError: self = error
         case let error as LNURLError: self = .lnurl(error)
         case let error as WithdrawalError: self = .withdrawal(error)
+        case let error as HoldInvoiceError: self = .hold(error)
         case let error as AmountError: self = .amount(error)
         case let error as WalletError: self = .store(error)
         case is CancellationError: self = .cancelled

@@ -35,6 +35,14 @@ public protocol PaymentBackend: AnyObject, Sendable {
     func lnurlPay(_ prepared: PrepareLnurlPayResponse, idempotencyKey: String) async throws -> Payment
     /// Creates a BOLT11 invoice signed by this node.
     func receivePayment(_ request: ReceiveRequest) async throws -> ReceiveResponse
+    /// Creates a hold invoice for `paymentHash` (hex): a payment to it is held, not yet this
+    /// wallet's, until `settleHeldPayment` or `cancelHeldPayment`; at the invoice's expiry it
+    /// goes back to its payer (`HoldInvoices.swift`).
+    func receiveHeldPayment(_ request: ReceiveRequest, paymentHash: String) async throws -> ReceiveResponse
+    /// Takes the payment held under SHA-256 of `preimage`, releasing the preimage to its payer.
+    func settleHeldPayment(preimage: SecretBytes) async throws -> Payment
+    /// Gives the payment held under `paymentHash` back to its payer.
+    func cancelHeldPayment(paymentHash: String) async throws -> Payment
     /// Payments of this node, newest first.
     func listPayments(_ filter: PaymentFilter) async throws -> [Payment]
     /// One payment by id.
@@ -172,17 +180,18 @@ extension PaymentBackend {
 // MARK: - Waiting on events
 
 extension PaymentBackend {
-    /// Waits until the payment with `paymentHash` completes or fails, built on the event
+    /// Waits until the payment with `paymentHash` completes, fails or is held (a hold
+    /// invoice's), built on the event
     /// listeners. A payment already final is returned at once.
     /// - Throws: `LightningError.timeout` after `timeout` (a pending payment may still settle).
     public func waitForPayment(paymentHash: String, timeout: Duration) async throws -> Payment {
         let (stream, continuation) = AsyncStream<Payment>.makeStream(bufferingPolicy: .unbounded)
         let id = addEventListener { event in
-            if let p = event.payment, p.details.paymentHash == paymentHash, p.status != .pending { continuation.yield(p) }
+            if let p = event.payment, p.details.paymentHash == paymentHash, p.status != .pending || p.isHeld { continuation.yield(p) }
         }
         defer { removeEventListener(id) }
         // Listen first, then look: a payment that settled in between is not missed.
-        if let done = try await listPayments(PaymentFilter(paymentHash: paymentHash)).first(where: { $0.status != .pending }) {
+        if let done = try await listPayments(PaymentFilter(paymentHash: paymentHash)).first(where: { $0.status != .pending || $0.isHeld }) {
             return done
         }
         let timer = Task {

@@ -399,10 +399,31 @@ public final class SparkBackend: PaymentBackend, Sendable {
     // MARK: Receiving
 
     public func receivePayment(_ request: ReceiveRequest) async throws -> ReceiveResponse {
+        try await receive(request, paymentHash: nil)
+    }
+
+    /// A HODL invoice (the SDK's `paymentHash`): the payer's HTLC waits for `claimHtlcPayment`.
+    public func receiveHeldPayment(_ request: ReceiveRequest, paymentHash: String) async throws -> ReceiveResponse {
+        try await receive(request, paymentHash: paymentHash)
+    }
+
+    /// Releases the preimage to claim a held payment.
+    public func settleHeldPayment(preimage: HawalaCrypto.SecretBytes) async throws -> HawalaLightning.Payment {
+        let hex = preimage.withUnsafeBytes { hexString($0) }
+        let response = try await call { try await $0.claimHtlcPayment(request: ClaimHtlcPaymentRequest(preimage: hex)) }
+        return HawalaLightning.Payment(spark: response.payment, backend: name)
+    }
+
+    /// The SDK has no call to fail a held HTLC early: it returns to its payer at its expiry.
+    public func cancelHeldPayment(paymentHash: String) async throws -> HawalaLightning.Payment {
+        throw HoldInvoiceError.cancelNotOffered(backend: "Spark")
+    }
+
+    private func receive(_ request: ReceiveRequest, paymentHash: String?) async throws -> ReceiveResponse {
         _ = try PaymentLimits.check(request)
         guard let expiry = UInt32(exactly: request.expirySeconds) else { throw LightningError.outOfRange(.expiry) }
         let method = ReceivePaymentMethod.bolt11Invoice(description: request.description, amountSats: request.amountSats?.value,
-                                                        expirySecs: expiry, paymentHash: nil, receiverIdentityPublicKey: nil)
+                                                        expirySecs: expiry, paymentHash: paymentHash, receiverIdentityPublicKey: nil)
         let response = try await call { try await $0.receivePayment(request: ReceivePaymentRequest(paymentMethod: method)) }
         let invoice: HawalaLightning.Bolt11Invoice
         do { invoice = try HawalaLightning.Bolt11Invoice(response.paymentRequest) } catch {

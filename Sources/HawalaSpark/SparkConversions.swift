@@ -68,12 +68,22 @@ extension HawalaLightning.Payment {
     /// A payment the SDK reports, as Hawala records it. Amounts in the SDK are whole sats.
     init(spark p: BreezSdkSpark.Payment, backend: String) {
         var details = HawalaLightning.Payment.Details()
+        var heldUntil: Date?
+        var status = HawalaLightning.Payment.Status(spark: p.status)
         switch p.details {
         case let .lightning(description, invoice, destinationPubkey, htlcDetails, payInfo, _, receiveMetadata, _)?:
             // A comment: the payer's, received at the Lightning address; or ours, sent (LUD-12).
             details = HawalaLightning.Payment.Details(invoice: invoice, description: description, paymentHash: htlcDetails.paymentHash,
                                       preimage: htlcDetails.preimage, destination: destinationPubkey,
                                       comment: receiveMetadata?.senderComment ?? payInfo?.comment)
+            // A payment to a HODL invoice: held until its preimage is released, returned at expiry.
+            if p.paymentType == .receive {
+                switch htlcDetails.status {
+                case .waitingForPreimage where status == .pending: heldUntil = Date(timeIntervalSince1970: TimeInterval(htlcDetails.expiryTime))
+                case .returned: status = .failed
+                default: break
+                }
+            }
         case let .spark(_, htlcDetails, _)?:
             details.paymentHash = htlcDetails?.paymentHash
             details.preimage = htlcDetails?.preimage
@@ -101,10 +111,10 @@ extension HawalaLightning.Payment {
         }
         self.init(
             id: p.id, type: p.paymentType == .send ? .send : .receive,
-            status: HawalaLightning.Payment.Status(spark: p.status),
+            status: status,
             amountMsat: isToken ? .zero : HawalaLightning.Payment.msat(sats: p.amount), feeMsat: isToken ? .zero : HawalaLightning.Payment.msat(sats: p.fees),
             timestamp: Date(timeIntervalSince1970: TimeInterval(p.timestamp)), method: method, backend: backend, details: details,
-            failureReason: p.status == .failed ? "the Spark network reported the payment failed" : nil)
+            failureReason: status == .failed ? "the Spark network reported the payment failed" : nil, heldUntil: heldUntil)
     }
 
     /// Msat from the SDK's decimal sats (a u128 as text); 0 when not a number, the supply when

@@ -363,6 +363,25 @@ extension WalletStore {
         }
     }
 
+    /// A connection's payment, keyed `paymentKey` (`connect:ID:REQUEST`), ended after its
+    /// answer (a held payment settled or given back): what it cost counts from now on
+    /// (`cost`), or nothing when it failed (`cost` nil). Called in the transaction that records
+    /// the payment, so the budget and the history never disagree.
+    package static func paymentEnded(paymentKey: String, cost: Msat?, db: Database) throws {
+        guard paymentKey.hasPrefix("connect:") else { return }
+        let rest = paymentKey.dropFirst("connect:".count)
+        guard let colon = rest.firstIndex(of: ":") else { return }
+        let open = ConnectionSpendRecord.of(String(rest[..<colon]), paymentKey: paymentKey)
+            .filter(ConnectionSpendRecord.Columns.state != ConnectionSpendRecord.State.released.rawValue)
+        if let cost {
+            _ = try open.updateAll(db, ConnectionSpendRecord.Columns.msat.set(to: cost.int64),
+                                   ConnectionSpendRecord.Columns.state.set(to: ConnectionSpendRecord.State.settled.rawValue))
+        } else {
+            _ = try open.updateAll(db, ConnectionSpendRecord.Columns.msat.set(to: 0),
+                                   ConnectionSpendRecord.Columns.state.set(to: ConnectionSpendRecord.State.released.rawValue))
+        }
+    }
+
     static func markUsed(_ connection: AppConnection, now: Date, db: Database) throws {
         _ = try AppConnectionRecord.filter(key: connection.id).updateAll(db, AppConnectionRecord.Columns.lastUsedAt.set(to: now.timeIntervalSince1970))
     }

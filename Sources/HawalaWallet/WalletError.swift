@@ -129,5 +129,6 @@ extension WalletError {
         case payment = "a payment of unknown type or status"
         case connection = "an app connection of unknown renewal"
         case l402Token = "an L402 credential it cannot read"
+        case holdPreimage = "a hold invoice's preimage it cannot read"
     }
 }

@@ -413,6 +413,7 @@ public final class WalletStore: Sendable {
             try WalletStore.resealExitStates(from: keyring, to: newKeyring, db: db)
             try WalletStore.resealConnectionKeys(from: keyring, to: newKeyring, db: db)
             try WalletStore.resealL402Tokens(from: keyring, to: newKeyring, db: db)
+            try WalletStore.resealHoldPreimages(from: keyring, to: newKeyring, db: db)
             // Sealed store-wide settings (the vault token, the vault agent's key).
             for var setting in try SettingRecord.filter(SettingRecord.Columns.key.like("s.%")).fetchAll(db) {
                 let name = setting.key.dropFirst(2)

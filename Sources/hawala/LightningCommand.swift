@@ -20,7 +20,7 @@ struct LightningCommand: ParsableCommand {
             every Spark command that connects, unlock the wallet with a prompt or --password-file.
             """,
         subcommands: [
-            LightningDecode.self, LightningInvoice.self, LightningPay.self, LightningBalance.self, LightningHistory.self,
+            LightningDecode.self, LightningInvoice.self, LightningSettle.self, LightningCancel.self, LightningPay.self, LightningBalance.self, LightningHistory.self,
             LightningShow.self, LightningExport.self, LightningWatch.self, LightningAddressCommand.self, LightningWithdraw.self, LightningDeposits.self, LightningExit.self, LightningAuth.self, LightningSignMessage.self, LightningVerifyMessage.self, LightningFetch.self, LightningConfig.self, LightningDevnet.self,
         ])
 }

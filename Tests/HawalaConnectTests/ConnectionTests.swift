@@ -17,6 +17,10 @@ struct DevnetPair {
     let wallet: WalletSummary
     let session: LightningSession
     let payee: LightningSession
+    /// The payee's store and keyring: what a restarted provider opens again.
+    var payeeStore: WalletStore { payee.store }
+    var payeeWallet: WalletSummary { payee.wallet }
+    let payeeKeyring: Keyring
 
     static func make(fund sats: Sats = 100_000) async throws -> DevnetPair {
         let ledger = temporaryFolder("devnet").appendingPathComponent("ledger.sqlite").path
@@ -28,9 +32,9 @@ struct DevnetPair {
             return (store, keyring, wallet, session)
         }
         let (store, keyring, wallet, session) = try await open(abandonAbout, name: "Buyer")
-        let (_, _, _, payee) = try await open(legalWinner, name: "Provider")
+        let (_, payeeKeyring, _, payee) = try await open(legalWinner, name: "Provider")
         if sats > .zero, let devnet = session.backend as? DevnetBackend { _ = try await devnet.fund(sats: sats) }
-        return DevnetPair(store: store, keyring: keyring, wallet: wallet, session: session, payee: payee)
+        return DevnetPair(store: store, keyring: keyring, wallet: wallet, session: session, payee: payee, payeeKeyring: payeeKeyring)
     }
 
     func connection(_ name: String = "agent-1", permissions: Set<ConnectionPermission> = [.pay, .receive, .balance], budget: Sats? = 10_000,

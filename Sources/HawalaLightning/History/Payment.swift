@@ -74,10 +74,15 @@ public struct Payment: Sendable, Codable, Equatable {
     public var fiat: FiatValue?
     /// The app connection that made this payment ("paid by agent-1"), nil for a person's.
     public var connection: String?
+    /// A payment to one of this wallet's hold invoices, held (pending) until the wallet settles
+    /// or cancels it: the time it must be settled by, when it goes back to its payer. Kept after
+    /// it ended; nil for every other payment.
+    public var heldUntil: Date?
 
     public init(id: String, type: Kind, status: Status, amountMsat: Msat, feeMsat: Msat, timestamp: Date,
                 method: String = "lightning", backend: String, details: Details, idempotencyKey: String? = nil,
-                failureReason: String? = nil, fiat: FiatValue? = nil, network: String? = nil, connection: String? = nil) {
+                failureReason: String? = nil, fiat: FiatValue? = nil, network: String? = nil, connection: String? = nil, heldUntil: Date? = nil) {
+        self.heldUntil = heldUntil
         self.network = network
         self.connection = connection
         self.id = id
@@ -94,6 +99,10 @@ public struct Payment: Sendable, Codable, Equatable {
         self.fiat = fiat
     }
 
+    /// Whether this is a payment to a hold invoice of this wallet's, waiting for the wallet to
+    /// settle or cancel it.
+    public var isHeld: Bool { type == .receive && status == .pending && heldUntil != nil }
+
     /// The amount in whole sats, rounded down.
     public var amountSats: Sats { amountMsat.sats(.down) }
     /// Whether this payment moved bitcoin on-chain (a withdrawal or a deposit).
@@ -108,7 +117,7 @@ public struct Payment: Sendable, Codable, Equatable {
     public static let invoiceKeyPrefix = "receive:"
     /// An invoice of this wallet's not paid (yet): kept in the history, but not a payment.
     public var isOpenInvoice: Bool {
-        type == .receive && status == .pending && idempotencyKey?.hasPrefix(Payment.invoiceKeyPrefix) == true
+        type == .receive && status == .pending && heldUntil == nil && idempotencyKey?.hasPrefix(Payment.invoiceKeyPrefix) == true
     }
 }
 

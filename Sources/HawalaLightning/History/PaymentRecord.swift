@@ -33,6 +33,7 @@ struct PaymentRecord: Codable, FetchableRecord, PersistableRecord {
     var onChainAddress: String?
     var confirmations: Int?
     var connection: String?
+    var heldUntil: Double?
 
     /// The row for `payment` of `walletID`; a preimage is kept only once the payment completed.
     init(_ payment: Payment, walletID: String) {
@@ -61,6 +62,7 @@ struct PaymentRecord: Codable, FetchableRecord, PersistableRecord {
         onChainAddress = payment.details.address
         confirmations = payment.details.confirmations
         connection = payment.connection
+        heldUntil = payment.heldUntil?.timeIntervalSince1970
     }
 
     /// The fiat value recorded with it, when both columns read.
@@ -82,7 +84,8 @@ struct PaymentRecord: Codable, FetchableRecord, PersistableRecord {
             details: Payment.Details(invoice: invoice, description: description, paymentHash: paymentHash, preimage: preimage,
                                      destination: destination, comment: comment, successAction: successAction, txid: txid,
                                      address: onChainAddress, confirmations: confirmations),
-            idempotencyKey: idempotencyKey, failureReason: failureReason, fiat: fiat, network: network, connection: connection)
+            idempotencyKey: idempotencyKey, failureReason: failureReason, fiat: fiat, network: network, connection: connection,
+            heldUntil: heldUntil.map(Date.init(timeIntervalSince1970:)))
     }
 }
 
@@ -98,6 +101,7 @@ extension PaymentRecord {
         static let network = Column(CodingKeys.network)
         static let connection = Column(CodingKeys.connection)
         static let description = Column(CodingKeys.description)
+        static let heldUntil = Column(CodingKeys.heldUntil)
     }
 
     /// The rows of `walletID` that `filter` keeps (its page aside): every list, count and
@@ -114,7 +118,8 @@ extension PaymentRecord {
         if !filter.openInvoices {
             // An open invoice: a pending receive kept under its invoice key.
             let invoiceKey = (Columns.idempotencyKey ?? "").like(likePrefix(Payment.invoiceKeyPrefix), escape: "\\")
-            request = request.filter(!(Columns.type == Payment.Kind.receive.rawValue && Columns.status == Payment.Status.pending.rawValue && invoiceKey))
+            request = request.filter(!(Columns.type == Payment.Kind.receive.rawValue && Columns.status == Payment.Status.pending.rawValue && invoiceKey
+                && Columns.heldUntil == nil))
         }
         if let text = filter.search, !text.isEmpty {
             let prefix = likePrefix(text)

@@ -40,6 +40,7 @@ extension WalletStore {
                     // The key it was sent under still guards it (a backend's report carries none).
                     payment.idempotencyKey = payment.idempotencyKey ?? old.idempotencyKey
                     payment.connection = payment.connection ?? old.connection
+                    payment.heldUntil = payment.heldUntil ?? old.heldUntil.map(Date.init(timeIntervalSince1970:))
                 }
                 if let key = payment.idempotencyKey {
                     // The backend's record replaces the placeholder written before sending (and
@@ -55,6 +56,12 @@ extension WalletStore {
                 }
                 if payment.network == nil { payment.network = WalletStore.network(of: payment, walletBackend: walletBackend) }
                 try WalletStore.insert(payment, walletID: walletID, db: db)
+                // A program's payment that ended after it was answered (a held payment settled
+                // or given back): its connection's budget counts what it cost, or frees it.
+                if payment.type == .send, let key = payment.idempotencyKey, payment.status != .pending {
+                    let cost = payment.status == .completed ? (try? payment.amountMsat + payment.feeMsat) : nil
+                    if payment.status == .failed || cost != nil { try WalletStore.paymentEnded(paymentKey: key, cost: cost, db: db) }
+                }
             }
         }
     }

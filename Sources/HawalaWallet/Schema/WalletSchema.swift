@@ -21,6 +21,7 @@ enum WalletSchema {
         ("v13", v13),
         ("v14", v14),
         ("v15", v15),
+        ("v16", v16),
     ]
 
     static var migrator: DatabaseMigrator {
