@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nwc_e2e import ABANDON, LEGAL, HAWALA, Home, check, free_port  # noqa: E402
 
 failures = []
-TOOLS = {"get_balance", "get_budget", "make_invoice", "lookup_invoice", "list_payments", "pay_invoice", "pay_lightning_address", "fetch_paid_url"}
+TOOLS = {"get_balance", "get_budget", "make_invoice", "make_hold_invoice", "settle_hold_invoice", "cancel_hold_invoice", "lookup_invoice", "list_payments", "pay_invoice", "pay_lightning_address", "fetch_paid_url"}
 
 
 def scenario(title):
@@ -173,6 +173,32 @@ async def ten_jobs(buyer, provider, url):
     check(len(shown["payments"]) == 5 and shown["spentMsat"] > 5_000_000, f"the connection shows {len(shown['payments'])} payments")
 
 
+@scenario("a provider's agent takes payment on delivery: make_hold_invoice, the buyer's payment held, settle_hold_invoice by hash (the wallet kept the preimage); a job not delivered: cancel_hold_invoice, the buyer whole")
+async def hold_invoices(buyer, provider):
+    async with Agent(provider, "seller") as agent:
+        error, made, text = await agent.call("make_hold_invoice", amount_sats=700, description="held job")
+        check(not error and made["invoice"].startswith("lnbcrt7u"), f"{text}")
+        paid = buyer.run("ln", "pay", made["invoice"], "--yes", "--password-file", buyer.password, check_status=False)
+        check(paid.returncode == 3, f"the buyer's payment is pending while held: exit {paid.returncode}")
+        error, held, text = await agent.call("lookup_invoice", payment_hash=made["payment_hash"])
+        check(not error and held["status"] == "held" and "settle_by" in held, f"held: {text} {held}")
+        error, settled, text = await agent.call("settle_hold_invoice", payment_hash=made["payment_hash"])
+        check(not error and settled["status"] == "completed" and settled["amount_sats"] == 700, f"settled: {text}")
+        error, again, text = await agent.call("settle_hold_invoice", payment_hash=made["payment_hash"])
+        check(not error and again["id"] == settled["id"], f"settling again: {text}")
+        sent = [p for p in buyer.history() if p["type"] == "sent" and p.get("paymentHash") == made["payment_hash"]]
+        check(sent and sent[0]["status"] == "completed", f"the buyer's payment completed: {sent}")
+        before = json.loads(buyer.run("ln", "balance", "--json").stdout)["balanceMsat"]
+        error, second, text = await agent.call("make_hold_invoice", amount_sats=400, description="not delivered")
+        buyer.run("ln", "pay", second["invoice"], "--yes", "--password-file", buyer.password, check_status=False)
+        error, cancelled, text = await agent.call("cancel_hold_invoice", payment_hash=second["payment_hash"])
+        check(not error and cancelled["status"] == "failed", f"cancelled: {text}")
+        after = json.loads(buyer.run("ln", "balance", "--json").stdout)["balanceMsat"]
+        check(after == before, f"the buyer is whole: {before} → {after}")
+        error, _, text = await agent.call("settle_hold_invoice", payment_hash=second["payment_hash"])
+        check(error and "cancelled" in text, f"never settled after a cancel: {text}")
+
+
 @scenario("a revoked connection: the next call refused, nothing paid")
 async def revoked(buyer, provider):
     async with Agent(buyer, "short") as agent:
@@ -197,12 +223,14 @@ def main():
         buyer.connection("careful", "--budget", "10000/daily", "--methods", "pay", *relay)
         buyer.connection("buyer-agent", "--budget", "5010/daily", "--methods", "pay", *relay)
         buyer.connection("short", "--budget", "1000/daily", "--methods", "pay", *relay)
+        provider.connection("seller", "--budget", "1000/daily", "--methods", "receive", *relay)
         server, url = endpoint(provider, 1000, "--uses", "1")
         url += "jobs/run"
         tools_and_budget(buyer, provider, url)
         elicitation(buyer, provider)
         lightning_address(buyer, provider)
         ten_jobs(buyer, provider, url)
+        hold_invoices(buyer, provider)
         revoked(buyer, provider)
     finally:
         if server:

@@ -6,7 +6,8 @@ requests built by hand (NIP-44 v2 and NIP-04) over a raw WebSocket. Run by `make
 
 Each scenario prints one ok/FAIL line; exit 1 when any failed.
 """
-import asyncio, hashlib, json, os, shutil, socket, subprocess, sys, tempfile, time, traceback
+import asyncio
+import hashlib, json, os, shutil, socket, subprocess, sys, tempfile, time, traceback
 from datetime import timedelta
 
 import nostr_sdk as n
@@ -371,6 +372,52 @@ async def revocation_and_notifications(relay, buyer, provider, uris):
     check(answers and next(iter(answers.values()))[0]["error"]["code"] == "UNAUTHORIZED", f"an expired connection: {answers}")
 
 
+@scenario("pay on delivery over NWC: make_hold_invoice (the program's own hash), hold_invoice_accepted, settle_hold_invoice; cancel_hold_invoice gives it back")
+async def hold_invoices(relay, buyer, provider, uri):
+    raw = Raw(relay.url, uri)
+    preimage = os.urandom(32)
+    payment_hash = hashlib.sha256(preimage).hexdigest()
+    async with websockets.connect(relay.url) as ws:
+        await ws.send(json.dumps(["REQ", "holds", {"kinds": [23197], "#p": [raw.keys.public_key().to_hex()]}]))
+        answers = await raw.send([raw.event({"method": "make_hold_invoice", "params": {"amount": 2_000_000, "description": "job 7", "payment_hash": payment_hash}})], expect=1)
+        made = next(iter(answers.values()))[0]
+        check("error" not in made and made["result"]["payment_hash"] == payment_hash, f"make_hold_invoice: {made}")
+        before = json.loads(provider.run("ln", "balance", "--json").stdout)["balanceMsat"]
+        paid = provider.run("ln", "pay", made["result"]["invoice"], "--yes", "--password-file", provider.password, check_status=False)
+        check(paid.returncode == 3, f"the payer's payment is pending while held: exit {paid.returncode} {paid.stderr[-200:]}")
+        accepted = None
+        deadline = time.time() + 15
+        while time.time() < deadline and accepted is None:
+            try:
+                message = json.loads(await asyncio.wait_for(ws.recv(), timeout=1))
+            except asyncio.TimeoutError:
+                continue
+            if message[0] == "EVENT":
+                note = json.loads(n.nip44_decrypt(raw.secret, n.PublicKey.parse(message[2]["pubkey"]), message[2]["content"]))
+                if note["notification_type"] == "hold_invoice_accepted" and note["notification"]["payment_hash"] == payment_hash:
+                    accepted = note["notification"]
+        check(accepted is not None and accepted["amount"] == 2_000_000 and accepted["state"] == "accepted", f"hold_invoice_accepted: {accepted}")
+    # Someone else's preimage, then the right one: settled once.
+    answers = await raw.send([raw.event({"method": "settle_hold_invoice", "params": {"preimage": os.urandom(32).hex()}})], expect=1)
+    check(next(iter(answers.values()))[0]["error"]["code"] == "NOT_FOUND", f"a stranger's preimage: {answers}")
+    answers = await raw.send([raw.event({"method": "settle_hold_invoice", "params": {"preimage": preimage.hex()}})], expect=1)
+    check(next(iter(answers.values()))[0].get("result") == {}, f"settle_hold_invoice: {answers}")
+    answers = await raw.send([raw.event({"method": "lookup_invoice", "params": {"payment_hash": payment_hash}})], expect=1)
+    check(next(iter(answers.values()))[0]["result"]["state"] == "settled", f"after settling: {answers}")
+    sent = [p for p in provider.history() if p.get("paymentHash") == payment_hash and p["type"] == "sent"]
+    check(sent and sent[0]["status"] == "completed" and hashlib.sha256(bytes.fromhex(sent[0]["preimage"])).hexdigest() == payment_hash, f"the payer's proof: {sent}")
+    # A second job that is not delivered: cancelled, the payer whole.
+    second = hashlib.sha256(os.urandom(32)).hexdigest()
+    answers = await raw.send([raw.event({"method": "make_hold_invoice", "params": {"amount": 1_000_000, "payment_hash": second}})], expect=1)
+    invoice = next(iter(answers.values()))[0]["result"]["invoice"]
+    middle = json.loads(provider.run("ln", "balance", "--json").stdout)["balanceMsat"]
+    provider.run("ln", "pay", invoice, "--yes", "--password-file", provider.password, check_status=False)
+    answers = await raw.send([raw.event({"method": "cancel_hold_invoice", "params": {"payment_hash": second}})], expect=1)
+    check(next(iter(answers.values()))[0].get("result") == {}, f"cancel_hold_invoice: {answers}")
+    after = json.loads(provider.run("ln", "balance", "--json").stdout)["balanceMsat"]
+    check(after == middle and middle < before, f"the payer got it back: {before} → {middle} → {after}")
+
+
 def stop(serve):
     """SIGTERM, then at most 10 s: past it, killed and counted as a failure."""
     serve.terminate()
@@ -401,6 +448,7 @@ def main():
         twenty_at_once(relay, buyer, provider, parallel["uri"])
         seed_scenario(relay, buyer, provider, seed["uri"])
         strangers(relay, buyer, provider, parallel["uri"])
+        hold_invoices(relay, buyer, provider, agent["uri"])
         revocation_and_notifications(relay, buyer, provider, (agent["uri"], short["uri"]))
         stop(serve)
         serve = None

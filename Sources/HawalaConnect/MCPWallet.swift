@@ -1,4 +1,5 @@
 import Foundation
+import HawalaCrypto
 import HawalaLightning
 import HawalaText
 import HawalaWallet
@@ -80,6 +81,19 @@ public struct MCPWallet: Sendable {
              inputSchema: schema(["amount_sats": .object(["type": "integer", "minimum": 1, "description": "The amount in sats."]),
                                   "description": .object(["type": "string", "description": "What it is for; the payer sees it."])],
                                  required: ["amount_sats"])),
+        Tool(name: "make_hold_invoice", description: "Make a hold invoice (needs 'receive'): the buyer's payment is held, not yet yours, until settle_hold_invoice takes it (the job delivered) or cancel_hold_invoice gives it back; at expiry it goes back by itself. Without payment_hash, the wallet keeps the preimage and you settle by payment_hash.",
+             inputSchema: schema(["amount_sats": .object(["type": "integer", "minimum": 1, "description": "The amount in sats."]),
+                                  "description": .object(["type": "string", "description": "What it is for; the payer sees it."]),
+                                  "expiry_seconds": .object(["type": "integer", "minimum": 60, "maximum": 604_800, "description": "How long the buyer may pay and you may settle (default 3600)."]),
+                                  "payment_hash": .object(["type": "string", "description": "SHA-256 of a preimage you hold (64 hex characters)."])],
+                                 required: ["amount_sats"])),
+        Tool(name: "settle_hold_invoice", description: "Take a held payment of one of your hold invoices: by its preimage, or by payment_hash when the wallet kept the preimage.",
+             inputSchema: schema(["preimage": .object(["type": "string", "description": "64 hex characters."]),
+                                  "payment_hash": .object(["type": "string", "description": "64 hex characters."])]),
+             annotations: .init(destructiveHint: false, idempotentHint: true, openWorldHint: true)),
+        Tool(name: "cancel_hold_invoice", description: "Give a held payment of one of your hold invoices back to the buyer (nothing is taken).",
+             inputSchema: schema(["payment_hash": .object(["type": "string", "description": "64 hex characters."])], required: ["payment_hash"]),
+             annotations: .init(destructiveHint: true, idempotentHint: true, openWorldHint: true)),
         Tool(name: "lookup_invoice", description: "An invoice or payment by its payment hash or its invoice: state, amount, fees, preimage once paid.",
              inputSchema: schema(["payment_hash": .object(["type": "string", "description": "64 hex characters."]),
                                   "invoice": .object(["type": "string", "description": "The BOLT11 invoice."])]),
@@ -155,8 +169,15 @@ public struct MCPWallet: Sendable {
             let made = try await session.receive(ReceiveRequest(amountSats: amount, description: description), connection: connection.name)
             return ("Invoice for \(AmountText.sats(amount)): \(made.response.invoice)",
                     ["invoice": .string(made.response.invoice), "payment_hash": .string(made.response.paymentHash), "amount_sats": .int(Int(amount.value))])
+        case "make_hold_invoice", "settle_hold_invoice", "cancel_hold_invoice":
+            return try await hold(name, a, connection: connection)
         case "lookup_invoice":
-            let payment = try lookup(a, connection: connection)
+            var payment = try lookup(a, connection: connection)
+            if payment.status == .pending, let hash = payment.details.paymentHash {
+                // Paid (or held) since the last look: asked of the backend, not only the history.
+                try? await session.refresh(paymentHash: hash)
+                payment = try lookup(a, connection: connection)
+            }
             return (payment.historyLine(), Self.structured(payment))
         case "list_payments":
             return try listPayments(a, connection: connection)
@@ -196,6 +217,46 @@ public struct MCPWallet: Sendable {
         }
         let payments = try session.store.payments(walletID: connection.walletID, filter: filter)
         return ("\(payments.count) payment\(payments.count == 1 ? "" : "s")", ["payments": .array(payments.map { .object(Self.structured($0)) })])
+    }
+
+    /// The hold invoice tools, under the connections' one rule (`ConnectionHolds`).
+    func hold(_ name: String, _ a: [String: Value], connection: AppConnection) async throws -> (String, [String: Value]) {
+        do {
+            switch name {
+            case "make_hold_invoice":
+                let amount = try sats(a["amount_sats"], "amount_sats")
+                let description = a["description"]?.stringValue ?? ""
+                var expiry = Bolt11Invoice.defaultExpiry
+                if let value = a["expiry_seconds"] {
+                    guard case .int(let seconds) = value, (60...604_800).contains(seconds) else { throw Refusal(words: "the parameter expiry_seconds is a whole number from 60 to 604800") }
+                    expiry = UInt64(seconds)
+                }
+                let made = try await ConnectionHolds.make(ReceiveRequest(amountSats: amount, description: description, expirySeconds: expiry),
+                                                          paymentHash: a["payment_hash"]?.stringValue, connection: connection, session: session)
+                return ("Hold invoice for \(AmountText.sats(amount)): \(made.response.invoice)",
+                        ["invoice": .string(made.response.invoice), "payment_hash": .string(made.response.paymentHash), "amount_sats": .int(Int(amount.value)),
+                         "expires_at": .string(made.response.expiresAt.iso8601)])
+            case "settle_hold_invoice":
+                let reference: HoldReference
+                if let preimage = a["preimage"]?.stringValue {
+                    reference = try HoldReference.read(SecretBytes(Array(preimage.prefix(128).utf8)), knownHash: { _ in true })
+                } else if let hash = a["payment_hash"]?.stringValue {
+                    reference = try HoldReference.read(String(hash.prefix(128)), knownHash: { _ in false })
+                } else {
+                    throw Refusal(words: "give preimage or payment_hash")
+                }
+                let payment = try await ConnectionHolds.settle(reference, connection: connection, session: session)
+                return ("Settled: \(AmountText.sats(payment.amountMsat, rounding: .down)) received", Self.structured(payment))
+            default:
+                guard let hash = a["payment_hash"]?.stringValue else { throw Refusal(words: "the parameter payment_hash is required") }
+                let payment = try await ConnectionHolds.cancel(paymentHash: String(hash.prefix(128)), connection: connection, session: session)
+                return ("Cancelled: \(AmountText.sats(payment.amountMsat, rounding: .down)) goes back to the payer", Self.structured(payment))
+            }
+        } catch let failure as ConnectionHolds.Failure {
+            throw Refusal(words: failure.description)
+        } catch let refusal as HoldInvoiceError {
+            throw Refusal(words: refusal.description)
+        }
     }
 
     /// `pay_lightning_address`: `amount_sats` to `address` (with an optional `comment`), under
@@ -323,6 +384,10 @@ public struct MCPWallet: Sendable {
         fields["payment_hash"] = payment.details.paymentHash.map { .string($0) } ?? .null
         fields["description"] = payment.details.description.map { .string($0) } ?? .null
         if payment.status == .completed, let preimage = payment.details.preimage { fields["preimage"] = .string(preimage) }
+        if payment.isHeld, let until = payment.heldUntil {
+            fields["status"] = .string("held")
+            fields["settle_by"] = .string(until.iso8601)
+        }
         if let invoice = payment.details.invoice { fields["invoice"] = .string(invoice) }
         return fields
     }

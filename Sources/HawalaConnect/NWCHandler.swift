@@ -1,4 +1,5 @@
 import Foundation
+import HawalaCrypto
 import HawalaLightning
 import HawalaText
 import HawalaWallet
@@ -42,16 +43,20 @@ public struct NWCHandler: Sendable {
         var methods = ["get_info", "get_budget"]
         if connection.allows(.pay) { methods.append("pay_invoice") }
         if connection.allows(.balance) { methods.append("get_balance") }
-        if connection.allows(.receive) { methods += ["make_invoice", "lookup_invoice"] }
+        if connection.allows(.receive) { methods += ["make_invoice", "lookup_invoice"] + holdMethods }
         if connection.allows(.history) || connection.allows(.pay) || connection.allows(.receive) { methods.append("list_transactions") }
         if connection.allows(.history), !methods.contains("lookup_invoice") { methods.append("lookup_invoice") }
         return methods
     }
 
+    /// NIP-47's hold invoice methods (a connection that may receive).
+    static let holdMethods = ["make_hold_invoice", "settle_hold_invoice", "cancel_hold_invoice"]
+
     /// The notifications a connection hears.
     public static func notifications(for connection: AppConnection) -> [String] {
         var types: [String] = []
         if connection.allows(.receive) || connection.allows(.history) { types.append("payment_received") }
+        if connection.allows(.receive) { types.append("hold_invoice_accepted") }
         if connection.allows(.pay) || connection.allows(.history) { types.append("payment_sent") }
         return types
     }
@@ -87,7 +92,7 @@ public struct NWCHandler: Sendable {
         }
         let params = object["params"] as? [String: Any] ?? [:]
         guard Self.methods(for: connection).contains(method) else {
-            let known = ["pay_invoice", "get_balance", "make_invoice", "lookup_invoice", "list_transactions"]
+            let known = ["pay_invoice", "get_balance", "make_invoice", "lookup_invoice", "list_transactions"] + Self.holdMethods
             return known.contains(method)
                 ? .failed(method, .restricted, "this connection may not use \(method)")
                 : .failed(method, .notImplemented, "\(method) is not offered")
@@ -100,6 +105,9 @@ public struct NWCHandler: Sendable {
         case "make_invoice": return await makeInvoice(params, connection: connection)
         case "lookup_invoice": return lookup(params, connection: connection, now: now)
         case "list_transactions": return list(params, connection: connection, now: now, maxBytes: maxAnswerBytes)
+        case "make_hold_invoice": return await makeHoldInvoice(params, connection: connection, now: now)
+        case "settle_hold_invoice": return await settleHoldInvoice(params, connection: connection, now: now)
+        case "cancel_hold_invoice": return await cancelHoldInvoice(params, connection: connection, now: now)
         default: return .failed(method, .notImplemented, "\(method) is not offered")
         }
     }
@@ -175,26 +183,90 @@ public struct NWCHandler: Sendable {
         }
     }
 
+    /// `make_invoice`'s and `make_hold_invoice`'s params as a request: amount (msat, whole
+    /// sats; 0 for any amount), description, expiry (seconds, 60 to a week).
+    static func receiveRequest(_ params: [String: Any]) throws(BadNumber) -> ReceiveRequest {
+        guard let msat = try Self.msat(params, "amount") else { throw BadNumber(words: "params.amount is required: a number of msat") }
+        let expiry = try Self.integer(params, "expiry", what: "a number of seconds").map { max(60, min($0, 7 * 86_400)) } ?? Bolt11Invoice.defaultExpiry
+        guard msat.isWholeSats else { throw BadNumber(words: "an amount is whole sats (a multiple of 1,000 msat)") }
+        return ReceiveRequest(amountSats: msat == .zero ? nil : msat.sats(.down), description: params["description"] as? String ?? "", expirySeconds: expiry)
+    }
+
     func makeInvoice(_ params: [String: Any], connection: AppConnection) async -> Answer {
-        let msat: Msat, expiry: UInt64
+        let request: ReceiveRequest
+        do { request = try Self.receiveRequest(params) } catch { return .failed("make_invoice", .other, error.words) }
         do {
-            guard let amount = try Self.msat(params, "amount") else { return .failed("make_invoice", .other, "params.amount is required: a number of msat") }
-            msat = amount
-            expiry = try Self.integer(params, "expiry", what: "a number of seconds").map { max(60, min($0, 7 * 86_400)) } ?? Bolt11Invoice.defaultExpiry
-        } catch {
-            return .failed("make_invoice", .other, error.words)
-        }
-        guard msat.isWholeSats else { return .failed("make_invoice", .other, "an amount is whole sats (a multiple of 1,000 msat)") }
-        let description = params["description"] as? String ?? ""
-        do {
-            let created = try await session.receive(ReceiveRequest(amountSats: msat == .zero ? nil : msat.sats(.down), description: description, expirySeconds: expiry),
-                                                    connection: connection.name)
-            guard let payment = try session.store.payment(walletID: connection.walletID, idempotencyKey: LightningWallet.invoiceKey(paymentHash: created.response.paymentHash)) else {
-                return .failed("make_invoice", .internal, "the invoice was made but not recorded")
-            }
-            return Answer(method: "make_invoice", result: Self.transaction(payment, now: Date()), error: nil)
+            let created = try await session.receive(request, connection: connection.name)
+            return invoiceAnswer("make_invoice", created, connection: connection)
         } catch {
             return .failed("make_invoice", .other, "\(error)")
+        }
+    }
+
+    /// The recorded invoice just made, as NIP-47 writes a transaction.
+    func invoiceAnswer(_ method: String, _ created: CreatedInvoice, connection: AppConnection) -> Answer {
+        let key = LightningWallet.invoiceKey(paymentHash: created.response.paymentHash)
+        guard let payment = try? session.store.payment(walletID: connection.walletID, idempotencyKey: key) else {
+            return .failed(method, .internal, "the invoice was made but not recorded")
+        }
+        return Answer(method: method, result: Self.transaction(payment, now: Date()), error: nil)
+    }
+
+    /// `make_hold_invoice`: NIP-47 gives `payment_hash` (the client holds the preimage); without
+    /// one, the wallet keeps it and `settle_hold_invoice` takes the payment hash.
+    func makeHoldInvoice(_ params: [String: Any], connection: AppConnection, now: Date) async -> Answer {
+        let request: ReceiveRequest
+        do { request = try Self.receiveRequest(params) } catch { return .failed("make_hold_invoice", .other, error.words) }
+        let hash = params["payment_hash"] as? String
+        do {
+            let created = try await ConnectionHolds.make(request, paymentHash: hash, connection: connection, session: session, now: now)
+            return invoiceAnswer("make_hold_invoice", created, connection: connection)
+        } catch {
+            return Self.answer(for: error, method: "make_hold_invoice")
+        }
+    }
+
+    /// `settle_hold_invoice`: by `preimage` (NIP-47), or by `payment_hash` for an invoice whose
+    /// preimage the wallet kept. The answer is `{}`.
+    func settleHoldInvoice(_ params: [String: Any], connection: AppConnection, now: Date) async -> Answer {
+        let reference: HoldReference
+        do {
+            if let preimage = params["preimage"] as? String {
+                reference = try HoldReference.read(SecretBytes(Array(preimage.prefix(128).utf8)), knownHash: { _ in true })
+            } else if let hash = params["payment_hash"] as? String {
+                reference = try HoldReference.read(String(hash.prefix(128)), knownHash: { _ in false })
+            } else {
+                return .failed("settle_hold_invoice", .other, "params.preimage is required")
+            }
+        } catch {
+            return .failed("settle_hold_invoice", .other, "\(error)")
+        }
+        do {
+            _ = try await ConnectionHolds.settle(reference, connection: connection, session: session, now: now)
+            return Answer(method: "settle_hold_invoice", result: .object([]), error: nil)
+        } catch {
+            return Self.answer(for: error, method: "settle_hold_invoice")
+        }
+    }
+
+    /// `cancel_hold_invoice`: by `payment_hash`; the answer is `{}`.
+    func cancelHoldInvoice(_ params: [String: Any], connection: AppConnection, now: Date) async -> Answer {
+        guard let hash = params["payment_hash"] as? String else { return .failed("cancel_hold_invoice", .other, "params.payment_hash is required") }
+        do {
+            _ = try await ConnectionHolds.cancel(paymentHash: String(hash.prefix(128)), connection: connection, session: session, now: now)
+            return Answer(method: "cancel_hold_invoice", result: .object([]), error: nil)
+        } catch {
+            return Self.answer(for: error, method: "cancel_hold_invoice")
+        }
+    }
+
+    static func answer(for failure: ConnectionHolds.Failure, method: String) -> Answer {
+        switch failure {
+        case .refused(.revoked), .refused(.expired): .failed(method, .unauthorized, failure.description)
+        case .refused: .failed(method, .restricted, failure.description)
+        case .notFound, .hold(.nothingHeld): .failed(method, .notFound, failure.description)
+        case .failed: .failed(method, .internal, failure.description)
+        case .hold, .invalid: .failed(method, .other, failure.description)
         }
     }
 
@@ -251,6 +323,7 @@ public struct NWCHandler: Sendable {
         switch payment.status {
         case .completed: state = "settled"
         case .failed: state = "failed"
+        case .pending where payment.isHeld: state = "accepted"
         case .pending: state = payment.isOpenInvoice && payment.receiveState(at: now) == .expired ? "expired" : "pending"
         }
         var fields: [(String, JSONValue)] = [("type", .string(payment.type == .receive ? "incoming" : "outgoing")), ("state", .string(state))]

@@ -449,7 +449,9 @@ public final class NWCService: Sendable {
     func listen(walletID: String) async {
         guard state.withLock({ $0.listeners[walletID] == nil }), let session = await lightning(walletID: walletID) else { return }
         let id = session.backend.addEventListener { [weak self] event in
-            guard case .paymentSucceeded(let payment) = event else { return }
+            // Every payment event is recorded (a held payment given back frees its connection's
+            // budget); completed ones and held ones are told.
+            guard let payment = event.payment else { return }
             Task { await self?.notify(payment, walletID: walletID, session: session) }
         }
         let duplicate = state.withLock { state -> Bool in
@@ -460,15 +462,23 @@ public final class NWCService: Sendable {
         if duplicate { session.backend.removeEventListener(id) }
     }
 
-    /// `payment_received` / `payment_sent` to each connection that may see it, in NIP-44 (23197)
+    /// `payment_received` / `payment_sent` to each connection that may see it, and
+    /// `hold_invoice_accepted` to the connection whose hold invoice it pays, in NIP-44 (23197)
     /// and NIP-04 (23196).
     func notify(_ payment: Payment, walletID: String, session: LightningSession) async {
         try? await session.lightning.record([payment])
         let recorded = (try? store.payment(walletID: walletID, id: payment.id)) ?? payment
-        let type = recorded.type == .receive ? "payment_received" : "payment_sent"
+        let type: String
+        switch recorded.status {
+        case .completed: type = recorded.type == .receive ? "payment_received" : "payment_sent"
+        case .pending where recorded.isHeld: type = "hold_invoice_accepted"
+        default: return
+        }
         let served = state.withLock { $0.served.values.filter { $0.connection.walletID == walletID } }
         for s in served where NWCHandler.notifications(for: s.connection).contains(type) {
-            guard s.connection.allows(.history) || recorded.connection == s.connection.name else { continue }
+            let mayHear = type == "hold_invoice_accepted" ? recorded.connection == s.connection.name
+                : s.connection.allows(.history) || recorded.connection == s.connection.name
+            guard mayHear else { continue }
             let json = JSONValue.object([("notification_type", .string(type)), ("notification", NWCHandler.transaction(recorded, now: options.now()))]).compact
             let sessions = state.withLock { state in s.connection.relays.compactMap { state.relays[$0] } }
             for (kind, scheme) in [(NostrEvent.Kind.walletNotification, "nip44_v2"), (NostrEvent.Kind.walletNotificationNIP04, "nip04")] {

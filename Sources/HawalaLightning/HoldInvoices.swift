@@ -123,6 +123,14 @@ extension LightningSession {
         }
     }
 
+    /// The payments under `hash` as the backend has them now, recorded (a payment to an open
+    /// invoice may have come, or been held, since the last sync).
+    public func refresh(paymentHash hash: String) async throws(LightningError) {
+        try await LightningError.during(backend.name) {
+            try await lightning.record(try await backend.listPayments(PaymentFilter(paymentHash: hash)))
+        }
+    }
+
     /// Whether `hash` is one of this wallet's invoices or payments (how a reference is read).
     public func knowsPayment(hash: String) -> Bool {
         ((try? store.payments(walletID: wallet.id, filter: PaymentFilter(paymentHash: hash, limit: 1))) ?? []).isEmpty == false

@@ -412,7 +412,7 @@ public final class LightningWallet: Sendable {
 extension Payment {
     /// When an invoice not paid yet expires (a pending receive that keeps its invoice).
     public var invoiceExpiry: Date? {
-        guard type == .receive, status == .pending, let text = details.invoice else { return nil }
+        guard type == .receive, status == .pending, !isHeld, let text = details.invoice else { return nil }
         return (try? Bolt11Invoice(text))?.expiresAt
     }
 

@@ -69,6 +69,7 @@ extension Payment {
         case .failed: return "Failed"
         case .pending:
             if isOnChain { return "Waiting for confirmation" }
+            if isHeld { return "Held — settle or cancel" }
             guard type == .receive, details.invoice != nil else { return "Pending" }
             return receiveState(at: now) == .expired ? "Expired, not paid" : "Waiting for payment"
         }
@@ -110,7 +111,8 @@ extension Payment {
     public func historyLine(now: Date = Date()) -> String {
         var text = "\(PaymentExport.date(timestamp))  "
         text += signedAmountText + (feeNote.map { " (\($0))" } ?? "")
-        text += "  \(status.rawValue)  \(id)"
+        text += "  \(isHeld ? "held" : status.rawValue)  \(id)"
+        if isHeld, let heldUntil { text += "  (held: settle or cancel before \(heldUntil.iso8601))" }
         if let d = details.description, !d.isEmpty { text += "  \(DisplayText.safe(TextLimit.prefix(d, scalars: 60)))" }
         if let c = details.comment, !c.isEmpty { text += "  “\(DisplayText.safe(TextLimit.prefix(c, scalars: 60)))”" }
         if let reason = failureReason { text += "  [\(DisplayText.safe(reason))]" }
@@ -128,7 +130,8 @@ extension Payment {
     public func detailRows(now: Date = Date()) -> [(label: String, value: String)] {
         var rows: [(String, String?)] = [
             ("type", PaymentExport.word(type)),
-            ("status", status.rawValue + (status == .pending ? " (not final: it may still settle)" : "")),
+            ("status", isHeld ? "held (settle or cancel before \(heldUntil?.iso8601 ?? "it expires"); it goes back to the payer then)"
+                : status.rawValue + (status == .pending ? " (not final: it may still settle)" : "")),
             ("amount", exactSatsText(amountMsat)),
             ("fee", exactSatsText(feeMsat)),
             ("date", PaymentExport.date(timestamp)),

@@ -11,7 +11,8 @@ struct MCPCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mcp", abstract: "Serve the wallet to an AI agent over MCP (stdio), bounded by an app connection.",
         discussion: """
-            Every tool (get_balance, get_budget, make_invoice, lookup_invoice, list_payments, \
+            Every tool (get_balance, get_budget, make_invoice, make_hold_invoice, settle_hold_invoice, \
+            cancel_hold_invoice, lookup_invoice, list_payments, \
             pay_invoice, pay_lightning_address, fetch_paid_url) obeys the connection: what it may \
             do, its budget and limits, its expiry; revoking it stops the next call. The wallet is \
             unlocked once at start, from --password-file or at this terminal — never from the MCP \
