@@ -268,6 +268,52 @@ struct LightningWalletCLITests {
         #expect(reserved.status == 1 && reserved.stderr.contains("reserved"), "\(reserved.stderr)")
     }
 
+    /// Pay on delivery from the terminal: bob's hold invoice, alice's payment held (pending,
+    /// exit 3), `ln invoice --wait` returns once it is held, `ln settle` by hash takes it;
+    /// another cancelled goes back; wrong input one line each.
+    @Test func holdInvoicesFromTheTerminal() throws {
+        for f in [alice, bob] { #expect(try f.run(["ln", "config", "--backend", "devnet:\(ledger)"]).status == 0) }
+        #expect(try alice.run(["ln", "devnet", "fund", "10000", "--password-file", alice.path("password")]).status == 0)
+        let made = try bob.run(["ln", "invoice", "--hold", "--amount", "1500", "--description", "render job", "--json", "--password-file", bob.path("password")])
+        #expect(made.status == 0 && made.stderr.contains("held until settled or cancelled"), "\(made.stderr)")
+        let invoice = try #require(try json(made) as? [String: Any])
+        let (text, hash) = (try #require(invoice["invoice"] as? String), try #require(invoice["paymentHash"] as? String))
+        let paid = try alice.run(["ln", "pay", text, "--yes", "--password-file", alice.path("password")])
+        #expect(paid.status == 3, "pending while held: \(paid.stderr)")
+        let shown = try bob.run(["ln", "history"])
+        #expect(shown.stdout.contains("held") && shown.stdout.contains("settle or cancel before"), "\(shown.stdout)")
+        let settled = try bob.run(["ln", "settle", hash, "--json", "--password-file", bob.path("password")])
+        #expect(settled.status == 0, "\(settled.stderr)")
+        #expect((try json(settled) as? [String: Any])?["status"] as? String == "completed")
+        let cancelLate = try bob.run(["ln", "cancel", hash, "--password-file", bob.path("password")])
+        #expect(cancelLate.status == 1 && cancelLate.errorLines == ["this payment is settled already: it is yours, and can't be given back"], "\(cancelLate.stderr)")
+        let proof = try alice.run(["ln", "history", "--json"])
+        let sent = try #require((try json(proof) as? [[String: Any]])?.first { $0["paymentHash"] as? String == hash })
+        #expect(sent["status"] as? String == "completed" && sent["preimage"] is String)
+
+        // A second, not delivered, on a hash bob's program holds: settling by hash alone is
+        // refused (no preimage kept); cancelled, alice is whole.
+        let balance = { (f: WalletFixture) throws -> Int in
+            try #require((try self.json(try f.run(["ln", "balance", "--json"])) as? [String: Any])?["balanceSats"] as? Int)
+        }
+        let before = try balance(alice)
+        let theirs = try bob.run(["ln", "invoice", "--hold", "--amount", "700", "--payment-hash", "4d3e5ddb0b4d7bb6f8ae7b7b1cbb4cd8c4bd7f59b30dde8a2ff1ef6fbe7d8a9f",
+                                  "--json", "--password-file", bob.path("password")])
+        #expect(theirs.status == 0, "\(theirs.stderr)")
+        let second = try #require((try json(theirs) as? [String: Any])?["invoice"] as? String)
+        #expect(try alice.run(["ln", "pay", second, "--yes", "--password-file", alice.path("password")]).status == 3)
+        let byHash = try bob.run(["ln", "settle", "4d3e5ddb0b4d7bb6f8ae7b7b1cbb4cd8c4bd7f59b30dde8a2ff1ef6fbe7d8a9f", "--password-file", bob.path("password")])
+        #expect(byHash.status == 1 && byHash.errorLines.first?.contains("settle with the preimage itself") == true, "\(byHash.stderr)")
+        let cancelled = try bob.run(["ln", "cancel", "4d3e5ddb0b4d7bb6f8ae7b7b1cbb4cd8c4bd7f59b30dde8a2ff1ef6fbe7d8a9f", "--password-file", bob.path("password")])
+        #expect(cancelled.status == 0 && cancelled.stdout.contains("goes back to the payer"), "\(cancelled.stderr)")
+        #expect(try balance(alice) == before)
+        for (args, words) in [(["ln", "settle", "xyz"], "a payment hash is 64 hex digits"), (["ln", "cancel", String(repeating: "0", count: 64)], "no payment is held under"),
+                              (["ln", "invoice", "--amount", "5", "--payment-hash", String(repeating: "0", count: 64)], "--payment-hash is for --hold")] {
+            let r = try bob.run(args + ["--password-file", bob.path("password")])
+            #expect(r.status != 0 && r.stderr.contains(words), "\(args): \(r.stderr)")
+        }
+    }
+
     @Test func invoicePayHistoryBalancesIdempotencyExpiryAndWatch() throws {
         // No backend yet: says how to set one.
         let none = try alice.run(["ln", "balance"])
