@@ -15,6 +15,8 @@ struct HistoryController: AppController {
         router.walletPages.get("/history") { request, context in try await historyPage(request, context.session, context.open) }
         router.walletPages.get("/history/payment") { request, context in try await paymentPage(request, context.session, context.open) }
         router.walletPages.get("/history/export") { request, context in try await exportHistory(request, context.session, context.open) }
+        router.walletForms.post("/history/payment/settle") { _, context in try await endHold(settle: true, context.session, context.form, context.open) }
+        router.walletForms.post("/history/payment/cancel") { _, context in try await endHold(settle: false, context.session, context.form, context.open) }
     }
 }
 
@@ -76,7 +78,33 @@ extension HistoryController {
             return try render(.notFound, "message", page)
         }
         page.payment = PaymentView(payment, now: await app.sessions.time(), timeZone: session.timeZone)
+        if let hash = payment.isHeld ? payment.details.paymentHash : nil {
+            page.payment?.canSettle = (try? store.hasHoldPreimage(paymentHash: hash, walletID: wallet.id)) ?? false
+        }
         return try render(.ok, "payment-detail", page)
+    }
+
+    /// Settles or cancels the held payment `id` (its page's two buttons); back to its page,
+    /// with the library's words when it did not happen.
+    func endHold(settle: Bool, _ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet) async throws -> Response {
+        let id = String((form.text("id") ?? "").prefix(200))
+        guard let payment = try open.store.payment(walletID: open.wallet.id, id: id), let hash = payment.details.paymentHash else {
+            var page = Page(title: "Payment", session: session, overview: try await app.store.overview())
+            page.message = "No such payment in wallet “\(open.wallet.name)”."
+            return try render(.notFound, "message", page)
+        }
+        do {
+            let lightning = try await lightningSession(session, open.store, open.wallet, keyring: open.keyring)
+            let ended = settle ? try await lightning.settle(.paymentHash(hash)) : try await lightning.cancel(paymentHash: hash)
+            return AppResponse.redirect("/history/payment?id=" + (ended.id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+        } catch {
+            guard let words = AppRoutes.lightningWords(error) else { throw error }
+            var page = Page(title: "Payment", session: session, overview: try await app.store.overview())
+            page.payment = PaymentView(payment, now: await app.sessions.time(), timeZone: session.timeZone)
+            page.payment?.canSettle = (try? open.store.hasHoldPreimage(paymentHash: hash, walletID: open.wallet.id)) ?? false
+            page.payment?.holdProblem = words
+            return try render(.badRequest, "payment-detail", page)
+        }
     }
 
     /// The payments the history page shows (its type, status, search and network; every page

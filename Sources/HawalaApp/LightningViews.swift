@@ -213,6 +213,13 @@ struct PaymentView {
     let rows: [LabelledRow]
     /// The payee's message after paying (LNURL success action), if any.
     let message: String?
+    /// A payment held by a hold invoice of this wallet's: settle it or cancel it (its hash),
+    /// before `heldUntilText`. `canSettle`: the wallet kept its preimage.
+    let heldHash: String?
+    let heldUntilText: String?
+    var canSettle = false
+    /// Why settling or cancelling did not happen, in words.
+    var holdProblem: String?
 
     /// Hashes, keys, the invoice, exact amounts and the UTC date: behind "Details".
     let details: [LabelledRow]
@@ -229,6 +236,8 @@ struct PaymentView {
         rows = LabelledRow.rows(payment.summaryRows(now: now, timeZone: timeZone))
         details = LabelledRow.rows(payment.technicalRows(now: now))
         self.message = message.map(DisplayText.safe)
+        heldHash = payment.isHeld ? payment.details.paymentHash : nil
+        heldUntilText = payment.isHeld ? payment.heldUntil.map { $0.relative(now: now, timeZone: timeZone) } : nil
         switch payment.retry(at: now) {
         case .payAgain(let to, let amount)?:
             var query = "to=" + (to.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")

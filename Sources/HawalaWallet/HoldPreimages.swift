@@ -35,6 +35,11 @@ extension WalletStore {
         return opened
     }
 
+    /// Whether the preimage of `paymentHash` is kept (the wallet can settle by hash).
+    public func hasHoldPreimage(paymentHash: String, walletID: String) throws -> Bool {
+        try read { try HoldPreimageRecord.exists($0, key: ["walletId": walletID, "paymentHash": paymentHash]) }
+    }
+
     /// Forgets a preimage once its payment is settled (the payer has it) or cancelled.
     public func forgetHoldPreimage(paymentHash: String, walletID: String) throws {
         try writeTransaction { db in

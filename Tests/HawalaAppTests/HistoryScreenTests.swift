@@ -1,5 +1,7 @@
 import Foundation
 @testable import HawalaApp
+import HawalaCrypto
+import HawalaDevnet
 import HawalaKeys
 import HawalaLightning
 import HawalaTestSupport
@@ -91,6 +93,50 @@ extension AppSecurityTests {
                 let body = try await browser.send(.get, path).body
                 #expect(body.contains("Paid by compute-agent") && body.contains("L402: 127.0.0.1"), "\(path): \(body.suffix(2000))")
             }
+        }
+    }
+
+    /// A payment held by the wallet's hold invoice reads "Held — settle or cancel" with both
+    /// buttons; Settle takes it; another, cancelled, goes back to its payer. A hold invoice
+    /// whose preimage a program holds: Cancel only.
+    @Test func aHeldPaymentIsSettledOrCancelledFromItsPage() async throws {
+        try await withApp { app, browser, _ in
+            var browser = browser
+            let ledger = temporaryFolder("devnet").appendingPathComponent("ledger").path
+            let csrf = try await onDevnet(app, &browser, ledger: ledger)
+            let store = try WalletStore(home: app.home, create: false)
+            let wallet = try #require(try store.current())
+            let keyring = try store.unlock(password: password("correct horse"))
+            let mine = try await LightningSession.open(store: store, wallet: wallet, signing: true, backends: .devnet) { keyring }
+            let kept = try await mine.receiveHeld(ReceiveRequest(amountSats: 1_200, description: "render job"))
+            let theirs = try await mine.receiveHeld(ReceiveRequest(amountSats: 800, description: "their job"), paymentHash: String(repeating: "ab", count: 32))
+            let buyer = try await OtherNode(ledger: ledger).session()
+            if let devnet = buyer.backend as? DevnetBackend { _ = try await devnet.fund(sats: 10_000) }
+            for invoice in [kept, theirs] {
+                let prepared = try await buyer.prepare(try PaymentInput.parse(invoice.response.invoice), text: invoice.response.invoice, amountSats: nil, comment: nil, maxFeeSats: nil)
+                #expect(try await buyer.lightning.pay(prepared, idempotencyKey: invoice.response.paymentHash).status == .pending)
+            }
+            _ = try await mine.lightning.sync()
+            await mine.close()
+            let held = try #require(try store.payments(walletID: wallet.id, filter: PaymentFilter(paymentHash: kept.response.paymentHash)).first)
+            let page = try await browser.send(.get, "/history/payment?id=" + held.id)
+            #expect(page.body.contains("Held — settle or cancel") && page.body.contains(">Settle</button>") && page.body.contains(">Cancel and give back</button>"),
+                    "\(page.body.suffix(2500))")
+            let settled = try await browser.send(.post, "/history/payment/settle", form: ["csrf": csrf, "id": held.id])
+            #expect(settled.status == 303, "\(settled.body.suffix(800))")
+            let after = try await browser.send(.get, "/history/payment?id=" + held.id)
+            #expect(!after.body.contains("Held — settle") && after.body.contains("1,200 sat"), "\(after.body.suffix(2000))")
+            #expect(try store.payment(walletID: wallet.id, id: held.id)?.status == .completed)
+            // The program's invoice: no Settle (its preimage is not here); Cancel gives it back.
+            let other = try #require(try store.payments(walletID: wallet.id, filter: PaymentFilter(paymentHash: theirs.response.paymentHash)).first)
+            let otherPage = try await browser.send(.get, "/history/payment?id=" + other.id)
+            #expect(!otherPage.body.contains(">Settle</button>") && otherPage.body.contains("holds its secret"), "\(otherPage.body.suffix(2000))")
+            let before = try await buyer.backend.getInfo().balanceMsat
+            #expect(try await browser.send(.post, "/history/payment/cancel", form: ["csrf": csrf, "id": other.id]).status == 303)
+            #expect(try await buyer.backend.getInfo().balanceMsat > before, "given back to the payer")
+            let late = try await browser.send(.post, "/history/payment/cancel", form: ["csrf": csrf, "id": held.id])
+            #expect(late.status == 400 && late.body.contains("settled already"), "\(late.body.suffix(1500))")
+            await buyer.close()
         }
     }
 
