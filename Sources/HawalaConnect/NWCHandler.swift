@@ -120,6 +120,13 @@ public struct NWCHandler: Sendable {
         }
         var fields: [(String, JSONValue)] = [("alias", .string("Hawala")), ("color", .string("0b6e4f")), ("network", .string(network))]
         if let node { fields.append(("pubkey", .string(node.nodeID))) }
+        // The wallet's Lightning address, when it has one (asked briefly: get_info never waits long).
+        let backend = session.backend
+        if let address = try? await Deadline.run(.seconds(5), timedOut: { LightningError.timeout(waitingFor: .answer, after: .seconds(5)) }, {
+            try await backend.lightningAddress()
+        }) {
+            fields.append(("lud16", .string(address.address)))
+        }
         fields.append(("methods", .array(Self.methods(for: connection).map { .string($0) })))
         fields.append(("notifications", .array(Self.notifications(for: connection).map { .string($0) })))
         return Answer(method: "get_info", result: .object(fields), error: nil)

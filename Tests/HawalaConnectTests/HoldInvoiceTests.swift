@@ -1,5 +1,5 @@
 import Foundation
-import HawalaConnect
+@testable import HawalaConnect
 import HawalaCrypto
 import HawalaDevnet
 import HawalaKeys
@@ -115,5 +115,31 @@ struct HoldInvoiceTests {
         #expect(try HoldReference.read(hash.uppercased() + "\n", knownHash: { $0 == hash }) == .paymentHash(hash))
         #expect(throws: HoldInvoiceError.notAHash) { try HoldReference.read("12", knownHash: { _ in true }) }
         #expect(throws: HoldInvoiceError.notAHash) { try HoldReference.read(String(repeating: "g", count: 64), knownHash: { _ in true }) }
+    }
+}
+
+@Suite("NWC's get_info")
+struct NWCInfoTests {
+    /// A connection that may receive hears of hold invoices; the wallet's Lightning address is
+    /// its `lud16` once it has one (devnet's LNURL server announced on the ledger).
+    @Test func infoNamesHoldMethodsAndTheLightningAddress() async throws {
+        let pair = try await DevnetPair.make()
+        defer { Task { await pair.close() } }
+        let (connection, _) = try pair.connection(permissions: [.receive])
+        let handler = NWCHandler(session: pair.session)
+        func info() async throws -> [String: Any] {
+            let answer = await handler.answer(#"{"method":"get_info","params":{}}"#, connection: connection, requestID: UUID().uuidString)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(answer.json.utf8)) as? [String: Any])
+            return try #require(object["result"] as? [String: Any])
+        }
+        let before = try await info()
+        #expect(before["lud16"] == nil)
+        let methods = try #require(before["methods"] as? [String])
+        #expect(Set(["make_hold_invoice", "settle_hold_invoice", "cancel_hold_invoice"]).isSubset(of: methods) && !methods.contains("pay_invoice"))
+        #expect((before["notifications"] as? [String])?.contains("hold_invoice_accepted") == true)
+        let ledger = try #require((pair.session.backend as? DevnetBackend)?.ledgerPath)
+        try DevnetLNURLServer(ledgerPath: ledger, port: 39_999).service.announce()
+        _ = try await pair.session.backend.registerLightningAddress(name: "buyer", description: "")
+        #expect(try await info()["lud16"] as? String == "buyer@127.0.0.1:39999")
     }
 }
