@@ -184,6 +184,21 @@ let package = Package(
         // App connections at work: the one rule by which a program pays (ConnectionPayer), NIP-47's
         // methods over it (NWCHandler), and the wallet service on Nostr relays (NWCService).
         .target(
+            name: "HawalaSell",
+            dependencies: [
+                "HawalaCrypto", "HawalaKeys", "HawalaText", "HawalaLightning", "HawalaWallet",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "HawalaConnect",
             dependencies: [
                 "HawalaCrypto", "HawalaKeys", "HawalaText", "HawalaLightning", "HawalaNostr", "HawalaWallet",
@@ -323,7 +338,7 @@ let package = Package(
             name: "hawala",
             dependencies: [
                 .target(name: "CMalloc", condition: .when(platforms: [.linux])), "CHardening", "HawalaCrypto", "HawalaText", "HawalaKeys", "HawalaWallet", "HawalaBackup",
-                "HawalaPaper", "HawalaLightning", "HawalaDevnet", "HawalaApp", "HawalaConnect", "HawalaNostr", "HawalaOnChain",
+                "HawalaPaper", "HawalaLightning", "HawalaDevnet", "HawalaApp", "HawalaConnect", "HawalaNostr", "HawalaOnChain", "HawalaSell",
                 // The vault's client side only: the server is hawala-vault.
                 "HawalaVault", "HawalaVaultClient", "HawalaVaultAgent",
                 .product(name: "Logging", package: "swift-log"),
@@ -361,7 +376,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HawalaConnectTests",
-            dependencies: ["HawalaConnect", "HawalaDevnet", "HawalaNostr", "HawalaLightning", "HawalaWallet", "HawalaCrypto", "HawalaText", "HawalaKeys", "HawalaTestSupport",
+            dependencies: ["HawalaConnect", "HawalaDevnet", "HawalaNostr", "HawalaLightning", "HawalaSell", "HawalaWallet", "HawalaCrypto", "HawalaText", "HawalaKeys", "HawalaTestSupport",
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),

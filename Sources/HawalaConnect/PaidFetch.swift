@@ -142,8 +142,18 @@ public struct PaidFetch: Sendable {
             do { challenge = try L402.challenge(in: answer.headers(named: "WWW-Authenticate")) } catch { throw .challenge(error) }
             // The person's time to answer is not the network's: the deadline moves past it.
             let asked = ContinuousClock.now
-            let paid = try await pay(challenge, for: current.url, payer: payer, maxCost: maxCost, now: now, confirm: confirm)
+            var paid = try await pay(challenge, for: current.url, payer: payer, maxCost: maxCost, now: now, confirm: confirm)
             deadline += ContinuousClock.now - asked
+            if paid.status == .pending, let hash = paid.details.paymentHash {
+                // Held by a seller who settles on delivery (a hold invoice): its answer is the
+                // settlement, within the exchange's time.
+                let left = deadline - ContinuousClock.now
+                if left > .zero, let settled = try? await session.lightning.waitForPayment(paymentHash: hash, timeout: left) { paid = settled }
+                if paid.status == .failed {
+                    throw .payment(.paymentFailed("\(current.url.host ?? "the service") did not deliver: the payment was given back; nothing was paid"))
+                }
+            }
+            if paid.status == .failed { throw .payment(.paymentFailed((paid.failureReason ?? "the payment failed") + "; nothing was paid")) }
             guard let preimage = paid.details.preimage, paid.status == .completed else { throw .pending(paymentID: paid.id) }
             guard let scope = L402.scope(of: current.url) else { throw .invalidURL(current.url.absoluteString) }
             try? session.store.saveL402Token(L402Token(walletID: session.wallet.id, origin: scope.origin, path: scope.path, scheme: challenge.scheme.rawValue,

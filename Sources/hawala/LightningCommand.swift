@@ -21,7 +21,7 @@ struct LightningCommand: ParsableCommand {
             """,
         subcommands: [
             LightningDecode.self, LightningInvoice.self, LightningSettle.self, LightningCancel.self, LightningPay.self, LightningBalance.self, LightningHistory.self,
-            LightningShow.self, LightningExport.self, LightningWatch.self, LightningAddressCommand.self, LightningWithdraw.self, LightningDeposits.self, LightningExit.self, LightningAuth.self, LightningSignMessage.self, LightningVerifyMessage.self, LightningFetch.self, LightningConfig.self, LightningDevnet.self,
+            LightningShow.self, LightningExport.self, LightningWatch.self, LightningAddressCommand.self, LightningWithdraw.self, LightningDeposits.self, LightningExit.self, LightningAuth.self, LightningSignMessage.self, LightningVerifyMessage.self, LightningFetch.self, LightningSell.self, LightningConfig.self, LightningDevnet.self,
         ])
 }
 

@@ -2,10 +2,10 @@ import Foundation
 import HawalaTestSupport
 import Testing
 
-/// `hawala ln fetch` against `hawala ln devnet l402`: two wallets on one ledger, the provider
-/// serving a paid endpoint, the buyer paying it — once for several requests, again when the
-/// credential is used up, never above its maximum or its connection's budget.
-@Suite("hawala ln fetch and the devnet L402 endpoint")
+/// `hawala ln fetch` against `hawala ln sell`: two wallets on one ledger, the provider selling
+/// a small service, the buyer paying it — once for several requests, again when the credential
+/// is used up, never above its maximum or its connection's budget; on delivery with `--hold`.
+@Suite("hawala ln fetch and hawala ln sell")
 struct FetchCLITests {
     let buyer: WalletFixture
     let provider: WalletFixture
@@ -26,21 +26,62 @@ struct FetchCLITests {
         try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout) \(result.stderr)")
     }
 
-    /// The endpoint, running until `body` returns.
-    func withEndpoint(price: Int, uses: Int? = nil, _ body: (String) throws -> Void) throws {
-        let server = try RunningCLI(["ln", "devnet", "l402", "--price", String(price), "--password-file", provider.path("password")]
-                                    + (uses.map { ["--uses", String($0)] } ?? []), environment: provider.environment)
+    /// A small compute service (`upstream`) sold by `hawala ln sell` in front of it, running
+    /// until `body` returns; `body` gets the paywall's URL of /jobs/run and its log so far.
+    func withEndpoint(price: Int, uses: Int? = nil, options: [String] = [], _ body: (String, RunningCLI) throws -> Void) throws {
+        let folder = temporaryFolder("fetch-upstream")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let script = folder.appendingPathComponent("upstream.py")
+        try Self.upstream.write(to: script, atomically: true, encoding: .utf8)
+        let service = try RunningCLI([script.path], environment: [:], binary: URL(fileURLWithPath: "/usr/bin/python3"))
+        defer {
+            kill(service.process.processIdentifier, SIGKILL)
+            _ = service.finish()
+        }
+        let upstream = try #require(service.nextLine())
+        let sold = options.contains("--hold") ? [] : ["--uses", String(uses ?? 1_000)]
+        let server = try RunningCLI(["ln", "sell", "--upstream", upstream, "--price", String(price), "--password-file", provider.path("password")] + sold + options,
+                                    environment: provider.environment)
         defer {
             server.process.interrupt()
             _ = server.finish()
         }
         let line = try #require(server.nextLine())
         let url = try #require(line.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }.map(String.init), "\(line)")
-        try body(url + "jobs/run")
+        try body(url + "jobs/run", server)
     }
 
+    /// The service sold: a job number, its path and SHA-256 of path and body, as JSON; /fail
+    /// answers 500; /slow waits 3 s. Prints its address first.
+    static let upstream = #"""
+        import http.server, json, hashlib, sys, threading, time
+        jobs = [0]
+        lock = threading.Lock()
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self): self.answer()
+            def do_POST(self): self.answer()
+            def answer(self):
+                size = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(size) if size else b""
+                if self.path.startswith("/fail"):
+                    self.send_response(500); self.send_header("Content-Length", "4"); self.end_headers(); self.wfile.write(b"boom"); return
+                if self.path.startswith("/slow"):
+                    time.sleep(3)
+                with lock:
+                    jobs[0] += 1
+                    job = jobs[0]
+                out = json.dumps({"job": job, "path": self.path, "authorization": self.headers.get("Authorization"),
+                                  "result": hashlib.sha256(self.path.encode() + body).hexdigest()}, separators=(",", ":")).encode()
+                self.send_response(200); self.send_header("Content-Type", "application/json"); self.send_header("Content-Length", str(len(out)))
+                self.end_headers(); self.wfile.write(out)
+            def log_message(self, *args): pass
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        print(f"http://127.0.0.1:{server.server_address[1]}", flush=True)
+        server.serve_forever()
+        """#
+
     @Test func paysOnceUsesTheCredentialThenPaysAgain() throws {
-        try withEndpoint(price: 100, uses: 3) { url in
+        try withEndpoint(price: 100, uses: 3) { url, _ in
             let pw = ["--password-file", buyer.path("password")]
             let first = try buyer.run(["ln", "fetch", url, "--json"] + pw)
             let answer = try json(first)
@@ -67,7 +108,7 @@ struct FetchCLITests {
     @Test func withinAConnection() throws {
         let pw = ["--password-file", buyer.path("password")]
         #expect(try buyer.run(["connect", "new", "agent", "--budget", "250/daily", "--methods", "pay", "--relay", "ws://127.0.0.1:1"] + pw).status == 0)
-        try withEndpoint(price: 100, uses: 1) { url in
+        try withEndpoint(price: 100, uses: 1) { url, _ in
             for _ in 0..<2 {
                 let paid = try buyer.run(["ln", "fetch", url, "--connection", "agent", "--json"] + pw)
                 let answer = try json(paid)
@@ -86,7 +127,7 @@ struct FetchCLITests {
     /// A paid service that redirects to another origin: the credential is sent to the service,
     /// never to the other origin (a different port is another origin).
     @Test func theCredentialStaysWithItsOrigin() throws {
-        try withEndpoint(price: 100) { paid in
+        try withEndpoint(price: 100) { paid, _ in
             let folder = temporaryFolder("fetch-origins")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let script = folder.appendingPathComponent("servers.py")
@@ -163,9 +204,49 @@ struct FetchCLITests {
         threading.Event().wait()
         """#
 
+    /// Pay on delivery: the buyer's payment is held, the job sent upstream once it is, settled
+    /// on 2xx — the buyer gets the job's answer; a job that fails upstream cancels the payment,
+    /// the buyer whole. The credential never reaches the upstream; one log line a request,
+    /// never a credential.
+    @Test func onDeliveryWithHold() throws {
+        try withEndpoint(price: 300, options: ["--hold"]) { url, server in
+            let pw = ["--password-file", buyer.path("password")]
+            let balance = { () throws -> Int in try #require(try self.json(try self.buyer.run(["ln", "balance", "--json"]))["balanceMsat"] as? Int) }
+            let before = try balance()
+            let fetched = try buyer.run(["ln", "fetch", url, "-X", "POST", "-d", "render", "--json"] + pw)
+            let answer = try json(fetched)
+            #expect(fetched.status == 0 && answer["status"] as? Int == 200 && answer["costSats"] as? Int == 300, "\(fetched.stderr)")
+            let job = try #require((answer["body"] as? String).flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+            #expect(job["job"] as? Int == 1 && job["authorization"] is NSNull, "the job ran once, without the credential: \(job)")
+            let paid = before - (try balance())
+            #expect(paid > 300_000 && paid < 310_000, "\(paid)")
+            let failing = try buyer.run(["ln", "fetch", url.replacingOccurrences(of: "/jobs/run", with: "/fail")] + pw)
+            #expect(failing.status == 1 && failing.errorLines.last?.contains("nothing was paid") == true, "\(failing.stderr)")
+            #expect(try balance() == before - paid, "the failed job cost nothing")
+            server.process.interrupt()
+            let log = server.finish().stderr
+            #expect(log.contains("POST /jobs/run 402 challenged") && log.contains("delivered 200, payment settled") && log.contains("not delivered (upstream 500), payment cancelled"),
+                    "\(log)")
+            #expect(!log.contains("macaroon") && !log.contains("L402 "), "no credential in the log")
+        }
+    }
+
+    /// Paths no rule covers are not for sale; another rule is another purchase.
+    @Test func pathRules() throws {
+        try withEndpoint(price: 50, uses: 5, options: ["--path", "/jobs/.*", "--path", "/slow"]) { url, _ in
+            let pw = ["--password-file", buyer.path("password")]
+            #expect(try json(try buyer.run(["ln", "fetch", url, "--json"] + pw))["costSats"] as? Int == 50)
+            let root = String(url.dropLast("jobs/run".count))
+            let outside = try buyer.run(["ln", "fetch", root + "other", "--json"] + pw)
+            #expect(try json(outside)["status"] as? Int == 404, "not for sale: \(outside.stdout)")
+            let slow = try json(try buyer.run(["ln", "fetch", root + "slow", "--json"] + pw))
+            #expect(slow["status"] as? Int == 200 && slow["costSats"] as? Int == 50, "another rule is another purchase: \(slow)")
+        }
+    }
+
     /// The address the endpoint prints is paid too (it once answered 404).
     @Test func theRootIsPaid() throws {
-        try withEndpoint(price: 100) { url in
+        try withEndpoint(price: 100) { url, _ in
             let root = String(url.dropLast("jobs/run".count))
             let fetched = try json(try buyer.run(["ln", "fetch", root, "--json", "--password-file", buyer.path("password")]))
             #expect(fetched["status"] as? Int == 200 && fetched["costSats"] as? Int == 100, "\(fetched)")

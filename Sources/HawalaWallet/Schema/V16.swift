@@ -2,8 +2,9 @@ import GRDB
 
 extension WalletSchema {
     /// v16: hold invoices (`HoldPreimages.swift`): the preimages Hawala made for them, sealed
-    /// until the invoice is settled or cancelled; and `payment.heldUntil`, the time a payment
-    /// held for this wallet must be settled by (it goes back to its payer then).
+    /// until the invoice is settled or cancelled; `payment.heldUntil`, the time a payment held
+    /// for this wallet must be settled by (it goes back to its payer then); and the uses of the
+    /// credentials the wallet's paywall sold (`PaywallUses.swift`), so a restart gives none back.
     static func v16(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE holdPreimage (
@@ -13,6 +14,12 @@ extension WalletSchema {
                 createdAt REAL NOT NULL,
                 PRIMARY KEY (walletId, paymentHash));
             ALTER TABLE payment ADD COLUMN heldUntil REAL;
+            CREATE TABLE paywallUse (
+                walletId TEXT NOT NULL REFERENCES wallet(id) ON DELETE CASCADE,
+                paymentHash TEXT NOT NULL,
+                used INTEGER NOT NULL,
+                lastAt REAL NOT NULL,
+                PRIMARY KEY (walletId, paymentHash));
             """)
     }
 }
