@@ -64,15 +64,38 @@ class Agent:
         return bool(result.is_error), result.structured_content or {}, text
 
 
+UPSTREAM = """
+import http.server, json, hashlib
+class Handler(http.server.BaseHTTPRequestHandler):
+    jobs = 0
+    def do_GET(self): self.answer()
+    def do_POST(self): self.answer()
+    def answer(self):
+        size = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(size) if size else b""
+        Handler.jobs += 1
+        out = json.dumps({"job": Handler.jobs, "result": hashlib.sha256(self.path.encode() + body).hexdigest()}, separators=(",", ":")).encode()
+        self.send_response(200); self.send_header("Content-Type", "application/json"); self.send_header("Content-Length", str(len(out)))
+        self.end_headers(); self.wfile.write(out)
+    def log_message(self, *args): pass
+server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+print(f"http://127.0.0.1:{server.server_address[1]}", flush=True)
+server.serve_forever()
+"""
+
+
 def endpoint(provider, price, *options):
-    process = subprocess.Popen([HAWALA, "ln", "devnet", "l402", "--price", str(price), "--password-file", provider.password, *options],
+    """A small compute service and `hawala ln sell` in front of it: (the two processes, the paywall's address)."""
+    upstream = subprocess.Popen([sys.executable, "-c", UPSTREAM], stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen([HAWALA, "ln", "sell", "--upstream", upstream.stdout.readline().strip(), "--price", str(price),
+                                "--password-file", provider.password, *options],
                                env=provider.env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     line = process.stdout.readline()
-    check(line.startswith("devnet L402 endpoint on http://127.0.0.1:"), f"the endpoint: {line!r}")
-    return process, line.split()[4]
+    check(line.startswith("selling http://127.0.0.1:"), f"the paywall: {line!r}")
+    return [process, upstream], line.split()[1]
 
 
-def received(home, description="devnet compute job"):
+def received(home, description="paid request: /jobs/run"):
     return [p for p in home.history() if p["type"] == "received" and p["status"] == "completed" and p.get("description") == description]
 
 
@@ -233,13 +256,13 @@ def main():
         hold_invoices(buyer, provider)
         revoked(buyer, provider)
     finally:
-        if server:
-            server.terminate()
+        for process in server or []:
+            process.terminate()
             try:
-                server.wait(timeout=10)
+                process.wait(timeout=10)
             except subprocess.TimeoutExpired:
-                server.kill()
-                failures.append("the L402 endpoint did not stop on SIGTERM")
+                process.kill()
+                failures.append("the paywall or its service did not stop on SIGTERM")
         shutil.rmtree(root, ignore_errors=True)
     sys.exit(1 if failures else 0)
 

@@ -418,6 +418,62 @@ async def hold_invoices(relay, buyer, provider, uri):
     check(after == middle and middle < before, f"the payer got it back: {before} → {middle} → {after}")
 
 
+UPSTREAM = """
+import http.server, json, sys
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        out = json.dumps({"job": "done", "path": self.path, "authorization": self.headers.get("Authorization")}).encode()
+        self.send_response(200); self.send_header("Content-Type", "application/json"); self.send_header("Content-Length", str(len(out)))
+        self.end_headers(); self.wfile.write(out)
+    def log_message(self, *args): pass
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+print(f"http://127.0.0.1:{server.server_address[1]}", flush=True)
+server.serve_forever()
+"""
+
+
+@scenario("a third-party L402 client (PyPI l402-requests) pays `hawala ln sell` through Hawala's NWC service, within the connection's budget")
+async def third_party_l402(relay, buyer, provider, uri):
+    upstream = subprocess.Popen([sys.executable, "-c", UPSTREAM], stdout=subprocess.PIPE, text=True)
+    sell = None
+    try:
+        upstream_url = upstream.stdout.readline().strip()
+        sell = subprocess.Popen([HAWALA, "ln", "sell", "--upstream", upstream_url, "--price", "700", "--password-file", provider.password],
+                                env=provider.env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        line = sell.stdout.readline()
+        check(line.startswith("selling http://127.0.0.1:"), f"ln sell: {line!r}")
+        url = line.split()[1] + "jobs/run"
+        before = json.loads(provider.run("ln", "balance", "--json").stdout)["balanceMsat"]
+        import l402_requests
+        from l402_requests.wallets.nwc import NwcWallet
+        os.environ["NWC_ENCRYPTION"] = "nip44_v2"
+        client = l402_requests.L402Client(wallet=NwcWallet(uri, timeout=30), budget=l402_requests.BudgetController(max_sats_per_request=1_000))
+        answer = await asyncio.to_thread(client.get, url)
+        check(answer.status_code == 200 and answer.json()["job"] == "done" and answer.json()["authorization"] is None, f"{answer.status_code} {answer.text[:200]}")
+        after = json.loads(provider.run("ln", "balance", "--json").stdout)["balanceMsat"]
+        check(after - before == 700_000, f"the provider received the price: {before} → {after}")
+        sent = [p for p in buyer.history() if p["type"] == "sent" and p.get("connection") == "agent-1" and p["amountMsat"] == 700_000]
+        check(sent, "the buyer's history says the connection paid it")
+        # On delivery (--hold): the payment waits in the NWC answer until the job came back.
+        sell.terminate()
+        sell.wait(timeout=10)
+        sell = subprocess.Popen([HAWALA, "ln", "sell", "--upstream", upstream_url, "--price", "600", "--hold", "--password-file", provider.password],
+                                env=provider.env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        url = sell.stdout.readline().split()[1] + "jobs/held"
+        answer = await asyncio.to_thread(l402_requests.L402Client(wallet=NwcWallet(uri, timeout=40), budget=None).get, url)
+        check(answer.status_code == 200 and answer.json()["path"] == "/jobs/held", f"on delivery: {answer.status_code} {answer.text[:200]}")
+        final = json.loads(provider.run("ln", "balance", "--json").stdout)["balanceMsat"]
+        check(final - after == 600_000, f"settled on delivery: {after} → {final}")
+    finally:
+        for process in (sell, upstream):
+            if process:
+                process.terminate()
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+
+
 def stop(serve):
     """SIGTERM, then at most 10 s: past it, killed and counted as a failure."""
     serve.terminate()
@@ -449,6 +505,7 @@ def main():
         seed_scenario(relay, buyer, provider, seed["uri"])
         strangers(relay, buyer, provider, parallel["uri"])
         hold_invoices(relay, buyer, provider, agent["uri"])
+        third_party_l402(relay, buyer, provider, agent["uri"])
         revocation_and_notifications(relay, buyer, provider, (agent["uri"], short["uri"]))
         stop(serve)
         serve = None

@@ -64,6 +64,10 @@ public struct NWCHandler: Sendable {
     public let session: LightningSession
     public init(session: LightningSession) { self.session = session }
 
+    /// How long `pay_invoice` waits for a payment still pending (one held by its payee until
+    /// delivery) before answering that it is pending.
+    static let pendingWait: Duration = .seconds(30)
+
     /// A number of a request's params, read exactly (`JSONInteger`): absent is nil; present and
     /// not a whole number from 0 to 2^64 − 1 is refused in words, never truncated.
     struct BadNumber: Error { let words: String }
@@ -163,7 +167,12 @@ public struct NWCHandler: Sendable {
         do { amount = try Self.msat(params, "amount") } catch { return .failed("pay_invoice", .other, error.words) }
         do {
             // An invoice this connection paid before (a retry after a lost answer): that payment.
-            let payment = try await ConnectionPayer.pay(invoice: invoice, amountMsat: amount, requestID: requestID, connection: connection, session: session, now: now)
+            var payment = try await ConnectionPayer.pay(invoice: invoice, amountMsat: amount, requestID: requestID, connection: connection, session: session, now: now)
+            if payment.status == .pending, let hash = payment.details.paymentHash,
+               let ended = try? await session.lightning.waitForPayment(paymentHash: hash, timeout: Self.pendingWait) {
+                // Held by a payee who settles on delivery: the answer waits for it, a while.
+                payment = ended
+            }
             switch payment.status {
             case .completed:
                 var answer = Answer(method: "pay_invoice", result: .object([("preimage", .string(payment.details.preimage ?? "")), ("fees_paid", .amount(payment.feeMsat))]), error: nil)

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import HawalaConnect
-import HawalaDevnet
 import HawalaLightning
 import HawalaText
 import HawalaWallet
@@ -96,39 +95,6 @@ struct LightningFetch: AsyncParsableCommand {
                 FileHandle.standardOutput.write(Data(fetched.body))
             }
             guard (200...299).contains(fetched.status) else { throw CLIError("\(target.host ?? "the service") answered HTTP \(fetched.status)") }
-        }
-    }
-}
-
-/// `hawala ln devnet l402`: a paid test endpoint on this machine.
-struct LightningDevnetL402: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "l402", abstract: "Serve a paid test endpoint (L402) on 127.0.0.1, paid to the current wallet (until Ctrl-C).",
-        discussion: "A stand-in for a compute API: without a credential it answers 402 with an L402 challenge (an invoice of --price from this wallet); with one it answers a small JSON job result. Prints its URL once listening. The wallet must be on devnet.")
-    @Option(help: "The port (127.0.0.1; 0: any free one).") var port: Int = 0
-    @Option(help: "The price of a request, in sat.", transform: SatsArgument.parse) var price: Sats
-    @Option(help: "How many requests a credential pays for (default: any number).") var uses: Int?
-    @OptionGroup var options: LightningOptions
-
-    func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
-        guard price > .zero else { throw ValidationError("--price must be at least 1 sat") }
-        if let uses, uses < 1 { throw ValidationError("--uses must be at least 1") }
-    }
-
-    func run() async throws {
-        try await options.open(signing: true).closing { session in
-            guard case .devnet = session.spec else { throw CLIError("the test endpoint takes test money only: the wallet's Lightning must be devnet") }
-            let server = DevnetL402Server(session: session, port: port, price: price, uses: uses)
-            do {
-                try await server.run { bound in
-                    print("devnet L402 endpoint on http://127.0.0.1:\(bound)/ (\(AmountText.sats(price)) a request)")
-                    flushOutput()
-                }
-            } catch {
-                if "\(error)".contains("Address already in use") { throw CLIError("port \(port) is in use; choose another") }
-                throw error
-            }
         }
     }
 }
