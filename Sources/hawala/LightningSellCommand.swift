@@ -28,11 +28,14 @@ struct LightningSell: AsyncParsableCommand {
     @Option(name: .customLong("valid-for"), help: ArgumentHelp("How long a credential works: 30m, 12h, 7d, or never.", valueName: "duration"))
     var validFor: String = "1h"
     @Flag(help: "Pay on delivery: the payment is held until the upstream answers 2xx, cancelled otherwise.") var hold = false
+    @Option(name: .customLong("upstream-timeout"), help: ArgumentHelp("Seconds the upstream has to answer a request.", valueName: "seconds"))
+    var upstreamTimeout: Int = 60
     @OptionGroup var options: LightningOptions
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         if hold, uses != 1 { throw ValidationError("--hold sells one request a payment: no --uses") }
+        guard (1...3_600).contains(upstreamTimeout) else { throw ValidationError("--upstream-timeout must be between 1 and 3600 seconds") }
     }
 
     func run() async throws {
@@ -48,7 +51,9 @@ struct LightningSell: AsyncParsableCommand {
         do {
             terms = try PaywallTerms(price: price, paths: paths, uses: uses, validFor: validity, hold: hold)
             guard let url = URL(string: upstream) else { throw PaywallError.upstreamNotHTTP(upstream) }
-            server = try PaywallServer(upstream: url, port: port)
+            var limits = PaywallServer.Limits()
+            limits.upstreamTime = .seconds(upstreamTimeout)
+            server = try PaywallServer(upstream: url, port: port, limits: limits)
         } catch let error as PaywallError {
             throw CLIError(error.description)
         }

@@ -231,6 +231,31 @@ struct FetchCLITests {
         }
     }
 
+    /// A slow upstream is bounded (502, and on delivery the payment given back); a body over
+    /// the limit is refused before anything is asked; the paywall's log never holds a credential.
+    @Test func boundedLikeEveryServer() throws {
+        try withEndpoint(price: 20, uses: 10, options: ["--upstream-timeout", "1"]) { url, server in
+            let pw = ["--password-file", buyer.path("password")]
+            let root = String(url.dropLast("jobs/run".count))
+            let started = Date()
+            let slow = try json(try buyer.run(["ln", "fetch", root + "slow", "--json"] + pw))
+            #expect(slow["status"] as? Int == 502 && Date().timeIntervalSince(started) < 10, "\(slow)")
+            let big = folder("big")
+            try Data(count: 9 * 1_048_576).write(to: big)
+            let refused = try buyer.run(["ln", "fetch", url, "-X", "POST", "-d", "@" + big.path, "--json"] + pw)
+            #expect((try? json(refused))?["status"] as? Int == 413, "\(refused.stdout.prefix(300)) \(refused.stderr)")
+            server.process.interrupt()
+            let log = server.finish().stderr
+            #expect(log.contains("GET /slow 502 paid, upstream failed") && log.contains("413 refused (body too large)"), "\(log)")
+        }
+    }
+
+    func folder(_ name: String) -> URL {
+        let folder = temporaryFolder("fetch-\(name)")
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder.appendingPathComponent(name)
+    }
+
     /// Paths no rule covers are not for sale; another rule is another purchase.
     @Test func pathRules() throws {
         try withEndpoint(price: 50, uses: 5, options: ["--path", "/jobs/.*", "--path", "/slow"]) { url, _ in
