@@ -145,6 +145,9 @@ else
     echo "(the Nostr peers could not be installed: skipped)"
 fi
 
+echo "== hawala ln sell: what the paywall adds to a paid request (vs the upstream alone) =="
+HAWALA_BIN=.build/release/hawala python3 scripts/bench_sell.py
+
 echo "== on-chain: coin selection, signing (vs libsecp256k1), first sync (vs the node's scantxoutset) =="
 .build/release/hawala-bench onchain
 if [ -x /usr/lib/litecoin/litecoind ] || ./scripts/install-deps.sh litecoind; then

@@ -135,6 +135,8 @@ public final class Paywall: Sendable {
         guard credential.rule == rule || credential.rule == PaywallTerms.everyPath else { return .failure(Refusal("a credential for another path")) }
         if let expiresAt = credential.expiresAt, clock() >= expiresAt { return .failure(Refusal("expired")) }
         let hash = hexString(credential.paymentHash)
+        // No limit on its uses: nothing to count (no write on the way of a paid request).
+        guard credential.uses != nil else { return .success(hash) }
         do {
             guard try session.store.usePaywallCredential(paymentHash: hash, walletID: session.wallet.id, limit: credential.uses, now: clock()) else {
                 return .failure(Refusal("used up"))

@@ -46,6 +46,7 @@ public struct PaywallTerms: Sendable {
         guard price > .zero else { throw .priceZero }
         if let uses, uses < 1 || uses > 1_000_000 { throw .usesOutOfRange }
         if let validFor, validFor < 1 || validFor > 366 * 86_400 { throw .validityOutOfRange }
+        if uses == nil, validFor == nil, !hold { throw .endless }
         guard paths.count <= 64 else { throw .tooManyPathRules }
         var rules: [PathRule] = []
         for path in paths { rules.append(try PathRule(path)) }
@@ -70,6 +71,8 @@ public enum PaywallError: Error, Equatable, Sendable, CustomStringConvertible {
     case usesOutOfRange
     case validityOutOfRange
     case tooManyPathRules
+    /// Neither a number of uses nor a time: a credential that never ends.
+    case endless
     case badPathRule(String)
     case upstreamNotHTTP(String)
 
@@ -79,6 +82,7 @@ public enum PaywallError: Error, Equatable, Sendable, CustomStringConvertible {
         case .usesOutOfRange: "the requests a payment buys are from 1 to 1,000,000"
         case .validityOutOfRange: "a credential's time is from 1 second to a year"
         case .tooManyPathRules: "at most 64 path rules"
+        case .endless: "a credential must end: give it a number of uses or a time"
         case .badPathRule(let rule): "\u{201C}\(rule)\u{201D} is not a regular expression a path can match"
         case .upstreamNotHTTP(let url): "\(url.prefix(200)) is not an http:// or https:// address"
         }

@@ -24,7 +24,17 @@ struct LightningSell: AsyncParsableCommand {
     @Option(name: .customLong("path"), help: ArgumentHelp("A regular expression of the paths sold, matched whole (repeatable).", valueName: "regex"))
     var paths: [String] = []
     @Option(help: "The port on 127.0.0.1 (0: any free one).") var port: Int = 0
-    @Option(help: "Requests one payment buys.") var uses: Int = 1
+    @Option(help: ArgumentHelp("Requests one payment buys: a number, or unlimited (as many as --valid-for allows).", valueName: "n"))
+    var uses: String = "1"
+
+    /// `--uses` read: nil for unlimited.
+    var usesCount: Int? {
+        get throws {
+            if uses.lowercased() == "unlimited" { return nil }
+            guard let count = Int(uses), count >= 1 else { throw ValidationError("--uses is a number of requests (at least 1) or unlimited") }
+            return count
+        }
+    }
     @Option(name: .customLong("valid-for"), help: ArgumentHelp("How long a credential works: 30m, 12h, 7d, or never.", valueName: "duration"))
     var validFor: String = "1h"
     @Flag(help: "Pay on delivery: the payment is held until the upstream answers 2xx, cancelled otherwise.") var hold = false
@@ -34,7 +44,7 @@ struct LightningSell: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
-        if hold, uses != 1 { throw ValidationError("--hold sells one request a payment: no --uses") }
+        if hold, try usesCount != 1 { throw ValidationError("--hold sells one request a payment: no --uses") }
         guard (1...3_600).contains(upstreamTimeout) else { throw ValidationError("--upstream-timeout must be between 1 and 3600 seconds") }
     }
 
@@ -49,7 +59,7 @@ struct LightningSell: AsyncParsableCommand {
         let terms: PaywallTerms
         let server: PaywallServer
         do {
-            terms = try PaywallTerms(price: price, paths: paths, uses: uses, validFor: validity, hold: hold)
+            terms = try PaywallTerms(price: price, paths: paths, uses: try usesCount, validFor: validity, hold: hold)
             guard let url = URL(string: upstream) else { throw PaywallError.upstreamNotHTTP(upstream) }
             var limits = PaywallServer.Limits()
             limits.upstreamTime = .seconds(upstreamTimeout)
