@@ -135,13 +135,13 @@ struct ConnectionFormView {
         guard !permissions.isEmpty else { return .failure(.noPermission) }
         guard !wires.isEmpty else { return .failure(.noWire) }
         do {
-            let (budgetSats, renewal) = try ConnectionInput.budget(budget.trimmed.isEmpty ? "none" : budget + "/" + renewal)
+            let (limit, renewal) = try ConnectionInput.limit(budget.trimmed.isEmpty ? "none" : budget + "/" + renewal)
             let expiresAt = try ConnectionInput.expiry(expiry, now: now)
             let maximum = maxPayment.trimmed.isEmpty ? nil : try AmountText.parseSats(maxPayment)
             let relays = relays.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "," }).map(String.init)
             for url in relays { try RelaySession.check(url) }
-            return .success(NewConnection(name: name, permissions: permissions, budget: budgetSats, renewal: renewal, maxPayment: maximum,
-                                          expiresAt: expiresAt, relays: relays, wires: wires))
+            return .success(NewConnection(name: name, permissions: permissions, budget: limit.sats, renewal: renewal, maxPayment: maximum,
+                                          expiresAt: expiresAt, relays: relays, wires: wires, fiatBudget: limit.fiat))
         } catch let error as CustomStringConvertible & Error {
             return .failure(.library(error.description))
         } catch {
@@ -253,9 +253,16 @@ struct ConnectionRow {
         }
         may = ConnectionPermission.sorted(c.permissions).map(Self.words).joined(separator: ", ") + "."
         spent = spending.summary(now: now, timeZone: timeZone).sentence
-        hasBudget = c.budget != nil
-        spentValue = Int64(clamping: spending.spent.sats(.up).value)
-        budgetValue = Int64(clamping: c.budget?.value ?? 0)
+        if let fiat = spending.fiatBudget {
+            // In the budget's currency, in hundredths.
+            hasBudget = true
+            spentValue = Int64(NSDecimalNumber(decimal: spending.fiatSpent * 100).doubleValue.rounded(.up))
+            budgetValue = Int64(NSDecimalNumber(decimal: fiat.amount * 100).doubleValue.rounded(.down))
+        } else {
+            hasBudget = c.budget != nil
+            spentValue = Int64(clamping: spending.spent.sats(.up).value)
+            budgetValue = Int64(clamping: c.budget?.value ?? 0)
+        }
         var limits: [String] = []
         if let maximum = c.maxPayment { limits.append("At most \(AmountText.sats(maximum)) a payment.") }
         limits.append(c.expiresAt.map { (current == .expired ? "Expired " : "Expires ") + $0.relative(now: now, timeZone: timeZone) + "." } ?? "Does not expire.")

@@ -123,9 +123,11 @@ public enum ConnectionPayer {
                 throw (error as? Failure) ?? .notApproved("\(error)")
             }
         }
+        // A budget in a currency counts this payment at the price of bitcoin now.
+        let price: Decimal? = if let fiat = connection.fiatBudget { await session.btcPrice(in: fiat.currency) } else { nil }
         let reservation: SpendReservation
         do {
-            reservation = try store.reserveSpending(connection, paymentKey: key, amount: amount, total: total, now: now)
+            reservation = try store.reserveSpending(connection, paymentKey: key, amount: amount, total: total, btcPrice: price, now: now)
         } catch let refusal as ConnectionRefusal {
             throw .refused(refusal)
         } catch {

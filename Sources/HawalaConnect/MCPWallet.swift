@@ -160,6 +160,11 @@ public struct MCPWallet: Sendable {
             fields["total_sats"] = connection.budget.map { .int(Int($0.value)) } ?? .null
             fields["renews_at"] = spending.renewsAt.map { .string($0.iso8601) } ?? .null
             fields["max_payment_sats"] = connection.maxPayment.map { .int(Int($0.value)) } ?? .null
+            if let fiat = spending.fiatBudget {
+                fields["currency"] = .string(fiat.currency)
+                fields["total_fiat"] = .string(FiatBudget.plain(fiat.amount))
+                fields["used_fiat"] = .string(FiatBudget.plain(spending.fiatSpent))
+            }
             return (spending.summary(now: Date()).sentence, fields)
         case "make_invoice":
             try require(.receive, connection)

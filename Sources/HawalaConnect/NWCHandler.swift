@@ -103,7 +103,7 @@ public struct NWCHandler: Sendable {
         }
         switch method {
         case "get_info": return await info(connection)
-        case "get_budget": return budget(connection, now: now)
+        case "get_budget": return await budget(connection, now: now)
         case "get_balance": return await balance()
         case "pay_invoice": return await pay(params, connection: connection, requestID: requestID, now: now)
         case "make_invoice": return await makeInvoice(params, connection: connection)
@@ -138,8 +138,23 @@ public struct NWCHandler: Sendable {
 
     /// The NWC budget extension: `{used_budget, total_budget, renews_at, renewal_period}` in
     /// msat and seconds; `{}` for a connection without a budget.
-    func budget(_ connection: AppConnection, now: Date) -> Answer {
+    /// A budget in a currency is given in msat at the price of bitcoin now (`total_budget`: what
+    /// is left, at that price, plus what was spent), with `currency`, `total_fiat` and
+    /// `used_fiat` beside it; no price now: `{}` plus those three.
+    func budget(_ connection: AppConnection, now: Date) async -> Answer {
         guard let spending = try? session.store.spending(of: connection, now: now) else { return .failed("get_budget", .internal, "the budget can't be read now") }
+        if let fiat = spending.fiatBudget {
+            var fields: [(String, JSONValue)] = []
+            if let price = await session.btcPrice(in: fiat.currency), price > 0 {
+                let left = max(0, fiat.amount - spending.fiatSpent)
+                let leftMsat = NSDecimalNumber(decimal: left * Decimal(100_000_000_000) / price).uint64Value
+                fields += [("used_budget", .amount(spending.spent)), ("total_budget", .amount((try? spending.spent + Msat(clamping: leftMsat)) ?? spending.spent))]
+            }
+            if let renews = spending.renewsAt { fields.append(("renews_at", .int(Int(renews.timeIntervalSince1970)))) }
+            fields.append(("renewal_period", .string(connection.renewal.rawValue)))
+            fields += [("currency", .string(fiat.currency)), ("total_fiat", .string(FiatBudget.plain(fiat.amount))), ("used_fiat", .string(FiatBudget.plain(spending.fiatSpent)))]
+            return Answer(method: "get_budget", result: .object(fields), error: nil)
+        }
         guard let budget = spending.budget else { return Answer(method: "get_budget", result: .object([]), error: nil) }
         var fields: [(String, JSONValue)] = [("used_budget", .amount(spending.spent)), ("total_budget", .amount(budget.msat))]
         if let renews = spending.renewsAt { fields.append(("renews_at", .int(Int(renews.timeIntervalSince1970)))) }
@@ -192,7 +207,8 @@ public struct NWCHandler: Sendable {
         switch failure {
         case .refused(.revoked), .refused(.expired): .failed(method, .unauthorized, failure.description)
         case .refused(.notAllowed), .notApproved: .failed(method, .restricted, failure.description)
-        case .refused(.aboveMaximum), .refused(.overBudget): .failed(method, .quotaExceeded, failure.description)
+        case .refused(.aboveMaximum), .refused(.overBudget), .refused(.overFiatBudget): .failed(method, .quotaExceeded, failure.description)
+        case .refused(.noRate): .failed(method, .other, failure.description)
         case .insufficientBalance: .failed(method, .insufficientBalance, failure.description)
         case .paymentFailed: .failed(method, .paymentFailed, failure.description)
         case .invalidInvoice, .invalidAmount: .failed(method, .other, failure.description)

@@ -209,10 +209,27 @@ public final class DevnetBackend: PaymentBackend, Sendable {
         try ledger.payment(id: id, as: try node())
     }
 
-    /// The rates source given, else devnet's test table (`testRates`).
+    /// The rates source given, else devnet's test table (`testRates`, with the prices set on
+    /// this ledger by `setTestRate` over it; a price of 0 takes a currency out).
     public func listFiatRates() async throws -> [FiatRate] {
-        guard let rates else { return Self.testRates }
-        return try await rates.rates()
+        if let rates { return try await rates.rates() }
+        let set = try ledger.testRates()
+        var table = Self.testRates.map { FiatRate(currency: $0.currency, btcPrice: set[$0.currency] ?? $0.btcPrice) }
+        table += set.filter { code, _ in !Self.testRates.contains { $0.currency == code } }.map { FiatRate(currency: $0.key, btcPrice: $0.value) }
+        return table.filter { $0.btcPrice > 0 }
+    }
+
+    /// Devnet's rate table on the ledger at `ledgerPath`, after setting `currency`'s price to
+    /// `btcPrice` when given (0: no price for it).
+    public static func rates(ledgerPath: String, set: (currency: String, btcPrice: Decimal)? = nil) async throws -> [FiatRate] {
+        let backend = try DevnetBackend(ledgerPath: ledgerPath)
+        if let set { try backend.setTestRate(set.currency, btcPrice: set.btcPrice) }
+        return try await backend.listFiatRates()
+    }
+
+    /// Moves devnet's test price of `currency` for every wallet on this ledger (0: no price).
+    public func setTestRate(_ currency: String, btcPrice: Decimal) throws {
+        try ledger.setTestRate(currency, btcPrice: btcPrice)
     }
 
     /// Devnet's rates when none are configured: test money at round test prices (1 BTC =

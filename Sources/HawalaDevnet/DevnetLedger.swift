@@ -174,7 +174,34 @@ final class DevnetLedger: Sendable {
                 CREATE INDEX payment_held ON payment (heldUntil) WHERE heldUntil IS NOT NULL AND status = 'pending';
                 """)
         }
+        // v6: devnet's rate table as changed (`setTestRate`): a price per currency over the
+        // built-in test table, so a test (or a person trying budgets in a currency) can move it.
+        migrator.registerMigration("devnet-v6") { db in
+            try db.execute(sql: "CREATE TABLE rate (currency TEXT PRIMARY KEY, btcPrice TEXT NOT NULL)")
+        }
         return migrator
+    }
+
+    /// The rates set over the test table (`devnet-v6`).
+    func testRates() throws -> [String: Decimal] {
+        try read { db in
+            var rates: [String: Decimal] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT currency, btcPrice FROM rate") {
+                if let price = Decimal(string: row["btcPrice"], locale: Locale(identifier: "en_US_POSIX")) { rates[row["currency"]] = price }
+            }
+            return rates
+        }
+    }
+
+    /// Sets (or, with nil, removes) a currency's test price.
+    func setTestRate(_ currency: String, btcPrice: Decimal?) throws {
+        try write { db in
+            if let btcPrice {
+                try db.execute(sql: "INSERT OR REPLACE INTO rate (currency, btcPrice) VALUES (?, ?)", arguments: [currency.uppercased(), "\(btcPrice)"])
+            } else {
+                try db.execute(sql: "DELETE FROM rate WHERE currency = ?", arguments: [currency.uppercased()])
+            }
+        }
     }
 
     // MARK: Nodes and invoices

@@ -263,6 +263,14 @@ public struct LightningSession: Sendable {
         return Set(try await provider.rates().map(\.currency)).sorted()
     }
 
+    /// The price of 1 BTC in `currency` now, from the saved rates source, else the backend's own
+    /// rates (Spark's; devnet's test table); nil when none can be had (never guessed).
+    public func btcPrice(in currency: String) async -> Decimal? {
+        let saved = (try? store.setting(LightningWallet.SettingKey.rates, walletID: wallet.id))?.flatMap(RatesSource.init(saved:))
+        let provider: FiatRatesProvider = saved?.provider() ?? BackendRatesProvider(backend: backend)
+        return try? await provider.rate(currency).btcPrice
+    }
+
     /// Adds test funds (devnet only) and records them.
     public func fund(sats: Sats) async throws(LightningError) -> NodeInfo {
         guard let devnet = backend as? any TestFundedBackend else { throw .unsupported(backend: backendLabel, .testFunds) }

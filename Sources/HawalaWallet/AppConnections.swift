@@ -84,6 +84,42 @@ public enum BudgetRenewal: String, Sendable, CaseIterable, Codable {
     }
 }
 
+/// A connection's budget in a currency ("20 USD a month"): each payment counted at the price of
+/// bitcoin when it was made, reserved in sats at that price.
+public struct FiatBudget: Sendable, Equatable {
+    /// ISO 4217, upper case.
+    public let currency: String
+    public let amount: Decimal
+
+    public init(currency: String, amount: Decimal) {
+        self.currency = currency.uppercased()
+        self.amount = amount
+    }
+
+    /// From the store's columns; nil when either is missing or unreadable.
+    init?(currency: String?, amount: String?) {
+        guard let currency, currency.count == 3, let amount, let value = Decimal(string: amount, locale: Locale(identifier: "en_US_POSIX")), value > 0 else { return nil }
+        self.init(currency: currency, amount: value)
+    }
+
+    /// What `msat` is worth at `btcPrice` (the price of 1 BTC in the currency).
+    public static func value(of msat: Msat, btcPrice: Decimal) -> Decimal {
+        Decimal(msat.value) * btcPrice / Decimal(100_000_000_000)
+    }
+
+    /// "20 USD", "12.50 EUR": the amount as typed back, with the currency.
+    public var text: String { "\(FiatBudget.plain(amount)) \(currency)" }
+
+    /// A decimal with two places, without grouping ("1234.5" → "1234.50"; "20" → "20.00").
+    public static func plain(_ value: Decimal) -> String {
+        var rounded = Decimal(), copy = value
+        NSDecimalRound(&rounded, &copy, 2, .plain)
+        let text = NSDecimalNumber(decimal: rounded).stringValue
+        guard let dot = text.firstIndex(of: ".") else { return text + ".00" }
+        return text + String(repeating: "0", count: max(0, 2 - text[text.index(after: dot)...].count))
+    }
+}
+
 /// A program's permission to use one wallet, within limits a person set. Its client key is
 /// the program's (the secret shown once, never kept); its service key is the wallet's side,
 /// sealed under the wallet password.
@@ -107,6 +143,9 @@ public struct AppConnection: Sendable, Equatable {
     public let relays: [String]
     /// How its program reaches it: NWC (served by `connect serve`), MCP, or both.
     public let wires: Set<ConnectionWire>
+    /// Its budget in a currency (then `budget` is nil): each payment counted at the price of
+    /// bitcoin when it was made.
+    public var fiatBudget: FiatBudget? = nil
 
     public enum State: String, Sendable, Equatable { case live, revoked, expired }
 
@@ -148,6 +187,10 @@ public struct ConnectionSpending: Sendable, Equatable {
 
     /// What may still be spent this period (nil: no budget).
     public var left: Msat? { budget.map { $0.msat.minusOrZero(spent) } }
+    /// A budget in a currency, and what was spent of it this period (each payment at the
+    /// price of its moment).
+    public var fiatBudget: FiatBudget? = nil
+    public var fiatSpent: Decimal = 0
 }
 
 /// Why a connection may not do what it asked — in the protocols' words by each face.
@@ -160,6 +203,11 @@ public enum ConnectionRefusal: Error, Equatable, Sendable, CustomStringConvertib
     case aboveMaximum(maximum: Sats)
     /// Above what is left of its budget this period (`QUOTA_EXCEEDED`).
     case overBudget(left: Msat, renewsAt: Date?)
+    /// Above what is left of its budget in a currency this period (`QUOTA_EXCEEDED`).
+    case overFiatBudget(left: Decimal, currency: String, renewsAt: Date?)
+    /// Its budget is in a currency and no price of bitcoin in it can be had now: refused,
+    /// never guessed.
+    case noRate(currency: String)
 
     public var description: String {
         switch self {
@@ -169,6 +217,9 @@ public enum ConnectionRefusal: Error, Equatable, Sendable, CustomStringConvertib
         case .aboveMaximum(let maximum): "above this connection's maximum of \(AmountText.sats(maximum)) a payment"
         case .overBudget(let left, let renewsAt):
             "above this connection's budget: \(AmountText.sats(left, rounding: .down)) left" + (renewsAt.map { " until \($0.relative())" } ?? "")
+        case .overFiatBudget(let left, let currency, let renewsAt):
+            "above this connection's budget: \(FiatBudget.plain(left)) \(currency) left" + (renewsAt.map { " until \($0.relative())" } ?? "")
+        case .noRate(let currency): "no \(currency) rate now: this connection's budget is in \(currency), and a payment is never counted at a guessed price"
         }
     }
 }
@@ -195,9 +246,12 @@ public struct NewConnection: Sendable {
     public var expiresAt: Date?
     public var relays: [String]
     public var wires: Set<ConnectionWire>
+    /// A budget in a currency instead of `budget`.
+    public var fiatBudget: FiatBudget?
 
     public init(name: String, permissions: Set<ConnectionPermission>, budget: Sats?, renewal: BudgetRenewal, maxPayment: Sats? = nil,
-                expiresAt: Date? = nil, relays: [String], wires: Set<ConnectionWire> = [.nwc]) {
+                expiresAt: Date? = nil, relays: [String], wires: Set<ConnectionWire> = [.nwc], fiatBudget: FiatBudget? = nil) {
+        self.fiatBudget = fiatBudget
         self.wires = wires
         self.name = name
         self.permissions = permissions
@@ -243,10 +297,11 @@ extension WalletStore {
             }
             try AppConnectionRecord(
                 id: id, walletId: wallet.id, name: name, permissions: ConnectionPermission.sorted(request.permissions).map(\.rawValue).joined(separator: " "),
-                budgetSat: request.budget?.int64, renewal: request.renewal.rawValue, maxPaymentSat: request.maxPayment?.int64,
+                budgetSat: request.fiatBudget == nil ? request.budget?.int64 : nil, renewal: request.renewal.rawValue, maxPaymentSat: request.maxPayment?.int64,
                 expiresAt: request.expiresAt?.timeIntervalSince1970, createdAt: now.timeIntervalSince1970, lastUsedAt: nil, revokedAt: nil,
                 servicePublicKey: servicePublic, sealedServiceKey: Data(sealed), clientPublicKey: clientPublic, relays: relays.joined(separator: " "),
-                wires: ConnectionWire.sorted(request.wires).map(\.rawValue).joined(separator: " ")).insert(db)
+                wires: ConnectionWire.sorted(request.wires).map(\.rawValue).joined(separator: " "),
+                budgetCurrency: request.fiatBudget?.currency, budgetFiat: request.fiatBudget.map { "\($0.amount)" }).insert(db)
         }
         guard let connection = try connection(id: id) else { throw WalletError.noSuchConnection(name) }
         return (connection, client)
@@ -303,8 +358,13 @@ extension WalletStore {
     /// What `connection` spent in the period holding `now`.
     public func spending(of connection: AppConnection, now: Date = Date(), calendar: Calendar = BudgetRenewal.calendar) throws -> ConnectionSpending {
         let start = connection.renewal.periodStart(containing: now, calendar: calendar)
-        let spent = try read { db in try WalletStore.spent(connectionID: connection.id, since: start, db: db) }
-        return ConnectionSpending(spent: spent, budget: connection.budget, periodStart: start, renewsAt: connection.renewal.renewal(after: now, calendar: calendar))
+        let (spent, fiat) = try read { db in
+            (try WalletStore.spent(connectionID: connection.id, since: start, db: db), try WalletStore.fiatSpent(connectionID: connection.id, since: start, db: db))
+        }
+        var spending = ConnectionSpending(spent: spent, budget: connection.budget, periodStart: start, renewsAt: connection.renewal.renewal(after: now, calendar: calendar))
+        spending.fiatBudget = connection.fiatBudget
+        spending.fiatSpent = fiat
+        return spending
     }
 
     /// Reserves `msat` (the amount and the most its fees may be) of `connection`'s budget for
@@ -312,7 +372,9 @@ extension WalletStore {
     /// maximum a payment (`amount`), within what is left this period — in one transaction:
     /// concurrent requests can never together spend more than the budget.
     /// - Throws: `ConnectionRefusal`, `WalletError.noSuchConnection`.
-    public func reserveSpending(_ connection: AppConnection, paymentKey: String, amount: Msat, total msat: Msat, now: Date = Date(),
+    /// `btcPrice`: the price of 1 BTC in the connection's budget currency now (a budget in a
+    /// currency refuses without one: `ConnectionRefusal.noRate`).
+    public func reserveSpending(_ connection: AppConnection, paymentKey: String, amount: Msat, total msat: Msat, btcPrice: Decimal? = nil, now: Date = Date(),
                                 calendar: Calendar = BudgetRenewal.calendar) throws -> SpendReservation {
         var outcome = SpendReservation.reserved
         var refusal: ConnectionRefusal?
@@ -337,7 +399,17 @@ extension WalletStore {
                 let left = budget.msat.minusOrZero(spent)
                 guard msat <= left else { refusal = .overBudget(left: left, renewsAt: current.renewal.renewal(after: now, calendar: calendar)); return }
             }
-            try ConnectionSpendRecord(connectionId: connection.id, paymentKey: paymentKey, msat: msat.int64, state: .reserved, at: now.timeIntervalSince1970).insert(db)
+            if let fiat = current.fiatBudget {
+                guard let btcPrice, btcPrice > 0 else { refusal = .noRate(currency: fiat.currency); return }
+                let start = current.renewal.periodStart(containing: now, calendar: calendar)
+                let left = max(0, fiat.amount - (try WalletStore.fiatSpent(connectionID: connection.id, since: start, db: db)))
+                guard FiatBudget.value(of: msat, btcPrice: btcPrice) <= left else {
+                    refusal = .overFiatBudget(left: left, currency: fiat.currency, renewsAt: current.renewal.renewal(after: now, calendar: calendar))
+                    return
+                }
+            }
+            try ConnectionSpendRecord(connectionId: connection.id, paymentKey: paymentKey, msat: msat.int64, state: .reserved, at: now.timeIntervalSince1970,
+                                      btcPrice: current.fiatBudget == nil ? nil : btcPrice.map { "\($0)" }).insert(db)
         }
         if let refusal { throw refusal }
         return outcome
@@ -430,6 +502,18 @@ extension WalletStore {
         return Msat(clamping: UInt64(max(0, total)))
     }
 
+    /// What a connection's payments since `start` were worth in its budget currency, each at
+    /// the price of bitcoin when it was reserved.
+    static func fiatSpent(connectionID: String, since start: Date, db: Database) throws -> Decimal {
+        typealias Spend = ConnectionSpendRecord
+        let counted = try Spend.filter(Spend.Columns.connectionId == connectionID && Spend.Columns.state != Spend.State.released.rawValue
+                                       && Spend.Columns.at >= start.timeIntervalSince1970).fetchAll(db)
+        return counted.reduce(Decimal(0)) { total, spend in
+            guard let text = spend.btcPrice, let price = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { return total }
+            return total + FiatBudget.value(of: Msat(clamping: UInt64(max(0, spend.msat))), btcPrice: price)
+        }
+    }
+
     static func resealConnectionKeys(from keyring: Keyring, to newKeyring: Keyring, db: Database) throws {
         for var record in try AppConnectionRecord.fetchAll(db) {
             let context = WalletStore.context(connection: record.id)
@@ -481,11 +565,42 @@ public enum ConnectionInput {
 
         public var description: String {
             switch self {
-            case .budget(let typed): "a budget is sats and a renewal, like 10000/daily (daily, weekly, monthly, yearly, never), or \"none\"; not \"\(typed.prefix(40))\""
+            case .budget(let typed): "a budget is sats or an amount of a currency and a renewal, like 10000/daily or 20USD/monthly (daily, weekly, monthly, yearly, never), or \"none\"; not \"\(typed.prefix(40))\""
             case .expiry(let typed): "an expiry is a number and a unit, like 30d, 12h, 2w or 90m, or \"never\"; not \"\(typed.prefix(40))\""
             case .permissions(let typed): "what a connection may do is a list of pay, receive, balance and history; not \"\(typed.prefix(40))\""
             }
         }
+    }
+
+    /// A budget as typed: in sats, in a currency, or none.
+    public enum Budget: Sendable, Equatable {
+        case none
+        case sats(Sats)
+        case fiat(FiatBudget)
+
+        public var sats: Sats? { if case .sats(let sats) = self { sats } else { nil } }
+        public var fiat: FiatBudget? { if case .fiat(let fiat) = self { fiat } else { nil } }
+    }
+
+    /// "20USD/monthly", "12.50 EUR / weekly", "20 usd" (daily) — or a budget in sats
+    /// (`budget(_:)`): what every face reads a typed budget with.
+    public static func limit(_ typed: String) throws(Error) -> (Budget, BudgetRenewal) {
+        let text = typed.trimmingCharacters(in: .whitespaces)
+        let parts = text.split(separator: "/", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+        if let first = parts.first, let letters = first.lastIndex(where: { !$0.isLetter }).map({ first.index(after: $0) }) ?? (first.allSatisfy(\.isLetter) ? first.startIndex : nil),
+           first[letters...].count == 3, first[letters...].allSatisfy({ $0.isASCII && $0.isLetter }) {
+            let number = first[..<letters].trimmingCharacters(in: .whitespaces).replacingOccurrences(of: ",", with: "")
+            guard let amount = Decimal(string: number, locale: Locale(identifier: "en_US_POSIX")), amount > 0, amount <= 1_000_000_000,
+                  number.allSatisfy({ $0.isNumber || $0 == "." }) else { throw .budget(typed) }
+            var renewal = BudgetRenewal.daily
+            if parts.count == 2 {
+                guard let named = BudgetRenewal(rawValue: parts[1].lowercased()) else { throw .budget(typed) }
+                renewal = named
+            }
+            return (.fiat(FiatBudget(currency: String(first[letters...]), amount: amount)), renewal)
+        }
+        let (sats, renewal) = try budget(typed)
+        return (sats.map(Budget.sats) ?? .none, renewal)
     }
 
     /// "10000/daily", "10,000 / weekly", "5000" (daily), "none" (no budget of its own).
@@ -526,6 +641,11 @@ extension ConnectionSpending {
     /// "spent 3,200 of 10,000 sat, renews tomorrow 00:00", "spent 3,200 sat (no budget)": one
     /// line for every face.
     public func summary(now: Date, timeZone: TimeZone = .current) -> String {
+        if let fiatBudget {
+            var text = "spent \(FiatBudget.plain(fiatSpent)) of \(fiatBudget.text) (\(AmountText.sats(spent, rounding: .up)))"
+            if let renewsAt { text += ", renews \(renewsAt.relative(now: now, timeZone: timeZone))" }
+            return text
+        }
         guard let budget else { return "spent \(AmountText.sats(spent, rounding: .up)) (no budget)" }
         var text = "spent \(AmountText.sats(spent, rounding: .up).replacingOccurrences(of: " sat", with: "").replacingOccurrences(of: " BTC", with: "")) of \(AmountText.sats(budget))"
         if let renewsAt { text += ", renews \(renewsAt.relative(now: now, timeZone: timeZone))" }

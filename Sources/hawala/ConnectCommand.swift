@@ -34,7 +34,8 @@ struct ConnectNew: ParsableCommand {
         commandName: "new", abstract: "Make a connection and print its URI, once (and a QR code at a terminal).",
         discussion: "The URI holds the program's secret key: Hawala keeps only its public half, so this is the only time it is shown. Defaults: --methods pay,receive,balance and --budget 10000/daily.")
     @Argument(help: "A name for the program (1 to 64 characters).") var name: String
-    @Option(help: ArgumentHelp("The budget and its renewal: SATS[/daily|weekly|monthly|yearly|never], or none.", valueName: "budget")) var budget = "10000/daily"
+    @Option(help: ArgumentHelp("The budget and its renewal: SATS or AMOUNT+CURRENCY (20USD), then /daily|weekly|monthly|yearly|never; or none.", valueName: "budget"))
+    var budget = "10000/daily"
     @Option(name: .customLong("max-payment"), help: ArgumentHelp("The largest single payment, in sat.", valueName: "sats")) var maxPayment: String?
     @Option(name: .customLong("expires-in"), help: ArgumentHelp("When it stops working: 30d, 12h, 2w, 90m, or never.", valueName: "time")) var expiresIn = "never"
     @Option(help: ArgumentHelp("What it may do: pay, receive, balance, history (comma-separated).", valueName: "list")) var methods = "pay,receive,balance"
@@ -50,7 +51,7 @@ struct ConnectNew: ParsableCommand {
         let store = try WalletSession.store(create: false)
         let summary = try store.wallet(named: wallet)
         let now = Date()
-        let (budgetSats, renewal) = try ConnectionInput.budget(budget)
+        let (limit, renewal) = try ConnectionInput.limit(budget)
         let permissions = try ConnectionInput.permissions(methods)
         let expiresAt = try ConnectionInput.expiry(expiresIn, now: now)
         let maximum = try maxPayment.map { try AmountText.parseSats($0) }
@@ -59,8 +60,8 @@ struct ConnectNew: ParsableCommand {
         for url in relays { try RelaySession.check(url) }
         let keyring = try WalletSession.unlock(store, file: password.passwordFile)
         let (connection, secret) = try store.addConnection(
-            NewConnection(name: name, permissions: permissions, budget: budgetSats, renewal: renewal, maxPayment: maximum, expiresAt: expiresAt, relays: relays,
-                          wires: reachedBy),
+            NewConnection(name: name, permissions: permissions, budget: limit.sats, renewal: renewal, maxPayment: maximum, expiresAt: expiresAt, relays: relays,
+                          wires: reachedBy, fiatBudget: limit.fiat),
             wallet: summary, keyring: keyring, now: now)
         let uri = connection.wires.contains(.nwc) ? WalletConnectURI(walletPublicKey: connection.servicePublicKey, relays: connection.relays, secret: secret).text() : nil
         if json {
@@ -242,7 +243,9 @@ enum ConnectionJSON {
             ("methods", .array(ConnectionPermission.sorted(c.permissions).map { .string($0.rawValue) })),
             ("for", .array(ConnectionWire.sorted(c.wires).map { .string($0.rawValue) })),
             ("budgetSats", c.budget.map { .amount($0) } ?? .null), ("renewal", .string(c.renewal.rawValue)),
-            ("spentMsat", .amount(spending.spent)), ("renewsAt", .date(spending.renewsAt)),
+            ("budgetFiat", spending.fiatBudget.map { .object([("currency", .string($0.currency)), ("amount", .string(FiatBudget.plain($0.amount)))]) } ?? .null),
+            ("spentMsat", .amount(spending.spent)), ("spentFiat", spending.fiatBudget == nil ? .null : .string(FiatBudget.plain(spending.fiatSpent))),
+            ("renewsAt", .date(spending.renewsAt)),
             ("maxPaymentSats", c.maxPayment.map { .amount($0) } ?? .null), ("expiresAt", .date(c.expiresAt)),
             ("createdAt", .string(c.createdAt.iso8601)), ("lastUsedAt", .date(c.lastUsedAt)), ("revokedAt", .date(c.revokedAt)),
             ("relays", .array(c.relays.map { .string($0) })), ("servicePublicKey", .string(c.servicePublicKey)),

@@ -145,3 +145,27 @@ struct LightningDevnetFees: ParsableCommand {
         print("fast \(fees.fastest) sat/vB, medium \(fees.halfHour) sat/vB, slow \(fees.hour) sat/vB")
     }
 }
+
+struct LightningDevnetRates: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rates", abstract: "Show devnet's test prices of bitcoin, or move one (test money: never real prices).",
+        discussion: "`hawala ln devnet rates USD 50000` sets 1 BTC = 50,000 USD on this ledger for every wallet on it (0 takes the currency out): what a budget in a currency counts payments at.")
+    @Argument(help: "A currency code (USD, EUR…).") var currency: String?
+    @Argument(help: "Its price of 1 BTC (0: none).") var price: String?
+    @Option(help: ArgumentHelp("The ledger: devnet or devnet:PATH.", valueName: "spec")) var backend: String?
+
+    func validate() throws {
+        if let currency, currency.count != 3 || !currency.allSatisfy({ $0.isASCII && $0.isLetter }) { throw ValidationError("a currency is three letters, like USD") }
+        if (currency == nil) != (price == nil) { throw ValidationError("give a currency and its price together") }
+        if let price, Decimal(string: price, locale: Locale(identifier: "en_US_POSIX")).map({ $0 < 0 }) ?? true || !price.allSatisfy({ $0.isNumber || $0 == "." }) {
+            throw ValidationError("a price is a number, like 50000 or 49999.50")
+        }
+    }
+
+    func run() async throws {
+        let set = currency.flatMap { code in price.flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) }.map { (code.uppercased(), $0) } }
+        for rate in try await DevnetBackend.rates(ledgerPath: try devnetLedgerPath(backend), set: set) {
+            print("\(rate.currency) \(rate.btcPrice)")
+        }
+    }
+}

@@ -12,7 +12,7 @@ import HawalaWallet
 struct LightningDevnet: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devnet", abstract: "Devnet only: test funds on the development network.",
-        subcommands: [LightningDevnetFund.self, LightningDevnetServe.self, LightningDevnetVoucher.self, LightningDevnetLogin.self,
+        subcommands: [LightningDevnetFund.self, LightningDevnetServe.self, LightningDevnetRates.self, LightningDevnetVoucher.self, LightningDevnetLogin.self,
                       LightningDevnetDeposit.self, LightningDevnetMine.self, LightningDevnetFees.self])
 }
 

@@ -23,6 +23,8 @@ struct AppConnectionRecord: Codable, FetchableRecord, PersistableRecord {
     var clientPublicKey: String
     var relays: String
     var wires: String
+    var budgetCurrency: String?
+    var budgetFiat: String?
 
     enum Columns {
         static let id = Column(CodingKeys.id)
@@ -46,7 +48,8 @@ struct AppConnectionRecord: Codable, FetchableRecord, PersistableRecord {
             lastUsedAt: lastUsedAt.map(Date.init(timeIntervalSince1970:)), revokedAt: revokedAt.map(Date.init(timeIntervalSince1970:)),
             servicePublicKey: servicePublicKey, clientPublicKey: clientPublicKey,
             relays: relays.split(separator: " ").map(String.init),
-            wires: Set(wires.split(separator: " ").compactMap { ConnectionWire(rawValue: String($0)) }))
+            wires: Set(wires.split(separator: " ").compactMap { ConnectionWire(rawValue: String($0)) }),
+            fiatBudget: FiatBudget(currency: budgetCurrency, amount: budgetFiat))
     }
 }
 
@@ -62,6 +65,9 @@ struct ConnectionSpendRecord: Codable, FetchableRecord, PersistableRecord {
     var msat: Int64
     var state: State
     var at: Double
+    /// The price of 1 BTC in the connection's budget currency when reserved (a decimal); nil
+    /// for a budget in sats.
+    var btcPrice: String?
 
     enum Columns {
         static let connectionId = Column(CodingKeys.connectionId)
