@@ -418,6 +418,43 @@ async def hold_invoices(relay, buyer, provider, uri):
     check(after == middle and middle < before, f"the payer got it back: {before} → {middle} → {after}")
 
 
+@scenario("a program proposes its connection (nostr+walletauth://); accepted with lower limits, never higher; it learns so from the info event naming it, then pays with rust-nostr's client")
+async def proposed_by_the_program(relay, buyer, provider, _):
+    from urllib.parse import quote
+    keys = n.Keys.generate()
+    program = keys.public_key().to_hex()
+    uri = (f"nostr+walletauth://{program}?relay={quote(relay.url, safe='')}&name=job-runner"
+           f"&request_methods=pay_invoice%20get_balance%20list_transactions%20keysend_everything&max_amount=50000&budget_renewal=weekly")
+    # Not accepted (no terminal to ask, no --yes): nothing is made.
+    refused = buyer.run("connect", "accept", uri, "--password-file", buyer.password, check_status=False)
+    check(refused.returncode != 0 and "job-runner" not in buyer.run("connect", "list").stdout, f"unasked: {refused.stderr[-300:]}")
+    higher = buyer.run("connect", "accept", uri, "--budget", "60000/weekly", "--yes", "--password-file", buyer.password, check_status=False)
+    check(higher.returncode == 1 and "may only be lowered" in higher.stderr, f"raised: {higher.stderr[-300:]}")
+    accepted = json.loads(buyer.run("connect", "accept", uri, "--budget", "20000/weekly", "--methods", "pay,balance", "--yes", "--json",
+                                    "--password-file", buyer.password).stdout)
+    check(accepted["name"] == "job-runner" and accepted["budgetSats"] == 20_000 and accepted["renewal"] == "weekly" and accepted["methods"] == ["pay", "balance"],
+          f"{accepted}")
+    # The program hears of it: the connection's info event, tagged with its key.
+    service = None
+    async with websockets.connect(relay.url) as ws:
+        await ws.send(json.dumps(["REQ", "accepted", {"kinds": [13194], "#p": [program]}]))
+        deadline = time.time() + 20
+        while time.time() < deadline and service is None:
+            try:
+                message = json.loads(await asyncio.wait_for(ws.recv(), timeout=1))
+            except asyncio.TimeoutError:
+                continue
+            if message[0] == "EVENT" and message[2]["kind"] == 13194:
+                service = message[2]["pubkey"]
+                check("pay_invoice" in message[2]["content"] and "get_balance" in message[2]["content"], f"{message[2]['content']}")
+    check(service == accepted["servicePublicKey"], f"the info event came from {service}")
+    client = nwc(f"nostr+walletconnect://{service}?relay={quote(relay.url, safe='')}&secret={keys.secret_key().to_hex()}")
+    balance = (await client.get_balance()).balance
+    check(balance > 0, f"balance {balance}")
+    paid = await client.pay_invoice(n.PayInvoiceRequest(invoice=provider.invoice(321, "proposed"), id=None, amount=None))
+    check(len(paid.preimage) == 64, "paid through the proposed connection")
+
+
 UPSTREAM = """
 import http.server, json, sys
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -506,6 +543,7 @@ def main():
         strangers(relay, buyer, provider, parallel["uri"])
         hold_invoices(relay, buyer, provider, agent["uri"])
         third_party_l402(relay, buyer, provider, agent["uri"])
+        proposed_by_the_program(relay, buyer, provider, None)
         revocation_and_notifications(relay, buyer, provider, (agent["uri"], short["uri"]))
         stop(serve)
         serve = None

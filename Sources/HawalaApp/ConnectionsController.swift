@@ -72,14 +72,14 @@ extension ConnectionsController {
         case .opened(let opened): keyring = opened
         case .refused(let status, let problem): return try await connections(session, open, status: status, form: typed, problem: problem)
         }
-        let made: (AppConnection, clientSecret: SecretBytes)
+        let made: (AppConnection, clientSecret: SecretBytes?)
         do {
             made = try await NIOThreadPool.singleton.runIfActive { try store.addConnection(request, wallet: wallet, keyring: keyring, now: now) }
         } catch let error as WalletError {
             return try await connections(session, open, status: .badRequest, form: typed, problem: error.description.sentence)
         }
         let (connection, secret) = made
-        let uri = connection.wires.contains(.nwc) ? WalletConnectURI(walletPublicKey: connection.servicePublicKey, relays: connection.relays, secret: secret).text() : nil
+        let uri = connection.wires.contains(.nwc) ? secret.map { WalletConnectURI(walletPublicKey: connection.servicePublicKey, relays: connection.relays, secret: $0).text() } : nil
         var page = Page(title: "New connection", session: session, overview: try await app.store.overview())
         page.newConnection = try NewConnectionView(connection, uri: uri, spending: try store.spending(of: connection, now: now), now: now,
                                                    timeZone: session.timeZone, serviceRunning: ConnectServiceStatus.running(home: store.home.directory) != nil,

@@ -195,6 +195,9 @@ public final class NWCService: Sendable {
         // Only the connections' own clients: a stranger's events (however large) never arrive.
         session.subscribe("hawala-nwc", filters: [NostrFilter(kinds: [NostrEvent.Kind.walletRequest], authors: served.map(\.connection.clientPublicKey),
                                                               pTags: served.map(\.keys.publicKeyHex), since: since)])
+        // A connection new on this relay says so (its info event): a program that proposed it
+        // learns it was accepted.
+        if changed { publishInfo(on: url) }
     }
 
     /// A relay ended the subscription (`CLOSED`: rate-limited, auth-required…): asked again
@@ -225,7 +228,10 @@ public final class NWCService: Sendable {
         for s in served {
             let methods = NWCHandler.methods(for: s.connection) + (NWCHandler.notifications(for: s.connection).isEmpty ? [] : ["notifications"])
             guard let event = try? NostrEvent.signed(kind: NostrEvent.Kind.walletInfo,
-                                                     tags: [["encryption", "nip44_v2 nip04"], ["notifications", NWCHandler.notifications(for: s.connection).joined(separator: " ")]],
+                                                     // `p`: the program's key, as Alby Hub tags it — how a program
+                                                     // that proposed the connection learns it was accepted.
+                                                     tags: [["encryption", "nip44_v2 nip04"], ["notifications", NWCHandler.notifications(for: s.connection).joined(separator: " ")],
+                                                            ["p", s.connection.clientPublicKey]],
                                                      content: methods.joined(separator: " "), by: s.keys, at: options.now()) else { continue }
             session.send(event)
         }

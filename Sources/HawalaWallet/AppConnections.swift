@@ -57,6 +57,17 @@ public enum BudgetRenewal: String, Sendable, CaseIterable, Codable {
         return calendar
     }
 
+    /// "a day", "a week", "a month", "a year", "in all".
+    public var perPeriod: String {
+        switch self {
+        case .daily: "a day"
+        case .weekly: "a week"
+        case .monthly: "a month"
+        case .yearly: "a year"
+        case .never: "in all"
+        }
+    }
+
     /// The start of the period holding `date` (`never`: the beginning of time).
     public func periodStart(containing date: Date, calendar: Calendar = BudgetRenewal.calendar) -> Date {
         let component: Calendar.Component
@@ -248,6 +259,9 @@ public struct NewConnection: Sendable {
     public var wires: Set<ConnectionWire>
     /// A budget in a currency instead of `budget`.
     public var fiatBudget: FiatBudget?
+    /// The program's own public key (hex, x-only), when it proposed the connection (Nostr
+    /// Wallet Auth): no client secret is made, and none is shown.
+    public var clientPublicKey: String?
 
     public init(name: String, permissions: Set<ConnectionPermission>, budget: Sats?, renewal: BudgetRenewal, maxPayment: Sats? = nil,
                 expiresAt: Date? = nil, relays: [String], wires: Set<ConnectionWire> = [.nwc], fiatBudget: FiatBudget? = nil) {
@@ -277,7 +291,8 @@ extension WalletStore {
     /// Makes a connection for `wallet`: its service key (sealed) and the program's client key,
     /// returned once and kept nowhere.
     /// - Throws: `WalletError.invalidName`, `.nameTaken` (a connection of that name exists).
-    public func addConnection(_ request: NewConnection, wallet: WalletSummary, keyring: Keyring, now: Date = Date()) throws -> (AppConnection, clientSecret: SecretBytes) {
+    /// The client secret is nil when the program gave its own key (`request.clientPublicKey`).
+    public func addConnection(_ request: NewConnection, wallet: WalletSummary, keyring: Keyring, now: Date = Date()) throws -> (AppConnection, clientSecret: SecretBytes?) {
         let name = try WalletStore.validConnectionName(request.name)
         guard !request.permissions.isEmpty else { throw WalletError.invalidName("a connection may do at least one thing: pay, receive, balance or history") }
         guard !request.wires.isEmpty else { throw WalletError.invalidName("a connection is reached by NWC, MCP or both") }
@@ -285,15 +300,26 @@ extension WalletStore {
         let relays = request.wires.contains(.nwc) ? request.relays : []
         guard !relays.isEmpty || !request.wires.contains(.nwc) else { throw WalletError.invalidName("a connection for NWC needs at least one relay") }
         let id = UUID().uuidString.lowercased()
-        let service = WalletStore.newNostrSecret(), client = WalletStore.newNostrSecret()
+        let service = WalletStore.newNostrSecret()
+        let client = request.clientPublicKey == nil ? WalletStore.newNostrSecret() : nil
         let servicePublic = NostrHexText.encode(try Schnorr.xOnlyPublicKey(privateKey: service))
-        let clientPublic = NostrHexText.encode(try Schnorr.xOnlyPublicKey(privateKey: client))
+        let clientPublic: String
+        if let given = request.clientPublicKey?.lowercased() {
+            guard given.utf8.count == 64, given.allSatisfy(\.isHexDigit) else { throw WalletError.invalidName("a program's key is 64 hex digits") }
+            clientPublic = given
+        } else {
+            clientPublic = NostrHexText.encode(try Schnorr.xOnlyPublicKey(privateKey: client!))
+        }
         let sealed = try keyring.seal(service, context: WalletStore.context(connection: id))
         try writeTransaction { db in
             try self.checkKeyringIsCurrent(keyring, db: db)
             guard try WalletRecord.exists(db, key: wallet.id) else { throw WalletError.noSuchWallet(wallet.name) }
             if try AppConnectionRecord.filter(AppConnectionRecord.Columns.walletId == wallet.id && AppConnectionRecord.Columns.name == name).fetchCount(db) > 0 {
                 throw WalletError.connectionNameTaken(name)
+            }
+            // One connection a program key: its requests must name one connection.
+            if try AppConnectionRecord.filter(AppConnectionRecord.Columns.clientPublicKey == clientPublic).fetchCount(db) > 0 {
+                throw WalletError.invalidName("this program already has a connection (revoke it first)")
             }
             try AppConnectionRecord(
                 id: id, walletId: wallet.id, name: name, permissions: ConnectionPermission.sorted(request.permissions).map(\.rawValue).joined(separator: " "),

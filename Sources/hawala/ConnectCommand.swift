@@ -26,7 +26,7 @@ struct ConnectCommand: ParsableCommand {
             serve` answers the programs' requests (keep it running); `connect revoke` stops a \
             connection at once.
             """,
-        subcommands: [ConnectNew.self, ConnectList.self, ConnectShow.self, ConnectRevoke.self, ConnectServe.self, ConnectRelays.self])
+        subcommands: [ConnectNew.self, ConnectAccept.self, ConnectList.self, ConnectShow.self, ConnectRevoke.self, ConnectServe.self, ConnectRelays.self])
 }
 
 struct ConnectNew: ParsableCommand {
@@ -63,7 +63,7 @@ struct ConnectNew: ParsableCommand {
             NewConnection(name: name, permissions: permissions, budget: limit.sats, renewal: renewal, maxPayment: maximum, expiresAt: expiresAt, relays: relays,
                           wires: reachedBy, fiatBudget: limit.fiat),
             wallet: summary, keyring: keyring, now: now)
-        let uri = connection.wires.contains(.nwc) ? WalletConnectURI(walletPublicKey: connection.servicePublicKey, relays: connection.relays, secret: secret).text() : nil
+        let uri = connection.wires.contains(.nwc) ? secret.map { WalletConnectURI(walletPublicKey: connection.servicePublicKey, relays: connection.relays, secret: $0).text() } : nil
         if json {
             var object = ConnectionJSON.object(connection, spending: try store.spending(of: connection, now: now), now: now)
             if let uri { object.insert(("uri", .string(uri)), at: 1) }

@@ -39,8 +39,9 @@ struct DevnetPair {
 
     func connection(_ name: String = "agent-1", permissions: Set<ConnectionPermission> = [.pay, .receive, .balance], budget: Sats? = 10_000,
                     renewal: BudgetRenewal = .daily, maxPayment: Sats? = nil, expiresAt: Date? = nil) throws -> (AppConnection, SecretBytes) {
-        try store.addConnection(NewConnection(name: name, permissions: permissions, budget: budget, renewal: renewal, maxPayment: maxPayment,
-                                              expiresAt: expiresAt, relays: ["ws://127.0.0.1:7777"]), wallet: wallet, keyring: keyring)
+        let (connection, secret) = try store.addConnection(NewConnection(name: name, permissions: permissions, budget: budget, renewal: renewal, maxPayment: maxPayment,
+                                                                         expiresAt: expiresAt, relays: ["ws://127.0.0.1:7777"]), wallet: wallet, keyring: keyring)
+        return (connection, secret!)
     }
 
     func invoice(_ sats: Sats, _ description: String = "job") async throws -> String {
@@ -88,7 +89,8 @@ struct ConnectionTests {
         let (store, keyring) = try newStore()
         let wallet = try store.add(mnemonic: try Mnemonic(text: abandonAbout), passphrase: SecretBytes([]), name: "Main", network: .testnet, keyring: keyring)
         let request = NewConnection(name: " agent ", permissions: [.pay], budget: 1_000, renewal: .daily, relays: ["wss://relay.example.com"])
-        let (connection, secret) = try store.addConnection(request, wallet: wallet, keyring: keyring)
+        let (connection, made) = try store.addConnection(request, wallet: wallet, keyring: keyring)
+        let secret = try #require(made)
         let clientKey = NostrHex.encode(try Schnorr.xOnlyPublicKey(privateKey: secret))
         #expect(connection.name == "agent" && connection.clientPublicKey == clientKey)
         let service = try store.connectionServiceKey(connection, keyring: keyring)
