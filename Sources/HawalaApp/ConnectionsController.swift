@@ -19,6 +19,7 @@ struct ConnectionsController: AppController {
         router.walletPages.get("/connections") { _, context in try await connectionsPage(context.session, context.open) }
         router.walletForms.post("/connections/new") { _, context in try await newConnection(context.session, context.form, context.open) }
         router.walletForms.post("/connections/revoke") { _, context in try await revokeConnection(context.session, context.form, context.open) }
+        router.walletForms.post("/connections/request") { _, context in try await readRequest(context.session, context.form, context.open) }
     }
 }
 
@@ -55,6 +56,21 @@ extension ConnectionsController {
         return try render(status, "connections", page)
     }
 
+    /// A program's request pasted (`nostr+walletauth://`, `nostrnwc://connect`): the new
+    /// connection's form filled with what it asks, to lower and accept — nothing allowed before.
+    func readRequest(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet) async throws -> Response {
+        let text = form.text("request") ?? ""
+        let proposal: ConnectionProposal
+        do {
+            proposal = try ConnectionProposal(try WalletAuthRequest(text))
+        } catch let error as CustomStringConvertible & Error {
+            var typed = ConnectionFormView.fresh
+            typed.pasted = String(text.prefix(8 * 1024))
+            return try await connections(session, open, status: .badRequest, form: typed, problem: error.description.sentence)
+        }
+        return try await connections(session, open, form: ConnectionFormView(proposal, text: text, now: await app.sessions.time(), timeZone: session.timeZone))
+    }
+
     /// A new connection: the limits read as the CLI reads them (`ConnectionInput`), the relays
     /// checked, the password asked again; the answer shows the URI and its QR code once.
     func newConnection(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet) async throws -> Response {
@@ -84,6 +100,8 @@ extension ConnectionsController {
         page.newConnection = try NewConnectionView(connection, uri: uri, spending: try store.spending(of: connection, now: now), now: now,
                                                    timeZone: session.timeZone, serviceRunning: ConnectServiceStatus.running(home: store.home.directory) != nil,
                                                    home: store.home.directory.path)
+        page.newConnection?.proposed = secret == nil
+        page.newConnection?.callback = uri.flatMap { uri in typed.proposal.flatMap { $0.callback(with: uri)?.absoluteString } }
         return try render(.ok, "connection-new", page)
     }
 
@@ -113,8 +131,33 @@ struct ConnectionFormView {
     var relays = ""
     var wires: Set<ConnectionWire> = [.nwc]
     var restored = false
+    /// A program's request being accepted (kept in the form), and what it asks, in words.
+    var request = ""
+    var askedNote: String?
+    /// A request pasted that could not be read (kept in its field).
+    var pasted = ""
 
     static let fresh = ConnectionFormView()
+
+    /// The form filled with what a program's request asks.
+    init(_ proposal: ConnectionProposal, text: String, now: Date, timeZone: TimeZone) {
+        name = proposal.name
+        permissions = proposal.permissions
+        budget = AmountText.grouped(proposal.budget)
+        renewal = proposal.renewal.rawValue
+        relays = proposal.request.relays.joined(separator: " ")
+        request = text
+        var note = "“\(proposal.name)” asks to connect: it may " + ConnectionPermission.sorted(proposal.permissions).map(ConnectionRow.words).joined(separator: ", ")
+            + "; at most \(AmountText.sats(proposal.budget)) \(proposal.renewal.perPeriod)"
+        if let ends = proposal.expiresAt { note += "; it stops \(ends.relative(now: now, timeZone: timeZone))" }
+        if !proposal.unknownMethods.isEmpty { note += ". Not offered, so not given: " + proposal.unknownMethods.joined(separator: ", ") }
+        askedNote = note + ". You may lower any of these; nothing is allowed until you accept."
+    }
+
+    /// The request this form accepts, read again (nil for a connection made from scratch).
+    var proposal: ConnectionProposal? {
+        request.isEmpty ? nil : try? ConnectionProposal(try WalletAuthRequest(request))
+    }
 
     /// The form's fields by name (a posted form, or one kept across the lock).
     init(_ field: (String) -> String?) {
@@ -126,6 +169,7 @@ struct ConnectionFormView {
         expiry = field("expiry") ?? "never"
         relays = field("relays") ?? ""
         wires = Set(ConnectionWire.allCases.filter { field("for-" + $0.rawValue) == "on" })
+        request = String((field("request") ?? "").prefix(8 * 1024))
     }
 
     init() {}
@@ -140,6 +184,13 @@ struct ConnectionFormView {
             let maximum = maxPayment.trimmed.isEmpty ? nil : try AmountText.parseSats(maxPayment)
             let relays = relays.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "," }).map(String.init)
             for url in relays { try RelaySession.check(url) }
+            if !request.isEmpty {
+                // A program's request: the library's rule, which lowers and never raises.
+                guard let proposal else { return .failure(.library("the program's request can no longer be read")) }
+                guard limit.fiat == nil else { return .failure(.library("a program's proposed budget is in sats: lower it in sats")) }
+                return .success(try proposal.accepted(name: name, permissions: permissions, budget: limit.sats, renewal: renewal, maxPayment: maximum,
+                                                      expiresAt: expiresAt, relays: relays))
+            }
             return .success(NewConnection(name: name, permissions: permissions, budget: limit.sats, renewal: renewal, maxPayment: maximum,
                                           expiresAt: expiresAt, relays: relays, wires: wires, fiatBudget: limit.fiat))
         } catch let error as CustomStringConvertible & Error {
@@ -315,6 +366,10 @@ struct NewConnectionView {
     /// The most a single payment may be, when it has a maximum.
     let maxPayment: String?
     let serviceRunning: Bool
+    /// Made from a program's request that keeps its own key: it learns from the service.
+    var proposed = false
+    /// A deep link's callback with the connection in it: how the program gets it.
+    var callback: String?
 
     init(_ c: AppConnection, uri: String?, spending: ConnectionSpending, now: Date, timeZone: TimeZone, serviceRunning: Bool, home: String) throws {
         name = c.name

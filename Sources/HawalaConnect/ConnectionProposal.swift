@@ -30,7 +30,6 @@ public struct ConnectionProposal: Sendable {
         case addsPermission(ConnectionPermission)
         case extendsExpiry(Date)
         case nothingAllowed
-        case noKey
 
         public var description: String {
             switch self {
@@ -38,7 +37,6 @@ public struct ConnectionProposal: Sendable {
             case .addsPermission(let permission): "the program did not ask to \(permission.verb): it can't be given more than it asked"
             case .extendsExpiry(let date): "the program asked to stop by \(date.iso8601): an expiry may only come sooner"
             case .nothingAllowed: "a connection may do at least one thing the program asked"
-            case .noKey: "this request has no program key: the wallet makes one (a connection URI for its callback)"
             }
         }
     }
@@ -73,12 +71,12 @@ public struct ConnectionProposal: Sendable {
     }
 
     /// The connection as accepted: the person's choices where given (each may only lower what
-    /// was asked), the proposal's otherwise; `relays` when the program named none.
+    /// was asked), the proposal's otherwise; `relays` when the program named none. A Wallet Auth
+    /// request's connection keeps the program's key; a deep link's gets one the wallet makes.
     /// - Throws: `Refusal`.
     public func accepted(name: String? = nil, permissions chosenPermissions: Set<ConnectionPermission>? = nil, budget chosenBudget: Sats? = nil,
                          renewal chosenRenewal: BudgetRenewal? = nil, maxPayment: Sats? = nil, expiresAt chosenExpiry: Date? = nil,
                          relays fallback: [String]) throws(Refusal) -> NewConnection {
-        guard case .walletAuth(let key) = request.kind else { throw .noKey }
         let granted = chosenPermissions ?? permissions
         if let extra = ConnectionPermission.sorted(granted.subtracting(permissions)).first { throw .addsPermission(extra) }
         guard !granted.isEmpty else { throw .nothingAllowed }
@@ -88,7 +86,17 @@ public struct ConnectionProposal: Sendable {
         var connection = NewConnection(name: name ?? self.name, permissions: granted, budget: spend, renewal: chosenRenewal ?? renewal,
                                        maxPayment: maxPayment.map { min($0, spend) }, expiresAt: chosenExpiry ?? expiresAt,
                                        relays: request.relays.isEmpty ? fallback : request.relays)
-        connection.clientPublicKey = key
+        if case .walletAuth(let key) = request.kind { connection.clientPublicKey = key }
         return connection
+    }
+
+    /// Where to hand a deep link's connection URI: its callback with `value=URI`, when the
+    /// callback is an address a browser may open (no `javascript:`, `data:` or `file:`).
+    public func callback(with uri: String) -> URL? {
+        guard case .deepLink(let callback?) = request.kind, let scheme = callback.scheme?.lowercased(),
+              !["javascript", "data", "file", "vbscript", "blob"].contains(scheme),
+              var components = URLComponents(url: callback, resolvingAgainstBaseURL: false) else { return nil }
+        components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "value", value: uri)]
+        return components.url
     }
 }

@@ -51,11 +51,6 @@ struct ConnectAccept: ParsableCommand {
             guard try terminal.confirm("Accept?") else { throw CLIError("not accepted: nothing is allowed") }
         }
         let keyring = try WalletSession.unlock(store, file: password.passwordFile)
-        if case .deepLink(let callback) = asked.kind {
-            try answerDeepLink(proposal, callback: callback, store: store, wallet: summary, keyring: keyring, now: now,
-                               permissions: permissions, budget: lowered, maximum: maximum, expiresAt: expiresAt)
-            return
-        }
         let request: NewConnection
         do {
             request = try proposal.accepted(name: name, permissions: permissions, budget: lowered?.0 ?? nil, renewal: lowered?.1, maxPayment: maximum,
@@ -64,11 +59,18 @@ struct ConnectAccept: ParsableCommand {
             throw CLIError(error.description)
         }
         for url in request.relays { try RelaySession.check(url) }
-        let (connection, _) = try store.addConnection(request, wallet: summary, keyring: keyring, now: now)
+        let (connection, secret) = try store.addConnection(request, wallet: summary, keyring: keyring, now: now)
+        let uri = secret.map { WalletConnectURI(walletPublicKey: connection.servicePublicKey, relays: connection.relays, secret: $0).text() }
         if json {
-            JSONValue.object(ConnectionJSON.object(connection, spending: try store.spending(of: connection, now: now), now: now)).print()
+            var object = ConnectionJSON.object(connection, spending: try store.spending(of: connection, now: now), now: now)
+            if let uri { object.insert(("uri", .string(uri)), at: 1) }
+            JSONValue.object(object).print()
         } else {
             print("accepted: \"\(connection.name)\" may \(connection.permissionsText); " + (try store.spending(of: connection, now: now)).summary(now: now))
+            if let uri {
+                print(uri)
+                if let back = proposal.callback(with: uri) { Output.error("open this to hand it to the program (it holds the program's key): \(back.absoluteString)") }
+            }
         }
         if ConnectServiceStatus.running(home: store.home.directory) == nil {
             Output.error("note: run `hawala connect serve`: it tells the program it was accepted, and answers its requests")
@@ -84,26 +86,5 @@ struct ConnectAccept: ParsableCommand {
         Output.error("  " + (proposal.expiresAt.map { "stops \($0.relative())" } ?? "does not expire"))
         if case .walletAuth(let key) = proposal.request.kind { Output.error("  its key: \(key.prefix(8))…\(key.suffix(8))") }
         if !proposal.request.relays.isEmpty { Output.error("  relays: " + proposal.request.relays.map { TextLimit.prefix($0, scalars: 120) }.joined(separator: ", ")) }
-    }
-
-    /// The NWC deep link: a connection made like `connect new` (the wallet makes the key), its URI
-    /// printed, and the callback address with it to open.
-    func answerDeepLink(_ proposal: ConnectionProposal, callback: URL?, store: WalletStore, wallet: WalletSummary, keyring: Keyring, now: Date,
-                        permissions: Set<ConnectionPermission>?, budget: (Sats?, BudgetRenewal)?, maximum: Sats?, expiresAt: Date?) throws {
-        let granted = permissions ?? proposal.permissions
-        guard granted.isSubset(of: proposal.permissions) else { throw CLIError("it can't be given more than it asked") }
-        let spend = (budget?.0 ?? nil).map { min($0, proposal.budget) } ?? proposal.budget
-        let relays = store.connectionRelays()
-        let (connection, secret) = try store.addConnection(
-            NewConnection(name: name ?? proposal.name, permissions: granted, budget: spend, renewal: budget?.1 ?? proposal.renewal, maxPayment: maximum,
-                          expiresAt: expiresAt ?? proposal.expiresAt, relays: relays),
-            wallet: wallet, keyring: keyring, now: now)
-        guard let secret else { return }
-        let uri = WalletConnectURI(walletPublicKey: connection.servicePublicKey, relays: connection.relays, secret: secret).text()
-        print(uri)
-        if let callback, var components = URLComponents(url: callback, resolvingAgainstBaseURL: false) {
-            components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "value", value: uri)]
-            if let answer = components.url { Output.error("open this to hand it to the program (it holds the program's key): \(answer.absoluteString)") }
-        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import HawalaApp
+import HawalaConnect
 import HawalaBackup
 import HawalaCrypto
 import HawalaKeys
@@ -317,7 +318,7 @@ extension AppSecurityTests {
             let csrf = try #require(Browser.csrf(empty))
             let relay = "ws://127.0.0.1:7447"
             let cases: [(label: String, budget: String, renewal: String, max: String, relay: String, words: String?)] = [
-                ("no budget", "lots", "daily", "", relay, "a budget is sats and a renewal"),
+                ("no budget", "lots", "daily", "", relay, "a budget is sats or an amount of a currency and a renewal"),
                 ("remote ws", "5000", "daily", "", "ws://relay.example.com", RelaySession.Error.plainWebSocket("ws://relay.example.com").description),
                 ("not a relay", "5000", "daily", "", "https://relay.example.com", RelaySession.Error.invalidURL("https://relay.example.com").description),
                 ("made", "5,000", "weekly", "2000", relay, nil),
@@ -346,6 +347,31 @@ extension AppSecurityTests {
             #expect(appMade.budget == cliMade.budget && appMade.renewal == .weekly && cliMade.renewal == .weekly)
             #expect(appMade.maxPayment == cliMade.maxPayment && appMade.maxPayment == 2000 && appMade.permissions == cliMade.permissions)
             #expect(appMade.relays == [relay] && cliMade.relays == [relay])
+            // A program's request: shown, refused alike when a limit is raised, accepted alike when lowered.
+            let program = String(repeating: "cd", count: 32)
+            let request = "nostr+walletauth://\(program)?relay=ws%3A%2F%2F127.0.0.1%3A7447&name=job-runner&request_methods=pay_invoice%20get_balance&max_amount=8000&budget_renewal=weekly"
+            let shown = try await browser.send(.post, "/connections/request", form: ["csrf": csrf, "request": request])
+            #expect(shown.status == 200)
+            let filled = ConnectionFormView(try ConnectionProposal(try WalletAuthRequest(request)), text: request, now: Date(), timeZone: .current)
+            #expect(filled.askedNote?.hasPrefix("“job-runner” asks to connect: it may pay invoices, see the balance; at most 8,000 sat a week") == true, "\(filled.askedNote ?? "")")
+            #expect(filled.budget == "8,000" && filled.renewal == "weekly" && filled.permissions == [.pay, .balance])
+            func accept(_ budget: String) async throws -> (cli: CLIResult, app: (status: Int, headers: [(String, String)], body: String)) {
+                let byCLI = try cli.run(["connect", "accept", request, "--budget", budget.replacingOccurrences(of: ",", with: "") + "/weekly", "--yes", "--json"] + pw)
+                let byApp = try await browser.send(.post, "/connections/new", form: [
+                    "csrf": csrf, "request": request, "name": "job-runner", "for-nwc": "on", "may-pay": "on", "may-balance": "on", "budget": budget,
+                    "renewal": "weekly", "maxPayment": "", "expiry": "never", "relays": relay, "password": "correct horse"])
+                return (byCLI, byApp)
+            }
+            let raised = try await accept("9,000")
+            let words = ConnectionProposal.Refusal.raisesBudget(proposed: 8_000).description
+            #expect(raised.cli.status == 1 && raised.cli.stderr.contains(words), "\(raised.cli.stderr)")
+            #expect(raised.app.status == 400 && raised.app.body.contains(Self.html(words.capitalizedFirst)), "\(raised.app.body.suffix(2000))")
+            let lowered = try await accept("6,000")
+            #expect(lowered.cli.status == 0 && lowered.app.status == 200 && lowered.app.body.contains("Accepted. The program keeps its own key"), "\(lowered.cli.stderr)")
+            let fromApp = try appStore.connection(named: "job-runner", walletID: mine.id)
+            let fromCLI = try cliStore.connection(named: "job-runner", walletID: try #require(try cliStore.current()).id)
+            #expect(fromApp.clientPublicKey == program && fromCLI.clientPublicKey == program && fromApp.budget == 6_000 && fromCLI.budget == 6_000)
+            #expect(fromApp.permissions == [.pay, .balance] && fromCLI.permissions == [.pay, .balance] && fromApp.renewal == .weekly)
             let list = try await browser.send(.get, "/connections").body
             #expect(list.contains("hawala connect serve"), "an NWC connection needs the service")
             #expect(list.contains(#"<span class="tag">NWC</span>"#), "the card says how the program reaches it")
