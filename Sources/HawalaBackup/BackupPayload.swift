@@ -78,6 +78,9 @@ struct BackupPayloadJSON: Codable {
         var confirmations: Int?
         /// The app connection that made or asked for it ("paid by …"); absent in older files.
         var connection: String?
+        /// A payment to a hold invoice of the wallet's: when it had to be settled by (seconds
+        /// since 1970); absent for other payments and in older files.
+        var heldUntil: Double?
     }
 
     struct Imported: Codable {
@@ -138,7 +141,7 @@ public struct BackupPayload: Sendable {
                             destination: p.details.destination, idempotencyKey: p.idempotencyKey, failureReason: p.failureReason,
                             fiatCurrency: p.fiat?.currency, fiatValue: p.fiat.map { "\($0.value)" }, network: p.network, comment: p.details.comment,
                             successAction: p.details.successAction, txid: p.details.txid, address: p.details.address,
-                            confirmations: p.details.confirmations, connection: p.connection)
+                            confirmations: p.details.confirmations, connection: p.connection, heldUntil: p.heldUntil?.timeIntervalSince1970)
                     },
                     settings: w.settings.isEmpty ? nil : w.settings,
                     exitStates: w.exitStates.isEmpty ? nil : w.exitStates.map { e in
@@ -258,6 +261,7 @@ public struct BackupPayload: Sendable {
                                                 preimage: p.preimage, destination: p.destination, comment: p.comment,
                                                 successAction: p.successAction, txid: p.txid, address: p.address,
                                                 confirmations: p.confirmations),
-                       idempotencyKey: p.idempotencyKey, failureReason: p.failureReason, fiat: fiat, network: p.network, connection: p.connection)
+                       idempotencyKey: p.idempotencyKey, failureReason: p.failureReason, fiat: fiat, network: p.network, connection: p.connection,
+                       heldUntil: p.heldUntil.flatMap { $0.isFinite ? Date(timeIntervalSince1970: $0) : nil })
     }
 }

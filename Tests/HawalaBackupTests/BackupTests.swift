@@ -145,7 +145,7 @@ struct ExportImportTests {
         details: Payment.Details(invoice: "lnbc1…", description: "job 7", paymentHash: "01", preimage: "02", destination: "03",
                                  comment: "thanks", successAction: "{\"tag\":\"message\"}", txid: "04", address: "bc1q…", confirmations: 3),
         idempotencyKey: "connect:x:y", failureReason: "no route", fiat: Payment.FiatValue(currency: "USD", value: Decimal(string: "12.5")!),
-        network: "spark:mainnet", connection: "compute-agent")
+        network: "spark:mainnet", connection: "compute-agent", heldUntil: Date(timeIntervalSince1970: 1_795_003_600))
 
     /// The Lightning history and settings travel with the wallet, exactly.
     @Test func paymentHistoryComesBack() throws {

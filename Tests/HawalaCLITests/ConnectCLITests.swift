@@ -52,9 +52,9 @@ struct ConnectCLITests {
     /// Wrong limits and relays: one line, a non-zero exit, nothing made (and no password asked).
     @Test func badInputIsOneLine() throws {
         let cases: [([String], String)] = [
-            (["--budget", "lots"], "a budget is sats and a renewal"),
-            (["--budget", "5000/fortnightly"], "a budget is sats and a renewal"),
-            (["--budget", "99999999999999999999"], "a budget is sats and a renewal"),
+            (["--budget", "lots"], "a budget is sats or an amount of a currency and a renewal"),
+            (["--budget", "5000/fortnightly"], "a budget is sats or an amount of a currency and a renewal"),
+            (["--budget", "99999999999999999999"], "a budget is sats or an amount of a currency and a renewal"),
             (["--expires-in", "soon"], "an expiry is a number and a unit"),
             (["--expires-in", "-5d"], "an expiry is a number and a unit"),
             (["--methods", "pay,steal"], "what a connection may do"),
