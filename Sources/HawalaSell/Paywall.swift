@@ -192,8 +192,13 @@ public final class Paywall: Sendable {
                 }
                 if !kept { log("the answer was too large to keep for its buyer; their retry is forwarded again") }
             } else {
-                _ = try? await session.cancel(paymentHash: hash)
-                log("\(request.method) \(Self.loggable(request.path)) not delivered (\(answer.map { "upstream \($0.status)" } ?? "upstream unreachable")), payment cancelled, \(ms) ms")
+                let why = answer.map { "upstream \($0.status)" } ?? "upstream unreachable"
+                do {
+                    _ = try await session.cancel(paymentHash: hash)
+                    log("\(request.method) \(Self.loggable(request.path)) not delivered (\(why)), payment cancelled, \(ms) ms")
+                } catch {
+                    log("\(request.method) \(Self.loggable(request.path)) not delivered (\(why)); the payment is not taken: \(error)")
+                }
             }
         }
         jobs.withLock { jobs in
