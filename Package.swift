@@ -322,7 +322,7 @@ let package = Package(
         .testTarget(
             name: "HawalaAppTests",
             dependencies: [
-                "HawalaApp", "HawalaCrypto", "HawalaDevnet", "HawalaText", "HawalaKeys", "HawalaLightning", "HawalaNostr", "HawalaOnChain", "HawalaWallet", "HawalaTestSupport",
+                "HawalaApp", "HawalaConnect", "HawalaCrypto", "HawalaDevnet", "HawalaText", "HawalaKeys", "HawalaLightning", "HawalaNostr", "HawalaOnChain", "HawalaWallet", "HawalaTestSupport",
                 "HawalaBackup", "HawalaVault", "HawalaVaultStorage", "HawalaVaultClient", "HawalaVaultAgent", "HawalaVaultServer",
                 // The CLI, run beside the app on the same inputs (FacesAgreeTests).
                 "hawala",
