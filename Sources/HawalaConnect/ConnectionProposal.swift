@@ -29,6 +29,7 @@ public struct ConnectionProposal: Sendable {
         case raisesBudget(proposed: Sats)
         case addsPermission(ConnectionPermission)
         case extendsExpiry(Date)
+        case renewsSooner(BudgetRenewal)
         case nothingAllowed
 
         public var description: String {
@@ -36,6 +37,7 @@ public struct ConnectionProposal: Sendable {
             case .raisesBudget(let proposed): "the program proposed at most \(AmountText.sats(proposed)): a budget may only be lowered"
             case .addsPermission(let permission): "the program did not ask to \(permission.verb): it can't be given more than it asked"
             case .extendsExpiry(let date): "the program asked to stop by \(date.iso8601): an expiry may only come sooner"
+            case .renewsSooner(let proposed): "the program proposed a budget renewed \(proposed.rawValue): it may only renew less often"
             case .nothingAllowed: "a connection may do at least one thing the program asked"
             }
         }
@@ -83,11 +85,23 @@ public struct ConnectionProposal: Sendable {
         let spend = chosenBudget ?? budget
         if spend > budget { throw .raisesBudget(proposed: budget) }
         if let chosenExpiry, let expiresAt, chosenExpiry > expiresAt { throw .extendsExpiry(expiresAt) }
+        if let chosenRenewal, Self.frequency(chosenRenewal) > Self.frequency(renewal) { throw .renewsSooner(renewal) }
         var connection = NewConnection(name: name ?? self.name, permissions: granted, budget: spend, renewal: chosenRenewal ?? renewal,
                                        maxPayment: maxPayment.map { min($0, spend) }, expiresAt: chosenExpiry ?? expiresAt,
                                        relays: request.relays.isEmpty ? fallback : request.relays)
         if case .walletAuth(let key) = request.kind { connection.clientPublicKey = key }
         return connection
+    }
+
+    /// How often a budget starts again, for comparing: a renewal more often gives more.
+    static func frequency(_ renewal: BudgetRenewal) -> Int {
+        switch renewal {
+        case .never: 0
+        case .yearly: 1
+        case .monthly: 2
+        case .weekly: 3
+        case .daily: 4
+        }
     }
 
     /// Where to hand a deep link's connection URI: its callback with `value=URI`, when the

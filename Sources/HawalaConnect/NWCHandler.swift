@@ -184,7 +184,7 @@ public struct NWCHandler: Sendable {
             // An invoice this connection paid before (a retry after a lost answer): that payment.
             var payment = try await ConnectionPayer.pay(invoice: invoice, amountMsat: amount, requestID: requestID, connection: connection, session: session, now: now)
             if payment.status == .pending, let hash = payment.details.paymentHash,
-               let ended = try? await session.lightning.waitForPayment(paymentHash: hash, timeout: Self.pendingWait) {
+               let ended = try? await session.lightning.waitForPayment(paymentHash: hash, paymentID: payment.id, timeout: Self.pendingWait) {
                 // Held by a payee who settles on delivery: the answer waits for it, a while.
                 payment = ended
             }

@@ -148,7 +148,7 @@ public struct PaidFetch: Sendable {
                 // Held by a seller who settles on delivery (a hold invoice): its answer is the
                 // settlement, within the exchange's time.
                 let left = deadline - ContinuousClock.now
-                if left > .zero, let settled = try? await session.lightning.waitForPayment(paymentHash: hash, timeout: left) { paid = settled }
+                if left > .zero, let settled = try? await session.lightning.waitForPayment(paymentHash: hash, paymentID: paid.id, timeout: left) { paid = settled }
                 if paid.status == .failed {
                     throw .payment(.paymentFailed("\(current.url.host ?? "the service") did not deliver: the payment was given back; nothing was paid"))
                 }

@@ -20,6 +20,8 @@ public enum HoldInvoiceError: Error, Equatable, Sendable, CustomStringConvertibl
     case expired(at: Date)
     /// The backend can make hold invoices but not give a held payment back before it expires.
     case cancelNotOffered(backend: String)
+    /// The wallet already has an invoice or payment under this hash.
+    case hashInUse
 
     public var description: String {
         switch self {
@@ -30,6 +32,7 @@ public enum HoldInvoiceError: Error, Equatable, Sendable, CustomStringConvertibl
         case .cancelled: "this payment was cancelled: the money went back to its payer"
         case .expired(let at): "this payment was not settled before \(at.iso8601): the money went back to its payer"
         case .cancelNotOffered(let backend): "\(backend) can't give a held payment back early: it goes back to its payer when the invoice expires"
+        case .hashInUse: "this wallet already has an invoice or a payment with this payment hash: use a new preimage"
         }
     }
 }
@@ -108,6 +111,8 @@ extension LightningSession {
             if let given = paymentHash {
                 let hex = given.lowercased()
                 guard hex.utf8.count == 64, bytes(fromHex: hex) != nil else { throw HoldInvoiceError.notAHash }
+                // A hash the wallet knows names someone's invoice already: never a second one.
+                guard !knowsPayment(hash: hex) else { throw HoldInvoiceError.hashInUse }
                 hash = hex
             } else {
                 guard let keyring else { throw LightningError.notConnected }
@@ -154,7 +159,8 @@ extension LightningSession {
             }
             let payment = try await backend.settleHeldPayment(preimage: preimage)
             try await lightning.record([payment])
-            try? store.forgetHoldPreimage(paymentHash: hash, walletID: wallet.id)
+            // Kept until the payment is surely this wallet's (a claim may still be on its way).
+            if payment.status == .completed { try? store.forgetHoldPreimage(paymentHash: hash, walletID: wallet.id) }
             return try store.payment(walletID: wallet.id, id: payment.id) ?? payment
         }
     }

@@ -184,14 +184,18 @@ extension PaymentBackend {
     /// invoice's), built on the event
     /// listeners. A payment already final is returned at once.
     /// - Throws: `LightningError.timeout` after `timeout` (a pending payment may still settle).
-    public func waitForPayment(paymentHash: String, timeout: Duration) async throws -> Payment {
+    /// With `paymentID`, only that payment counts (not an earlier attempt under the same hash).
+    public func waitForPayment(paymentHash: String, paymentID: String? = nil, timeout: Duration) async throws -> Payment {
         let (stream, continuation) = AsyncStream<Payment>.makeStream(bufferingPolicy: .unbounded)
+        let wanted: @Sendable (Payment) -> Bool = { p in
+            p.details.paymentHash == paymentHash && (paymentID == nil || p.id == paymentID) && (p.status != .pending || p.isHeld)
+        }
         let id = addEventListener { event in
-            if let p = event.payment, p.details.paymentHash == paymentHash, p.status != .pending || p.isHeld { continuation.yield(p) }
+            if let p = event.payment, wanted(p) { continuation.yield(p) }
         }
         defer { removeEventListener(id) }
         // Listen first, then look: a payment that settled in between is not missed.
-        if let done = try await listPayments(PaymentFilter(paymentHash: paymentHash)).first(where: { $0.status != .pending || $0.isHeld }) {
+        if let done = try await listPayments(PaymentFilter(paymentHash: paymentHash)).first(where: wanted) {
             return done
         }
         let timer = Task {

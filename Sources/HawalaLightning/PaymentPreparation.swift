@@ -159,9 +159,9 @@ extension LightningWallet {
     }
 
     /// Waits for the invoice with `paymentHash` to be paid and records the payment.
-    public func waitForPayment(paymentHash: String, timeout: Duration) async throws(LightningError) -> Payment {
+    public func waitForPayment(paymentHash: String, paymentID: String? = nil, timeout: Duration) async throws(LightningError) -> Payment {
         try await LightningError.during(backend.name) {
-            let paid = try await backend.waitForPayment(paymentHash: paymentHash, timeout: timeout)
+            let paid = try await backend.waitForPayment(paymentHash: paymentHash, paymentID: paymentID, timeout: timeout)
             try await record([paid])
             return paid
         }

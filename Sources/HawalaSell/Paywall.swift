@@ -19,15 +19,22 @@ public final class Paywall: Sendable {
     /// A request as the paywall keeps it to send upstream.
     public struct Forward: Sendable {
         public let method: String
+        /// The path alone (what path rules match), checked free of dot segments and encoded
+        /// separators by the server.
         public let path: String
+        public let query: String?
         public let headers: [(name: String, value: String)]
         public let body: [UInt8]
-        public init(method: String, path: String, headers: [(name: String, value: String)], body: [UInt8]) {
+        public init(method: String, path: String, query: String? = nil, headers: [(name: String, value: String)], body: [UInt8]) {
             self.method = method
             self.path = path
+            self.query = query
             self.headers = headers
             self.body = body
         }
+
+        /// What is asked of the upstream: the path and its query.
+        public var target: String { query.map { path + "?" + $0 } ?? path }
     }
 
     /// The upstream's answer, whole (what a held payment waits for).
@@ -72,18 +79,31 @@ public final class Paywall: Sendable {
     let log: @Sendable (String) -> Void
 
     private struct Jobs {
-        var waiting: Set<String> = []
-        var delivered: [String: Answer] = [:]
+        var waiting: [String: Int] = [:]
+        var waitingBytes = 0
+        var delivered: [String: (answer: Answer, until: Date)] = [:]
         var keptBytes = 0
         var tasks: [String: Task<Void, Never>] = [:]
+
+        /// Answers their buyers did not come back for, dropped once their time passed.
+        mutating func dropStale(now: Date) {
+            for (hash, kept) in delivered where kept.until <= now {
+                delivered[hash] = nil
+                keptBytes -= kept.answer.body.count
+            }
+        }
     }
     private let jobs = Mutex(Jobs())
 
-    public init(terms: PaywallTerms, session: LightningSession, key: SecretBytes, upstream: @escaping Upstream,
+    /// `scope` names what is sold (the upstream's address): with the price and the path rules,
+    /// it is bound into every credential's tag, so a credential bought from one paywall of the
+    /// wallet (or before its terms changed) buys nothing from another.
+    public init(terms: PaywallTerms, scope: String, session: LightningSession, key: SecretBytes, upstream: @escaping Upstream,
                 clock: @escaping @Sendable () -> Date = { Date() }, log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.terms = terms
         self.session = session
-        self.key = key
+        let sold = "hawala paywall terms v1\n\(scope)\n\(terms.price.value)\n\(terms.hold)\n" + terms.paths.map(\.source).joined(separator: "\n")
+        self.key = SecretBytes(Hash.hmacSHA256(key: key, Array(sold.utf8)))
         self.upstream = upstream
         self.clock = clock
         self.log = log
@@ -109,9 +129,12 @@ public final class Paywall: Sendable {
         if let authorization {
             switch check(authorization, rule: rule) {
             case .success(let hash):
+                let now = clock()
                 if terms.hold, let answer = jobs.withLock({ jobs -> Answer? in
-                    defer { if let kept = jobs.delivered.removeValue(forKey: hash) { jobs.keptBytes -= kept.body.count } }
-                    return jobs.delivered[hash]
+                    jobs.dropStale(now: now)
+                    guard let kept = jobs.delivered.removeValue(forKey: hash) else { return nil }
+                    jobs.keptBytes -= kept.answer.body.count
+                    return kept.answer
                 }) {
                     return .deliver(answer)
                 }
@@ -132,7 +155,7 @@ public final class Paywall: Sendable {
         guard let preimage = bytes(fromHex: String(pair[1])), preimage.count == 32, Hash.sha256(preimage) == credential.paymentHash else {
             return .failure(Refusal("the preimage does not match"))
         }
-        guard credential.rule == rule || credential.rule == PaywallTerms.everyPath else { return .failure(Refusal("a credential for another path")) }
+        guard credential.rule == rule else { return .failure(Refusal("a credential for another path")) }
         if let expiresAt = credential.expiresAt, clock() >= expiresAt { return .failure(Refusal("expired")) }
         let hash = hexString(credential.paymentHash)
         // No limit on its uses: nothing to count (no write on the way of a paid request).
@@ -151,7 +174,9 @@ public final class Paywall: Sendable {
 
     /// A fresh invoice and credential for `request` (on delivery: a hold invoice, the request kept).
     func challenge(for request: Forward, rule: [UInt8], reason: Refusal?) async -> Decision {
-        if terms.hold, jobs.withLock({ $0.waiting.count >= Self.maximumJobs }) { return .unavailable("too many jobs wait for their payment; try again later") }
+        if terms.hold, jobs.withLock({ $0.waiting.count >= Self.maximumJobs || $0.waitingBytes + request.body.count > Self.maximumKeptBytes }) {
+            return .unavailable("too many jobs wait for their payment; try again later")
+        }
         let receive = ReceiveRequest(amountSats: terms.price, description: "paid request: " + String(request.path.prefix(100)), expirySeconds: Self.invoiceExpiry)
         let made: CreatedInvoice
         do {
@@ -171,16 +196,27 @@ public final class Paywall: Sendable {
     func deliverOnPayment(_ invoice: ReceiveResponse, request: Forward) {
         let hash = invoice.paymentHash
         let wait = Duration.seconds(max(1, invoice.expiresAt.timeIntervalSince(clock())))
-        let task = Task { [session, upstream, log] in
-            defer { jobs.withLock { jobs in jobs.waiting.remove(hash); jobs.tasks[hash] = nil } }
-            guard let payment = try? await session.lightning.waitForPayment(paymentHash: hash, timeout: wait), payment.isHeld else { return }
+        let task = Task { [session, upstream, log, clock] in
+            defer {
+                jobs.withLock { jobs in
+                    if let bytes = jobs.waiting.removeValue(forKey: hash) { jobs.waitingBytes -= bytes }
+                    jobs.tasks[hash] = nil
+                }
+            }
+            guard let payment = try? await session.lightning.waitForPayment(paymentHash: hash, timeout: wait), payment.isHeld else {
+                // Never paid: its preimage is kept no longer.
+                try? session.store.forgetHoldPreimage(paymentHash: hash, walletID: session.wallet.id)
+                return
+            }
             let started = ContinuousClock.now
             let answer = await upstream(request)
             let ms = (ContinuousClock.now - started).components.seconds * 1_000 + (ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000_000
             if let answer, (200..<300).contains(answer.status) {
+                let until = clock().addingTimeInterval(TimeInterval(Self.invoiceExpiry))
                 let kept = jobs.withLock { jobs -> Bool in
+                    jobs.dropStale(now: clock())
                     guard jobs.keptBytes + answer.body.count <= Self.maximumKeptBytes else { return false }
-                    jobs.delivered[hash] = answer
+                    jobs.delivered[hash] = (answer, until)
                     jobs.keptBytes += answer.body.count
                     return true
                 }
@@ -188,6 +224,9 @@ public final class Paywall: Sendable {
                     _ = try await session.settle(.paymentHash(hash))
                     log("\(request.method) \(Self.loggable(request.path)) delivered \(answer.status), payment settled, \(ms) ms")
                 } catch {
+                    jobs.withLock { jobs in
+                        if let dropped = jobs.delivered.removeValue(forKey: hash) { jobs.keptBytes -= dropped.answer.body.count }
+                    }
                     log("\(request.method) \(Self.loggable(request.path)) delivered \(answer.status), but the payment could not be settled: \(error)")
                 }
                 if !kept { log("the answer was too large to keep for its buyer; their retry is forwarded again") }
@@ -202,7 +241,8 @@ public final class Paywall: Sendable {
             }
         }
         jobs.withLock { jobs in
-            jobs.waiting.insert(hash)
+            jobs.waiting[hash] = request.body.count
+            jobs.waitingBytes += request.body.count
             jobs.tasks[hash] = task
         }
     }

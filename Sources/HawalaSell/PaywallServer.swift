@@ -97,10 +97,12 @@ public struct PaywallServer: Sendable {
         } catch {
             return done(Self.text(.contentTooLarge, "the request's body is larger than \(limits.maximumBody / 1_048_576) MiB"), "refused (body too large)")
         }
+        guard Self.isPlain(path) else {
+            return done(Self.text(.badRequest, "a path with dot segments or encoded separators is not sold"), "refused (path)")
+        }
         let headers = request.headers.filter { !Self.notForwarded.contains($0.name.canonicalName) }.map { ($0.name.canonicalName, $0.value) }
-        let target = request.uri.query.map { path + "?" + $0 } ?? path
-        let forward = Paywall.Forward(method: method, path: path, headers: headers, body: body)
-        switch await paywall.decide(Paywall.Forward(method: method, path: target, headers: headers, body: body), authorization: request.headers[.authorization]) {
+        let forward = Paywall.Forward(method: method, path: path, query: request.uri.query, headers: headers, body: body)
+        switch await paywall.decide(forward, authorization: request.headers[.authorization]) {
         case .notForSale:
             return done(Self.text(.notFound, "nothing is sold at this path"), "not for sale")
         case .unavailable(let why):
@@ -115,9 +117,8 @@ public struct PaywallServer: Sendable {
             for (name, value) in answer.headers { if let field = HTTPField.Name(name) { response.headers.append(HTTPField(name: field, value: value)) } }
             return done(response, "paid on delivery, delivered")
         case .forward:
-            _ = forward
             do {
-                let response = try await streamedUpstream(Paywall.Forward(method: method, path: target, headers: headers, body: body), client: client)
+                let response = try await streamedUpstream(forward, client: client)
                 return done(response, "paid, forwarded")
             } catch {
                 return done(Self.text(.badGateway, "the service behind this paywall did not answer"), "paid, upstream failed")
@@ -127,10 +128,19 @@ public struct PaywallServer: Sendable {
 
     enum PaywallBodyError: Error { case tooSlow }
 
+    /// A path rules can be trusted to match as the upstream will read it: no `.` or `..`
+    /// segment, no percent-encoded dot, slash or backslash, no backslash.
+    static func isPlain(_ path: String) -> Bool {
+        guard path.hasPrefix("/"), !path.contains("\\") else { return false }
+        let lower = path.lowercased()
+        if lower.contains("%2e") || lower.contains("%2f") || lower.contains("%5c") { return false }
+        return !path.split(separator: "/", omittingEmptySubsequences: false).contains { $0 == "." || $0 == ".." }
+    }
+
     func upstreamRequest(_ forward: Paywall.Forward) -> HTTPClientRequest {
         var url = upstream.absoluteString
         if url.hasSuffix("/") { url.removeLast() }
-        var outgoing = HTTPClientRequest(url: url + (forward.path.hasPrefix("/") ? forward.path : "/" + forward.path))
+        var outgoing = HTTPClientRequest(url: url + (forward.path.hasPrefix("/") ? forward.target : "/" + forward.target))
         outgoing.method = HTTPMethod(rawValue: forward.method)
         for (name, value) in forward.headers { outgoing.headers.add(name: name, value: value) }
         if !forward.body.isEmpty { outgoing.body = .bytes(ByteBuffer(bytes: forward.body)) }

@@ -445,7 +445,10 @@ extension WalletStore {
     /// The connection counts as used now, in the same transaction.
     public func settleSpending(_ connection: AppConnection, paymentKey: String, total msat: Msat, now: Date = Date()) throws {
         try writeTransaction { db in
+            // Still reserved only: a payment that ended meanwhile (given back, or settled to its
+            // cost when it was recorded) is not counted again.
             _ = try ConnectionSpendRecord.of(connection.id, paymentKey: paymentKey)
+                .filter(ConnectionSpendRecord.Columns.state == ConnectionSpendRecord.State.reserved.rawValue)
                 .updateAll(db, ConnectionSpendRecord.Columns.msat.set(to: msat.int64), ConnectionSpendRecord.Columns.state.set(to: ConnectionSpendRecord.State.settled.rawValue))
             try Self.markUsed(connection, now: now, db: db)
         }
@@ -469,11 +472,12 @@ extension WalletStore {
         guard paymentKey.hasPrefix("connect:") else { return }
         let rest = paymentKey.dropFirst("connect:".count)
         guard let colon = rest.firstIndex(of: ":") else { return }
-        let open = ConnectionSpendRecord.of(String(rest[..<colon]), paymentKey: paymentKey)
-            .filter(ConnectionSpendRecord.Columns.state != ConnectionSpendRecord.State.released.rawValue)
+        let row = ConnectionSpendRecord.of(String(rest[..<colon]), paymentKey: paymentKey)
+        let open = row.filter(ConnectionSpendRecord.Columns.state != ConnectionSpendRecord.State.released.rawValue)
         if let cost {
-            _ = try open.updateAll(db, ConnectionSpendRecord.Columns.msat.set(to: cost.int64),
-                                   ConnectionSpendRecord.Columns.state.set(to: ConnectionSpendRecord.State.settled.rawValue))
+            // Completed counts, even after a failure was reported first (a retry that settled).
+            _ = try row.updateAll(db, ConnectionSpendRecord.Columns.msat.set(to: cost.int64),
+                                  ConnectionSpendRecord.Columns.state.set(to: ConnectionSpendRecord.State.settled.rawValue))
         } else {
             _ = try open.updateAll(db, ConnectionSpendRecord.Columns.msat.set(to: 0),
                                    ConnectionSpendRecord.Columns.state.set(to: ConnectionSpendRecord.State.released.rawValue))

@@ -53,7 +53,9 @@ struct ConnectAccept: ParsableCommand {
         let keyring = try WalletSession.unlock(store, file: password.passwordFile)
         let request: NewConnection
         do {
-            request = try proposal.accepted(name: name, permissions: permissions, budget: lowered?.0 ?? nil, renewal: lowered?.1, maxPayment: maximum,
+            // A budget typed without its period keeps the proposed renewal.
+            let renewal = budget?.contains("/") == true ? lowered?.1 : nil
+            request = try proposal.accepted(name: name, permissions: permissions, budget: lowered?.0 ?? nil, renewal: renewal, maxPayment: maximum,
                                             expiresAt: expiresAt, relays: store.connectionRelays())
         } catch {
             throw CLIError(error.description)

@@ -72,7 +72,7 @@ struct LightningSell: AsyncParsableCommand {
             let key = try Paywall.key(store: session.store, walletID: session.wallet.id, keyring: keyring)
             do {
                 try await server.run(paywall: { upstream in
-                    Paywall(terms: terms, session: session, key: key, upstream: upstream, log: { Output.error($0) })
+                    Paywall(terms: terms, scope: server.upstream.absoluteString, session: session, key: key, upstream: upstream, log: { Output.error($0) })
                 }, log: { Output.error($0) }, onRunning: { bound in
                     print("selling http://127.0.0.1:\(bound)/ → \(server.upstream.absoluteString) at \(AmountText.sats(price)) a request on \(session.backendLabel)"
                           + (hold ? ", paid on delivery" : ""))

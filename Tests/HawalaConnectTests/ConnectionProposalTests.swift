@@ -38,6 +38,9 @@ struct ConnectionProposalTests {
         #expect(throws: ConnectionProposal.Refusal.raisesBudget(proposed: 5_000)) { try proposal.accepted(budget: 5_001, relays: []) }
         #expect(throws: ConnectionProposal.Refusal.addsPermission(.history)) { try proposal.accepted(permissions: [.pay, .history], relays: []) }
         #expect(throws: ConnectionProposal.Refusal.self) { try proposal.accepted(expiresAt: Date(timeIntervalSince1970: 2_000_000_000), relays: []) }
+        // A lower amount renewed more often gives more: refused; less often is lower.
+        #expect(throws: ConnectionProposal.Refusal.renewsSooner(.monthly)) { try proposal.accepted(budget: 3_000, renewal: .daily, relays: []) }
+        #expect(try proposal.accepted(budget: 3_000, renewal: .yearly, relays: []).renewal == .yearly)
         // Nothing proposed: Hawala's defaults (10,000 sat a day), a name from its key.
         let bare = try ConnectionProposal(try WalletAuthRequest("nostr+walletauth://\(key)"))
         #expect(bare.budget == 10_000 && bare.renewal == .daily && bare.name == "program-abababab" && bare.permissions == [.pay, .receive, .balance])

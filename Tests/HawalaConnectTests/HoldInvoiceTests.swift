@@ -90,6 +90,8 @@ struct HoldInvoiceTests {
         #expect(await holdRefusal { try await pair.payee.cancel(paymentHash: String(repeating: "ab", count: 32)) }
                 == .nothingHeld(paymentHash: String(repeating: "ab", count: 32)))
         #expect(await holdRefusal { try await pair.payee.cancel(paymentHash: "xyz") } == .notAHash)
+        // A hash the wallet knows already: no second invoice under it (a program can't take over another's).
+        #expect(await holdRefusal { try await pair.payee.receiveHeld(ReceiveRequest(amountSats: 5), paymentHash: hash) } == .hashInUse)
     }
 
     /// Not settled before the invoice expires: given back, and never settled late.

@@ -41,7 +41,7 @@ struct PaywallTests {
         let clock = Clock()
         let terms = try PaywallTerms(price: 40, paths: ["/jobs/.*", "/reports/[0-9]+"], uses: 2, validFor: 600)
         let key = SecretBytes(SystemRandom.bytes(32))
-        let paywall = Paywall(terms: terms, session: pair.payee, key: key, upstream: { _ in nil }, clock: { clock.now.withLock { $0 } })
+        let paywall = Paywall(terms: terms, scope: "http://127.0.0.1:8080", session: pair.payee, key: key, upstream: { _ in nil }, clock: { clock.now.withLock { $0 } })
         if case .notForSale = await paywall.decide(request("/admin"), authorization: nil) {} else { Issue.record("a path no rule covers") }
         let credential = try await buy(await paywall.decide(request("/jobs/1"), authorization: nil), pair: pair)
         if case .forward = await paywall.decide(request("/jobs/2"), authorization: credential) {} else { Issue.record("paid: forwarded") }
@@ -55,14 +55,20 @@ struct PaywallTests {
         bytes[45] ^= 1
         #expect(reason(await paywall.decide(request("/jobs/5"), authorization: "L402 \(Data(bytes).base64EncodedString()):\(parts[1])")) == "not a credential of this paywall")
         #expect(reason(await paywall.decide(request("/jobs/5"), authorization: "L402 \(parts[0]):\(String(repeating: "00", count: 32))")) == "the preimage does not match")
-        let other = Paywall(terms: terms, session: pair.payee, key: SecretBytes(SystemRandom.bytes(32)), upstream: { _ in nil })
+        let other = Paywall(terms: terms, scope: "http://127.0.0.1:8080", session: pair.payee, key: SecretBytes(SystemRandom.bytes(32)), upstream: { _ in nil })
         #expect(reason(await other.decide(request("/jobs/5"), authorization: credential)) == "not a credential of this paywall")
+        // The same wallet's key, another paywall (a dearer price, another service): bought here, worth nothing there.
+        let dearer = Paywall(terms: try PaywallTerms(price: 5_000, paths: ["/jobs/.*", "/reports/[0-9]+"], uses: 2, validFor: 600), scope: "http://127.0.0.1:8080",
+                             session: pair.payee, key: key, upstream: { _ in nil })
+        #expect(reason(await dearer.decide(request("/jobs/5"), authorization: credential)) == "not a credential of this paywall")
+        let elsewhere = Paywall(terms: terms, scope: "http://127.0.0.1:9999", session: pair.payee, key: key, upstream: { _ in nil })
+        #expect(reason(await elsewhere.decide(request("/jobs/5"), authorization: credential)) == "not a credential of this paywall")
         // Its time passes.
         let fresh = try await buy(await paywall.decide(request("/jobs/6"), authorization: nil), pair: pair)
         clock.advance(601)
         #expect(reason(await paywall.decide(request("/jobs/6"), authorization: fresh)) == "expired")
         // Uses are counted in the wallet store: a paywall started again gives none back.
-        let again = Paywall(terms: terms, session: pair.payee, key: key, upstream: { _ in nil })
+        let again = Paywall(terms: terms, scope: "http://127.0.0.1:8080", session: pair.payee, key: key, upstream: { _ in nil })
         #expect(reason(await again.decide(request("/jobs/7"), authorization: credential)) == "used up")
     }
 
@@ -72,6 +78,9 @@ struct PaywallTests {
         #expect(throws: PaywallError.usesOutOfRange) { try PaywallTerms(price: 1, uses: 0) }
         #expect(throws: PaywallError.upstreamNotHTTP("ftp://x")) { try PaywallServer(upstream: URL(string: "ftp://x")!, port: 0) }
         #expect((try? PaywallTerms(price: 1, uses: 5, hold: true))?.uses == 1, "on delivery, one request a payment")
+        // Paths whose meaning the upstream would change are not matched at all.
+        for path in ["/jobs/../admin", "/jobs/%2e%2e/admin", "/jobs/%2F..", "/jobs/./x", "/a\\b", "jobs"] { #expect(!PaywallServer.isPlain(path), "\(path)") }
+        for path in ["/", "/jobs/run", "/jobs/run.json", "/a..b/c"] { #expect(PaywallServer.isPlain(path), "\(path)") }
     }
 }
 
