@@ -133,9 +133,11 @@ struct ConnectionFormView {
     var restored = false
     /// A program's request being accepted (kept in the form), and what it asks, in words.
     var request = ""
+    /// Whether `request` is set (Mustache reads a stored Bool; an empty string is no "false").
+    var fromRequest = false
     var askedNote: String?
     /// A request pasted that could not be read (kept in its field).
-    var pasted = ""
+    var pasted: String?
 
     static let fresh = ConnectionFormView()
 
@@ -147,6 +149,7 @@ struct ConnectionFormView {
         renewal = proposal.renewal.rawValue
         relays = proposal.request.relays.joined(separator: " ")
         request = text
+        fromRequest = true
         var note = "“\(proposal.name)” asks to connect: it may " + ConnectionPermission.sorted(proposal.permissions).map(ConnectionRow.words).joined(separator: ", ")
             + "; at most \(AmountText.sats(proposal.budget)) \(proposal.renewal.perPeriod)"
         if let ends = proposal.expiresAt { note += "; it stops \(ends.relative(now: now, timeZone: timeZone))" }
@@ -170,6 +173,7 @@ struct ConnectionFormView {
         relays = field("relays") ?? ""
         wires = Set(ConnectionWire.allCases.filter { field("for-" + $0.rawValue) == "on" })
         request = String((field("request") ?? "").prefix(8 * 1024))
+        fromRequest = !request.isEmpty
     }
 
     init() {}
