@@ -829,7 +829,7 @@ def connection_made_and_revoked(s: Scenario, app: App):
     s.fill("connection-relays", "ws://127.0.0.1:7447")
     s.fill("connection-password", PASSWORD)
     s.click("Make the connection")
-    s.wait_text("budget is sats and a renewal")
+    s.wait_text("budget is sats or an amount of a currency")
     s.check(d.find_element(By.ID, "connection-name").get_attribute("value") == "compute-agent", "the name typed is kept")
     s.fill("connection-budget", "5 000")
     s.fill("connection-max", "2000")
