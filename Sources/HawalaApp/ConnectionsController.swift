@@ -191,8 +191,8 @@ struct ConnectionFormView {
             if !request.isEmpty {
                 // A program's request: the library's rule, which lowers and never raises.
                 guard let proposal else { return .failure(.library("the program's request can no longer be read")) }
-                guard limit.fiat == nil else { return .failure(.library("a program's proposed budget is in sats: lower it in sats")) }
-                return .success(try proposal.accepted(name: name, permissions: permissions, budget: limit.sats, renewal: renewal, maxPayment: maximum,
+                let typed = budget.trimmed.isEmpty ? nil : budget + "/" + renewal.rawValue
+                return .success(try proposal.accepted(name: name, permissions: permissions, typedBudget: typed, maxPayment: maximum,
                                                       expiresAt: expiresAt, relays: relays))
             }
             return .success(NewConnection(name: name, permissions: permissions, budget: limit.sats, renewal: renewal, maxPayment: maximum,

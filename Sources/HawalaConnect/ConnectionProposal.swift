@@ -30,6 +30,7 @@ public struct ConnectionProposal: Sendable {
         case addsPermission(ConnectionPermission)
         case extendsExpiry(Date)
         case renewsSooner(BudgetRenewal)
+        case budgetNotInSats
         case nothingAllowed
 
         public var description: String {
@@ -37,6 +38,7 @@ public struct ConnectionProposal: Sendable {
             case .raisesBudget(let proposed): "the program proposed at most \(AmountText.sats(proposed)): a budget may only be lowered"
             case .addsPermission(let permission): "the program did not ask to \(permission.verb): it can't be given more than it asked"
             case .extendsExpiry(let date): "the program asked to stop by \(date.iso8601): an expiry may only come sooner"
+            case .budgetNotInSats: "the program proposed its budget in sats: lower it in sats"
             case .renewsSooner(let proposed): "the program proposed a budget renewed \(proposed.rawValue): it may only renew less often"
             case .nothingAllowed: "a connection may do at least one thing the program asked"
             }
@@ -91,6 +93,23 @@ public struct ConnectionProposal: Sendable {
                                        relays: request.relays.isEmpty ? fallback : request.relays)
         if case .walletAuth(let key) = request.kind { connection.clientPublicKey = key }
         return connection
+    }
+
+    /// `accepted` with the budget as a person typed it, read the same for every face: sats
+    /// only (a proposal's budget is in sats), and a budget typed without its period keeps the
+    /// proposed renewal.
+    /// - Throws: `ConnectionInput.Error`, `Refusal`.
+    public func accepted(name: String? = nil, permissions chosenPermissions: Set<ConnectionPermission>? = nil, typedBudget: String?,
+                         maxPayment: Sats? = nil, expiresAt chosenExpiry: Date? = nil, relays fallback: [String]) throws -> NewConnection {
+        var budget: Sats?, renewal: BudgetRenewal?
+        if let typed = typedBudget?.trimmingCharacters(in: .whitespaces), !typed.isEmpty {
+            let (limit, period) = try ConnectionInput.limit(typed)
+            guard limit.fiat == nil else { throw Refusal.budgetNotInSats }
+            budget = limit.sats
+            if typed.contains("/") { renewal = period }
+        }
+        return try accepted(name: name, permissions: chosenPermissions, budget: budget, renewal: renewal, maxPayment: maxPayment,
+                            expiresAt: chosenExpiry, relays: fallback)
     }
 
     /// How often a budget starts again, for comparing: a renewal more often gives more.

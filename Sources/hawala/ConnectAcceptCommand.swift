@@ -42,7 +42,6 @@ struct ConnectAccept: ParsableCommand {
         let summary = try store.wallet(named: wallet)
         let now = Date()
         let permissions = try methods.map { try ConnectionInput.permissions($0) }
-        let lowered = try budget.map { try ConnectionInput.budget($0) }
         let maximum = try maxPayment.map { try AmountText.parseSats($0) }
         let expiresAt = try expiresIn.map { try ConnectionInput.expiry($0, now: now) } ?? nil
         describe(proposal, to: summary.name)
@@ -53,11 +52,9 @@ struct ConnectAccept: ParsableCommand {
         let keyring = try WalletSession.unlock(store, file: password.passwordFile)
         let request: NewConnection
         do {
-            // A budget typed without its period keeps the proposed renewal.
-            let renewal = budget?.contains("/") == true ? lowered?.1 : nil
-            request = try proposal.accepted(name: name, permissions: permissions, budget: lowered?.0 ?? nil, renewal: renewal, maxPayment: maximum,
+            request = try proposal.accepted(name: name, permissions: permissions, typedBudget: budget, maxPayment: maximum,
                                             expiresAt: expiresAt, relays: store.connectionRelays())
-        } catch {
+        } catch let error as CustomStringConvertible & Error {
             throw CLIError(error.description)
         }
         for url in request.relays { try RelaySession.check(url) }
