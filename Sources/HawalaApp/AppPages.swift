@@ -93,6 +93,9 @@ struct Page {
     var shares: SharesView?
     var sharesEntry: SharesEntryView?
     var connections: ConnectionsView?
+    var approvals: ApprovalsView?
+    /// "A program asks you to approve a payment": on every page while one waits.
+    var approvalsBanner: String?
     /// A connection just made: its URI, shown once.
     var newConnection: NewConnectionView?
 
@@ -123,6 +126,9 @@ struct Page {
             backupBanner = reminder.wallets.count == 1 ? "“\(first.name)” is not backed up." : "\(reminder.wallets.count) wallets are not backed up."
             backupLink = "/words?purpose=backup&wallet=" + (first.name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
         }
+        if unlocked, overview.waitingApprovals > 0 {
+            approvalsBanner = overview.waitingApprovals == 1 ? "A program asks you to approve a payment." : "\(overview.waitingApprovals) payments wait for your approval."
+        }
         self.problem = problem
         self.message = message
     }
@@ -143,7 +149,7 @@ extension Page {
         "history": "history", "payment-detail": "history",
         "wallets": "wallets", "create": "wallets", "restore": "wallets", "restore-shares": "wallets", "words-password": "wallets", "backup": "wallets",
         "backups": "backups", "exported": "backups", "import": "backups", "imported": "backups", "shares": "backups",
-        "vault": "vault", "settings": "settings", "lightning": "settings", "connections": "connections", "connection-new": "connections",
+        "vault": "vault", "settings": "settings", "lightning": "settings", "connections": "connections", "connection-new": "connections", "approvals": "connections",
     ]
 
     /// The menu with `template`'s screen marked, and no backup banner where the page is itself
@@ -152,5 +158,6 @@ extension Page {
         let section = Self.sections[template]
         nav = Self.menu.map { NavLink(label: $0.label, path: $0.path, current: $0.section == section) }
         if ["home", "backup", "words-password", "wallets"].contains(template) { showBackupBanner = false }
+        if template == "approvals" { approvalsBanner = nil }
     }
 }

@@ -26,7 +26,7 @@ struct AppRoutes: Sendable {
             SessionController(routes: self), HomeController(routes: self), WalletsController(routes: self), BackupController(routes: self),
             RecoveryController(routes: self), ReceiveController(routes: self), LightningController(routes: self), LNURLController(routes: self),
             OnChainController(routes: self), ChainController(routes: self), HistoryController(routes: self), BackupFilesController(routes: self),
-            SettingsController(routes: self), VaultController(routes: self), ShamirController(routes: self), ConnectionsController(routes: self),
+            SettingsController(routes: self), VaultController(routes: self), ShamirController(routes: self), ConnectionsController(routes: self), ApprovalsController(routes: self),
         ]
         for controller in controllers { controller.addRoutes(to: groups) }
     }

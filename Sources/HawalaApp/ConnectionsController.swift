@@ -127,6 +127,9 @@ struct ConnectionFormView {
     var budget = "10,000"
     var renewal = BudgetRenewal.daily.rawValue
     var maxPayment = ""
+    /// Above this (sat) a payment waits for the person's yes; empty: never asked.
+    var approveAbove = ""
+    var approvalWait = "2m"
     var expiry = "never"
     var relays = ""
     var wires: Set<ConnectionWire> = [.nwc]
@@ -169,6 +172,8 @@ struct ConnectionFormView {
         budget = field("budget") ?? ""
         renewal = field("renewal") ?? BudgetRenewal.daily.rawValue
         maxPayment = field("maxPayment") ?? ""
+        approveAbove = field("approveAbove") ?? ""
+        approvalWait = field("approvalWait") ?? "2m"
         expiry = field("expiry") ?? "never"
         relays = field("relays") ?? ""
         wires = Set(ConnectionWire.allCases.filter { field("for-" + $0.rawValue) == "on" })
@@ -186,17 +191,22 @@ struct ConnectionFormView {
             let (limit, renewal) = try ConnectionInput.limit(budget.trimmed.isEmpty ? "none" : budget + "/" + renewal)
             let expiresAt = try ConnectionInput.expiry(expiry, now: now)
             let maximum = maxPayment.trimmed.isEmpty ? nil : try AmountText.parseSats(maxPayment)
+            let approveAbove = self.approveAbove.trimmed.isEmpty ? nil : try AmountText.parseSats(self.approveAbove)
+            let approvalWait = try ConnectionInput.approvalWait(approvalWait)
             let relays = relays.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "," }).map(String.init)
             for url in relays { try RelaySession.check(url) }
             if !request.isEmpty {
                 // A program's request: the library's rule, which lowers and never raises.
                 guard let proposal else { return .failure(.library("the program's request can no longer be read")) }
                 let typed = budget.trimmed.isEmpty ? nil : budget + "/" + renewal.rawValue
-                return .success(try proposal.accepted(name: name, permissions: permissions, typedBudget: typed, maxPayment: maximum,
-                                                      expiresAt: expiresAt, relays: relays))
+                var accepted = try proposal.accepted(name: name, permissions: permissions, typedBudget: typed, maxPayment: maximum, expiresAt: expiresAt, relays: relays)
+                (accepted.approveAbove, accepted.approvalWait) = (approveAbove, approvalWait)
+                return .success(accepted)
             }
-            return .success(NewConnection(name: name, permissions: permissions, budget: limit.sats, renewal: renewal, maxPayment: maximum,
-                                          expiresAt: expiresAt, relays: relays, wires: wires, fiatBudget: limit.fiat))
+            var request = NewConnection(name: name, permissions: permissions, budget: limit.sats, renewal: renewal, maxPayment: maximum,
+                                        expiresAt: expiresAt, relays: relays, wires: wires, fiatBudget: limit.fiat)
+            (request.approveAbove, request.approvalWait) = (approveAbove, approvalWait)
+            return .success(request)
         } catch let error as CustomStringConvertible & Error {
             return .failure(.library(error.description))
         } catch {
@@ -215,6 +225,12 @@ struct ConnectionFormView {
     func wireChoices() -> [Permission] {
         [Permission(value: "nwc", label: "Nostr Wallet Connect (apps, over relays)", checked: wires.contains(.nwc)),
          Permission(value: "mcp", label: "MCP (an AI agent on this machine)", checked: wires.contains(.mcp))]
+    }
+
+    func waitChoices() -> [Choice] {
+        [("30s", "30 seconds"), ("1m", "1 minute"), ("2m", "2 minutes"), ("5m", "5 minutes"), ("15m", "15 minutes")].map {
+            Choice(value: $0.0, label: $0.1, selected: $0.0 == approvalWait)
+        }
     }
 
     func expiryChoices() -> [Choice] {
@@ -249,6 +265,7 @@ struct ConnectionsView {
     let permissionChoices: [ConnectionFormView.Permission]
     let renewalChoices: [ConnectionFormView.Choice]
     let expiryChoices: [ConnectionFormView.Choice]
+    let waitChoices: [ConnectionFormView.Choice]
     let wireChoices: [ConnectionFormView.Permission]
     let lightningReady: Bool
     let serviceRunning: Bool
@@ -266,6 +283,7 @@ struct ConnectionsView {
         permissionChoices = form.permissionChoices()
         renewalChoices = form.renewalChoices()
         expiryChoices = form.expiryChoices()
+        waitChoices = form.waitChoices()
         wireChoices = form.wireChoices()
         self.lightningReady = lightningReady
         serviceRunning = service != nil
@@ -320,6 +338,7 @@ struct ConnectionRow {
         }
         var limits: [String] = []
         if let maximum = c.maxPayment { limits.append("At most \(AmountText.sats(maximum)) a payment.") }
+        if let approval = c.approvalText { limits.append(approval.capitalizedFirst + ".") }
         limits.append(c.expiresAt.map { (current == .expired ? "Expired " : "Expires ") + $0.relative(now: now, timeZone: timeZone) + "." } ?? "Does not expire.")
         limits.append("Last used " + (c.lastUsedAt.map { $0.relative(now: now, timeZone: timeZone) } ?? "never") + ".")
         limits.append("Made " + c.createdAt.relative(now: now, timeZone: timeZone) + (c.relays.isEmpty ? "." : ", on " + c.relays.joined(separator: ", ") + "."))

@@ -158,11 +158,19 @@ extension HomeController {
                 ticker.cancel()
             }
             var quiet = 0
+            var waiting = (try? store.waitingApprovals().count) ?? 0
             loop: for await item in items {
                 switch item {
                 case .tick:
                     let unlocked = await sessions.isStillUnlocked(session.id), time = await sessions.time()
                     if stopping.isStopping || !unlocked || time >= end { break loop }
+                    // A program's payment waiting for the person's yes: said at once, on every page.
+                    let now = (try? store.waitingApprovals().count) ?? waiting
+                    if now != waiting {
+                        if now > waiting { try await writer.write(ByteBuffer(string: Self.approvalAnnouncement(waiting: now))) }
+                        try await writer.write(ByteBuffer(string: "event: changed\ndata: {}\n\n"))
+                        waiting = now
+                    }
                     quiet += 1
                     if quiet >= 15 {
                         quiet = 0
@@ -176,6 +184,12 @@ extension HomeController {
             try await writer.finish(nil)
         } }
         return Response(status: .ok, headers: [.contentType: "text/event-stream; charset=utf-8"], body: body)
+    }
+
+    /// `approval`: the words of the notice, for a page opened before it was asked.
+    static func approvalAnnouncement(waiting: Int) -> String {
+        let text = waiting == 1 ? "A program asks you to approve a payment." : "\(waiting) payments wait for your approval."
+        return "event: approval\ndata: " + JSONValue.object([("text", .string(text))]).compact + "\n\n"
     }
 
     /// What the stream says of `event` (nil: nothing): `received` for a payment that came in,

@@ -139,12 +139,17 @@ public struct WebApp: Sendable {
         router.add(middleware: RefusalMiddleware(routes: routes))
         router.add(middleware: AmountUnitMiddleware(store: store))
         routes.register(on: router)
-        let bound = self.bound
+        let bound = self.bound, store = self.store
+        let address: @Sendable (Int) -> String = { [self] port in startURL(port: port).replacingOccurrences(of: startPath, with: "") }
         return Application(router: router, configuration: .init(address: .hostname(options.host, port: options.port), serverName: "hawala-app"),
                            services: [IdleLockService(sessions: sessions, lightningSessions: lightningSessions, stopping: stopping)],
                            onServerRunning: { channel in
                                let port = channel.localAddress?.port ?? 0
                                bound.set(port)
+                               // Where a program's client sends the person to approve a payment.
+                               do { try await store.existing()?.setAppAddress(address(port)) } catch {
+                                   logger.warning("the app's address was not saved: programs' clients can't link to Approvals", metadata: ["reason": "\(error)"])
+                               }
                                await onRunning(port)
                            }, logger: logger)
     }

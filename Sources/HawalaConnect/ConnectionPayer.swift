@@ -63,6 +63,60 @@ public enum ConnectionPayer {
     /// stops the payment (`Failure.notApproved` with its words, unless it is a `Failure`).
     public typealias Approve = @Sendable (Approval) async throws -> Void
 
+    /// The question a person answers for `approval`.
+    public static func question(_ approval: PaymentApproval) -> String {
+        Approval(payee: approval.payee, amount: approval.amount, fee: approval.fee, total: approval.total, description: approval.description).question
+    }
+
+    /// Told at once of a payment that waits for the person's yes (it is in the store: the app
+    /// shows it): a face prints it, an MCP client is asked. Its answer, when it gets one
+    /// (true: approved), decides; nil leaves it to the app.
+    public typealias Ask = @Sendable (PaymentApproval) async -> Bool?
+
+    /// Waits for the person's answer to `approval` — approved, or nothing is paid (declined,
+    /// no answer within the connection's `approvalWait`, or this task cancelled).
+    static func waitForApproval(_ approval: Approval, connection: AppConnection, store: WalletStore, ask: Ask?) async throws(Failure) {
+        let asked: PaymentApproval
+        do {
+            asked = try store.askApproval(ApprovalQuestion(payee: approval.payee, amount: approval.amount, fee: approval.fee, total: approval.total,
+                                                           description: approval.description), connection: connection)
+        } catch {
+            throw .paymentFailed("the payment can't wait for approval now: \(error)")
+        }
+        // A decision that can't be written leaves it waiting: at worst nothing is paid.
+        let face = ask.map { ask in Task { if let yes = await ask(asked) { _ = try? store.decideApproval(id: asked.id, approve: yes) } } }
+        defer { face?.cancel() }
+        while Date() < asked.expiresAt, !Task.isCancelled {
+            if let state = try? store.paymentApproval(id: asked.id)?.state, state != .waiting { break }
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+        // Read, or expired, in one transaction: an answer given at the last moment stands.
+        switch (try? store.endApproval(id: asked.id)) ?? .expired {
+        case .approved: return
+        case .declined: throw .notApproved("the person declined: nothing was paid")
+        case .waiting, .expired: throw .notApproved("no answer within \(Self.waitText(connection.approvalWait)): nothing was paid")
+        }
+    }
+
+    /// Above the connection's `approveAbove`, the person's yes from the app (or the program's
+    /// client: `ask`); below it, the caller's own `approve`, when given.
+    static func askThePerson(_ approval: Approval, connection: AppConnection, store: WalletStore, approve: Approve?, ask: Ask?) async throws(Failure) {
+        if let threshold = connection.approveAbove, approval.total > threshold.msat {
+            try await waitForApproval(approval, connection: connection, store: store, ask: ask)
+        } else if let approve {
+            do {
+                try await approve(approval)
+            } catch {
+                throw (error as? Failure) ?? .notApproved("\(error)")
+            }
+        }
+    }
+
+    /// "2 minutes", "90 seconds".
+    public static func waitText(_ seconds: Int) -> String {
+        seconds % 60 == 0 ? (seconds == 60 ? "a minute" : "\(seconds / 60) minutes") : "\(seconds) seconds"
+    }
+
     /// The idempotency key of a connection's request: one payment per request, ever.
     public static func paymentKey(connection: AppConnection, requestID: String) -> String { "connect:\(connection.id):\(requestID)" }
 
@@ -71,7 +125,7 @@ public enum ConnectionPayer {
     /// pending comes back pending (it may settle later: a sync says).
     /// - Throws: `Failure`.
     public static func pay(invoice text: String, amountMsat: Msat?, requestID: String, connection: AppConnection,
-                           session: LightningSession, now: Date = Date(), payee: String? = nil, approve: Approve? = nil) async throws(Failure) -> Payment {
+                           session: LightningSession, now: Date = Date(), payee: String? = nil, approve: Approve? = nil, ask: Ask? = nil) async throws(Failure) -> Payment {
         guard text.utf8.count <= Bolt11Invoice.maximumLength, case .bolt11(let invoice)? = try? PaymentInput.parse(text) else {
             throw .invalidInvoice("not a BOLT11 invoice")
         }
@@ -82,17 +136,18 @@ public enum ConnectionPayer {
             amountSats = amountMsat.sats(.down)
         }
         return try await pay(.bolt11(invoice), text: text, amountSats: amountSats, comment: nil, requestID: requestID, connection: connection, session: session, now: now,
-                             payee: payee, approve: approve)
+                             payee: payee, approve: approve, ask: ask)
     }
 
     /// Pays a BOLT11 invoice, or a Lightning address or LNURL-pay (`amountSats` and an optional
     /// comment), for `connection`, once per `requestID` — the rule above. A connection that may
     /// not pay, or not this much, is refused before any service is asked for an invoice.
-    /// `approve`, when given, is asked with the prepared figures (`payee` names who is paid
-    /// when the caller knows better than the invoice: an L402 host).
+    /// Above the connection's `approveAbove` it waits for the person's yes (`ask` hears of
+    /// it); below, `approve`, when given, is asked with the prepared figures (`payee` names
+    /// who is paid when the caller knows better than the invoice: an L402 host).
     /// - Throws: `Failure`.
     public static func pay(_ input: PaymentInput, text: String, amountSats: Sats?, comment: String?, requestID: String, connection: AppConnection,
-                           session: LightningSession, now: Date = Date(), payee: String? = nil, approve: Approve? = nil) async throws(Failure) -> Payment {
+                           session: LightningSession, now: Date = Date(), payee: String? = nil, approve: Approve? = nil, ask: Ask? = nil) async throws(Failure) -> Payment {
         let store = session.store
         let key = paymentKey(connection: connection, requestID: requestID)
         // A request delivered again: the payment made for it, never a second one.
@@ -115,14 +170,8 @@ public enum ConnectionPayer {
         }
         let amount = prepared.prepared.amountMsat
         guard let total = try? prepared.prepared.totalMsat() else { throw .invalidAmount(AmountError.aboveSupply.description) }
-        if let approve {
-            let payee = payee ?? (input.isLNURL ? text : Approval.shortNodeID(prepared.prepared.invoice.payee))
-            do {
-                try await approve(Approval(payee: payee, amount: amount, fee: prepared.prepared.feeMsat, total: total, description: prepared.prepared.description))
-            } catch {
-                throw (error as? Failure) ?? .notApproved("\(error)")
-            }
-        }
+        let approval = Approval(payee: payee ?? (input.isLNURL ? text : Approval.shortNodeID(prepared.prepared.invoice.payee)),
+                                amount: amount, fee: prepared.prepared.feeMsat, total: total, description: prepared.prepared.description)
         // A budget in a currency counts this payment at the price of bitcoin now.
         let price: Decimal? = if let fiat = connection.fiatBudget { await session.btcPrice(in: fiat.currency) } else { nil }
         let reservation: SpendReservation
@@ -137,6 +186,14 @@ public enum ConnectionPayer {
             // Another delivery of the same request is paying it right now, or did: its payment.
             if let earlier = try? store.payment(walletID: connection.walletID, idempotencyKey: key) { return earlier }
             throw .paymentFailed("this request is being paid already")
+        }
+        // Asked once its budget is held: the person is asked only for what its limits allow,
+        // and nothing approved can be overspent by another request meanwhile.
+        do {
+            try await askThePerson(approval, connection: connection, store: store, approve: approve, ask: ask)
+        } catch {
+            try? store.releaseSpending(connection, paymentKey: key, now: now)
+            throw error
         }
         let payment: Payment
         do {

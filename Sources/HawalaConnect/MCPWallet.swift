@@ -8,8 +8,10 @@ import Synchronization
 
 /// The wallet as an MCP server's tools, every one bounded by one app connection: what it may
 /// do, its budget and limits (`ConnectionPayer` for every payment), its expiry and revocation
-/// (read again at each call). A payment above `confirmAbove` is made only after the person
-/// accepts an elicitation; a client without elicitation gets a refusal and nothing is paid.
+/// (read again at each call). Above the connection's `approveAbove` a payment waits for the
+/// person's yes in the app, where the client can send the person (URL-mode elicitation), or
+/// asks in the client's own form. Above `confirmAbove` a payment is made only after the
+/// person accepts an elicitation; a client without elicitation gets a refusal and nothing is paid.
 public struct MCPWallet: Sendable {
     let session: LightningSession
     let keyring: Keyring
@@ -19,9 +21,13 @@ public struct MCPWallet: Sendable {
 
     /// What the client said it can do when it started (MCP's `initialize`).
     final class ClientAbilities: Sendable {
-        private let elicitation = Mutex(false)
-        var canElicit: Bool { elicitation.withLock { $0 } }
-        func heard(_ capabilities: Client.Capabilities) { elicitation.withLock { $0 = capabilities.elicitation != nil } }
+        private let elicitation = Mutex((any: false, url: false))
+        var canElicit: Bool { elicitation.withLock { $0.any } }
+        /// It can send the person to a page (MCP's URL-mode elicitation).
+        var canOpenPages: Bool { elicitation.withLock { $0.url } }
+        func heard(_ capabilities: Client.Capabilities) {
+            elicitation.withLock { $0 = (capabilities.elicitation != nil, capabilities.elicitation?.url != nil) }
+        }
     }
 
     public init(session: LightningSession, keyring: Keyring, connection: AppConnection, confirmAbove: Sats?) {
@@ -277,7 +283,7 @@ public struct MCPWallet: Sendable {
         }
         do {
             let payment = try await ConnectionPayer.pay(input, text: address, amountSats: amount, comment: comment, requestID: UUID().uuidString.lowercased(),
-                                                        connection: connection, session: session, approve: approval(server: server))
+                                                        connection: connection, session: session, approve: approval(server: server), ask: ask(server: server))
             if payment.status == .failed { throw Refusal(words: payment.failureReason ?? "the payment failed") }
             return (Self.paidLine(payment) + " to \(address)", Self.structured(payment))
         } catch let failure as ConnectionPayer.Failure {
@@ -295,9 +301,11 @@ public struct MCPWallet: Sendable {
         let fetcher = PaidFetch(session: session, keyring: keyring)
         let fetched: PaidFetch.Response
         do {
-            fetched = try await fetcher.fetch(request, payer: .connection(connection), maxCost: maximum) { price, host in
+            fetched = try await fetcher.fetch(request, payer: .connection(connection), maxCost: maximum, confirm: { price, host in
+                // The connection's own approval asks instead (with the fee known).
+                if let threshold = connection.approveAbove, price > threshold { return }
                 try await self.confirm(price.msat, question: "Pay \(AmountText.sats(price)) to \(host) for \(TextLimit.prefix(url.absoluteString, scalars: 120))?", server: server)
-            }
+            }, ask: ask(server: server))
         } catch {
             throw Refusal(words: error.description)
         }
@@ -323,6 +331,28 @@ public struct MCPWallet: Sendable {
     /// amount, fee and total.
     func approval(server: Server) -> ConnectionPayer.Approve {
         { [self] approval in try await confirm(approval.total, question: approval.question, server: server) }
+    }
+
+    /// A payment waiting for the person's yes (the connection's rule): the client sends the
+    /// person to its page in the app when it can (the app decides), else asks in its own form
+    /// (the answer decides); a client that can't ask leaves it to the app.
+    func ask(server: Server) -> ConnectionPayer.Ask {
+        { [self] approval in
+            guard client.canElicit else { return nil }
+            let question = "\(ConnectionPayer.question(approval)) Asked by \u{201C}\(approval.program)\u{201D}."
+            if client.canOpenPages, let address = try? session.store.appAddress() {
+                let answer = try? await server.requestElicitation(message: question + " Approve or decline it in Hawala.", url: address + "/approvals/" + approval.id,
+                                                                  elicitationId: approval.id)
+                // Opened: the page decides. Declined here: declined.
+                return answer?.action == .decline ? false : nil
+            }
+            guard let answer = try? await server.requestElicitation(message: question, requestedSchema: .init(properties: [:])) else { return nil }
+            switch answer.action {
+            case .accept: return true
+            case .decline: return false
+            default: return nil
+            }
+        }
     }
 
     /// How long a person has to answer "Pay …?".
@@ -354,7 +384,7 @@ public struct MCPWallet: Sendable {
     func pay(_ invoice: String, amount: Msat?, requestID: String, connection: AppConnection, server: Server) async throws -> Payment {
         do {
             let payment = try await ConnectionPayer.pay(invoice: invoice, amountMsat: amount, requestID: requestID, connection: connection, session: session,
-                                                        approve: approval(server: server))
+                                                        approve: approval(server: server), ask: ask(server: server))
             if payment.status == .failed { throw Refusal(words: payment.failureReason ?? "the payment failed") }
             return payment
         } catch let failure as ConnectionPayer.Failure {

@@ -62,7 +62,12 @@ public struct NWCHandler: Sendable {
     }
 
     public let session: LightningSession
-    public init(session: LightningSession) { self.session = session }
+    /// Told of a payment that waits for the person's yes (the service logs it).
+    let ask: ConnectionPayer.Ask?
+    public init(session: LightningSession, ask: ConnectionPayer.Ask? = nil) {
+        self.session = session
+        self.ask = ask
+    }
 
     /// How long `pay_invoice` waits for a payment still pending (one held by its payee until
     /// delivery) before answering that it is pending.
@@ -182,7 +187,8 @@ public struct NWCHandler: Sendable {
         do { amount = try Self.msat(params, "amount") } catch { return .failed("pay_invoice", .other, error.words) }
         do {
             // An invoice this connection paid before (a retry after a lost answer): that payment.
-            var payment = try await ConnectionPayer.pay(invoice: invoice, amountMsat: amount, requestID: requestID, connection: connection, session: session, now: now)
+            var payment = try await ConnectionPayer.pay(invoice: invoice, amountMsat: amount, requestID: requestID, connection: connection, session: session, now: now,
+                                                        ask: ask)
             if payment.status == .pending, let hash = payment.details.paymentHash,
                let ended = try? await session.lightning.waitForPayment(paymentHash: hash, paymentID: payment.id, timeout: Self.pendingWait) {
                 // Held by a payee who settles on delivery: the answer waits for it, a while.

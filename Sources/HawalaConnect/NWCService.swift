@@ -237,6 +237,16 @@ public final class NWCService: Sendable {
         }
     }
 
+    /// A payment waiting for the person's yes: one line where the service runs (the app shows it too).
+    var announceApproval: ConnectionPayer.Ask {
+        { [logger] approval in
+            logger.notice("a payment waits for your approval: approve or decline it in the app (Approvals), or: hawala connect approve \(approval.id)",
+                          metadata: ["connection": .string(approval.program), "total_msat": .string(approval.total.description), "payee": .string(approval.payee),
+                                     "waits_until": .string(approval.expiresAt.formatted(.iso8601))])
+            return nil
+        }
+    }
+
     /// The largest request taken (its encrypted content).
     static let maximumRequestBytes = 128 * 1024
     /// The most NIP-44 v2 carries.
@@ -346,7 +356,7 @@ public final class NWCService: Sendable {
             return (.failed(method, .internal, "the wallet's Lightning can't be reached now; try again"), method)
         }
         let limit = scheme == "nip44_v2" ? Self.nip44PlaintextBytes : .max
-        let answer = await NWCHandler(session: session).answer(plaintext, connection: connection, requestID: event.id, now: now, maxAnswerBytes: limit)
+        let answer = await NWCHandler(session: session, ask: announceApproval).answer(plaintext, connection: connection, requestID: event.id, now: now, maxAnswerBytes: limit)
         guard answer.json.utf8.count <= limit else {
             return (.failed(answer.method, .other, "the answer is larger than NIP-44 carries; ask for less"), method)
         }

@@ -99,9 +99,10 @@ public struct PaidFetch: Sendable {
     public typealias Confirmation = @Sendable (_ price: Sats, _ host: String) async throws -> Void
 
     /// Fetches `request`, paying once if the service asks (see the type): at most `maxCost`
-    /// too when given, and after `confirm` agrees.
+    /// too when given, and after `confirm` agrees (a connection's payment above its
+    /// `approveAbove` waits for the person's yes: `ask` hears of it).
     public func fetch(_ request: Request, payer: Payer, maxCost: Sats? = nil, now: Date = Date(),
-                      confirm: Confirmation? = nil) async throws(Failure) -> Response {
+                      confirm: Confirmation? = nil, ask: ConnectionPayer.Ask? = nil) async throws(Failure) -> Response {
         guard L402.scope(of: request.url) != nil else { throw .invalidURL(request.url.absoluteString) }
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
         defer { _ = client.shutdown() }
@@ -142,7 +143,7 @@ public struct PaidFetch: Sendable {
             do { challenge = try L402.challenge(in: answer.headers(named: "WWW-Authenticate")) } catch { throw .challenge(error) }
             // The person's time to answer is not the network's: the deadline moves past it.
             let asked = ContinuousClock.now
-            var paid = try await pay(challenge, for: current.url, payer: payer, maxCost: maxCost, now: now, confirm: confirm)
+            var paid = try await pay(challenge, for: current.url, payer: payer, maxCost: maxCost, now: now, confirm: confirm, ask: ask)
             deadline += ContinuousClock.now - asked
             if paid.status == .pending, let hash = paid.details.paymentHash {
                 // Held by a seller who settles on delivery (a hold invoice): its answer is the
@@ -165,7 +166,8 @@ public struct PaidFetch: Sendable {
     }
 
     /// Pays the challenge's invoice within what the payer allows; once per invoice, ever.
-    func pay(_ challenge: L402.Challenge, for url: URL, payer: Payer, maxCost: Sats?, now: Date, confirm: Confirmation?) async throws(Failure) -> Payment {
+    func pay(_ challenge: L402.Challenge, for url: URL, payer: Payer, maxCost: Sats?, now: Date, confirm: Confirmation?,
+             ask: ConnectionPayer.Ask? = nil) async throws(Failure) -> Payment {
         guard challenge.invoice.utf8.count <= Bolt11Invoice.maximumLength, let invoice = try? Bolt11Invoice(challenge.invoice) else {
             throw .invoice("not a BOLT11 invoice")
         }
@@ -181,7 +183,10 @@ public struct PaidFetch: Sendable {
         }
         switch payer {
         case .connection(let connection):
-            do { return try await ConnectionPayer.pay(invoice: challenge.invoice, amountMsat: nil, requestID: requestID, connection: connection, session: session, now: now) }
+            do {
+                return try await ConnectionPayer.pay(invoice: challenge.invoice, amountMsat: nil, requestID: requestID, connection: connection, session: session, now: now,
+                                                     payee: host, ask: ask)
+            }
             catch { throw .payment(error) }
         case .person(_, let maxFee):
             if let earlier = try? session.store.payment(walletID: session.wallet.id, idempotencyKey: requestID), earlier.status != .failed { return earlier }

@@ -157,6 +157,16 @@ public struct AppConnection: Sendable, Equatable {
     /// Its budget in a currency (then `budget` is nil): each payment counted at the price of
     /// bitcoin when it was made.
     public var fiatBudget: FiatBudget? = nil
+    /// Above this (amount + fee), a payment waits for the person's yes (`PaymentApproval`);
+    /// nil: none asked.
+    public var approveAbove: Sats? = nil
+    /// How long, in seconds, a payment waits for that yes before nothing is paid.
+    public var approvalWait: Int = AppConnection.defaultApprovalWait
+
+    /// Two minutes: long enough to reach the app, short enough for a program that waits.
+    public static let defaultApprovalWait = 120
+    /// The shortest and longest wait a connection may set.
+    public static let approvalWaitBounds = 10...900
 
     public enum State: String, Sendable, Equatable { case live, revoked, expired }
 
@@ -262,6 +272,10 @@ public struct NewConnection: Sendable {
     /// The program's own public key (hex, x-only), when it proposed the connection (Nostr
     /// Wallet Auth): no client secret is made, and none is shown.
     public var clientPublicKey: String?
+    /// Above this a payment waits for the person's yes; nil: never asked.
+    public var approveAbove: Sats?
+    /// How long it waits, in seconds (`AppConnection.approvalWaitBounds`).
+    public var approvalWait = AppConnection.defaultApprovalWait
 
     public init(name: String, permissions: Set<ConnectionPermission>, budget: Sats?, renewal: BudgetRenewal, maxPayment: Sats? = nil,
                 expiresAt: Date? = nil, relays: [String], wires: Set<ConnectionWire> = [.nwc], fiatBudget: FiatBudget? = nil) {
@@ -296,6 +310,9 @@ extension WalletStore {
         let name = try WalletStore.validConnectionName(request.name)
         guard !request.permissions.isEmpty else { throw WalletError.invalidName("a connection may do at least one thing: pay, receive, balance or history") }
         guard !request.wires.isEmpty else { throw WalletError.invalidName("a connection is reached by NWC, MCP or both") }
+        guard AppConnection.approvalWaitBounds.contains(request.approvalWait) else {
+            throw WalletError.invalidName(ConnectionInput.Error.approvalWait("\(request.approvalWait)s").description)
+        }
         // Relays are where NWC requests arrive: a connection only for MCP keeps none.
         let relays = request.wires.contains(.nwc) ? request.relays : []
         guard !relays.isEmpty || !request.wires.contains(.nwc) else { throw WalletError.invalidName("a connection for NWC needs at least one relay") }
@@ -327,7 +344,8 @@ extension WalletStore {
                 expiresAt: request.expiresAt?.timeIntervalSince1970, createdAt: now.timeIntervalSince1970, lastUsedAt: nil, revokedAt: nil,
                 servicePublicKey: servicePublic, sealedServiceKey: Data(sealed), clientPublicKey: clientPublic, relays: relays.joined(separator: " "),
                 wires: ConnectionWire.sorted(request.wires).map(\.rawValue).joined(separator: " "),
-                budgetCurrency: request.fiatBudget?.currency, budgetFiat: request.fiatBudget.map { "\($0.amount)" }).insert(db)
+                budgetCurrency: request.fiatBudget?.currency, budgetFiat: request.fiatBudget.map { "\($0.amount)" },
+                approveAboveSat: request.approveAbove?.int64, approvalWaitSeconds: request.approvalWait).insert(db)
         }
         guard let connection = try connection(id: id) else { throw WalletError.noSuchConnection(name) }
         return (connection, client)
@@ -592,12 +610,15 @@ public enum ConnectionInput {
         case budget(String)
         case expiry(String)
         case permissions(String)
+        case approvalWait(String)
 
         public var description: String {
             switch self {
             case .budget(let typed): "a budget is sats or an amount of a currency and a renewal, like 10000/daily or 20USD/monthly (daily, weekly, monthly, yearly, never), or \"none\"; not \"\(typed.prefix(40))\""
             case .expiry(let typed): "an expiry is a number and a unit, like 30d, 12h, 2w or 90m, or \"never\"; not \"\(typed.prefix(40))\""
             case .permissions(let typed): "what a connection may do is a list of pay, receive, balance and history; not \"\(typed.prefix(40))\""
+            case .approvalWait(let typed):
+                "a payment waits for approval from \(AppConnection.approvalWaitBounds.lowerBound) seconds to \(AppConnection.approvalWaitBounds.upperBound / 60) minutes, like 90s or 2m; not \"\(typed.prefix(40))\""
             }
         }
     }
@@ -660,6 +681,18 @@ public enum ConnectionInput {
         return now.addingTimeInterval(TimeInterval(seconds))
     }
 
+    /// "90s", "2m", "120" (seconds) → seconds, within `AppConnection.approvalWaitBounds`.
+    public static func approvalWait(_ typed: String) throws(Error) -> Int {
+        let text = typed.trimmingCharacters(in: .whitespaces).lowercased()
+        let seconds: Int? = switch text.last {
+        case "s": Int(text.dropLast())
+        case "m": Int(text.dropLast()).flatMap { $0 <= 1_000 ? $0 * 60 : nil }
+        default: Int(text)
+        }
+        guard let seconds, AppConnection.approvalWaitBounds.contains(seconds) else { throw .approvalWait(typed) }
+        return seconds
+    }
+
     /// "pay,receive" → the permissions.
     public static func permissions(_ typed: String) throws(Error) -> Set<ConnectionPermission> {
         guard let parsed = ConnectionPermission.parse(typed) else { throw .permissions(typed) }
@@ -684,6 +717,11 @@ extension ConnectionSpending {
 }
 
 extension AppConnection {
+    /// "asks your approval above 5,000 sat (waits 2 minutes)"; nil when it never asks.
+    public var approvalText: String? {
+        approveAbove.map { "asks your approval above \(AmountText.sats($0)) (waits \(approvalWait % 60 == 0 ? "\(approvalWait / 60) min" : "\(approvalWait) s"))" }
+    }
+
     /// "pay, receive", "read the balance" and so on, for people.
     public var permissionsText: String { ConnectionPermission.sorted(permissions).map(\.rawValue).joined(separator: ", ") }
 }

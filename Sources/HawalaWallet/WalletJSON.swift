@@ -42,6 +42,8 @@ public struct WalletOverview: Sendable, Equatable, JSONRepresentable {
     /// Whether a wallet password is set: the wallets are locked behind it, even when none is
     /// left (every wallet deleted, or a vault login made before the first one).
     public let hasPassword: Bool
+    /// How many programs' payments wait for the person's approval now.
+    public let waitingApprovals: Int
     public var current: WalletSummary? { wallets.first(where: \.isCurrent) }
     public var reminder: BackupReminder { BackupReminder(wallets: wallets) }
 
@@ -55,6 +57,7 @@ public struct WalletOverview: Sendable, Equatable, JSONRepresentable {
         self.home = home.directory
         wallets = try store?.list() ?? []
         hasPassword = try store?.hasPassword() ?? false
+        waitingApprovals = try store?.waitingApprovals().count ?? 0
     }
 
     public var json: JSONValue {

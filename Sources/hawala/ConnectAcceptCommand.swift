@@ -24,6 +24,7 @@ struct ConnectAccept: ParsableCommand {
     @Option(help: ArgumentHelp("Lower its budget: SATS[/daily|weekly|monthly|yearly|never].", valueName: "budget")) var budget: String?
     @Option(name: .customLong("max-payment"), help: ArgumentHelp("The largest single payment, in sat.", valueName: "sats")) var maxPayment: String?
     @Option(name: .customLong("expires-in"), help: ArgumentHelp("Stop sooner: 30d, 12h, 2w, 90m.", valueName: "time")) var expiresIn: String?
+    @OptionGroup var approval: ApprovalOptions
     @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
     @Flag(help: "Accept without asking.") var yes = false
     @Flag(help: "JSON output: the connection object (`connect show`'s shape).") var json = false
@@ -50,13 +51,14 @@ struct ConnectAccept: ParsableCommand {
             guard try terminal.confirm("Accept?") else { throw CLIError("not accepted: nothing is allowed") }
         }
         let keyring = try WalletSession.unlock(store, file: password.passwordFile)
-        let request: NewConnection
+        var request: NewConnection
         do {
             request = try proposal.accepted(name: name, permissions: permissions, typedBudget: budget, maxPayment: maximum,
                                             expiresAt: expiresAt, relays: store.connectionRelays())
         } catch let error as CustomStringConvertible & Error {
             throw CLIError(error.description)
         }
+        try approval.apply(to: &request)
         for url in request.relays { try RelaySession.check(url) }
         let (connection, secret) = try store.addConnection(request, wallet: summary, keyring: keyring, now: now)
         let uri = secret.map { WalletConnectURI(walletPublicKey: connection.servicePublicKey, relays: connection.relays, secret: $0).text() }

@@ -26,7 +26,8 @@ struct ConnectCommand: ParsableCommand {
             serve` answers the programs' requests (keep it running); `connect revoke` stops a \
             connection at once.
             """,
-        subcommands: [ConnectNew.self, ConnectAccept.self, ConnectList.self, ConnectShow.self, ConnectRevoke.self, ConnectServe.self, ConnectRelays.self])
+        subcommands: [ConnectNew.self, ConnectAccept.self, ConnectList.self, ConnectShow.self, ConnectRevoke.self, ConnectServe.self, ConnectRelays.self,
+                      ConnectApprovals.self, ConnectApprove.self, ConnectDecline.self])
 }
 
 struct ConnectNew: ParsableCommand {
@@ -43,6 +44,7 @@ struct ConnectNew: ParsableCommand {
     var relay: [String] = []
     @Option(name: .customLong("for"), help: ArgumentHelp("How the program reaches it: nwc (Nostr Wallet Connect), mcp (`hawala mcp`), or both: nwc,mcp.", valueName: "wires"))
     var wires = "nwc"
+    @OptionGroup var approval: ApprovalOptions
     @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
     @Flag(help: "JSON output: {name, uri, …} (the URI holds a secret).") var json = false
     @OptionGroup var password: PasswordOptions
@@ -58,11 +60,11 @@ struct ConnectNew: ParsableCommand {
         guard let reachedBy = ConnectionWire.parse(wires) else { throw CLIError("--for is nwc, mcp or nwc,mcp; not \"\(wires.prefix(40))\"") }
         let relays = relay.isEmpty ? store.connectionRelays() : relay
         for url in relays { try RelaySession.check(url) }
+        var request = NewConnection(name: name, permissions: permissions, budget: limit.sats, renewal: renewal, maxPayment: maximum, expiresAt: expiresAt, relays: relays,
+                                    wires: reachedBy, fiatBudget: limit.fiat)
+        try approval.apply(to: &request)
         let keyring = try WalletSession.unlock(store, file: password.passwordFile)
-        let (connection, secret) = try store.addConnection(
-            NewConnection(name: name, permissions: permissions, budget: limit.sats, renewal: renewal, maxPayment: maximum, expiresAt: expiresAt, relays: relays,
-                          wires: reachedBy, fiatBudget: limit.fiat),
-            wallet: summary, keyring: keyring, now: now)
+        let (connection, secret) = try store.addConnection(request, wallet: summary, keyring: keyring, now: now)
         let uri = connection.wires.contains(.nwc) ? secret.map { WalletConnectURI(walletPublicKey: connection.servicePublicKey, relays: connection.relays, secret: $0).text() } : nil
         if json {
             var object = ConnectionJSON.object(connection, spending: try store.spending(of: connection, now: now), now: now)
@@ -73,6 +75,7 @@ struct ConnectNew: ParsableCommand {
         print("connection \"\(connection.name)\" for wallet \"\(summary.name)\": \(connection.permissionsText)")
         print("  " + (try store.spending(of: connection, now: now)).summary(now: now))
         if let maximum = connection.maxPayment { print("  at most \(AmountText.sats(maximum)) a payment") }
+        if let words = connection.approvalText { print("  " + words) }
         print("  " + (connection.expiresAt.map { "expires \($0.relative(now: now))" } ?? "does not expire"))
         if connection.wires.contains(.mcp) {
             print("")
@@ -141,6 +144,7 @@ struct ConnectShow: ParsableCommand {
         }
         var rows: [(String, String)] = [("state", connection.state(at: now).rawValue), ("may", connection.permissionsText), ("budget", spending.summary(now: now))]
         if let maximum = connection.maxPayment { rows.append(("at most", "\(AmountText.sats(maximum)) a payment")) }
+        if let words = connection.approvalText { rows.append(("approval", words)) }
         rows.append(("expires", connection.expiresAt.map { $0.relative(now: now) } ?? "never"))
         rows.append(("created", connection.createdAt.relative(now: now)))
         rows.append(("last used", connection.lastUsedAt.map { $0.relative(now: now) } ?? "never"))
@@ -246,7 +250,9 @@ enum ConnectionJSON {
             ("budgetFiat", spending.fiatBudget.map { .object([("currency", .string($0.currency)), ("amount", .string(FiatBudget.plain($0.amount)))]) } ?? .null),
             ("spentMsat", .amount(spending.spent)), ("spentFiat", spending.fiatBudget == nil ? .null : .string(FiatBudget.plain(spending.fiatSpent))),
             ("renewsAt", .date(spending.renewsAt)),
-            ("maxPaymentSats", c.maxPayment.map { .amount($0) } ?? .null), ("expiresAt", .date(c.expiresAt)),
+            ("maxPaymentSats", c.maxPayment.map { .amount($0) } ?? .null),
+            ("approveAboveSats", c.approveAbove.map { .amount($0) } ?? .null), ("approvalWaitSeconds", .int(c.approvalWait)),
+            ("expiresAt", .date(c.expiresAt)),
             ("createdAt", .string(c.createdAt.iso8601)), ("lastUsedAt", .date(c.lastUsedAt)), ("revokedAt", .date(c.revokedAt)),
             ("relays", .array(c.relays.map { .string($0) })), ("servicePublicKey", .string(c.servicePublicKey)),
         ]

@@ -239,6 +239,24 @@ document.addEventListener("DOMContentLoaded", () => {
       if (window.Notification && Notification.permission === "granted") new Notification("Hawala: received " + note.amount, { body: note.what });
     });
     source.addEventListener("changed", refreshLive);
+    source.addEventListener("approval", (event) => {
+      const note = JSON.parse(event.data);
+      let banner = document.getElementById("approvals-banner");
+      if (location.pathname.startsWith("/approvals")) { refreshLive(); return; }
+      if (!banner) {
+        banner = document.createElement("p");
+        banner.id = "approvals-banner";
+        banner.className = "banner approvals";
+        banner.setAttribute("role", "alert");
+        document.querySelector("header.bar").after(banner);
+      }
+      banner.textContent = note.text + " ";
+      const link = document.createElement("a");
+      link.href = "/approvals";
+      link.textContent = "Review it";
+      banner.append(link);
+      if (window.Notification && Notification.permission === "granted") new Notification("Hawala", { body: note.text });
+    });
     source.addEventListener("deposit", (event) => {
       const note = JSON.parse(event.data);
       toast(note.text);

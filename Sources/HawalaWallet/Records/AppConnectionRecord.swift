@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import HawalaText
 
-/// A row of `appConnection` (Schema/V12.swift, `wires` from V13): a program's connection, its
+/// A row of `appConnection` (Schema/V12.swift, `wires` from V13, the approval's from V17): a program's connection, its
 /// service key sealed under the keyring; lists (permissions, relays, wires) space-separated.
 struct AppConnectionRecord: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "appConnection"
@@ -25,6 +25,8 @@ struct AppConnectionRecord: Codable, FetchableRecord, PersistableRecord {
     var wires: String
     var budgetCurrency: String?
     var budgetFiat: String?
+    var approveAboveSat: Int64?
+    var approvalWaitSeconds: Int?
 
     enum Columns {
         static let id = Column(CodingKeys.id)
@@ -49,7 +51,8 @@ struct AppConnectionRecord: Codable, FetchableRecord, PersistableRecord {
             servicePublicKey: servicePublicKey, clientPublicKey: clientPublicKey,
             relays: relays.split(separator: " ").map(String.init),
             wires: Set(wires.split(separator: " ").compactMap { ConnectionWire(rawValue: String($0)) }),
-            fiatBudget: FiatBudget(currency: budgetCurrency, amount: budgetFiat))
+            fiatBudget: FiatBudget(currency: budgetCurrency, amount: budgetFiat),
+            approveAbove: approveAboveSat.flatMap { try? Sats($0) }, approvalWait: approvalWaitSeconds ?? AppConnection.defaultApprovalWait)
     }
 }
 

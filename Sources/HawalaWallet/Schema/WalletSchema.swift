@@ -22,6 +22,7 @@ enum WalletSchema {
         ("v14", v14),
         ("v15", v15),
         ("v16", v16),
+        ("v17", v17),
     ]
 
     static var migrator: DatabaseMigrator {
