@@ -305,6 +305,50 @@ extension AppSecurityTests {
         try await payee.close()
     }
 
+    /// A connection that asks for approval: the threshold and the wait read alike, the same
+    /// wait refused in the same words; the CLI answers a payment the app would show.
+    @Test func facesAgreeOnApproval() async throws {
+        let cli = try CLIHome()
+        let pw = ["--password-file", cli.path("password")]
+        try await withApp { app, browser, _ in
+            var browser = browser
+            try await logIn(app, &browser)
+            let csrf = try #require(Browser.csrf(try await browser.send(.get, "/connections").body))
+            for (wait, words) in [("1h", ConnectionInput.Error.approvalWait("1h").description), ("5s", ConnectionInput.Error.approvalWait("5s").description), ("5m", nil)] {
+                let byCLI = try cli.run(["connect", "new", "careful", "--approve-above", "3,000", "--approval-wait", wait, "--relay", "ws://127.0.0.1:7447", "--json"] + pw)
+                let byApp = try await browser.send(.post, "/connections/new", form: [
+                    "csrf": csrf, "name": "careful", "for-nwc": "on", "may-pay": "on", "budget": "10000", "renewal": "daily", "maxPayment": "",
+                    "approveAbove": "3,000", "approvalWait": wait, "expiry": "never", "relays": "ws://127.0.0.1:7447", "password": "correct horse"])
+                if let words {
+                    #expect(byCLI.status != 0 && byCLI.stderr.contains(words), "CLI \(byCLI.status) \(byCLI.stderr)")
+                    #expect(byApp.status == 400 && byApp.body.contains(Self.html(words.capitalizedFirst)), "app \(byApp.status)")
+                } else {
+                    let made = try JSONSerialization.jsonObject(with: Data(byCLI.stdout.utf8)) as? [String: Any]
+                    #expect(byCLI.status == 0 && made?["approveAboveSats"] as? Int == 3_000 && made?["approvalWaitSeconds"] as? Int == 300, "\(byCLI.stdout)")
+                    #expect(byApp.status == 200, "\(byApp.body.suffix(1500))")
+                }
+            }
+            let appStore = try await app.store.get()
+            let made = try appStore.connection(named: "careful", walletID: try #require(try appStore.current()).id)
+            #expect(made.approveAbove == 3_000 && made.approvalWait == 300)
+            let list = try await browser.send(.get, "/connections").body
+            #expect(list.contains("Asks your approval above 3,000 sat (waits 5 min)."), "\(list.suffix(3000))")
+            // The CLI's side: a payment waiting, listed, answered once.
+            let store = try WalletStore(home: cli.home, create: false)
+            let connection = try store.connection(named: "careful", walletID: try #require(try store.current()).id)
+            let asked = try store.askApproval(ApprovalQuestion(payee: "bob@example.com", amount: 4_000_000, fee: 3_000, total: 4_003_000, description: "job 7"),
+                                              connection: connection)
+            let listed = try cli.run(["connect", "approvals"])
+            #expect(listed.status == 0 && listed.stdout.contains("\(asked.id.prefix(8))  careful: Pay 4,000 sat to bob@example.com (fee 3 sat, 4,003 sat in all)?"), "\(listed.stdout)")
+            #expect(try cli.run(["connect", "approve", "zz"]).stderr.contains("no payment waits for approval under \"zz\""))
+            let approved = try cli.run(["connect", "approve", String(asked.id.prefix(8))] + pw)
+            #expect(approved.status == 0 && approved.stdout.contains("approved"), "\(approved.stderr)")
+            let again = try cli.run(["connect", "decline", asked.id])
+            #expect(again.status == 1 && again.stderr.contains("this payment was approved already"), "\(again.stderr)")
+            #expect((try JSONSerialization.jsonObject(with: Data(try cli.run(["connect", "approvals", "--json"]).stdout.utf8)) as? [Any])?.isEmpty == true)
+        }
+    }
+
     /// A program's connection: the same limits read alike (`ConnectionInput`), the same relays
     /// refused, the same name refused twice; what each made lists the same.
     @Test func facesAgreeOnConnections() async throws {
