@@ -871,6 +871,106 @@ def connection_made_and_revoked(s: Scenario, app: App):
     sweep(s, "connection-mcp", PHONE)
 
 
+NOSTR_PYTHON = os.path.abspath(".build/nostr-venv/bin/python")
+LEGAL = "legal winner thank year wave sausage worth useful legal winner thank yellow"
+
+
+def approvals_while_a_program_waits(s: Scenario, app: App):
+    """A program pays over Nostr Wallet Connect (rust-nostr's client, through a real relay and
+    `connect serve`) above its connection's threshold: the notice reaches the open page at once;
+    on Approvals (phone, axe clean) one payment is approved and paid, one declined (RESTRICTED,
+    nothing paid), one left unanswered (RESTRICTED after the connection's wait, nothing paid)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "nostr"))
+    from relay import Relay
+    d = s.driver
+    folder = app.folder
+    ledger = os.path.join(folder, "ledger.sqlite")
+    new_wallet(s, app, "buyer")
+    use_devnet(s, app, ledger)
+    buyer = dict(os.environ, HAWALA_HOME=os.path.join(folder, "home"), NO_COLOR="1")
+    password = os.path.join(folder, "password")
+    open(password, "w").write(PASSWORD + "\n")
+    seller = dict(os.environ, HAWALA_HOME=os.path.join(folder, "seller"), NO_COLOR="1")
+    words = os.path.join(folder, "words")
+    open(words, "w").write(LEGAL + "\n")
+
+    def hawala(env, *args):
+        done = subprocess.run([s.binary, *args], env=env, capture_output=True, text=True, timeout=120)
+        if done.returncode != 0:
+            raise AssertionError(f"hawala {' '.join(args[:3])}: {done.stderr.strip()[:300]}")
+        return done.stdout
+
+    hawala(seller, "wallet", "restore", "--name", "seller", "--network", "testnet", "--mnemonic-file", words, "--password-file", password, "--yes")
+    hawala(seller, "ln", "config", "--backend", "devnet:" + ledger)
+    hawala(buyer, "ln", "devnet", "fund", "50000", "--password-file", password)
+    relay = Relay(folder)
+    serve = None
+    try:
+        made = json.loads(hawala(buyer, "connect", "new", "render-agent", "--methods", "pay", "--budget", "20000/daily", "--approve-above", "2000",
+                                 "--approval-wait", "15s", "--relay", relay.url, "--json", "--password-file", password))
+        log_path = os.path.join(folder, "serve.log")
+        serve = subprocess.Popen([s.binary, "connect", "serve", "--password-file", password], env=buyer, stdout=open(log_path, "w"), stderr=subprocess.STDOUT)
+        deadline = time.time() + 30
+        while "serving" not in open(log_path).read():
+            if time.time() > deadline or serve.poll() is not None:
+                raise AssertionError("connect serve did not start: " + open(log_path).read()[-500:])
+            time.sleep(0.2)
+        time.sleep(1.5)  # subscribed on the relay
+
+        def program_pays(sats, description):
+            invoice = json.loads(hawala(seller, "ln", "invoice", "--amount", str(sats), "--description", description, "--json", "--password-file", password))["invoice"]
+            return subprocess.Popen([NOSTR_PYTHON, os.path.join("scripts", "nostr", "nwc_pay.py"), made["uri"], invoice, "60"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+        def answer(program):
+            out, err = program.communicate(timeout=90)
+            try:
+                return json.loads(out.strip().splitlines()[-1])
+            except (IndexError, json.JSONDecodeError):
+                raise AssertionError(f"the NWC client printed {out[-300:]!r} {err[-300:]!r}")
+
+        def balance():
+            return json.loads(hawala(buyer, "ln", "balance", "--json"))["balanceMsat"]
+
+        # The page is open on the home: the notice arrives without a reload.
+        d.get(app.base + "/")
+        s.wait(lambda d: d.find_element(By.ID, "balance").text == "50,000 sat", 15)
+        first = program_pays(3000, "render job 1")
+        s.wait_text("A program asks you to approve a payment.", 20)
+        s.check(d.find_elements(By.ID, "approvals-banner"), "the notice, on the page already open")
+        d.find_element(By.LINK_TEXT, "Review it").click()
+        s.wait_text("render-agent asks to pay")
+        s.check("3,000 sat" in s.body() and "render job 1" in s.body() and "node " in s.body(), "payee, amount and the payee's words")
+        sweep(s, "approvals", PHONE)
+        s.click(next(b.text for b in d.find_elements(By.CSS_SELECTOR, "button[value=approve]")))
+        s.wait_text("Approved: render-agent’s payment of")
+        paid = answer(first)
+        s.check("preimage" in paid and len(paid["preimage"]) == 64, f"the program is paid: {paid}")
+
+        before = balance()
+        second = program_pays(4000, "render job 2")
+        d.get(app.base + "/approvals")
+        s.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "button[value=decline]"), 20)
+        s.click("Decline")
+        s.wait_text("Declined: render-agent’s payment of")
+        refused = answer(second)
+        s.check("error" in refused and ("RESTRICTED" in refused["error"] or "declined" in refused["error"]), f"declined: {refused}")
+        s.check(balance() == before, "nothing paid when declined")
+
+        started = time.monotonic()
+        third = answer(program_pays(5000, "render job 3"))
+        s.check("error" in third and "no answer within 15 seconds" in third["error"], f"timed out: {third}")
+        s.check(time.monotonic() - started >= 14, "it waited the connection's 15 s")
+        s.check(balance() == before, "nothing paid when no one answered")
+        log = open(log_path).read()
+        s.check("a payment waits for your approval" in log and "hawala connect approve" in log, "connect serve's terminal says so too")
+    finally:
+        if serve:
+            serve.terminate()
+            serve.wait(timeout=10)
+        relay.stop()
+
+
 class LitecoinNode:
     """Debian's litecoind on regtest in a temp folder, on a loopback port with a cookie; a node
     wallet "miner" funds and mines. Stopped (SIGKILL) by `stop`."""
@@ -1056,7 +1156,9 @@ def main():
                      ("restore word by word with a typo, receive with a QR, export and import a .hawala", "restore",
                       [restore_word_by_word_with_a_typo, receive_shows_a_readable_qr, export_then_import_into_a_fresh_home]),
                      ("Litecoin from a regtest node: connect, receive, send with the fee first, speed it up, freeze a coin", "litecoin",
-                      [litecoin_from_a_node])]
+                      [litecoin_from_a_node]),
+                     ("a program's payments over NWC wait for approval: approved from the notice, declined, and left to time out (nothing paid)", "approvals",
+                      [approvals_while_a_program_waits])]
         for title, name, steps in scenarios:
             if args.only and args.only not in title:
                 continue

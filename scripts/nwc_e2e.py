@@ -13,8 +13,9 @@ from datetime import timedelta
 import nostr_sdk as n
 import websockets
 
+from nostr.relay import Relay
+
 HAWALA = os.path.abspath(os.environ.get("HAWALA_BIN", ".build/debug/hawala"))
-RELAY = os.path.join(os.path.dirname(sys.executable), "nostr-relay")
 PASSWORD = "correct horse battery"
 ABANDON = "abandon " * 11 + "about"
 LEGAL = "legal winner thank year wave sausage worth useful legal winner thank yellow"
@@ -30,32 +31,6 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-class Relay:
-    """nostr-relay on a free loopback port, its database in a temporary folder."""
-
-    def __init__(self, root):
-        self.port = free_port()
-        config = os.path.join(root, "relay.yaml")
-        with open(config, "w") as f:
-            f.write(f"DEBUG: false\nrelay_name: hawala-test\ngunicorn:\n  bind: 127.0.0.1:{self.port}\n"
-                    f"storage:\n  sqlalchemy.url: sqlite+aiosqlite:///{root}/relay.sqlite3\n")
-        self.log = open(os.path.join(root, "relay.log"), "w")
-        self.process = subprocess.Popen([RELAY, "-c", config, "serve", "--use-uvicorn"], stdout=self.log, stderr=subprocess.STDOUT)
-        self.url = f"ws://127.0.0.1:{self.port}"
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
-                    return
-            except OSError:
-                time.sleep(0.2)
-        raise RuntimeError("the relay did not start")
-
-    def stop(self):
-        self.process.terminate()
-        self.process.wait(timeout=10)
 
 
 class Home:
