@@ -881,7 +881,7 @@ def approvals_while_a_program_waits(s: Scenario, app: App):
     on Approvals (phone, axe clean) one payment is approved and paid, one declined (RESTRICTED,
     nothing paid), one left unanswered (RESTRICTED after the connection's wait, nothing paid)."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "nostr"))
-    from relay import Relay
+    from test_relay import Relay
     d = s.driver
     folder = app.folder
     ledger = os.path.join(folder, "ledger.sqlite")
@@ -942,7 +942,19 @@ def approvals_while_a_program_waits(s: Scenario, app: App):
         s.wait_text("render-agent asks to pay")
         s.check("3,000 sat" in s.body() and "render job 1" in s.body() and "node " in s.body(), "payee, amount and the payee's words")
         sweep(s, "approvals", PHONE)
-        s.click(next(b.text for b in d.find_elements(By.CSS_SELECTOR, "button[value=approve]")))
+        laptop = Scenario(browser(LAPTOP), s.screens, s.binary)
+        try:
+            laptop.driver.get(app.fresh_link())
+            laptop.wait_for("#password")
+            laptop.fill("password", PASSWORD)
+            laptop.active().send_keys(Keys.ENTER)
+            laptop.wait_for("#balance")
+            laptop.driver.get(app.base + "/approvals")
+            laptop.wait_text("render-agent asks to pay")
+            sweep(laptop, "approvals", LAPTOP)
+        finally:
+            laptop.driver.quit()
+        s.click("Approve")
         s.wait_text("Approved: render-agent’s payment of")
         paid = answer(first)
         s.check("preimage" in paid and len(paid["preimage"]) == 64, f"the program is paid: {paid}")

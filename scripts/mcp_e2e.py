@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Agents that pay (issue 41), end to end on devnet, offline: `hawala mcp` driven by an
-independent MCP client (PyPI `mcp`, the official Python SDK) over stdio, and `hawala ln devnet
-l402` as the paid compute endpoint. Run by `make test` with .build/nostr-venv/bin/python.
+independent MCP client (PyPI `mcp`, the official Python SDK) over stdio, and `hawala ln sell`
+in front of a small upstream as the paid compute endpoint. Run by `make test` with .build/nostr-venv/bin/python.
 
 Each scenario prints one ok/FAIL line; exit 1 when any failed.
 """
@@ -47,7 +47,9 @@ class Agent:
         self._stack = contextlib.AsyncExitStack()
         read, write = await self._stack.enter_async_context(stdio_client(params))
         callback = None
-        if self.answer is not None:
+        if callable(self.answer):
+            callback = self.answer
+        elif self.answer is not None:
             async def callback(context, params):
                 self.asked.append(params.message)
                 return types.ElicitResult(action=self.answer)
@@ -161,6 +163,44 @@ async def elicitation(buyer, provider):
     check(any(p["description"] == "asks first" and p["status"] == "completed" for p in provider.history()), "paid after yes")
 
 
+@scenario("a connection that asks approval: without the app, the client's form asks (yes: paid); with the app running, the client sends the person to its Approvals page (URL mode) — approved there, paid; declined in the client: nothing paid; the app stopped, the form again")
+async def approval_in_the_app(buyer, provider):
+    # Without the app: the client's own form asks, its yes approves.
+    async with Agent(buyer, "approver", answer="accept") as agent:
+        error, paid, text = await agent.call("pay_invoice", invoice=provider.invoice(3_000, "approved in the form"))
+        check(not error and paid["status"] == "completed" and agent.asked and "Asked by \u201capprover\u201d" in agent.asked[0], f"{text} {agent.asked}")
+    app = subprocess.Popen([HAWALA, "app", "--no-open", "--port", "0"], env=buyer.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        base = app.stdout.readline().strip().split("/start")[0]
+        check(base.startswith("http://127.0.0.1:"), f"the app printed {base!r}")
+        opened = []
+
+        async def open_the_page(context, params):
+            """The person opens the page the client sends them to and approves there (the CLI,
+            with the password, answers as the page's button does)."""
+            opened.append(params)
+            if getattr(params, "mode", None) == "url":
+                approval = params.url.rsplit("/", 1)[1]
+                await asyncio.to_thread(buyer.run, "connect", "approve", approval, "--password-file", buyer.password)
+            return types.ElicitResult(action="accept")
+
+        async with Agent(buyer, "approver", answer=open_the_page) as agent:
+            error, paid, text = await agent.call("pay_invoice", invoice=provider.invoice(4_000, "approved in the app"))
+            check(opened and getattr(opened[0], "mode", None) == "url" and opened[0].url.startswith(base + "/approvals/"), f"sent to the app: {opened}")
+            check(not error and paid["status"] == "completed", f"{text}")
+        async with Agent(buyer, "approver", answer="decline") as agent:
+            error, _, text = await agent.call("pay_invoice", invoice=provider.invoice(5_000, "declined in the client"))
+            check(error and "declined" in text, f"{text}")
+        check(not any(p["description"] == "declined in the client" and p["status"] == "completed" for p in provider.history()), "nothing paid after no")
+    finally:
+        app.send_signal(2)
+        app.wait(timeout=10)
+    # The app stopped: clients are no longer sent to it; the form asks again.
+    async with Agent(buyer, "approver", answer="accept") as agent:
+        error, paid, text = await agent.call("pay_invoice", invoice=provider.invoice(3_000, "after the app stopped"))
+        check(not error and paid["status"] == "completed", f"the form asks once the app is gone: {text}")
+
+
 @scenario("pay_lightning_address: LNURL-pay through devnet's LNURL server, with a comment, within the budget")
 async def lightning_address(buyer, provider):
     port = str(free_port())
@@ -246,11 +286,13 @@ def main():
         buyer.connection("careful", "--budget", "10000/daily", "--methods", "pay", *relay)
         buyer.connection("buyer-agent", "--budget", "5010/daily", "--methods", "pay", *relay)
         buyer.connection("short", "--budget", "1000/daily", "--methods", "pay", *relay)
+        buyer.connection("approver", "--budget", "20000/daily", "--methods", "pay", "--approve-above", "2000", *relay)
         provider.connection("seller", "--budget", "1000/daily", "--methods", "receive", *relay)
         server, url = endpoint(provider, 1000, "--uses", "1")
         url += "jobs/run"
         tools_and_budget(buyer, provider, url)
         elicitation(buyer, provider)
+        approval_in_the_app(buyer, provider)
         lightning_address(buyer, provider)
         ten_jobs(buyer, provider, url)
         hold_invoices(buyer, provider)

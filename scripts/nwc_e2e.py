@@ -13,7 +13,8 @@ from datetime import timedelta
 import nostr_sdk as n
 import websockets
 
-from nostr.relay import Relay
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "nostr"))
+from test_relay import Relay  # noqa: E402
 
 HAWALA = os.path.abspath(os.environ.get("HAWALA_BIN", ".build/debug/hawala"))
 PASSWORD = "correct horse battery"

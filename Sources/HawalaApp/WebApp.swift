@@ -125,7 +125,14 @@ public struct WebApp: Sendable {
             guard "\(error)".contains("Address already in use") else { throw error }
             throw AppError.portInUse(options.port)
         }
+        // Stopped: programs' clients no longer link here (unless another app took its place).
+        if let port = bound.port, let store = try? await store.existing(), (try? store.appAddress()) == address(port: port) {
+            try? store.setAppAddress(nil)
+        }
     }
+
+    /// "http://127.0.0.1:PORT": where this app answers.
+    func address(port: Int) -> String { startURL(port: port).replacingOccurrences(of: startPath, with: "") }
 
     /// The server; `onRunning` hears the bound port.
     public func application(logger: Logger = Logger(label: "hawala-app"),
@@ -140,7 +147,7 @@ public struct WebApp: Sendable {
         router.add(middleware: AmountUnitMiddleware(store: store))
         routes.register(on: router)
         let bound = self.bound, store = self.store
-        let address: @Sendable (Int) -> String = { [self] port in startURL(port: port).replacingOccurrences(of: startPath, with: "") }
+        let address: @Sendable (Int) -> String = { [self] port in self.address(port: port) }
         return Application(router: router, configuration: .init(address: .hostname(options.host, port: options.port), serverName: "hawala-app"),
                            services: [IdleLockService(sessions: sessions, lightningSessions: lightningSessions, stopping: stopping)],
                            onServerRunning: { channel in

@@ -44,7 +44,7 @@ extension AppSecurityTests {
             let home = try await browser.send(.get, "/").body
             #expect(home.contains("A program asks you to approve a payment.") && home.contains(#"<a href="/approvals">Review it</a>"#), "\(home.prefix(3000))")
             let page = try await browser.send(.get, "/approvals").body
-            #expect(page.contains("render-agent asks to pay") && page.contains("2,500 sat") && page.contains("job a") && page.contains("Approve "), "\(page.suffix(3000))")
+            #expect(page.contains("render-agent asks to pay") && page.contains("2,500 sat") && page.contains("job a") && page.contains(">Approve</button>"), "\(page.suffix(3000))")
             #expect(!page.contains("approvals-banner"), "no notice on the page that answers it")
             let yes = try await browser.send(.post, "/approvals/decide", form: ["csrf": csrf, "id": asked.id, "answer": "approve"])
             #expect(yes.status == 200 && yes.body.contains("Approved: render-agent’s payment of"), "\(yes.body.suffix(2000))")
