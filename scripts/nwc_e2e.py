@@ -298,7 +298,7 @@ async def strangers(relay, buyer, provider, uri):
     check(answers and "error" not in next(iter(answers.values()))[0], f"after {accepted} accepted strangers' events: {answers}")
 
 
-@scenario("revoked and expired connections get UNAUTHORIZED; notifications reach a subscriber")
+@scenario("revoked and expired connections get UNAUTHORIZED; notifications reach a subscriber: payment_received for its invoice, payment_sent for its own payment")
 async def revocation_and_notifications(relay, buyer, provider, uris):
     uri, short_uri = uris
     raw = Raw(relay.url, uri)
@@ -325,6 +325,24 @@ async def revocation_and_notifications(relay, buyer, provider, uris):
                 check(note["notification_type"] == "payment_received", f"{note}")
                 kinds.add(event["kind"])
         check(kinds == {23196, 23197}, f"notifications {kinds}")
+        # Its own payment: payment_sent, to this connection.
+        invoice = provider.invoice(1_200, "notified when sent")
+        paid_hash = json.loads(buyer.run("ln", "decode", invoice, "--json").stdout)["paymentHash"]
+        answers = await raw.send([raw.event({"method": "pay_invoice", "params": {"invoice": invoice}})], expect=1)
+        check(answers and "result" in next(iter(answers.values()))[0] and next(iter(answers.values()))[0]["result"], f"paid: {answers}")
+        sent = None
+        deadline = time.time() + 15
+        while time.time() < deadline and sent is None:
+            try:
+                message = json.loads(await asyncio.wait_for(ws.recv(), timeout=1))
+            except asyncio.TimeoutError:
+                continue
+            if message[0] == "EVENT" and message[2]["kind"] == 23197:
+                note = json.loads(n.nip44_decrypt(raw.secret, n.PublicKey.parse(message[2]["pubkey"]), message[2]["content"]))
+                if note["notification"]["payment_hash"] == paid_hash:
+                    sent = note
+        check(sent and sent["notification_type"] == "payment_sent" and sent["notification"]["type"] == "outgoing" and sent["notification"]["amount"] == 1_200_000,
+              f"payment_sent: {sent}")
     # Revoked: the next request is refused UNAUTHORIZED (at once, not a timeout); expired likewise.
     buyer.run("connect", "revoke", "agent-1")
     answers = await raw.send([raw.event({"method": "get_balance", "params": {}})], wait=8, expect=1)

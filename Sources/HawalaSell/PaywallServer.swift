@@ -149,13 +149,34 @@ public struct PaywallServer: Sendable {
 
     /// A paid request's answer, streamed back as it comes.
     func streamedUpstream(_ forward: Paywall.Forward, client: HTTPClient) async throws -> Response {
+        // The client's deadline ends with the answer's head: the body's end is bounded too.
+        let end = ContinuousClock.now + limits.upstreamTime
         let upstreamResponse = try await client.execute(upstreamRequest(forward), deadline: .now() + TimeAmount(limits.upstreamTime))
         var headers = HTTPFields()
         for header in upstreamResponse.headers where !Self.notForwarded.contains(header.name.lowercased()) || header.name.lowercased() == "content-length" {
             if let field = HTTPField.Name(header.name) { headers.append(HTTPField(name: field, value: header.value)) }
         }
         return Response(status: .init(code: Int(upstreamResponse.status.code)), headers: headers,
-                        body: ResponseBody(asyncSequence: upstreamResponse.body))
+                        body: ResponseBody(asyncSequence: UntilDeadline(base: upstreamResponse.body, end: end)))
+    }
+
+    /// The upstream's body, cut off once the exchange's time is over (each wait for a chunk is
+    /// bounded by the client's read timeout, the whole by this).
+    struct UntilDeadline<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where Base.Element == ByteBuffer {
+        let base: Base
+        let end: ContinuousClock.Instant
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            var base: Base.AsyncIterator
+            let end: ContinuousClock.Instant
+
+            mutating func next() async throws -> ByteBuffer? {
+                guard ContinuousClock.now < end else { throw PaywallBodyError.tooSlow }
+                return try await base.next()
+            }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator(), end: end) }
     }
 
     /// A held payment's job: the upstream's whole answer, within the time and size bounds; nil

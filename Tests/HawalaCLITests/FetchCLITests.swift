@@ -52,7 +52,7 @@ struct FetchCLITests {
     }
 
     /// The service sold: a job number, its path and SHA-256 of path and body, as JSON; /fail
-    /// answers 500; /slow waits 3 s. Prints its address first.
+    /// answers 500; /slow waits 3 s; /drip sends its 100 bytes over 20 s. Prints its address first.
     static let upstream = #"""
         import http.server, json, hashlib, sys, threading, time
         jobs = [0]
@@ -67,6 +67,11 @@ struct FetchCLITests {
                     self.send_response(500); self.send_header("Content-Length", "4"); self.end_headers(); self.wfile.write(b"boom"); return
                 if self.path.startswith("/slow"):
                     time.sleep(3)
+                if self.path.startswith("/drip"):
+                    self.send_response(200); self.send_header("Content-Length", "100"); self.end_headers()
+                    for _ in range(100):
+                        self.wfile.write(b"."); self.wfile.flush(); time.sleep(0.2)
+                    return
                 with lock:
                     jobs[0] += 1
                     job = jobs[0]
@@ -240,6 +245,10 @@ struct FetchCLITests {
             let started = Date()
             let slow = try json(try buyer.run(["ln", "fetch", root + "slow", "--json"] + pw))
             #expect(slow["status"] as? Int == 502 && Date().timeIntervalSince(started) < 10, "\(slow)")
+            // An answer that starts on time and never ends: cut off, not streamed for 20 s.
+            let dripping = Date()
+            let drip = try buyer.run(["ln", "fetch", root + "drip", "--json"] + pw)
+            #expect(drip.status != 0 && Date().timeIntervalSince(dripping) < 8, "\(drip.stdout.prefix(300)) \(drip.stderr) after \(Date().timeIntervalSince(dripping)) s")
             let big = folder("big")
             try Data(count: 9 * 1_048_576).write(to: big)
             let refused = try buyer.run(["ln", "fetch", url, "-X", "POST", "-d", "@" + big.path, "--json"] + pw)
