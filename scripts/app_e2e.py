@@ -976,6 +976,30 @@ def approvals_while_a_program_waits(s: Scenario, app: App):
         s.check(balance() == before, "nothing paid when no one answered")
         log = open(log_path).read()
         s.check("a payment waits for your approval" in log and "hawala connect approve" in log, "connect serve's terminal says so too")
+
+        # Pay on delivery, from the page: a hold invoice made here, paid by the seller, held, settled.
+        hawala(seller, "ln", "devnet", "fund", "10000", "--password-file", password)
+        held = json.loads(hawala(buyer, "ln", "invoice", "--hold", "--amount", "1500", "--description", "render job 4", "--json",
+                                 "--password-file", password).splitlines()[0])
+        paying = subprocess.run([s.binary, "ln", "pay", held["invoice"], "--yes", "--password-file", password], env=seller, capture_output=True, text=True, timeout=120)
+        s.check(paying.returncode == 3, f"the seller's payment is held, not final: {paying.returncode} {paying.stderr[-200:]}")
+        hawala(buyer, "ln", "balance")  # a sync: the held payment recorded
+        mine = [p for p in json.loads(hawala(buyer, "ln", "history", "--json")) if p.get("paymentHash") == held["paymentHash"] and p["type"] == "received"]
+        s.check(mine, "the held payment is in the history")
+        d.get(app.base + "/history/payment?id=" + mine[0]["id"])
+        s.wait_text("Held — settle or cancel.")
+        sweep(s, "payment-held", PHONE)
+        s.click("Settle")
+        s.wait(lambda d: "Held — settle" not in s.body() and "1,500 sat" in s.body(), 15)
+
+        # A program's request to connect, pasted: what it asks, to lower and accept.
+        d.get(app.base + "/connections")
+        d.find_element(By.XPATH, "//summary[text()='A program asks to connect?']").click()
+        program = "cd" * 32
+        s.fill("connection-request-text", f"nostr+walletauth://{program}?relay=ws%3A%2F%2F127.0.0.1%3A7447&name=job-runner&request_methods=pay_invoice&max_amount=8000&budget_renewal=weekly")
+        s.click("Show what it asks")
+        s.wait_text("“job-runner” asks to connect")
+        sweep(s, "connection-request", PHONE)
     finally:
         if serve:
             serve.terminate()
