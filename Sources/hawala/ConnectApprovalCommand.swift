@@ -11,7 +11,13 @@ struct ApprovalOptions: ParsableArguments {
     @Option(name: .customLong("approval-wait"), help: ArgumentHelp("How long such a payment waits before nothing is paid: 10s to 15m (default 2m).", valueName: "time"))
     var approvalWait: String?
 
-    func validate() throws { _ = try parsed() }
+    /// Wrong input is said before any password is asked.
+    func validate() throws {
+        if let approveAbove, (try? AmountText.parseSats(approveAbove)) == nil {
+            throw ValidationError("--approve-above is an amount in sat, like 5,000; not \"\(approveAbove.prefix(40))\"")
+        }
+        do { _ = try parsed() } catch let error as CustomStringConvertible & Error { throw ValidationError(error.description) }
+    }
 
     func parsed() throws -> (Sats?, Int) {
         let above = try approveAbove.map { try AmountText.parseSats($0) }
