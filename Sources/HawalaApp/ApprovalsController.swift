@@ -13,7 +13,10 @@ struct ApprovalsController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.walletPages.get("/approvals") { _, context in try await approvals(context.session, context.open) }
+        router.walletPages.get("/approvals") { request, context in
+            // After an answer (its form redirects here): the page says how it went.
+            try await approvals(context.session, context.open, answered: request.uri.queryParameters["answered"].map(String.init))
+        }
         router.walletPages.get("/approvals/:id") { _, context in
             try await approvals(context.session, context.open, only: context.parameters.get("id") ?? "")
         }
@@ -23,18 +26,24 @@ struct ApprovalsController: AppController {
 
 extension ApprovalsController {
     /// The waiting payments (or the one a program's client linked to, and how it ended if it did).
-    func approvals(_ session: AppSessions.Session, _ open: OpenWallet, only id: String? = nil, status: HTTPResponse.Status = .ok,
-                   problem: String? = nil, message: String? = nil) async throws -> Response {
+    func approvals(_ session: AppSessions.Session, _ open: OpenWallet, only id: String? = nil, answered: String? = nil, status: HTTPResponse.Status = .ok,
+                   problem: String? = nil) async throws -> Response {
         let now = await app.sessions.time()
         var waiting = try open.store.waitingApprovals(now: now)
-        var message = message
+        var message: String?
+        if let answered, let decided = try open.store.paymentApproval(id: String(answered.prefix(64))), decided.state != .waiting {
+            message = ApprovalsView.ended(decided)
+        }
         if let id, !id.isEmpty {
             guard let linked = try open.store.paymentApproval(id: String(id.prefix(64))) else { throw HTTPError(.notFound) }
             waiting = waiting.filter { $0.id == linked.id }
             if !linked.isWaiting(at: now) { message = message ?? ApprovalsView.ended(linked) }
         }
-        var page = Page(title: "Approvals", session: session, overview: try await app.store.overview(), problem: problem, message: message)
-        page.approvals = ApprovalsView(waiting.map { ApprovalRow($0, now: now, timeZone: session.timeZone) }, showsAll: id == nil)
+        let overview = try await app.store.overview()
+        // Which wallet pays, when there is more than one.
+        let walletNames = overview.wallets.count > 1 ? Dictionary(overview.wallets.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first }) : [:]
+        var page = Page(title: "Approvals", session: session, overview: overview, problem: problem, message: message)
+        page.approvals = ApprovalsView(waiting.map { ApprovalRow($0, wallet: walletNames[$0.walletID], now: now, timeZone: session.timeZone) }, showsAll: id == nil)
         return try render(status, "approvals", page)
     }
 
@@ -44,7 +53,7 @@ extension ApprovalsController {
         let approve = form.text("answer") == "approve"
         do {
             let decided = try open.store.decideApproval(id: id, approve: approve, now: await app.sessions.time())
-            return try await approvals(session, open, message: ApprovalsView.ended(decided))
+            return AppResponse.redirect("/approvals?answered=" + decided.id)
         } catch let error as ApprovalError {
             return try await approvals(session, open, status: .conflict, problem: error.description.capitalizedFirst + ".")
         }
@@ -55,6 +64,10 @@ extension ApprovalsController {
 struct ApprovalRow {
     let id: String
     let program: String
+    /// The wallet that pays, shown when the app holds more than one (a stored Bool: Mustache
+    /// looks an absent value up in the page around it).
+    let walletName: String
+    let showsWallet: Bool
     let payee: String
     let amount: String
     let fee: String
@@ -62,9 +75,11 @@ struct ApprovalRow {
     let description: String?
     let waitsUntil: String
 
-    init(_ approval: PaymentApproval, now: Date, timeZone: TimeZone) {
+    init(_ approval: PaymentApproval, wallet: String?, now: Date, timeZone: TimeZone) {
         id = approval.id
         program = approval.program
+        walletName = wallet ?? ""
+        showsWallet = wallet != nil
         payee = approval.payee
         amount = AmountText.sats(approval.amount, rounding: .up)
         fee = AmountText.sats(approval.fee, rounding: .up)
@@ -91,9 +106,9 @@ struct ApprovalsView {
     static func ended(_ approval: PaymentApproval) -> String {
         let what = "\(approval.program)’s payment of \(AmountText.sats(approval.total, rounding: .up)) to \(approval.payee)"
         return switch approval.state {
-        case .approved: "Approved: \(what) is being sent."
+        case .approved: "Approved: \(what) may be made; the history shows how it goes."
         case .declined: "Declined: \(what) is not made."
-        case .expired, .waiting: "No answer in time: \(what) was not made."
+        case .expired, .waiting: "Not answered in time: \(what) was not made."
         }
     }
 }

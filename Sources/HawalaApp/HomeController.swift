@@ -158,16 +158,16 @@ extension HomeController {
                 ticker.cancel()
             }
             var quiet = 0
-            var waiting = (try? store.waitingApprovals().count) ?? 0
+            var waiting = Set((try? store.waitingApprovals().map(\.id)) ?? [])
             loop: for await item in items {
                 switch item {
                 case .tick:
                     let unlocked = await sessions.isStillUnlocked(session.id), time = await sessions.time()
                     if stopping.isStopping || !unlocked || time >= end { break loop }
                     // A program's payment waiting for the person's yes: said at once, on every page.
-                    let now = (try? store.waitingApprovals().count) ?? waiting
+                    let now = (try? store.waitingApprovals().map(\.id)).map(Set.init) ?? waiting
                     if now != waiting {
-                        if now > waiting { try await writer.write(ByteBuffer(string: Self.approvalAnnouncement(waiting: now))) }
+                        try await writer.write(ByteBuffer(string: Self.approvalAnnouncement(waiting: now.count, new: !now.isSubset(of: waiting))))
                         try await writer.write(ByteBuffer(string: "event: changed\ndata: {}\n\n"))
                         waiting = now
                     }
@@ -186,10 +186,11 @@ extension HomeController {
         return Response(status: .ok, headers: [.contentType: "text/event-stream; charset=utf-8"], body: body)
     }
 
-    /// `approval`: the words of the notice, for a page opened before it was asked.
-    static func approvalAnnouncement(waiting: Int) -> String {
-        let text = waiting == 1 ? "A program asks you to approve a payment." : "\(waiting) payments wait for your approval."
-        return "event: approval\ndata: " + JSONValue.object([("text", .string(text))]).compact + "\n\n"
+    /// `approval`: how many payments wait now and the notice's words (none: no notice), and
+    /// whether one is new (then the page says so aloud).
+    static func approvalAnnouncement(waiting: Int, new: Bool) -> String {
+        let text = waiting == 0 ? "" : waiting == 1 ? "A program asks you to approve a payment." : "\(waiting) payments wait for your approval."
+        return "event: approval\ndata: " + JSONValue.object([("count", .int(waiting)), ("text", .string(text)), ("new", .bool(new))]).compact + "\n\n"
     }
 
     /// What the stream says of `event` (nil: nothing): `received` for a payment that came in,

@@ -75,11 +75,15 @@ public enum ConnectionPayer {
 
     /// Waits for the person's answer to `approval` — approved, or nothing is paid (declined,
     /// no answer within the connection's `approvalWait`, or this task cancelled).
-    static func waitForApproval(_ approval: Approval, connection: AppConnection, store: WalletStore, ask: Ask?) async throws(Failure) {
+    static func waitForApproval(_ approval: Approval, connection: AppConnection, store: WalletStore, paymentKey: String, paymentHash: String?,
+                                ask: Ask?) async throws(Failure) {
         let asked: PaymentApproval
         do {
             asked = try store.askApproval(ApprovalQuestion(payee: approval.payee, amount: approval.amount, fee: approval.fee, total: approval.total,
-                                                           description: approval.description), connection: connection)
+                                                           description: approval.description, paymentKey: paymentKey, paymentHash: paymentHash),
+                                          connection: connection)
+        } catch let refusal as ApprovalError {
+            throw .notApproved(refusal.description)
         } catch {
             throw .paymentFailed("the payment can't wait for approval now: \(error)")
         }
@@ -90,19 +94,27 @@ public enum ConnectionPayer {
             if let state = try? store.paymentApproval(id: asked.id)?.state, state != .waiting { break }
             try? await Task.sleep(for: .milliseconds(200))
         }
+        let cutShort = Task.isCancelled
         // Read, or expired, in one transaction: an answer given at the last moment stands.
-        switch (try? store.endApproval(id: asked.id)) ?? .expired {
+        let ended = (try? store.endApproval(id: asked.id)) ?? .expired
+        // Revoked (or expired) while it waited: nothing more of it is paid, whatever the answer.
+        let current = (try? store.connection(id: connection.id)) ?? nil
+        if current?.state(at: Date()) != .live { throw .refused(current?.state(at: Date()) == .expired ? .expired : .revoked) }
+        switch ended {
         case .approved: return
         case .declined: throw .notApproved("the person declined: nothing was paid")
-        case .waiting, .expired: throw .notApproved("no answer within \(Self.waitText(connection.approvalWait)): nothing was paid")
+        case .waiting, .expired:
+            if cutShort { throw .notApproved("the wait for the person's approval was cut short (the service stopped or lost its relay): nothing was paid; ask again") }
+            throw .notApproved("no answer within \(Self.waitText(connection.approvalWait)): nothing was paid")
         }
     }
 
     /// Above the connection's `approveAbove`, the person's yes from the app (or the program's
     /// client: `ask`); below it, the caller's own `approve`, when given.
-    static func askThePerson(_ approval: Approval, connection: AppConnection, store: WalletStore, approve: Approve?, ask: Ask?) async throws(Failure) {
+    static func askThePerson(_ approval: Approval, connection: AppConnection, store: WalletStore, paymentKey: String, paymentHash: String?,
+                             approve: Approve?, ask: Ask?) async throws(Failure) {
         if let threshold = connection.approveAbove, approval.total > threshold.msat {
-            try await waitForApproval(approval, connection: connection, store: store, ask: ask)
+            try await waitForApproval(approval, connection: connection, store: store, paymentKey: paymentKey, paymentHash: paymentHash, ask: ask)
         } else if let approve {
             do {
                 try await approve(approval)
@@ -189,11 +201,17 @@ public enum ConnectionPayer {
         }
         // Asked once its budget is held: the person is asked only for what its limits allow,
         // and nothing approved can be overspent by another request meanwhile.
+        let hash: String? = if case .bolt11(let invoice) = input { hexString(invoice.paymentHash) } else { nil }
         do {
-            try await askThePerson(approval, connection: connection, store: store, approve: approve, ask: ask)
+            try await askThePerson(approval, connection: connection, store: store, paymentKey: key, paymentHash: hash, approve: approve, ask: ask)
         } catch {
             try? store.releaseSpending(connection, paymentKey: key, now: now)
             throw error
+        }
+        // Paid meanwhile by another request of this connection (a program's retry): that payment.
+        if case .bolt11(let invoice) = input, let earlier = paidBefore(invoice, connection: connection, store: store) {
+            try? store.releaseSpending(connection, paymentKey: key, now: now)
+            return earlier
         }
         let payment: Payment
         do {

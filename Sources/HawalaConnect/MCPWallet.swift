@@ -1,9 +1,11 @@
+import AsyncHTTPClient
 import Foundation
 import HawalaCrypto
 import HawalaLightning
 import HawalaText
 import HawalaWallet
 import MCP
+import NIOCore
 import Synchronization
 
 /// The wallet as an MCP server's tools, every one bounded by one app connection: what it may
@@ -61,6 +63,9 @@ public struct MCPWallet: Sendable {
 
     /// Serves on `transport` until the client leaves.
     public func serve(transport: any Transport, version: String) async throws {
+        // A server stopped while payments waited for approval: their budgets, given back (a
+        // store that can't is no reason not to serve; the next start tries again).
+        try? session.store.releaseAbandonedApprovals()
         let server = Server(name: "hawala", version: version, title: "Hawala wallet",
                             instructions: "A Lightning wallet bounded by an app connection: pay invoices, Lightning addresses and paid (L402) URLs within its budget; make and look up invoices. Amounts are in sats.",
                             capabilities: .init(tools: .init(listChanged: false)))
@@ -333,6 +338,18 @@ public struct MCPWallet: Sendable {
         { [self] approval in try await confirm(approval.total, question: approval.question, server: server) }
     }
 
+    /// Whether Hawala's app answers at `address` (one that crashed leaves its address behind,
+    /// and another program may have its port since).
+    static func appAnswers(at address: String) async -> Bool {
+        do {
+            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: address + "/alive"), deadline: .now() + .seconds(2))
+            _ = try? await response.body.collect(upTo: 4_096)
+            return response.headers.first(name: "server") == "hawala-app"
+        } catch {
+            return false
+        }
+    }
+
     /// A payment waiting for the person's yes (the connection's rule): the client sends the
     /// person to its page in the app when it can (the app decides), else asks in its own form
     /// (the answer decides); a client that can't ask leaves it to the app.
@@ -340,7 +357,7 @@ public struct MCPWallet: Sendable {
         { [self] approval in
             guard client.canElicit else { return nil }
             let question = "\(ConnectionPayer.question(approval)) Asked by \u{201C}\(approval.program)\u{201D}."
-            if client.canOpenPages, let address = try? session.store.appAddress() {
+            if client.canOpenPages, let address = try? session.store.appAddress(), await Self.appAnswers(at: address) {
                 let answer = try? await server.requestElicitation(message: question + " Approve or decline it in Hawala.", url: address + "/approvals/" + approval.id,
                                                                   elicitationId: approval.id)
                 // Opened: the page decides. Declined here: declined.

@@ -86,6 +86,10 @@ public final class NWCService: Sendable {
 
     /// Serves until cancelled (SIGINT/SIGTERM in `hawala connect serve`).
     public func run() async throws {
+        // A service stopped while payments waited for approval: their budgets, given back.
+        do { try store.releaseAbandonedApprovals() } catch {
+            logger.error("budgets held by payments that waited for approval were not given back", metadata: ["reason": .string(String("\(error)".prefix(200)))])
+        }
         await withTaskGroup(of: Void.self) { group in
             var relayTasks: [String: Task<Void, Never>] = [:]
             while !Task.isCancelled {

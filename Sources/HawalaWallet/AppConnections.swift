@@ -391,11 +391,14 @@ extension WalletStore {
         return try WalletStore.open(keyring, Array(sealed), WalletStore.context(connection: connection.id), what: "the key of the connection \u{201C}\(connection.name)\u{201D}")
     }
 
-    /// Revokes `connection` now: its next request is refused. Its history stays.
+    /// Revokes `connection` now: its next request is refused, and a payment of it waiting for
+    /// approval is not made. Its history stays.
     public func revokeConnection(_ connection: AppConnection, now: Date = Date()) throws {
         try writeTransaction { db in
             _ = try AppConnectionRecord.filter(key: connection.id).filter(AppConnectionRecord.Columns.revokedAt == nil)
                 .updateAll(db, AppConnectionRecord.Columns.revokedAt.set(to: now.timeIntervalSince1970))
+            // A payment of it waiting for the person's yes is not made either.
+            try Self.endApprovals(of: connection, now: now, db: db)
         }
     }
 

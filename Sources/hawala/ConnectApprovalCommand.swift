@@ -65,7 +65,7 @@ struct ConnectApprove: ParsableCommand {
         print("\(approval.program): \(ConnectionPayer.question(approval))")
         _ = try WalletSession.unlock(store, file: password.passwordFile)
         _ = try ApprovalID.decide(approval, approve: true, store: store)
-        print("approved: the payment is being sent")
+        print("approved: \(approval.program) may make this payment (`hawala ln history` shows how it goes)")
     }
 }
 

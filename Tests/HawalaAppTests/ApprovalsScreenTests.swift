@@ -47,7 +47,9 @@ extension AppSecurityTests {
             #expect(page.contains("render-agent asks to pay") && page.contains("2,500 sat") && page.contains("job a") && page.contains(">Approve</button>"), "\(page.suffix(3000))")
             #expect(!page.contains("approvals-banner"), "no notice on the page that answers it")
             let yes = try await browser.send(.post, "/approvals/decide", form: ["csrf": csrf, "id": asked.id, "answer": "approve"])
-            #expect(yes.status == 200 && yes.body.contains("Approved: render-agent’s payment of"), "\(yes.body.suffix(2000))")
+            #expect(yes.status == 303 && (yes.headers.first { $0.0.lowercased() == "location" }?.1 == "/approvals?answered=" + asked.id), "\(yes.status)")
+            let told = try await browser.send(.get, "/approvals?answered=" + asked.id).body
+            #expect(told.contains("Approved: render-agent’s payment of"), "\(told.suffix(2000))")
             #expect(try await approved.value.get().status == .completed)
             // The link a program's client opens (MCP's URL-mode elicitation) says how it ended.
             let linked = try await browser.send(.get, "/approvals/" + asked.id).body
@@ -60,7 +62,8 @@ extension AppSecurityTests {
             let second = try await waiting()
             let before = try await mine.backend.getInfo().balanceMsat
             let no = try await browser.send(.post, "/approvals/decide", form: ["csrf": csrf, "id": second.id, "answer": "decline"])
-            #expect(no.status == 200 && no.body.contains("Declined: render-agent’s payment of"), "\(no.body.suffix(2000))")
+            #expect(no.status == 303)
+            #expect(try await browser.send(.get, "/approvals?answered=" + second.id).body.contains("Declined: render-agent’s payment of"))
             if case .failure(let failure) = await declined.value { #expect(failure == .notApproved("the person declined: nothing was paid")) } else { Issue.record("paid") }
             #expect(try await mine.backend.getInfo().balanceMsat == before, "nothing paid")
             #expect(try await browser.send(.get, "/approvals/not-an-id").status == 404)

@@ -336,7 +336,8 @@ extension AppSecurityTests {
             // The CLI's side: a payment waiting, listed, answered once.
             let store = try WalletStore(home: cli.home, create: false)
             let connection = try store.connection(named: "careful", walletID: try #require(try store.current()).id)
-            let asked = try store.askApproval(ApprovalQuestion(payee: "bob@example.com", amount: 4_000_000, fee: 3_000, total: 4_003_000, description: "job 7"),
+            let asked = try store.askApproval(ApprovalQuestion(payee: "bob@example.com", amount: 4_000_000, fee: 3_000, total: 4_003_000, description: "job 7",
+                                                               paymentKey: "connect:\(connection.id):r1", paymentHash: nil),
                                               connection: connection)
             let listed = try cli.run(["connect", "approvals"])
             #expect(listed.status == 0 && listed.stdout.contains("\(asked.id.prefix(8))  careful: Pay 4,000 sat to bob@example.com (fee 3 sat, 4,003 sat in all)?"), "\(listed.stdout)")

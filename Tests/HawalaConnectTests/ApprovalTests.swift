@@ -10,8 +10,8 @@ import Testing
 
 @Suite("Approval in the app: a payment above the threshold waits for the person's yes")
 struct ApprovalTests {
-    func connection(_ pair: DevnetPair, above: Sats?, wait: Int = 10) throws -> AppConnection {
-        var request = NewConnection(name: "careful", permissions: [.pay], budget: 50_000, renewal: .daily, relays: ["ws://127.0.0.1:7777"])
+    func connection(_ pair: DevnetPair, above: Sats?, wait: Int = 10, name: String = "careful") throws -> AppConnection {
+        var request = NewConnection(name: name, permissions: [.pay], budget: 50_000, renewal: .daily, relays: ["ws://127.0.0.1:7777"])
         request.approveAbove = above
         request.approvalWait = wait
         return try pair.store.addConnection(request, wallet: pair.wallet, keyring: pair.keyring).0
@@ -89,6 +89,56 @@ struct ApprovalTests {
                                           ask: { _ in false })
         }
         #expect(try pair.store.paymentApproval(id: asked.withLock { $0[0].id })?.state == .approved)
+    }
+
+    /// A program's retry of the same invoice waits for no second answer; a connection holds at
+    /// most three open at once; revoked while it waits, nothing is paid; a payer gone (its server
+    /// stopped) leaves no budget held once its wait is over.
+    @Test func retriesRevocationAndAPayerGone() async throws {
+        let pair = try await DevnetPair.make()
+        defer { Task { await pair.close() } }
+        let careful = try connection(pair, above: 100, wait: 60)
+        let invoice = try await pair.invoice(1_000)
+        async let first = attempt(invoice, request: "first", careful, pair)
+        let asked = try await waitingApproval(pair.store)
+        let retry = await attempt(invoice, request: "retry", careful, pair)
+        #expect(retry.failure == .notApproved(ApprovalError.alreadyWaiting.description), "\(retry)")
+        var others: [Task<Result<Payment, ConnectionPayer.Failure>, Never>] = []
+        for n in 0..<2 {
+            let other = try await pair.invoice(n == 0 ? 500 : 501)
+            others.append(Task { await attempt(other, request: "other-\(n)", careful, pair) })
+        }
+        for _ in 0..<100 where try pair.store.waitingApprovals().count < 3 { try await Task.sleep(for: .milliseconds(50)) }
+        let fourth = await attempt(try await pair.invoice(700), request: "fourth", careful, pair)
+        #expect(fourth.failure == .notApproved(ApprovalError.tooManyWaiting(3).description), "\(fourth)")
+        // Revoked while they wait: every one ends, nothing paid, nothing held.
+        let before = try await pair.session.balance().info.balanceMsat
+        try pair.store.revokeConnection(careful)
+        #expect(await first.failure == .refused(.revoked), "the first wait ended")
+        for other in others { #expect(await other.value.failure != nil) }
+        #expect(try pair.store.paymentApproval(id: asked.id)?.state == .expired)
+        #expect(try await pair.session.balance().info.balanceMsat == before)
+        #expect(try pair.store.spending(of: careful).spent == .zero)
+
+        // A payer gone while it waited: the budget it held is given back once the wait is over.
+        let other = try connection(pair, above: 100, wait: 10, name: "gone")
+        let key = "connect:\(other.id):lost"
+        #expect(try pair.store.reserveSpending(other, paymentKey: key, amount: 1_000_000, total: 1_002_000) == .reserved)
+        let lost = try pair.store.askApproval(ApprovalQuestion(payee: "node x", amount: 1_000_000, fee: 2_000, total: 1_002_000, description: nil,
+                                                               paymentKey: key, paymentHash: nil), connection: other)
+        #expect(try pair.store.spending(of: other).spent == Msat(clamping: 1_002_000))
+        try pair.store.releaseAbandonedApprovals(now: lost.expiresAt.addingTimeInterval(1))
+        #expect(try pair.store.spending(of: other).spent == .zero, "given back")
+        // Approved, and no payment under its key long after: its payer is gone too.
+        let key2 = "connect:\(other.id):lost-2"
+        #expect(try pair.store.reserveSpending(other, paymentKey: key2, amount: 1_000_000, total: 1_002_000) == .reserved)
+        let approved = try pair.store.askApproval(ApprovalQuestion(payee: "node x", amount: 1_000_000, fee: 2_000, total: 1_002_000, description: nil,
+                                                                   paymentKey: key2, paymentHash: nil), connection: other)
+        _ = try pair.store.decideApproval(id: approved.id, approve: true)
+        try pair.store.releaseAbandonedApprovals(now: approved.expiresAt.addingTimeInterval(60))
+        #expect(try pair.store.spending(of: other).spent == Msat(clamping: 1_002_000), "its payer may still be paying")
+        try pair.store.releaseAbandonedApprovals(now: approved.expiresAt.addingTimeInterval(3_600))
+        #expect(try pair.store.spending(of: other).spent == .zero)
     }
 
     @Test func whatPeopleTypeForTheWait() throws {

@@ -243,6 +243,7 @@ document.addEventListener("DOMContentLoaded", () => {
       const note = JSON.parse(event.data);
       let banner = document.getElementById("approvals-banner");
       if (location.pathname.startsWith("/approvals")) { refreshLive(); return; }
+      if (!note.count) { if (banner) banner.remove(); return; }
       if (!banner) {
         banner = document.createElement("p");
         banner.id = "approvals-banner";
@@ -255,7 +256,7 @@ document.addEventListener("DOMContentLoaded", () => {
       link.href = "/approvals";
       link.textContent = "Review it";
       banner.append(link);
-      if (window.Notification && Notification.permission === "granted") new Notification("Hawala", { body: note.text });
+      if (note.new && window.Notification && Notification.permission === "granted") new Notification("Hawala", { body: note.text });
     });
     source.addEventListener("deposit", (event) => {
       const note = JSON.parse(event.data);

@@ -52,7 +52,8 @@ struct AppConnectionRecord: Codable, FetchableRecord, PersistableRecord {
             relays: relays.split(separator: " ").map(String.init),
             wires: Set(wires.split(separator: " ").compactMap { ConnectionWire(rawValue: String($0)) }),
             fiatBudget: FiatBudget(currency: budgetCurrency, amount: budgetFiat),
-            approveAbove: approveAboveSat.flatMap { try? Sats($0) }, approvalWait: approvalWaitSeconds ?? AppConnection.defaultApprovalWait)
+            // An unreadable threshold asks for every payment, never for none.
+            approveAbove: approveAboveSat.map { (try? Sats($0)) ?? .zero }, approvalWait: approvalWaitSeconds ?? AppConnection.defaultApprovalWait)
     }
 }
 
