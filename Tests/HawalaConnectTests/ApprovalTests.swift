@@ -79,7 +79,8 @@ struct ApprovalTests {
     @Test func aClientsAnswerDecides() async throws {
         let pair = try await DevnetPair.make()
         defer { Task { await pair.close() } }
-        let careful = try connection(pair, above: 100)
+        // A long wait: the client's answer ends it, however busy the machine.
+        let careful = try connection(pair, above: 100, wait: 120)
         let asked = Mutex<[PaymentApproval]>([])
         let payment = try await ConnectionPayer.pay(invoice: try await pair.invoice(1_000), amountMsat: nil, requestID: "yes", connection: careful,
                                                     session: pair.session, ask: { approval in asked.withLock { $0.append(approval) }; return true })
