@@ -22,6 +22,7 @@ extension AppSecurityTests {
             let keyring = try store.unlock(password: password("correct horse"))
             var request = NewConnection(name: "render-agent", permissions: [.pay], budget: 10_000, renewal: .daily, relays: ["ws://127.0.0.1:7447"])
             request.approveAbove = 1_000
+            request.approvalWait = 900  // answered by the test, however busy the machine
             let connection = try store.addConnection(request, wallet: wallet, keyring: keyring).0
             let mine = try await LightningSession.open(store: store, wallet: wallet, signing: true, backends: .devnet) { keyring }
             let other = try await OtherNode(ledger: ledger).session()
@@ -33,7 +34,7 @@ extension AppSecurityTests {
                 }
             }
             func waiting() async throws -> PaymentApproval {
-                for _ in 0..<100 {
+                for _ in 0..<1_200 {  // patient: the whole suite can starve this process's tasks
                     if let first = try store.waitingApprovals().first { return first }
                     try await Task.sleep(for: .milliseconds(50))
                 }

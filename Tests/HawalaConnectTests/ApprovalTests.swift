@@ -19,7 +19,8 @@ struct ApprovalTests {
 
     /// The first payment waiting for approval that is not one of `known`.
     func waitingApproval(_ store: WalletStore, after known: Set<String> = []) async throws -> PaymentApproval {
-        for _ in 0..<100 {
+        // Patient: the whole suite in parallel can starve this process's tasks for minutes.
+        for _ in 0..<1_200 {
             if let found = try store.waitingApprovals().first(where: { !known.contains($0.id) }) { return found }
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -29,8 +30,9 @@ struct ApprovalTests {
     @Test func approvedDeclinedAndTimedOut() async throws {
         let pair = try await DevnetPair.make()
         defer { Task { await pair.close() } }
-        let careful = try connection(pair, above: 2_000)
-        #expect(careful.approvalText == "asks your approval above 2,000 sat (waits 10 s)")
+        // Waits long enough for the test to answer on a busy machine; `hasty` below times out.
+        let careful = try connection(pair, above: 2_000, wait: 900)
+        #expect(careful.approvalText == "asks your approval above 2,000 sat (waits 15 min)")
         // Over its budget: refused before anyone is asked.
         #expect(await attempt(try await pair.invoice(60_000), request: "over", careful, pair).failure.map { "\($0)" }?.contains("budget") == true)
         #expect(try pair.store.waitingApprovals().isEmpty)
@@ -63,14 +65,17 @@ struct ApprovalTests {
 
         // No answer within its wait: nothing paid, and a late yes is refused.
         let started = ContinuousClock.now
+        let hasty = try connection(pair, above: 2_000, wait: 10, name: "hasty")
+        #expect(hasty.approvalText == "asks your approval above 2,000 sat (waits 10 s)")
         let third = Mutex<String?>(nil)
         await #expect(throws: ConnectionPayer.Failure.notApproved("no answer within 10 seconds: nothing was paid")) {
-            try await ConnectionPayer.pay(invoice: try await pair.invoice(3_000), amountMsat: nil, requestID: "late", connection: careful, session: pair.session,
+            try await ConnectionPayer.pay(invoice: try await pair.invoice(3_000), amountMsat: nil, requestID: "late", connection: hasty, session: pair.session,
                                           ask: { approval in third.withLock { $0 = approval.id }; return nil })
         }
         #expect(ContinuousClock.now - started >= .seconds(9))
         // Its budget was held while it waited, then given back.
         #expect(throws: ApprovalError.alreadyDecided(.expired)) { try pair.store.decideApproval(id: third.withLock { $0 } ?? "", approve: true) }
+        #expect(try pair.store.spending(of: hasty).spent == .zero)
         #expect(try pair.store.spending(of: careful).spent == spent)
         #expect(try pair.store.waitingApprovals().isEmpty)
     }
@@ -80,7 +85,7 @@ struct ApprovalTests {
         let pair = try await DevnetPair.make()
         defer { Task { await pair.close() } }
         // A long wait: the client's answer ends it, however busy the machine.
-        let careful = try connection(pair, above: 100, wait: 120)
+        let careful = try connection(pair, above: 100, wait: 900)
         let asked = Mutex<[PaymentApproval]>([])
         let payment = try await ConnectionPayer.pay(invoice: try await pair.invoice(1_000), amountMsat: nil, requestID: "yes", connection: careful,
                                                     session: pair.session, ask: { approval in asked.withLock { $0.append(approval) }; return true })
@@ -98,7 +103,7 @@ struct ApprovalTests {
     @Test func retriesRevocationAndAPayerGone() async throws {
         let pair = try await DevnetPair.make()
         defer { Task { await pair.close() } }
-        let careful = try connection(pair, above: 100, wait: 60)
+        let careful = try connection(pair, above: 100, wait: 900)
         let invoice = try await pair.invoice(1_000)
         async let first = attempt(invoice, request: "first", careful, pair)
         let asked = try await waitingApproval(pair.store)
@@ -109,7 +114,7 @@ struct ApprovalTests {
             let other = try await pair.invoice(n == 0 ? 500 : 501)
             others.append(Task { await attempt(other, request: "other-\(n)", careful, pair) })
         }
-        for _ in 0..<100 where try pair.store.waitingApprovals().count < 3 { try await Task.sleep(for: .milliseconds(50)) }
+        for _ in 0..<1_200 where try pair.store.waitingApprovals().count < 3 { try await Task.sleep(for: .milliseconds(50)) }
         let fourth = await attempt(try await pair.invoice(700), request: "fourth", careful, pair)
         #expect(fourth.failure == .notApproved(ApprovalError.tooManyWaiting(3).description), "\(fourth)")
         // Revoked while they wait: every one ends, nothing paid, nothing held.
