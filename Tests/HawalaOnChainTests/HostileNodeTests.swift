@@ -139,7 +139,8 @@ enum HostileBehaviour: Sendable { case garbage, huge, drip, hang, wrongChain, no
         defer { server.stop() }
         let (store, keyring) = try newStore()
         let wallet = try store.add(mnemonic: try .init(text: abandonAbout), passphrase: .init([]), name: "t", network: .testnet, keyring: keyring)
-        let client = try ElectrumClient(address: "127.0.0.1:\(server.port):t", timeout: .seconds(5))
+        // 15 s: a loaded run under the sanitizer once took over 5 s for this server's answers.
+        let client = try ElectrumClient(address: "127.0.0.1:\(server.port):t", timeout: .seconds(15))
         let onChain = OnChainWallet(account: try OnChainAccount.of(wallet, coin: .litecoin, kind: .regtest, store: store),
                                     node: NodeSettings(kind: .electrum, location: client.location, auth: .none, chain: "regtest", gapLimit: 20),
                                     walletStore: store, source: client)
