@@ -171,7 +171,7 @@ let package = Package(
         .target(
             name: "HawalaNostr",
             dependencies: [
-                "HawalaCrypto",
+                "HawalaCrypto", "HawalaText",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -218,7 +218,7 @@ let package = Package(
         .target(
             name: "HawalaVaultStorage",
             dependencies: [
-                "HawalaVault",
+                "HawalaVault", "HawalaText",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -282,7 +282,7 @@ let package = Package(
         .testTarget(
             name: "HawalaVaultTests",
             dependencies: [
-                "HawalaVault", "HawalaVaultStorage", "HawalaVaultClient", "HawalaVaultAgent", "HawalaCrypto", "HawalaVaultServer", "HawalaVaultAPI",
+                "HawalaVault", "HawalaVaultStorage", "HawalaVaultClient", "HawalaVaultAgent", "HawalaCrypto", "HawalaText", "HawalaVaultServer", "HawalaVaultAPI",
                 "HawalaVaultPostgres",
                 "HawalaWallet", "HawalaBackup", "HawalaKeys", "HawalaTestSupport",
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
@@ -394,7 +394,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HawalaKeysTests",
-            dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaTestSupport"],
+            dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaText", "HawalaTestSupport"],
             resources: [.copy("Vectors")],
             swiftSettings: swiftSettings
         ),
@@ -407,7 +407,7 @@ let package = Package(
         .testTarget(
             name: "HawalaWalletTests",
             // The store's tables of Lightning history and wallets' transfer are tested with it.
-            dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaLightning", "HawalaBackup", "HawalaTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaText", "HawalaWallet", "HawalaLightning", "HawalaBackup", "HawalaTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
@@ -425,7 +425,7 @@ let package = Package(
         .testTarget(
             name: "HawalaCLITests",
             // Runs the built hawala and hawala-vault binaries.
-            dependencies: ["hawala", "hawala-vault", "HawalaCrypto", "HawalaKeys", "HawalaWallet", "HawalaBackup", "HawalaLightning", "HawalaTestSupport"],
+            dependencies: ["hawala", "hawala-vault", "HawalaCrypto", "HawalaKeys", "HawalaText", "HawalaWallet", "HawalaBackup", "HawalaLightning", "HawalaTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

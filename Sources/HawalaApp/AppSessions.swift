@@ -4,6 +4,7 @@ import HawalaCrypto
 import HawalaKeys
 import HawalaLightning
 import HawalaOnChain
+import HawalaText
 import HawalaWallet
 import HTTPTypes
 

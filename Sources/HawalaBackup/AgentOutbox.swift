@@ -1,6 +1,7 @@
 import Foundation
 import HawalaCrypto
 import HawalaKeys
+import HawalaText
 import HawalaWallet
 
 /// The vault agent's outbox (docs/decisions/0002): `.hawala` snapshots of every wallet, sealed

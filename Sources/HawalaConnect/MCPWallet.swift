@@ -412,7 +412,7 @@ public struct MCPWallet: Sendable {
     func lookup(_ a: [String: Value], connection: AppConnection) throws -> Payment {
         var hash = a["payment_hash"]?.stringValue?.lowercased()
         if hash == nil, let text = a["invoice"]?.stringValue, text.utf8.count <= Bolt11Invoice.maximumLength, let invoice = try? Bolt11Invoice(text) {
-            hash = invoice.paymentHash.map { String(format: "%02x", $0) }.joined()
+            hash = hexString(invoice.paymentHash)
         }
         guard let hash, hash.utf8.count == 64 else { throw Refusal(words: "give payment_hash (64 hex characters) or invoice") }
         guard let payment = try session.store.payments(walletID: connection.walletID, filter: connection.visibleHistory(PaymentFilter(paymentHash: hash, limit: 1))).first else {

@@ -311,7 +311,7 @@ public struct NWCHandler: Sendable {
     func lookup(_ params: [String: Any], connection: AppConnection, now: Date) -> Answer {
         var hash = params["payment_hash"] as? String
         if hash == nil, let text = params["invoice"] as? String, text.utf8.count <= Bolt11Invoice.maximumLength, let invoice = try? Bolt11Invoice(text) {
-            hash = invoice.paymentHash.map { String(format: "%02x", $0) }.joined()
+            hash = hexString(invoice.paymentHash)
         }
         guard let hash, hash.utf8.count == 64 else { return .failed("lookup_invoice", .other, "params.payment_hash or params.invoice is required") }
         let filter = PaymentFilter(paymentHash: hash.lowercased(), connection: connection.allows(.history) ? nil : connection.name, limit: 1)

@@ -174,7 +174,7 @@ public struct PaidFetch: Sendable {
         guard let amount = invoice.amountMsat else { throw .invoice("it has no amount") }
         let host = url.host ?? "the service"
         let price = amount.sats(.up)
-        let requestID = "l402:" + invoice.paymentHash.map { String(format: "%02x", $0) }.joined()
+        let requestID = "l402:" + hexString(invoice.paymentHash)
         var maximum = maxCost
         if case .person(let personal, _) = payer { maximum = min(maximum ?? personal, personal) }
         if let maximum, price > maximum { throw .overMaximum(price: price, maximum: maximum, host: host) }

@@ -1,4 +1,5 @@
 import HawalaCrypto
+import HawalaText
 
 /// Why an address was refused by `Address.validate`.
 public enum AddressError: Error, Equatable, CustomStringConvertible {
@@ -178,19 +179,6 @@ public enum Address {
         case 6, 7: guard bytes.count == 29 else { throw AddressError.wrongLength(bytes.count) }
         default: throw AddressError.unsupportedType("not a Shelley payment address (header type \(header >> 4))")
         }
-    }
-}
-
-/// Lower-case hex of bytes.
-public func hexString<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-    let digits = Array("0123456789abcdef".utf8)
-    let array = Array(bytes)
-    return String(unsafeUninitializedCapacity: array.count * 2) { out in
-        for (i, byte) in array.enumerated() {
-            out[2 * i] = digits[Int(byte >> 4)]
-            out[2 * i + 1] = digits[Int(byte & 0x0F)]
-        }
-        return array.count * 2
     }
 }
 

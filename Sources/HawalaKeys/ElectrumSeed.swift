@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaText
 
 /// Recognises Electrum's own "new" (version 2) seed phrases, which look like BIP39 words but
 /// are not BIP39: Electrum marks a phrase's type in the first bits of
@@ -42,7 +43,7 @@ public enum ElectrumSeed: String, Sendable, CaseIterable, CustomStringConvertibl
         let normalized = normalize(phrase)
         guard !normalized.isEmpty else { return nil }
         let mac = Hash.hmacSHA512(key: Array("Seed version".utf8), Array(normalized.utf8))
-        let hex = mac.prefix(2).map { String(format: "%02x", $0) }.joined()
+        let hex = hexString(mac.prefix(2))
         return allCases.first { hex.hasPrefix($0.versionPrefix) }
     }
 

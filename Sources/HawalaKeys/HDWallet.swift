@@ -1,4 +1,5 @@
 import Foundation
+import HawalaText
 import Synchronization
 import HawalaCrypto
 

@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaText
 
 /// A single private key brought in from elsewhere: WIF for Bitcoin and Litecoin, 64 hex digits
 /// for the EVM chains, a base58 secret key for Solana (64-byte keypair as Phantom and the Solana

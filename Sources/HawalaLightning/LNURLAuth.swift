@@ -1,6 +1,7 @@
 import Foundation
 import HawalaCrypto
 import HawalaKeys
+import HawalaText
 import HawalaWallet
 
 /// An LNURL-auth request (LUD-04): a service asks the wallet to prove it holds the key it

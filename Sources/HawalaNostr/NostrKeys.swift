@@ -1,5 +1,6 @@
 import Foundation
 import HawalaCrypto
+import HawalaText
 
 /// A Nostr key pair: a secp256k1 private key and its x-only public key (BIP-340), as NIP-01
 /// names people and programs. The secret stays in `SecretBytes`.
@@ -28,16 +29,7 @@ public struct NostrKeys: Sendable {
 
 /// Lower-case hex, as Nostr writes ids, keys and signatures.
 public enum NostrHex {
-    public static func encode(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    public static func encode(_ bytes: [UInt8]) -> String { hexString(bytes) }
 
     /// The bytes of `text` when it is exactly `count` bytes of hex (either case); nil otherwise.
     public static func decode(_ text: String, count: Int) -> [UInt8]? {

@@ -1,5 +1,6 @@
 import HawalaCrypto
 import HawalaKeys
+import HawalaText
 
 /// A coin's place: the transaction that made it and the output's index.
 public struct OutPoint: Sendable, Hashable, Codable, CustomStringConvertible {

@@ -2,6 +2,7 @@ import Foundation
 import HawalaCrypto
 import HawalaFormat
 import HawalaKeys
+import HawalaText
 import HawalaVault
 import HawalaVaultAPI
 import OpenAPIRuntime

@@ -1,5 +1,6 @@
 import Foundation
 import HawalaFormat
+import HawalaText
 import HawalaVault
 import HawalaVaultStorage
 import HawalaVaultAPI
@@ -325,7 +326,7 @@ struct VaultMetricsMiddleware: ServerMiddleware {
             var headers: HTTPFields = [.contentType: "application/json"]
             if let vaultError {
                 // Logged with an id the client also gets, so an operator can find it.
-                let id = (0..<8).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+                let id = hexString((0..<8).map { _ in UInt8.random(in: 0...255) })
                 VaultMetricsMiddleware.logger.error("\(status.code) \(operationID): \(vaultError)", metadata: ["request": "\(id)"])
                 health.failed(vaultError.isStorageFailure ? .unavailable : .failing)
                 headers[HTTPField.Name("X-Request-ID")!] = id

@@ -1,4 +1,5 @@
 import Foundation
+import HawalaText
 import HawalaVault
 import HawalaVaultAPI
 import HawalaVaultStorage
@@ -56,7 +57,7 @@ extension VaultHandler {
         let challenge = VaultStorageSupport.randomBytes(32)
         let now = Date(), expiresAt = now.addingTimeInterval(limits.challengeLifetime)
         try await storage.addLoginChallenge(challenge, publicKey: key, expiresAt: expiresAt, now: now)
-        return .ok(.init(body: .json(.init(challenge: VaultStorageSupport.hex(challenge), expiresAt: expiresAt))))
+        return .ok(.init(body: .json(.init(challenge: hexString(challenge), expiresAt: expiresAt))))
     }
 
     func loginWithWords(_ input: Operations.loginWithWords.Input) async throws -> Operations.loginWithWords.Output {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HawalaText
 import HawalaVault
 
 /// Backups move through the vault in chunks: an upload is stored as it arrives and a download
@@ -57,7 +58,7 @@ struct BackupUpload {
     mutating func finish(sha256 declared: String?, quota: Int64, now: Date) async throws(VaultError) -> Backup {
         guard size > 0 else { throw .invalidField("body", "the backup is empty") }
         let id = pending.isEmpty ? id : try await store(pending, now: now)
-        let digest = VaultStorageSupport.hex(Data(hasher.finalize()))
+        let digest = hexString(Data(hasher.finalize()))
         if let declared, declared.lowercased() != digest { throw .hashMismatch }
         // size > 0, so at least one chunk was stored and the upload started.
         guard let id else { throw .database(reason: "an upload finished without being started") }
@@ -164,7 +165,7 @@ extension VaultStorage {
             hasher.update(data: chunk)
             each(chunk)
         }
-        guard VaultStorageSupport.hex(Data(hasher.finalize())) == backup.sha256 else { throw .corrupted(id) }
+        guard hexString(Data(hasher.finalize())) == backup.sha256 else { throw .corrupted(id) }
         return backup
     }
 

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HawalaText
 import HawalaVault
 
 /// Where the vault keeps users, tokens, backups and settings. One protocol, an SQLite
@@ -191,20 +192,13 @@ public enum VaultStorageSupport {
     public static func tokenHash(_ token: String) -> Data { Data(SHA256.hash(data: Data(token.utf8))) }
 
     /// Lower-case hex SHA-256 of a blob.
-    public static func sha256Hex(_ data: Data) -> String { hex(Data(SHA256.hash(data: data))) }
-
-    public static func hex(_ data: Data) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8](); out.reserveCapacity(data.count * 2)
-        for byte in data { out.append(digits[Int(byte >> 4)]); out.append(digits[Int(byte & 15)]) }
-        return String(decoding: out, as: UTF8.self)
-    }
+    public static func sha256Hex(_ data: Data) -> String { hexString(Data(SHA256.hash(data: data))) }
 
     /// A new bearer token: `hwv_` and 256 random bits.
-    public static func newToken() -> String { "hwv_" + hex(randomBytes(32)) }
+    public static func newToken() -> String { "hwv_" + hexString(randomBytes(32)) }
 
     /// A new backup id: 128 random bits in hex.
-    public static func newBackupID() -> String { hex(randomBytes(16)) }
+    public static func newBackupID() -> String { hexString(randomBytes(16)) }
 
     /// Whether `text` is shaped like a backup id (32 lower-case hex digits): anything else names
     /// no backup, and never reaches a query (a NUL byte would end the id there).

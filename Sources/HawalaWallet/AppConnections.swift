@@ -319,13 +319,13 @@ extension WalletStore {
         let id = UUID().uuidString.lowercased()
         let service = WalletStore.newNostrSecret()
         let client = request.clientPublicKey == nil ? WalletStore.newNostrSecret() : nil
-        let servicePublic = NostrHexText.encode(try Schnorr.xOnlyPublicKey(privateKey: service))
+        let servicePublic = hexString(try Schnorr.xOnlyPublicKey(privateKey: service))
         let clientPublic: String
         if let given = request.clientPublicKey?.lowercased() {
             guard given.utf8.count == 64, given.allSatisfy(\.isHexDigit) else { throw WalletError.invalidName("a program's key is 64 hex digits") }
             clientPublic = given
         } else {
-            clientPublic = NostrHexText.encode(try Schnorr.xOnlyPublicKey(privateKey: client!))
+            clientPublic = hexString(try Schnorr.xOnlyPublicKey(privateKey: client!))
         }
         let sealed = try keyring.seal(service, context: WalletStore.context(connection: id))
         try writeTransaction { db in
@@ -599,11 +599,6 @@ extension WalletStore {
     public func setConnectionRelays(_ relays: [String]?) throws {
         try setGlobalSetting(Self.connectionRelaysSetting, to: relays.flatMap { $0.isEmpty ? nil : $0.joined(separator: " ") })
     }
-}
-
-/// Lower-case hex for the keys this store keeps.
-enum NostrHexText {
-    static func encode(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 }
 
 /// What a person types for a connection's limits, read once for every face.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HawalaCrypto
 import HawalaKeys
+import HawalaText
 
 /// The wallets of one user, in an SQLite database (GRDB) under `WalletHome`.
 ///

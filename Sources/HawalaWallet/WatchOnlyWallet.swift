@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HawalaCrypto
 import HawalaKeys
+import HawalaText
 
 extension WalletStore {
     /// Adds a watch-only wallet of one Bitcoin-family account (`chain`) from its public key, as

@@ -2,6 +2,7 @@ import Foundation
 import HawalaTestSupport
 import HawalaCrypto
 import HawalaKeys
+import HawalaText
 import HawalaWallet
 import Testing
 

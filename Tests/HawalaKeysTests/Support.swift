@@ -1,4 +1,5 @@
 import Foundation
+import HawalaText
 import Testing
 @testable import HawalaCrypto
 @testable import HawalaKeys

@@ -1,6 +1,7 @@
 import Foundation
 import HawalaCrypto
 import HawalaKeys
+import HawalaText
 import HawalaWallet
 import Testing
 @testable import HawalaLightning

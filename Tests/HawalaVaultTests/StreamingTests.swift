@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GRDB
+import HawalaText
 import HawalaVault
 @testable import HawalaVaultStorage
 import HawalaVaultAPI
@@ -158,9 +159,9 @@ struct VaultStreamingTests {
             CREATE TABLE vault_backup (id TEXT PRIMARY KEY, user_id BIGINT NOT NULL REFERENCES vault_user(id) ON DELETE CASCADE, created_at DOUBLE PRECISION NOT NULL,
                 size_bytes BIGINT NOT NULL, type TEXT NOT NULL, status TEXT NOT NULL, encryption_method TEXT NOT NULL, sha256 TEXT NOT NULL, data BYTEA NOT NULL)
             """,
-            "INSERT INTO vault_user (id, name, token_hash, created_at) VALUES (1, 'u', decode('\(VaultStorageSupport.hex(VaultStorageSupport.tokenHash("hwv_old")))', 'hex'), 0)",
-            "INSERT INTO vault_user (id, name, token_hash, created_at, revoked) VALUES (2, 'gone', decode('\(VaultStorageSupport.hex(VaultStorageSupport.tokenHash("hwv_gone")))', 'hex'), 0, TRUE)",
-            "INSERT INTO vault_backup VALUES ('a', 1, 1, \(data.count), 'manual', 'complete', 'opaque', '\(VaultStorageSupport.sha256Hex(data))', decode('\(VaultStorageSupport.hex(data))', 'hex'))",
+            "INSERT INTO vault_user (id, name, token_hash, created_at) VALUES (1, 'u', decode('\(hexString(VaultStorageSupport.tokenHash("hwv_old")))', 'hex'), 0)",
+            "INSERT INTO vault_user (id, name, token_hash, created_at, revoked) VALUES (2, 'gone', decode('\(hexString(VaultStorageSupport.tokenHash("hwv_gone")))', 'hex'), 0, TRUE)",
+            "INSERT INTO vault_backup VALUES ('a', 1, 1, \(data.count), 'manual', 'complete', 'opaque', '\(VaultStorageSupport.sha256Hex(data))', decode('\(hexString(data))', 'hex'))",
         ] { try await TestPostgres.execute(statement, database: database) }
         let storage = try await PostgresVaultStorage.open(url: url)
         defer { Task { await storage.close() } }

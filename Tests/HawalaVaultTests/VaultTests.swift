@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GRDB
+import HawalaText
 import Synchronization
 import HawalaTestSupport
 import Testing
@@ -320,7 +321,7 @@ struct VaultStorageTests {
             try await storage.addBackup(data, type: .manual, encryptionMethod: "hawala-v1", sha256: String(repeating: "0", count: 64), user: user, now: Date())
         }
         #expect(try await storage.backups(user: user).isEmpty)  // nothing half-stored
-        let digest = VaultStorageSupport.hex(Data(SHA256Digest(data)))
+        let digest = hexString(Data(SHA256Digest(data)))
         let backup = try await storage.addBackup(data, type: .manual, encryptionMethod: "hawala-v1", sha256: digest.uppercased(), user: user, now: Date())
         #expect(backup.sha256 == digest && backup.sizeBytes == 100_000 && backup.status == .complete)
         #expect(try await storage.usage(user: user) == 100_000)

@@ -3,6 +3,7 @@ import Foundation
 import HawalaCrypto
 import HawalaKeys
 import HawalaTestSupport
+import HawalaText
 import HawalaVault
 import HawalaVaultAPI
 @testable import HawalaVaultClient
