@@ -103,7 +103,8 @@ let package = Package(
         ),
         .target(
             name: "HawalaWallet",
-            dependencies: ["HawalaCrypto", "HawalaText", "HawalaHome", "HawalaKeys", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["HawalaCrypto", "HawalaText", "HawalaHome", "HawalaKeys", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "Logging", package: "swift-log")],
             resources: [.copy("Resources/password-dictionary.txt")],
             swiftSettings: swiftSettings
         ),
@@ -407,7 +408,8 @@ let package = Package(
         .testTarget(
             name: "HawalaWalletTests",
             // The store's tables of Lightning history and wallets' transfer are tested with it.
-            dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaText", "HawalaWallet", "HawalaLightning", "HawalaBackup", "HawalaTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["HawalaCrypto", "HawalaKeys", "HawalaText", "HawalaWallet", "HawalaLightning", "HawalaBackup", "HawalaTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "Logging", package: "swift-log")],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),

@@ -87,16 +87,26 @@ public enum ConnectionPayer {
         } catch {
             throw .paymentFailed("the payment can't wait for approval now: \(error)")
         }
-        // A decision that can't be written leaves it waiting: at worst nothing is paid.
-        let face = ask.map { ask in Task { if let yes = await ask(asked) { _ = try? store.decideApproval(id: asked.id, approve: yes) } } }
+        // A decision that can't be written leaves it waiting: at worst nothing is paid. One
+        // given too late (answered or expired meanwhile) is no failure: the first answer stands.
+        let face = ask.map { ask in
+            Task {
+                guard let yes = await ask(asked) else { return }
+                UnsavedWrite.attempt("the client's answer to payment approval \(asked.id)") {
+                    do { _ = try store.decideApproval(id: asked.id, approve: yes) } catch is ApprovalError {}
+                }
+            }
+        }
         defer { face?.cancel() }
         while Date() < asked.expiresAt, !Task.isCancelled {
             if let state = try? store.paymentApproval(id: asked.id)?.state, state != .waiting { break }
             try? await Task.sleep(for: .milliseconds(200))
         }
         let cutShort = Task.isCancelled
-        // Read, or expired, in one transaction: an answer given at the last moment stands.
-        let ended = (try? store.endApproval(id: asked.id)) ?? .expired
+        // Read, or expired, in one transaction: an answer given at the last moment stands. Not
+        // written: counted as no answer (nothing is paid; the caller gives the budget back).
+        var ended = PaymentApproval.State.expired
+        UnsavedWrite.attempt("the end of payment approval \(asked.id)") { ended = try store.endApproval(id: asked.id) }
         // Revoked (or expired) while it waited: nothing more of it is paid, whatever the answer.
         let current = (try? store.connection(id: connection.id)) ?? nil
         if current?.state(at: Date()) != .live { throw .refused(current?.state(at: Date()) == .expired ? .expired : .revoked) }
@@ -205,12 +215,12 @@ public enum ConnectionPayer {
         do {
             try await askThePerson(approval, connection: connection, store: store, paymentKey: key, paymentHash: hash, approve: approve, ask: ask)
         } catch {
-            try? store.releaseSpending(connection, paymentKey: key, now: now)
+            release(key, of: connection, store: store, now: now)
             throw error
         }
         // Paid meanwhile by another request of this connection (a program's retry): that payment.
         if case .bolt11(let invoice) = input, let earlier = paidBefore(invoice, connection: connection, store: store) {
-            try? store.releaseSpending(connection, paymentKey: key, now: now)
+            release(key, of: connection, store: store, now: now)
             return earlier
         }
         let payment: Payment
@@ -219,18 +229,30 @@ public enum ConnectionPayer {
         } catch {
             // Refused: nothing was paid, the reservation is given back. Unknown (cancelled
             // mid-send, the store failing after the backend answered): it keeps counting.
-            if !error.mayHaveGoneOut { try? store.releaseSpending(connection, paymentKey: key) }
+            if !error.mayHaveGoneOut { release(key, of: connection, store: store, now: Date()) }
             throw failure(error)
         }
         switch payment.status {
         case .failed:
-            try? store.releaseSpending(connection, paymentKey: key, now: now)
+            release(key, of: connection, store: store, now: now)
         case .completed, .pending:
             // What it cost (pending: the reservation, the most it may cost, stays counted).
+            // Not written: the reservation, the most it may cost, stays counted, and the
+            // payment's own record settles it when it ends.
             let spent = payment.status == .completed ? (try? payment.amountMsat + payment.feeMsat) ?? total : total
-            try? store.settleSpending(connection, paymentKey: key, total: spent, now: now)
+            UnsavedWrite.attempt("what \(connection.name)'s payment \(key) cost (\(spent.value) msat)") {
+                try store.settleSpending(connection, paymentKey: key, total: spent, now: now)
+            }
         }
         return payment
+    }
+
+    /// Gives back a reservation nothing was paid for. Not written: it stays counted against the
+    /// budget (the safe side) and the log says so.
+    static func release(_ key: String, of connection: AppConnection, store: WalletStore, now: Date) {
+        UnsavedWrite.attempt("the budget \(connection.name) held for payment \(key), given back,") {
+            try store.releaseSpending(connection, paymentKey: key, now: now)
+        }
     }
 
     /// This connection's payment of `invoice` that did not fail, if it made one.

@@ -65,7 +65,7 @@ public struct MCPWallet: Sendable {
     public func serve(transport: any Transport, version: String) async throws {
         // A server stopped while payments waited for approval: their budgets, given back (a
         // store that can't is no reason not to serve; the next start tries again).
-        try? session.store.releaseAbandonedApprovals()
+        UnsavedWrite.attempt("the budgets held by payments that waited for approval, given back at the start,") { try session.store.releaseAbandonedApprovals() }
         let server = Server(name: "hawala", version: version, title: "Hawala wallet",
                             instructions: "A Lightning wallet bounded by an app connection: pay invoices, Lightning addresses and paid (L402) URLs within its budget; make and look up invoices. Amounts are in sats.",
                             capabilities: .init(tools: .init(listChanged: false)))

@@ -304,7 +304,12 @@ public final class NWCService: Sendable {
         if answer.error != nil || Self.mustBeKept(answer) { remember(event.id, answer: json, now: now) }
         // Kept in the store only what must never be done twice for one request: a payment
         // tried, an invoice made. Refusals and reads live in memory for `freshness`.
-        if Self.mustBeKept(answer) { try? store.saveConnectionAnswer(served.connection, requestID: event.id, answer: json, now: now) }
+        // Not written: the memory above still answers a copy for `freshness`.
+        if Self.mustBeKept(answer) {
+            UnsavedWrite.attempt("\(served.connection.name)'s answer to request \(event.id)", logger: logger) {
+                try store.saveConnectionAnswer(served.connection, requestID: event.id, answer: json, now: now)
+            }
+        }
         var metadata: Logger.Metadata = ["connection": .string(served.connection.name), "method": .string(answer.method.isEmpty ? method : answer.method),
                                          "outcome": .string(answer.error?.code.rawValue ?? "ok")]
         if let error = answer.error, error.code != .rateLimited { metadata["reason"] = .string(String(error.message.prefix(200))) }
@@ -443,7 +448,7 @@ public final class NWCService: Sendable {
             if due { state.lastPrune = now }
             return due
         }
-        if prune { try? store.pruneConnectionAnswers(before: now.addingTimeInterval(-86_400)) }
+        if prune { UnsavedWrite.attempt("the pruning of answers older than a day", logger: logger) { try store.pruneConnectionAnswers(before: now.addingTimeInterval(-86_400)) } }
     }
 
     /// The wallet's Lightning session, opened once (signing) and kept; nil when it can't be opened now.
@@ -486,7 +491,7 @@ public final class NWCService: Sendable {
     /// `hold_invoice_accepted` to the connection whose hold invoice it pays, in NIP-44 (23197)
     /// and NIP-04 (23196).
     func notify(_ payment: Payment, walletID: String, session: LightningSession) async {
-        try? await session.lightning.record([payment])
+        await UnsavedWrite.attempt("payment \(payment.id), told by the backend,", logger: logger) { try await session.lightning.record([payment]) }
         let recorded = (try? store.payment(walletID: walletID, id: payment.id)) ?? payment
         let type: String
         switch recorded.status {

@@ -111,8 +111,11 @@ public struct PaidFetch: Sendable {
         var payment: Payment?
         var paidOnce = false
         var redirects = 0
+        // The credential just paid for, sent with the retry even when the store could not keep it.
+        var justPaid: L402Token?
         while true {
-            let token = try? session.store.l402Token(walletID: session.wallet.id, url: current.url, keyring: keyring)
+            let token = justPaid ?? (try? session.store.l402Token(walletID: session.wallet.id, url: current.url, keyring: keyring))
+            justPaid = nil
             var sent = current
             if let token { sent.headers.append(("Authorization", token.authorization)) }
             let answer = try await send(sent, client: client, deadline: deadline)
@@ -134,7 +137,9 @@ public struct PaidFetch: Sendable {
                 return Response(status: answer.status, headers: answer.headers, body: answer.body, payment: payment, reusedToken: token != nil && payment == nil,
                                 url: current.url)
             }
-            if let token { try? session.store.forgetL402Token(token) }
+            if let token {
+                UnsavedWrite.attempt("forgetting the refused credential for \(token.origin)\(token.path)") { try session.store.forgetL402Token(token) }
+            }
             if paidOnce {
                 // Paid, and still refused: say so rather than pay again.
                 return Response(status: answer.status, headers: answer.headers, body: answer.body, payment: payment, reusedToken: false, url: current.url)
@@ -157,9 +162,12 @@ public struct PaidFetch: Sendable {
             if paid.status == .failed { throw .payment(.paymentFailed((paid.failureReason ?? "the payment failed") + "; nothing was paid")) }
             guard let preimage = paid.details.preimage, paid.status == .completed else { throw .pending(paymentID: paid.id) }
             guard let scope = L402.scope(of: current.url) else { throw .invalidURL(current.url.absoluteString) }
-            try? session.store.saveL402Token(L402Token(walletID: session.wallet.id, origin: scope.origin, path: scope.path, scheme: challenge.scheme.rawValue,
-                                                       token: challenge.token, preimageHex: preimage, paymentID: paid.id, createdAt: now),
-                                             keyring: keyring)
+            let credential = L402Token(walletID: session.wallet.id, origin: scope.origin, path: scope.path, scheme: challenge.scheme.rawValue,
+                                       token: challenge.token, preimageHex: preimage, paymentID: paid.id, createdAt: now)
+            UnsavedWrite.attempt("the credential paid for \(scope.origin)\(scope.path) (payment \(paid.id))") {
+                try session.store.saveL402Token(credential, keyring: keyring)
+            }
+            justPaid = credential
             payment = paid
             paidOnce = true
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HawalaWallet
 
 /// Whether `hawala connect serve` runs for a wallet home: one service at a time (a lock file
 /// held while it runs), and what it says of itself (a status file it refreshes).
@@ -58,7 +59,7 @@ public enum ConnectServiceStatus {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         guard let data = try? encoder.encode(status) else { return }
-        try? data.write(to: statusFile(home), options: .atomic)
+        UnsavedWrite.attempt("the service's status (\(statusFile(home).path))") { try data.write(to: statusFile(home), options: .atomic) }
     }
 
     /// The running service, if one holds the lock (its last word about itself); nil otherwise.

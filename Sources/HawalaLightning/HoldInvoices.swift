@@ -160,7 +160,7 @@ extension LightningSession {
             let payment = try await backend.settleHeldPayment(preimage: preimage)
             try await lightning.record([payment])
             // Kept until the payment is surely this wallet's (a claim may still be on its way).
-            if payment.status == .completed { try? store.forgetHoldPreimage(paymentHash: hash, walletID: wallet.id) }
+            if payment.status == .completed { forgetPreimage(hash) }
             return try store.payment(walletID: wallet.id, id: payment.id) ?? payment
         }
     }
@@ -172,9 +172,15 @@ extension LightningSession {
             guard hash.utf8.count == 64, bytes(fromHex: hash) != nil else { throw HoldInvoiceError.notAHash }
             let payment = try await backend.cancelHeldPayment(paymentHash: hash)
             try await lightning.record([payment])
-            try? store.forgetHoldPreimage(paymentHash: hash, walletID: wallet.id)
+            forgetPreimage(hash)
             return try store.payment(walletID: wallet.id, id: payment.id) ?? payment
         }
+    }
+
+    /// A held payment's preimage, no longer needed once it ended. Not deleted: it stays sealed
+    /// in the store (a secret kept longer than needed, never one lost), and the log says so.
+    func forgetPreimage(_ hash: String) {
+        UnsavedWrite.attempt("the deletion of held payment \(hash)'s preimage") { try store.forgetHoldPreimage(paymentHash: hash, walletID: wallet.id) }
     }
 
     /// A settled payment under `hash` already recorded (a settle repeated after its preimage was forgotten).

@@ -124,7 +124,7 @@ public struct LightningSession: Sendable {
                                        lnurl: lnurl, fetcher: fetcher, keyring: keyring)
         // The exit state is kept again whenever the backend says it changed (until `close`).
         session.exitListener = opened.addEventListener { [session] event in
-            if case .exitStateChanged = event { Task { _ = try? await session.keepExitState() } }
+            if case .exitStateChanged = event { Task { await session.keepExitStateLogged() } }
         }
         return session
     }
@@ -189,7 +189,7 @@ public struct LightningSession: Sendable {
             LightningWallet.rememberBalance(info.balanceMsat, store: store, walletID: wallet.id, network: spec.description)
             balance = Balance(info: info, backend: backend.name)
             // At least at each sync: the way out stays as fresh as the balance.
-            _ = try? await keepExitState()
+            await keepExitStateLogged()
         } catch {
             guard let offline = error as? LightningError, offline.isOffline else { throw error }
             let reason = Balance.offlineReason(offline)

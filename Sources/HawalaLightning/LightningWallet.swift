@@ -133,10 +133,12 @@ public final class LightningWallet: Sendable {
     }
 
     /// Keeps `msat` as `network`'s last known balance (written only when it changed; a failure
-    /// to write loses nothing but the note).
+    /// to write loses nothing but the note, and is logged).
     static func rememberBalance(_ msat: Msat, store: WalletStore, walletID: String, network: String?) {
         if let known = lastKnownBalance(store: store, walletID: walletID, network: network), known.msat == msat { return }
-        try? store.setSetting(SettingKey.lastBalance, to: tagged(String(msat.value), network: network), walletID: walletID)
+        UnsavedWrite.attempt("the last known balance of wallet \(walletID)") {
+            try store.setSetting(SettingKey.lastBalance, to: tagged(String(msat.value), network: network), walletID: walletID)
+        }
     }
 
     /// When the history of `walletID` was last brought up to date with `network`'s backend.
@@ -281,7 +283,9 @@ public final class LightningWallet: Sendable {
             // the store failed to remove: a retry under the key is answered, never sent twice.
             if LightningError.noAnswer(error) { return placeholder }
             if error is LightningError || error is WithdrawalError {
-                try? store.deletePendingPlaceholder(walletID: wallet.id, id: placeholder.id)
+                UnsavedWrite.attempt("the removal of refused on-chain send \(placeholder.id) (it shows as pending)") {
+                    try store.deletePendingPlaceholder(walletID: wallet.id, id: placeholder.id)
+                }
             }
             throw error
         }

@@ -186,6 +186,12 @@ extension LightningSession {
     /// Exports the backend's exit state and keeps it sealed in the wallet (and so in its next
     /// backup); does nothing without the wallet's keyring (a session opened without the password)
     /// or a state. Returns what is kept.
+    /// `keepExitState()` where nothing waits for it (a sync, the backend's event): a failure is
+    /// logged, and the previous state stays kept.
+    func keepExitStateLogged() async {
+        await UnsavedWrite.attempt("wallet \(wallet.id)'s exit state") { _ = try await keepExitState() }
+    }
+
     @discardableResult
     public func keepExitState() async throws -> KeptExitState? {
         guard let keyring else { return nil }
@@ -193,7 +199,7 @@ extension LightningSession {
         // covers at least what was kept (a device offline, or restored from a backup, never
         // replaces a good state with a poorer one of its own).
         if let kept = try store.exitState(walletID: wallet.id, network: spec.description, keyring: keyring) {
-            try? await backend.importExitState(kept.state)
+            await UnsavedWrite.attempt("the kept exit state, given to the backend,") { try await backend.importExitState(kept.state) }
         }
         guard let snapshot = try await backend.exportExitState() else { return nil }
         let kept = KeptExitState(network: spec.description, exportedAt: Date(), valueSat: snapshot.valueSat, leafCount: snapshot.leafCount)

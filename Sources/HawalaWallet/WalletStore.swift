@@ -495,10 +495,11 @@ public final class WalletStore: Sendable {
 
     /// `recordBackup(_:walletIDs:)` once a backup was made of the wallets named (nil: every
     /// wallet). Never throws: the backup exists whether or not the list learns of it, so a failed
-    /// record must not turn it into a failure (the list just shows one method less).
+    /// record must not turn it into a failure (the list just shows one method less; the log says why).
     public func noteBackup(_ method: BackupMethod, wallets names: [String]?) {
-        guard let ids = try? names.map({ try $0.map { try wallet(named: $0).id } }) else { return }
-        try? recordBackup(method, walletIDs: ids)
+        UnsavedWrite.attempt("the note of a \(method.rawValue) backup") {
+            try recordBackup(method, walletIDs: names.map { try $0.map { try wallet(named: $0).id } })
+        }
     }
 
     // MARK: Helpers
