@@ -28,7 +28,7 @@ struct BackupPayloadJSON: Codable {
         var lastVerifiedAt: Date?
         var importedAccounts: [Imported]
         /// Lightning history and per-wallet settings (absent in files written before them).
-        var payments: [PaymentJSON]?
+        var payments: [Payment]?
         var settings: [String: String]?
         /// The newest unilateral-exit state of each Lightning network (format 2).
         var exitStates: [ExitStateJSON]?
@@ -44,43 +44,6 @@ struct BackupPayloadJSON: Codable {
         var leafCount: Int?
         /// The backend's state, base64 (Spark: the SDK's `exportUnilateralExitState`, as given).
         var state: String
-    }
-
-    struct PaymentJSON: Codable {
-        var id: String
-        var type: String
-        var status: String
-        var amountMsat: UInt64
-        var feeMsat: UInt64
-        /// Seconds since 1970, fractional (ISO 8601 dates would drop the fraction).
-        var timestamp: Double
-        var method: String
-        var backend: String
-        var invoice: String?
-        var description: String?
-        var paymentHash: String?
-        var preimage: String?
-        var destination: String?
-        var idempotencyKey: String?
-        var failureReason: String?
-        var fiatCurrency: String?
-        var fiatValue: String?
-        /// The network it was made on (`Payment.network`; absent in files written before it:
-        /// the importing store infers it).
-        var network: String?
-        /// The payer's comment (LUD-12); absent in older files.
-        var comment: String?
-        /// What the payee's service said once paid (LUD-09/10); absent in older files.
-        var successAction: String?
-        /// An on-chain payment's transaction, address and confirmations (format 2).
-        var txid: String?
-        var address: String?
-        var confirmations: Int?
-        /// The app connection that made or asked for it ("paid by …"); absent in older files.
-        var connection: String?
-        /// A payment to a hold invoice of the wallet's: when it had to be settled by (seconds
-        /// since 1970); absent for other payments and in older files.
-        var heldUntil: Double?
     }
 
     struct Imported: Codable {
@@ -133,16 +96,7 @@ public struct BackupPayload: Sendable {
                         BackupPayloadJSON.Imported(chain: $0.chain, key: hexString($0.key.unsafeCopy()), label: $0.label, importedAt: $0.importedAt,
                                                    compressed: $0.compressed ? nil : false)
                     },
-                    payments: w.payments.isEmpty ? nil : w.payments.map { p in
-                        BackupPayloadJSON.PaymentJSON(
-                            id: p.id, type: p.type.rawValue, status: p.status.rawValue, amountMsat: p.amountMsat.value, feeMsat: p.feeMsat.value,
-                            timestamp: p.timestamp.timeIntervalSince1970, method: p.method, backend: p.backend, invoice: p.details.invoice,
-                            description: p.details.description, paymentHash: p.details.paymentHash, preimage: p.details.preimage,
-                            destination: p.details.destination, idempotencyKey: p.idempotencyKey, failureReason: p.failureReason,
-                            fiatCurrency: p.fiat?.currency, fiatValue: p.fiat.map { "\($0.value)" }, network: p.network, comment: p.details.comment,
-                            successAction: p.details.successAction, txid: p.details.txid, address: p.details.address,
-                            confirmations: p.details.confirmations, connection: p.connection, heldUntil: p.heldUntil?.timeIntervalSince1970)
-                    },
+                    payments: w.payments.isEmpty ? nil : w.payments,
                     settings: w.settings.isEmpty ? nil : w.settings,
                     exitStates: w.exitStates.isEmpty ? nil : w.exitStates.map { e in
                         BackupPayloadJSON.ExitStateJSON(network: e.kept.network, exportedAt: e.kept.exportedAt.timeIntervalSince1970,
@@ -168,6 +122,10 @@ public struct BackupPayload: Sendable {
         let json: BackupPayloadJSON
         do {
             json = try payload.withUnsafeBytes { try decoder.decode(BackupPayloadJSON.self, from: Data($0)) }
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.contains(where: { $0.stringValue == "payments" }) {
+            // A payment that reads as JSON but not as a payment (`Payment`'s file form): said
+            // with its wallet's name.
+            throw HawalaFileError.invalidPayload("wallet \"\(Self.walletName(at: context.codingPath, in: payload))\": \(context.debugDescription)")
         } catch {
             throw HawalaFileError.invalidPayload("the payload is not valid backup JSON")
         }
@@ -185,7 +143,6 @@ public struct BackupPayload: Sendable {
                 defer { SecretBytes.wipe(&key) }
                 return ImportedAccountExport(chain: a.chain, key: SecretBytes(key), label: a.label, importedAt: a.importedAt, compressed: a.compressed ?? true)
             }
-            let payments = try (w.payments ?? []).map { try Self.payment($0, wallet: w.name) }
             let exitStates = try (w.exitStates ?? []).map { e -> ExitStateExport in
                 guard e.exportedAt.isFinite, !e.network.isEmpty, e.network.count <= 4096, var state = Data(base64Encoded: e.state) else {
                     throw HawalaFileError.invalidPayload("wallet \"\(w.name)\": an exit state is malformed")
@@ -197,7 +154,7 @@ public struct BackupPayload: Sendable {
             }
             return WalletExport(name: w.name, network: network, createdAt: w.createdAt, secret: secret,
                                 backedUpAt: w.backedUpAt, lastVerifiedAt: w.lastVerifiedAt, importedAccounts: imported,
-                                payments: payments, settings: w.settings ?? [:], exitStates: exitStates, onChain: try Self.onChain(w))
+                                payments: w.payments ?? [], settings: w.settings ?? [:], exitStates: exitStates, onChain: try Self.onChain(w))
         }
         return BackupPayload(createdAt: json.createdAt, app: json.app, wallets: wallets, current: json.settings.current)
     }
@@ -242,26 +199,15 @@ public struct BackupPayload: Sendable {
         }
     }
 
-    /// One payment of the history of `wallet`, as the file holds it.
-    static func payment(_ p: BackupPayloadJSON.PaymentJSON, wallet: String) throws -> Payment {
-        guard let type = Payment.Kind(rawValue: p.type), let status = Payment.Status(rawValue: p.status), p.timestamp.isFinite,
-              let amount = try? Msat(p.amountMsat), let fee = try? Msat(p.feeMsat) else {
-            throw HawalaFileError.invalidPayload("wallet \"\(wallet)\": a payment is malformed")
+    /// The name of the wallet `path` (wallets, index, …) leads into, read on its own.
+    static func walletName(at path: [any CodingKey], in payload: SecretBytes) -> String {
+        struct Names: Decodable {
+            struct Named: Decodable { var name: String? }
+            var wallets: [Named]
         }
-        var fiat: Payment.FiatValue?
-        if let currency = p.fiatCurrency, let text = p.fiatValue {
-            guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
-                throw HawalaFileError.invalidPayload("wallet \"\(wallet)\": a payment's fiat value is not a decimal")
-            }
-            fiat = Payment.FiatValue(currency: currency, value: value)
-        }
-        return Payment(id: p.id, type: type, status: status, amountMsat: amount, feeMsat: fee,
-                       timestamp: Date(timeIntervalSince1970: p.timestamp), method: p.method, backend: p.backend,
-                       details: Payment.Details(invoice: p.invoice, description: p.description, paymentHash: p.paymentHash,
-                                                preimage: p.preimage, destination: p.destination, comment: p.comment,
-                                                successAction: p.successAction, txid: p.txid, address: p.address,
-                                                confirmations: p.confirmations),
-                       idempotencyKey: p.idempotencyKey, failureReason: p.failureReason, fiat: fiat, network: p.network, connection: p.connection,
-                       heldUntil: p.heldUntil.flatMap { $0.isFinite ? Date(timeIntervalSince1970: $0) : nil })
+        guard path.count > 1, path[0].stringValue == "wallets", let index = path[1].intValue,
+              let names = try? payload.withUnsafeBytes({ try JSONDecoder().decode(Names.self, from: Data($0)) }),
+              names.wallets.indices.contains(index), let name = names.wallets[index].name, (try? WalletStore.validKeptName(name)) == name else { return "?" }
+        return name
     }
 }

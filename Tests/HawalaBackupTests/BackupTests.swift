@@ -181,6 +181,8 @@ struct ExportImportTests {
         // A malformed payment is refused by name, not imported half.
         let bad = #"{"format":1,"createdAt":"2026-01-01T00:00:00Z","app":"x","settings":{},"wallets":[{"name":"W","network":"mainnet","createdAt":"2026-01-01T00:00:00Z","language":"english","entropy":"00000000000000000000000000000000","importedAccounts":[],"payments":[{"id":"x","type":"gift","status":"completed","amountMsat":1,"feeMsat":0,"timestamp":1,"method":"lightning","backend":"devnet"}]}]}"#
         #expect(throws: HawalaFileError.invalidPayload("wallet \"W\": a payment is malformed")) { try BackupPayload.decode(SecretBytes(utf8: bad)) }
+        let badFiat = bad.replacingOccurrences(of: #""type":"gift""#, with: #""type":"send","fiatCurrency":"EUR","fiatValue":"twelve""#)
+        #expect(throws: HawalaFileError.invalidPayload("wallet \"W\": a payment's fiat value is not a decimal")) { try BackupPayload.decode(SecretBytes(utf8: badFiat)) }
 
         // The history exported to a file: atomic, never replacing unless asked, progress heard.
         let csv = temporaryFolder("history", suffix: ".csv")

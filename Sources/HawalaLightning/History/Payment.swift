@@ -3,12 +3,12 @@ import HawalaText
 
 /// One payment in a wallet's history, shaped like the Spark SDK's `Payment`.
 /// Amounts are millisatoshis; a pending payment is not final (it may still settle).
-public struct Payment: Sendable, Codable, Equatable {
+public struct Payment: Sendable, Equatable {
     public enum Kind: String, Sendable, Codable, CaseIterable { case send, receive }
     public enum Status: String, Sendable, Codable, CaseIterable { case pending, completed, failed }
 
     /// What a payment paid or was paid by.
-    public struct Details: Sendable, Codable, Equatable {
+    public struct Details: Sendable, Equatable {
         public var invoice: String?
         public var description: String?
         public var paymentHash: String?
@@ -44,7 +44,7 @@ public struct Payment: Sendable, Codable, Equatable {
     }
 
     /// A payment's value in a fiat currency at the time it was made.
-    public struct FiatValue: Sendable, Codable, Equatable {
+    public struct FiatValue: Sendable, Equatable {
         public let currency: String
         public let value: Decimal
         public init(currency: String, value: Decimal) {
