@@ -123,16 +123,16 @@ struct ConnectionFormView {
     struct Permission { let value: String, label: String, checked: Bool }
 
     var name = ""
-    var permissions: Set<ConnectionPermission> = [.pay, .receive, .balance]
-    var budget = "10,000"
-    var renewal = BudgetRenewal.daily.rawValue
+    var permissions = NewConnection.defaultPermissions
+    var budget = AmountText.grouped(NewConnection.defaultBudget)
+    var renewal = NewConnection.defaultRenewal.rawValue
     var maxPayment = ""
     /// Above this (sat) a payment waits for the person's yes; empty: never asked.
     var approveAbove = ""
-    var approvalWait = "2m"
+    var approvalWait = ConnectionInput.approvalWaitText(AppConnection.defaultApprovalWait)
     var expiry = "never"
     var relays = ""
-    var wires: Set<ConnectionWire> = [.nwc]
+    var wires = NewConnection.defaultWires
     var restored = false
     /// A program's request being accepted (kept in the form), and what it asks, in words.
     var request = ""
@@ -170,10 +170,10 @@ struct ConnectionFormView {
         name = field("name") ?? ""
         permissions = Set(ConnectionPermission.allCases.filter { field("may-" + $0.rawValue) == "on" })
         budget = field("budget") ?? ""
-        renewal = field("renewal") ?? BudgetRenewal.daily.rawValue
+        renewal = field("renewal") ?? NewConnection.defaultRenewal.rawValue
         maxPayment = field("maxPayment") ?? ""
         approveAbove = field("approveAbove") ?? ""
-        approvalWait = field("approvalWait") ?? "2m"
+        approvalWait = field("approvalWait") ?? ConnectionInput.approvalWaitText(AppConnection.defaultApprovalWait)
         expiry = field("expiry") ?? "never"
         relays = field("relays") ?? ""
         wires = Set(ConnectionWire.allCases.filter { field("for-" + $0.rawValue) == "on" })

@@ -35,11 +35,11 @@ extension SettingsController {
     }
 
     func saveIdleLock(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let minutes = form.text("minutes").flatMap({ Int($0.trimmed) }), (1...120).contains(minutes) else {
-            return try await settings(session, status: .badRequest, problem: "The app locks after 1 to 120 minutes without use.")
+        guard let minutes = form.text("minutes").flatMap({ Int($0.trimmed) }), let lock = try? IdleLock(minutes: minutes) else {
+            return try await settings(session, status: .badRequest, problem: IdleLock.OutOfRange().description.sentence)
         }
-        try await app.store.get().setGlobalSetting(WebApp.idleLockKey, to: String(minutes))
-        await app.sessions.setIdleLock(TimeInterval(minutes * 60))
+        try await app.store.get().setIdleLock(lock)
+        await app.sessions.setIdleLock(lock.seconds)
         return try await settings(session, message: "The app now locks after \(minutes) minute\(minutes == 1 ? "" : "s") without use.")
     }
 

@@ -21,8 +21,8 @@ public struct AppOptions: Sendable {
     /// 0: any free port.
     public var port = 0
     /// An unlocked session locks after this long without a request (nil: the saved setting,
-    /// else 5 minutes).
-    public var idleLock: TimeInterval?
+    /// else `IdleLock.default`).
+    public var idleLock: IdleLock?
     /// The clock (tests move it).
     public var now: @Sendable () -> Date = { Date() }
     /// The payment backends the binary links: devnet always, Spark when it links the Breez SDK.
@@ -87,12 +87,9 @@ public struct WebApp: Sendable {
         self.pages = pages
         token = AppSessions.randomToken()
         store = AppStore(home: home)
-        let saved = try? await store.existing()?.globalSetting(Self.idleLockKey).flatMap(Double.init)
-        sessions = AppSessions(token: token, idleLock: options.idleLock ?? saved.map { $0 * 60 } ?? 300, now: options.now)
+        let saved = (try? await store.existing()?.idleLock()) ?? IdleLock.default
+        sessions = AppSessions(token: token, idleLock: options.idleLock?.seconds ?? saved.seconds, now: options.now)
     }
-
-    /// The store-wide setting holding the idle lock, in minutes.
-    static let idleLockKey = "app.idleLockMinutes"
 
     /// The path that exchanges the token for a session (open it once).
     public var startPath: String { "/start?token=\(token)" }

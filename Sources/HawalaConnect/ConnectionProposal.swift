@@ -22,7 +22,6 @@ public struct ConnectionProposal: Sendable {
     /// Its name, or one made from its key.
     public let name: String
 
-    public static let defaultBudget: Sats = 10_000
 
     /// Why an acceptance was refused.
     public enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
@@ -59,9 +58,9 @@ public struct ConnectionProposal: Sendable {
             default: unknown.append(String(method.prefix(40)))
             }
         }
-        self.permissions = request.methods.isEmpty ? [.pay, .receive, .balance] : permissions
+        self.permissions = request.methods.isEmpty ? NewConnection.defaultPermissions : permissions
         unknownMethods = unknown
-        budget = request.maxAmountSats.flatMap { try? Sats($0) } ?? Self.defaultBudget
+        budget = request.maxAmountSats.flatMap { try? Sats($0) } ?? NewConnection.defaultBudget
         if let named = request.budgetRenewal {
             guard let renewal = BudgetRenewal(rawValue: named) else { throw .budget(named) }
             self.renewal = renewal

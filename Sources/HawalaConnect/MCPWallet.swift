@@ -110,7 +110,8 @@ public struct MCPWallet: Sendable {
                                   "invoice": .object(["type": "string", "description": "The BOLT11 invoice."])]),
              annotations: .init(readOnlyHint: true)),
         Tool(name: "list_payments", description: "Recent payments, newest first (without 'history', only this connection's own).",
-             inputSchema: schema(["limit": .object(["type": "integer", "minimum": 1, "maximum": 100, "description": "How many (default 20)."]),
+             inputSchema: schema(["limit": .object(["type": "integer", "minimum": .int(ConnectionHistory.listLimits.lowerBound), "maximum": .int(ConnectionHistory.listLimits.upperBound),
+                                                    "description": .string("How many (default \(ConnectionHistory.defaultListLimit)).")]),
                                   "type": .object(["type": "string", "enum": ["sent", "received"], "description": "Only sent or only received."])]),
              annotations: .init(readOnlyHint: true)),
         Tool(name: "pay_invoice", description: "Pay a BOLT11 invoice within the connection's budget. Returns the preimage (proof of payment) and the fee.",
@@ -181,7 +182,6 @@ public struct MCPWallet: Sendable {
             try require(.receive, connection)
             let amount = try sats(a["amount_sats"], "amount_sats")
             let description = a["description"]?.stringValue ?? ""
-            guard TextLimit.fits(description, scalars: 639) else { throw Refusal(words: "a description has at most 639 characters") }
             let made = try await session.receive(ReceiveRequest(amountSats: amount, description: description), connection: connection.name)
             return ("Invoice for \(AmountText.sats(amount)): \(made.response.invoice)",
                     ["invoice": .string(made.response.invoice), "payment_hash": .string(made.response.paymentHash), "amount_sats": .int(Int(amount.value))])
@@ -219,10 +219,13 @@ public struct MCPWallet: Sendable {
     /// `list_payments`: the newest payments the connection may see (all with the history
     /// permission, else its own), `limit` 1 to 100, `type` sent or received.
     func listPayments(_ a: [String: Value], connection: AppConnection) throws -> (String, [String: Value]) {
-        var limit = 20
+        let limits = ConnectionHistory.listLimits
+        var limit = ConnectionHistory.defaultListLimit
         if let value = a["limit"] {
-            guard case .int(let number) = value, number >= 1 else { throw Refusal(words: "the parameter limit is a whole number from 1 to 100") }
-            limit = min(number, 100)
+            guard case .int(let number) = value, number >= limits.lowerBound else {
+                throw Refusal(words: "the parameter limit is a whole number from \(limits.lowerBound) to \(limits.upperBound)")
+            }
+            limit = min(number, limits.upperBound)
         }
         var filter = connection.visibleHistory(PaymentFilter(limit: limit))
         switch a["type"]?.stringValue {
@@ -410,12 +413,10 @@ public struct MCPWallet: Sendable {
     }
 
     func lookup(_ a: [String: Value], connection: AppConnection) throws -> Payment {
-        var hash = a["payment_hash"]?.stringValue?.lowercased()
-        if hash == nil, let text = a["invoice"]?.stringValue, text.utf8.count <= Bolt11Invoice.maximumLength, let invoice = try? Bolt11Invoice(text) {
-            hash = hexString(invoice.paymentHash)
+        guard let hash = ConnectionHistory.paymentHash(a["payment_hash"]?.stringValue, invoice: a["invoice"]?.stringValue) else {
+            throw Refusal(words: "give payment_hash (64 hex characters) or invoice")
         }
-        guard let hash, hash.utf8.count == 64 else { throw Refusal(words: "give payment_hash (64 hex characters) or invoice") }
-        guard let payment = try session.store.payments(walletID: connection.walletID, filter: connection.visibleHistory(PaymentFilter(paymentHash: hash, limit: 1))).first else {
+        guard let payment = try ConnectionHistory.lookup(hash, connection: connection, store: session.store) else {
             throw Refusal(words: "no invoice or payment with this payment hash")
         }
         return payment
@@ -442,15 +443,6 @@ public struct MCPWallet: Sendable {
         }
         if let invoice = payment.details.invoice { fields["invoice"] = .string(invoice) }
         return fields
-    }
-}
-
-extension AppConnection {
-    /// The history this connection may see: all of it with `history`, else only what it made.
-    public func visibleHistory(_ filter: PaymentFilter) -> PaymentFilter {
-        var filter = filter
-        if !allows(.history) { filter.connection = name }
-        return filter
     }
 }
 

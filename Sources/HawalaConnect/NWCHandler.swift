@@ -309,22 +309,23 @@ public struct NWCHandler: Sendable {
     }
 
     func lookup(_ params: [String: Any], connection: AppConnection, now: Date) -> Answer {
-        var hash = params["payment_hash"] as? String
-        if hash == nil, let text = params["invoice"] as? String, text.utf8.count <= Bolt11Invoice.maximumLength, let invoice = try? Bolt11Invoice(text) {
-            hash = hexString(invoice.paymentHash)
+        guard let hash = ConnectionHistory.paymentHash(params["payment_hash"] as? String, invoice: params["invoice"] as? String) else {
+            return .failed("lookup_invoice", .other, "params.payment_hash or params.invoice is required")
         }
-        guard let hash, hash.utf8.count == 64 else { return .failed("lookup_invoice", .other, "params.payment_hash or params.invoice is required") }
-        let filter = PaymentFilter(paymentHash: hash.lowercased(), connection: connection.allows(.history) ? nil : connection.name, limit: 1)
-        guard let payment = try? session.store.payments(walletID: connection.walletID, filter: filter).first else {
-            return .failed("lookup_invoice", .notFound, "no invoice or payment with this payment hash")
+        let found: Payment?
+        do { found = try ConnectionHistory.lookup(hash, connection: connection, store: session.store) } catch {
+            return .failed("lookup_invoice", .internal, "the history can't be read now")
         }
+        guard let payment = found else { return .failed("lookup_invoice", .notFound, "no invoice or payment with this payment hash") }
         return Answer(method: "lookup_invoice", result: Self.transaction(payment, now: now), error: nil)
     }
 
     func list(_ params: [String: Any], connection: AppConnection, now: Date, maxBytes: Int = .max) -> Answer {
         let limit: Int, offset: Int, from: UInt64?, until: UInt64?
         do {
-            limit = try Self.integer(params, "limit", what: "a count").map { Int(max(1, min($0, 100))) } ?? 20
+            let limits = ConnectionHistory.listLimits
+            limit = try Self.integer(params, "limit", what: "a count").map { max(limits.lowerBound, min(Int(clamping: $0), limits.upperBound)) }
+                ?? ConnectionHistory.defaultListLimit
             offset = try Self.integer(params, "offset", what: "a count").map { Int(min($0, 1_000_000)) } ?? 0
             // Seconds since 1970, up to the year 5138 (past it, Date's arithmetic is no longer exact).
             from = try Self.integer(params, "from", what: "a time in seconds").map { min($0, 100_000_000_000) }
@@ -332,8 +333,7 @@ public struct NWCHandler: Sendable {
         } catch {
             return .failed("list_transactions", .other, error.words)
         }
-        var filter = PaymentFilter(connection: connection.allows(.history) ? nil : connection.name, openInvoices: params["unpaid"] as? Bool ?? false,
-                                   offset: offset, limit: limit)
+        var filter = connection.visibleHistory(PaymentFilter(openInvoices: params["unpaid"] as? Bool ?? false, offset: offset, limit: limit))
         if let from { filter.from = Date(timeIntervalSince1970: TimeInterval(from)) }
         if let until { filter.to = Date(timeIntervalSince1970: TimeInterval(until + 1)) }
         switch params["type"] as? String {

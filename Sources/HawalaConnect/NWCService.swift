@@ -501,8 +501,8 @@ public final class NWCService: Sendable {
         }
         let served = state.withLock { $0.served.values.filter { $0.connection.walletID == walletID } }
         for s in served where NWCHandler.notifications(for: s.connection).contains(type) {
-            let mayHear = type == "hold_invoice_accepted" ? recorded.connection == s.connection.name
-                : s.connection.allows(.history) || recorded.connection == s.connection.name
+            // A held payment is told only to the connection whose invoice it pays.
+            let mayHear = type == "hold_invoice_accepted" ? recorded.connection == s.connection.name : s.connection.maySee(recorded)
             guard mayHear else { continue }
             let json = JSONValue.object([("notification_type", .string(type)), ("notification", NWCHandler.transaction(recorded, now: options.now()))]).compact
             let sessions = state.withLock { state in s.connection.relays.compactMap { state.relays[$0] } }

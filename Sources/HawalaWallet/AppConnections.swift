@@ -259,6 +259,14 @@ extension ConnectionPermission {
 
 /// A new connection as a person asks for it.
 public struct NewConnection: Sendable {
+    /// What a connection may do where nobody says: pay, receive, see the balance.
+    public static let defaultPermissions: Set<ConnectionPermission> = [.pay, .receive, .balance]
+    /// Its budget where nobody says: 10,000 sat a day.
+    public static let defaultBudget: Sats = 10_000
+    public static let defaultRenewal = BudgetRenewal.daily
+    /// How it is reached where nobody says: Nostr Wallet Connect.
+    public static let defaultWires: Set<ConnectionWire> = [.nwc]
+
     public var name: String
     public var permissions: Set<ConnectionPermission>
     public var budget: Sats?
@@ -278,7 +286,7 @@ public struct NewConnection: Sendable {
     public var approvalWait = AppConnection.defaultApprovalWait
 
     public init(name: String, permissions: Set<ConnectionPermission>, budget: Sats?, renewal: BudgetRenewal, maxPayment: Sats? = nil,
-                expiresAt: Date? = nil, relays: [String], wires: Set<ConnectionWire> = [.nwc], fiatBudget: FiatBudget? = nil) {
+                expiresAt: Date? = nil, relays: [String], wires: Set<ConnectionWire> = defaultWires, fiatBudget: FiatBudget? = nil) {
         self.fiatBudget = fiatBudget
         self.wires = wires
         self.name = name
@@ -680,6 +688,9 @@ public enum ConnectionInput {
     }
 
     /// "90s", "2m", "120" (seconds) → seconds, within `AppConnection.approvalWaitBounds`.
+    /// `seconds` as `approvalWait` reads it back: "2m", "90s".
+    public static func approvalWaitText(_ seconds: Int) -> String { seconds % 60 == 0 ? "\(seconds / 60)m" : "\(seconds)s" }
+
     public static func approvalWait(_ typed: String) throws(Error) -> Int {
         let text = typed.trimmingCharacters(in: .whitespaces).lowercased()
         let seconds: Int? = switch text.last {

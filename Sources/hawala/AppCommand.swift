@@ -24,19 +24,19 @@ struct AppCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-open"), help: "Print the login link on stdout instead of opening a browser.") var noOpen = false
     @Option(help: ArgumentHelp("Address to listen on. Anything but loopback lets other machines reach the login page.", valueName: "address"))
     var listen: String = "127.0.0.1"
-    @Option(name: .customLong("idle-lock"), help: ArgumentHelp("Minutes without a request before the app locks (1–120; default: the app's setting, else 5).", valueName: "minutes"))
+    @Option(name: .customLong("idle-lock"), help: ArgumentHelp("Minutes without a request before the app locks (\(IdleLock.allowedMinutes.lowerBound)–\(IdleLock.allowedMinutes.upperBound); default: the app's setting, else \(IdleLock.default.minutes)).", valueName: "minutes"))
     var idleLock: Int?
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
-        if let idleLock, !(1...120).contains(idleLock) { throw ValidationError("--idle-lock takes 1 to 120 minutes") }
+        if let idleLock { do { _ = try IdleLock(minutes: idleLock) } catch { throw ValidationError("--idle-lock: \(error.description)") } }
     }
 
     func run() async throws {
         var options = AppOptions()
         options.host = listen
         options.port = port
-        options.idleLock = idleLock.map { TimeInterval($0 * 60) }
+        options.idleLock = try idleLock.map { try IdleLock(minutes: $0) }
         options.producer = "hawala \(HawalaVersion.string)"
         options.backends = .linked
         let app = try await WebApp(home: WalletHome.fromEnvironment(), options: options)

@@ -33,17 +33,19 @@ struct ConnectCommand: ParsableCommand {
 struct ConnectNew: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "new", abstract: "Make a connection and print its URI, once (and a QR code at a terminal).",
-        discussion: "The URI holds the program's secret key: Hawala keeps only its public half, so this is the only time it is shown. Defaults: --methods pay,receive,balance and --budget 10000/daily.")
+        discussion: "The URI holds the program's secret key: Hawala keeps only its public half, so this is the only time it is shown. Defaults: --methods \(defaultMethods) and --budget \(defaultBudget).")
+    static let defaultMethods = ConnectionPermission.sorted(NewConnection.defaultPermissions).map(\.rawValue).joined(separator: ",")
+    static let defaultBudget = "\(NewConnection.defaultBudget.value)/\(NewConnection.defaultRenewal.rawValue)"
     @Argument(help: "A name for the program (1 to 64 characters).") var name: String
     @Option(help: ArgumentHelp("The budget and its renewal: SATS or AMOUNT+CURRENCY (20USD), then /daily|weekly|monthly|yearly|never; or none.", valueName: "budget"))
-    var budget = "10000/daily"
+    var budget = Self.defaultBudget
     @Option(name: .customLong("max-payment"), help: ArgumentHelp("The largest single payment, in sat.", valueName: "sats")) var maxPayment: String?
     @Option(name: .customLong("expires-in"), help: ArgumentHelp("When it stops working: 30d, 12h, 2w, 90m, or never.", valueName: "time")) var expiresIn = "never"
-    @Option(help: ArgumentHelp("What it may do: pay, receive, balance, history (comma-separated).", valueName: "list")) var methods = "pay,receive,balance"
+    @Option(help: ArgumentHelp("What it may do: pay, receive, balance, history (comma-separated).", valueName: "list")) var methods = Self.defaultMethods
     @Option(help: ArgumentHelp("A relay it listens on (wss://, or ws:// on this machine); again for more. Default: `hawala connect relays`.", valueName: "url"))
     var relay: [String] = []
     @Option(name: .customLong("for"), help: ArgumentHelp("How the program reaches it: nwc (Nostr Wallet Connect), mcp (`hawala mcp`), or both: nwc,mcp.", valueName: "wires"))
-    var wires = "nwc"
+    var wires = ConnectionWire.sorted(NewConnection.defaultWires).map(\.rawValue).joined(separator: ",")
     @OptionGroup var approval: ApprovalOptions
     @Option(help: "Wallet name (default: the current wallet).") var wallet: String?
     @Flag(help: "JSON output: {name, uri, …} (the URI holds a secret).") var json = false

@@ -118,6 +118,30 @@ struct NWCAnswerTests {
         #expect((try? WalletStore.validConnectionName("agent L402")) == "agent L402")
     }
 
+    /// What a connection sees of the history, and how a program names a payment: one rule
+    /// for NWC, MCP and notifications.
+    @Test func whatAConnectionSeesAndHowAPaymentIsNamed() throws {
+        func connection(_ permissions: Set<ConnectionPermission>) -> AppConnection {
+            AppConnection(id: "c", walletID: "w", name: "agent", permissions: permissions, budget: nil, renewal: .daily, maxPayment: nil, expiresAt: nil,
+                          createdAt: Date(), lastUsedAt: nil, revokedAt: nil, servicePublicKey: "", clientPublicKey: "", relays: [], wires: [.nwc])
+        }
+        func payment(by name: String?) -> Payment {
+            Payment(id: "p", type: .send, status: .completed, amountMsat: Msat(clamping: 1_000), feeMsat: .zero, timestamp: Date(), backend: "devnet",
+                    details: Payment.Details(), connection: name)
+        }
+        let own = connection([.pay]), reader = connection([.pay, .history])
+        #expect(own.maySee(payment(by: "agent")) && !own.maySee(payment(by: nil)) && !own.maySee(payment(by: "other")))
+        #expect(reader.maySee(payment(by: nil)) && reader.maySee(payment(by: "other")))
+        #expect(own.visibleHistory(PaymentFilter(limit: 5)).connection == "agent" && reader.visibleHistory(PaymentFilter(limit: 5)).connection == nil)
+        let hash = "0001020304050607080900010203040506070809000102030405060708090102"
+        #expect(ConnectionHistory.paymentHash(hash.uppercased(), invoice: nil) == hash)
+        #expect(ConnectionHistory.paymentHash(String(hash.dropLast()), invoice: nil) == nil)
+        #expect(ConnectionHistory.paymentHash(String(repeating: "g", count: 64), invoice: nil) == nil)
+        #expect(ConnectionHistory.paymentHash(nil, invoice: "lnbc1pvjluezsp5zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zygspp5qqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqypqdpl2pkx2ctnv5sxxmmwwd5kgetjypeh2ursdae8g6twvus8g6rfwvs8qun0dfjkxaq9qrsgq357wnc5r2ueh7ck6q93dj32dlqnls087fxdwk8qakdyafkq3yap9us6v52vjjsrvywa6rt52cm9r9zqt8r2t7mlcwspyetp5h2tztugp9lfyql") == hash)
+        #expect(ConnectionHistory.paymentHash(nil, invoice: "lnbc1nonsense") == nil && ConnectionHistory.paymentHash(nil, invoice: nil) == nil)
+        #expect(ConnectionHistory.listLimits == 1...100 && ConnectionHistory.defaultListLimit == 20)
+    }
+
     /// Ended connections are still listened to for a while, so they hear `UNAUTHORIZED`.
     @Test func endedConnectionsAreAnsweredForAWhile() throws {
         let now = Date()

@@ -47,6 +47,19 @@ struct WalletStoreTests {
     /// compared: one swapped address or account key is found.
     /// The export version moves with every write to what a backup holds, and with nothing
     /// else: the vault agent trusts an unmoved version to skip its snapshot.
+    /// The idle lock: 1 to 120 minutes, 5 unless saved; what is saved and doesn't read is the default.
+    @Test func theIdleLockIsBoundedAndKept() throws {
+        let (store, _) = try newStore()
+        #expect(try store.idleLock() == .default && IdleLock.default.minutes == 5 && IdleLock.default.seconds == 300)
+        #expect(throws: IdleLock.OutOfRange()) { try IdleLock(minutes: 0) }
+        #expect(throws: IdleLock.OutOfRange()) { try IdleLock(minutes: 121) }
+        try store.setIdleLock(try IdleLock(minutes: 120))
+        #expect(try store.idleLock().minutes == 120)
+        try store.setGlobalSetting("app.idleLockMinutes", to: "soon")
+        #expect(try store.idleLock() == .default)
+        #expect(IdleLock.OutOfRange().description == "the app locks after 1 to 120 minutes without use")
+    }
+
     @Test func theExportVersionFollowsWhatABackupHolds() throws {
         let (store, keyring) = try newStore()
         var last = try store.exportVersion()
