@@ -66,6 +66,7 @@ run: deps
 test: test-deps
 	$(PYTHON) scripts/check-imports.py
 	$(PYTHON) scripts/check-architecture.py
+	$(PYTHON) scripts/check-app-guards.py
 	swift build --build-tests $(IMPORT_CHECK)
 	./scripts/with-postgres.sh $(WATCHDOG) --minutes 20 --log .build/test.log -- swift test --skip-build --parallel --num-workers 2
 	/usr/bin/python3 scripts/app_e2e.py

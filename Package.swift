@@ -307,7 +307,7 @@ let package = Package(
         .target(
             name: "HawalaApp",
             dependencies: [
-                "HawalaBackup", "HawalaConnect", "HawalaCrypto", "HawalaDevnet", "HawalaFormat", "HawalaText", "HawalaKeys", "HawalaLightning", "HawalaNostr", "HawalaOnChain", "HawalaPaper",
+                "HawalaBackup", "HawalaConnect", "HawalaCrypto", "HawalaFormat", "HawalaText", "HawalaKeys", "HawalaLightning", "HawalaNostr", "HawalaOnChain", "HawalaPaper",
                 "HawalaVault", "HawalaVaultClient", "HawalaVaultAgent", "HawalaWallet",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),

@@ -45,7 +45,6 @@ extension BackupController {
     func create(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         let store = try await app.store.get(create: true)
         let first = try !store.hasPassword()
-        if !first && !session.isUnlocked { return AppResponse.toUnlock() }
         let asked = form.text("words")
         let network = form.text("network").flatMap(Network.init(rawValue:)) ?? .mainnet
         let name = form.text("name")?.trimmingCharacters(in: .whitespaces) ?? ""

@@ -258,7 +258,6 @@ extension BackupFilesController {
         guard let task = session.importing else { return AppResponse.redirect("/backups") }
         let store = try await app.store.get(create: true)
         let first = try !store.hasPassword()
-        if !first && !session.isUnlocked { return AppResponse.toUnlock() }
         var chosen: [Int: ConflictPolicy] = [:]
         for index in task.plan.rows.indices { chosen[index] = form.text("policy-\(index)").flatMap(ConflictPolicy.init(rawValue:)) }
         let policies: [String: ConflictPolicy]

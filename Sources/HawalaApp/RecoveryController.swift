@@ -40,7 +40,6 @@ extension RecoveryController {
 
     func recoveryStep(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         let overview = try await app.store.overview()
-        if try await mustUnlock(session, overview: overview) { return AppResponse.toUnlock() }
         let step = form.text("event") ?? ""
         if step == "save" { return try await saveRecovery(session, form, overview: overview) }
         let event: RecoveryFlow.Event? = switch step {

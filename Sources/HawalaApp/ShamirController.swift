@@ -92,7 +92,6 @@ extension ShamirController {
     /// (a wrong line is named, never shown again: paste it corrected); once they recover the
     /// secret, every reading of it is shown with its first addresses. Nothing is saved yet.
     func readShares(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        if try await mustUnlock(session) { return AppResponse.toUnlock() }
         if form.text("event") == "clear" {
             await app.sessions.update(session.id) { $0.shareEntry = nil }
             return AppResponse.redirect("/restore/shares")
@@ -131,7 +130,6 @@ extension ShamirController {
     /// The reading whose addresses the person recognised, saved (backed up: they hold the shares).
     func saveFromShares(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
         guard let pending = session.sharesRecovery else { return AppResponse.redirect("/restore/shares") }
-        if try await mustUnlock(session) { return AppResponse.toUnlock() }
         // The readings again, with the problem (their addresses derived only then).
         func again(_ problem: String) async throws -> Response {
             var entry = SharesEntryView(network: pending.network)

@@ -23,16 +23,16 @@ struct VaultController: AppController {
         router.pages.get("/vault") { request, context in try await vaultPage(request, context.session) }
         router.forms.post("/vault/login") { _, context in try await logInToVault(context.session, context.form) }
         router.unlockedForms.post("/vault/login-words") { _, context in try await logInWithWords(context.session, context.form, context.keyring) }
-        router.forms.post("/vault/bind-words") { _, context in try await bindWords(context.session, context.form) }
-        router.forms.post("/vault/revoke-others") { _, context in try await revokeOtherLogins(context.session, context.form) }
+        router.unlockedForms.post("/vault/bind-words") { _, context in try await bindWords(context.session, context.form, context.keyring) }
+        router.unlockedForms.post("/vault/revoke-others") { _, context in try await revokeOtherLogins(context.session, context.form, context.keyring) }
         router.unlockedForms.post("/vault/backup") { _, context in try await backUpToVault(context.session, context.form) }
-        router.forms.post("/vault/restore") { _, context in try await restoreFromVault(context.session, context.form) }
-        router.pages.get("/vault/delete") { request, context in try await deletionPage(request, context.session) }
-        router.forms.post("/vault/delete") { _, context in try await deleteFromVault(context.session, context.form) }
-        router.forms.post("/vault/schedule") { _, context in try await saveSchedule(context.session, context.form) }
+        router.unlockedForms.post("/vault/restore") { _, context in try await restoreFromVault(context.session, context.form, context.keyring) }
+        router.unlockedPages.get("/vault/delete") { request, context in try await deletionPage(request, context.session, context.keyring) }
+        router.unlockedForms.post("/vault/delete") { _, context in try await deleteFromVault(context.session, context.form, context.keyring) }
+        router.unlockedForms.post("/vault/schedule") { _, context in try await saveSchedule(context.session, context.form, context.keyring) }
         router.unlockedForms.post("/vault/agent") { _, context in try await switchAgent(context.session, context.form, context.keyring) }
-        router.forms.post("/vault/credential") { _, context in try await startCredentialBackup(context.session, context.form) }
-        router.forms.post("/vault/credential/recover") { _, context in try await recoverCredential(context.session, context.form) }
+        router.unlockedForms.post("/vault/credential") { _, context in try await startCredentialBackup(context.session, context.form, context.keyring) }
+        router.unlockedForms.post("/vault/credential/recover") { _, context in try await recoverCredential(context.session, context.form, context.keyring) }
     }
 }
 
@@ -50,7 +50,7 @@ extension VaultController {
         if try await mustUnlock(session, overview: overview) { return AppResponse.toUnlock() }
         var view = VaultView(firstPassword: !overview.hasPassword, canBackUp: !overview.wallets.isEmpty)
         var problem = problem
-        if let (client, store) = try await savedVault(session) {
+        if let (client, store) = try await savedVault(session.keyring) {
             view.url = client.url.absoluteString
             do {
                 async let backups = client.backups()
@@ -73,10 +73,10 @@ extension VaultController {
         return try render(status, "vault", page)
     }
 
-    /// The client of the saved login (with the session's keyring) and its store; nil: not
-    /// logged in, or locked.
-    func savedVault(_ session: AppSessions.Session) async throws -> (client: VaultClient, store: WalletStore)? {
-        guard let keyring = session.keyring, try app.home.existing() else { return nil }
+    /// The client of the saved login (opened with `keyring`) and its store; nil: not logged in,
+    /// or locked (no keyring).
+    func savedVault(_ keyring: Keyring?) async throws -> (client: VaultClient, store: WalletStore)? {
+        guard let keyring, try app.home.existing() else { return nil }
         let store = try await app.store.get()
         return try SavedVaultLogin.client(store: store, keyring: keyring).map { ($0, store) }
     }
@@ -84,8 +84,6 @@ extension VaultController {
     /// The URL and the token are checked against the vault before anything is saved. On a new
     /// machine the password typed twice becomes the wallet password, and the login logs in here.
     func logInToVault(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        // A locked session reaches no vault: the wallet password first.
-        if try await mustUnlock(session) { return AppResponse.toUnlock() }
         let url: URL
         let client: VaultClient
         do {
@@ -145,8 +143,8 @@ extension VaultController {
 
     /// A backup downloaded (its SHA-256 checked), decrypted in memory and shown as the import
     /// preview of the backups page: nothing is written before "Import".
-    func restoreFromVault(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let client = try await savedVault(session)?.client else { return AppResponse.redirect("/vault") }
+    func restoreFromVault(_ session: AppSessions.Session, _ form: FormBody, _ keyring: Keyring) async throws -> Response {
+        guard let client = try await savedVault(keyring)?.client else { return AppResponse.redirect("/vault") }
         guard let password = form.secret("backupPassword"), !password.isEmpty else {
             return try await vault(session, status: .badRequest, problem: "Type the backup's password.")
         }
@@ -169,8 +167,8 @@ extension VaultController {
     }
 
     /// Deleting asks first, naming the backup and saying when it is the last one.
-    func deletionPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
-        guard let client = try await savedVault(session)?.client else { return AppResponse.redirect("/vault") }
+    func deletionPage(_ request: Request, _ session: AppSessions.Session, _ keyring: Keyring) async throws -> Response {
+        guard let client = try await savedVault(keyring)?.client else { return AppResponse.redirect("/vault") }
         do {
             let (backup, isLast) = try await client.deletionPreview(request.uri.queryParameters["id"].map(String.init) ?? "")
             return try await vault(session, deleting: VaultView.Deletion(VaultView.Row(backup, timeZone: session.timeZone), isLast: isLast))
@@ -179,8 +177,8 @@ extension VaultController {
         }
     }
 
-    func deleteFromVault(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let client = try await savedVault(session)?.client else { return AppResponse.redirect("/vault") }
+    func deleteFromVault(_ session: AppSessions.Session, _ form: FormBody, _ keyring: Keyring) async throws -> Response {
+        guard let client = try await savedVault(keyring)?.client else { return AppResponse.redirect("/vault") }
         do {
             let id = try await client.backupID(form.text("id") ?? "")
             try await client.delete(id)
@@ -191,8 +189,8 @@ extension VaultController {
     }
 
     /// The automatic-backup schedule, kept by the vault (it checks the values too).
-    func saveSchedule(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let client = try await savedVault(session)?.client else { return AppResponse.redirect("/vault") }
+    func saveSchedule(_ session: AppSessions.Session, _ form: FormBody, _ keyring: Keyring) async throws -> Response {
+        guard let client = try await savedVault(keyring)?.client else { return AppResponse.redirect("/vault") }
         do {
             var settings = try await client.settings()
             settings.autoBackupEnabled = form.text("autoBackupEnabled") == "on"
@@ -261,8 +259,8 @@ extension VaultController {
     }
 
     /// The current wallet's words log in to the saved vault from now on (replacing any bound).
-    func bindWords(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let keyring = session.keyring, let (client, store) = try await savedVault(session) else { return AppResponse.redirect("/vault") }
+    func bindWords(_ session: AppSessions.Session, _ form: FormBody, _ keyring: Keyring) async throws -> Response {
+        guard let (client, store) = try await savedVault(keyring) else { return AppResponse.redirect("/vault") }
         let outcome = await VaultWordsLogin.bind(client: client, store: store, keyring: keyring, replace: true)
         switch outcome {
         case .notOffered(let why), .failed(let why): return try await vault(session, status: .badGateway, problem: why.sentence)
@@ -272,8 +270,8 @@ extension VaultController {
     }
 
     /// Every other login of the account (a lost device's, an agent's) stops working.
-    func revokeOtherLogins(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let client = try await savedVault(session)?.client else { return AppResponse.redirect("/vault") }
+    func revokeOtherLogins(_ session: AppSessions.Session, _ form: FormBody, _ keyring: Keyring) async throws -> Response {
+        guard let client = try await savedVault(keyring)?.client else { return AppResponse.redirect("/vault") }
         do {
             return try await vault(session, message: Self.revokedWords(try await client.revokeOtherTokens()))
         } catch let error as VaultClientError {
@@ -299,8 +297,8 @@ extension VaultController {
 
     /// The backup password (typed twice) becomes a credential sealed under a new 24-word recovery
     /// phrase; the phrase is shown, then checked with the quiz, and only then is anything uploaded.
-    func startCredentialBackup(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard try await savedVault(session) != nil else { return AppResponse.redirect("/vault") }
+    func startCredentialBackup(_ session: AppSessions.Session, _ form: FormBody, _ keyring: Keyring) async throws -> Response {
+        guard try await savedVault(keyring) != nil else { return AppResponse.redirect("/vault") }
         guard let credential = form.secret("credential"), !credential.isEmpty, credential == form.secret("credentialRepeat") ?? SecretBytes([]) else {
             return try await vault(session, status: .badRequest, problem: "Type the backup password twice, the same both times.")
         }
@@ -313,7 +311,7 @@ extension VaultController {
 
     /// After the quiz: sealed (Argon2id, 64 MiB) and uploaded, replacing the vault's earlier one.
     func uploadCredential(_ session: AppSessions.Session, _ credential: SecretBytes, phrase: Mnemonic) async throws -> Response {
-        guard let client = try await savedVault(session)?.client else { return AppResponse.redirect("/vault") }
+        guard let client = try await savedVault(session.keyring)?.client else { return AppResponse.redirect("/vault") }
         do {
             let envelope = try await NIOThreadPool.singleton.runIfActive { Data(try CredentialEnvelope.seal(credential, phrase: phrase)) }
             try await client.uploadCredentialBackup(envelope)
@@ -325,8 +323,8 @@ extension VaultController {
 
     /// The 24 words (checked as a pasted phrase is: the word list, then the checksum) open the
     /// credential backup downloaded from the vault; the backup password is shown once.
-    func recoverCredential(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
-        guard let client = try await savedVault(session)?.client else { return AppResponse.redirect("/vault") }
+    func recoverCredential(_ session: AppSessions.Session, _ form: FormBody, _ keyring: Keyring) async throws -> Response {
+        guard let client = try await savedVault(keyring)?.client else { return AppResponse.redirect("/vault") }
         var entry = RecoveryFlow(purpose: CredentialEnvelope.phraseEntry)
         if case .refused(let problem) = entry.send(.word(form.secret("phrase") ?? SecretBytes([]))) {
             return try await vault(session, status: .badRequest, problem: problem.description.sentence)

@@ -1,6 +1,5 @@
 import Foundation
 import HawalaCrypto
-import HawalaDevnet
 import HawalaFormat
 import HawalaLightning
 import HawalaText
@@ -25,8 +24,9 @@ public struct AppOptions: Sendable {
     public var idleLock: IdleLock?
     /// The clock (tests move it).
     public var now: @Sendable () -> Date = { Date() }
-    /// The payment backends the binary links: devnet always, Spark when it links the Breez SDK.
-    public var backends = BackendOpeners(devnet: .ledger)
+    /// The payment backends the executable links (`hawala`: devnet always, Spark when it links
+    /// the Breez SDK); none unless it says.
+    public var backends = BackendOpeners(devnet: nil)
     /// The program and its version, as a backup file records who made it.
     public var producer = "hawala"
     /// The largest `.hawala` file taken, uploaded or from the vault: the vault's default upload

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import HawalaBackup
 import HawalaCrypto
-import HawalaDevnet
 import HawalaKeys
 import HawalaLightning
 import HawalaPaper

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 @testable import HawalaApp
 import HawalaCrypto
+import HawalaDevnet
 import HawalaKeys
 import HawalaLightning
 import HawalaTestSupport
@@ -148,6 +149,7 @@ struct AppSecurityTests {
         }
         let clock = Clock()
         var options = AppOptions()
+        options.backends = .devnet
         options.now = { clock.now }
         if let maximumBackupBytes { options.maximumBackupBytes = maximumBackupBytes }
         if let spark { options.backends.spark = spark }
