@@ -73,6 +73,21 @@ struct SignedInContext: ChildRequestContext {
     }
 }
 
+/// A page of the home's (`SessionMiddleware`, then `HomeMiddleware`): open to anyone signed in
+/// while the home has no wallet password, else only unlocked. `keyring` is nil only before a
+/// password exists.
+struct HomePageContext: ChildRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let session: AppSessions.Session
+    let keyring: Keyring?
+
+    init(context: AppRequestContext) throws {
+        session = try context.signedIn()
+        keyring = session.keyring
+        coreContext = context.coreContext
+    }
+}
+
 /// A page of the unlocked current wallet (`SessionMiddleware`, then `OpenWalletMiddleware`).
 struct WalletPageContext: ChildRequestContext {
     var coreContext: CoreRequestContextStorage
@@ -184,6 +199,18 @@ struct FormMiddleware: RouterMiddleware {
     }
 }
 
+/// A home with a wallet password opens only to an unlocked session (even with no wallet left):
+/// a locked one goes to the unlock page, and back.
+struct HomeMiddleware: RouterMiddleware {
+    let routes: AppRoutes
+
+    func handle(_ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response) async throws -> Response {
+        guard let session = context.session else { throw AppRefusal.noSession }
+        if try await routes.mustUnlock(session) { throw AppRefusal.locked }
+        return try await next(request, context)
+    }
+}
+
 /// The unlocked current wallet, resolved once: a locked session goes to the unlock page, a home
 /// without a wallet to the home.
 struct OpenWalletMiddleware: RouterMiddleware {
@@ -232,7 +259,7 @@ protocol AppController: Sendable {
 }
 
 /// The router's groups, each behind its part of the middleware chain: `pages` for anyone
-/// signed in, `unlockedPages` for an unlocked session, `walletPages` for a page of the unlocked
+/// signed in, `home` for the home's pages (unlocked once a password exists), `unlockedPages` for an unlocked session, `walletPages` for a page of the unlocked
 /// wallet; `forms` for a checked form, `unlockedForms` for one of an unlocked session,
 /// `walletForms` for one acting on the unlocked wallet; and `open` for what needs no session
 /// (start, static files, the event streams that answer for themselves). A locked session is
@@ -240,6 +267,7 @@ protocol AppController: Sendable {
 struct AppRouter {
     let open: RouterGroup<AppRequestContext>
     let pages: RouterGroup<SignedInContext>
+    let home: RouterGroup<HomePageContext>
     let unlockedPages: RouterGroup<UnlockedPageContext>
     let walletPages: RouterGroup<WalletPageContext>
     let forms: RouterGroup<FormContext>
@@ -249,6 +277,7 @@ struct AppRouter {
     init(_ router: Router<AppRequestContext>, routes: AppRoutes) {
         open = router.group()
         pages = router.group().add(middleware: SessionMiddleware(routes: routes)).group(context: SignedInContext.self)
+        home = router.group().add(middleware: SessionMiddleware(routes: routes)).add(middleware: HomeMiddleware(routes: routes)).group(context: HomePageContext.self)
         unlockedPages = router.group().add(middleware: SessionMiddleware(routes: routes)).group(context: UnlockedPageContext.self)
         unlockedForms = router.group().add(middleware: FormMiddleware(routes: routes)).group(context: UnlockedFormContext.self)
         walletPages = router.group().add(middleware: SessionMiddleware(routes: routes)).add(middleware: OpenWalletMiddleware(routes: routes))

@@ -13,7 +13,7 @@ struct BackupController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.pages.get("/create") { request, context in try await createPage(request, context.session) }
+        router.home.get("/create") { request, context in try await createPage(request, context.session) }
         router.forms.post("/create") { _, context in try await create(context.session, context.form) }
         router.pages.get("/backup") { request, context in try await backupPage(request, context.session) }
         router.forms.post("/backup") { _, context in try await backupStep(context.session, context.form) }
@@ -28,7 +28,6 @@ extension BackupController {
 
     func createPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         let overview = try await app.store.overview()
-        if try await mustUnlock(session, overview: overview) { return AppResponse.toUnlock() }
         var page = Page(title: "New wallet", session: session, overview: overview)
         if let refill = await app.sessions.takeInterrupted(session.id, page: "/create") {
             page.create = CreateView(needsPassword: !overview.hasPassword, wordCount: Int(refill.value("words")) ?? WalletStore.newWordCounts[0],

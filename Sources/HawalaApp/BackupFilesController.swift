@@ -19,12 +19,12 @@ struct BackupFilesController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.pages.get("/backups") { request, context in try await backupsPage(request, context.session) }
+        router.home.get("/backups") { request, context in try await backupsPage(request, context.session) }
         router.unlockedForms.post("/backups/export") { _, context in try await exportBackup(context.session, context.form) }
         router.unlockedPages.get("/backups/exported") { request, context in try await exportedPage(request, context.session) }
         router.unlockedPages.get("/backups/download") { request, context in try await downloadExport(request, context.session) }
         router.pages.post("/backups/import") { request, context in try await uploadBackup(request, context.session) }
-        router.pages.get("/backups/import") { request, context in try await importPage(request, context.session) }
+        router.home.get("/backups/import") { request, context in try await importPage(request, context.session) }
         router.forms.post("/backups/import/confirm") { _, context in try await confirmImport(context.session, context.form) }
         router.forms.post("/backups/import/cancel") { _, context in try await cancelImport(context.session, context.form) }
         router.unlockedForms.post("/backups/paper") { _, context in try await paperSheet(context.session, context.form) }
@@ -41,7 +41,6 @@ extension BackupFilesController {
     func backups(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, problem: String? = nil,
                  export: ((inout BackupsView) -> Void)? = nil) async throws -> Response {
         let overview = try await app.store.overview()
-        if try await mustUnlock(session, overview: overview) { return AppResponse.toUnlock() }
         var page = Page(title: "Backups", session: session, overview: overview, problem: problem)
         var view = BackupsView(wallets: overview.wallets)
         export?(&view)

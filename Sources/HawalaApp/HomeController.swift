@@ -14,7 +14,7 @@ struct HomeController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.pages.get("/") { request, context in try await home(request, context.session) }
+        router.home.get("/") { request, context in try await home(request, context.session, context.keyring) }
         router.walletPages.get("/send") { request, context in try await sendFormPage(request, context.session, context.open) }
         router.open.get("/events") { request, _ in try await sessionEvents(request) }
     }
@@ -22,11 +22,10 @@ struct HomeController: AppController {
 
 /// The home area's handlers: each reads the request, asks the library and renders.
 extension HomeController {
-    func home(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
+    func home(_ request: Request, _ session: AppSessions.Session, _ keyring: Keyring?) async throws -> Response {
         let overview = try await app.store.overview()
-        if try await mustUnlock(session, overview: overview) { return AppResponse.toUnlock() }
         var page = Page(title: "Home", session: session, overview: overview)
-        guard let keyring = session.keyring, let wallet = overview.current else { return try render(.ok, "home", page) }
+        guard let keyring, let wallet = overview.current else { return try render(.ok, "home", page) }
         let store = try await app.store.get()
         let settings = try LightningSettings.load(store: store, walletID: wallet.id)
         var view = HomeView(wallet: wallet, walletCount: overview.wallets.count, lightningReady: settings.backend != nil && wallet.kind != .watchOnly)

@@ -12,7 +12,7 @@ struct RecoveryController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.pages.get("/restore") { request, context in try await recoveryPage(request, context.session) }
+        router.home.get("/restore") { request, context in try await recoveryPage(request, context.session) }
         router.forms.post("/restore") { _, context in try await recoveryStep(context.session, context.form) }
     }
 }
@@ -21,7 +21,6 @@ struct RecoveryController: AppController {
 extension RecoveryController {
     func recoveryPage(_ request: Request, _ session: AppSessions.Session) async throws -> Response {
         let overview = try await app.store.overview()
-        if try await mustUnlock(session, overview: overview) { return AppResponse.toUnlock() }
         let flow = await app.sessions.update(session.id) { session -> RecoveryFlow in
             if session.recovery == nil { session.recovery = RecoveryFlow() }
             return session.recovery!

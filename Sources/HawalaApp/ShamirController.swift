@@ -17,7 +17,7 @@ struct ShamirController: AppController {
 
     func addRoutes(to router: AppRouter) {
         router.unlockedForms.post("/backups/shamir") { _, context in try await splitIntoShares(context.session, context.form) }
-        router.pages.get("/restore/shares") { request, context in try await sharesPage(request, context.session) }
+        router.home.get("/restore/shares") { request, context in try await sharesPage(request, context.session) }
         router.forms.post("/restore/shares") { _, context in try await readShares(context.session, context.form) }
         router.forms.post("/restore/shares/save") { _, context in try await saveFromShares(context.session, context.form) }
     }
@@ -80,7 +80,6 @@ extension ShamirController {
     func shares(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, problem: String? = nil,
                 entry: SharesEntryView = SharesEntryView()) async throws -> Response {
         let overview = try await app.store.overview()
-        if try await mustUnlock(session, overview: overview) { return AppResponse.toUnlock() }
         var page = Page(title: "Restore from shares", session: session, overview: overview, problem: problem)
         var entry = entry
         entry.needsPassword = !overview.hasPassword

@@ -20,7 +20,7 @@ struct VaultController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.pages.get("/vault") { request, context in try await vaultPage(request, context.session) }
+        router.home.get("/vault") { request, context in try await vaultPage(request, context.session) }
         router.forms.post("/vault/login") { _, context in try await logInToVault(context.session, context.form) }
         router.unlockedForms.post("/vault/login-words") { _, context in try await logInWithWords(context.session, context.form, context.keyring) }
         router.unlockedForms.post("/vault/bind-words") { _, context in try await bindWords(context.session, context.form, context.keyring) }
@@ -47,7 +47,6 @@ extension VaultController {
     func vault(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, problem: String? = nil, message: String? = nil,
                deleting: VaultView.Deletion? = nil, recovered: String? = nil) async throws -> Response {
         let overview = try await app.store.overview()
-        if try await mustUnlock(session, overview: overview) { return AppResponse.toUnlock() }
         var view = VaultView(firstPassword: !overview.hasPassword, canBackUp: !overview.wallets.isEmpty)
         var problem = problem
         if let (client, store) = try await savedVault(session.keyring) {

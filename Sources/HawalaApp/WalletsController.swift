@@ -14,7 +14,7 @@ struct WalletsController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.pages.get("/wallets") { request, context in try await walletsPage(request, context.session) }
+        router.home.get("/wallets") { request, context in try await walletsPage(request, context.session) }
         router.unlockedForms.post("/wallets/use") { _, context in try await useWallet(context.session, context.form) }
         router.unlockedForms.post("/wallets/import-key") { _, context in try await importKey(context.session, context.form, context.keyring) }
     }
@@ -30,7 +30,6 @@ extension WalletsController {
     func wallets(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, message: String? = nil,
                  _ adjust: (inout WalletsView) -> Void = { _ in }) async throws -> Response {
         let overview = try await app.store.overview()
-        if try await mustUnlock(session, overview: overview) { return AppResponse.toUnlock() }
         var page = Page(title: "Wallets", session: session, overview: overview, message: message)
         page.wide = true
         var view = WalletsView(current: overview.current)
