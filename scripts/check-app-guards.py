@@ -12,8 +12,9 @@ CHECKS = {
     # name: (pattern, ceiling)
     "mustUnlock outside the middleware": (r"\bmustUnlock\(", 3),
     "savedVault(session.keyring)": (r"savedVault\(session\.keyring\)", 2),
-    "session.keyring read by hand": (r"\bsession\.keyring\b", 6),
-    "currentWallet() outside the middleware": (r"\bcurrentWallet\(\)", 4),
+    "session.keyring read by hand": (r"\bsession\.keyring\b", 3),
+    "currentWallet() outside the middleware": (r"\bcurrentWallet\(\)", 0),
+    "the session peeked outside the middleware": (r"sessions\.peek\(", 0),
     "a controller constructing another": (r"\b[A-Z]\w*Controller\(routes: routes\)", 30),
 }
 

@@ -88,6 +88,20 @@ struct HomePageContext: ChildRequestContext {
     }
 }
 
+/// A read a page makes to bring itself up to date (`LiveMiddleware`): the session as it is,
+/// untouched, and the unlocked current wallet when there is one (nil: signed out, locked, or no
+/// wallet).
+struct LiveContext: ChildRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let session: AppSessions.Session?
+    let open: OpenWallet?
+
+    init(context: AppRequestContext) throws {
+        (session, open) = (context.session, context.openWallet)
+        coreContext = context.coreContext
+    }
+}
+
 /// A page of the unlocked current wallet (`SessionMiddleware`, then `OpenWalletMiddleware`).
 struct WalletPageContext: ChildRequestContext {
     var coreContext: CoreRequestContextStorage
@@ -211,6 +225,26 @@ struct HomeMiddleware: RouterMiddleware {
     }
 }
 
+/// The event streams and status reads of the app's own pages: refused from anywhere else, and
+/// never counted as use — the session is peeked, so news arriving never keeps a wallet unlocked.
+struct LiveMiddleware: RouterMiddleware {
+    let routes: AppRoutes
+
+    func handle(_ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response) async throws -> Response {
+        let app = routes.app
+        guard CrossSiteCheck.sameOriginRead(request, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
+            return AppResponse.plain(.forbidden, "refused: not the app's page")
+        }
+        var context = context
+        context.session = await app.sessions.peek(request.cookies[AppRoutes.cookie]?.value)
+        if let keyring = context.session?.keyring {
+            let (store, wallet) = try await routes.currentWallet()
+            context.openWallet = wallet.map { OpenWallet(keyring: keyring, store: store, wallet: $0) }
+        }
+        return try await next(request, context)
+    }
+}
+
 /// The unlocked current wallet, resolved once: a locked session goes to the unlock page, a home
 /// without a wallet to the home.
 struct OpenWalletMiddleware: RouterMiddleware {
@@ -261,13 +295,15 @@ protocol AppController: Sendable {
 /// The router's groups, each behind its part of the middleware chain: `pages` for anyone
 /// signed in, `home` for the home's pages (unlocked once a password exists), `unlockedPages` for an unlocked session, `walletPages` for a page of the unlocked
 /// wallet; `forms` for a checked form, `unlockedForms` for one of an unlocked session,
-/// `walletForms` for one acting on the unlocked wallet; and `open` for what needs no session
-/// (start, static files, the event streams that answer for themselves). A locked session is
+/// `walletForms` for one acting on the unlocked wallet; `live` for a page's own event streams and
+/// status reads (the session peeked, never used); and `open` for what needs no session (start,
+/// static files). A locked session is
 /// sent to the unlock page, and back, by the group's context (`AppRefusal.locked`).
 struct AppRouter {
     let open: RouterGroup<AppRequestContext>
     let pages: RouterGroup<SignedInContext>
     let home: RouterGroup<HomePageContext>
+    let live: RouterGroup<LiveContext>
     let unlockedPages: RouterGroup<UnlockedPageContext>
     let walletPages: RouterGroup<WalletPageContext>
     let forms: RouterGroup<FormContext>
@@ -277,6 +313,7 @@ struct AppRouter {
     init(_ router: Router<AppRequestContext>, routes: AppRoutes) {
         open = router.group()
         pages = router.group().add(middleware: SessionMiddleware(routes: routes)).group(context: SignedInContext.self)
+        live = router.group().add(middleware: LiveMiddleware(routes: routes)).group(context: LiveContext.self)
         home = router.group().add(middleware: SessionMiddleware(routes: routes)).add(middleware: HomeMiddleware(routes: routes)).group(context: HomePageContext.self)
         unlockedPages = router.group().add(middleware: SessionMiddleware(routes: routes)).group(context: UnlockedPageContext.self)
         unlockedForms = router.group().add(middleware: FormMiddleware(routes: routes)).group(context: UnlockedFormContext.self)
@@ -299,8 +336,6 @@ extension AppController {
     func mustUnlock(_ session: AppSessions.Session, overview: WalletOverview? = nil) async throws -> Bool {
         try await routes.mustUnlock(session, overview: overview)
     }
-
-    func currentWallet() async throws -> (WalletStore, WalletSummary?) { try await routes.currentWallet() }
 
     func lightningSession(_ session: AppSessions.Session, _ store: WalletStore, _ wallet: WalletSummary, keyring: Keyring) async throws -> LightningSession {
         try await routes.lightningSession(session, store, wallet, keyring: keyring)

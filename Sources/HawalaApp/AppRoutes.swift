@@ -52,6 +52,12 @@ struct AppRoutes: Sendable {
         return try await app.store.existing()?.hasPassword() ?? false
     }
 
+    /// The wallet store and its current wallet (nil when there is none): for the middleware.
+    func currentWallet() async throws -> (WalletStore, WalletSummary?) {
+        let store = try await app.store.get()
+        return (store, try store.current())
+    }
+
     func session(of request: Request) async -> AppSessions.Session? {
         // A page bringing itself up to date after a payment (app.js) is no use of the session:
         // news arriving must never keep a wallet unlocked.
@@ -195,7 +201,7 @@ extension SessionController {
         guard let unlocked = await app.sessions.unlock(session.id, keyring: keyring) else { return try noSession() }
         // The Lightning backend starts connecting now, in the background: the first page finds
         // it open, or still opening (and shows what is known meanwhile).
-        if let (store, wallet) = try? await currentWallet(), let wallet,
+        if let (store, wallet) = try? await routes.currentWallet(), let wallet,
            (try? LightningSettings.load(store: store, walletID: wallet.id).backend) != nil {
             Task { _ = try? await lightningSession(unlocked, store, wallet, keyring: keyring) }
         }

@@ -16,7 +16,7 @@ struct HomeController: AppController {
     func addRoutes(to router: AppRouter) {
         router.home.get("/") { request, context in try await home(request, context.session, context.keyring) }
         router.walletPages.get("/send") { request, context in try await sendFormPage(request, context.session, context.open) }
-        router.open.get("/events") { request, _ in try await sessionEvents(request) }
+        router.live.get("/events") { request, context in try await sessionEvents(request, context.session, context.open) }
     }
 }
 
@@ -125,16 +125,10 @@ extension HomeController {
     /// what}`) while the session is unlocked and its wallet has Lightning, then `end` when the
     /// session locks, the app stops or the stream has been open for `eventStreamLimit`. Reading
     /// it never keeps a session awake.
-    func sessionEvents(_ request: Request) async throws -> Response {
-        guard CrossSiteCheck.sameOriginRead(request, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
-            return AppResponse.plain(.forbidden, "refused: not the app's page")
-        }
+    func sessionEvents(_ request: Request, _ session: AppSessions.Session?, _ open: OpenWallet?) async throws -> Response {
         let sessions = app.sessions, stopping = app.stopping
-        guard let session = await sessions.peek(request.cookies[AppRoutes.cookie]?.value), let keyring = session.keyring else {
-            return Self.endedStream()
-        }
-        let (store, wallet) = try await currentWallet()
-        guard let wallet, try LightningSettings.load(store: store, walletID: wallet.id).backend != nil else { return Self.endedStream() }
+        guard let session, let open, try LightningSettings.load(store: open.store, walletID: open.wallet.id).backend != nil else { return Self.endedStream() }
+        let (keyring, store, wallet) = (open.keyring, open.store, open.wallet)
         let end = await sessions.time().addingTimeInterval(AppRoutes.eventStreamLimit)
         let opener: @Sendable () async throws -> LightningSession = { [self] in try await lightningSession(session, store, wallet, keyring: keyring) }
         // The body is written after the request's handler returned: its unit, kept.

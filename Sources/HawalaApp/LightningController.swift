@@ -19,8 +19,8 @@ struct LightningController: AppController {
         router.walletForms.post("/lightning/fund") { _, context in try await fund(context.session, context.form, context.open) }
         router.walletForms.post("/lightning/invoice") { _, context in try await createInvoice(context.session, context.form, context.open) }
         router.walletPages.get("/lightning/invoice") { request, context in try await invoicePage(request, context.session, context.open) }
-        router.open.get("/lightning/invoice/events") { request, _ in try await invoiceEvents(request) }
-        router.open.get("/lightning/invoice/status") { request, _ in try await invoiceStatus(request) }
+        router.live.get("/lightning/invoice/events") { request, context in try await invoiceEvents(request, context.session, context.open) }
+        router.live.get("/lightning/invoice/status") { request, context in try await invoiceStatus(request, context.session, context.open) }
         router.walletForms.post("/lightning/send") { _, context in try await prepareSend(context.session, context.form, context.open) }
         router.walletForms.post("/lightning/pay") { _, context in try await confirmSend(context.session, context.form, context.open) }
     }
@@ -163,7 +163,7 @@ extension LightningController {
                 amount = try AmountText.parse(typed.amount, unit: AmountText.unit)
             } catch {
                 typed.amountProblem = error.description.sentence + " Leave it empty to let the payer choose."
-                return try await ReceiveController(routes: routes).invoiceForm(session, store: store, wallet: wallet, form: typed, status: .badRequest)
+                return try await ReceiveController(routes: routes).invoiceForm(session, open, form: typed, status: .badRequest)
             }
         }
         let description = typed.description.trimmed
@@ -178,7 +178,7 @@ extension LightningController {
             case LightningError.outOfRange(.description): typed.descriptionProblem = words
             default: typed.problem = words
             }
-            return try await ReceiveController(routes: routes).invoiceForm(session, store: store, wallet: wallet, form: typed, status: .badRequest)
+            return try await ReceiveController(routes: routes).invoiceForm(session, open, form: typed, status: .badRequest)
         }
         // A payment hash is 64 hex digits: safe in a path.
         return AppResponse.redirect("/lightning/invoice?hash=\(created.response.paymentHash)")
@@ -200,9 +200,9 @@ extension LightningController {
 
     /// Server-sent events for one invoice: `paid`, `failed`, `expired` or `locked` (each with
     /// an `InvoiceStatus`), then the stream ends; a comment every 15 s keeps it open meanwhile.
-    func invoiceEvents(_ request: Request) async throws -> Response {
+    func invoiceEvents(_ request: Request, _ session: AppSessions.Session?, _ open: OpenWallet?) async throws -> Response {
         let found: FoundInvoice
-        switch try await invoiceRead(request) {
+        switch try invoiceRead(request, session, open) {
         case .refused(let response): return response
         case .found(let invoice): found = invoice
         }
@@ -254,9 +254,9 @@ extension LightningController {
     }
 
     /// The polling fallback: the invoice's status as JSON, after a short sync with the backend.
-    func invoiceStatus(_ request: Request) async throws -> Response {
+    func invoiceStatus(_ request: Request, _ session: AppSessions.Session?, _ open: OpenWallet?) async throws -> Response {
         let found: FoundInvoice
-        switch try await invoiceRead(request) {
+        switch try invoiceRead(request, session, open) {
         case .refused(let response): return response
         case .found(let invoice): found = invoice
         }
@@ -269,7 +269,8 @@ extension LightningController {
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: status.json)))
     }
 
-    /// What both invoice reads check first: an unlocked session, the app's own page, the invoice.
+    /// What both invoice reads check first (after `LiveMiddleware`'s own page): an unlocked
+    /// session, the invoice.
     enum InvoiceRead {
         case refused(Response)
         case found(FoundInvoice)
@@ -283,19 +284,12 @@ extension LightningController {
         let invoice: Payment
     }
 
-    func invoiceRead(_ request: Request) async throws -> InvoiceRead {
-        // Without counting as use: a page left open on an invoice must not keep the session awake.
-        guard let session = await app.sessions.peek(request.cookies[AppRoutes.cookie]?.value), let keyring = session.keyring else {
-            return .refused(AppResponse.plain(.unauthorized, "not signed in"))
-        }
-        guard CrossSiteCheck.sameOriginRead(request, bound: app.bound, extraHost: app.options.extraAllowedHost) else {
-            return .refused(AppResponse.plain(.forbidden, "refused: not the app's page"))
-        }
-        let (store, wallet) = try await currentWallet()
-        guard let wallet, let invoice = try receivedInvoice(request, store: store, wallet: wallet), invoice.details.paymentHash != nil else {
+    func invoiceRead(_ request: Request, _ session: AppSessions.Session?, _ open: OpenWallet?) throws -> InvoiceRead {
+        guard let session, session.isUnlocked else { return .refused(AppResponse.plain(.unauthorized, "not signed in")) }
+        guard let open, let invoice = try receivedInvoice(request, store: open.store, wallet: open.wallet), invoice.details.paymentHash != nil else {
             return .refused(AppResponse.plain(.notFound, "no such invoice"))
         }
-        return .found(FoundInvoice(session: session, keyring: keyring, store: store, wallet: wallet, invoice: invoice))
+        return .found(FoundInvoice(session: session, keyring: open.keyring, store: open.store, wallet: open.wallet, invoice: invoice))
     }
 
     /// The receive recorded for the `hash` in the query (64 hex digits), if any.
@@ -440,12 +434,6 @@ extension LightningController {
 
 /// Shared by every area's handlers.
 extension AppRoutes {
-    /// The wallet store and its current wallet (nil when there is none).
-    func currentWallet() async throws -> (WalletStore, WalletSummary?) {
-        let store = try await app.store.get()
-        return (store, try store.current())
-    }
-
     /// The app session's Lightning session for `wallet`: opened once and kept until the session
     /// locks or the wallet or its settings change (`LightningSessionCache`).
     func lightningSession(_ session: AppSessions.Session, _ store: WalletStore, _ wallet: WalletSummary,

@@ -13,54 +13,50 @@ struct ReceiveController: AppController {
     let routes: AppRoutes
 
     func addRoutes(to router: AppRouter) {
-        router.unlockedPages.get("/receive") { request, context in try await receivePage(request, context.session, context.keyring) }
+        router.walletPages.get("/receive") { request, context in try await receivePage(request, context.session, context.open) }
         router.unlockedForms.post("/receive/new") { _, context in try await newAddress(context.session, context.form, context.keyring) }
     }
 }
 
 /// The receive area's handlers: each reads the request, asks the library and renders.
 extension ReceiveController {
-    func receivePage(_ request: Request, _ session: AppSessions.Session, _ keyring: Keyring) async throws -> Response {
+    func receivePage(_ request: Request, _ session: AppSessions.Session, _ open: OpenWallet) async throws -> Response {
         let chainName = request.uri.queryParameters["chain"].map(String.init)
         if chainName == nil {
-            let (store, wallet) = try await currentWallet()
-            guard let wallet else { return AppResponse.redirect("/") }
-            if try LightningSettings.load(store: store, walletID: wallet.id).backend != nil {
+            if try LightningSettings.load(store: open.store, walletID: open.wallet.id).backend != nil {
                 let refill = await app.sessions.takeInterrupted(session.id, page: "/receive")
                 var form = InvoiceFormView(amount: refill?.value("amount") ?? "", description: refill?.value("description") ?? "")
                 form.restored = refill != nil
-                return try await invoiceForm(session, store: store, wallet: wallet, form: form)
+                return try await invoiceForm(session, open, form: form)
             }
         }
-        return try await receive(session, keyring: keyring, chainName: chainName, advance: false)
+        return try await receive(session, keyring: open.keyring, chainName: chainName, advance: false)
     }
 
     /// The invoice form, with the wallet's chains to receive on-chain instead.
-    func invoiceForm(_ session: AppSessions.Session, store: WalletStore, wallet: WalletSummary, form: InvoiceFormView,
-                     status: HTTPResponse.Status = .ok) async throws -> Response {
+    func invoiceForm(_ session: AppSessions.Session, _ open: OpenWallet, form: InvoiceFormView, status: HTTPResponse.Status = .ok) async throws -> Response {
+        let (keyring, store, wallet) = (open.keyring, open.store, open.wallet)
         var page = Page(title: "Receive", session: session, overview: try await app.store.overview())
         var form = form
         form.chains = wallet.accounts.compactMap { Chain.named($0.chain) }.map { InvoiceFormView.ChainLink(name: $0.name, label: $0.displayName) }
         // The address card, when the network answers within a page's wait.
-        if let keyring = session.keyring {
-            let info = try? await Deadline.run(AppRoutes.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: AppRoutes.networkWait) }) {
-                try await lightningSession(session, store, wallet, keyring: keyring).backend.lightningAddress()
-            }
-            if let info = info ?? nil {
-                form.address = info.address
-                form.addressLNURL = info.lnurl.uppercased()
-                (form.addressQRPath, form.addressQRSize) = try svgQRCode(form.addressLNURL, caseInsensitive: true)
-            }
-            // Bitcoin sent on-chain into Lightning: the deposit address (the same until used).
-            let deposit = try? await Deadline.run(AppRoutes.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: AppRoutes.networkWait) }) {
-                try await lightningSession(session, store, wallet, keyring: keyring).receivingAddress(.bitcoin).address
-            }
-            if let deposit {
-                form.depositAddress = deposit
-                let backend = try await lightningSession(session, store, wallet, keyring: keyring).backend
-                form.depositNetwork = backend.network.plainName(backend: backend.name)
-                (form.depositQRPath, form.depositQRSize) = try svgQRCode("bitcoin:" + deposit.uppercased(), caseInsensitive: true)
-            }
+        let info = try? await Deadline.run(AppRoutes.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: AppRoutes.networkWait) }) {
+            try await lightningSession(session, store, wallet, keyring: keyring).backend.lightningAddress()
+        }
+        if let info = info ?? nil {
+            form.address = info.address
+            form.addressLNURL = info.lnurl.uppercased()
+            (form.addressQRPath, form.addressQRSize) = try svgQRCode(form.addressLNURL, caseInsensitive: true)
+        }
+        // Bitcoin sent on-chain into Lightning: the deposit address (the same until used).
+        let deposit = try? await Deadline.run(AppRoutes.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: AppRoutes.networkWait) }) {
+            try await lightningSession(session, store, wallet, keyring: keyring).receivingAddress(.bitcoin).address
+        }
+        if let deposit {
+            form.depositAddress = deposit
+            let backend = try await lightningSession(session, store, wallet, keyring: keyring).backend
+            form.depositNetwork = backend.network.plainName(backend: backend.name)
+            (form.depositQRPath, form.depositQRSize) = try svgQRCode("bitcoin:" + deposit.uppercased(), caseInsensitive: true)
         }
         page.invoiceForm = form
         return try render(status, "receive-lightning", page)
