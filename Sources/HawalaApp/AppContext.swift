@@ -286,9 +286,15 @@ extension AppRoutes {
     }
 }
 
-/// One area of the app (home, send, wallets, vault…): its routes, added to the router's groups.
-protocol AppController: Sendable {
+/// What the app's areas share: the routes and their helpers (below), and the pages more than
+/// one area shows (`…Pages.swift`: the vault page, the backups page, the Lightning page…), so
+/// no controller constructs another to render one.
+protocol AppArea: Sendable {
     var routes: AppRoutes { get }
+}
+
+/// One area of the app (home, send, wallets, vault…): its routes, added to the router's groups.
+protocol AppController: AppArea {
     func addRoutes(to router: AppRouter)
 }
 
@@ -326,7 +332,7 @@ struct AppRouter {
 }
 
 /// What every controller's handlers share: the app, rendering, the session and the wallet.
-extension AppController {
+extension AppArea {
     var app: WebApp { routes.app }
 
     func render(_ status: HTTPResponse.Status, _ template: String, _ page: Page) throws -> Response {
@@ -351,7 +357,7 @@ extension AppController {
     func crossSite() throws -> Response { try routes.crossSite() }
 }
 
-extension AppController {
+extension AppArea {
     /// Until when the words stay on a page once shown.
     func wordsDeadline() async -> Date { await routes.wordsDeadline() }
 }

@@ -105,7 +105,7 @@ extension BackupController {
             await app.sessions.update(session.id) { $0.backup = nil }
             guard case .wallet(let wallet) = task.subject else {
                 // A new recovery phrase is kept nowhere: hidden before its quiz, it is gone.
-                return try await VaultController(routes: routes).vault(session, problem: "The recovery phrase was hidden after \(Int(AppRoutes.wordsShownFor / 60)) minutes, before it was checked. Nothing was uploaded; start again.")
+                return try await vault(session, problem: "The recovery phrase was hidden after \(Int(AppRoutes.wordsShownFor / 60)) minutes, before it was checked. Nothing was uploaded; start again.")
             }
             var page = Page(title: "Words hidden", session: session, overview: try await app.store.overview(),
                             message: "The words were hidden after \(Int(AppRoutes.wordsShownFor / 60)) minutes. Your password shows them again.")
@@ -149,13 +149,13 @@ extension BackupController {
             return AppResponse.redirect("/")
         case (.backedUp, .vaultCredential(let credential, let phrase)):
             await app.sessions.update(session.id) { $0.backup = nil }
-            return try await VaultController(routes: routes).uploadCredential(session, credential, phrase: phrase)
+            return try await uploadCredential(session, credential, phrase: phrase)
         case (.skipped, .wallet):
             await app.sessions.update(session.id) { $0.backup = nil }
             return AppResponse.redirect("/")
         case (.skipped, .vaultCredential):
             await app.sessions.update(session.id) { $0.backup = nil }
-            return try await VaultController(routes: routes).vault(session, message: "Cancelled: nothing was uploaded, and the recovery phrase is forgotten.")
+            return try await vault(session, message: "Cancelled: nothing was uploaded, and the recovery phrase is forgotten.")
         default:
             return AppResponse.redirect("/backup")
         }
@@ -199,35 +199,6 @@ extension BackupController {
         return AppResponse.redirect("/backup")
     }
 
-    /// The keyring a change uses.
-    enum KeyringChoice {
-        case keyring(Keyring)
-        /// The new password can't be used (the entries differ, too short): say so, ask again.
-        case problem(String)
-        /// Wallets exist and the session is locked.
-        case locked
-    }
-
-    /// The keyring for a change, as the library decides it (`WalletStore.keyringForChange`,
-    /// the CLI's rule too): the session's, or — for the first wallet — a new one from the
-    /// password typed twice in `form` (saved with the wallet).
-    func keyringForChange(_ session: AppSessions.Session, _ form: FormBody, store: WalletStore) async throws -> KeyringChoice {
-        enum Refusal: Error { case locked, differ }
-        let password = form.secret("password") ?? SecretBytes([])
-        let typedTwice = password == form.secret("repeat") ?? SecretBytes([])
-        do {
-            return .keyring(try await NIOThreadPool.singleton.runIfActive {
-                try store.keyringForChange(unlock: { try session.keyring ?? { throw Refusal.locked }() },
-                                           newPassword: { guard typedTwice else { throw Refusal.differ }; return password })
-            })
-        } catch Refusal.locked {
-            return .locked
-        } catch Refusal.differ {
-            return .problem("The two passwords differ. Type the same password twice.")
-        } catch let error as WalletError {
-            return .problem(error.description.sentence)
-        }
-    }
 
 
 

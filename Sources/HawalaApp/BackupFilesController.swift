@@ -37,18 +37,6 @@ extension BackupFilesController {
         return try await backups(session)
     }
 
-    /// The backups page; a store with wallets needs an unlocked session (a new home may only import).
-    func backups(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, problem: String? = nil,
-                 export: ((inout BackupsView) -> Void)? = nil) async throws -> Response {
-        let overview = try await app.store.overview()
-        var page = Page(title: "Backups", session: session, overview: overview, problem: problem)
-        var view = BackupsView(wallets: overview.wallets)
-        export?(&view)
-        view.choices = view.choices.map { var c = $0; c.selected = c.value == view.exportWallet; return c }
-        page.backups = view
-        return try render(status, "backups", page)
-    }
-
     // MARK: - Export
 
     func exportBackup(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
@@ -106,23 +94,6 @@ extension BackupFilesController {
         ], body: .init(byteBuffer: ByteBuffer(bytes: ready.bytes)))
     }
 
-    /// What a new backup password gave: typed twice, and strong enough.
-    enum NewBackupPassword {
-        case accepted(SecretBytes)
-        case refused(String)
-    }
-
-    func checkNewBackupPassword(_ form: FormBody) -> NewBackupPassword {
-        guard let password = form.secret("backupPassword"), password == form.secret("backupRepeat") ?? SecretBytes([]) else {
-            return .refused("The two backup passwords differ. Type the same one twice.")
-        }
-        do {
-            _ = try PasswordStrength.check(password)
-        } catch {
-            return .refused(error.description.sentence)
-        }
-        return .accepted(password)
-    }
 
 
     // MARK: - Paper
@@ -243,14 +214,6 @@ extension BackupFilesController {
         return try await importPreview(session, plan: task.plan, source: task.source)
     }
 
-    func importPreview(_ session: AppSessions.Session, plan: BackupImportPlan, source: String,
-                       status: HTTPResponse.Status = .ok, problem: String? = nil) async throws -> Response {
-        let overview = try await app.store.overview()
-        var page = Page(title: "Import a backup", session: session, overview: overview, problem: problem)
-        page.importing = ImportView(plan: plan, source: source, needsPassword: !overview.hasPassword)
-        return try render(status, "import", page)
-    }
-
     /// "Import": a policy for each conflict (every one chosen), then the plan applied. A new home
     /// sets its wallet password here, which is the login.
     func confirmImport(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
@@ -266,7 +229,7 @@ extension BackupFilesController {
             return try await importPreview(session, plan: task.plan, source: task.source, status: .badRequest, problem: error.description.sentence)
         }
         let keyring: Keyring
-        switch try await BackupController(routes: routes).keyringForChange(session, form, store: store) {
+        switch try await keyringForChange(session, form, store: store) {
         case .keyring(let chosen): keyring = chosen
         case .problem(let problem): return try await importPreview(session, plan: task.plan, source: task.source, status: .badRequest, problem: problem)
         case .locked: return AppResponse.toUnlock()

@@ -109,16 +109,6 @@ extension HomeController {
         return try await sendForm(session, store: store, wallet: wallet, form: form)
     }
 
-    func sendForm(_ session: AppSessions.Session, store: WalletStore, wallet: WalletSummary, form: SendFormView,
-                  status: HTTPResponse.Status = .ok) async throws -> Response {
-        var page = Page(title: "Send", session: session, overview: try await app.store.overview())
-        var form = form
-        form.needsSetup = try LightningSettings.load(store: store, walletID: wallet.id).backend == nil
-        form.openComment = !form.comment.isEmpty || form.commentProblem != nil
-        page.sendForm = form
-        return try render(status, "send-form", page)
-    }
-
     // MARK: - Events for every page
 
     /// Server-sent events for the whole session: `received` (a payment came in: `{amount,

@@ -34,10 +34,10 @@ extension LNURLController {
         do {
             let info = try await lightningSession(session, store, wallet, keyring: keyring)
                 .registerAddress(name: name, description: form.text("description") ?? "")
-            return try await LightningController(routes: routes).lightning(session, open, message: "Your Lightning address is \(info.address).")
+            return try await lightning(session, open, message: "Your Lightning address is \(info.address).")
         } catch {
             guard let words = AppRoutes.lightningWords(error) else { throw error }
-            return try await LightningController(routes: routes).lightning(session, open, status: .badRequest, problem: words, addressName: name)
+            return try await lightning(session, open, status: .badRequest, problem: words, addressName: name)
         }
     }
 
@@ -45,54 +45,11 @@ extension LNURLController {
         let (keyring, store, wallet) = (open.keyring, open.store, open.wallet)
         do {
             try await lightningSession(session, store, wallet, keyring: keyring).backend.deleteLightningAddress()
-            return try await LightningController(routes: routes).lightning(session, open, message: "The Lightning address was given up: payments to it no longer arrive.")
+            return try await lightning(session, open, message: "The Lightning address was given up: payments to it no longer arrive.")
         } catch {
             guard let words = AppRoutes.lightningWords(error) else { throw error }
-            return try await LightningController(routes: routes).lightning(session, open, status: .badRequest, problem: words)
+            return try await lightning(session, open, status: .badRequest, problem: words)
         }
-    }
-
-    /// The send box's LNURL that offers money (withdraw) or asks for a login: what it is, and
-    /// one button. nil when `input` is neither (then it is paid as usual).
-    func lnurlConfirmation(_ session: AppSessions.Session, lightning: LightningSession, input: PaymentInput, text: String,
-                           amount: Sats?) async throws -> Response? {
-        guard case .lnurl(let url) = input else { return nil }
-        var view: LNURLConfirmView
-        if URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.contains(where: { $0.name == "tag" && $0.value == "login" }) == true {
-            let request = try LNURLAuthRequest(url)
-            view = LNURLConfirmView(title: "Sign in", question: request.question + "?", action: "/lightning/auth", lnurl: text, button: "Sign in")
-            view.note = "\(request.domain) will know this wallet by a key made for it alone. Nothing is paid."
-        } else {
-            let offer: LNURLWithdrawRequest
-            do {
-                offer = try await lightning.withdrawOffer(input)
-            } catch {
-                // (Not `catch .lnurl(.notAWithdrawal)`: with typed throws it crashes Swift 6.3's SILGen.)
-                if case .lnurl(.notAWithdrawal) = error { return nil }
-                throw error
-            }
-            let sats = try offer.amountSats(amount)
-            return try await withdrawConfirmation(session, offer: offer, lnurl: text, amount: AmountText.field(sats), note: offer.remainderNote(sats: sats))
-        }
-        var page = Page(title: view.title, session: session, overview: try await app.store.overview())
-        page.lnurlConfirm = view
-        return try render(.ok, "lnurl-confirm", page)
-    }
-
-    /// What a withdrawal link offers, with one button; the amount typed (and why it can't be
-    /// taken) kept by its field.
-    func withdrawConfirmation(_ session: AppSessions.Session, offer: LNURLWithdrawRequest, lnurl: String, amount: String, note: String?,
-                              status: HTTPResponse.Status = .ok, amountProblem: String? = nil) async throws -> Response {
-        var view = LNURLConfirmView(title: "Receive", question: offer.summary, action: "/lightning/withdraw", lnurl: lnurl, button: "Receive")
-        view.amount = amount
-        // Not shown (a fixed amount): kept in sat, so a unit changed meanwhile can't change it.
-        view.fixedAmount = offer.minWithdrawableMsat.sats(.down).value.description + " sat"
-        view.note = note.map { "If you take less: \($0)." }
-        view.askAmount = offer.minWithdrawableMsat.sats(.down) != offer.maxWithdrawableMsat.sats(.down) || amountProblem != nil
-        view.amountProblem = amountProblem
-        var page = Page(title: view.title, session: session, overview: try await app.store.overview())
-        page.lnurlConfirm = view
-        return try render(status, "lnurl-confirm", page)
     }
 
     func withdraw(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet) async throws -> Response {
@@ -112,7 +69,7 @@ extension LNURLController {
                                                       amountProblem: words.sentence)
             }
             let payment = try await lightning.withdraw(offer, amountSats: amount, timeout: .seconds(30))
-            return try await LightningController(routes: routes).paymentResult(session, payment, headline: "Received \(satsText(payment.amountMsat, .down)).")
+            return try await paymentResult(session, payment, headline: "Received \(satsText(payment.amountMsat, .down)).")
         } catch {
             let words: String
             if case LightningError.timeout = error {

@@ -31,61 +31,6 @@ extension LightningController {
 
     // MARK: - The Lightning page
 
-    /// The Lightning page: the network chosen (or the first-run choice), fiat, devnet's test
-    /// funds; with `problem` (and `status`) after a refused change, `message` after a saved one.
-    func lightning(_ session: AppSessions.Session, _ open: OpenWallet, status: HTTPResponse.Status = .ok,
-                   problem: String? = nil, message: String? = nil, addressName: String = "",
-                   fund: (message: String?, problem: String?, typed: String)? = nil) async throws -> Response {
-        let (keyring, store, wallet) = (open.keyring, open.store, open.wallet)
-        var page = Page(title: "Lightning", session: session, overview: try await app.store.overview(), problem: problem, message: message)
-        let settings = try LightningSettings.load(store: store, walletID: wallet.id)
-        var view = LightningView(wallet: wallet, settings: settings, sparkAvailable: app.options.backends.spark != nil, home: app.store.home.directory)
-        view.maxClaimFee = settings.maxClaimFee.saved
-        if let spec = settings.backend.flatMap({ try? BackendSpec.parse($0, home: store.home.directory) }), BackupBeforeRealMoney.holdsBack(spec, wallet: wallet, store: store) {
-            view.backupFirst = BackupBeforeRealMoney.Refusal.backupFirst(wallet: wallet.name).description.sentence
-            view.walletQuery = wallet.name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-        }
-        if let fund {
-            (view.fundMessage, view.fundProblem, view.fundAmount) = (fund.message, fund.problem, fund.typed)
-            page.anchor = "test-money"
-        }
-        view.claimCapText = settings.maxClaimFee.description.hasPrefix("at most") ? settings.maxClaimFee.description
-            : "at most " + settings.maxClaimFee.description
-        if view.configured {
-            do {
-                let lightning = try await lightningSession(session, store, wallet, keyring: keyring)
-                if view.isDevnet { view.balance = satsText(try await lightning.backend.getInfo().balanceMsat, .down) }
-                view.addressName = addressName
-                (view.deposits, view.depositsProblem) = await OnChainController(routes: routes).depositRows(lightning)
-                view.anyDeposits = !view.deposits.isEmpty
-                do {
-                    view.address = try await Deadline.run(AppRoutes.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: AppRoutes.networkWait) }) {
-                        try await lightning.backend.lightningAddress()
-                    }?.address
-                } catch {
-                    view.addressUnavailable = AppRoutes.lightningWords(error).map { "Your Lightning address can't be shown now: \($0)" }
-                }
-                do {
-                    let codes = try await Deadline.run(AppRoutes.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: AppRoutes.networkWait) }) {
-                        try await lightning.fiatCurrencies()
-                    }
-                    view.currencies = codes.map { LightningView.Currency(code: $0, selected: $0 == view.fiat) }
-                    if !view.fiat.isEmpty, !codes.contains(view.fiat) { view.currencies.insert(.init(code: view.fiat, selected: true), at: 0) }
-                } catch {
-                    view.currenciesProblem = "The list of currencies is not available now: \(error)"
-                    if !view.fiat.isEmpty { view.currencies = [.init(code: view.fiat, selected: true)] }
-                }
-            } catch {
-                guard let words = AppRoutes.lightningWords(error) else { throw error }
-                view.currenciesProblem = "The Lightning network did not answer: \(words)"
-                if !view.fiat.isEmpty { view.currencies = [.init(code: view.fiat, selected: true)] }
-            }
-            view.anyCurrencies = !view.currencies.isEmpty
-        }
-        page.lightning = view
-        return try render(status, "lightning", page)
-    }
-
     /// The choice saved: the network (a `LightningChoice`, devnet's ledger under the home unless
     /// another is given), the Breez API key for Spark with real bitcoin, the fiat currency.
     func saveLightningSettings(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet) async throws -> Response {
@@ -163,7 +108,7 @@ extension LightningController {
                 amount = try AmountText.parse(typed.amount, unit: AmountText.unit)
             } catch {
                 typed.amountProblem = error.description.sentence + " Leave it empty to let the payer choose."
-                return try await ReceiveController(routes: routes).invoiceForm(session, open, form: typed, status: .badRequest)
+                return try await invoiceForm(session, open, form: typed, status: .badRequest)
             }
         }
         let description = typed.description.trimmed
@@ -178,7 +123,7 @@ extension LightningController {
             case LightningError.outOfRange(.description): typed.descriptionProblem = words
             default: typed.problem = words
             }
-            return try await ReceiveController(routes: routes).invoiceForm(session, open, form: typed, status: .badRequest)
+            return try await invoiceForm(session, open, form: typed, status: .badRequest)
         }
         // A payment hash is 64 hex digits: safe in a path.
         return AppResponse.redirect("/lightning/invoice?hash=\(created.response.paymentHash)")
@@ -309,7 +254,7 @@ extension LightningController {
         typed.all = form.text("all") == "on"
         func refuse(_ change: (inout SendFormView) -> Void) async throws -> Response {
             change(&typed)
-            return try await HomeController(routes: routes).sendForm(session, store: store, wallet: wallet, form: typed, status: .badRequest)
+            return try await sendForm(session, store: store, wallet: wallet, form: typed, status: .badRequest)
         }
         let text = typed.input.trimmed
         var amount: Sats?
@@ -344,7 +289,7 @@ extension LightningController {
         let quote = try await lightning.lightning.prepareOnChain(address: address, amount: amount)
         let pending = AppSessions.PendingOnChain(walletID: open.wallet.id, quote: quote, key: key)
         await app.sessions.update(session.id) { $0.onChain = pending }
-        return try await OnChainController(routes: routes).onChainPreview(session, quote)
+        return try await onChainPreview(session, quote)
     }
 
     /// A Lightning payment prepared and shown with its fee; one paid before under the invoice's
@@ -356,7 +301,7 @@ extension LightningController {
             return try await paymentResult(session, earlier.payment, headline: earlier.headline.sentence)
         }
         let lightning = try await lightningSession(session, open.store, open.wallet, keyring: open.keyring)
-        if let confirm = try await LNURLController(routes: routes).lnurlConfirmation(session, lightning: lightning, input: input, text: text, amount: amount) {
+        if let confirm = try await lnurlConfirmation(session, lightning: lightning, input: input, text: text, amount: amount) {
             return confirm
         }
         let (payment, rate) = (try await lightning.prepare(input, text: text, amountSats: amount, comment: comment, maxFeeSats: nil),
@@ -418,12 +363,6 @@ extension LightningController {
             return AppResponse.redirect("/send")
         }
         return try await paymentResult(session, earlier.payment, headline: earlier.headline.sentence)
-    }
-
-    func paymentResult(_ session: AppSessions.Session, _ payment: Payment, headline: String, message: String? = nil) async throws -> Response {
-        var page = Page(title: headline, session: session, overview: try await app.store.overview())
-        page.payment = PaymentView(payment, headline: headline, message: message, now: await app.sessions.time(), timeZone: session.timeZone)
-        return try render(.ok, "payment", page)
     }
 
     // MARK: - Helpers

@@ -25,13 +25,6 @@ struct OnChainController: AppController {
 extension OnChainController {
     // MARK: - A withdrawal
 
-    func onChainPreview(_ session: AppSessions.Session, _ quote: OnChainQuote, chosen: OnChainSpeed? = nil,
-                        status: HTTPResponse.Status = .ok, problem: String? = nil) async throws -> Response {
-        var page = Page(title: "Send bitcoin on-chain", session: session, overview: try await app.store.overview(), problem: problem)
-        page.onChainSend = OnChainSendView(quote, chosen: chosen)
-        return try render(status, "send-onchain", page)
-    }
-
     /// The speed chosen and the password: the withdrawal, sent once.
     func confirmOnChain(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet) async throws -> Response {
         guard let pending = session.onChain else { return AppResponse.redirect("/send") }
@@ -62,7 +55,7 @@ extension OnChainController {
             case .pending where sent.details.txid == nil: "No answer yet: it may have gone out, and the history will say once it syncs"
             default: "Sent: waiting for confirmation"
             }
-            return try await LightningController(routes: routes).paymentResult(session, sent, headline: headline)
+            return try await paymentResult(session, sent, headline: headline)
         } catch {
             guard let words = AppRoutes.lightningWords(error) else { throw error }
             return try render(.badRequest, "message", Page(title: "Not sent", session: session, overview: try await app.store.overview(), message: words))
@@ -70,18 +63,6 @@ extension OnChainController {
     }
 
     // MARK: - Deposits
-
-    /// The wallet's deposits, for the Lightning page (within the page's wait for the network).
-    func depositRows(_ lightning: LightningSession) async -> (rows: [DepositRow], problem: String?) {
-        do {
-            let deposits = try await Deadline.run(AppRoutes.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: AppRoutes.networkWait) }) {
-                try await lightning.backend.listDeposits()
-            }
-            return (deposits.map(DepositRow.init), nil)
-        } catch {
-            return ([], AppRoutes.lightningWords(error).map { "The deposits can't be shown now: \($0)" })
-        }
-    }
 
     /// Claims a deposit left unclaimed, under the network's rate (+1 sat/vB) this once.
     func claimDeposit(_ session: AppSessions.Session, _ form: FormBody, _ open: OpenWallet) async throws -> Response {
@@ -91,12 +72,12 @@ extension OnChainController {
             let opened = try await lightningSession(session, open.store, open.wallet, keyring: keyring)
             let deposit = try await opened.backend.claimDeposit(txid: txid, vout: vout, policy: .default)
             if case .claimed = deposit.state {
-                return try await LightningController(routes: routes).lightning(session, open, message: "The deposit of \(AmountText.sats(deposit.amountSat)) is \(deposit.stateText).")
+                return try await lightning(session, open, message: "The deposit of \(AmountText.sats(deposit.amountSat)) is \(deposit.stateText).")
             }
-            return try await LightningController(routes: routes).lightning(session, open, status: .conflict, problem: "The deposit is still \(deposit.stateText).")
+            return try await lightning(session, open, status: .conflict, problem: "The deposit is still \(deposit.stateText).")
         } catch {
             guard let words = AppRoutes.lightningWords(error) else { throw error }
-            return try await LightningController(routes: routes).lightning(session, open, status: .badRequest, problem: words)
+            return try await lightning(session, open, status: .badRequest, problem: words)
         }
     }
 

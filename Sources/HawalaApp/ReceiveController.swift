@@ -33,35 +33,6 @@ extension ReceiveController {
         return try await receive(session, keyring: open.keyring, chainName: chainName, advance: false)
     }
 
-    /// The invoice form, with the wallet's chains to receive on-chain instead.
-    func invoiceForm(_ session: AppSessions.Session, _ open: OpenWallet, form: InvoiceFormView, status: HTTPResponse.Status = .ok) async throws -> Response {
-        let (keyring, store, wallet) = (open.keyring, open.store, open.wallet)
-        var page = Page(title: "Receive", session: session, overview: try await app.store.overview())
-        var form = form
-        form.chains = wallet.accounts.compactMap { Chain.named($0.chain) }.map { InvoiceFormView.ChainLink(name: $0.name, label: $0.displayName) }
-        // The address card, when the network answers within a page's wait.
-        let info = try? await Deadline.run(AppRoutes.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: AppRoutes.networkWait) }) {
-            try await lightningSession(session, store, wallet, keyring: keyring).backend.lightningAddress()
-        }
-        if let info = info ?? nil {
-            form.address = info.address
-            form.addressLNURL = info.lnurl.uppercased()
-            (form.addressQRPath, form.addressQRSize) = try svgQRCode(form.addressLNURL, caseInsensitive: true)
-        }
-        // Bitcoin sent on-chain into Lightning: the deposit address (the same until used).
-        let deposit = try? await Deadline.run(AppRoutes.networkWait, timedOut: { LightningError.timeout(waitingFor: .answer, after: AppRoutes.networkWait) }) {
-            try await lightningSession(session, store, wallet, keyring: keyring).receivingAddress(.bitcoin).address
-        }
-        if let deposit {
-            form.depositAddress = deposit
-            let backend = try await lightningSession(session, store, wallet, keyring: keyring).backend
-            form.depositNetwork = backend.network.plainName(backend: backend.name)
-            (form.depositQRPath, form.depositQRSize) = try svgQRCode("bitcoin:" + deposit.uppercased(), caseInsensitive: true)
-        }
-        page.invoiceForm = form
-        return try render(status, "receive-lightning", page)
-    }
-
     /// "New address": the next one is reserved, then the page shows it (nothing is rendered twice).
     func newAddress(_ session: AppSessions.Session, _ form: FormBody, _ keyring: Keyring) async throws -> Response {
         switch try await receiveTarget(form.text("chain")) {

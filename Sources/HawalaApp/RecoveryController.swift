@@ -90,7 +90,7 @@ extension RecoveryController {
             try renderRecovery(.badRequest, flow, session: session, overview: overview, problem: problem, name: name)
         }
         let keyring: Keyring
-        switch try await BackupController(routes: routes).keyringForChange(session, form, store: store) {
+        switch try await keyringForChange(session, form, store: store) {
         case .keyring(let chosen): keyring = chosen
         case .problem(let problem): return try again(problem)
         case .locked: return AppResponse.toUnlock()

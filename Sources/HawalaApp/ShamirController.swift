@@ -35,20 +35,20 @@ extension ShamirController {
         let passphrase = form.secret("sharesPassphrase") ?? SecretBytes([])
         do {
             groups = try (form.text("groups") ?? "").split(whereSeparator: { $0 == "," || $0 == " " }).map { try SLIP39.Group(parsing: String($0)) }
-            guard !groups.isEmpty else { return try await BackupFilesController(routes: routes).backups(session, status: .badRequest, problem: "Give at least one group, such as 2/3.") }
+            guard !groups.isEmpty else { return try await backups(session, status: .badRequest, problem: "Give at least one group, such as 2/3.") }
             // An impossible layout or passphrase is refused before the password is checked.
             try SLIP39.checkLayout(groupThreshold: groupThreshold, groups: groups)
             try SLIP39.checkPassphrase(passphrase)
         } catch let error as SLIP39Error {
-            return try await BackupFilesController(routes: routes).backups(session, status: .badRequest, problem: error.description.sentence)
+            return try await backups(session, status: .badRequest, problem: error.description.sentence)
         }
         guard passphrase == form.secret("sharesRepeat") ?? SecretBytes([]) else {
-            return try await BackupFilesController(routes: routes).backups(session, status: .badRequest, problem: "The two share passphrases differ. Type the same one twice, or leave both empty.")
+            return try await backups(session, status: .badRequest, problem: "The two share passphrases differ. Type the same one twice, or leave both empty.")
         }
         let keyring: Keyring
         switch try await checkPassword(form, session) {
         case .opened(let opened): keyring = opened
-        case .refused(let status, let problem): return try await BackupFilesController(routes: routes).backups(session, status: status, problem: problem)
+        case .refused(let status, let problem): return try await backups(session, status: status, problem: problem)
         }
         let store = try await app.store.get()
         let split: ShamirSplit
@@ -58,7 +58,7 @@ extension ShamirController {
                 try store.shamirSplit(wallet, groupThreshold: groupThreshold, groups: groups, passphrase: passphrase, keyring: keyring)
             }
         } catch let error as WalletError {
-            return try await BackupFilesController(routes: routes).backups(session, status: .badRequest, problem: error.description.sentence)
+            return try await backups(session, status: .badRequest, problem: error.description.sentence)
         }
         if form.text("format") == "pdf" {
             let sheets = ShareSheets(split, paper: form.text("paper").flatMap(PaperBackup.Paper.init(rawValue:)) ?? .a4, date: await app.sessions.time())
@@ -143,7 +143,7 @@ extension ShamirController {
         let store = try await app.store.get(create: true)
         let first = try !store.hasPassword()
         let keyring: Keyring
-        switch try await BackupController(routes: routes).keyringForChange(session, form, store: store) {
+        switch try await keyringForChange(session, form, store: store) {
         case .keyring(let chosen): keyring = chosen
         case .problem(let problem): return try await again(problem)
         case .locked: return AppResponse.toUnlock()

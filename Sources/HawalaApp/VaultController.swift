@@ -42,44 +42,6 @@ extension VaultController {
         return try await vault(session)
     }
 
-    /// The vault page: the login form, or — logged in — the backups, the schedule and the agent
-    /// as the vault answers now. A vault that does not answer still leaves the login form.
-    func vault(_ session: AppSessions.Session, status: HTTPResponse.Status = .ok, problem: String? = nil, message: String? = nil,
-               deleting: VaultView.Deletion? = nil, recovered: String? = nil) async throws -> Response {
-        let overview = try await app.store.overview()
-        var view = VaultView(firstPassword: !overview.hasPassword, canBackUp: !overview.wallets.isEmpty)
-        var problem = problem
-        if let (client, store) = try await savedVault(session.keyring) {
-            view.url = client.url.absoluteString
-            do {
-                async let backups = client.backups()
-                async let settings = client.settings()
-                async let credential = client.credentialBackupStatus()
-                async let words = try? client.loginKeyStatus()
-                let (list, schedule, kept) = try await (backups, settings, credential)
-                view.wordsBound = await words.flatMap { $0.offered ? $0.bound : nil }
-                view.show(backups: list, settings: schedule, agent: try VaultAgentStatus(store: store, settings: schedule), now: await app.sessions.time(),
-                          timeZone: session.timeZone)
-                view.credential = VaultView.Credential(kept, timeZone: session.timeZone)
-            } catch let error as VaultClientError {
-                problem = problem ?? Self.vaultWords(error)
-            }
-        }
-        view.deleting = deleting
-        view.recovered = recovered
-        var page = Page(title: "Vault", session: session, overview: overview, problem: problem, message: message)
-        page.vault = view
-        return try render(status, "vault", page)
-    }
-
-    /// The client of the saved login (opened with `keyring`) and its store; nil: not logged in,
-    /// or locked (no keyring).
-    func savedVault(_ keyring: Keyring?) async throws -> (client: VaultClient, store: WalletStore)? {
-        guard let keyring, try app.home.existing() else { return nil }
-        let store = try await app.store.get()
-        return try SavedVaultLogin.client(store: store, keyring: keyring).map { ($0, store) }
-    }
-
     /// The URL and the token are checked against the vault before anything is saved. On a new
     /// machine the password typed twice becomes the wallet password, and the login logs in here.
     func logInToVault(_ session: AppSessions.Session, _ form: FormBody) async throws -> Response {
@@ -94,7 +56,7 @@ extension VaultController {
             let store = try await app.store.get(create: true)
             let first = try !store.hasPassword()
             let keyring: Keyring
-            switch try await BackupController(routes: routes).keyringForChange(session, form, store: store) {
+            switch try await keyringForChange(session, form, store: store) {
             case .keyring(let chosen): keyring = chosen
             case .problem(let problem): return try await vault(session, status: .badRequest, problem: problem)
             case .locked: return AppResponse.toUnlock()
@@ -126,7 +88,7 @@ extension VaultController {
         case .refused(let status, let problem): return try await vault(session, status: status, problem: problem)
         }
         let backupPassword: SecretBytes
-        switch BackupFilesController(routes: routes).checkNewBackupPassword(form) {
+        switch checkNewBackupPassword(form) {
         case .accepted(let password): backupPassword = password
         case .refused(let problem): return try await vault(session, status: .badRequest, problem: problem)
         }
@@ -157,7 +119,7 @@ extension VaultController {
             }
             let source = "vault backup \(id.prefix(8))"
             await app.sessions.update(session.id) { $0.importing = AppSessions.ImportTask(plan: plan, source: source) }
-            return try await BackupFilesController(routes: routes).importPreview(session, plan: plan, source: source)
+            return try await importPreview(session, plan: plan, source: source)
         } catch let error as VaultClientError {
             return try await vault(session, status: .badGateway, problem: Self.vaultWords(error))
         } catch let error as HawalaFileError {
@@ -215,7 +177,7 @@ extension VaultController {
             return try await vault(session, message: "Automatic backups from this machine are off; the agent's snapshot is removed.")
         }
         let backupPassword: SecretBytes
-        switch BackupFilesController(routes: routes).checkNewBackupPassword(form) {
+        switch checkNewBackupPassword(form) {
         case .accepted(let password): backupPassword = password
         case .refused(let problem): return try await vault(session, status: .badRequest, problem: problem)
         }
@@ -306,18 +268,6 @@ extension VaultController {
                                           flow: SeedBackupFlow(mnemonic: phrase, start: .intro), wordsHideAt: await wordsDeadline())
         await app.sessions.update(session.id) { $0.backup = task }
         return AppResponse.redirect("/backup")
-    }
-
-    /// After the quiz: sealed (Argon2id, 64 MiB) and uploaded, replacing the vault's earlier one.
-    func uploadCredential(_ session: AppSessions.Session, _ credential: SecretBytes, phrase: Mnemonic) async throws -> Response {
-        guard let client = try await savedVault(session.keyring)?.client else { return AppResponse.redirect("/vault") }
-        do {
-            let envelope = try await NIOThreadPool.singleton.runIfActive { Data(try CredentialEnvelope.seal(credential, phrase: phrase)) }
-            try await client.uploadCredentialBackup(envelope)
-        } catch let error as VaultClientError {
-            return try await vault(session, status: .badGateway, problem: Self.vaultWords(error) + " The recovery phrase is forgotten: start again.")
-        }
-        return try await vault(session, message: "The credential backup is in the vault. Keep the 24 words: they are the only way to open it.")
     }
 
     /// The 24 words (checked as a pasted phrase is: the word list, then the checksum) open the
