@@ -36,7 +36,7 @@ extension DevnetLedger {
     /// Mines `blocks`: unconfirmed deposits are in the first; returns the new height.
     @discardableResult
     func mine(_ blocks: Int) throws -> Int {
-        guard (1...1000).contains(blocks) else { throw LightningError.outOfRange(.blocks) }
+        guard DevnetChain.blocksAtOnce.contains(blocks) else { throw LightningError.outOfRange(.blocks) }
         var height = 0
         try write { db in
             let old = try Int.fetchOne(db, sql: "SELECT height FROM chain WHERE id = 1") ?? 0
@@ -223,6 +223,9 @@ extension DevnetBackend {
 /// Devnet's chain, for the commands that play the rest of the world: a deposit from elsewhere,
 /// blocks, the fee table.
 public enum DevnetChain {
+    /// How many blocks one `mine` makes: 1 to 1,000.
+    public static let blocksAtOnce = 1...1_000
+
     /// Sends `sats` on-chain to a devnet deposit address (unconfirmed); the txid.
     public static func deposit(ledgerPath: String, address: String, sats: Sats) throws -> String {
         try DevnetLedger(path: ledgerPath).sendToAddress(address, sats: sats, now: Date())

@@ -118,7 +118,7 @@ struct LightningDevnetMine: ParsableCommand {
     @Argument(help: "How many blocks.") var blocks: Int = 1
     @Option(help: ArgumentHelp("The ledger: devnet or devnet:PATH.", valueName: "spec")) var backend: String?
 
-    func validate() throws { guard (1...1000).contains(blocks) else { throw ValidationError("mine 1 to 1000 blocks") } }
+    func validate() throws { guard DevnetChain.blocksAtOnce.contains(blocks) else { throw ValidationError(PaymentLimit.blocks.description) } }
 
     func run() throws {
         print("height \(try DevnetChain.mine(ledgerPath: try devnetLedgerPath(backend), blocks: blocks))")
