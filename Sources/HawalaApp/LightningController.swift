@@ -415,6 +415,7 @@ extension AppRoutes {
         case FiatSettingError.noRatesSource:
             "A fiat currency needs a rates source: an https:// address or a rates file."
         case let error as LightningError: error.description.sentence
+        case let error as BackendSpecError: error.description.sentence
         case let error as WithdrawalError: error.description.sentence
         case let error as DepositError: error.description.sentence
         case let error as ExitError: error.description.sentence

@@ -14,7 +14,7 @@ public enum HistoryNetwork: Sendable, Equatable {
 
     /// Reads "current", "all", or a network (`spark:regtest`, `devnet:PATH`, `devnet` for the
     /// ledger under `home`); nil or empty is `current`.
-    public init(parsing text: String?, home: URL) throws(LightningError) {
+    public init(parsing text: String?, home: URL) throws(BackendSpecError) {
         let text = (text ?? "").trimmingCharacters(in: .whitespaces)
         switch text {
         case "", "current": self = .current

@@ -46,10 +46,6 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     }
 
     case notConnected
-    /// Not a backend spec (the text as given).
-    case unknownBackend(String)
-    /// Not a network a history can be shown for (the text as given).
-    case unknownNetwork(String)
     /// Not a Lightning address name (LUD-16: a-z, 0-9, -, _ and ., 1 to 64).
     case invalidAddressName(String)
     /// Another wallet holds this Lightning address name.
@@ -143,10 +139,6 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .notConnected: "the payment backend is not connected"
-        case .unknownBackend(let text) where text.hasPrefix("spark:"):
-            "unknown Spark network \"\(text.dropFirst(6))\": spark:mainnet or spark:regtest"
-        case .unknownBackend(let text):
-            "unknown backend \"\(text)\": spark:mainnet, spark:regtest, devnet (test money on this machine, its ledger under the wallets' home) or devnet:PATH (a ledger elsewhere)"
         case .invalidAddressName(let text):
             "\"\(text.prefix(80))\" can't be a Lightning address name: use 1 to 64 of a-z, 0-9, -, _ and ."
         case .addressTaken(let name): "the name \"\(name)\" is taken: choose another"
@@ -155,8 +147,6 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case let .wrongAddress(text, network, backend):
             "\"\(text.prefix(100))\" is not an address of \(network.plainName(backend: backend)), whose addresses start with \(network.addressPrefixes)"
                 + (LightningNetwork.networkOf(address: text).map { $0 == network ? "" : ": it is for \($0.plainName(backend: ""))" } ?? ": check it was copied whole")
-        case .unknownNetwork(let text):
-            "unknown network \"\(text)\": current, all, spark:mainnet, spark:regtest, devnet or devnet:PATH"
         case let .devnetLedger(path, reason): "cannot use the devnet ledger \(path): \(reason)"
         case .amountRequired: "the invoice has no amount: an amount in sat must be given"
         case let .amountMismatch(invoice, given): "the invoice asks for \(invoice) sat, not \(given)"

@@ -23,18 +23,14 @@ public enum BackendSpec: Sendable, Equatable, CustomStringConvertible {
     /// Parses `devnet:PATH` (a relative path is made absolute), `spark:mainnet` or `spark:regtest`;
     /// `devnet` alone is the ledger under the wallets' home (`defaultDevnetLedger`), when given.
     public static func parse(_ text: String, relativeTo directory: String = FileManager.default.currentDirectoryPath,
-                             home: URL? = nil) throws -> BackendSpec {
+                             home: URL? = nil) throws(BackendSpecError) -> BackendSpec {
         if text == "devnet", let home { return .devnet(path: defaultDevnetLedger(home: home)) }
         let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
         if parts.count == 2, parts[0] == "spark" {
-            guard let network = SparkNetwork(rawValue: parts[1]) else {
-                throw LightningError.unknownBackend(text)
-            }
+            guard let network = SparkNetwork(rawValue: parts[1]) else { throw .unknownBackend(text) }
             return .spark(network)
         }
-        guard parts.count == 2, parts[0] == "devnet", !parts[1].isEmpty else {
-            throw LightningError.unknownBackend(text)
-        }
+        guard parts.count == 2, parts[0] == "devnet", !parts[1].isEmpty else { throw .unknownBackend(text) }
         let path = parts[1].hasPrefix("/") ? parts[1] : URL(fileURLWithPath: directory).appendingPathComponent(parts[1]).standardizedFileURL.path
         return .devnet(path: path)
     }

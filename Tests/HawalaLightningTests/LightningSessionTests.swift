@@ -112,9 +112,9 @@ struct LightningSessionTests {
         #expect(try BackendSpec.parse("devnet:ledger.db", relativeTo: "/srv/ln") == .devnet(path: "/srv/ln/ledger.db"))
         #expect(try BackendSpec.parse("spark:regtest") == .spark(.regtest))
         for text in ["spark:testnet", "devnet:", "lnd:localhost", ""] {
-            #expect(throws: LightningError.unknownBackend(text)) { try BackendSpec.parse(text) }
+            #expect(throws: BackendSpecError.unknownBackend(text)) { try BackendSpec.parse(text) }
         }
-        #expect(LightningError.unknownBackend("spark:testnet").description.contains("unknown Spark network \"testnet\""))
+        #expect(BackendSpecError.unknownBackend("spark:testnet").description.contains("unknown Spark network \"testnet\""))
         #expect(throws: LightningError.self) { try DevnetBackend(ledgerPath: "/proc/no-such/ledger.db") }
         do { _ = try DevnetBackend(ledgerPath: "/proc/no-such/ledger.db") } catch let error as LightningError {
             guard case .devnetLedger(let path, _) = error else { Issue.record("\(error)"); return }

@@ -84,7 +84,7 @@ struct NetworkHistoryTests {
         #expect(try listed("current") == [2_000])
         #expect(try listed("devnet:" + ledgerA) == [1_000])
         #expect(try listed("all").sorted() == [1_000, 2_000])
-        #expect(throws: LightningError.unknownNetwork("litecoin")) { try HistoryNetwork(parsing: "litecoin", home: home) }
+        #expect(throws: BackendSpecError.unknownNetwork("litecoin")) { try HistoryNetwork(parsing: "litecoin", home: home) }
         #expect(HistoryNetwork.choices(store: store, walletID: wallet.id).map(\.network) == ["devnet:" + ledgerB, "devnet:" + ledgerA])
 
         var json = Data()
