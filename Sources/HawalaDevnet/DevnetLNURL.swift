@@ -57,7 +57,7 @@ extension DevnetLedger {
     }
 
     /// Gives `name` to `node` (its earlier name is released), in one transaction.
-    /// - Throws: `LightningError.addressTaken` when another node holds it.
+    /// - Throws: `LightningAddressError.taken` when another node holds it.
     func registerAddress(_ name: String, node: String, description: String, now: Date) throws {
         var taken = false
         try write { db in
@@ -69,7 +69,7 @@ extension DevnetLedger {
             try db.execute(sql: "INSERT INTO lnaddress (name, node, description, createdAt) VALUES (?, ?, ?, ?)",
                            arguments: [name, node, description, now.timeIntervalSince1970])
         }
-        if taken { throw LightningError.addressTaken(name) }
+        if taken { throw LightningAddressError.taken(name) }
     }
 
     func deleteAddress(of node: String) throws {
@@ -324,7 +324,7 @@ extension DevnetBackend {
 
     public func deleteLightningAddress() async throws {
         let node = try signingNode()
-        guard try ledger.address(of: node) != nil else { throw LightningError.noAddress }
+        guard try ledger.address(of: node) != nil else { throw LightningAddressError.none }
         try ledger.deleteAddress(of: node)
     }
 

@@ -106,12 +106,12 @@ public struct LightningAddressInfo: Sendable, Equatable, JSONRepresentable {
 
     /// Checks a name a person chose: LUD-16's characters (a-z, 0-9, -, _, .), 1 to 64 of them.
     /// Returns it lower-cased.
-    public static func checkName(_ text: String) throws(LightningError) -> String {
+    public static func checkName(_ text: String) throws(LightningAddressError) -> String {
         let name = text.trimmingCharacters(in: .whitespaces).lowercased()
         // Dots only between other characters: "." and ".." would be path steps in the address's URL.
         guard PaymentInput.addressNameLength.contains(name.count), name.allSatisfy(PaymentInput.addressNameCharacters.contains),
               !name.hasPrefix("."), !name.hasSuffix("."), !name.contains("..") else {
-            throw .invalidAddressName(text)
+            throw .invalidName(text)
         }
         return name
     }

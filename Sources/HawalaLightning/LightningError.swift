@@ -46,12 +46,6 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     }
 
     case notConnected
-    /// Not a Lightning address name (LUD-16: a-z, 0-9, -, _ and ., 1 to 64).
-    case invalidAddressName(String)
-    /// Another wallet holds this Lightning address name.
-    case addressTaken(String)
-    /// The wallet has no Lightning address.
-    case noAddress
     /// Devnet: no LNURL server runs on this ledger (its Lightning addresses and vouchers need one).
     case noLNURLServer(ledger: String)
     /// Not a Bitcoin address of the backend's network.
@@ -125,6 +119,8 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     case withdrawal(WithdrawalError)
     /// A hold invoice's refusal (nothing held under that hash, settled already, too late…).
     case hold(HoldInvoiceError)
+    /// A Lightning address name refused (malformed, taken) or missing.
+    case address(LightningAddressError)
     /// Arithmetic on the amounts left what bitcoin can hold (amount + fee above the supply).
     case amount(AmountError)
     /// The wallet's store could not read or record the payment (a disk or database failure);
@@ -139,10 +135,6 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .notConnected: "the payment backend is not connected"
-        case .invalidAddressName(let text):
-            "\"\(text.prefix(80))\" can't be a Lightning address name: use 1 to 64 of a-z, 0-9, -, _ and ."
-        case .addressTaken(let name): "the name \"\(name)\" is taken: choose another"
-        case .noAddress: "this wallet has no Lightning address yet"
         case .noLNURLServer(let ledger): "no devnet LNURL server is running on the ledger \(ledger)"
         case let .wrongAddress(text, network, backend):
             "\"\(text.prefix(100))\" is not an address of \(network.plainName(backend: backend)), whose addresses start with \(network.addressPrefixes)"
@@ -176,6 +168,7 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case .lnurl(let error): error.description
         case .withdrawal(let error): error.description
         case .hold(let error): error.description
+        case .address(let error): error.description
         case .amount(let error): error.description
         case .store(let error): error.description
         case .cancelled: "stopped before the answer came; if the payment went out it may still settle"
@@ -191,6 +184,7 @@ public enum LightningError: Error, Equatable, Sendable, CustomStringConvertible 
         case let error as LNURLError: self = .lnurl(error)
         case let error as WithdrawalError: self = .withdrawal(error)
         case let error as HoldInvoiceError: self = .hold(error)
+        case let error as LightningAddressError: self = .address(error)
         case let error as AmountError: self = .amount(error)
         case let error as WalletError: self = .store(error)
         case is CancellationError: self = .cancelled

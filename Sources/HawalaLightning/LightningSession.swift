@@ -214,11 +214,12 @@ public struct LightningSession: Sendable {
     /// free (a taken name is refused before anything changes).
     public func registerAddress(name: String, description: String = "") async throws(LightningError) -> LightningAddressInfo {
         try lightning.checkBackupBeforeRealMoney()  // an address is a way to be paid
-        let name = try LightningAddressInfo.checkName(name)
+        let checked: String
+        do { checked = try LightningAddressInfo.checkName(name) } catch { throw .address(error) }
         guard TextLimit.fits(description, scalars: LightningAddressInfo.maximumDescriptionScalars) else { throw .outOfRange(.addressDescription) }
         return try await LightningError.during(backend.name) {
-            guard try await backend.isLightningAddressAvailable(name) else { throw LightningError.addressTaken(name) }
-            return try await backend.registerLightningAddress(name: name, description: description)
+            guard try await backend.isLightningAddressAvailable(checked) else { throw LightningAddressError.taken(checked) }
+            return try await backend.registerLightningAddress(name: checked, description: description)
         }
     }
 

@@ -74,7 +74,7 @@ public protocol PaymentBackend: AnyObject, Sendable {
     /// Whether `name` (checked: `LightningAddressInfo.checkName`) is free, or this wallet's.
     func isLightningAddressAvailable(_ name: String) async throws -> Bool
     /// Registers `name` as the wallet's Lightning address (replacing its earlier one).
-    /// - Throws: `LightningError.addressTaken` when another wallet holds it.
+    /// - Throws: `LightningAddressError.taken` when another wallet holds it.
     func registerLightningAddress(name: String, description: String) async throws -> LightningAddressInfo
     /// Gives the wallet's Lightning address up.
     func deleteLightningAddress() async throws

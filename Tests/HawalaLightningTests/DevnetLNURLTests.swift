@@ -68,14 +68,14 @@ struct DevnetLNURLTests {
             await #expect(throws: LightningError.noLNURLServer(ledger: ledger)) { _ = try await alice.registerAddress(name: "alice") }
             let served = try ServedLNURL(ledger: ledger)
             for bad in ["Al ice", "..", ".", "a..b", ".alice", String(repeating: "a", count: 65)] {
-                await #expect(throws: LightningError.invalidAddressName(bad)) { _ = try await alice.registerAddress(name: bad) }
+                await #expect(throws: LightningError.address(.invalidName(bad))) { _ = try await alice.registerAddress(name: bad) }
             }
             try served.announce()
             let info = try await alice.registerAddress(name: "Alice", description: "Alice's tips")
             #expect(info.address == "alice@127.0.0.1:\(served.server.port)" && info.lnurl.hasPrefix("lnurl1"))
             #expect(try PaymentInput.decodeLNURL(info.lnurl, allowLoopbackHTTP: true) == info.url)
             #expect(try await alice.backend.lightningAddress() == info)
-            await #expect(throws: LightningError.addressTaken("alice")) { _ = try await bob.registerAddress(name: "alice") }
+            await #expect(throws: LightningError.address(.taken("alice"))) { _ = try await bob.registerAddress(name: "alice") }
 
             _ = try await bob.fund(sats: 10_000)
             let input = try PaymentInput.parse(info.address, allowLoopbackHTTP: true)
