@@ -63,10 +63,13 @@ public enum ApprovalError: Error, Equatable, Sendable, CustomStringConvertible {
     case alreadyWaiting
     /// This connection has as many payments waiting as it may.
     case tooManyWaiting(Int)
+    /// The start of an ID typed names more than one waiting payment.
+    case ambiguous(String)
 
     public var description: String {
         switch self {
         case .noSuchApproval: "no such payment waits for approval"
+        case .ambiguous(let typed): "\"\(typed.prefix(40))\" names more than one payment that waits: give more of its ID"
         case .alreadyDecided(.expired), .expired: "this payment waited too long and was not paid: the program may ask again"
         case .alreadyDecided(let state): "this payment was \(state.rawValue) already"
         case .alreadyWaiting: "this invoice already waits for the person's approval: nothing more was asked; ask again once it is answered"
@@ -200,6 +203,18 @@ extension WalletStore {
             try record.update(db)
             try Self.releaseReserved(record, db: db)
         }
+    }
+
+    /// The approval whose ID is `typed`, or the one waiting payment whose ID starts with it (at
+    /// least 4 characters: what a person copies from a list).
+    /// - Throws: `ApprovalError.noSuchApproval`, `.ambiguous`; the store's errors.
+    public func paymentApproval(named typed: String, now: Date = Date()) throws -> PaymentApproval {
+        let text = typed.trimmingCharacters(in: .whitespaces).lowercased()
+        if text.count == 36, let exact = try paymentApproval(id: text) { return exact }
+        let matches = text.count >= 4 ? try waitingApprovals(now: now).filter { $0.id.hasPrefix(text) } : []
+        guard matches.count <= 1 else { throw ApprovalError.ambiguous(typed) }
+        guard let match = matches.first else { throw ApprovalError.noSuchApproval }
+        return match
     }
 
     /// The payments waiting for the person's yes at `now`, of every wallet, oldest first.

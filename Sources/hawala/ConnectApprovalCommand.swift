@@ -82,16 +82,15 @@ struct ConnectDecline: ParsableCommand {
 }
 
 enum ApprovalID {
-    /// The waiting approval whose ID is `typed` or starts with it (at least 4 characters).
+    /// The waiting approval whose ID is `typed` or starts with it (the library's rule).
     static func find(_ typed: String, store: WalletStore) throws -> PaymentApproval {
-        let text = typed.trimmingCharacters(in: .whitespaces).lowercased()
-        if text.count == 36, let exact = try store.paymentApproval(id: text) { return exact }
-        let matches = text.count >= 4 ? try store.waitingApprovals().filter { $0.id.hasPrefix(text) } : []
-        guard matches.count == 1, let match = matches.first else {
-            throw CLIError(matches.isEmpty ? "no payment waits for approval under \"\(typed.prefix(40))\" (see `hawala connect approvals`)"
-                                           : "\"\(typed.prefix(40))\" names more than one payment: give more of its ID")
+        do {
+            return try store.paymentApproval(named: typed)
+        } catch ApprovalError.noSuchApproval {
+            throw CLIError("no payment waits for approval under \"\(typed.prefix(40))\" (see `hawala connect approvals`)")
+        } catch let error as ApprovalError {
+            throw CLIError(error.description)
         }
-        return match
     }
 
     static func decide(_ approval: PaymentApproval, approve: Bool, store: WalletStore) throws -> PaymentApproval {

@@ -27,6 +27,23 @@ struct ApprovalTests {
         throw ApprovalError.noSuchApproval
     }
 
+    /// A waiting payment is named by its ID or the start of it (as the list shows it), the same
+    /// for every face.
+    @Test func anApprovalIsFoundByTheStartOfItsID() async throws {
+        let pair = try await DevnetPair.make()
+        defer { Task { await pair.close() } }
+        let careful = try connection(pair, above: 1, wait: 900)
+        let asked = try pair.store.askApproval(ApprovalQuestion(payee: "node 02ab", amount: Msat(clamping: 5_000_000), fee: .zero, total: Msat(clamping: 5_000_000),
+                                                                description: nil, paymentKey: "connect:x:1", paymentHash: nil), connection: careful)
+        #expect(try pair.store.paymentApproval(named: asked.id).id == asked.id)
+        #expect(try pair.store.paymentApproval(named: " " + asked.id.prefix(8).uppercased()).id == asked.id)
+        #expect(throws: ApprovalError.noSuchApproval) { try pair.store.paymentApproval(named: String(asked.id.prefix(3))) }
+        #expect(throws: ApprovalError.noSuchApproval) { try pair.store.paymentApproval(named: "ffffffff-nothing") }
+        _ = try pair.store.decideApproval(id: asked.id, approve: false)
+        #expect(throws: ApprovalError.noSuchApproval) { try pair.store.paymentApproval(named: String(asked.id.prefix(8))) }
+        #expect(ApprovalError.ambiguous("1f3a").description == "\"1f3a\" names more than one payment that waits: give more of its ID")
+    }
+
     @Test func approvedDeclinedAndTimedOut() async throws {
         let pair = try await DevnetPair.make()
         defer { Task { await pair.close() } }
