@@ -378,7 +378,8 @@ let package = Package(
         .testTarget(
             name: "HawalaConnectTests",
             dependencies: ["HawalaConnect", "HawalaDevnet", "HawalaNostr", "HawalaLightning", "HawalaSell", "HawalaWallet", "HawalaCrypto", "HawalaText", "HawalaKeys", "HawalaTestSupport",
-                           .product(name: "Logging", package: "swift-log"), .product(name: "Hummingbird", package: "hummingbird")],
+                           .product(name: "Logging", package: "swift-log"), .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "MCP", package: "swift-sdk")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
