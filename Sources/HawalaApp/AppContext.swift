@@ -299,11 +299,11 @@ protocol AppController: AppArea {
 }
 
 /// The router's groups, each behind its part of the middleware chain: `pages` for anyone
-/// signed in, `home` for the home's pages (unlocked once a password exists), `unlockedPages` for an unlocked session, `walletPages` for a page of the unlocked
-/// wallet; `forms` for a checked form, `unlockedForms` for one of an unlocked session,
-/// `walletForms` for one acting on the unlocked wallet; `live` for a page's own event streams and
-/// status reads (the session peeked, never used); and `open` for what needs no session (start,
-/// static files). A locked session is
+/// signed in, `home` for the home's pages (unlocked once a password exists), `unlockedPages` for
+/// an unlocked session, `walletPages` for a page of the unlocked wallet; `forms` for a checked
+/// form, `unlockedForms` for one of an unlocked session, `walletForms` for one acting on the
+/// unlocked wallet; `live` for a page's own event streams and status reads (the session peeked,
+/// never used); and `open` for what needs no session (start, static files). A locked session is
 /// sent to the unlock page, and back, by the group's context (`AppRefusal.locked`).
 struct AppRouter {
     let open: RouterGroup<AppRequestContext>

@@ -324,7 +324,7 @@ extension DevnetBackend {
 
     public func deleteLightningAddress() async throws {
         let node = try signingNode()
-        guard try ledger.address(of: node) != nil else { throw LightningAddressError.none }
+        guard try ledger.address(of: node) != nil else { throw LightningAddressError.noAddress }
         try ledger.deleteAddress(of: node)
     }
 

@@ -5,13 +5,13 @@ public enum LightningAddressError: Error, Equatable, Sendable, CustomStringConve
     /// Another wallet holds this name.
     case taken(String)
     /// The wallet has no Lightning address.
-    case none
+    case noAddress
 
     public var description: String {
         switch self {
         case .invalidName(let text): "\"\(text.prefix(80))\" can't be a Lightning address name: use 1 to 64 of a-z, 0-9, -, _ and ."
         case .taken(let name): "the name \"\(name.prefix(80))\" is taken: choose another"
-        case .none: "this wallet has no Lightning address yet"
+        case .noAddress: "this wallet has no Lightning address yet"
         }
     }
 }
