@@ -384,7 +384,8 @@ let package = Package(
         ),
         .testTarget(
             name: "HawalaNostrTests",
-            dependencies: ["HawalaNostr", "HawalaCrypto", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["HawalaNostr", "HawalaCrypto", .product(name: "Logging", package: "swift-log"), .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket")],
             resources: [.copy("Vectors")],
             swiftSettings: swiftSettings
         ),

@@ -40,26 +40,17 @@ public final class NWCService: Sendable {
     let backends: BackendOpeners
     let options: Options
     let logger: Logger
-    private let state = Mutex(State())
+    let relays: NWCRelayPool
+    let rateLimiter: NWCRateLimiter
+    let answers: NWCAnswerMemory
+    /// The connection registry: the connections served, and each wallet's Lightning session and
+    /// payment listener.
+    let state = Mutex(State())
 
-    private struct State {
-        var sessions: [String: LightningSession] = [:]
+    struct State {
         var served: [String: Served] = [:]
-        var relays: [String: RelaySession] = [:]
-        /// Answers given within `freshness`, by request id: a request delivered again gets the
-        /// same one (refusals too); payments and invoices are also kept in the store.
-        var recent: [String: (answer: String, at: Date)] = [:]
-        var inFlight: Set<String> = []
-        var requests: [String: [Date]] = [:]
-        var refusals: [String: [Date]] = [:]
-        var lastPrune = Date.distantPast
+        var sessions: [String: LightningSession] = [:]
         var listeners: [String: String] = [:]
-        /// The service keys each relay was last asked for (a new REQ only when they change).
-        var subscribed: [String: [String]] = [:]
-        /// The wait before asking a relay again after its last `CLOSED` (reset when it connects anew).
-        var closedBackoff: [String: Duration] = [:]
-        /// The relays a new subscription is waiting for after a `CLOSED`.
-        var resubscribing: Set<String> = []
     }
 
     /// A connection being served: its keys, opened once.
@@ -76,6 +67,9 @@ public final class NWCService: Sendable {
         self.backends = backends
         self.options = options
         self.logger = logger
+        relays = NWCRelayPool(firstBackoff: options.firstBackoff, maxBackoff: options.maxBackoff)
+        rateLimiter = NWCRateLimiter(requestsPerMinute: options.requestsPerMinute, refusalsPerMinute: options.refusalsPerMinute)
+        answers = NWCAnswerMemory(freshness: options.freshness)
     }
 
     /// How many connections are served now (live ones; ended ones are only refused).
@@ -157,11 +151,11 @@ public final class NWCService: Sendable {
             }
             do {
                 let session = try RelaySession(url: url, logger: logger)
-                state.withLock { $0.relays[url] = session }
+                relays.set(session, for: url)
                 let started = ContinuousClock.now
                 try await withTaskCancellationHandler {
                     try await session.run(onOpen: { [weak self] in
-                        _ = self?.state.withLock { $0.closedBackoff[url] = nil }
+                        self?.relays.opened(url)
                         self?.resubscribe(url, onlyIfChanged: false)
                         self?.publishInfo(on: url)
                     }, onEvent: { [weak self] _, event in
@@ -180,20 +174,15 @@ public final class NWCService: Sendable {
                 if Task.isCancelled || error is CancellationError { break }
                 logger.warning("relay unreachable; retrying", metadata: ["relay": .string(url), "reason": .string(String("\(error)".prefix(200)))])
             }
-            state.withLock { $0.relays[url] = nil }
+            relays.set(nil, for: url)
             try? await Task.sleep(for: backoff)
             backoff = min(backoff * 2, options.maxBackoff)
         }
     }
 
     func resubscribe(_ url: String, onlyIfChanged: Bool) {
-        let (session, served, changed) = state.withLock { state in
-            let served = state.served.values.filter { $0.connection.relays.contains(url) }.sorted { $0.keys.publicKeyHex < $1.keys.publicKeyHex }
-            let keys = served.map(\.keys.publicKeyHex)
-            let changed = state.subscribed[url] != keys
-            if state.relays[url] != nil { state.subscribed[url] = keys }
-            return (state.relays[url], served, changed)
-        }
+        let served = state.withLock { $0.served.values.filter { $0.connection.relays.contains(url) } }.sorted { $0.keys.publicKeyHex < $1.keys.publicKeyHex }
+        let (session, changed) = relays.subscribing(url, keys: served.map(\.keys.publicKeyHex))
         guard let session, !served.isEmpty, changed || !onlyIfChanged else { return }
         let since = Int64(options.now().timeIntervalSince1970 - options.freshness)
         // Only the connections' own clients: a stranger's events (however large) never arrive.
@@ -207,19 +196,12 @@ public final class NWCService: Sendable {
     /// A relay ended the subscription (`CLOSED`: rate-limited, auth-required…): asked again
     /// after a wait that doubles while it keeps closing it.
     func subscriptionClosed(on url: String, reason: String) {
-        let wait = state.withLock { state -> Duration? in
-            guard !state.resubscribing.contains(url) else { return nil }
-            state.resubscribing.insert(url)
-            let next = min((state.closedBackoff[url] ?? options.firstBackoff / 2) * 2, options.maxBackoff)
-            state.closedBackoff[url] = next
-            return next
-        }
-        guard let wait else { return }  // already asking again
+        guard let wait = relays.closedSubscription(url) else { return }  // already asking again
         logger.warning("relay closed the subscription; asking again", metadata: ["relay": .string(url), "reason": .string(String(reason.prefix(200))),
                                                                               "in_s": .string("\(wait.components.seconds)")])
         Task { [weak self] in
             try? await Task.sleep(for: wait)
-            _ = self?.state.withLock { $0.resubscribing.remove(url) }
+            self?.relays.resubscribed(url)
             self?.resubscribe(url, onlyIfChanged: false)
         }
     }
@@ -227,8 +209,8 @@ public final class NWCService: Sendable {
     /// Each connection's info event (kind 13194): its methods, encryptions and notifications.
     func publishInfo(on url: String) {
         let now = options.now()
-        let (session, served) = state.withLock { ($0.relays[url], $0.served.values.filter { $0.connection.relays.contains(url) && $0.connection.servedOverNWC(at: now) }) }
-        guard let session else { return }
+        let served = state.withLock { $0.served.values.filter { $0.connection.relays.contains(url) && $0.connection.servedOverNWC(at: now) } }
+        guard let session = relays.session(url) else { return }
         for s in served {
             let methods = NWCHandler.methods(for: s.connection) + (NWCHandler.notifications(for: s.connection).isEmpty ? [] : ["notifications"])
             guard let event = try? NostrEvent.signed(kind: NostrEvent.Kind.walletInfo,
@@ -262,13 +244,8 @@ public final class NWCService: Sendable {
         let started = ContinuousClock.now
         guard event.kind == NostrEvent.Kind.walletRequest, event.content.utf8.count <= Self.maximumRequestBytes else { return }
         // The same request from two relays, or sent twice: handled once at a time.
-        let first = state.withLock { state -> Bool in
-            if state.inFlight.contains(event.id) { return false }
-            state.inFlight.insert(event.id)
-            return true
-        }
-        guard first else { return }
-        defer { _ = state.withLock { $0.inFlight.remove(event.id) } }
+        guard answers.begin(event.id) else { return }
+        defer { answers.end(event.id) }
         guard let target = event.tag("p"), let served = state.withLock({ $0.served.values.first { $0.keys.publicKeyHex == target } }),
               served.connection.clientPublicKey == event.pubkey.lowercased(), event.isValid else {
             return  // not for a connection served here, or not from its client: no answer
@@ -276,8 +253,8 @@ public final class NWCService: Sendable {
         let scheme = event.tag("encryption") == "nip44_v2" ? "nip44_v2" : "nip04"
         // Answered before (a refusal too): the same answer, nothing done again — within the
         // connection's rate, as any request (a relay replaying one event costs it alone).
-        if let earlier = recentAnswer(event.id, now: now) ?? (try? store.connectionAnswer(served.connection, requestID: event.id)) {
-            guard admit(served.connection, now: now) == .allowed else { return }
+        if let earlier = answers.answer(to: event.id, now: now) ?? (try? store.connectionAnswer(served.connection, requestID: event.id)) {
+            guard rateLimiter.admit(connectionID: served.connection.id, now: now) == .allowed else { return }
             await send(earlier, to: served, replyingTo: event, scheme: scheme)
             logger.info("nwc request answered again", metadata: ["connection": .string(served.connection.name)])
             return
@@ -288,7 +265,7 @@ public final class NWCService: Sendable {
         }
         // Counted before anything costly (decrypting, the store, the network): a flood of any
         // kind spends the connection's own allowance only.
-        let admission = admit(served.connection, now: now)
+        let admission = rateLimiter.admit(connectionID: served.connection.id, now: now)
         guard admission != .dropped else {
             // Unanswered, but refused for good: delivered again later, it is never acted on.
             remember(event.id, answer: NWCHandler.Answer.failed("", .rateLimited, "too many requests; send a new request in a minute").json, now: now)
@@ -334,7 +311,7 @@ public final class NWCService: Sendable {
     }
 
     /// The answer to a request not answered before, and its method (empty when it can't be read).
-    func answer(_ event: NostrEvent, scheme: String, served: Served, admission: Admission, now: Date) async -> (NWCHandler.Answer, method: String) {
+    func answer(_ event: NostrEvent, scheme: String, served: Served, admission: NWCRateLimiter.Admission, now: Date) async -> (NWCHandler.Answer, method: String) {
         guard event.tag("encryption") == nil || event.tag("encryption") == scheme else {
             return (.failed("", .unsupportedEncryption, "this wallet service speaks nip44_v2 and nip04"), "")
         }
@@ -397,58 +374,14 @@ public final class NWCService: Sendable {
         guard let content = encrypt(json, scheme: scheme, served: served),
               let event = try? NostrEvent.signed(kind: NostrEvent.Kind.walletResponse, tags: [["p", request.pubkey], ["e", request.id], ["encryption", scheme]],
                                                  content: content, by: served.keys, at: options.now()) else { return }
-        let sessions = state.withLock { state in served.connection.relays.compactMap { state.relays[$0] } }
-        for session in sessions { session.send(event) }
+        for session in relays.sessions(served.connection.relays) { session.send(event) }
     }
 
-    /// Whether a request is acted on (`allowed`), refused `RATE_LIMITED` (`refused`), or —
-    /// past `refusalsPerMinute` refusals — dropped unanswered.
-    enum Admission { case allowed, refused, dropped }
-
-    /// A connection's rate: `requestsPerMinute` in any minute, counted for every request of its
-    /// client's, whatever it holds.
-    func admit(_ connection: AppConnection, now: Date) -> Admission {
-        state.withLock { state in
-            var times = (state.requests[connection.id] ?? []).filter { now.timeIntervalSince($0) < 60 }
-            defer { state.requests[connection.id] = times }
-            if times.count < options.requestsPerMinute {
-                times.append(now)
-                return .allowed
-            }
-            var refused = (state.refusals[connection.id] ?? []).filter { now.timeIntervalSince($0) < 60 }
-            defer { state.refusals[connection.id] = refused }
-            guard refused.count < options.refusalsPerMinute else { return .dropped }
-            refused.append(now)
-            return .refused
-        }
-    }
-
-    /// How many answers are kept in memory at most.
-    static let answersKept = 4_096
-
-    /// The answer given to `id` within `freshness`, if any.
-    func recentAnswer(_ id: String, now: Date) -> String? {
-        state.withLock { state in state.recent[id].flatMap { now.timeIntervalSince($0.at) <= 2 * options.freshness ? $0.answer : nil } }
-    }
-
-    /// Keeps an answer for `freshness` (twice, for clocks that differ); older ones, and the
-    /// store's, are forgotten now and then — a request that old is refused anyway.
+    /// Keeps an answer in memory; now and then, the store's older than a day are forgotten (a
+    /// request that old is refused anyway).
     func remember(_ id: String, answer: String, now: Date) {
-        let prune = state.withLock { state -> Bool in
-            state.recent[id] = (answer, now)
-            if state.recent.count > Self.answersKept {
-                state.recent = state.recent.filter { now.timeIntervalSince($0.value.at) <= 2 * options.freshness }
-                // Still too many within the window (a flood): the oldest half goes.
-                if state.recent.count > Self.answersKept {
-                    let cut = state.recent.values.map(\.at).sorted()[state.recent.count / 2]
-                    state.recent = state.recent.filter { $0.value.at >= cut }
-                }
-            }
-            let due = now.timeIntervalSince(state.lastPrune) > 600
-            if due { state.lastPrune = now }
-            return due
-        }
-        if prune { UnsavedWrite.attempt("the pruning of answers older than a day", logger: logger) { try store.pruneConnectionAnswers(before: now.addingTimeInterval(-86_400)) } }
+        guard answers.remember(id, answer: answer, now: now) else { return }
+        UnsavedWrite.attempt("the pruning of answers older than a day", logger: logger) { try store.pruneConnectionAnswers(before: now.addingTimeInterval(-86_400)) }
     }
 
     /// The wallet's Lightning session, opened once (signing) and kept; nil when it can't be opened now.
@@ -470,56 +403,12 @@ public final class NWCService: Sendable {
         }
     }
 
-    /// Notifications for a wallet's payments (once its Lightning session is open).
-    func listen(walletID: String) async {
-        guard state.withLock({ $0.listeners[walletID] == nil }), let session = await lightning(walletID: walletID) else { return }
-        let id = session.backend.addEventListener { [weak self] event in
-            // Every payment event is recorded (a held payment given back frees its connection's
-            // budget); completed ones and held ones are told.
-            guard let payment = event.payment else { return }
-            Task { await self?.notify(payment, walletID: walletID, session: session) }
-        }
-        let duplicate = state.withLock { state -> Bool in
-            if state.listeners[walletID] != nil { return true }
-            state.listeners[walletID] = id
-            return false
-        }
-        if duplicate { session.backend.removeEventListener(id) }
-    }
-
-    /// `payment_received` / `payment_sent` to each connection that may see it, and
-    /// `hold_invoice_accepted` to the connection whose hold invoice it pays, in NIP-44 (23197)
-    /// and NIP-04 (23196).
-    func notify(_ payment: Payment, walletID: String, session: LightningSession) async {
-        await UnsavedWrite.attempt("payment \(payment.id), told by the backend,", logger: logger) { try await session.lightning.record([payment]) }
-        let recorded = (try? store.payment(walletID: walletID, id: payment.id)) ?? payment
-        let type: String
-        switch recorded.status {
-        case .completed: type = recorded.type == .receive ? "payment_received" : "payment_sent"
-        case .pending where recorded.isHeld: type = "hold_invoice_accepted"
-        default: return
-        }
-        let served = state.withLock { $0.served.values.filter { $0.connection.walletID == walletID } }
-        for s in served where NWCHandler.notifications(for: s.connection).contains(type) {
-            // A held payment is told only to the connection whose invoice it pays.
-            let mayHear = type == "hold_invoice_accepted" ? recorded.connection == s.connection.name : s.connection.maySee(recorded)
-            guard mayHear else { continue }
-            let json = JSONValue.object([("notification_type", .string(type)), ("notification", NWCHandler.transaction(recorded, now: options.now()))]).compact
-            let sessions = state.withLock { state in s.connection.relays.compactMap { state.relays[$0] } }
-            for (kind, scheme) in [(NostrEvent.Kind.walletNotification, "nip44_v2"), (NostrEvent.Kind.walletNotificationNIP04, "nip04")] {
-                guard let content = encrypt(json, scheme: scheme, served: s),
-                      let event = try? NostrEvent.signed(kind: kind, tags: [["p", s.connection.clientPublicKey]], content: content, by: s.keys, at: options.now()) else { continue }
-                for relay in sessions { relay.send(event) }
-            }
-        }
-    }
-
     func shutdown() async {
-        let (sessions, listeners, relays) = state.withLock { state in
-            defer { state.sessions = [:]; state.listeners = [:]; state.relays = [:] }
-            return (state.sessions, state.listeners, Array(state.relays.values))
+        let (sessions, listeners) = state.withLock { state in
+            defer { state.sessions = [:]; state.listeners = [:] }
+            return (state.sessions, state.listeners)
         }
-        for relay in relays { relay.close() }
+        for relay in relays.removeAll() { relay.close() }
         for (walletID, session) in sessions {
             if let id = listeners[walletID] { session.backend.removeEventListener(id) }
             await session.close()

@@ -137,6 +137,9 @@ public final class RelaySession: Sendable {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await text in outgoing { try await outbound.write(.text(text)) }
+                    // Closed here (`close()`, or cancelled): the connection ends with the session,
+                    // not when the relay next speaks.
+                    try? await outbound.close(.normalClosure, reason: nil)
                 }
                 // Each message handled in a task of its own, at most `concurrentHandlers` at once:
                 // a slow one (a payment waiting on the network) never holds up the others.
@@ -168,14 +171,22 @@ public final class RelaySession: Sendable {
     public func publish(_ event: NostrEvent, timeout: Duration = .seconds(10)) async throws -> Acceptance {
         try await withThrowingTaskGroup(of: Acceptance.self) { group in
             group.addTask {
-                try await withCheckedThrowingContinuation { continuation in
-                    let closed = self.state.withLock { state -> Bool in
-                        if state.closed { return true }
-                        state.waiting[event.id] = continuation
-                        return false
+                // Cancelled (the deadline came first): the wait ends now, not when the relay
+                // answers or the session closes — the group waits for it before returning.
+                try await withTaskCancellationHandler {
+                    try await withCheckedThrowingContinuation { continuation in
+                        let ended = self.state.withLock { state -> Swift.Error? in
+                            if state.closed { return Error.closed }
+                            if Task.isCancelled { return CancellationError() }
+                            state.waiting[event.id] = continuation
+                            return nil
+                        }
+                        if let ended { continuation.resume(throwing: ended); return }
+                        self.queue.yield("[\"EVENT\",\(event.json)]")
                     }
-                    if closed { continuation.resume(throwing: Error.closed); return }
-                    self.queue.yield("[\"EVENT\",\(event.json)]")
+                } onCancel: {
+                    let continuation = self.state.withLock { $0.waiting.removeValue(forKey: event.id) }
+                    continuation?.resume(throwing: CancellationError())
                 }
             }
             group.addTask {
