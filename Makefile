@@ -57,6 +57,7 @@ run: deps
 	swift build --product hawala $(IMPORT_CHECK)
 	@.build/debug/hawala $(ARGS)
 
+## Only what the tests run is built (the test bundle, hawala and hawala-vault; not hawala-bench).
 ## Every test: unit tests, official and cross-implementation vectors, CLI tests, the vault
 ## storage and server on SQLite and on a throwaway PostgreSQL, the vault torture (attacks and
 ## faults against the real server, both storages), schemathesis against the vault server,
@@ -67,7 +68,9 @@ test: test-deps
 	$(PYTHON) scripts/check-imports.py
 	$(PYTHON) scripts/check-architecture.py
 	$(PYTHON) scripts/check-app-guards.py
-	swift build --build-tests $(IMPORT_CHECK)
+	swift build --product HawalaPackageTests $(IMPORT_CHECK)
+	swift build --product hawala $(IMPORT_CHECK)
+	swift build --product hawala-vault $(IMPORT_CHECK)
 	./scripts/with-postgres.sh $(WATCHDOG) --minutes 20 --log .build/test.log -- swift test --skip-build --parallel --num-workers 2
 	/usr/bin/python3 scripts/app_e2e.py
 	.build/nostr-venv/bin/python scripts/nwc_e2e.py
@@ -91,7 +94,7 @@ screens: test-deps
 	/usr/bin/python3 scripts/app_e2e.py --screens docs/screens
 
 test-asan: test-deps
-	swift build --build-tests $(IMPORT_CHECK) --sanitize=address --scratch-path .build/asan
+	swift build --product HawalaPackageTests $(IMPORT_CHECK) --sanitize=address --scratch-path .build/asan
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 $(WATCHDOG) --minutes 15 --log .build/asan/test.log -- swift test --skip-build --sanitize=address --scratch-path .build/asan --parallel --num-workers 2 --skip HawalaCLITests --skip facesAgree --skip OnChainCLITests --skip OnChainRegtestTests --skip ElectrumTests --skip AccountKindsTests --skip ForeignPSBTTests
 
 ## The issue's 50 Spark connect/disconnect cycles in one process (offline each takes ~5 s to

@@ -20,25 +20,31 @@ struct NWCServiceTests {
         let connection: AppConnection
         let client: NostrKeys
         let service: NWCService
+        /// The service's clock, stopped: a loaded test run can hold a task for minutes, and a
+        /// request's age is counted on this clock, not the wall's.
+        let now: Date
 
         static func make(options: NWCService.Options = NWCService.Options(), budget: Sats? = 10_000) async throws -> Served {
+            let now = Date()
+            var options = options
+            options.now = { now }
             let pair = try await DevnetPair.make()
             let (connection, secret) = try pair.connection(permissions: [.pay, .receive, .balance, .history], budget: budget)
             let service = NWCService(store: pair.store, keyring: pair.keyring, backends: .devnet, options: options)
             await service.reload()
-            return Served(pair: pair, connection: connection, client: try NostrKeys(secret: secret), service: service)
+            return Served(pair: pair, connection: connection, client: try NostrKeys(secret: secret), service: service, now: now)
         }
 
         /// A request as the program sends it: NIP-44 v2, to the connection's service key.
-        func request(_ json: String, by keys: NostrKeys? = nil, at date: Date = Date()) throws -> NostrEvent {
+        func request(_ json: String, by keys: NostrKeys? = nil, at date: Date? = nil) throws -> NostrEvent {
             let keys = keys ?? client
             let service = try #require(NostrHex.decode(connection.servicePublicKey, count: 32))
             let content = try NIP44.encrypt(json, conversationKey: try NIP44.conversationKey(privateKey: keys.secret, publicKey: service))
             return try NostrEvent.signed(kind: NostrEvent.Kind.walletRequest, tags: [["p", connection.servicePublicKey], ["encryption", "nip44_v2"]],
-                                         content: content, by: keys, at: date)
+                                         content: content, by: keys, at: date ?? now)
         }
 
-        func answer(_ event: NostrEvent, now: Date = Date()) async throws -> NWCHandler.Answer {
+        func answer(_ event: NostrEvent) async throws -> NWCHandler.Answer {
             let served = try #require(service.state.withLock { $0.served[connection.id] })
             return await service.answer(event, scheme: "nip44_v2", served: served, admission: .allowed, now: now).0
         }
@@ -69,7 +75,7 @@ struct NWCServiceTests {
         defer { Task { await served.close() } }
         let invoice = try await served.pair.invoice(500)
         for offset in [-600.0, 600.0] {
-            let answer = try await served.answer(try served.request(#"{"method":"pay_invoice","params":{"invoice":"\#(invoice)"}}"#, at: Date().addingTimeInterval(offset)))
+            let answer = try await served.answer(try served.request(#"{"method":"pay_invoice","params":{"invoice":"\#(invoice)"}}"#, at: served.now.addingTimeInterval(offset)))
             #expect(answer.error?.code == .other && answer.error?.message.contains("older than 120 s") == true, "\(answer.json)")
         }
         #expect(try served.paymentsSent == 0)
@@ -98,7 +104,7 @@ struct NWCServiceTests {
         #expect(try served.paymentsSent == 1)
         let kept = try #require(try served.pair.store.connectionAnswer(served.connection, requestID: event.id))
         #expect(kept.contains("\"preimage\""), "\(kept)")
-        #expect(served.service.answers.answer(to: event.id, now: Date()) == kept)
+        #expect(served.service.answers.answer(to: event.id, now: served.now) == kept)
     }
 
     /// A request not signed by the connection's program, or not for a service key served here,
@@ -115,7 +121,7 @@ struct NWCServiceTests {
                             content: forged.content, sig: String(repeating: "0", count: 128))
         await served.service.received(forged, from: "ws://127.0.0.1:7777")
         #expect(try served.paymentsSent == 0)
-        #expect(served.service.answers.answer(to: event.id, now: Date()) == nil && served.service.answers.answer(to: forged.id, now: Date()) == nil)
+        #expect(served.service.answers.answer(to: event.id, now: served.now) == nil && served.service.answers.answer(to: forged.id, now: served.now) == nil)
     }
 
     /// Past its rate, a connection's requests are refused `RATE_LIMITED` (the refusal kept: the
@@ -129,9 +135,9 @@ struct NWCServiceTests {
         var events: [NostrEvent] = []
         for i in 0..<4 { events.append(try served.request(#"{"method":"get_balance","params":{"n":\#(i)}}"#)) }
         for event in events { await served.service.received(event, from: "ws://127.0.0.1:7777") }
-        #expect(served.service.answers.answer(to: events[0].id, now: Date()) == nil, "a read is not kept")
-        #expect(served.service.answers.answer(to: events[2].id, now: Date())?.contains("RATE_LIMITED") == true)
-        #expect(served.service.answers.answer(to: events[3].id, now: Date())?.contains("RATE_LIMITED") == true, "dropped, and refused for good")
+        #expect(served.service.answers.answer(to: events[0].id, now: served.now) == nil, "a read is not kept")
+        #expect(served.service.answers.answer(to: events[2].id, now: served.now)?.contains("RATE_LIMITED") == true)
+        #expect(served.service.answers.answer(to: events[3].id, now: served.now)?.contains("RATE_LIMITED") == true, "dropped, and refused for good")
     }
 
     @Test func theRateLimiter() {
