@@ -47,7 +47,10 @@ public final class RelaySession: Sendable {
     private let state = Mutex(State())
 
     private struct State {
-        var waiting: [String: CheckedContinuation<Acceptance, any Swift.Error>] = [:]
+        /// Publications waiting for the relay's `OK`, by event id, then by call: the same event
+        /// published twice at once waits twice, and each wait ends alone.
+        var waiting: [String: [Int: CheckedContinuation<Acceptance, any Swift.Error>]] = [:]
+        var nextWait = 0
         var closed = false
     }
 
@@ -137,9 +140,10 @@ public final class RelaySession: Sendable {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await text in outgoing { try await outbound.write(.text(text)) }
-                    // Closed here (`close()`, or cancelled): the connection ends with the session,
-                    // not when the relay next speaks.
-                    try? await outbound.close(.normalClosure, reason: nil)
+                    // Closed here (`close()`): the connection ends with the session, not when the
+                    // relay next speaks. Cancelled (the connection failed): the library's own close
+                    // code goes out, not a normal closure.
+                    if !Task.isCancelled { try? await outbound.close(.normalClosure, reason: nil) }
                 }
                 // Each message handled in a task of its own, at most `concurrentHandlers` at once:
                 // a slow one (a payment waiting on the network) never holds up the others.
@@ -171,21 +175,28 @@ public final class RelaySession: Sendable {
     public func publish(_ event: NostrEvent, timeout: Duration = .seconds(10)) async throws -> Acceptance {
         try await withThrowingTaskGroup(of: Acceptance.self) { group in
             group.addTask {
+                let wait = self.state.withLock { state in
+                    defer { state.nextWait += 1 }
+                    return state.nextWait
+                }
                 // Cancelled (the deadline came first): the wait ends now, not when the relay
                 // answers or the session closes — the group waits for it before returning.
-                try await withTaskCancellationHandler {
+                return try await withTaskCancellationHandler {
                     try await withCheckedThrowingContinuation { continuation in
                         let ended = self.state.withLock { state -> Swift.Error? in
                             if state.closed { return Error.closed }
                             if Task.isCancelled { return CancellationError() }
-                            state.waiting[event.id] = continuation
+                            state.waiting[event.id, default: [:]][wait] = continuation
                             return nil
                         }
                         if let ended { continuation.resume(throwing: ended); return }
                         self.queue.yield("[\"EVENT\",\(event.json)]")
                     }
                 } onCancel: {
-                    let continuation = self.state.withLock { $0.waiting.removeValue(forKey: event.id) }
+                    let continuation = self.state.withLock { state in
+                        defer { if state.waiting[event.id]?.isEmpty == true { state.waiting[event.id] = nil } }
+                        return state.waiting[event.id]?.removeValue(forKey: wait)
+                    }
                     continuation?.resume(throwing: CancellationError())
                 }
             }
@@ -214,7 +225,7 @@ public final class RelaySession: Sendable {
         let waiting = state.withLock { state -> [CheckedContinuation<Acceptance, any Swift.Error>] in
             state.closed = true
             defer { state.waiting = [:] }
-            return Array(state.waiting.values)
+            return state.waiting.values.flatMap(\.values)
         }
         for continuation in waiting { continuation.resume(throwing: error) }
     }
@@ -225,8 +236,8 @@ public final class RelaySession: Sendable {
         case .event(let subscription, let event)?:
             await onEvent(subscription, event)
         case .ok(let id, let accepted, let message)?:
-            let continuation = state.withLock { $0.waiting.removeValue(forKey: id) }
-            continuation?.resume(returning: Acceptance(accepted: accepted, message: message))
+            let waits = state.withLock { $0.waiting.removeValue(forKey: id) } ?? [:]
+            for continuation in waits.values { continuation.resume(returning: Acceptance(accepted: accepted, message: message)) }
         case .notice(let message)?:
             logger.debug("relay notice", metadata: ["relay": .string(url), "notice": .string(String(message.prefix(200)))])
         case .closed(let subscription, let message)?:

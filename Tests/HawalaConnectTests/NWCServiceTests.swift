@@ -91,7 +91,9 @@ struct NWCServiceTests {
     }
 
     /// The same payment request delivered twice at once, and again later: paid once, its answer
-    /// kept in memory and in the store (a restarted service answers it the same).
+    /// kept in memory and in the store (a restarted service answers it the same). Delivered again
+    /// after the connection was revoked, it gets its first answer, not a new refusal: it was not
+    /// handled again.
     @Test func aPaymentDeliveredAgainIsPaidOnce() async throws {
         let served = try await Served.make()
         defer { Task { await served.close() } }
@@ -104,6 +106,9 @@ struct NWCServiceTests {
         #expect(try served.paymentsSent == 1)
         let kept = try #require(try served.pair.store.connectionAnswer(served.connection, requestID: event.id))
         #expect(kept.contains("\"preimage\""), "\(kept)")
+        #expect(served.service.answers.answer(to: event.id, now: served.now) == kept)
+        try served.pair.store.revokeConnection(served.connection)
+        await served.service.received(event, from: "ws://127.0.0.1:7777")
         #expect(served.service.answers.answer(to: event.id, now: served.now) == kept)
     }
 
@@ -124,8 +129,9 @@ struct NWCServiceTests {
         #expect(served.service.answers.answer(to: event.id, now: served.now) == nil && served.service.answers.answer(to: forged.id, now: served.now) == nil)
     }
 
-    /// Past its rate, a connection's requests are refused `RATE_LIMITED` (the refusal kept: the
-    /// same request later is never acted on), then dropped; other connections are not counted.
+    /// Past its rate, a connection's requests are refused `RATE_LIMITED`, then dropped; either
+    /// way the refusal is kept, so the same request delivered later is never acted on. (Which
+    /// of the two it was — answered or not — is the rate limiter's, tested below.)
     @Test func aFloodSpendsItsOwnAllowance() async throws {
         var options = NWCService.Options()
         options.requestsPerMinute = 2

@@ -76,23 +76,42 @@ struct RelaySessionTests {
         let relay = Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: router),
                                 configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                                 onServerRunning: { portReady.yield($0.localAddress?.port ?? 0) })
-        let running = Task { try await relay.runService() }
-        defer { running.cancel() }
+        // A server that could not start ends the wait for its port.
+        let running = Task {
+            defer { portReady.finish() }
+            try await relay.runService()
+        }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else { throw CancellationError() }
-        try await body("ws://127.0.0.1:\(port)", asked)
+        do { try await body("ws://127.0.0.1:\(port)", asked) } catch {
+            running.cancel()
+            throw error
+        }
+        running.cancel()
     }
 
-    /// Runs a session on `url`, its callbacks told to `heard`; returns once it is open.
+    /// Runs a session on `url`, its callbacks told to `heard`; returns once it is open. The
+    /// deadlines are long: a loaded test run can hold a task for minutes.
     static func open(_ url: String, heard: Heard) async throws -> (RelaySession, Task<Void, any Error>) {
         let session = try RelaySession(url: url, logger: Logger(label: "test"))
         var iterator = heard.stream.makeAsyncIterator()
         let run = Task {
+            defer { heard.continuation.finish() }
             try await session.run(onOpen: { heard.add("open") }, onEvent: { subscription, event in heard.add("event \(subscription) \(event.content)") },
-                                  onClosed: { subscription, reason in heard.add("closed \(subscription) \(reason)") })
+                                  onClosed: { subscription, reason in heard.add("closed \(subscription) \(reason)") }, handshakeTimeout: .seconds(600))
         }
-        _ = await heard.next("open", iterator: &iterator)
+        guard await heard.next("open", iterator: &iterator) != nil else {
+            try await run.value
+            throw RelaySession.Error.closed
+        }
         return (session, run)
+    }
+
+    /// Waits until the relay has read `count` publications of `content`.
+    static func relayRead(_ count: Int, of content: String, _ asked: Asked) async throws {
+        while asked.texts.withLock({ $0.filter { $0.contains("\"content\":\"\(content)\"") }.count }) < count {
+            try await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     @Test func aConversationWithARelay() async throws {
@@ -109,15 +128,19 @@ struct RelaySessionTests {
             #expect(asked.texts.withLock { $0.first } == ##"["REQ","nwc",{"kinds":[23194],"#p":["ab"],"since":1800000000}]"##)
 
             let accept = try NostrEvent.signed(kind: NostrEvent.Kind.note, tags: [], content: "accept", by: Self.author)
-            #expect(try await session.publish(accept) == RelaySession.Acceptance(accepted: true, message: ""))
+            #expect(try await session.publish(accept, timeout: .seconds(600)) == RelaySession.Acceptance(accepted: true, message: ""))
             let refuse = try NostrEvent.signed(kind: NostrEvent.Kind.note, tags: [], content: "refuse", by: Self.author)
-            #expect(try await session.publish(refuse) == RelaySession.Acceptance(accepted: false, message: "blocked: not here"))
+            #expect(try await session.publish(refuse, timeout: .seconds(600)) == RelaySession.Acceptance(accepted: false, message: "blocked: not here"))
+            // The same event published twice at once: both waits get the relay's answer.
+            async let once = session.publish(accept, timeout: .seconds(600))
+            async let twice = session.publish(accept, timeout: .seconds(600))
+            #expect(try await [once, twice].allSatisfy(\.accepted))
             let ignore = try NostrEvent.signed(kind: NostrEvent.Kind.note, tags: [], content: "ignore", by: Self.author)
             await #expect(throws: RelaySession.Error.timeout) { try await session.publish(ignore, timeout: .milliseconds(300)) }
 
             // Closed while a publication waits: the wait ends `closed`, and so does the session.
-            let waiting = Task { try await session.publish(ignore, timeout: .seconds(120)) }
-            try await Task.sleep(for: .milliseconds(200))
+            let waiting = Task { try await session.publish(ignore, timeout: .seconds(600)) }
+            try await Self.relayRead(2, of: "ignore", asked)
             session.close()
             await #expect(throws: RelaySession.Error.closed) { try await waiting.value }
             try await run.value
@@ -128,11 +151,11 @@ struct RelaySessionTests {
     /// The relay hangs up: the session ends (a service connects again with a new one), and a
     /// publication waiting for its `OK` ends `closed`, not at its deadline.
     @Test func theRelayHangsUp() async throws {
-        try await Self.withRelay { url, _ in
+        try await Self.withRelay { url, asked in
             let heard = Heard()
             let (session, run) = try await Self.open(url, heard: heard)
-            let waiting = Task { try await session.publish(try NostrEvent.signed(kind: NostrEvent.Kind.note, tags: [], content: "ignore", by: Self.author), timeout: .seconds(120)) }
-            try await Task.sleep(for: .milliseconds(200))
+            let waiting = Task { try await session.publish(try NostrEvent.signed(kind: NostrEvent.Kind.note, tags: [], content: "ignore", by: Self.author), timeout: .seconds(600)) }
+            try await Self.relayRead(1, of: "ignore", asked)
             session.send(try NostrEvent.signed(kind: NostrEvent.Kind.note, tags: [], content: "hang up", by: Self.author))
             try await run.value
             await #expect(throws: RelaySession.Error.closed) { try await waiting.value }
